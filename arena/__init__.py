@@ -1,0 +1,1 @@
+"""arena: a referee and tournament runner for Liar's Poker bots."""

@@ -1,0 +1,648 @@
+"""Ratings, standings and the crosstable, derived from finished-game results.
+
+This module turns the results in ``games.jsonl`` (already parsed into mappings) into
+OpenSkill ratings, Elo ratings with confidence intervals, standings and a crosstable,
+and renders them as JSON, CSV and Markdown text.
+
+It must stay pure: no file I/O (renderers return strings; the tournament layer writes
+files atomically), no clocks, no randomness. Games are always processed sorted by id,
+so the output bytes never depend on the order in which games finished.
+
+Choices made here (the brief left them open):
+
+- Wins: a seat placed 1st wins, and a shared first place counts as a win for each seat.
+- Headline rating: the OpenSkill ordinal (mu - 3 sigma). It is conservative, so an entrant
+  with few games cannot top the table on luck. Standings rank by it, then by win rate,
+  then by name. Entrants with no games come last, unranked, with empty stats.
+- Elo: Bradley-Terry (logistic, 400-point scale) fitted by maximum likelihood with
+  damped Newton steps over pairwise placements (win 1, draw 1/2, loss 0). Each entrant
+  gets a weak prior of ``prior_draws`` virtual draws (default 1) against a 0-rated
+  opponent, so all-wins or all-losses stay finite. Ratings are then shifted so their mean
+  is 0. Intervals use the observed Fisher information (the exact curvature at the
+  estimate): deterministic, cheap, and free of the degenerate resamples a bootstrap
+  produces on short runs. Seats at one table are not independent comparisons, so for
+  tables of more than two the intervals are somewhat narrow.
+- Intervals are 95%, with z = 1.959964 (the normal 97.5% quantile) everywhere.
+- OpenSkill uses ``PlackettLuce()`` with the library defaults (mu 25, sigma 25/3, tau
+  25/300); an entrant with no games keeps the model's prior rating.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import itertools
+import json
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from statistics import NormalDist
+from typing import Any
+
+from openskill.models import PlackettLuce
+
+FAULT_KINDS: tuple[str, ...] = ("timeout", "crash", "illegal", "protocol")
+
+_Z95 = NormalDist().inv_cdf(0.975)
+_ELO_SCALE = 400 / math.log(10)  # Elo points per natural-log unit of strength
+_DECIMALS = 6
+_NEWTON_STEPS = 200
+_NEWTON_TOLERANCE = 1e-10
+
+_Pair = tuple[int, int, int, float]  # (i, j, games shared, score of i against j)
+
+
+# --- values ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class FaultCounts:
+    """How many faults of each kind an entrant committed."""
+
+    timeout: int = 0
+    crash: int = 0
+    illegal: int = 0
+    protocol: int = 0
+
+    @property
+    def total(self) -> int:
+        """Return all faults together, for a quick health check."""
+        return self.timeout + self.crash + self.illegal + self.protocol
+
+
+@dataclass(frozen=True, slots=True)
+class OpenSkillRating:
+    """An entrant's Plackett-Luce rating with its 95% interval (mu ± z·sigma)."""
+
+    entrant: str
+    games: int
+    mu: float
+    sigma: float
+    ordinal: float
+    low: float
+    high: float
+
+
+@dataclass(frozen=True, slots=True)
+class EloRating:
+    """An entrant's Elo with its 95% interval; None when the entrant played no game."""
+
+    entrant: str
+    games: int
+    rating: float | None
+    low: float | None
+    high: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class StandingRow:
+    """One line of the standings; stats are None for an entrant with no games."""
+
+    rank: int | None
+    entrant: str
+    games: int
+    wins: int
+    win_rate: float | None
+    win_low: float | None
+    win_high: float | None
+    mean_placement: float | None
+    rating: float | None
+    mu: float | None
+    sigma: float | None
+    elo: float | None
+    elo_low: float | None
+    elo_high: float | None
+    faults: FaultCounts
+
+
+@dataclass(frozen=True, slots=True)
+class CrossRow:
+    """How ``entrant`` fared against ``opponent`` over the games they shared."""
+
+    entrant: str
+    opponent: str
+    games: int
+    above: int
+    below: int
+    ties: int
+
+
+@dataclass(frozen=True, slots=True)
+class _Game:
+    id: str
+    entrants: tuple[str, ...]
+    placements: tuple[int, ...]
+    faults: tuple[tuple[int, str], ...]
+
+
+# --- parsing ----------------------------------------------------------------------------
+
+
+def _check_entrants(entrants: Sequence[str]) -> tuple[str, ...]:
+    names = tuple(entrants)
+    if len(set(names)) != len(names):
+        raise ValueError(f"entrant names must be unique: {list(names)}")
+    return names
+
+
+def _parse_game(raw: Mapping[str, Any], known: set[str]) -> _Game:
+    game_id = str(raw["id"])
+    seats = tuple(str(name) for name in raw["entrants"])
+    placements = tuple(int(place) for place in raw["placements"])
+    if len(seats) < 2:
+        raise ValueError(f"game {game_id}: a table needs at least two seats")
+    if len(set(seats)) != len(seats):
+        raise ValueError(f"game {game_id}: the same entrant sits twice at one table")
+    if unknown := sorted(set(seats) - known):
+        raise ValueError(f"game {game_id}: unknown entrants {unknown}")
+    if len(placements) != len(seats) or min(placements) < 1:
+        raise ValueError(f"game {game_id}: need one placement >= 1 per seat")
+    return _Game(game_id, seats, placements, _parse_faults(raw, game_id, len(seats)))
+
+
+def _parse_faults(raw: Mapping[str, Any], game_id: str, seats: int) -> tuple[tuple[int, str], ...]:
+    faults = []
+    for fault in raw.get("faults") or ():
+        seat, kind = int(fault["seat"]), str(fault["kind"])
+        if kind not in FAULT_KINDS or not 0 <= seat < seats:
+            raise ValueError(f"game {game_id}: bad fault {dict(fault)!r}")
+        faults.append((seat, kind))
+    return tuple(faults)
+
+
+def _parse(games: Iterable[Mapping[str, Any]], entrants: Sequence[str]) -> list[_Game]:
+    """Validate the results and sort them by id, so the order they finished in is lost."""
+    known = set(_check_entrants(entrants))
+    parsed = sorted((_parse_game(raw, known) for raw in games), key=lambda game: game.id)
+    for before, after in itertools.pairwise(parsed):
+        if before.id == after.id:
+            raise ValueError(f"game {after.id} appears twice")
+    return parsed
+
+
+def _games_played(parsed: Sequence[_Game], names: Sequence[str]) -> dict[str, int]:
+    played = dict.fromkeys(names, 0)
+    for game in parsed:
+        for name in game.entrants:
+            played[name] += 1
+    return played
+
+
+# --- OpenSkill --------------------------------------------------------------------------
+
+
+def openskill_ratings(
+    games: Iterable[Mapping[str, Any]], entrants: Sequence[str]
+) -> tuple[OpenSkillRating, ...]:
+    """Rate entrants with Plackett-Luce over placements, one team per seat, ties equal."""
+    names = _check_entrants(entrants)
+    return _openskill(_parse(games, names), names)
+
+
+def _openskill(parsed: Sequence[_Game], names: Sequence[str]) -> tuple[OpenSkillRating, ...]:
+    model = PlackettLuce()
+    current = {name: model.rating(name=name) for name in names}
+    for game in parsed:
+        teams = [[current[name]] for name in game.entrants]
+        rated = model.rate(teams, ranks=list(game.placements))
+        for name, team in zip(game.entrants, rated, strict=True):
+            current[name] = team[0]
+    played = _games_played(parsed, names)
+    return tuple(_openskill_row(name, played[name], current[name]) for name in names)
+
+
+def _openskill_row(name: str, games: int, rating: Any) -> OpenSkillRating:
+    mu, sigma = float(rating.mu), float(rating.sigma)
+    return OpenSkillRating(
+        entrant=name,
+        games=games,
+        mu=mu,
+        sigma=sigma,
+        ordinal=mu - 3 * sigma,
+        low=mu - _Z95 * sigma,
+        high=mu + _Z95 * sigma,
+    )
+
+
+# --- crosstable -------------------------------------------------------------------------
+
+
+def _tally(parsed: Sequence[_Game]) -> dict[tuple[str, str], list[int]]:
+    """Count [shared, above, below, ties] for each ordered pair that met."""
+    counts: dict[tuple[str, str], list[int]] = {}
+    for game in parsed:
+        seats = list(zip(game.entrants, game.placements, strict=True))
+        for a, place_a in seats:
+            for b, place_b in seats:
+                if a == b:
+                    continue
+                row = counts.setdefault((a, b), [0, 0, 0, 0])
+                row[0] += 1
+                row[1 if place_a < place_b else 2 if place_a > place_b else 3] += 1
+    return counts
+
+
+def crosstable(games: Iterable[Mapping[str, Any]], entrants: Sequence[str]) -> tuple[CrossRow, ...]:
+    """Return head-to-head counts for every ordered pair of entrants, in config order."""
+    names = _check_entrants(entrants)
+    counts = _tally(_parse(games, names))
+    return tuple(
+        CrossRow(a, b, *counts.get((a, b), (0, 0, 0, 0))) for a in names for b in names if a != b
+    )
+
+
+# --- Elo --------------------------------------------------------------------------------
+
+
+def elo_ratings(
+    games: Iterable[Mapping[str, Any]], entrants: Sequence[str], *, prior_draws: float = 1.0
+) -> tuple[EloRating, ...]:
+    """Fit Bradley-Terry Elo to pairwise placements, mean 0, with 95% Fisher intervals."""
+    if prior_draws < 0:
+        raise ValueError("prior_draws must be >= 0")
+    names = _check_entrants(entrants)
+    return _elo(_parse(games, names), names, prior_draws)
+
+
+def _elo(
+    parsed: Sequence[_Game], names: Sequence[str], prior_draws: float
+) -> tuple[EloRating, ...]:
+    played = _games_played(parsed, names)
+    fitted = [name for name in names if played[name] > 0]
+    index = {name: i for i, name in enumerate(fitted)}
+    pairs = [
+        (index[a], index[b], counts[0], counts[1] + counts[3] / 2)
+        for (a, b), counts in sorted(_tally(parsed).items())
+        if a < b
+    ]
+    if prior_draws == 0:
+        _require_finite_maximum(len(fitted), pairs)
+    strengths, variances = _fit_bradley_terry(len(fitted), pairs, prior_draws)
+    estimates = {name: (strengths[i], variances[i]) for name, i in index.items()}
+    return tuple(_elo_row(name, played[name], estimates.get(name)) for name in names)
+
+
+def _elo_row(name: str, games: int, estimate: tuple[float, float] | None) -> EloRating:
+    if estimate is None:
+        return EloRating(name, games, None, None, None)
+    strength, variance = estimate
+    half_width = _Z95 * math.sqrt(max(variance, 0.0)) * _ELO_SCALE
+    rating = strength * _ELO_SCALE
+    return EloRating(name, games, rating, rating - half_width, rating + half_width)
+
+
+def _require_finite_maximum(size: int, pairs: Sequence[_Pair]) -> None:
+    """Without a prior the likelihood peaks at a finite point only if every entrant
+    has scored against, and been scored on by, a path through every other (Hunter 2004)."""
+    scored: list[set[int]] = [set() for _ in range(size)]
+    for i, j, games, score in pairs:
+        if score > 0:
+            scored[i].add(j)
+        if score < games:
+            scored[j].add(i)
+    conceded: list[set[int]] = [set() for _ in range(size)]
+    for i, beaten in enumerate(scored):
+        for j in beaten:
+            conceded[j].add(i)
+    if size and (len(_reach(scored)) < size or len(_reach(conceded)) < size):
+        raise ValueError(
+            "Elo without a prior is infinite here (someone never lost or never scored "
+            "against part of the field); use prior_draws > 0"
+        )
+
+
+def _reach(edges: Sequence[set[int]]) -> set[int]:
+    seen, frontier = {0}, [0]
+    while frontier:
+        for nxt in edges[frontier.pop()] - seen:
+            seen.add(nxt)
+            frontier.append(nxt)
+    return seen
+
+
+def _log_sigmoid(x: float) -> float:
+    return -math.log1p(math.exp(-x)) if x >= 0 else x - math.log1p(math.exp(x))
+
+
+def _sigmoid(x: float) -> float:
+    return 1 / (1 + math.exp(-x)) if x >= 0 else math.exp(x) / (1 + math.exp(x))
+
+
+def _log_likelihood(theta: Sequence[float], pairs: Sequence[_Pair], prior: float) -> float:
+    total = sum(
+        score * _log_sigmoid(theta[i] - theta[j])
+        + (games - score) * _log_sigmoid(theta[j] - theta[i])
+        for i, j, games, score in pairs
+    )
+    return total + sum(prior * (_log_sigmoid(t) + _log_sigmoid(-t)) / 2 for t in theta)
+
+
+def _gradient_and_information(
+    theta: Sequence[float], pairs: Sequence[_Pair], prior: float
+) -> tuple[list[float], list[list[float]]]:
+    """Return the score vector and the observed information (minus the Hessian)."""
+    size = len(theta)
+    gradient = [prior * (0.5 - _sigmoid(t)) for t in theta]
+    info = [[0.0] * size for _ in range(size)]
+    for i, t in enumerate(theta):
+        info[i][i] = prior * _sigmoid(t) * (1 - _sigmoid(t))
+    for i, j, games, score in pairs:
+        p = _sigmoid(theta[i] - theta[j])
+        gradient[i] += score - games * p
+        gradient[j] -= score - games * p
+        weight = games * p * (1 - p)
+        info[i][i] += weight
+        info[j][j] += weight
+        info[i][j] -= weight
+        info[j][i] -= weight
+    if prior == 0:  # ratings are only defined up to a shift: pin the step to mean 0
+        info = [[cell + 1 / size for cell in row] for row in info]
+    return gradient, info
+
+
+def _fit_bradley_terry(
+    size: int, pairs: Sequence[_Pair], prior: float
+) -> tuple[list[float], list[float]]:
+    """Return mean-0 strengths (natural log units) and their variances."""
+    if size == 0:
+        return [], []
+    theta = [0.0] * size
+    for _ in range(_NEWTON_STEPS):
+        gradient, info = _gradient_and_information(theta, pairs, prior)
+        step = _solve(info, gradient)
+        theta, moved = _line_search(theta, step, pairs, prior)
+        if moved < _NEWTON_TOLERANCE:
+            break
+    else:
+        raise RuntimeError("Elo fit did not converge")
+    mean = sum(theta) / size
+    _, info = _gradient_and_information(theta, pairs, prior)
+    return [t - mean for t in theta], _centred_variances(_inverse(info))
+
+
+def _line_search(
+    theta: list[float], step: Sequence[float], pairs: Sequence[_Pair], prior: float
+) -> tuple[list[float], float]:
+    """Halve the Newton step until the likelihood does not fall (keeps big leaps safe)."""
+    start = _log_likelihood(theta, pairs, prior)
+    scale = 1.0
+    for _ in range(60):
+        trial = [t + scale * s for t, s in zip(theta, step, strict=True)]
+        if _log_likelihood(trial, pairs, prior) >= start - 1e-12 * (1 + abs(start)):
+            return trial, scale * max((abs(s) for s in step), default=0.0)
+        scale /= 2
+    return theta, 0.0
+
+
+def _centred_variances(covariance: Sequence[Sequence[float]]) -> list[float]:
+    """Return the variances of each strength minus the mean strength."""
+    size = len(covariance)
+    row_means = [sum(row) / size for row in covariance]
+    grand_mean = sum(row_means) / size
+    return [covariance[i][i] - 2 * row_means[i] + grand_mean for i in range(size)]
+
+
+def _solve(matrix: Sequence[Sequence[float]], vector: Sequence[float]) -> list[float]:
+    columns = _gauss_jordan(matrix, [[v] for v in vector])
+    return [row[0] for row in columns]
+
+
+def _inverse(matrix: Sequence[Sequence[float]]) -> list[list[float]]:
+    size = len(matrix)
+    identity = [[float(i == j) for j in range(size)] for i in range(size)]
+    return _gauss_jordan(matrix, identity)
+
+
+def _gauss_jordan(
+    matrix: Sequence[Sequence[float]], right: Sequence[Sequence[float]]
+) -> list[list[float]]:
+    """Solve matrix · X = right by Gauss-Jordan elimination with partial pivoting."""
+    size = len(matrix)
+    rows = [list(matrix[i]) + list(right[i]) for i in range(size)]
+    for col in range(size):
+        pivot = max(range(col, size), key=lambda r: abs(rows[r][col]))
+        if abs(rows[pivot][col]) < 1e-300:
+            raise ValueError("singular information matrix in the Elo fit")
+        rows[col], rows[pivot] = rows[pivot], rows[col]
+        lead = rows[col][col]
+        rows[col] = [cell / lead for cell in rows[col]]
+        for r in range(size):
+            if r != col and rows[r][col] != 0:
+                factor = rows[r][col]
+                rows[r] = [a - factor * b for a, b in zip(rows[r], rows[col], strict=True)]
+    return [row[size:] for row in rows]
+
+
+# --- standings --------------------------------------------------------------------------
+
+
+def wilson_interval(successes: int, trials: int, z: float = _Z95) -> tuple[float, float]:
+    """Return the Wilson score interval for a proportion; honest even at 0 or n wins."""
+    if trials <= 0 or not 0 <= successes <= trials:
+        raise ValueError("need 0 <= successes <= trials and trials > 0")
+    p = successes / trials
+    denominator = 1 + z * z / trials
+    centre = (p + z * z / (2 * trials)) / denominator
+    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def standings(games: Iterable[Mapping[str, Any]], entrants: Sequence[str]) -> list[StandingRow]:
+    """Return the standings, ranked by OpenSkill ordinal, then win rate, then name."""
+    names = _check_entrants(entrants)
+    parsed = _parse(games, names)
+    skill = {row.entrant: row for row in _openskill(parsed, names)}
+    elo = {row.entrant: row for row in _elo(parsed, names, 1.0)}
+    rows = [_standing(name, parsed, skill[name], elo[name]) for name in names]
+    ranked = sorted((r for r in rows if r.games), key=_standing_order)
+    unranked = sorted((r for r in rows if not r.games), key=lambda r: r.entrant)
+    return [_with_rank(r, i) for i, r in enumerate(ranked, 1)] + unranked
+
+
+def _standing_order(row: StandingRow) -> tuple[float, float, str]:
+    # Compare at the printed precision, so equal-looking ratings fall to the tie-breaks.
+    return (
+        -round(row.rating or 0.0, _DECIMALS),
+        -round(row.win_rate or 0.0, _DECIMALS),
+        row.entrant,
+    )
+
+
+def _with_rank(row: StandingRow, rank: int) -> StandingRow:
+    return replace(row, rank=rank)
+
+
+_OPTIONAL_STATS: tuple[str, ...] = (
+    "win_rate", "win_low", "win_high", "mean_placement",
+    "rating", "mu", "sigma", "elo", "elo_low", "elo_high",
+)  # fmt: skip
+
+
+def _standing(
+    name: str, parsed: Sequence[_Game], skill: OpenSkillRating, elo: EloRating
+) -> StandingRow:
+    places = [p for g in parsed for n, p in zip(g.entrants, g.placements, strict=True) if n == name]
+    faults = [kind for g in parsed for seat, kind in g.faults if g.entrants[seat] == name]
+    counts = FaultCounts(**{kind: faults.count(kind) for kind in FAULT_KINDS})
+    if not places:
+        empty = dict.fromkeys(_OPTIONAL_STATS)
+        return StandingRow(rank=None, entrant=name, games=0, wins=0, faults=counts, **empty)
+    wins = places.count(1)
+    low, high = wilson_interval(wins, len(places))
+    return StandingRow(
+        rank=None,
+        entrant=name,
+        games=len(places),
+        wins=wins,
+        win_rate=wins / len(places),
+        win_low=low,
+        win_high=high,
+        mean_placement=sum(places) / len(places),
+        rating=skill.ordinal,
+        mu=skill.mu,
+        sigma=skill.sigma,
+        elo=elo.rating,
+        elo_low=elo.low,
+        elo_high=elo.high,
+        faults=counts,
+    )
+
+
+# --- renderers --------------------------------------------------------------------------
+
+
+def _rounded(value: float | None) -> float | None:
+    # Adding 0.0 turns -0.0 into 0.0, so a sign of zero never changes the bytes.
+    return None if value is None else round(value, _DECIMALS) + 0.0
+
+
+def _fixed(value: float | None) -> str:
+    return "" if value is None else f"{_rounded(value):.{_DECIMALS}f}"
+
+
+def ratings_json(openskill: Sequence[OpenSkillRating], elo: Sequence[EloRating]) -> str:
+    """Render both rating systems as JSON keyed by entrant, sorted keys, 6 decimals."""
+    by_name = {row.entrant: row for row in elo}
+    document = {
+        "interval": 0.95,
+        "entrants": {
+            row.entrant: {
+                "games": row.games,
+                "openskill": {
+                    "mu": _rounded(row.mu),
+                    "sigma": _rounded(row.sigma),
+                    "ordinal": _rounded(row.ordinal),
+                    "low": _rounded(row.low),
+                    "high": _rounded(row.high),
+                },
+                "elo": _elo_json(by_name.get(row.entrant)),
+            }
+            for row in openskill
+        },
+    }
+    return json.dumps(document, sort_keys=True, indent=2, allow_nan=False) + "\n"
+
+
+def _elo_json(row: EloRating | None) -> dict[str, float | None] | None:
+    if row is None or row.rating is None:
+        return None
+    return {"rating": _rounded(row.rating), "low": _rounded(row.low), "high": _rounded(row.high)}
+
+
+_STANDING_COLUMNS: tuple[str, ...] = (
+    "rank", "entrant", "games", "wins", "win_rate", "win_low", "win_high", "mean_placement",
+    "rating", "mu", "sigma", "elo", "elo_low", "elo_high", *FAULT_KINDS,
+)  # fmt: skip
+
+
+def _csv(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows(rows)
+    return out.getvalue()
+
+
+def standings_csv(rows: Sequence[StandingRow]) -> str:
+    """Render the standings as CSV, one column per stat and per fault kind."""
+    return _csv(_STANDING_COLUMNS, (_standing_cells(row) for row in rows))
+
+
+def _standing_cells(row: StandingRow) -> list[object]:
+    floats = (
+        row.win_rate, row.win_low, row.win_high, row.mean_placement,
+        row.rating, row.mu, row.sigma, row.elo, row.elo_low, row.elo_high,
+    )  # fmt: skip
+    faults = [getattr(row.faults, kind) for kind in FAULT_KINDS]
+    rank = "" if row.rank is None else row.rank
+    return [rank, row.entrant, row.games, row.wins, *(_fixed(v) for v in floats), *faults]
+
+
+def crosstable_csv(rows: Sequence[CrossRow]) -> str:
+    """Render the crosstable as CSV, one line per ordered pair."""
+    header = ("entrant", "opponent", "games", "above", "below", "ties")
+    return _csv(header, ((r.entrant, r.opponent, r.games, r.above, r.below, r.ties) for r in rows))
+
+
+_MD_HEADER: tuple[str, ...] = (
+    "#", "entrant", "games", "wins", "win rate (95% CI)", "mean place", "rating",
+    "Elo (95% CI)", "faults",
+)  # fmt: skip
+_MD_LEFT = frozenset({"entrant", "faults"})
+_MD_NOTE = (
+    "rating: OpenSkill ordinal (mu - 3 sigma). "
+    "Elo: Bradley-Terry fit to pairwise placements, mean 0."
+)
+
+
+def standings_md(rows: Sequence[StandingRow]) -> str:
+    """Render the standings as an aligned Markdown table that also reads well in a terminal."""
+    table = [list(_MD_HEADER), *(_md_cells(row) for row in rows)]
+    # At least three wide, so every rule cell holds a hyphen as Markdown requires.
+    widths = [max(3, *(len(line[col]) for line in table)) for col in range(len(_MD_HEADER))]
+    left = [name in _MD_LEFT for name in _MD_HEADER]
+    rule = [
+        "-" * w if is_left else "-" * (w - 1) + ":" for w, is_left in zip(widths, left, strict=True)
+    ]
+    lines = [_md_line(line, widths, left) for line in table]
+    lines.insert(1, "| " + " | ".join(rule) + " |")
+    return "\n".join(lines) + "\n\n" + _MD_NOTE + "\n"
+
+
+def _md_line(cells: Sequence[str], widths: Sequence[int], left: Sequence[bool]) -> str:
+    padded = (
+        cell.ljust(width) if is_left else cell.rjust(width)
+        for cell, width, is_left in zip(cells, widths, left, strict=True)
+    )
+    return "| " + " | ".join(padded) + " |"
+
+
+def _md_cells(row: StandingRow) -> list[str]:
+    faults = ", ".join(
+        f"{getattr(row.faults, kind)} {kind}" for kind in FAULT_KINDS if getattr(row.faults, kind)
+    )
+    return [
+        "-" if row.rank is None else str(row.rank),
+        row.entrant,
+        str(row.games),
+        str(row.wins),
+        _md_win_rate(row),
+        "-" if row.mean_placement is None else f"{row.mean_placement:.2f}",
+        "-" if row.rating is None else f"{_rounded(row.rating):.2f}",
+        _md_elo(row),
+        faults or "-",
+    ]
+
+
+def _md_win_rate(row: StandingRow) -> str:
+    if row.win_rate is None or row.win_low is None or row.win_high is None:
+        return "-"
+    return f"{100 * row.win_rate:.1f}% ({100 * row.win_low:.1f}-{100 * row.win_high:.1f})"
+
+
+def _md_elo(row: StandingRow) -> str:
+    if row.elo is None or row.elo_low is None or row.elo_high is None:
+        return "-"
+    return (
+        f"{_rounded(row.elo):+.0f} ({_rounded(row.elo_low):+.0f} to {_rounded(row.elo_high):+.0f})"
+    )

@@ -1,0 +1,22 @@
+"""The three rule sets, by id. PURE: nothing here does I/O, reads a clock or a global random."""
+
+from __future__ import annotations
+
+from arena.rules.base import CHANCE, TERMINAL, IllegalAction, OptionError, RuleSet, RulesError
+from arena.rules.cards import CARDS
+from arena.rules.dice import DICE, DICE_CARDS
+
+RULESETS: dict[str, RuleSet] = {r.id: r for r in (DICE, DICE_CARDS, CARDS)}
+
+
+def get_rules(rules_id: str) -> RuleSet:
+    """Return a rule set by id, or raise RulesError naming the known ones."""
+    try:
+        return RULESETS[rules_id]
+    except KeyError:
+        known = ", ".join(sorted(RULESETS))
+        raise RulesError(f"unknown rule set {rules_id!r} (known: {known})") from None
+
+
+__all__ = ["CHANCE", "RULESETS", "TERMINAL", "IllegalAction", "OptionError", "RuleSet",
+           "RulesError", "get_rules"]

@@ -1,0 +1,343 @@
+"""What every rule set shares: the RuleSet protocol, events, observations, legality, results.
+
+PURE: no I/O, no clocks, no global random state, no pluggy, no click. Randomness arrives as
+an explicit `random.Random` in `RuleSet.chance` and nowhere else, so a recorded game can be
+re-applied from its chance outcomes and actions alone.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from arena.hands import Claim, ClaimSpace
+from arena.rules.actions import Accept, Action, Bid, Challenge, Chance, Look, Pass, Reroll
+
+CHANCE = -1
+"""`to_act` value when the next step is a chance outcome (a roll, a shuffle)."""
+TERMINAL = -2
+"""`to_act` value when the game is over."""
+
+
+class RulesError(ValueError):
+    """Bad input to the rules: an illegal action, a bad option, an impossible player count."""
+
+
+class IllegalAction(RulesError):
+    """An action that is not legal in this state; the message names it and what was legal."""
+
+
+class OptionError(RulesError):
+    """An unknown or out-of-range rule option; `key` names the option."""
+
+    def __init__(self, key: str, message: str) -> None:
+        super().__init__(f"{key}: {message}")
+        self.key = key
+        self.message = message
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Something that happened; `to` is None for a public event, else the one seat who sees it."""
+
+    kind: str
+    seat: int | None = None
+    data: Mapping[str, Any] = field(default_factory=dict)
+    to: int | None = None
+
+    def __str__(self) -> str:
+        who = "" if self.seat is None else f"seat {self.seat} "
+        details = " ".join(f"{k}={_text(v)}" for k, v in self.data.items())
+        return f"{who}{self.kind} {details}".strip()
+
+
+def _text(v: object) -> str:
+    if isinstance(v, tuple):
+        return "[" + " ".join(map(_text, v)) + "]"
+    return str(v)
+
+
+@dataclass(frozen=True, slots=True)
+class Legal:
+    """What the seat to act may do now: the decision, and the lowest legal claim."""
+
+    decision: str
+    space: ClaimSpace = field(repr=False)
+    min_index: int
+    face_up: tuple[bool, ...] = ()
+
+    @property
+    def min_claim(self) -> Claim | None:
+        """The lowest claim that may be made now, or None when no claim is possible."""
+        return self.space.claims[self.min_index] if self.min_index < len(self.space) else None
+
+    def claims(self) -> tuple[Claim, ...]:
+        """Every claim that may be made now, lowest first."""
+        return self.space.claims[self.min_index :]
+
+    def can_claim(self) -> bool:
+        """Whether any higher claim exists (if not, only the challenge is legal)."""
+        return self.min_index < len(self.space)
+
+    def problem(self, action: object) -> str | None:
+        """Return why an action is illegal now, or None when it is legal."""
+        check = _CHECKS.get((self.decision, type(action)))
+        if check is None:
+            return f"{_show(action)} is not a legal answer to '{self.decision}' ({self.describe()})"
+        return check(self, action)
+
+    def describe(self) -> str:
+        """Say in a few words what is legal now."""
+        low = self.min_claim
+        above = f"a claim of {low} or higher" if low else "no claim (none is higher)"
+        return {
+            "claim": f"legal: {above}",
+            "respond": f"legal: challenge" + (f", look, or blind {above}" if low else ""),
+            "reroll": "legal: reroll any set of distinct positions 0-4 (possibly none)",
+            "accept": "legal: challenge (reject)" + (", accept" if low else ""),
+            "turn": f"legal: pass with {above}, distinct swaps and face-down reveals",
+        }[self.decision]
+
+    def actions(self) -> tuple[Action, ...]:
+        """Every legal action, for the decisions small enough to list (not `turn`)."""
+        if self.decision == "turn":
+            raise RulesError("a turn has too many legal actions to list; build a Pass")
+        if self.decision == "reroll":
+            return tuple(Reroll(p) for p in _SUBSETS)
+        bids = tuple(Bid(c) for c in self.claims())
+        if self.decision == "claim":
+            return bids
+        first = (Challenge(), Look()) if self.decision == "respond" else (Challenge(), Accept())
+        if not self.can_claim():
+            return (Challenge(),)
+        return first + (bids if self.decision == "respond" else ())
+
+
+_SUBSETS = tuple(tuple(p for p in range(5) if mask >> p & 1) for mask in range(32))
+
+
+def _show(action: object) -> str:
+    return f"'{action}'" if hasattr(action, "__dataclass_fields__") else repr(action)
+
+
+def _claim_problem(legal: Legal, claim: object) -> str | None:
+    if not isinstance(claim, Claim):
+        return f"{claim!r} is not a claim"
+    index = legal.space.index.get(claim)
+    if index is None:
+        return f"no hand of {legal.space.kind} has the value {claim}"
+    if claim.straight_over_full != legal.space.straight_over_full:
+        return f"claim {claim} uses the wrong category order (straight_over_full)"
+    if index < legal.min_index:
+        return f"claim {claim} is not higher than the claim to beat ({legal.describe()})"
+    return None
+
+
+def _positions_problem(positions: object, what: str) -> str | None:
+    if not isinstance(positions, tuple) or not all(isinstance(p, int) for p in positions):
+        return f"{what} must be a tuple of positions 0-4, got {positions!r}"
+    if any(p < 0 or p > 4 for p in positions) or len(set(positions)) != len(positions):
+        return f"{what} must be distinct positions 0-4, got {positions}"
+    return None
+
+
+def _pass_problem(legal: Legal, action: Pass) -> str | None:
+    swaps = action.swaps
+    if not isinstance(swaps, tuple) or not all(
+        isinstance(s, tuple) and len(s) == 2 for s in swaps
+    ):
+        return f"swaps must be (own, central) position pairs, got {swaps!r}"
+    for what, side in (("own", [s[0] for s in swaps]), ("central", [s[1] for s in swaps])):
+        problem = _positions_problem(tuple(side), f"swap {what} positions")
+        if problem:
+            return problem
+    problem = _positions_problem(action.reveal, "reveal")
+    if problem:
+        return problem
+    swapped_in = {central for _, central in swaps}
+    already = [p for p in action.reveal if legal.face_up[p] and p not in swapped_in]
+    if already:
+        return f"central card {already[0]} is already face up"
+    return _claim_problem(legal, action.claim)
+
+
+_CHECKS: dict[tuple[str, type], Callable[[Legal, Any], str | None]] = {
+    ("claim", Bid): lambda legal, a: _claim_problem(legal, a.claim),
+    ("respond", Challenge): lambda legal, a: None,
+    ("respond", Look): lambda legal, a: None if legal.can_claim() else legal.describe(),
+    ("respond", Bid): lambda legal, a: _claim_problem(legal, a.claim),
+    ("reroll", Reroll): lambda legal, a: _positions_problem(a.positions, "reroll"),
+    ("accept", Challenge): lambda legal, a: None,
+    ("accept", Accept): lambda legal, a: None if legal.can_claim() else legal.describe(),
+    ("turn", Pass): _pass_problem,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Observation:
+    """Everything one seat may know when it must act, and what it may do now."""
+
+    rules: str
+    seat: int
+    legal: Legal
+    claim: Claim | None
+    """The claim to beat: the last claim of this round (or on this central hand)."""
+    claimant: int | None
+    hand: tuple[str, ...] | None
+    """Dice: the dice under the cup while you look at them. Cards: your 5 private cards."""
+    scores: tuple[int, ...]
+    """Penalty points (dice rule sets) or chips (`cards`) per seat."""
+    active: tuple[bool, ...]
+    history: tuple[Event, ...]
+    """Public events since this round (or this central hand) began."""
+    central: tuple[str | None, ...] | None = None
+    """`cards`: the central hand as you see it (None where a card is face down to you)."""
+    face_up: tuple[bool, ...] | None = None
+    draw_pile: int | None = None
+
+    @property
+    def decision(self) -> str:
+        """The decision asked for: claim, respond, reroll, accept or turn."""
+        return self.legal.decision
+
+    @property
+    def min_claim(self) -> Claim | None:
+        """The lowest claim you may make now, or None."""
+        return self.legal.min_claim
+
+    @property
+    def players(self) -> int:
+        """Number of seats at the table."""
+        return len(self.scores)
+
+    def legal_claims(self) -> tuple[Claim, ...]:
+        """Every claim you may make now, lowest first."""
+        return self.legal.claims()
+
+    def is_legal(self, action: object) -> bool:
+        """Whether an action is legal now."""
+        return self.legal.problem(action) is None
+
+    def legal_actions(self) -> tuple[Action, ...]:
+        """Every legal action (not for `turn`, whose passes are too many: build a Pass)."""
+        return self.legal.actions()
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """How a finished game came out: places by seat (1 best, ties share) and final scores."""
+
+    placements: tuple[int, ...]
+    scores: tuple[int, ...]
+    out_order: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class OptionSpec:
+    """One rule option: its name, default, type and a check of its range."""
+
+    name: str
+    default: Any
+    help: str
+    choices: tuple[Any, ...] = ()
+    minimum: int | None = None
+
+    def check(self, value: object) -> object:
+        """Return the value if it is allowed, else raise OptionError naming it."""
+        if self.choices:
+            if value not in self.choices:
+                allowed = ", ".join(map(str, self.choices))
+                raise OptionError(self.name, f"{value!r} is not one of {allowed}")
+            return value
+        if type(value) is not type(self.default):
+            kind = type(self.default).__name__
+            raise OptionError(self.name, f"{value!r} is not a {kind}")
+        if self.minimum is not None and value < self.minimum:  # type: ignore[operator]
+            raise OptionError(self.name, f"{value!r} is below the minimum {self.minimum}")
+        return value
+
+
+FAULT_OPTIONS = (
+    OptionSpec("on_fault", "forfeit", "what a fault costs: forfeit or penalty",
+               choices=("forfeit", "penalty")),
+    OptionSpec("max_faults", 3, "with on_fault=penalty: the fault that forfeits", minimum=1),
+    OptionSpec("straight_over_full", False, "rank straight above full-house",
+               choices=(False, True)),
+)
+
+
+def check_options(specs: Sequence[OptionSpec], options: Mapping[str, object] | None) -> dict:
+    """Return the options with defaults filled in; raise OptionError on unknown or bad ones."""
+    known = {s.name: s for s in specs}
+    given = dict(options or {})
+    for key in given:
+        if key not in known:
+            raise OptionError(key, f"unknown option (known: {', '.join(sorted(known))})")
+    return {name: spec.check(given.get(name, spec.default)) for name, spec in known.items()}
+
+
+def next_active(active: Sequence[bool], seat: int) -> int:
+    """Return the next seat to the left (higher number, wrapping) that is still in the game."""
+    n = len(active)
+    for step in range(1, n + 1):
+        candidate = (seat + step) % n
+        if active[candidate]:
+            return candidate
+    raise RulesError("no seat is still in the game")
+
+
+def place_by_out_order(n: int, ranked_in: Sequence[Sequence[int]], out: Sequence[int]) -> tuple:
+    """Places by seat: groups still in (best first, a group shares a place), then the out seats
+    in reverse order of going out."""
+    places = [0] * n
+    place = 1
+    for group in [*ranked_in, *([s] for s in reversed(out))]:
+        for seat in group:
+            places[seat] = place
+        place += len(group)
+    return tuple(places)
+
+
+class RuleSet(Protocol):
+    """The interface of a rule set: a pure state machine over immutable states."""
+
+    id: str
+    version: int
+    min_players: int
+    max_players: int
+    option_specs: tuple[OptionSpec, ...]
+
+    def check_options(self, options: Mapping[str, object] | None) -> dict:
+        """Return options with defaults filled in, or raise OptionError."""
+
+    def new_game(self, players: int, options: Mapping[str, object] | None = None) -> Any:
+        """Return the first state (a chance node: the first roll or deal is next)."""
+
+    def to_act(self, state: Any) -> int:
+        """Return the seat to act, CHANCE, or TERMINAL."""
+
+    def chance(self, state: Any, rng: random.Random) -> Chance:
+        """Draw the pending chance outcome from the generator passed in."""
+
+    def legal(self, state: Any) -> Legal:
+        """Return what the seat to act may do."""
+
+    def apply(self, state: Any, action: Action | Chance) -> Any:
+        """Return the state after an action or chance outcome; raise IllegalAction if illegal."""
+
+    def fault(self, state: Any, seat: int) -> Any:
+        """Return the state after the seat to act faulted, under the on_fault policy."""
+
+    def observe(self, state: Any, seat: int) -> Observation:
+        """Return what one seat may know now."""
+
+    def events(self, state: Any) -> tuple[Event, ...]:
+        """Return the events produced by the step that led to this state."""
+
+    def is_over(self, state: Any) -> bool:
+        """Whether the game has ended."""
+
+    def result(self, state: Any) -> Result:
+        """Return placements and scores of a finished game."""

@@ -1,0 +1,298 @@
+"""Guarinos' Mentiroso con cartas: the `cards` rule set (private hands and a central hand).
+
+PURE: no I/O, no clocks, no global random. States are immutable named tuples; claims are
+indexes into the 309-claim card space.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import NamedTuple
+
+from arena import hands
+from arena.rules.actions import Accept, Action, Challenge, Chance, Pass
+from arena.rules.base import (
+    CHANCE,
+    FAULT_OPTIONS,
+    TERMINAL,
+    Event,
+    IllegalAction,
+    Legal,
+    Observation,
+    OptionSpec,
+    Result,
+    RulesError,
+    check_options,
+    next_active,
+    place_by_out_order,
+)
+
+SHUFFLE, ACCEPT, TURN, OVER = range(4)
+_DECISION = {ACCEPT: "accept", TURN: "turn"}
+_DECK = tuple(range(52))
+_FACE_DOWN = (False,) * 5
+
+
+class CardsState(NamedTuple):
+    """One moment of a `cards` game."""
+
+    opts: Mapping[str, object]
+    space: hands.ClaimSpace
+    chips: tuple[int, ...]
+    active: tuple[bool, ...]
+    out: tuple[int, ...]
+    faults: tuple[int, ...]
+    hands: tuple[tuple[int, ...], ...]
+    central: tuple[int, ...]
+    face_up: tuple[bool, ...]
+    pile: tuple[int, ...]
+    discards: tuple[int, ...]
+    holder: int
+    phase: int
+    claim: int
+    passer: int
+    deals: int
+    history: tuple[Event, ...]
+    events: tuple[Event, ...]
+
+
+def _texts(cards: tuple[int, ...]) -> tuple[str, ...]:
+    return tuple(hands.card_text(c) for c in cards)
+
+
+class CardsRules:
+    """The central-hand game for 3 to 6 players, scored in chips."""
+
+    id = "cards"
+    version = 1
+    min_players = 3
+    max_players = 6
+
+    def __init__(self) -> None:
+        self.option_specs: tuple[OptionSpec, ...] = (
+            OptionSpec("chips", 10, "chips each player starts with", minimum=1),
+            OptionSpec("penalty", 5, "chips paid by the loser of a reject", minimum=1),
+            OptionSpec("accept_reward", 1, "chips the bank pays a passer when accepted",
+                       minimum=0),
+            *FAULT_OPTIONS,
+        )
+        self._legal_cache: dict[tuple, Legal] = {}
+
+    def __repr__(self) -> str:
+        return f"<rules {self.id} v{self.version}>"
+
+    # --- setup ------------------------------------------------------------------------
+
+    def check_options(self, options: Mapping[str, object] | None) -> dict:
+        """Return options with defaults filled in, or raise OptionError."""
+        return check_options(self.option_specs, options)
+
+    def check_players(self, players: int) -> None:
+        """Raise RulesError unless the player count is allowed."""
+        if not isinstance(players, int) or not 3 <= players <= 6:
+            raise RulesError(f"cards is for 3 to 6 players, not {players!r}")
+
+    def new_game(self, players: int, options: Mapping[str, object] | None = None) -> CardsState:
+        """Return the first state: the deck is about to be shuffled and dealt."""
+        self.check_players(players)
+        opts = self.check_options(options)
+        space = hands.claim_space(hands.CARDS, bool(opts["straight_over_full"]))
+        chips = (int(opts["chips"]),) * players  # type: ignore[call-overload]
+        return CardsState(opts, space, chips, (True,) * players, (), (0,) * players,
+                          ((),) * players, (), _FACE_DOWN, (), (), 0, SHUFFLE, -1, -1, 0,
+                          (), ())
+
+    # --- queries ----------------------------------------------------------------------
+
+    def to_act(self, state: CardsState) -> int:
+        """Return the seat to act, CHANCE, or TERMINAL."""
+        if state.phase == OVER:
+            return TERMINAL
+        return CHANCE if state.phase == SHUFFLE else state.holder
+
+    def is_over(self, state: CardsState) -> bool:
+        """Whether the game has ended."""
+        return state.phase == OVER
+
+    def events(self, state: CardsState) -> tuple[Event, ...]:
+        """Return the events of the step that led to this state."""
+        return state.events
+
+    def legal(self, state: CardsState) -> Legal:
+        """Return what the holder of the central hand may do now."""
+        return self._legal(_DECISION.get(state.phase, "wait"), state)
+
+    def _legal(self, decision: str, state: CardsState) -> Legal:
+        key = (decision, state.claim + 1, state.face_up, state.space.straight_over_full)
+        legal = self._legal_cache.get(key)
+        if legal is None:
+            legal = Legal(decision, state.space, state.claim + 1, state.face_up)
+            self._legal_cache[key] = legal
+        return legal
+
+    def observe(self, state: CardsState, seat: int) -> Observation:
+        """Return what one seat may know: its own cards, face-up cards, and the central hand
+        only while it holds it after accepting (or fresh)."""
+        holding = seat == state.holder and state.phase == TURN
+        central = tuple(
+            hands.card_text(c) if holding or up else None
+            for c, up in zip(state.central, state.face_up, strict=True)
+        )
+        legal = self.legal(state) if seat == state.holder else self._legal("wait", state)
+        return Observation(
+            self.id, seat, legal, state.space.claims[state.claim] if state.claim >= 0 else None,
+            state.passer if state.passer >= 0 else None, _texts(state.hands[seat]),
+            state.chips, state.active, state.history, central, state.face_up, len(state.pile),
+        )
+
+    def result(self, state: CardsState) -> Result:
+        """Return placements: most chips first (equal chips share), then the out players."""
+        if state.phase != OVER:
+            raise RulesError("the game is not over")
+        still_in = [s for s, a in enumerate(state.active) if a]
+        levels = sorted({state.chips[s] for s in still_in}, reverse=True)
+        groups = [[s for s in still_in if state.chips[s] == chips] for chips in levels]
+        placements = place_by_out_order(len(state.chips), groups, state.out)
+        return Result(placements, state.chips, state.out)
+
+    def central_index(self, state: CardsState) -> int:
+        """Return the claim index of the central hand's value."""
+        sof = state.space.straight_over_full
+        return state.space.index[hands.cards_value(state.central, sof)]
+
+    # --- chance -----------------------------------------------------------------------
+
+    def chance(self, state: CardsState, rng: random.Random) -> Chance:
+        """Shuffle the deck: the only chance outcome of this game."""
+        if state.phase != SHUFFLE:
+            raise RulesError("no chance outcome is pending")
+        return Chance(tuple(rng.sample(_DECK, 52)))
+
+    # --- transitions ------------------------------------------------------------------
+
+    def apply(self, state: CardsState, action: Action | Chance) -> CardsState:
+        """Return the state after an action or chance outcome; raise IllegalAction if illegal."""
+        if state.phase == SHUFFLE:
+            if not isinstance(action, Chance) or sorted(action.outcome) != list(_DECK):
+                raise IllegalAction(f"the deal must be an order of the 52 cards, not {action}")
+            return self._deal(state, action.outcome)
+        if state.phase == OVER:
+            raise IllegalAction(f"the game is over; {action} cannot be played")
+        problem = self.legal(state).problem(action)
+        if problem is not None:
+            raise IllegalAction(f"seat {state.holder}: {problem}")
+        if isinstance(action, Accept):
+            return self._accept(state)
+        if isinstance(action, Challenge):
+            return self._reject(state)
+        assert isinstance(action, Pass)
+        return self._pass(state, action)
+
+    def _deal(self, state: CardsState, deck: tuple[int, ...]) -> CardsState:
+        n = len(state.chips)
+        dealt = tuple(deck[5 * s : 5 * s + 5] for s in range(n))
+        events = tuple(Event("deal", s, {"hand": _texts(h)}, s) for s, h in enumerate(dealt))
+        state = state._replace(hands=dealt, pile=deck[5 * n :])
+        return self._new_central(state, -1, events)
+
+    def _see(self, state: CardsState) -> Event:
+        return Event("see", state.holder, {"central": _texts(state.central)}, state.holder)
+
+    def _accept(self, state: CardsState) -> CardsState:
+        reward = int(state.opts["accept_reward"])  # type: ignore[call-overload]
+        chips = _add(state.chips, state.passer, reward)
+        event = Event("accept", state.holder, {"passer": state.passer, "reward": reward})
+        state = state._replace(phase=TURN, chips=chips, history=(*state.history, event))
+        return state._replace(events=(event, self._see(state)))
+
+    def _pass(self, state: CardsState, action: Pass) -> CardsState:
+        seat = state.holder
+        own, central, face = list(state.hands[seat]), list(state.central), list(state.face_up)
+        for mine, middle in action.swaps:
+            own[mine], central[middle] = central[middle], own[mine]
+            face[middle] = False
+        for position in action.reveal:
+            face[position] = True
+        shown = tuple(hands.card_text(c) if up else None
+                      for c, up in zip(central, face, strict=True))
+        event = Event("pass", seat, {"claim": action.claim, "swapped": len(action.swaps),
+                                     "face_up": shown})
+        private = Event("hand", seat, {"hand": _texts(tuple(own)),
+                                       "central": _texts(tuple(central))}, seat)
+        new_hands = (*state.hands[:seat], tuple(own), *state.hands[seat + 1 :])
+        return state._replace(
+            hands=new_hands, central=tuple(central), face_up=tuple(face), phase=ACCEPT,
+            claim=state.space.index[action.claim], passer=seat,
+            holder=next_active(state.active, seat),
+            history=(*state.history, event), events=(event, private),
+        )
+
+    def _reject(self, state: CardsState) -> CardsState:
+        value = self.central_index(state)
+        holds = value >= state.claim
+        rejecter, passer = state.holder, state.passer
+        payer, payee = (rejecter, passer) if holds else (passer, rejecter)
+        event = Event("challenge", rejecter, {
+            "claimant": passer, "claim": state.space.claims[state.claim],
+            "hand": _texts(state.central), "value": state.space.claims[value], "holds": holds,
+        })
+        state, paid = self._pay(state, payer, payee)
+        return self._new_central(state, rejecter, (event, *paid))
+
+    def _pay(self, state: CardsState, payer: int, payee: int) -> tuple[CardsState, tuple]:
+        """Move the penalty from payer to payee (-1: the bank); a payer left at 0 goes out."""
+        amount = min(int(state.opts["penalty"]), state.chips[payer])  # type: ignore[call-overload]
+        chips = _add(state.chips, payer, -amount)
+        if payee >= 0:
+            chips = _add(chips, payee, amount)
+        events: tuple[Event, ...] = (Event("pay", payer, {"to": payee, "amount": amount}),)
+        state = state._replace(chips=chips)
+        if chips[payer] == 0:
+            state, out = _go_out(state, payer, "chips")
+            events += out
+        return state, events
+
+    def _new_central(self, state: CardsState, after: int, events: tuple) -> CardsState:
+        """Discard the central hand and deal a fresh one to the next player after `after`."""
+        discards = state.discards + state.central
+        if len(state.pile) < 5 or sum(state.active) <= 1:
+            return state._replace(phase=OVER, central=(), discards=discards, holder=-1,
+                                  face_up=_FACE_DOWN, events=(*events, Event("over")))
+        holder = next_active(state.active, after) if after >= 0 else 0
+        fresh = Event("central", holder, {"deal": state.deals + 1, "pile": len(state.pile) - 5})
+        state = state._replace(
+            central=state.pile[:5], pile=state.pile[5:], discards=discards, face_up=_FACE_DOWN,
+            holder=holder, phase=TURN, claim=-1, passer=-1, deals=state.deals + 1,
+            history=(fresh,),
+        )
+        return state._replace(events=(*events, fresh, self._see(state)))
+
+    # --- faults -----------------------------------------------------------------------
+
+    def fault(self, state: CardsState, seat: int) -> CardsState:
+        """Apply the on_fault policy to the seat that faulted while holding the central hand."""
+        if seat != state.holder or state.phase not in (ACCEPT, TURN):
+            raise RulesError(f"seat {seat} has no decision to fault on")
+        faults = _add(state.faults, seat, 1)
+        state = state._replace(faults=faults)
+        if state.opts["on_fault"] == "penalty" and faults[seat] < state.opts["max_faults"]:
+            penalty = Event("penalty", seat, {"faults": faults[seat]})
+            state, paid = self._pay(state, seat, state.passer)
+            return self._new_central(state, seat, (penalty, *paid))
+        chips = _add(state.chips, seat, -state.chips[seat])
+        state, out = _go_out(state._replace(chips=chips), seat, "forfeit")
+        return self._new_central(state, seat, out)
+
+
+def _add(values: tuple[int, ...], seat: int, amount: int) -> tuple[int, ...]:
+    return (*values[:seat], values[seat] + amount, *values[seat + 1 :])
+
+
+def _go_out(state: CardsState, seat: int, reason: str) -> tuple[CardsState, tuple[Event, ...]]:
+    active = (*state.active[:seat], False, *state.active[seat + 1 :])
+    return state._replace(active=active, out=(*state.out, seat)), (Event("out", seat,
+                                                                         {"reason": reason}),)
+
+
+CARDS = CardsRules()

@@ -1,0 +1,342 @@
+"""Póker Mentiroso: the `dice` rule set and its card variation `dice-cards` (one engine).
+
+PURE: no I/O, no clocks, no global random. States are immutable named tuples (cheaper to
+copy than frozen dataclasses on this hot path); claims are indexes into the claim space.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import NamedTuple
+
+from arena import hands
+from arena.rules.actions import Action, Bid, Challenge, Chance, Look, Reroll
+from arena.rules.base import (
+    CHANCE,
+    FAULT_OPTIONS,
+    TERMINAL,
+    Event,
+    IllegalAction,
+    Legal,
+    Observation,
+    OptionSpec,
+    Result,
+    RulesError,
+    check_options,
+    next_active,
+    place_by_out_order,
+)
+
+DEAL, FILL, EXCHANGE, CLAIM, RESPOND, REROLL, OVER = range(7)
+_DECISION = {EXCHANGE: "reroll", CLAIM: "claim", RESPOND: "respond", REROLL: "reroll"}
+_SEEN = (EXCHANGE, CLAIM, REROLL)  # phases in which the holder is looking at the hand
+_DECK = tuple(range(52))
+
+
+class DiceState(NamedTuple):
+    """One moment of a dice (or dice-cards) game."""
+
+    opts: Mapping[str, object]
+    space: hands.ClaimSpace
+    points: tuple[int, ...]
+    active: tuple[bool, ...]
+    out: tuple[int, ...]
+    faults: tuple[int, ...]
+    thrower: int
+    holder: int
+    phase: int
+    hand: tuple[int, ...]
+    claim: int
+    claimant: int
+    pending: tuple[int, ...]
+    deck: tuple[int, ...]
+    discards: tuple[int, ...]
+    round: int
+    history: tuple[Event, ...]
+    events: tuple[Event, ...]
+
+
+class DiceRules:
+    """The dice engine; `cards=True` plays the variation with 5 cards from a 52-card deck."""
+
+    min_players = 2
+    max_players = 6
+
+    def __init__(self, cards: bool) -> None:
+        self.cards = cards
+        self.id = "dice-cards" if cards else "dice"
+        self.version = 1
+        self.option_specs: tuple[OptionSpec, ...] = (
+            OptionSpec("max_points", 5, "penalty points that put a player out", minimum=1),
+            *FAULT_OPTIONS,
+        )
+        self._legal_cache: dict[tuple[str, int, bool], Legal] = {}
+        self._index_cache: dict[bool, dict[tuple[int, ...], int]] = {}
+
+    def __repr__(self) -> str:
+        return f"<rules {self.id} v{self.version}>"
+
+    # --- setup ------------------------------------------------------------------------
+
+    def check_options(self, options: Mapping[str, object] | None) -> dict:
+        """Return options with defaults filled in, or raise OptionError."""
+        return check_options(self.option_specs, options)
+
+    def check_players(self, players: int) -> None:
+        """Raise RulesError unless the player count is allowed."""
+        if not isinstance(players, int) or not 2 <= players <= 6:
+            raise RulesError(f"{self.id} is for 2 to 6 players, not {players!r}")
+
+    def new_game(self, players: int, options: Mapping[str, object] | None = None) -> DiceState:
+        """Return the first state: seat 0 is about to throw."""
+        self.check_players(players)
+        opts = self.check_options(options)
+        kind = hands.CARDS if self.cards else hands.DICE
+        space = hands.claim_space(kind, bool(opts["straight_over_full"]))
+        zeros = (0,) * players
+        return DiceState(opts, space, zeros, (True,) * players, (), zeros, 0, 0, DEAL,
+                         (), -1, -1, (), (), (), 0, (), ())
+
+    # --- queries ----------------------------------------------------------------------
+
+    def to_act(self, state: DiceState) -> int:
+        """Return the seat to act, CHANCE, or TERMINAL."""
+        phase = state.phase
+        if phase == OVER:
+            return TERMINAL
+        return CHANCE if phase <= FILL else state.holder
+
+    def is_over(self, state: DiceState) -> bool:
+        """Whether the game has ended."""
+        return state.phase == OVER
+
+    def events(self, state: DiceState) -> tuple[Event, ...]:
+        """Return the events of the step that led to this state."""
+        return state.events
+
+    def legal(self, state: DiceState) -> Legal:
+        """Return what the holder may do now."""
+        decision = _DECISION.get(state.phase, "wait")
+        key = (decision, state.claim + 1, state.space.straight_over_full)
+        legal = self._legal_cache.get(key)
+        if legal is None:
+            legal = self._legal_cache[key] = Legal(decision, state.space, state.claim + 1)
+        return legal
+
+    def observe(self, state: DiceState, seat: int) -> Observation:
+        """Return what one seat may know: the hand only while that seat is looking at it."""
+        acting = seat == state.holder and state.phase in _SEEN
+        legal = self.legal(state) if seat == state.holder else self._wait(state)
+        claim = state.space.claims[state.claim] if state.claim >= 0 else None
+        return Observation(
+            self.id, seat, legal, claim, state.claimant if state.claimant >= 0 else None,
+            self._text(state.hand) if acting else None, state.points, state.active,
+            state.history,
+        )
+
+    def _wait(self, state: DiceState) -> Legal:
+        key = ("wait", state.claim + 1, state.space.straight_over_full)
+        legal = self._legal_cache.get(key)
+        if legal is None:
+            legal = self._legal_cache[key] = Legal("wait", state.space, state.claim + 1)
+        return legal
+
+    def result(self, state: DiceState) -> Result:
+        """Return placements: the last player in wins, the others in reverse order of going out."""
+        if state.phase != OVER:
+            raise RulesError("the game is not over")
+        still_in = [[s for s, a in enumerate(state.active) if a]]
+        placements = place_by_out_order(len(state.points), still_in, state.out)
+        return Result(placements, state.points, state.out)
+
+    def hand_index(self, state: DiceState) -> int:
+        """Return the claim index of the hand under the cup (what a challenge compares)."""
+        if self.cards:
+            sof = state.space.straight_over_full
+            return state.space.index[hands.cards_value(state.hand, sof)]
+        return self._dice_index(state.space)[state.hand]
+
+    def _dice_index(self, space: hands.ClaimSpace) -> dict[tuple[int, ...], int]:
+        sof = space.straight_over_full
+        table = self._index_cache.get(sof)
+        if table is None:
+            import itertools
+
+            rolls = itertools.product(hands.DIE_RANKS, repeat=5)
+            table = {r: space.index[hands.dice_value(r, sof)] for r in rolls}
+            self._index_cache[sof] = table
+        return table
+
+    def _text(self, tokens: tuple[int, ...]) -> tuple[str, ...]:
+        if self.cards:
+            return tuple(hands.card_text(c) for c in tokens)
+        return tuple(hands.RANK_TEXT[d - 2] for d in tokens)
+
+    # --- chance -----------------------------------------------------------------------
+
+    def chance(self, state: DiceState, rng: random.Random) -> Chance:
+        """Draw the pending chance outcome: dice faces, or a shuffled deck (or discard pile)."""
+        if state.phase == DEAL:
+            if self.cards:
+                return Chance(tuple(rng.sample(_DECK, 52)))
+            return Chance(tuple(rng.choices(hands.DIE_RANKS, k=5)))
+        if state.phase != FILL:
+            raise RulesError("no chance outcome is pending")
+        if self.cards:
+            return Chance(tuple(rng.sample(state.discards, len(state.discards))))
+        return Chance(tuple(rng.choices(hands.DIE_RANKS, k=len(state.pending))))
+
+    # --- transitions ------------------------------------------------------------------
+
+    def apply(self, state: DiceState, action: Action | Chance) -> DiceState:
+        """Return the state after an action or chance outcome; raise IllegalAction if illegal."""
+        if state.phase <= FILL:
+            if not isinstance(action, Chance):
+                raise IllegalAction(f"a chance outcome is pending, not {action}")
+            return self._apply_chance(state, action)
+        if state.phase == OVER:
+            raise IllegalAction(f"the game is over; {action} cannot be played")
+        problem = self.legal(state).problem(action)
+        if problem is not None:
+            raise IllegalAction(f"seat {state.holder}: {problem}")
+        if isinstance(action, Bid):
+            return self._bid(state, state.space.index[action.claim])
+        if isinstance(action, Challenge):
+            return self._challenge(state)
+        if isinstance(action, Look):
+            seen = Event("see", state.holder, {"hand": self._text(state.hand)}, state.holder)
+            look = Event("look", state.holder)
+            return state._replace(phase=REROLL, history=(*state.history, look),
+                                  events=(look, seen))
+        assert isinstance(action, Reroll)
+        return self._reroll(state, tuple(sorted(action.positions)))
+
+    def _apply_chance(self, state: DiceState, chance: Chance) -> DiceState:
+        if state.phase == DEAL:
+            return self._deal(state, chance.outcome)
+        if self.cards:
+            if sorted(chance.outcome) != sorted(state.discards):
+                raise IllegalAction("a reshuffle must be an order of the discard pile")
+            shuffle = Event("reshuffle", state.holder, {"cards": len(chance.outcome)})
+            state = state._replace(deck=chance.outcome, discards=(), events=(shuffle,))
+            return self._draw(state, state.pending)
+        if len(chance.outcome) != len(state.pending) or not _are_dice(chance.outcome):
+            raise IllegalAction(f"expected {len(state.pending)} die faces 9..14, got {chance}")
+        hand = list(state.hand)
+        for position, face in zip(state.pending, chance.outcome, strict=True):
+            hand[position] = face
+        return self._filled(state._replace(hand=tuple(hand)), state.pending, ())
+
+    def _deal(self, state: DiceState, outcome: tuple[int, ...]) -> DiceState:
+        thrower = state.thrower
+        start = Event("round", thrower, {"round": state.round + 1})
+        if self.cards:
+            if sorted(outcome) != list(_DECK):
+                raise IllegalAction("a deal must be an order of the 52 cards")
+            hand, deck, phase, kind = outcome[:5], outcome[5:], EXCHANGE, "deal"
+        else:
+            if len(outcome) != 5 or not _are_dice(outcome):
+                raise IllegalAction(f"a throw is 5 die faces 9..14, got {outcome}")
+            hand, deck, phase, kind = outcome, (), CLAIM, "roll"
+        seen = Event(kind, thrower, {"hand": self._text(hand)}, thrower)
+        return state._replace(
+            phase=phase, holder=thrower, hand=hand, deck=deck, discards=(), claim=-1,
+            claimant=-1, pending=(), round=state.round + 1, history=(start,),
+            events=(start, seen),
+        )
+
+    def _reroll(self, state: DiceState, positions: tuple[int, ...]) -> DiceState:
+        public = Event("reroll", state.holder, {"count": len(positions)})
+        state = state._replace(history=(*state.history, public), events=(public,))
+        if not positions:
+            return state._replace(phase=CLAIM)
+        if not self.cards:
+            return state._replace(phase=FILL, pending=positions)
+        thrown = tuple(state.hand[p] for p in positions)
+        return self._draw(state._replace(discards=state.discards + thrown), positions)
+
+    def _draw(self, state: DiceState, positions: tuple[int, ...]) -> DiceState:
+        """Fill positions from the deck; when it runs out, wait for a reshuffle of discards."""
+        take = min(len(positions), len(state.deck))
+        hand = list(state.hand)
+        for position, card in zip(positions[:take], state.deck[:take], strict=True):
+            hand[position] = card
+        state = state._replace(hand=tuple(hand), deck=state.deck[take:])
+        if take < len(positions):
+            return state._replace(phase=FILL, pending=positions[take:])
+        return self._filled(state, positions, state.events)
+
+    def _filled(self, state: DiceState, positions: tuple[int, ...], before: tuple) -> DiceState:
+        kind = "draw" if self.cards else "roll"
+        data = {"positions": positions, "hand": self._text(state.hand)}
+        seen = Event(kind, state.holder, data, state.holder)
+        return state._replace(phase=CLAIM, pending=(), events=(*before, seen))
+
+    def _bid(self, state: DiceState, index: int) -> DiceState:
+        blind = state.phase == RESPOND
+        event = Event("claim", state.holder, {"claim": state.space.claims[index], "blind": blind})
+        return state._replace(
+            phase=RESPOND, claim=index, claimant=state.holder,
+            holder=next_active(state.active, state.holder),
+            history=(*state.history, event), events=(event,),
+        )
+
+    def _challenge(self, state: DiceState) -> DiceState:
+        value = self.hand_index(state)
+        holds = value >= state.claim
+        loser = state.holder if holds else state.claimant
+        event = Event("challenge", state.holder, {
+            "claimant": state.claimant, "claim": state.space.claims[state.claim],
+            "hand": self._text(state.hand), "value": state.space.claims[value], "holds": holds,
+        })
+        return self._point(state, loser, (event,))
+
+    def _point(self, state: DiceState, loser: int, events: tuple[Event, ...]) -> DiceState:
+        points = _bump(state.points, loser)
+        events = (*events, Event("point", loser, {"points": points[loser]}))
+        state = state._replace(points=points)
+        if points[loser] >= state.opts["max_points"]:
+            state, out_events = _go_out(state, loser, "points")
+            events += out_events
+        return self._next_round(state, loser, events)
+
+    def _next_round(self, state: DiceState, starter: int, events: tuple) -> DiceState:
+        if sum(state.active) <= 1:
+            over = Event("over")
+            return state._replace(phase=OVER, events=(*events, over), holder=-1)
+        if not state.active[starter]:
+            starter = next_active(state.active, starter)
+        return state._replace(phase=DEAL, thrower=starter, holder=starter, events=events,
+                              pending=())
+
+    # --- faults -----------------------------------------------------------------------
+
+    def fault(self, state: DiceState, seat: int) -> DiceState:
+        """Apply the on_fault policy to the seat that faulted on its decision."""
+        if seat != state.holder or state.phase in (DEAL, FILL, OVER):
+            raise RulesError(f"seat {seat} has no decision to fault on")
+        faults = _bump(state.faults, seat)
+        state = state._replace(faults=faults)
+        if state.opts["on_fault"] == "penalty" and faults[seat] < state.opts["max_faults"]:
+            return self._point(state, seat, (Event("penalty", seat, {"faults": faults[seat]}),))
+        state, events = _go_out(state, seat, "forfeit")
+        return self._next_round(state, seat, events)
+
+
+def _are_dice(outcome: tuple[int, ...]) -> bool:
+    return all(9 <= face <= 14 for face in outcome)
+
+
+def _bump(values: tuple[int, ...], seat: int) -> tuple[int, ...]:
+    return (*values[:seat], values[seat] + 1, *values[seat + 1 :])
+
+
+def _go_out(state: DiceState, seat: int, reason: str) -> tuple[DiceState, tuple[Event, ...]]:
+    active = (*state.active[:seat], False, *state.active[seat + 1 :])
+    event = Event("out", seat, {"reason": reason})
+    return state._replace(active=active, out=(*state.out, seat)), (event,)
+
+
+DICE = DiceRules(cards=False)
+DICE_CARDS = DiceRules(cards=True)

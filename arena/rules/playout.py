@@ -1,0 +1,75 @@
+"""Random legal play: a sampler over `Legal`, and whole random games, for tests and benchmarks.
+
+PURE: the generator is passed in.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from arena.rules.actions import Accept, Action, Bid, Challenge, Look, Pass, Reroll
+from arena.rules.base import CHANCE, Legal, RuleSet
+
+
+def _low_claim(legal: Legal, rng: random.Random) -> Bid:
+    """A claim near the lowest legal one (geometric steps), so games stay varied."""
+    top = len(legal.space) - 1
+    index = legal.min_index
+    while index < top and rng.random() < 0.6:
+        index += 1
+    return Bid(legal.space.claims[index])
+
+
+def random_action(legal: Legal, rng: random.Random) -> Action:
+    """Return a random legal action, weighted so that games finish and every branch is played."""
+    decision = legal.decision
+    if decision == "reroll":
+        return Reroll(tuple(p for p in range(5) if rng.random() < 0.5))
+    if decision == "claim":
+        return _low_claim(legal, rng)
+    if decision in ("respond", "accept") and (not legal.can_claim() or rng.random() < 0.3):
+        return Challenge()
+    if decision == "respond":
+        return Look() if rng.random() < 0.6 else _low_claim(legal, rng)
+    if decision == "accept":
+        return Accept()
+    if decision == "turn":
+        return _random_pass(legal, rng)
+    raise ValueError(f"no action to sample for decision {decision!r}")
+
+
+def _random_pass(legal: Legal, rng: random.Random) -> Pass:
+    count = rng.choice((0, 0, 1, 1, 2, 3))
+    swaps = tuple(zip(rng.sample(range(5), count), rng.sample(range(5), count), strict=True))
+    swapped = {c for _, c in swaps}
+    hidden = [p for p in range(5) if not legal.face_up[p] or p in swapped]
+    reveal = tuple(p for p in hidden if rng.random() < 0.15)
+    return Pass(_low_claim(legal, rng).claim, swaps, reveal)
+
+
+@dataclass(frozen=True, slots=True)
+class Playout:
+    """What a random game did: decisions made, chance steps, and the final state."""
+
+    decisions: int
+    chances: int
+    state: object
+
+
+def playout(rules: RuleSet, players: int, rng: random.Random, options: dict | None = None,
+            observe: bool = True) -> Playout:
+    """Play one game with random legal actions, building the acting seat's observation."""
+    state = rules.new_game(players, options)
+    decisions = chances = 0
+    to_act, apply, chance, legal_of = rules.to_act, rules.apply, rules.chance, rules.legal
+    while not rules.is_over(state):
+        seat = to_act(state)
+        if seat == CHANCE:
+            state = apply(state, chance(state, rng))
+            chances += 1
+            continue
+        legal = rules.observe(state, seat).legal if observe else legal_of(state)
+        state = apply(state, random_action(legal, rng))
+        decisions += 1
+    return Playout(decisions, chances, state)

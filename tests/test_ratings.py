@@ -1,0 +1,308 @@
+"""Tests for arena.ratings: hand-computed cases, ties, faults, intervals and byte determinism."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from openskill.models import PlackettLuce
+
+from arena.ratings import (
+    FaultCounts,
+    crosstable,
+    crosstable_csv,
+    elo_ratings,
+    openskill_ratings,
+    ratings_json,
+    standings,
+    standings_csv,
+    standings_md,
+    wilson_interval,
+)
+
+Game = dict[str, Any]
+ELO_SCALE = 400 / math.log(10)
+Z95 = 1.959963984540054
+
+
+def game(gid: str, entrants: list[str], placements: list[int], faults: Any = ()) -> Game:
+    return {"id": gid, "entrants": entrants, "placements": placements, "faults": list(faults)}
+
+
+def seven_three() -> list[Game]:
+    """Ten heads-up games: a beats b seven times, b beats a three times."""
+    return [game(f"rr-{i:06d}", ["a", "b"], [1, 2] if i < 7 else [2, 1]) for i in range(10)]
+
+
+# --- Elo ---------------------------------------------------------------------------------
+
+
+def test_elo_without_prior_matches_closed_form() -> None:
+    a, b, idle = elo_ratings(seven_three(), ["a", "b", "idle"], prior_draws=0)
+    assert a.rating is not None and b.rating is not None
+    assert a.rating - b.rating == pytest.approx(400 * math.log10(7 / 3), abs=1e-6)
+    assert a.rating + b.rating == pytest.approx(0, abs=1e-9)
+    # Fisher information of the difference is n p (1 - p) = 2.1; each half carries a quarter.
+    half_width = Z95 * math.sqrt(1 / (4 * 2.1)) * ELO_SCALE
+    assert a.high - a.rating == pytest.approx(half_width, rel=1e-6)
+    assert a.low < a.rating < a.high
+    assert b.low < b.rating < b.high
+    assert (idle.games, idle.rating, idle.low, idle.high) == (0, None, None, None)
+
+
+def test_elo_prior_shrinks_toward_zero_but_keeps_sign() -> None:
+    a, b = elo_ratings(seven_three(), ["a", "b"])
+    assert a.rating is not None and b.rating is not None
+    assert 0 < a.rating < 400 * math.log10(7 / 3) / 2
+    assert b.rating == pytest.approx(-a.rating)
+
+
+def test_elo_all_wins_is_finite_with_prior_and_refused_without() -> None:
+    sweep = [game(f"g{i}", ["a", "b"], [1, 2]) for i in range(5)]
+    a, b = elo_ratings(sweep, ["a", "b"])
+    assert a.rating is not None and math.isfinite(a.rating) and a.rating > 100
+    assert b.rating == pytest.approx(-a.rating)
+    with pytest.raises(ValueError, match="prior"):
+        elo_ratings(sweep, ["a", "b"], prior_draws=0)
+
+
+def test_elo_draws_count_half_and_all_draws_rate_equal() -> None:
+    draws = [game(f"g{i}", ["a", "b", "c"], [1, 1, 1]) for i in range(4)]
+    ratings = elo_ratings(draws, ["a", "b", "c"], prior_draws=0)
+    assert [r.rating for r in ratings] == pytest.approx([0, 0, 0], abs=1e-9)
+    # One win and one draw for a: score 1.5 of 2, so a's odds are 3 to 1.
+    mixed = [game("g1", ["a", "b"], [1, 2]), game("g2", ["a", "b"], [1, 1])]
+    a, b = elo_ratings(mixed, ["a", "b"], prior_draws=0)
+    assert a.rating - b.rating == pytest.approx(400 * math.log10(3), abs=1e-6)
+
+
+def test_elo_fit_matches_scores_in_a_three_way_field() -> None:
+    games = [
+        game("g1", ["a", "b", "c"], [1, 2, 3]),
+        game("g2", ["a", "b", "c"], [2, 1, 3]),
+        game("g3", ["a", "b", "c"], [3, 2, 1]),
+        game("g4", ["c", "a"], [2, 1]),
+    ]
+    ratings = {r.entrant: r.rating for r in elo_ratings(games, ["a", "b", "c"], prior_draws=0)}
+    table = crosstable(games, ["a", "b", "c"])
+    # At the maximum, each entrant's expected pairwise score equals its actual score.
+    for name in "abc":
+        actual = sum(r.above + r.ties / 2 for r in table if r.entrant == name)
+        expected = sum(
+            r.games / (1 + 10 ** ((ratings[r.opponent] - ratings[name]) / 400))
+            for r in table
+            if r.entrant == name
+        )
+        assert expected == pytest.approx(actual, abs=1e-8)
+    assert sum(ratings.values()) == pytest.approx(0, abs=1e-9)
+
+
+# --- OpenSkill ---------------------------------------------------------------------------
+
+
+def test_openskill_follows_id_order_whatever_the_input_order() -> None:
+    games = [
+        game("rr-000002", ["c", "a", "b"], [1, 2, 3]),
+        game("rr-000001", ["a", "b", "c"], [1, 3, 2]),
+        game("rr-000003", ["b", "c"], [1, 1]),
+    ]
+    model = PlackettLuce()
+    current = {n: model.rating(name=n) for n in "abc"}
+    for g in sorted(games, key=lambda g: g["id"]):
+        rated = model.rate([[current[n]] for n in g["entrants"]], ranks=g["placements"])
+        current.update({n: team[0] for n, team in zip(g["entrants"], rated, strict=True)})
+    ours = {r.entrant: r for r in openskill_ratings(games, ["a", "b", "c", "d"])}
+    for n in "abc":
+        assert ours[n].mu == pytest.approx(current[n].mu, rel=1e-12)
+        assert ours[n].sigma == pytest.approx(current[n].sigma, rel=1e-12)
+        assert ours[n].ordinal == pytest.approx(current[n].mu - 3 * current[n].sigma)
+        assert ours[n].low == pytest.approx(current[n].mu - Z95 * current[n].sigma)
+    assert (ours["d"].games, ours["d"].mu, ours["d"].sigma) == (0, 25.0, 25 / 3)
+
+
+def test_openskill_ties_rate_equal_and_winner_rises() -> None:
+    a, b, c = openskill_ratings([game("g1", ["a", "b", "c"], [1, 2, 2])], ["a", "b", "c"])
+    assert a.mu > 25 > b.mu
+    assert (b.mu, b.sigma) == (c.mu, c.sigma)
+
+
+@pytest.mark.parametrize(
+    ("games", "entrants", "message"),
+    [
+        ([game("g1", ["a", "a"], [1, 2])], ["a"], "twice at one table"),
+        ([game("g1", ["a", "x"], [1, 2])], ["a"], "unknown"),
+        ([game("g1", ["a", "b"], [1])], ["a", "b"], "placement"),
+        ([game("g1", ["a", "b"], [1, 2])] * 2, ["a", "b"], "appears twice"),
+        ([game("g1", ["a", "b"], [1, 2], [{"seat": 0, "kind": "slow"}])], ["a", "b"], "fault"),
+        ([game("g1", ["a", "b"], [1, 2], [{"seat": 2, "kind": "crash"}])], ["a", "b"], "fault"),
+        ([], ["a", "a"], "unique"),
+    ],
+)
+def test_bad_results_are_refused(games: list[Game], entrants: list[str], message: str) -> None:
+    for compute in (openskill_ratings, elo_ratings, standings, crosstable):
+        with pytest.raises(ValueError, match=message):
+            compute(games, entrants)
+
+
+# --- standings and crosstable --------------------------------------------------------------
+
+
+def test_wilson_interval_known_values() -> None:
+    assert wilson_interval(7, 10, z=1.96) == pytest.approx((0.3968, 0.8922), abs=1e-4)
+    assert wilson_interval(5, 10, z=1.96) == pytest.approx((0.2366, 0.7634), abs=1e-4)
+    assert wilson_interval(0, 10, z=1.96) == pytest.approx((0.0, 0.2775), abs=1e-4)
+    assert wilson_interval(10, 10, z=1.96) == pytest.approx((0.7225, 1.0), abs=1e-4)
+    assert wilson_interval(7, 10) == pytest.approx((0.3968, 0.8922), abs=2e-4)
+    with pytest.raises(ValueError):
+        wilson_interval(0, 0)
+
+
+def test_standings_ranks_counts_wins_and_faults() -> None:
+    faults = [
+        {"seat": 1, "kind": "timeout", "message": "slow"},
+        {"seat": 1, "kind": "timeout", "message": "slow again"},
+        {"seat": 2, "kind": "illegal", "message": "low claim"},
+    ]
+    games = [
+        *seven_three(),
+        game("rr-000100", ["b", "a", "c"], [1, 1, 3], faults),  # shared first: both win
+    ]
+    rows = standings(games, ["c", "idle", "b", "a"])
+    assert [r.entrant for r in rows] == ["a", "b", "c", "idle"]
+    assert [r.rank for r in rows] == [1, 2, 3, None]
+    a, b, c, idle = rows
+    assert (a.games, a.wins, b.wins, c.wins) == (11, 8, 4, 0)
+    assert a.win_rate == pytest.approx(8 / 11)
+    assert (a.win_low, a.win_high) == pytest.approx(wilson_interval(8, 11))
+    assert c.mean_placement == 3.0
+    assert b.mean_placement == pytest.approx((7 * 2 + 3 + 1) / 11)
+    assert a.faults == FaultCounts(timeout=2)
+    assert c.faults == FaultCounts(illegal=1)
+    assert b.faults.total == 0
+    assert a.rating is not None and b.rating is not None and a.rating > b.rating
+    assert a.elo is not None and a.elo_low is not None and a.elo_low < a.elo < a.elo_high
+    assert (idle.games, idle.wins, idle.win_rate, idle.rating, idle.elo) == (0, 0, None, None, None)
+
+
+def test_standings_equal_ratings_fall_back_to_name() -> None:
+    tied = [game(f"g{i}", ["zed", "amy"], [1, 1]) for i in range(3)]
+    assert [r.entrant for r in standings(tied, ["zed", "amy"])] == ["amy", "zed"]
+
+
+def test_crosstable_counts_every_ordered_pair() -> None:
+    games = [
+        game("g1", ["a", "b", "c"], [1, 2, 2]),
+        game("g2", ["a", "b", "c"], [3, 1, 2]),
+        game("g3", ["a", "b"], [2, 1]),
+    ]
+    rows = {(r.entrant, r.opponent): r for r in crosstable(games, ["a", "b", "c", "d"])}
+    assert len(rows) == 12
+    ab, bc = rows[("a", "b")], rows[("b", "c")]
+    assert (ab.games, ab.above, ab.below, ab.ties) == (3, 1, 2, 0)
+    assert (bc.games, bc.above, bc.below, bc.ties) == (2, 1, 0, 1)
+    assert (rows[("a", "d")].games, rows[("d", "c")].games) == (0, 0)
+    for (x, y), row in rows.items():
+        mirror = rows[(y, x)]
+        assert (row.games, row.above, row.ties) == (mirror.games, mirror.below, mirror.ties)
+        assert row.above + row.below + row.ties == row.games
+
+
+# --- renderers ---------------------------------------------------------------------------
+
+
+def test_ratings_json_is_sorted_rounded_and_ends_in_newline() -> None:
+    entrants = ["b", "a", "idle"]
+    text = ratings_json(
+        openskill_ratings(seven_three(), entrants), elo_ratings(seven_three(), entrants)
+    )
+    assert text.endswith("}\n")
+    document = json.loads(text)
+    assert list(document["entrants"]) == ["a", "b", "idle"]
+    assert document["entrants"]["idle"]["elo"] is None
+    assert document["entrants"]["a"]["elo"]["rating"] == pytest.approx(69.54739, abs=1e-6)
+    assert text == json.dumps(document, sort_keys=True, indent=2) + "\n"
+    assert "-0.0," not in text
+
+
+def test_standings_md_is_an_aligned_table() -> None:
+    rows = standings(seven_three(), ["a", "b", "idle"])
+    lines = standings_md(rows).splitlines()
+    table = lines[:5]
+    assert len({len(line) for line in table}) == 1
+    assert all(line.startswith("| ") and line.endswith(" |") for line in table)
+    assert set(table[1]) <= set("|-: ")
+    assert "| 1   | a " not in table[2] and table[2].startswith("|   1 | a ")
+    assert "70.0% (39.7-89.2)" in table[2]
+    assert table[4].startswith("|   - | idle ")
+
+
+def test_standings_csv_and_crosstable_csv_layout() -> None:
+    rows = standings(seven_three(), ["a", "b", "idle"])
+    lines = standings_csv(rows).split("\n")
+    assert lines[0].startswith("rank,entrant,games,wins,win_rate,")
+    assert lines[0].endswith(",timeout,crash,illegal,protocol")
+    assert lines[1].startswith("1,a,10,7,0.700000,")
+    assert lines[3] == ",idle,0,0,,,,,,,,,,,0,0,0,0"
+    assert lines[-1] == ""
+    cross = crosstable_csv(crosstable(seven_three(), ["a", "b"]))
+    assert cross == "entrant,opponent,games,above,below,ties\na,b,10,7,3,0\nb,a,10,3,7,0\n"
+
+
+NAMES = ["honest", "random", "statistician", "bluffer"]
+
+
+@st.composite
+def results(draw: st.DrawFn) -> list[Game]:
+    count = draw(st.integers(min_value=0, max_value=12))
+    games = []
+    for i in range(count):
+        seats = draw(st.permutations(NAMES).map(lambda p: p[: draw(st.integers(2, 4))]))
+        places = draw(st.lists(st.integers(1, 3), min_size=len(seats), max_size=len(seats)))
+        faults = draw(
+            st.lists(
+                st.fixed_dictionaries(
+                    {
+                        "seat": st.integers(0, len(seats) - 1),
+                        "kind": st.sampled_from(["timeout", "crash", "illegal", "protocol"]),
+                    }
+                ),
+                max_size=2,
+            )
+        )
+        games.append(game(f"rr-{i:06d}", list(seats), places, faults))
+    return games
+
+
+def render_all(games: list[Game]) -> str:
+    rows = standings(games, NAMES)
+    return "".join(
+        (
+            ratings_json(openskill_ratings(games, NAMES), elo_ratings(games, NAMES)),
+            standings_csv(rows),
+            standings_md(rows),
+            crosstable_csv(crosstable(games, NAMES)),
+        )
+    )
+
+
+@settings(max_examples=25, deadline=None)
+@given(data=st.data(), games=results())
+def test_output_bytes_do_not_depend_on_finishing_order(
+    data: st.DataObject, games: list[Game]
+) -> None:
+    shuffled = data.draw(st.permutations(games))
+    assert render_all(list(shuffled)) == render_all(games)
+
+
+@settings(max_examples=25, deadline=None)
+@given(games=results())
+def test_elo_is_centred_and_inside_its_interval(games: list[Game]) -> None:
+    fitted = [r for r in elo_ratings(games, NAMES) if r.rating is not None]
+    assert sum(r.rating for r in fitted if r.rating is not None) == pytest.approx(0, abs=1e-6)
+    for r in fitted:
+        assert r.low is not None and r.high is not None
+        assert r.low < r.rating < r.high
