@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from arena.rules.base import CHANCE, TERMINAL, IllegalAction, OptionError, RuleSet, RulesError
+from arena.rules.base import CHANCE, TERMINAL, IllegalAction, OptionError, RulesError, RuleSet
 from arena.rules.cards import CARDS
 from arena.rules.dice import DICE, DICE_CARDS
 

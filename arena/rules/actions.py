@@ -5,6 +5,7 @@ Shared by the three rule sets; what is legal when is each rule set's business.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 from arena.hands import Claim, HandError, parse_claim
@@ -125,7 +126,7 @@ def _parse_pass(words: list[str], straight_over_full: bool) -> Pass:
     claim = parse_claim(" ".join(words[: marks[0]]), straight_over_full)
     swaps: tuple[tuple[int, int], ...] = ()
     reveal: tuple[int, ...] = ()
-    for start, stop in zip(marks, marks[1:], strict=False):
+    for start, stop in itertools.pairwise(marks):
         args = words[start + 1 : stop]
         if words[start] == "reveal":
             reveal = _positions(args)

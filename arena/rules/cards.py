@@ -57,8 +57,11 @@ class CardsState(NamedTuple):
     events: tuple[Event, ...]
 
 
+_CARD_TEXT = tuple(hands.card_text(c) for c in _DECK)
+
+
 def _texts(cards: tuple[int, ...]) -> tuple[str, ...]:
-    return tuple(hands.card_text(c) for c in cards)
+    return tuple([_CARD_TEXT[c] for c in cards])
 
 
 class CardsRules:
@@ -136,7 +139,7 @@ class CardsRules:
         only while it holds it after accepting (or fresh)."""
         holding = seat == state.holder and state.phase == TURN
         central = tuple(
-            hands.card_text(c) if holding or up else None
+            _CARD_TEXT[c] if holding or up else None
             for c, up in zip(state.central, state.face_up, strict=True)
         )
         legal = self.legal(state) if seat == state.holder else self._legal("wait", state)
@@ -214,7 +217,7 @@ class CardsRules:
             face[middle] = False
         for position in action.reveal:
             face[position] = True
-        shown = tuple(hands.card_text(c) if up else None
+        shown = tuple(_CARD_TEXT[c] if up else None
                       for c, up in zip(central, face, strict=True))
         event = Event("pass", seat, {"claim": action.claim, "swapped": len(action.swaps),
                                      "face_up": shown})

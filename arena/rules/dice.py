@@ -6,9 +6,10 @@ copy than frozen dataclasses on this hot path); claims are indexes into the clai
 
 from __future__ import annotations
 
+import itertools
 import random
-from collections.abc import Mapping
-from typing import NamedTuple
+from collections.abc import Callable, Mapping
+from typing import Any, NamedTuple
 
 from arena import hands
 from arena.rules.actions import Action, Bid, Challenge, Chance, Look, Reroll
@@ -32,6 +33,10 @@ DEAL, FILL, EXCHANGE, CLAIM, RESPOND, REROLL, OVER = range(7)
 _DECISION = {EXCHANGE: "reroll", CLAIM: "claim", RESPOND: "respond", REROLL: "reroll"}
 _SEEN = (EXCHANGE, CLAIM, REROLL)  # phases in which the holder is looking at the hand
 _DECK = tuple(range(52))
+_CARD_TEXT = tuple(hands.card_text(c) for c in _DECK)
+# Every roll of k dice, in a fixed order: one randrange picks a whole roll.
+_ROLLS = tuple(tuple(itertools.product(hands.DIE_RANKS, repeat=k)) for k in range(6))
+_DICE_TEXT: dict[tuple[int, ...], tuple[str, ...]] = {}  # at most 7,776 entries
 
 
 class DiceState(NamedTuple):
@@ -71,8 +76,14 @@ class DiceRules:
             OptionSpec("max_points", 5, "penalty points that put a player out", minimum=1),
             *FAULT_OPTIONS,
         )
-        self._legal_cache: dict[tuple[str, int, bool], Legal] = {}
+        self._legal_cache: dict[int, Legal] = {}
         self._index_cache: dict[bool, dict[tuple[int, ...], int]] = {}
+        self._steps: dict[type, Callable[[DiceState, Any], DiceState]] = {
+            Bid: lambda state, action: self._bid(state, state.space.index[action.claim]),
+            Challenge: lambda state, action: self._challenge(state),
+            Look: self._look,
+            Reroll: lambda state, action: self._reroll(state, tuple(sorted(action.positions))),
+        }
 
     def __repr__(self) -> str:
         return f"<rules {self.id} v{self.version}>"
@@ -117,10 +128,10 @@ class DiceRules:
 
     def legal(self, state: DiceState) -> Legal:
         """Return what the holder may do now."""
-        decision = _DECISION.get(state.phase, "wait")
-        key = (decision, state.claim + 1, state.space.straight_over_full)
+        key = (state.phase << 10) | ((state.claim + 1) << 1) | state.space.straight_over_full
         legal = self._legal_cache.get(key)
         if legal is None:
+            decision = _DECISION.get(state.phase, "wait")
             legal = self._legal_cache[key] = Legal(decision, state.space, state.claim + 1)
         return legal
 
@@ -136,11 +147,7 @@ class DiceRules:
         )
 
     def _wait(self, state: DiceState) -> Legal:
-        key = ("wait", state.claim + 1, state.space.straight_over_full)
-        legal = self._legal_cache.get(key)
-        if legal is None:
-            legal = self._legal_cache[key] = Legal("wait", state.space, state.claim + 1)
-        return legal
+        return self.legal(state._replace(phase=OVER))
 
     def result(self, state: DiceState) -> Result:
         """Return placements: the last player in wins, the others in reverse order of going out."""
@@ -161,8 +168,6 @@ class DiceRules:
         sof = space.straight_over_full
         table = self._index_cache.get(sof)
         if table is None:
-            import itertools
-
             rolls = itertools.product(hands.DIE_RANKS, repeat=5)
             table = {r: space.index[hands.dice_value(r, sof)] for r in rolls}
             self._index_cache[sof] = table
@@ -170,8 +175,11 @@ class DiceRules:
 
     def _text(self, tokens: tuple[int, ...]) -> tuple[str, ...]:
         if self.cards:
-            return tuple(hands.card_text(c) for c in tokens)
-        return tuple(hands.RANK_TEXT[d - 2] for d in tokens)
+            return tuple([_CARD_TEXT[c] for c in tokens])
+        text = _DICE_TEXT.get(tokens)
+        if text is None:
+            text = _DICE_TEXT[tokens] = tuple([hands.RANK_TEXT[d - 2] for d in tokens])
+        return text
 
     # --- chance -----------------------------------------------------------------------
 
@@ -180,12 +188,13 @@ class DiceRules:
         if state.phase == DEAL:
             if self.cards:
                 return Chance(tuple(rng.sample(_DECK, 52)))
-            return Chance(tuple(rng.choices(hands.DIE_RANKS, k=5)))
+            return Chance(_ROLLS[5][rng.randrange(7776)])
         if state.phase != FILL:
             raise RulesError("no chance outcome is pending")
         if self.cards:
             return Chance(tuple(rng.sample(state.discards, len(state.discards))))
-        return Chance(tuple(rng.choices(hands.DIE_RANKS, k=len(state.pending))))
+        table = _ROLLS[len(state.pending)]
+        return Chance(table[rng.randrange(len(table))])
 
     # --- transitions ------------------------------------------------------------------
 
@@ -200,17 +209,12 @@ class DiceRules:
         problem = self.legal(state).problem(action)
         if problem is not None:
             raise IllegalAction(f"seat {state.holder}: {problem}")
-        if isinstance(action, Bid):
-            return self._bid(state, state.space.index[action.claim])
-        if isinstance(action, Challenge):
-            return self._challenge(state)
-        if isinstance(action, Look):
-            seen = Event("see", state.holder, {"hand": self._text(state.hand)}, state.holder)
-            look = Event("look", state.holder)
-            return state._replace(phase=REROLL, history=(*state.history, look),
-                                  events=(look, seen))
-        assert isinstance(action, Reroll)
-        return self._reroll(state, tuple(sorted(action.positions)))
+        return self._steps[type(action)](state, action)
+
+    def _look(self, state: DiceState, action: Look) -> DiceState:
+        seen = Event("see", state.holder, {"hand": self._text(state.hand)}, state.holder)
+        look = Event("look", state.holder)
+        return state._replace(phase=REROLL, history=(*state.history, look), events=(look, seen))
 
     def _apply_chance(self, state: DiceState, chance: Chance) -> DiceState:
         if state.phase == DEAL:
