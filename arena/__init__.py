@@ -1,1 +1,24 @@
-"""arena: a referee and tournament runner for Liar's Poker bots."""
+"""arena: a referee and tournament runner for Liar's Poker (Póker Mentiroso) bots.
+
+The public API, re-exported: write a bot by subclassing `Bot`, answer with the actions, and
+register it with `hookimpl`; play a game with `play_game`.
+"""
+
+from __future__ import annotations
+
+from arena.bot import Bot, BotContext, GameEnd, Limits
+from arena.hands import Claim, parse_claim
+from arena.hookspecs import hookimpl
+from arena.referee import GameRecord, play_game
+from arena.rules.actions import Accept, Action, Bid, Challenge, Look, Pass, Reroll, parse_action
+from arena.rules.base import Event, Legal, Observation, Result
+
+Exchange = Reroll  # dice-cards: exchanging cards is the reroll of the card variation
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Accept", "Action", "Bid", "Bot", "BotContext", "Challenge", "Claim", "Event", "Exchange",
+    "GameEnd", "GameRecord", "Legal", "Limits", "Look", "Observation", "Pass", "Reroll",
+    "Result", "hookimpl", "parse_action", "parse_claim", "play_game",
+]

@@ -1,0 +1,105 @@
+"""What a bot is: the `Bot` base class and the context it is built with.
+
+A bot sees only immutable values: its `BotContext`, `Observation`s and public `Event`s. It
+never receives the game state, the referee, or another bot. This module must not import the
+referee or the tournament layer.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, ClassVar
+
+from arena.rules.actions import Action
+from arena.rules.base import Event, Observation, Result
+
+ALL_RULES = ("dice", "dice-cards", "cards")
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Time limits for each bot: seconds per decision, and an optional per-game time bank."""
+
+    decision: float = 1.0
+    bank: float | None = None
+
+    def __post_init__(self) -> None:
+        if not self.decision > 0:
+            raise ValueError(f"decision time limit must be positive, not {self.decision!r}")
+        if self.bank is not None and self.bank < 0:
+            raise ValueError(f"time bank must be zero or more seconds, not {self.bank!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class BotContext:
+    """Everything a bot is built with: its seat, the game's rules, limits and its own rng."""
+
+    seat: int
+    players: int
+    rules: str
+    options: Mapping[str, Any]
+    limits: Limits
+    rng: random.Random = field(compare=False)
+    bot_options: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    names: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class GameEnd:
+    """What a bot learns when the game ends: the result and its own place."""
+
+    result: Result
+    seat: int
+
+    @property
+    def place(self) -> int:
+        """This bot's place (1 is best)."""
+        return self.result.placements[self.seat]
+
+
+class Bot:
+    """Base class for bots: override `act`; `start`, `notify` and `end` are optional.
+
+    Class attributes describe the bot for `arena bots`: `name` (unique), `rules` (the rule
+    sets it can play), `description` (one line; default: the docstring's first line), and
+    `options` (bot options it accepts, with defaults; set per entrant in a tournament config).
+    """
+
+    name: ClassVar[str] = ""
+    rules: ClassVar[tuple[str, ...]] = ALL_RULES
+    description: ClassVar[str] = ""
+    options: ClassVar[Mapping[str, Any]] = MappingProxyType({})
+
+    def __init__(self, context: BotContext) -> None:
+        self.context = context
+        self.seat = context.seat
+        self.rng = context.rng
+        unknown = sorted(set(context.bot_options) - set(self.options))
+        if unknown:
+            known = ", ".join(sorted(self.options)) or "none"
+            raise ValueError(f"{self.name}: unknown bot option {unknown[0]!r} (known: {known})")
+        self.settings: dict[str, Any] = {**self.options, **context.bot_options}
+
+    def start(self, context: BotContext) -> None:
+        """Called once before the first decision (the context is also on `self.context`)."""
+
+    def act(self, observation: Observation) -> Action:
+        """Return the action for this decision; `observation.legal` says what is allowed."""
+        raise NotImplementedError(f"{type(self).__name__} must implement act(observation)")
+
+    def notify(self, event: Event) -> None:
+        """Called for every public event, and for this seat's own private ones."""
+
+    def end(self, result: GameEnd) -> None:
+        """Called once when the game is over."""
+
+    @classmethod
+    def summary(cls) -> str:
+        """The one-line description shown by `arena bots`."""
+        if cls.description:
+            return cls.description
+        doc = (cls.__doc__ or "").strip()
+        return doc.splitlines()[0] if doc else ""

@@ -1,0 +1,149 @@
+"""Where a bot runs. The referee talks to every bot through a `Host`; this module holds the
+`inline` host (the bot in the referee's own process: fast, for trusted bots only).
+
+A host turns whatever goes wrong inside a bot into a `BotFault` with a kind (`timeout`,
+`crash`, `illegal`, `protocol`) and a one-line message. Hosts never see the game state.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterator
+from typing import Protocol
+
+from arena.bot import Bot, BotContext, GameEnd
+from arena.rules.actions import Action
+from arena.rules.base import Event, Observation
+
+
+class BotFault(Exception):
+    """A bot misbehaved: `kind` is timeout, crash, illegal or protocol."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(f"{kind}: {message}")
+        self.kind = kind
+        self.message = message
+
+
+class Host(Protocol):
+    """How the referee reaches one bot for one game."""
+
+    mode: str
+
+    def start(self, context: BotContext) -> None:
+        """Build a fresh bot for this game; raise BotFault if it cannot be built."""
+
+    def act(self, observation: Observation, timeout: float) -> Action:
+        """Return the bot's action within `timeout` seconds, or raise BotFault."""
+
+    def notify(self, event: Event) -> None:
+        """Pass on an event the bot may see; raise BotFault if the bot fails."""
+
+    def end(self, result: GameEnd) -> None:
+        """Tell the bot the game is over; raise BotFault if it fails."""
+
+    def close(self) -> None:
+        """Release what the host holds (processes, pipes)."""
+
+
+class DecisionTimeout(BaseException):
+    """Raised inside an inline bot by the alarm; a BaseException so `except Exception` in a
+    bot does not swallow it."""
+
+
+def _message(exc: BaseException) -> str:
+    text = str(exc).splitlines()[0] if str(exc) else ""
+    return f"{type(exc).__name__}: {text}"[:500]
+
+
+def _alarm(signum: int, frame: object) -> None:
+    raise DecisionTimeout()
+
+
+_ALARM_DEPTH = 0
+
+
+@contextlib.contextmanager
+def decision_alarm() -> Iterator[None]:
+    """Install the SIGALRM handler that interrupts inline bots, for the span of a game."""
+    global _ALARM_DEPTH
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGALRM, _alarm) if _ALARM_DEPTH == 0 else None
+    _ALARM_DEPTH += 1
+    try:
+        yield
+    finally:
+        _ALARM_DEPTH -= 1
+        if _ALARM_DEPTH == 0:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+
+
+class InlineHost:
+    """Runs a bot class in this process. The time limit interrupts long pure-Python work with
+    SIGALRM (main thread only) and is checked after the fact when it could not interrupt."""
+
+    mode = "inline"
+
+    def __init__(self, factory: Callable[[BotContext], Bot]) -> None:
+        self.factory = factory
+        self.bot: Bot | None = None
+        self._can_alarm = threading.current_thread() is threading.main_thread()
+        self._notify: Callable[[Event], None] | None = None
+
+    def start(self, context: BotContext) -> None:
+        """Build the bot and call its start()."""
+        try:
+            self.bot = self.factory(context)
+            self.bot.start(context)
+        except Exception as exc:
+            raise BotFault("crash", f"while starting: {_message(exc)}") from exc
+        overridden = type(self.bot).notify is not Bot.notify
+        self._notify = self.bot.notify if overridden else None
+
+    def act(self, observation: Observation, timeout: float) -> Action:
+        """Ask the bot, interrupting it at the deadline where the process allows."""
+        assert self.bot is not None
+        armed = _ALARM_DEPTH > 0 and self._can_alarm and timeout < 1e6
+        if armed:
+            signal.setitimer(signal.ITIMER_REAL, timeout)
+        started = time.perf_counter()
+        try:
+            action = self.bot.act(observation)
+        except DecisionTimeout:
+            raise BotFault("timeout", f"no answer within {timeout:.3g}s") from None
+        except Exception as exc:
+            raise BotFault("crash", _message(exc)) from exc
+        finally:
+            if armed:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+        elapsed = time.perf_counter() - started
+        if elapsed > timeout:
+            raise BotFault("timeout", f"answered after {elapsed:.3g}s, limit {timeout:.3g}s")
+        return action
+
+    def notify(self, event: Event) -> None:
+        """Pass the event on, if the bot listens."""
+        if self._notify is None:
+            return
+        try:
+            self._notify(event)
+        except Exception as exc:
+            raise BotFault("crash", f"in notify: {_message(exc)}") from exc
+
+    def end(self, result: GameEnd) -> None:
+        """Tell the bot the result."""
+        assert self.bot is not None
+        try:
+            self.bot.end(result)
+        except Exception as exc:
+            raise BotFault("crash", f"in end: {_message(exc)}") from exc
+
+    def close(self) -> None:
+        """Drop the bot."""
+        self.bot = None

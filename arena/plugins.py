@@ -1,0 +1,232 @@
+"""Plugin discovery and the bot registry: entry points, bot files and `module:Class` references.
+
+pluggy runs once to fill a `Registry`; after that, games use plain classes. Listings are
+sorted by name so that load order never changes seats or seeds. This module does not play
+games and does not read tournament configs.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import importlib
+import importlib.util
+import inspect
+import os
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pluggy
+
+from arena import hookspecs
+from arena.bot import Bot
+from arena.rules import RULESETS, RuleSet
+
+GROUP = "arena"
+
+
+class PluginError(Exception):
+    """A bot or rule set that cannot be found or registered; the message says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class BotSpec:
+    """A registered bot: its class and where it came from."""
+
+    name: str
+    factory: type[Bot]
+    rules: tuple[str, ...]
+    description: str
+    origin: str
+    version: str = ""
+
+    @property
+    def builtin(self) -> bool:
+        """Whether the bot ships with arena (and so may run inline by default)."""
+        return self.origin.startswith("arena ")
+
+
+class Registry:
+    """Bots and rule sets by name; duplicates are errors naming both origins."""
+
+    def __init__(self) -> None:
+        self.bots: dict[str, BotSpec] = {}
+        self.rules: dict[str, RuleSet] = dict(RULESETS)
+
+    def register(self, factory: type[Bot], origin: str, version: str = "",
+                 name: str | None = None) -> BotSpec:
+        """Add a bot class; raise PluginError if its name is taken."""
+        if not (inspect.isclass(factory) and issubclass(factory, Bot)):
+            raise PluginError(f"{origin}: {factory!r} is not a subclass of arena.Bot")
+        bot_name = name or factory.name
+        if not bot_name:
+            raise PluginError(f"{origin}: bot class {factory.__name__} has no name")
+        if bot_name in self.bots:
+            first = self.bots[bot_name].origin
+            raise PluginError(
+                f"duplicate bot name {bot_name!r}: registered by {first} and by {origin}"
+            )
+        spec = BotSpec(bot_name, factory, tuple(factory.rules), factory.summary(), origin, version)
+        self.bots[bot_name] = spec
+        return spec
+
+    def register_rules(self, ruleset: RuleSet, origin: str) -> None:
+        """Add a rule set; raise PluginError if its id is taken."""
+        if ruleset.id in self.rules:
+            raise PluginError(f"duplicate rule set {ruleset.id!r}: registered again by {origin}")
+        self.rules[ruleset.id] = ruleset
+
+    def names(self) -> list[str]:
+        """Registered bot names, sorted."""
+        return sorted(self.bots)
+
+    def specs(self) -> Iterator[BotSpec]:
+        """Registered bots, sorted by name."""
+        return (self.bots[name] for name in self.names())
+
+    def resolve(self, ref: str) -> BotSpec:
+        """Find a bot by registered name, Python file path (`path.py[:Class]`) or `module:Class`."""
+        if ref in self.bots:
+            return self.bots[ref]
+        path, _, cls = ref.partition(".py:") if ".py:" in ref else (ref, "", "")
+        if ".py:" in ref:
+            path += ".py"
+        if path.endswith(".py"):
+            return bot_from_file(Path(path), cls or None)
+        if ":" in ref:
+            return bot_from_module(ref)
+        raise PluginError(unknown_bot_message(ref, self.names()))
+
+    def exists(self, ref: str) -> bool:
+        """Whether a bot reference resolves."""
+        try:
+            self.resolve(ref)
+        except PluginError:
+            return False
+        return True
+
+
+def unknown_bot_message(ref: str, names: list[str]) -> str:
+    """Say that a bot is unknown, with the nearest registered names."""
+    near = difflib.get_close_matches(ref, names, n=1)
+    hint = f" (did you mean {near[0]!r}?)" if near else f" (known: {', '.join(names)})"
+    return f"unknown bot {ref!r}{hint}"
+
+
+def _bot_classes(module: ModuleType) -> list[type[Bot]]:
+    return [obj for obj in vars(module).values()
+            if inspect.isclass(obj) and issubclass(obj, Bot) and obj is not Bot
+            and obj.__module__ == module.__name__]
+
+
+def _import_file(path: Path) -> ModuleType:
+    resolved = path.resolve()
+    digest = hashlib.sha1(str(resolved).encode()).hexdigest()[:10]
+    name = f"arena_botfile_{resolved.stem}_{digest}"
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, resolved)
+    if spec is None or spec.loader is None:
+        raise PluginError(f"{path}: cannot load as a Python module")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:
+        del sys.modules[name]
+        raise PluginError(f"{path}: {type(exc).__name__}: {exc}") from exc
+    return module
+
+
+def bot_from_file(path: Path, cls_name: str | None = None) -> BotSpec:
+    """Load a bot class from a Python file; with several classes, name one as `file.py:Class`."""
+    if not path.is_file():
+        raise PluginError(f"bot file {str(path)!r} does not exist")
+    module = _import_file(path)
+    return _pick(module, cls_name, f"file {path}")
+
+
+def bot_from_module(ref: str) -> BotSpec:
+    """Load a bot class from an importable `module:Class` reference."""
+    module_name, _, cls_name = ref.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise PluginError(f"cannot import module {module_name!r} for bot {ref!r}: {exc}") from exc
+    return _pick(module, cls_name or None, f"module {ref}")
+
+
+def _pick(module: ModuleType, cls_name: str | None, origin: str) -> BotSpec:
+    if cls_name:
+        factory = getattr(module, cls_name, None)
+        if factory is None:
+            raise PluginError(f"{origin}: no class {cls_name!r}")
+        candidates = [factory]
+    else:
+        candidates = _bot_classes(module)
+    if len(candidates) != 1:
+        found = ", ".join(c.__name__ for c in candidates) or "none"
+        raise PluginError(f"{origin}: expected one arena.Bot subclass, found {found}"
+                          " (name one as FILE.py:Class)")
+    factory = candidates[0]
+    registry = Registry()
+    return registry.register(factory, origin, name=factory.name or factory.__name__.lower())
+
+
+def make_plugin_manager(load_entry_points: bool = True) -> pluggy.PluginManager:
+    """Return a plugin manager with arena's hookspecs and the installed plugins loaded."""
+    pm = pluggy.PluginManager(GROUP)
+    pm.add_hookspecs(hookspecs)
+    blocked = os.environ.get("ARENA_DISABLE_PLUGINS", "")
+    for name in filter(None, (b.strip() for b in blocked.split(","))):
+        pm.set_blocked(name)
+    if load_entry_points:
+        pm.load_setuptools_entrypoints(GROUP)
+    pm.check_pending()
+    return pm
+
+
+def _origin(pm: pluggy.PluginManager, plugin: object) -> tuple[str, str]:
+    for owner, dist in pm.list_plugin_distinfo():
+        if owner is plugin:
+            name, version = dist.metadata["name"], dist.version
+            return f"{name} {version}", version
+    module = getattr(plugin, "__file__", None) or getattr(plugin, "__name__", repr(plugin))
+    return f"plugin {module}", ""
+
+
+def build_registry(pm: pluggy.PluginManager | None = None) -> Registry:
+    """Run the register hooks of every plugin, recording each bot's origin."""
+    pm = pm or make_plugin_manager()
+    registry = Registry()
+    for impl in reversed(pm.hook.register_bots.get_hookimpls()):
+        origin, version = _origin(pm, impl.plugin)
+
+        def register(factory: type[Bot], name: str | None = None,
+                     _origin: str = origin, _version: str = version) -> None:
+            registry.register(factory, _origin, _version, name)
+
+        impl.function(register=register)
+    for impl in reversed(pm.hook.register_rules.get_hookimpls()):
+        origin, _ = _origin(pm, impl.plugin)
+        impl.function(register=_rules_adder(registry, origin))
+    return registry
+
+
+def _rules_adder(registry: Registry, origin: str) -> Callable[[Any], None]:
+    return lambda ruleset: registry.register_rules(ruleset, origin)
+
+
+_DEFAULT: Registry | None = None
+
+
+def default_registry() -> Registry:
+    """The registry of installed plugins, built once per process."""
+    global _DEFAULT
+    if _DEFAULT is None:
+        _DEFAULT = build_registry()
+    return _DEFAULT

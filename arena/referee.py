@@ -1,0 +1,218 @@
+"""The referee plays one game: it asks the bots, keeps the clock, applies the fault policy and
+records every event. It owns everything impure about a game; the rules stay pure.
+
+No exception from a bot escapes: each becomes a recorded fault and the game finishes. An
+exception from the rules or the referee itself is a referee bug and raises `RefereeError`, so
+it is never charged to a bot. This module does not read configs or write files.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from arena.bot import Bot, BotContext, GameEnd, Limits
+from arena.hosts import BotFault, Host, InlineHost, decision_alarm
+from arena.rules import CHANCE, TERMINAL, RuleSet, get_rules
+from arena.rules.actions import Action, Chance
+from arena.rules.base import Event, Result
+from arena.seeds import derive_seed
+
+MAX_DECISIONS = 200_000
+
+
+class RefereeError(RuntimeError):
+    """A bug in the rules or the referee (never a bot's fault)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Player:
+    """One seat's bot: its name, where it came from, and the host it runs in."""
+
+    name: str
+    host: Host
+    origin: str = ""
+    version: str = ""
+    options: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+
+
+@dataclass(frozen=True, slots=True)
+class Fault:
+    """A bot's fault: which seat, which kind, the message, and the decision it happened at."""
+
+    seat: int
+    kind: str
+    message: str
+    decision: int
+
+
+@dataclass(frozen=True, slots=True)
+class GameRecord:
+    """Everything about one finished game.
+
+    `log` holds, in order: ("chance", Chance), ("action", seat, Action, seconds),
+    ("fault", seat, kind, message, seconds) and ("event", Event) entries.
+    """
+
+    rules: str
+    version: int
+    options: Mapping[str, Any]
+    seed: int
+    players: tuple[Player, ...]
+    log: tuple[tuple, ...]
+    result: Result
+    faults: tuple[Fault, ...]
+    decisions: int
+    think: tuple[float, ...]
+
+
+def as_player(item: object, registry: Any = None) -> Player:
+    """Turn a bot name, Bot class, factory or Player into a Player running inline."""
+    if isinstance(item, Player):
+        return item
+    if isinstance(item, str):
+        from arena.plugins import default_registry
+
+        spec = (registry or default_registry()).resolve(item)
+        return Player(spec.name, InlineHost(spec.factory), spec.origin, spec.version)
+    if isinstance(item, type) and issubclass(item, Bot):
+        return Player(item.name or item.__name__, InlineHost(item), f"class {item.__qualname__}")
+    if callable(item):
+        factory: Callable[[BotContext], Bot] = item  # type: ignore[assignment]
+        return Player(getattr(item, "__name__", "bot"), InlineHost(factory), "callable")
+    raise TypeError(f"not a bot: {item!r}")
+
+
+def play_game(rules: str | RuleSet, players: Sequence[object], seed: int = 0,
+              options: Mapping[str, Any] | None = None, limits: Limits | None = None) -> GameRecord:
+    """Play one game between the given bots and return its record."""
+    ruleset = get_rules(rules) if isinstance(rules, str) else rules
+    seats = tuple(as_player(p) for p in players)
+    game = _Game(ruleset, seats, seed, ruleset.check_options(options), limits or Limits())
+    with decision_alarm():
+        return game.play()
+
+
+class _Game:
+    """The mutable bookkeeping of one game in progress (the rules state itself is immutable)."""
+
+    def __init__(self, ruleset: RuleSet, players: tuple[Player, ...], seed: int,
+                 options: dict, limits: Limits) -> None:
+        self.rules, self.players, self.seed = ruleset, players, seed
+        self.options, self.limits = options, limits
+        self.log: list[tuple] = []
+        self.faults: list[Fault] = []
+        self.broken: list[BotFault | None] = [None] * len(players)
+        self.think = [0.0] * len(players)
+        self.bank = [limits.bank or 0.0] * len(players)
+        self.decisions = 0
+
+    def play(self) -> GameRecord:
+        """Run the game to its end."""
+        rules, rng = self.rules, random.Random(derive_seed(self.seed, "game"))
+        state = self._call(rules.new_game, len(self.players), self.options)
+        self._start_bots()
+        while True:
+            seat = rules.to_act(state)
+            if seat == TERMINAL:
+                break
+            if seat == CHANCE:
+                outcome: Chance = self._call(rules.chance, state, rng)
+                self.log.append(("chance", outcome))
+                state = self._call(rules.apply, state, outcome)
+            else:
+                state = self._decide(state, seat)
+            self._dispatch(rules.events(state))
+            if self.decisions > MAX_DECISIONS:
+                raise RefereeError(f"game did not end after {MAX_DECISIONS} decisions")
+        result: Result = self._call(rules.result, state)
+        self._end_bots(result)
+        return GameRecord(rules.id, rules.version, MappingProxyType(self.options), self.seed,
+                          self.players, tuple(self.log), result, tuple(self.faults),
+                          self.decisions, tuple(self.think))
+
+    def _call(self, function: Callable[..., Any], *args: Any) -> Any:
+        try:
+            return function(*args)
+        except Exception as exc:
+            where = f"{getattr(function, '__name__', function)} at decision {self.decisions}"
+            raise RefereeError(f"referee bug in {where}: {type(exc).__name__}: {exc}") from exc
+
+    def _start_bots(self) -> None:
+        names = tuple(p.name for p in self.players)
+        for seat, player in enumerate(self.players):
+            context = BotContext(
+                seat, len(self.players), self.rules.id, MappingProxyType(self.options),
+                self.limits, random.Random(derive_seed(self.seed, "bot", seat)),
+                player.options, names,
+            )
+            try:
+                player.host.start(context)
+            except BotFault as fault:
+                self.broken[seat] = fault
+
+    def _decide(self, state: Any, seat: int) -> Any:
+        """Ask one bot for its decision and apply it, or apply the fault policy."""
+        self.decisions += 1
+        observation = self._call(self.rules.observe, state, seat)
+        timeout = self.limits.decision + self.bank[seat]
+        started = time.perf_counter()
+        try:
+            if self.broken[seat] is not None:
+                raise self.broken[seat]  # type: ignore[misc]
+            action: Action = self.players[seat].host.act(observation, timeout)
+            problem = _problem(observation, action)
+            if problem is not None:
+                raise BotFault("illegal", problem)
+        except BotFault as fault:
+            elapsed = self._clock(seat, started)
+            return self._fault(state, seat, fault, elapsed)
+        elapsed = self._clock(seat, started)
+        self.log.append(("action", seat, action, elapsed))
+        return self._call(self.rules.apply, state, action)
+
+    def _clock(self, seat: int, started: float) -> float:
+        elapsed = time.perf_counter() - started
+        self.think[seat] += elapsed
+        if elapsed > self.limits.decision:
+            self.bank[seat] = max(0.0, self.bank[seat] - (elapsed - self.limits.decision))
+        return elapsed
+
+    def _fault(self, state: Any, seat: int, fault: BotFault, elapsed: float) -> Any:
+        self.faults.append(Fault(seat, fault.kind, fault.message, self.decisions))
+        self.log.append(("fault", seat, fault.kind, fault.message, elapsed))
+        return self._call(self.rules.fault, state, seat)
+
+    def _dispatch(self, events: tuple[Event, ...]) -> None:
+        """Record events and pass each to the seats that may see it."""
+        hosts = self.players
+        for event in events:
+            self.log.append(("event", event))
+            for seat, player in enumerate(hosts):
+                if self.broken[seat] is None and (event.to is None or event.to == seat):
+                    try:
+                        player.host.notify(event)
+                    except BotFault as fault:
+                        self.broken[seat] = fault
+
+    def _end_bots(self, result: Result) -> None:
+        for seat, player in enumerate(self.players):
+            try:
+                if self.broken[seat] is None:
+                    player.host.end(GameEnd(result, seat))
+            except BotFault as fault:
+                self.faults.append(Fault(seat, fault.kind, fault.message, self.decisions))
+            finally:
+                player.host.close()
+
+
+def _problem(observation: Any, action: object) -> str | None:
+    """Why the bot's answer is illegal, or None; a bot object that breaks the check is illegal."""
+    try:
+        return observation.legal.problem(action)
+    except Exception as exc:  # noqa: BLE001 - the bot's object broke the check: its fault
+        return f"unusable answer {type(action).__name__}: {type(exc).__name__}: {exc}"
