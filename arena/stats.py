@@ -10,7 +10,7 @@ decision it stops on:
   reproduced number for number without scipy.
 * more seats: a group yields one difference d = score(candidate) - score(baseline) in
   [-1, 1]; `Summary` keeps running totals and `llr_paired` is a Gaussian generalized SPRT
-  on the mean of d.
+  on the t-value of d (its mean over its standard deviation).
 
 The maths is written out for strategy authors in docs/compare.md.
 
@@ -28,7 +28,6 @@ from typing import Literal
 
 Verdict = Literal["H0", "H1"]
 PentanomialModel = Literal["normalized", "logistic"]
-PairedModel = Literal["normalized", "score"]
 
 NELO_PER_T = 800 / math.log(10)
 """Normalized Elo per unit of per-game t-value (fishtest's ``nelo_divided_by_nt``)."""
@@ -47,7 +46,7 @@ REGULARIZER = 1e-3
 """fishtest's pseudo-count: empty pentanomial cells get this weight, paired samples get
 this weight at each end of [-1, 1], so no figure is undefined with few or identical groups."""
 
-PAIR_COUNT = 5
+PENTANOMIAL_CELLS = 5
 _PAIR_AVERAGES = (0.0, 0.25, 0.5, 0.75, 1.0)  # a pair's points per game, cell by cell
 _ELO_SCORE_FLOOR = 1e-3  # fishtest caps Elo at about ±1200 rather than reporting infinity
 _MLE_ROUNDS = 10  # fishtest's MLE_t_value: at most ten fixed-point rounds...
@@ -92,14 +91,16 @@ class Summary:
     def __post_init__(self) -> None:
         if self.n < 0:
             raise ValueError(f"n must be >= 0, got {self.n}")
-        if self.total_squares < 0:
-            raise ValueError(f"total_squares must be >= 0, got {self.total_squares}")
+        if not abs(self.total) <= self.n:
+            raise ValueError(f"total must be in [-n, n] for n={self.n}, got {self.total}")
+        if not 0 <= self.total_squares <= self.n:
+            raise ValueError(f"total_squares must be in [0, n={self.n}], got {self.total_squares}")
 
     @classmethod
     def of(cls, diffs: Iterable[float]) -> Summary:
         """Summarize a batch of differences at once (same totals as adding them one by one)."""
         values = tuple(_checked_diff(d) for d in diffs)
-        return cls(len(values), sum(values), sum(d * d for d in values))
+        return cls(len(values), float(sum(values)), float(sum(d * d for d in values)))
 
     def add(self, diff: float) -> Summary:
         """Return the summary with one more group's difference."""
@@ -141,7 +142,10 @@ def llr_pentanomial(
         fitted0, fitted1 = _mle_expected(observed, s0), _mle_expected(observed, s1)
     else:
         raise ValueError(f"model must be 'normalized' or 'logistic', got {model!r}")
-    jumps = (p * (math.log(q1) - math.log(q0)) for p, q0, q1 in zip(observed, fitted0, fitted1))
+    jumps = (
+        p * (math.log(q1) - math.log(q0))
+        for p, q0, q1 in zip(observed, fitted0, fitted1, strict=True)
+    )
     return total * sum(jumps)
 
 
@@ -158,9 +162,7 @@ def sprt_pentanomial(
     return Sprt.judge(llr_pentanomial(counts, elo0, elo1, model), alpha, beta)
 
 
-def sprt_bounds(
-    alpha: float = DEFAULT_ALPHA, beta: float = DEFAULT_BETA
-) -> tuple[float, float]:
+def sprt_bounds(alpha: float = DEFAULT_ALPHA, beta: float = DEFAULT_BETA) -> tuple[float, float]:
     """Wald's log bounds, as fishtest sets them: accept H0 below the first, H1 above the second."""
     _check_error_rates(alpha, beta)
     return math.log(beta / (1 - alpha)), math.log((1 - beta) / alpha)
@@ -195,21 +197,21 @@ def _regularized_counts(counts: Sequence[float]) -> tuple[float, ...]:
 
 def _moments(probs: Sequence[float]) -> tuple[float, float]:
     """Mean and variance of a distribution over the pair averages (fishtest's stats)."""
-    mean = sum(p * a for a, p in zip(_PAIR_AVERAGES, probs))
-    variance = sum(p * (a - mean) ** 2 for a, p in zip(_PAIR_AVERAGES, probs))
+    mean = sum(p * a for a, p in zip(_PAIR_AVERAGES, probs, strict=True))
+    variance = sum(p * (a - mean) ** 2 for a, p in zip(_PAIR_AVERAGES, probs, strict=True))
     return mean, variance
 
 
 def _mle_expected(observed: Sequence[float], score: float) -> tuple[float, ...]:
-    """The distribution closest to the observed one with the given mean (fishtest's MLE_expected)."""
+    """The distribution nearest the observed one with the given mean (fishtest's MLE_expected)."""
     shifted = tuple(a - score for a in _PAIR_AVERAGES)
     x = _secular(shifted, observed)
-    return tuple(p / (1 + x * a) for a, p in zip(shifted, observed))
+    return tuple(p / (1 + x * a) for a, p in zip(shifted, observed, strict=True))
 
 
 def _mle_t_value(observed: Sequence[float], t: float) -> tuple[float, ...]:
-    """The distribution closest to the observed one with t-value t about 1/2 (fishtest's MLE_t_value)."""
-    fitted = tuple(1 / PAIR_COUNT for _ in observed)
+    """The distribution nearest the observed one with t-value t about 1/2 (MLE_t_value)."""
+    fitted = tuple(1 / PENTANOMIAL_CELLS for _ in observed)
     for _ in range(_MLE_ROUNDS):
         previous = fitted
         mean, variance = _moments(fitted)
@@ -218,8 +220,8 @@ def _mle_t_value(observed: Sequence[float], t: float) -> tuple[float, ...]:
             a - 0.5 - t * sigma * (1 + ((mean - a) / sigma) ** 2) / 2 for a in _PAIR_AVERAGES
         )
         x = _secular(shifted, observed)
-        fitted = tuple(p / (1 + x * a) for a, p in zip(shifted, observed))
-        if max(abs(old - new) for old, new in zip(previous, fitted)) < _MLE_TOLERANCE:
+        fitted = tuple(p / (1 + x * a) for a, p in zip(shifted, observed, strict=True))
+        if max(abs(old - new) for old, new in zip(previous, fitted, strict=True)) < _MLE_TOLERANCE:
             break
     return fitted
 
@@ -233,7 +235,7 @@ def _secular(values: Sequence[float], probs: Sequence[float]) -> float:
         )
 
     def secular(x: float) -> float:
-        return sum(p * a / (1 + x * a) for a, p in zip(values, probs))
+        return sum(p * a / (1 + x * a) for a, p in zip(values, probs, strict=True))
 
     # the left side falls from +inf to -inf between the poles, so bisection cannot miss
     return _bisect(secular, -1 / high_value + _SECULAR_MARGIN, -1 / low_value - _SECULAR_MARGIN)
@@ -255,23 +257,16 @@ def _bisect(falling: Callable[[float], float], low: float, high: float) -> float
 # --- the paired SPRT (any number of seats) ----------------------------------------------
 
 
-def llr_paired(
-    summary: Summary, d0: float, d1: float, model: PairedModel = "normalized"
-) -> float:
-    """Generalized log-likelihood ratio of d1 against d0 for per-group differences.
+def llr_paired(summary: Summary, d0: float, d1: float) -> float:
+    """Generalized log-likelihood ratio of t-value d1 against d0 for per-group differences.
 
-    model="normalized": d0, d1 are t-values, mean difference over its standard deviation
-    per group (fishtest's normalized idea). model="score": d0, d1 are mean differences in
-    score units. Either way the likelihood is Gaussian with the variance fitted under each
-    hypothesis; see docs/compare.md.
+    A t-value is the mean difference over its standard deviation per group (fishtest's
+    normalized idea). The likelihood is Gaussian with sigma fitted under each hypothesis;
+    see docs/compare.md for why t-values rather than score units.
     """
     _check_hypotheses(d0, d1)
     n, mean, variance = _regularized_moments(summary)
-    if model == "normalized":
-        return n * (_t_value_loglik(mean, variance, d1) - _t_value_loglik(mean, variance, d0))
-    if model == "score":
-        return n / 2 * math.log((variance + (mean - d0) ** 2) / (variance + (mean - d1) ** 2))
-    raise ValueError(f"model must be 'normalized' or 'score', got {model!r}")
+    return n * (_t_value_loglik(mean, variance, d1) - _t_value_loglik(mean, variance, d0))
 
 
 def sprt_paired(
@@ -280,11 +275,10 @@ def sprt_paired(
     d1: float,
     alpha: float = DEFAULT_ALPHA,
     beta: float = DEFAULT_BETA,
-    model: PairedModel = "normalized",
 ) -> Sprt:
     """Test per-group differences against Wald's bounds in one call."""
     _check_error_rates(alpha, beta)
-    return Sprt.judge(llr_paired(summary, d0, d1, model), alpha, beta)
+    return Sprt.judge(llr_paired(summary, d0, d1), alpha, beta)
 
 
 def _regularized_moments(summary: Summary) -> tuple[float, float, float]:
@@ -296,7 +290,7 @@ def _regularized_moments(summary: Summary) -> tuple[float, float, float]:
 
 
 def _t_value_loglik(mean: float, variance: float, t: float) -> float:
-    """Per-group Gaussian log-likelihood, up to a constant, maximized over sigma with mu = t*sigma."""
+    """Per-group Gaussian log-likelihood (less a constant), best sigma given mu = t*sigma."""
     second = variance + mean * mean
     # d/d(1/sigma) of the log-likelihood is a quadratic in 1/sigma; take its positive root
     inverse_sigma = (t * mean + math.sqrt(t * t * mean * mean + 4 * second)) / (2 * second)
@@ -372,7 +366,8 @@ def wilson_interval(wins: float, n: float, z: float = 1.96) -> Estimate:
     spread = z * z / n
     centre = (rate + spread / 2) / (1 + spread)
     half = z / (1 + spread) * math.sqrt(rate * (1 - rate) / n + spread / (4 * n))
-    return Estimate(rate, max(0.0, centre - half), min(1.0, centre + half))
+    # min/max keep the rate inside even when rounding nudges an end past it at 0 or n wins
+    return Estimate(rate, max(0.0, min(rate, centre - half)), min(1.0, max(rate, centre + half)))
 
 
 def _pentanomial_mean_stderr(counts: Sequence[float]) -> tuple[float, float]:
@@ -384,9 +379,9 @@ def _pentanomial_mean_stderr(counts: Sequence[float]) -> tuple[float, float]:
 
 
 def _paired_mean_stderr(summary: Summary) -> tuple[float, float]:
-    """Mean difference and its standard error from the regularized sample."""
-    n, mean, variance = _regularized_moments(summary)
-    return mean, math.sqrt(variance / n)
+    """The plain mean difference, with a standard error from the regularized sample."""
+    n, _, variance = _regularized_moments(summary)  # never zero, even for identical groups
+    return summary.mean, math.sqrt(variance / n)
 
 
 def _interval(mean: float, stderr: float, z: float, low: float, high: float) -> Estimate:
@@ -408,8 +403,8 @@ def _los(excess: float, stderr: float) -> float:
 def _checked_counts(counts: Sequence[float]) -> tuple[float, ...]:
     """Five finite, non-negative pair counts, lowest score first."""
     cells = tuple(counts)
-    if len(cells) != PAIR_COUNT:
-        raise ValueError(f"counts must have {PAIR_COUNT} entries (0 to 2 points), got {cells}")
+    if len(cells) != PENTANOMIAL_CELLS:
+        raise ValueError(f"counts must have {PENTANOMIAL_CELLS} entries (0 to 2 points): {cells}")
     for cell in cells:
         if not (math.isfinite(cell) and cell >= 0):
             raise ValueError(f"counts must be finite and >= 0, got {cell} in {cells}")

@@ -1,0 +1,156 @@
+"""JSON forms of claims, actions, events and observations: one encoding for replays, the
+process and command protocols, and anything else that leaves the referee's memory.
+
+Pure: builds and reads plain dicts; no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from arena import hands
+from arena.rules.actions import Accept, Action, Bid, Challenge, Chance, Look, Pass, Reroll
+from arena.rules.base import Event, Legal, Observation
+
+_CLAIM_KEYS = ("claim", "value")
+
+
+class CodecError(ValueError):
+    """JSON that does not describe an action, event or observation; says what is wrong."""
+
+
+def _plain(value: object) -> object:
+    if isinstance(value, hands.Value):
+        return str(value)
+    if isinstance(value, tuple | list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def action_to_json(action: Action) -> dict[str, Any]:
+    """Return the JSON form of an action, e.g. {"type": "bid", "claim": "full K 9"}."""
+    if isinstance(action, Bid):
+        return {"type": "bid", "claim": str(action.claim)}
+    if isinstance(action, Reroll):
+        return {"type": "reroll", "positions": list(action.positions)}
+    if isinstance(action, Pass):
+        return {"type": "pass", "claim": str(action.claim),
+                "swaps": [list(s) for s in action.swaps], "reveal": list(action.reveal)}
+    if isinstance(action, Challenge | Accept | Look):
+        return {"type": str(action)}
+    raise CodecError(f"not an action: {action!r}")
+
+
+def _ints(value: object, what: str) -> tuple[int, ...]:
+    if not isinstance(value, list) or not all(type(v) is int for v in value):
+        raise CodecError(f"{what} must be a list of integers, got {value!r}")
+    return tuple(value)
+
+
+def _claim(data: Mapping[str, Any], sof: bool) -> hands.Value:
+    text = data.get("claim")
+    if not isinstance(text, str):
+        raise CodecError(f"'claim' must be a claim text such as 'pair J', got {text!r}")
+    try:
+        return hands.parse_claim(text, sof)
+    except hands.HandError as exc:
+        raise CodecError(str(exc)) from None
+
+
+def action_from_json(data: object, straight_over_full: bool = False) -> Action:
+    """Read an action from its JSON form; raise CodecError naming what is wrong."""
+    if not isinstance(data, dict):
+        raise CodecError(f"an action is a JSON object, got {data!r}"[:200])
+    kind = data.get("type")
+    if kind == "challenge":
+        return Challenge()
+    if kind == "accept":
+        return Accept()
+    if kind == "look":
+        return Look()
+    if kind == "bid":
+        return Bid(_claim(data, straight_over_full))
+    if kind == "reroll":
+        return Reroll(_ints(data.get("positions", []), "positions"))
+    if kind == "pass":
+        swaps = data.get("swaps", [])
+        if not isinstance(swaps, list):
+            raise CodecError(f"swaps must be a list of [own, central] pairs, got {swaps!r}")
+        pairs = tuple(_ints(s, "a swap") for s in swaps)
+        if any(len(p) != 2 for p in pairs):
+            raise CodecError(f"each swap is an [own, central] pair, got {swaps!r}")
+        return Pass(_claim(data, straight_over_full), pairs,  # type: ignore[arg-type]
+                    _ints(data.get("reveal", []), "reveal"))
+    raise CodecError(f"unknown action type {kind!r} (challenge, accept, look, bid, reroll, pass)")
+
+
+def chance_to_json(chance: Chance) -> list[int]:
+    """Return a chance outcome as a list of integers."""
+    return list(chance.outcome)
+
+
+def event_to_json(event: Event) -> dict[str, Any]:
+    """Return an event as a flat JSON object: kind, seat, to (when private), then its data."""
+    out: dict[str, Any] = {"kind": event.kind}
+    if event.seat is not None:
+        out["seat"] = event.seat
+    if event.to is not None:
+        out["to"] = event.to
+    for key, value in event.data.items():
+        out[key] = _plain(value)
+    return out
+
+
+def _tuples(value: object) -> object:
+    return tuple(_tuples(v) for v in value) if isinstance(value, list) else value
+
+
+def event_from_json(data: Mapping[str, Any], straight_over_full: bool = False) -> Event:
+    """Read an event back from its JSON form (claims become claims, lists become tuples)."""
+    rest = {k: v for k, v in data.items() if k not in ("kind", "seat", "to")}
+    for key in _CLAIM_KEYS:
+        if isinstance(rest.get(key), str):
+            rest[key] = hands.parse_claim(rest[key], straight_over_full)
+    fields = {k: _tuples(v) for k, v in rest.items()}
+    return Event(data["kind"], data.get("seat"), fields, data.get("to"))
+
+
+def observation_to_json(obs: Observation) -> dict[str, Any]:
+    """Return an observation as JSON, with what may be done now under `legal`."""
+    legal = obs.legal
+    min_claim = legal.min_claim
+    out: dict[str, Any] = {
+        "rules": obs.rules, "seat": obs.seat,
+        "legal": {"decision": legal.decision,
+                  "min_claim": None if min_claim is None else str(min_claim)},
+        "claim": None if obs.claim is None else str(obs.claim), "claimant": obs.claimant,
+        "hand": None if obs.hand is None else list(obs.hand),
+        "scores": list(obs.scores), "active": list(obs.active),
+        "history": [event_to_json(e) for e in obs.history],
+    }
+    if obs.central is not None:
+        out["central"] = list(obs.central)
+        out["face_up"] = list(obs.face_up or ())
+        out["draw_pile"] = obs.draw_pile
+    return out
+
+
+def observation_from_json(data: Mapping[str, Any], straight_over_full: bool = False) -> Observation:
+    """Rebuild an observation (with its Legal) from JSON, e.g. in a bot's own process."""
+    space = hands.claim_space(hands.hand_kind(data["rules"]), straight_over_full)
+    legal_data = data["legal"]
+    low = legal_data.get("min_claim")
+    min_index = len(space) if low is None else space.index[hands.parse_claim(low, straight_over_full)]
+    face_up = tuple(data.get("face_up") or ())
+    legal = Legal(legal_data["decision"], space, min_index, face_up)
+    claim = data.get("claim")
+    return Observation(
+        data["rules"], data["seat"], legal,
+        None if claim is None else hands.parse_claim(claim, straight_over_full),
+        data.get("claimant"), None if data.get("hand") is None else tuple(data["hand"]),
+        tuple(data["scores"]), tuple(data["active"]),
+        tuple(event_from_json(e, straight_over_full) for e in data["history"]),
+        None if data.get("central") is None else tuple(data["central"]),
+        face_up or None, data.get("draw_pile"),
+    )
