@@ -141,7 +141,9 @@ def observation_from_json(data: Mapping[str, Any], straight_over_full: bool = Fa
     space = hands.claim_space(hands.hand_kind(data["rules"]), straight_over_full)
     legal_data = data["legal"]
     low = legal_data.get("min_claim")
-    min_index = len(space) if low is None else space.index[hands.parse_claim(low, straight_over_full)]
+    min_index = len(space)
+    if low is not None:
+        min_index = space.index[hands.parse_claim(low, straight_over_full)]
     face_up = tuple(data.get("face_up") or ())
     legal = Legal(legal_data["decision"], space, min_index, face_up)
     claim = data.get("claim")

@@ -90,6 +90,9 @@ class ConfigError(Exception):
         where = self.source if self.line is None else f"{self.source}:{self.line}"
         return f"{where}: {self.key}: {self.message}" if self.key else f"{where}: {self.message}"
 
+    def __reduce__(self) -> tuple[type[ConfigError], tuple[str, int | None, str, str]]:
+        return (ConfigError, (self.source, self.line, self.key, self.message))
+
 
 class OptionProblem(Exception):
     """Raised by `RuleSetInfo.check_options` for one bad option; `choices` gives near misses.
@@ -103,6 +106,9 @@ class OptionProblem(Exception):
         self.key = key
         self.message = message
         self.choices = tuple(choices)
+
+    def __reduce__(self) -> tuple[type[OptionProblem], tuple[str, str, tuple[str, ...]]]:
+        return (OptionProblem, (self.key, self.message, self.choices))
 
 
 class RuleSetInfo(Protocol):
@@ -296,8 +302,9 @@ def _one_line(text: str) -> str:
 
 
 def _parse(text: str, source: str) -> tuple[Any, _Document]:
-    loader = yaml.SafeLoader(text)
+    loader: yaml.SafeLoader | None = None
     try:
+        loader = yaml.SafeLoader(text)
         node = loader.get_single_node()
         reader = _NodeReader(loader, source)
         data = None if node is None else reader.read(node)
@@ -309,13 +316,14 @@ def _parse(text: str, source: str) -> tuple[Any, _Document]:
     except yaml.YAMLError as exc:
         raise ConfigError(source, None, "", f"invalid YAML: {exc}") from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
     return data, _Document(source, reader.lines)
 
 
 def _yaml_error(source: str, exc: yaml.MarkedYAMLError) -> ConfigError:
     mark = exc.problem_mark or exc.context_mark
-    problem = exc.problem or exc.context or "cannot parse"
+    problem = ", ".join(p for p in (exc.context, exc.problem) if p) or "cannot parse"
     where = f" (column {mark.column + 1})" if mark else ""
     return ConfigError(
         source, mark.line + 1 if mark else None, "", f"invalid YAML: {problem}{where}"
@@ -333,6 +341,7 @@ class _NodeReader:
         self.source = source
         self.lines: dict[KeyPath, int] = {}
         self.open: set[int] = set()
+        self.written: dict[int, set[int]] = {}  # per mapping: key nodes written in it, not merged
 
     def read(self, node: yaml.Node) -> Any:
         self.lines[()] = node.start_mark.line + 1
@@ -373,15 +382,20 @@ class _NodeReader:
         return items
 
     def mapping(self, node: yaml.MappingNode, path: KeyPath) -> dict[str, Any]:
-        self.loader.flatten_mapping(node)  # resolves `<<` merge keys
+        written = self.written.setdefault(id(node), {id(k) for k, _ in node.value})
+        self.loader.flatten_mapping(node)  # puts `<<` merged pairs first, so later ones win
         result: dict[str, Any] = {}
+        first_line: dict[str, int] = {}
         for key_node, value_node in node.value:
             key = self.key(key_node, path)
             here = (*path, key)
-            if key in result:
-                first = self.lines[here]
-                self.fail(key_node, here, f"duplicate key {key!r} (first given on line {first})")
-            self.lines[here] = key_node.start_mark.line + 1
+            line = key_node.start_mark.line + 1
+            if id(key_node) in written:
+                if key in first_line:
+                    message = f"duplicate key {key!r} (first given on line {first_line[key]})"
+                    self.fail(key_node, here, message)
+                first_line[key] = line
+            self.lines[here] = line
             result[key] = self.value(value_node, here)
         return result
 
@@ -573,6 +587,8 @@ class _Builder:
 
     def entrant(self, path: KeyPath, raw: Any, default_mode: str | None) -> EntrantConfig:
         short = isinstance(raw, str)
+        if not short and not isinstance(raw, dict):
+            self.doc.fail(path, f"must be a bot reference or a mapping, got {_describe(raw)}")
         item = {"bot": raw} if short else self.mapping(path, raw, _ENTRANT_KEYS)
         if ("bot" in item) == ("command" in item):
             both = "give either 'bot' or 'command', not both"
@@ -798,7 +814,7 @@ def _format_as_run(fmt: FormatConfig) -> dict[str, Any]:
 def dump_config(cfg: TournamentConfig) -> str:
     """Return the config as run as YAML with sorted keys, stable for byte comparison."""
     return yaml.safe_dump(
-        config_as_run(cfg), sort_keys=True, default_flow_style=False, allow_unicode=True
+        config_as_run(cfg), sort_keys=True, default_flow_style=False, allow_unicode=False
     )
 
 
