@@ -88,11 +88,17 @@ def as_player(item: object, registry: Any = None) -> Player:
 
 
 def play_game(rules: str | RuleSet, players: Sequence[object], seed: int = 0,
-              options: Mapping[str, Any] | None = None, limits: Limits | None = None) -> GameRecord:
-    """Play one game between the given bots and return its record."""
+              options: Mapping[str, Any] | None = None, limits: Limits | None = None,
+              spectator: Callable[[Event], None] | None = None) -> GameRecord:
+    """Play one game between the given bots and return its record.
+
+    `spectator`, if given, sees every event as it happens (private ones too, and a `fault`
+    event for each fault), e.g. to narrate the game.
+    """
     ruleset = get_rules(rules) if isinstance(rules, str) else rules
     seats = tuple(as_player(p) for p in players)
-    game = _Game(ruleset, seats, seed, ruleset.check_options(options), limits or Limits())
+    options = ruleset.check_options(options)
+    game = _Game(ruleset, seats, seed, options, limits or Limits(), spectator)
     with decision_alarm():
         return game.play()
 
@@ -101,7 +107,8 @@ class _Game:
     """The mutable bookkeeping of one game in progress (the rules state itself is immutable)."""
 
     def __init__(self, ruleset: RuleSet, players: tuple[Player, ...], seed: int,
-                 options: dict, limits: Limits) -> None:
+                 options: dict, limits: Limits,
+                 spectator: Callable[[Event], None] | None = None) -> None:
         self.rules, self.players, self.seed = ruleset, players, seed
         self.options, self.limits = options, limits
         self.log: list[tuple] = []
@@ -110,6 +117,7 @@ class _Game:
         self.think = [0.0] * len(players)
         self.bank = [limits.bank or 0.0] * len(players)
         self.decisions = 0
+        self.spectator = spectator
 
     def play(self) -> GameRecord:
         """Run the game to its end."""
@@ -185,13 +193,17 @@ class _Game:
     def _fault(self, state: Any, seat: int, fault: BotFault, elapsed: float) -> Any:
         self.faults.append(Fault(seat, fault.kind, fault.message, self.decisions))
         self.log.append(("fault", seat, fault.kind, fault.message, elapsed))
+        if self.spectator is not None:
+            self.spectator(Event("fault", seat, {"kind": fault.kind, "message": fault.message}))
         return self._call(self.rules.fault, state, seat)
 
     def _dispatch(self, events: tuple[Event, ...]) -> None:
         """Record events and pass each to the seats that may see it."""
-        hosts = self.players
+        hosts, spectator = self.players, self.spectator
         for event in events:
             self.log.append(("event", event))
+            if spectator is not None:
+                spectator(event)
             for seat, player in enumerate(hosts):
                 if self.broken[seat] is None and (event.to is None or event.to == seat):
                     try:

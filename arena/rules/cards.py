@@ -228,7 +228,7 @@ class CardsRules:
             hands=new_hands, central=tuple(central), face_up=tuple(face), phase=ACCEPT,
             claim=state.space.index[action.claim], passer=seat,
             holder=next_active(state.active, seat),
-            history=(*state.history, event), events=(event, private),
+            history=(*state.history, event), events=(private, event),
         )
 
     def _reject(self, state: CardsState) -> CardsState:

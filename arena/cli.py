@@ -1,0 +1,153 @@
+"""The `arena` command: a thin click layer. Each command parses, calls one library function,
+and prints. Errors a user can fix are one line on stderr with exit status 2, never a
+traceback."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from typing import Any
+
+import click
+
+from arena import __version__
+
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+# Commands that live in their own modules, loaded by name so that `arena --help` stays fast.
+_COMMANDS = {
+    "run": "arena.cli_run:run",
+    "validate": "arena.cli_run:validate",
+}
+
+
+class LazyGroup(click.Group):
+    """A click group whose heavier commands are imported only when used."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted([*super().list_commands(ctx), *self._available()])
+
+    def _available(self) -> list[str]:
+        names = []
+        for name, target in _COMMANDS.items():
+            module = target.partition(":")[0]
+            if importlib.util.find_spec(module) is not None:
+                names.append(name)
+        return names
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        command = super().get_command(ctx, cmd_name)
+        if command is not None or cmd_name not in _COMMANDS:
+            return command
+        module, _, attr = _COMMANDS[cmd_name].partition(":")
+        if importlib.util.find_spec(module) is None:
+            return None
+        loaded: click.Command = getattr(importlib.import_module(module), attr)
+        return loaded
+
+
+@click.group(cls=LazyGroup, context_settings=CONTEXT)
+@click.version_option(__version__, prog_name="arena")
+def cli() -> None:
+    """Referee and tournament runner for Liar's Poker (Póker Mentiroso) bots."""
+
+
+def fail(message: str) -> None:
+    """Print a one-line error and exit with status 2."""
+    click.echo(f"arena: error: {message}", err=True)
+    sys.exit(2)
+
+
+def load_registry() -> Any:
+    """Build the bot registry, turning plugin problems into a one-line error."""
+    from arena.plugins import PluginError, default_registry
+
+    try:
+        return default_registry()
+    except PluginError as exc:
+        fail(str(exc))
+
+
+@cli.command(name="bots")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+def bots_list(as_json: bool) -> None:
+    """List every registered bot: name, origin, rule sets, description."""
+    registry = load_registry()
+    rows = [(s.name, s.origin, ",".join(s.rules), s.description) for s in registry.specs()]
+    if as_json:
+        import json
+
+        keys = ("name", "origin", "rules", "description")
+        click.echo(json.dumps([dict(zip(keys, r, strict=True)) for r in rows], indent=2))
+        return
+    click.echo(table(("bot", "origin", "rule sets", "description"), rows))
+
+
+@cli.command(name="rules")
+def rules_list() -> None:
+    """List the rule sets with their options, defaults and player counts."""
+    registry = load_registry()
+    for rid in sorted(registry.rules):
+        ruleset = registry.rules[rid]
+        click.echo(f"{rid} (version {ruleset.version}): "
+                   f"{ruleset.min_players}-{ruleset.max_players} players")
+        rows = []
+        for spec in ruleset.option_specs:
+            allowed = "|".join(map(str, spec.choices)) if spec.choices else f">= {spec.minimum}"
+            rows.append((spec.name, str(spec.default), allowed, spec.help))
+        click.echo(indent(table(("option", "default", "allowed", "meaning"), rows)))
+
+
+def table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
+    """Plain aligned columns for the terminal."""
+    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
+    lines = ["  ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
+             for r in [header, *rows]]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def indent(text: str) -> str:
+    """Indent every line by two spaces."""
+    return "\n".join("  " + line for line in text.splitlines())
+
+
+@cli.command(name="play")
+@click.option("--rules", "rules_id", default="dice", show_default=True,
+              help="Rule set: dice, dice-cards or cards.")
+@click.option("--bots", required=True,
+              help="Comma-separated bots by seat: names, FILE.py, module:Class, or 'human'.")
+@click.option("--seed", default=1, show_default=True, type=int, help="Game seed.")
+@click.option("--option", "options", multiple=True, metavar="KEY=VALUE",
+              help="A rule option, e.g. --option max_points=3 (repeatable).")
+@click.option("--time-limit", default=None, type=float,
+              help="Seconds per decision for bots (default 1; none for humans).")
+@click.option("--reveal", is_flag=True, help="Show private dice and cards too (bots only).")
+def play(rules_id: str, bots: str, seed: int, options: tuple[str, ...],
+         time_limit: float | None, reveal: bool) -> None:
+    """Play one game in the terminal, narrated; 'human' seats are prompted."""
+    from arena.play import PlayError, play_in_terminal
+
+    try:
+        play_in_terminal(rules_id, [b.strip() for b in bots.split(",") if b.strip()], seed,
+                         parse_options(options), time_limit, reveal, click.echo)
+    except PlayError as exc:
+        fail(str(exc))
+
+
+def parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
+    """Read KEY=VALUE rule options, with YAML scalars (3, true, penalty)."""
+    import yaml
+
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            fail(f"--option wants KEY=VALUE, got {pair!r}")
+        out[key.strip()] = yaml.safe_load(value)
+    return out
+
+
+def main() -> None:
+    """Entry point for `python -m arena`."""
+    cli()

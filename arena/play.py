@@ -1,0 +1,77 @@
+"""`arena play`: one game in the terminal, narrated as it happens, with human seats prompted.
+
+Glue between the plugin registry, the referee and the narrator; the rules and referee know
+nothing of terminals.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from arena.bot import Limits
+from arena.hosts import InlineHost
+from arena.narrative import Narrator, result_lines
+from arena.plugins import PluginError, default_registry
+from arena.referee import Player, play_game
+from arena.rules import RulesError, get_rules
+from arena.rules.base import Event
+
+NO_LIMIT = 1e9
+
+
+class PlayError(Exception):
+    """A bad bot, rule set, option or player count for `arena play`."""
+
+
+def make_players(refs: Sequence[str]) -> list[Player]:
+    """Resolve bot references (and 'human') into inline players."""
+    from arena.human import HumanBot
+
+    registry = default_registry()
+    players = []
+    for ref in refs:
+        if ref == "human":
+            players.append(Player("human", InlineHost(HumanBot), "terminal"))
+            continue
+        try:
+            spec = registry.resolve(ref)
+        except PluginError as exc:
+            raise PlayError(str(exc)) from None
+        players.append(Player(spec.name, InlineHost(spec.factory), spec.origin, spec.version))
+    return players
+
+
+def play_in_terminal(rules_id: str, refs: Sequence[str], seed: int, options: dict[str, Any],
+                     time_limit: float | None, reveal: bool,
+                     echo: Callable[[str], None]) -> None:
+    """Play and narrate one game; humans see their own private events only."""
+    try:
+        ruleset = get_rules(rules_id)
+        ruleset.check_players(len(refs))  # type: ignore[attr-defined]
+        options = ruleset.check_options(options)
+    except RulesError as exc:
+        raise PlayError(str(exc)) from None
+    players = make_players(refs)
+    humans = [seat for seat, ref in enumerate(refs) if ref == "human"]
+    for seat, player in enumerate(players):
+        if ruleset.id not in getattr(player.host.factory, "rules", (ruleset.id,)):  # type: ignore[attr-defined]
+            raise PlayError(f"bot {player.name!r} (seat {seat}) does not play {ruleset.id}")
+    viewer = humans[0] if len(humans) == 1 else (None if reveal and not humans else -1)
+    narrator = Narrator(ruleset.id, [p.name for p in players], viewer)
+    limit = time_limit or (NO_LIMIT if humans else 1.0)
+
+    def show(event: Event) -> None:
+        for line in narrator.feed(event):
+            echo(line)
+
+    echo(f"{ruleset.id}, seed {seed}: " + ", ".join(
+        f"seat {s} {p.name}" for s, p in enumerate(players)))
+    record = play_game(ruleset, players, seed=seed, options=options,
+                       limits=Limits(decision=limit), spectator=show)
+    for line in narrator.flush():
+        echo(line)
+    echo("result:")
+    names = [p.name for p in players]
+    for line in result_lines(names, record.result.placements, record.result.scores, ruleset.id):
+        echo(line)
