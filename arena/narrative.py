@@ -119,16 +119,16 @@ class Narrator:
 
     def _on_out(self, event: Event) -> list[str]:
         reason = {"points": "on points", "chips": "out of chips", "forfeit": "by forfeit"}
-        return [*self.flush(), f"{self.who(event.seat)} is out "
-                f"{reason.get(event.data['reason'], event.data['reason'])}"]
+        return [*self.flush(), (f"{self.who(event.seat)} is out "
+                f"{reason.get(event.data['reason'], event.data['reason'])}")]
 
     def _on_penalty(self, event: Event) -> list[str]:
-        return [*self.flush(), f"{self.who(event.seat)} is penalised for fault "
-                f"{event.data['faults']}"]
+        return [*self.flush(), (f"{self.who(event.seat)} is penalised for fault "
+                f"{event.data['faults']}")]
 
     def _on_fault(self, event: Event) -> list[str]:
-        return [*self.flush(), f"{self.who(event.seat)} FAULT {event.data['kind']}: "
-                f"{event.data['message']}"]
+        return [*self.flush(), (f"{self.who(event.seat)} FAULT {event.data['kind']}: "
+                f"{event.data['message']}")]
 
     def _on_over(self, event: Event) -> list[str]:
         return [*self.flush(), "-- game over --"]
@@ -136,8 +136,8 @@ class Narrator:
     # --- cards ------------------------------------------------------------------------
 
     def _on_central(self, event: Event) -> list[str]:
-        return [*self.flush(), f"-- central hand {event.data['deal']}: {self.who(event.seat)} "
-                f"takes it fresh ({event.data['pile']} cards left to draw) --"]
+        return [*self.flush(), (f"-- central hand {event.data['deal']}: {self.who(event.seat)} "
+                f"takes it fresh ({event.data['pile']} cards left to draw) --")]
 
     def _on_accept(self, event: Event) -> list[str]:
         reward = event.data["reward"]
@@ -154,8 +154,8 @@ class Narrator:
         return self._part(event.seat, ", ".join(parts), done=True)
 
     def _on_pay(self, event: Event) -> list[str]:
-        return [f"{self.who(event.seat)} pays {event.data['amount']} chips to "
-                f"{self.who(event.data['to'])}"]
+        return [(f"{self.who(event.seat)} pays {event.data['amount']} chips to "
+                f"{self.who(event.data['to'])}")]
 
 
 def result_lines(names: Sequence[str], placements: Sequence[int], scores: Sequence[int],
