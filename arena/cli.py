@@ -18,6 +18,10 @@ CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 _COMMANDS = {
     "run": "arena.cli_run:run",
     "validate": "arena.cli_run:validate",
+    "compare": "arena.cli_compare:compare",
+    "replay": "arena.cli_replay:replay",
+    "report": "arena.cli_replay:report",
+    "bench": "arena.cli_bench:bench",
 }
 
 
