@@ -163,5 +163,5 @@ def result_lines(names: Sequence[str], placements: Sequence[int], scores: Sequen
     """The final standings of one game, best first."""
     word = "chips" if rules == "cards" else "points"
     order = sorted(range(len(names)), key=lambda s: (placements[s], s))
-    return [f"{ordinal(placements[s]):>4}  seat {s} ({names[s]})  {scores[s]} {word}"
-            for s in order]
+    return [f"{ordinal(placements[s]):>4}  seat {s} ({names[s]})  {scores[s]} "
+            f"{word if scores[s] != 1 else word[:-1]}" for s in order]

@@ -1,0 +1,223 @@
+"""The referee: faults of every kind are recorded and the game completes; referee bugs are
+not charged to bots; games are reproducible from their seed."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+import arena
+from arena.referee import Player, RefereeError, play_game
+from arena.rules import RULESETS
+from arena.rules.playout import random_action
+from bots.random_bot import RandomBot
+
+
+class Raiser(arena.Bot):
+    name = "raiser"
+
+    def act(self, observation: arena.Observation) -> arena.Action:
+        raise ValueError("boom")
+
+
+class Garbage(arena.Bot):
+    name = "garbage"
+
+    def act(self, observation: arena.Observation) -> arena.Action:
+        return "hello"  # type: ignore[return-value]
+
+
+class LowBidder(arena.Bot):
+    """Always claims the lowest claim of all (illegal once any claim stands)."""
+
+    name = "low"
+
+    def act(self, observation: arena.Observation) -> arena.Action:
+        if observation.decision == "reroll":
+            return arena.Reroll(())
+        return arena.Bid(observation.legal.space.claims[0])
+
+
+class Sleeper(arena.Bot):
+    name = "sleeper"
+
+    def act(self, observation: arena.Observation) -> arena.Action:
+        time.sleep(5)
+        return random_action(observation.legal, self.rng)
+
+
+class BusyLoop(arena.Bot):
+    name = "busy"
+
+    def act(self, observation: arena.Observation) -> arena.Action:
+        while True:
+            pass
+
+
+class Swallower(arena.Bot):
+    """Catches everything, even the referee's interrupt, and answers late."""
+
+    name = "swallower"
+
+    def act(self, observation: arena.Observation) -> arena.Action:
+        deadline = time.perf_counter() + 0.3
+        while time.perf_counter() < deadline:
+            try:
+                time.sleep(0.01)
+            except BaseException:  # noqa: BLE001 - the point of this bot
+                pass
+        return random_action(observation.legal, self.rng)
+
+
+class BrokenStart(arena.Bot):
+    name = "broken-start"
+
+    def __init__(self, context: arena.BotContext) -> None:
+        super().__init__(context)
+        raise RuntimeError("cannot build")
+
+
+class BadListener(RandomBot):
+    name = "bad-listener"
+
+    def notify(self, event: arena.Event) -> None:
+        if event.kind == "claim":
+            raise KeyError("oops")
+
+
+def _fault_game(bot: type[arena.Bot], rules: str = "dice", players: int = 3,
+                **limits: float) -> arena.GameRecord:
+    others = [RandomBot] * (players - 1)
+    return play_game(rules, [bot, *others], seed=11, limits=arena.Limits(**limits))
+
+
+@pytest.mark.parametrize(("bot", "kind", "text"), [
+    (Raiser, "crash", "ValueError: boom"),
+    (Garbage, "illegal", "'hello'"),
+    (LowBidder, "illegal", "not higher than the claim to beat"),
+    (BrokenStart, "crash", "while starting: RuntimeError: cannot build"),
+    (BadListener, "crash", "in notify: KeyError"),
+])
+def test_each_fault_is_recorded_and_the_game_completes(bot: type[arena.Bot], kind: str,
+                                                       text: str) -> None:
+    record = _fault_game(bot)
+    assert [f.kind for f in record.faults] == [kind]
+    assert text in record.faults[0].message
+    assert record.faults[0].seat == 0
+    # forfeit: out at once, placed last; the others' places are a permutation of the rest
+    assert record.result.placements[0] == 3
+    assert sorted(record.result.placements[1:]) == [1, 2]
+    assert record.result.out_order[0] == 0
+
+
+@pytest.mark.parametrize("bot", [Sleeper, BusyLoop])
+def test_a_bot_past_its_time_limit_is_interrupted(bot: type[arena.Bot]) -> None:
+    started = time.perf_counter()
+    record = _fault_game(bot, decision=0.1)
+    assert time.perf_counter() - started < 3
+    assert [f.kind for f in record.faults] == ["timeout"]
+    assert "no answer within 0.1s" in record.faults[0].message
+
+
+def test_a_bot_that_swallows_the_interrupt_is_timed_out_after_the_fact() -> None:
+    record = _fault_game(Swallower, decision=0.05)
+    assert [f.kind for f in record.faults] == ["timeout"]
+    assert "answered after" in record.faults[0].message
+
+
+def test_off_the_main_thread_the_limit_is_checked_after_the_fact() -> None:
+    class Slow(arena.Bot):
+        name = "slow"
+
+        def act(self, observation: arena.Observation) -> arena.Action:
+            time.sleep(0.15)
+            return random_action(observation.legal, self.rng)
+
+    records: list[arena.GameRecord] = []
+    thread = threading.Thread(target=lambda: records.append(_fault_game(Slow, decision=0.05)))
+    thread.start()
+    thread.join(10)
+    assert [f.kind for f in records[0].faults] == ["timeout"]
+    assert "answered after" in records[0].faults[0].message
+
+
+def test_penalty_policy_lets_the_bot_play_on_until_max_faults() -> None:
+    record = play_game("dice", [Raiser, RandomBot], seed=3,
+                       options={"on_fault": "penalty", "max_faults": 3})
+    assert [f.kind for f in record.faults] == ["crash"] * 3
+    kinds = [e[1].kind for e in record.log if e[0] == "event"]
+    assert kinds.count("penalty") == 2
+    assert record.result.placements == (2, 1)
+
+
+def test_time_bank_absorbs_a_slow_decision() -> None:
+    class OnceSlow(RandomBot):
+        name = "once-slow"
+        slow = True
+
+        def act(self, observation: arena.Observation) -> arena.Action:
+            if OnceSlow.slow:
+                OnceSlow.slow = False
+                time.sleep(0.15)
+            return super().act(observation)
+
+    assert not play_game("dice", [OnceSlow, RandomBot], seed=1,
+                         limits=arena.Limits(decision=0.1, bank=0.5)).faults
+    OnceSlow.slow = True
+    assert play_game("dice", [OnceSlow, RandomBot], seed=1,
+                     limits=arena.Limits(decision=0.1)).faults
+
+
+def test_the_same_seed_gives_the_same_game() -> None:
+    def actions(seed: int) -> list[str]:
+        record = play_game("cards", [RandomBot] * 4, seed=seed)
+        return [str(e[1]) if e[0] == "chance" else str(e[2])
+                for e in record.log if e[0] in ("chance", "action")]
+
+    assert actions(5) == actions(5)
+    assert actions(5) != actions(6)
+
+
+def test_bots_get_their_own_generator_seeded_by_game_and_seat() -> None:
+    draws: list[tuple[int, float]] = []
+
+    class Recorder(RandomBot):
+        name = "recorder"
+
+        def start(self, context: arena.BotContext) -> None:
+            draws.append((context.seat, context.rng.random()))
+
+    play_game("dice", [Recorder, Recorder], seed=9)
+    play_game("dice", [Recorder, Recorder], seed=9)
+    assert draws[:2] == draws[2:]
+    assert draws[0][1] != draws[1][1]
+
+
+def test_a_rules_bug_is_a_referee_error_not_a_fault() -> None:
+    class BrokenRules:
+        def __init__(self) -> None:
+            self.inner = RULESETS["dice"]
+
+        def __getattr__(self, name: str) -> object:
+            return getattr(self.inner, name)
+
+        def apply(self, state: object, action: object) -> object:
+            if isinstance(action, arena.Bid):
+                raise ZeroDivisionError("rules bug")
+            return self.inner.apply(state, action)
+
+    with pytest.raises(RefereeError, match="referee bug in apply"):
+        play_game(BrokenRules(), [RandomBot, RandomBot], seed=1)  # type: ignore[arg-type]
+
+
+def test_the_record_holds_decisions_with_times_and_every_event() -> None:
+    record = play_game("dice", ["random", "random"], seed=2)
+    actions = [e for e in record.log if e[0] == "action"]
+    assert len(actions) == record.decisions
+    assert all(seconds >= 0 for *_, seconds in actions)
+    kinds = {e[1].kind for e in record.log if e[0] == "event"}
+    assert {"round", "roll", "claim", "challenge", "point", "out", "over"} <= kinds
+    assert record.players[0] == record.players[0]
+    assert isinstance(record.players[0], Player)
