@@ -107,7 +107,7 @@ def test_a_file_with_two_bots_needs_a_class_name(tmp_path: Path) -> None:
     path = tmp_path / "two.py"
     path.write_text(BOT_SOURCE.format(cls="One", doc="1", name="one")
                     + BOT_SOURCE.format(cls="Two", doc="2", name="two").split("\n\n\n")[1])
-    with pytest.raises(PluginError, match="expected one arena.Bot subclass, found One, Two"):
+    with pytest.raises(PluginError, match=r"expected one arena\.Bot subclass, found One, Two"):
         bot_from_file(path)
     assert Registry().resolve(f"{path}:Two").name == "two"
 
@@ -144,5 +144,5 @@ def test_a_broken_bot_file_is_one_clear_error(tmp_path: Path) -> None:
         import arena
         raise RuntimeError("broken on import")
     """))
-    with pytest.raises(PluginError, match="broken.py: RuntimeError: broken on import"):
+    with pytest.raises(PluginError, match=r"broken\.py: RuntimeError: broken on import"):
         bot_from_file(path)
