@@ -8,6 +8,7 @@ A host turns whatever goes wrong inside a bot into a `BotFault` with a kind (`ti
 from __future__ import annotations
 
 import contextlib
+import math
 import signal
 import threading
 import time
@@ -59,29 +60,40 @@ def _message(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}"[:500]
 
 
+class _Watchdog:
+    """The deadline of the inline bot now thinking (inf when none) and the tick interval."""
+
+    deadline = math.inf
+    depth = 0
+    tick = 0.005
+
+
 def _alarm(signum: int, frame: object) -> None:
-    raise DecisionTimeout()
-
-
-_ALARM_DEPTH = 0
+    if time.perf_counter() > _Watchdog.deadline:
+        _Watchdog.deadline = math.inf
+        raise DecisionTimeout()
 
 
 @contextlib.contextmanager
 def decision_alarm() -> Iterator[None]:
-    """Install the SIGALRM handler that interrupts inline bots, for the span of a game."""
-    global _ALARM_DEPTH
+    """For the span of a game, tick a periodic SIGALRM that interrupts an inline bot past its
+    deadline: no system call per decision, and the limit holds to within one tick (5 ms)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGALRM, _alarm) if _ALARM_DEPTH == 0 else None
-    _ALARM_DEPTH += 1
+    previous = None
+    if _Watchdog.depth == 0:
+        previous = signal.signal(signal.SIGALRM, _alarm)
+        signal.setitimer(signal.ITIMER_REAL, _Watchdog.tick, _Watchdog.tick)
+    _Watchdog.depth += 1
     try:
         yield
     finally:
-        _ALARM_DEPTH -= 1
-        if _ALARM_DEPTH == 0:
+        _Watchdog.depth -= 1
+        if _Watchdog.depth == 0:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, previous)
+            _Watchdog.deadline = math.inf
 
 
 class InlineHost:
@@ -95,6 +107,7 @@ class InlineHost:
         self.bot: Bot | None = None
         self._can_alarm = threading.current_thread() is threading.main_thread()
         self._notify: Callable[[Event], None] | None = None
+        self.listens = False
 
     def start(self, context: BotContext) -> None:
         """Build the bot and call its start()."""
@@ -103,25 +116,24 @@ class InlineHost:
             self.bot.start(context)
         except Exception as exc:
             raise BotFault("crash", f"while starting: {_message(exc)}") from exc
-        overridden = type(self.bot).notify is not Bot.notify
-        self._notify = self.bot.notify if overridden else None
+        self.listens = type(self.bot).notify is not Bot.notify
+        self._notify = self.bot.notify if self.listens else None
 
     def act(self, observation: Observation, timeout: float) -> Action:
         """Ask the bot, interrupting it at the deadline where the process allows."""
         assert self.bot is not None
-        armed = _ALARM_DEPTH > 0 and self._can_alarm and timeout < 1e6
-        if armed:
-            signal.setitimer(signal.ITIMER_REAL, timeout)
         started = time.perf_counter()
+        if _Watchdog.depth and self._can_alarm:
+            _Watchdog.deadline = started + timeout
         try:
             action = self.bot.act(observation)
+            _Watchdog.deadline = math.inf
         except DecisionTimeout:
             raise BotFault("timeout", f"no answer within {timeout:.3g}s") from None
         except Exception as exc:
             raise BotFault("crash", _message(exc)) from exc
         finally:
-            if armed:
-                signal.setitimer(signal.ITIMER_REAL, 0)
+            _Watchdog.deadline = math.inf
         elapsed = time.perf_counter() - started
         if elapsed > timeout:
             raise BotFault("timeout", f"answered after {elapsed:.3g}s, limit {timeout:.3g}s")

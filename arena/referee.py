@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import random
 import time
+import traceback
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
@@ -118,37 +120,47 @@ class _Game:
         self.bank = [limits.bank or 0.0] * len(players)
         self.decisions = 0
         self.spectator = spectator
+        self.watching = spectator is not None
 
     def play(self) -> GameRecord:
-        """Run the game to its end."""
+        """Run the game to its end; any exception not from a bot is a referee bug."""
+        try:
+            return self._play()
+        except RefereeError:
+            raise
+        except Exception as exc:
+            frame = traceback.extract_tb(exc.__traceback__)[-1]
+            where = f"in {frame.name} ({Path(frame.filename).name}:{frame.lineno})"
+            raise RefereeError(f"referee bug {where} at decision {self.decisions}: "
+                               f"{type(exc).__name__}: {exc}") from exc
+
+    def _play(self) -> GameRecord:
         rules, rng = self.rules, random.Random(derive_seed(self.seed, "game"))
-        state = self._call(rules.new_game, len(self.players), self.options)
+        state = rules.new_game(len(self.players), self.options)
         self._start_bots()
+        to_act, events_of, log = rules.to_act, rules.events, self.log
         while True:
-            seat = rules.to_act(state)
+            seat = to_act(state)
             if seat == TERMINAL:
                 break
             if seat == CHANCE:
-                outcome: Chance = self._call(rules.chance, state, rng)
-                self.log.append(("chance", outcome))
-                state = self._call(rules.apply, state, outcome)
+                outcome: Chance = rules.chance(state, rng)
+                log.append(("chance", outcome))
+                state = rules.apply(state, outcome)
             else:
                 state = self._decide(state, seat)
-            self._dispatch(rules.events(state))
+            events = events_of(state)
+            if self.watching:
+                self._dispatch(events)
+            else:
+                log.extend([("event", event) for event in events])
             if self.decisions > MAX_DECISIONS:
                 raise RefereeError(f"game did not end after {MAX_DECISIONS} decisions")
-        result: Result = self._call(rules.result, state)
+        result: Result = rules.result(state)
         self._end_bots(result)
         return GameRecord(rules.id, rules.version, MappingProxyType(self.options), self.seed,
-                          self.players, tuple(self.log), result, tuple(self.faults),
+                          self.players, tuple(log), result, tuple(self.faults),
                           self.decisions, tuple(self.think))
-
-    def _call(self, function: Callable[..., Any], *args: Any) -> Any:
-        try:
-            return function(*args)
-        except Exception as exc:
-            where = f"{getattr(function, '__name__', function)} at decision {self.decisions}"
-            raise RefereeError(f"referee bug in {where}: {type(exc).__name__}: {exc}") from exc
 
     def _start_bots(self) -> None:
         names = tuple(p.name for p in self.players)
@@ -162,26 +174,32 @@ class _Game:
                 player.host.start(context)
             except BotFault as fault:
                 self.broken[seat] = fault
+            if getattr(player.host, "listens", True):
+                self.watching = True
 
     def _decide(self, state: Any, seat: int) -> Any:
         """Ask one bot for its decision and apply it, or apply the fault policy."""
         self.decisions += 1
-        observation = self._call(self.rules.observe, state, seat)
+        observation = self.rules.observe(state, seat)
         timeout = self.limits.decision + self.bank[seat]
         started = time.perf_counter()
         try:
             if self.broken[seat] is not None:
                 raise self.broken[seat]  # type: ignore[misc]
             action: Action = self.players[seat].host.act(observation, timeout)
-            problem = _problem(observation, action)
-            if problem is not None:
-                raise BotFault("illegal", problem)
-        except BotFault as fault:
             elapsed = self._clock(seat, started)
-            return self._fault(state, seat, fault, elapsed)
-        elapsed = self._clock(seat, started)
+            new_state = self.rules.apply(state, action)
+        except BotFault as fault:
+            return self._fault(state, seat, fault, self._clock(seat, started))
+        except Exception:
+            # apply() checks legality first: an illegal answer, or a bot's object that breaks
+            # the check, is the bot's fault; anything else is a referee bug.
+            problem = _problem(observation, action)
+            if problem is None:
+                raise
+            return self._fault(state, seat, BotFault("illegal", problem), elapsed)
         self.log.append(("action", seat, action, elapsed))
-        return self._call(self.rules.apply, state, action)
+        return new_state
 
     def _clock(self, seat: int, started: float) -> float:
         elapsed = time.perf_counter() - started
@@ -195,7 +213,7 @@ class _Game:
         self.log.append(("fault", seat, fault.kind, fault.message, elapsed))
         if self.spectator is not None:
             self.spectator(Event("fault", seat, {"kind": fault.kind, "message": fault.message}))
-        return self._call(self.rules.fault, state, seat)
+        return self.rules.fault(state, seat)
 
     def _dispatch(self, events: tuple[Event, ...]) -> None:
         """Record events and pass each to the seats that may see it."""

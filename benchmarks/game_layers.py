@@ -1,0 +1,9 @@
+"""Benchmark of the rules layer and the referee: the same as `arena bench`.
+
+Run: python benchmarks/game_layers.py [--seconds 1 --repeat 5]
+"""
+
+from arena.cli_bench import bench
+
+if __name__ == "__main__":
+    bench()
