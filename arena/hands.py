@@ -217,7 +217,7 @@ def parse_hand(text: str) -> tuple[str, tuple[int, ...]]:
     tokens = text.replace(",", " ").split()
     if len(tokens) != 5:
         raise HandError(f"a hand is exactly 5 dice or 5 cards, got {len(tokens)} in {text!r}")
-    if all(len(t) == 1 for t in tokens):
+    if all(len(t) == 1 or t == "10" for t in tokens):
         dice = tuple(rank_of(t) for t in tokens)
         bad = [t for t, r in zip(tokens, dice, strict=True) if r not in DIE_RANKS]
         if bad:

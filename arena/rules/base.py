@@ -134,14 +134,21 @@ def _show(action: object) -> str:
 def _claim_problem(legal: Legal, claim: object) -> str | None:
     if not isinstance(claim, Claim):
         return f"{claim!r} is not a claim"
+    if claim.straight_over_full != legal.space.straight_over_full:
+        return f"claim {claim} uses the wrong category order (straight_over_full)"
     index = legal.space.index.get(claim)
     if index is None:
         return f"no hand of {legal.space.kind} has the value {claim}"
-    if claim.straight_over_full != legal.space.straight_over_full:
-        return f"claim {claim} uses the wrong category order (straight_over_full)"
     if index < legal.min_index:
         return f"claim {claim} is not higher than the claim to beat ({legal.describe()})"
     return None
+
+
+def _top_problem(legal: Legal, action: object) -> str | None:
+    if legal.can_claim():
+        return None
+    top = legal.space.claims[-1]
+    return f"{_show(action)} is not legal: no claim is higher than {top} ({legal.describe()})"
 
 
 def _positions_problem(positions: object, what: str) -> str | None:
@@ -175,11 +182,11 @@ def _pass_problem(legal: Legal, action: Pass) -> str | None:
 _CHECKS: dict[tuple[str, type], Callable[[Legal, Any], str | None]] = {
     ("claim", Bid): lambda legal, a: _claim_problem(legal, a.claim),
     ("respond", Challenge): lambda legal, a: None,
-    ("respond", Look): lambda legal, a: None if legal.can_claim() else legal.describe(),
+    ("respond", Look): lambda legal, a: _top_problem(legal, a),
     ("respond", Bid): lambda legal, a: _claim_problem(legal, a.claim),
     ("reroll", Reroll): lambda legal, a: _positions_problem(a.positions, "reroll"),
     ("accept", Challenge): lambda legal, a: None,
-    ("accept", Accept): lambda legal, a: None if legal.can_claim() else legal.describe(),
+    ("accept", Accept): lambda legal, a: _top_problem(legal, a),
     ("turn", Pass): _pass_problem,
 }
 
@@ -259,7 +266,8 @@ class OptionSpec:
     def check(self, value: object) -> object:
         """Return the value if it is allowed, else raise OptionError naming it."""
         if self.choices:
-            if value not in self.choices:
+            # by type too: 1 == True, but 1 is not an allowed value of a yes/no option
+            if not any(type(value) is type(c) and value == c for c in self.choices):
                 allowed = ", ".join(map(str, self.choices))
                 raise OptionError(self.name, f"{value!r} is not one of {allowed}")
             return value

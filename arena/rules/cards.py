@@ -138,15 +138,16 @@ class CardsRules:
         """Return what one seat may know: its own cards, face-up cards, and the central hand
         only while it holds it after accepting (or fresh)."""
         holding = seat == state.holder and state.phase == TURN
+        face_up = state.face_up if state.central else ()  # no central hand: not dealt, or over
         central = tuple(
             _CARD_TEXT[c] if holding or up else None
-            for c, up in zip(state.central, state.face_up, strict=True)
+            for c, up in zip(state.central, face_up, strict=True)
         )
         legal = self.legal(state) if seat == state.holder else self._legal("wait", state)
         return Observation(
             self.id, seat, legal, state.space.claims[state.claim] if state.claim >= 0 else None,
             state.passer if state.passer >= 0 else None, _texts(state.hands[seat]),
-            state.chips, state.active, state.history, central, state.face_up, len(state.pile),
+            state.chips, state.active, state.history, central, face_up, len(state.pile),
         )
 
     def result(self, state: CardsState) -> Result:

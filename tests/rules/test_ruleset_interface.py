@@ -1,0 +1,127 @@
+"""The RuleSet interface, checked the same way on every rule set in RULESETS."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from arena.rules import CHANCE, RULESETS, TERMINAL, IllegalAction, RulesError, get_rules
+from arena.rules.actions import Challenge, Chance
+from arena.rules.base import Event, Observation, Result
+from arena.rules.playout import playout, random_action
+
+ALL = sorted(RULESETS)
+DECISIONS = {"claim", "respond", "reroll", "accept", "turn"}
+DEFAULTS = {
+    "dice": {"max_points": 5},
+    "dice-cards": {"max_points": 5},
+    "cards": {"chips": 10, "penalty": 5, "accept_reward": 1},
+}
+PLAYERS = {"dice": (2, 6), "dice-cards": (2, 6), "cards": (3, 6)}
+
+
+@pytest.mark.parametrize("rules_id", ALL)
+def test_identity_and_limits(rules_id: str) -> None:
+    rules = get_rules(rules_id)
+    assert rules is RULESETS[rules_id]
+    assert rules.id == rules_id
+    assert isinstance(rules.version, int)
+    assert rules.version >= 1
+    assert (rules.min_players, rules.max_players) == PLAYERS[rules_id]
+    assert rules_id in repr(rules)
+
+
+@pytest.mark.parametrize("rules_id", ALL)
+def test_options_and_their_defaults(rules_id: str) -> None:
+    rules = RULESETS[rules_id]
+    expected = DEFAULTS[rules_id] | {
+        "on_fault": "forfeit", "max_faults": 3, "straight_over_full": False}
+    assert rules.check_options(None) == expected
+    assert rules.check_options({}) == expected
+    assert {spec.name for spec in rules.option_specs} == set(expected)
+    assert all(spec.help for spec in rules.option_specs)
+    assert rules.check_options({"on_fault": "penalty"})["on_fault"] == "penalty"
+
+
+@pytest.mark.parametrize("rules_id", ALL)
+def test_a_game_starts_at_a_chance_node(rules_id: str) -> None:
+    rules = RULESETS[rules_id]
+    players = rules.min_players
+    state = rules.new_game(players)
+    assert rules.to_act(state) == CHANCE
+    assert not rules.is_over(state)
+    assert rules.events(state) == ()
+    with pytest.raises(RulesError, match="not over"):
+        rules.result(state)
+    for seat in range(players):
+        seen = rules.observe(state, seat)
+        assert seen.decision == "wait"
+        assert seen.legal_actions() == ()
+    outcome = rules.chance(state, random.Random(1))
+    assert isinstance(outcome, Chance)
+    assert rules.chance(state, random.Random(1)) == outcome  # only the generator decides
+    state = rules.apply(state, outcome)
+    assert rules.to_act(state) == 0
+    assert all(isinstance(event, Event) for event in rules.events(state))
+    with pytest.raises(RulesError, match="no chance outcome"):
+        rules.chance(state, random.Random(1))
+
+
+@pytest.mark.parametrize("rules_id", ALL)
+def test_observations_at_every_step(rules_id: str) -> None:
+    rules = RULESETS[rules_id]
+    rng = random.Random(7)
+    players = rules.max_players
+    state = rules.new_game(players)
+    while not rules.is_over(state):
+        seat = rules.to_act(state)
+        if seat == CHANCE:
+            state = rules.apply(state, rules.chance(state, rng))
+            continue
+        for other in range(players):
+            seen = rules.observe(state, other)
+            assert isinstance(seen, Observation)
+            assert (seen.rules, seen.seat, seen.players) == (rules_id, other, players)
+            assert (seen.decision in DECISIONS) == (other == seat)
+        seen = rules.observe(state, seat)
+        assert seen.legal == rules.legal(state)
+        if seen.decision != "turn":
+            assert seen.legal_actions()
+            assert all(seen.is_legal(action) for action in seen.legal_actions())
+        else:
+            with pytest.raises(RulesError, match="build a Pass"):
+                seen.legal_actions()
+        assert seen.legal_claims() == seen.legal.claims()
+        if seen.legal_claims():
+            assert seen.min_claim == seen.legal_claims()[0]
+        state = rules.apply(state, random_action(seen.legal, rng))
+    assert rules.to_act(state) == TERMINAL
+    for other in range(players):
+        assert rules.observe(state, other).decision == "wait"  # works after the end too
+    with pytest.raises(IllegalAction, match="the game is over"):
+        rules.apply(state, Challenge())
+    with pytest.raises(RulesError, match="no chance outcome"):
+        rules.chance(state, random.Random(1))
+
+
+@pytest.mark.parametrize("rules_id", ALL)
+@pytest.mark.parametrize("seed", range(3))
+def test_every_player_count_plays_to_a_result(rules_id: str, seed: int) -> None:
+    rules = RULESETS[rules_id]
+    for players in range(rules.min_players, rules.max_players + 1):
+        game = playout(rules, players, random.Random(seed))
+        assert rules.is_over(game.state)
+        result = rules.result(game.state)
+        assert isinstance(result, Result)
+        assert len(result.placements) == len(result.scores) == players
+        assert 1 in result.placements
+        assert all(1 <= place <= players for place in result.placements)
+
+
+@pytest.mark.parametrize("rules_id", ALL)
+def test_the_engines_hold_no_game_state(rules_id: str) -> None:
+    rules = RULESETS[rules_id]
+    first = playout(rules, rules.min_players, random.Random(3)).state
+    playout(rules, rules.max_players, random.Random(4))
+    assert playout(rules, rules.min_players, random.Random(3)).state == first
