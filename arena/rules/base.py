@@ -89,7 +89,7 @@ class Legal:
 
     def problem(self, action: object) -> str | None:
         """Return why an action is illegal now, or None when it is legal."""
-        check = _CHECKS.get((self.decision, type(action)))
+        check = _CHECKS_BY_DECISION.get(self.decision, _NONE).get(type(action))
         if check is None:
             return f"{_show(action)} is not a legal answer to '{self.decision}' ({self.describe()})"
         return check(self, action)
@@ -189,6 +189,10 @@ _CHECKS: dict[tuple[str, type], Callable[[Legal, Any], str | None]] = {
     ("accept", Accept): lambda legal, a: _top_problem(legal, a),
     ("turn", Pass): _pass_problem,
 }
+_NONE: dict[type, Callable[[Legal, Any], str | None]] = {}
+_CHECKS_BY_DECISION: dict[str, dict[type, Callable[[Legal, Any], str | None]]] = {}
+for (_decision, _type), _check in _CHECKS.items():
+    _CHECKS_BY_DECISION.setdefault(_decision, {})[_type] = _check
 
 
 class Observation(NamedTuple):
@@ -301,6 +305,9 @@ def check_options(specs: Sequence[OptionSpec], options: Mapping[str, object] | N
 def next_active(active: Sequence[bool], seat: int) -> int:
     """Return the next seat to the left (higher number, wrapping) that is still in the game."""
     n = len(active)
+    following = seat + 1 if seat + 1 < n else 0
+    if active[following]:
+        return following
     for step in range(1, n + 1):
         candidate = (seat + step) % n
         if active[candidate]:

@@ -36,6 +36,7 @@ _DECK = tuple(range(52))
 _CARD_TEXT = tuple(hands.card_text(c) for c in _DECK)
 # Every roll of k dice, in a fixed order: one randrange picks a whole roll.
 _ROLLS = tuple(tuple(itertools.product(hands.DIE_RANKS, repeat=k)) for k in range(6))
+_ROLL_SETS = tuple(frozenset(rolls) for rolls in _ROLLS)
 _DICE_TEXT: dict[tuple[int, ...], tuple[str, ...]] = {}  # at most 7,776 entries
 
 
@@ -60,6 +61,17 @@ class DiceState(NamedTuple):
     round: int
     history: tuple[Event, ...]
     events: tuple[Event, ...]
+
+
+_DICESTATE_INDEX = {name: i for i, name in enumerate(DiceState._fields)}
+
+
+def _with(state: DiceState, **changes: object) -> DiceState:
+    """A copy of the state with some fields changed (faster than NamedTuple._replace)."""
+    values = list(state)
+    for name, value in changes.items():
+        values[_DICESTATE_INDEX[name]] = value
+    return tuple.__new__(DiceState, values)  # type: ignore[type-var]
 
 
 class DiceRules:
@@ -147,7 +159,7 @@ class DiceRules:
         )
 
     def _wait(self, state: DiceState) -> Legal:
-        return self.legal(state._replace(phase=OVER))
+        return self.legal(_with(state, phase=OVER))
 
     def result(self, state: DiceState) -> Result:
         """Return placements: the last player in wins, the others in reverse order of going out."""
@@ -200,11 +212,12 @@ class DiceRules:
 
     def apply(self, state: DiceState, action: Action | Chance) -> DiceState:
         """Return the state after an action or chance outcome; raise IllegalAction if illegal."""
-        if state.phase <= FILL:
-            if not isinstance(action, Chance):
+        phase = state.phase
+        if phase <= FILL:
+            if type(action) is not Chance:
                 raise IllegalAction(f"a chance outcome is pending, not {action}")
             return self._apply_chance(state, action)
-        if state.phase == OVER:
+        if phase == OVER:
             raise IllegalAction(f"the game is over; {action} cannot be played")
         problem = self.legal(state).problem(action)
         if problem is not None:
@@ -214,7 +227,7 @@ class DiceRules:
     def _look(self, state: DiceState, action: Look) -> DiceState:
         seen = Event("see", state.holder, {"hand": self._text(state.hand)}, state.holder)
         look = Event("look", state.holder)
-        return state._replace(phase=REROLL, history=(*state.history, look), events=(look, seen))
+        return _with(state, phase=REROLL, history=(*state.history, look), events=(look, seen))
 
     def _apply_chance(self, state: DiceState, chance: Chance) -> DiceState:
         if state.phase == DEAL:
@@ -223,14 +236,16 @@ class DiceRules:
             if sorted(chance.outcome) != sorted(state.discards):
                 raise IllegalAction("a reshuffle must be an order of the discard pile")
             shuffle = Event("reshuffle", state.holder, {"cards": len(chance.outcome)})
-            state = state._replace(deck=chance.outcome, discards=(), events=(shuffle,))
+            state = _with(state, deck=chance.outcome, discards=(), events=(shuffle,))
             return self._draw(state, state.pending)
-        if len(chance.outcome) != len(state.pending) or not _are_dice(chance.outcome):
+        if chance.outcome not in _ROLL_SETS[len(state.pending)]:
             raise IllegalAction(f"expected {len(state.pending)} die faces 9..14, got {chance}")
         hand = list(state.hand)
         for position, face in zip(state.pending, chance.outcome, strict=True):
             hand[position] = face
-        return self._filled(state._replace(hand=tuple(hand)), state.pending, ())
+        seen = Event("roll", state.holder, {"positions": state.pending,
+                                            "hand": self._text(tuple(hand))}, state.holder)
+        return _with(state, hand=tuple(hand), phase=CLAIM, pending=(), events=(seen,))
 
     def _deal(self, state: DiceState, outcome: tuple[int, ...]) -> DiceState:
         thrower = state.thrower
@@ -240,11 +255,11 @@ class DiceRules:
                 raise IllegalAction("a deal must be an order of the 52 cards")
             hand, deck, phase, kind = outcome[:5], outcome[5:], EXCHANGE, "deal"
         else:
-            if len(outcome) != 5 or not _are_dice(outcome):
+            if outcome not in _ROLL_SETS[5]:
                 raise IllegalAction(f"a throw is 5 die faces 9..14, got {outcome}")
             hand, deck, phase, kind = outcome, (), CLAIM, "roll"
         seen = Event(kind, thrower, {"hand": self._text(hand)}, thrower)
-        return state._replace(
+        return _with(state,
             phase=phase, holder=thrower, hand=hand, deck=deck, discards=(), claim=-1,
             claimant=-1, pending=(), round=state.round + 1, history=(start,),
             events=(start, seen),
@@ -252,13 +267,14 @@ class DiceRules:
 
     def _reroll(self, state: DiceState, positions: tuple[int, ...]) -> DiceState:
         public = Event("reroll", state.holder, {"count": len(positions)})
-        state = state._replace(history=(*state.history, public), events=(public,))
+        history, events = (*state.history, public), (public,)
         if not positions:
-            return state._replace(phase=CLAIM)
+            return _with(state, phase=CLAIM, history=history, events=events)
         if not self.cards:
-            return state._replace(phase=FILL, pending=positions)
+            return _with(state, phase=FILL, pending=positions, history=history, events=events)
         thrown = tuple(state.hand[p] for p in positions)
-        return self._draw(state._replace(discards=state.discards + thrown), positions)
+        state = _with(state, discards=state.discards + thrown, history=history, events=events)
+        return self._draw(state, positions)
 
     def _draw(self, state: DiceState, positions: tuple[int, ...]) -> DiceState:
         """Fill positions from the deck; when it runs out, wait for a reshuffle of discards."""
@@ -266,21 +282,21 @@ class DiceRules:
         hand = list(state.hand)
         for position, card in zip(positions[:take], state.deck[:take], strict=True):
             hand[position] = card
-        state = state._replace(hand=tuple(hand), deck=state.deck[take:])
+        state = _with(state, hand=tuple(hand), deck=state.deck[take:])
         if take < len(positions):
-            return state._replace(phase=FILL, pending=positions[take:])
+            return _with(state, phase=FILL, pending=positions[take:])
         return self._filled(state, positions, state.events)
 
     def _filled(self, state: DiceState, positions: tuple[int, ...], before: tuple) -> DiceState:
         kind = "draw" if self.cards else "roll"
         data = {"positions": positions, "hand": self._text(state.hand)}
         seen = Event(kind, state.holder, data, state.holder)
-        return state._replace(phase=CLAIM, pending=(), events=(*before, seen))
+        return _with(state, phase=CLAIM, pending=(), events=(*before, seen))
 
     def _bid(self, state: DiceState, index: int) -> DiceState:
         blind = state.phase == RESPOND
         event = Event("claim", state.holder, {"claim": state.space.claims[index], "blind": blind})
-        return state._replace(
+        return _with(state,
             phase=RESPOND, claim=index, claimant=state.holder,
             holder=next_active(state.active, state.holder),
             history=(*state.history, event), events=(event,),
@@ -299,7 +315,7 @@ class DiceRules:
     def _point(self, state: DiceState, loser: int, events: tuple[Event, ...]) -> DiceState:
         points = _bump(state.points, loser)
         events = (*events, Event("point", loser, {"points": points[loser]}))
-        state = state._replace(points=points)
+        state = _with(state, points=points)
         if points[loser] >= state.opts["max_points"]:
             state, out_events = _go_out(state, loser, "points")
             events += out_events
@@ -308,10 +324,10 @@ class DiceRules:
     def _next_round(self, state: DiceState, starter: int, events: tuple) -> DiceState:
         if sum(state.active) <= 1:
             over = Event("over")
-            return state._replace(phase=OVER, events=(*events, over), holder=-1)
+            return _with(state, phase=OVER, events=(*events, over), holder=-1)
         if not state.active[starter]:
             starter = next_active(state.active, starter)
-        return state._replace(phase=DEAL, thrower=starter, holder=starter, events=events,
+        return _with(state, phase=DEAL, thrower=starter, holder=starter, events=events,
                               pending=())
 
     # --- faults -----------------------------------------------------------------------
@@ -321,15 +337,11 @@ class DiceRules:
         if seat != state.holder or state.phase in (DEAL, FILL, OVER):
             raise RulesError(f"seat {seat} has no decision to fault on")
         faults = _bump(state.faults, seat)
-        state = state._replace(faults=faults)
+        state = _with(state, faults=faults)
         if state.opts["on_fault"] == "penalty" and faults[seat] < state.opts["max_faults"]:
             return self._point(state, seat, (Event("penalty", seat, {"faults": faults[seat]}),))
         state, events = _go_out(state, seat, "forfeit")
         return self._next_round(state, seat, events)
-
-
-def _are_dice(outcome: tuple[int, ...]) -> bool:
-    return all(9 <= face <= 14 for face in outcome)
 
 
 def _bump(values: tuple[int, ...], seat: int) -> tuple[int, ...]:
@@ -339,7 +351,7 @@ def _bump(values: tuple[int, ...], seat: int) -> tuple[int, ...]:
 def _go_out(state: DiceState, seat: int, reason: str) -> tuple[DiceState, tuple[Event, ...]]:
     active = (*state.active[:seat], False, *state.active[seat + 1 :])
     event = Event("out", seat, {"reason": reason})
-    return state._replace(active=active, out=(*state.out, seat)), (event,)
+    return _with(state, active=active, out=(*state.out, seat)), (event,)
 
 
 DICE = DiceRules(cards=False)
