@@ -5,10 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import arena
+from bots.bluffer import Bluffer
+from bots.honest import Honest
 from bots.random_bot import RandomBot
+from bots.statistician import Statistician
 
 
 @arena.hookimpl
 def register_bots(register: Callable[..., None]) -> None:
     """Register the built-in bots."""
-    register(RandomBot)
+    for bot in (Bluffer, Honest, RandomBot, Statistician):
+        register(bot)

@@ -1,0 +1,541 @@
+"""Exact probability tables for the built-in bots: what 5 dice or 5 cards are worth, what a
+reroll, an exchange or a set of unseen cards can turn into, and what a claim says about a hand.
+
+Pure and deterministic: no I/O, no clocks, no random numbers. Tables are built once per claim
+order (normal, or straight over full) and then only read; the normal order is built at import.
+Values are indexes into the rule set's claim space, distributions are tuples of floats over
+those indexes. This module knows nothing of bots, events or observations.
+"""
+
+from __future__ import annotations
+
+import bisect
+import dataclasses
+import itertools
+import math
+import operator
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from functools import cache, lru_cache
+
+from arena import hands
+from arena.hands import Category, ClaimSpace, Value
+
+FACES = hands.DIE_RANKS
+DECK = frozenset(range(52))
+HONEST_SLIP = 0.02
+"""How often the 'honest' claim model allows a claim other than the claimant's true value."""
+NOISE_STEP = 0.6
+"""The 'noise' claim model: half geometric steps up from the lowest legal claim, half uniform."""
+HONESTY_LIMIT = 4.0
+"""Largest log-odds the honesty of a claimant may reach either way (belief stays revisable)."""
+
+
+def claim_index(space: ClaimSpace, claim: Value) -> int:
+    """Return the index of a claim in a claim space, whatever order the claim was built with."""
+    index = space.index.get(claim)
+    if index is None:
+        index = space.position(Value(claim.category, claim.ranks, space.straight_over_full))
+    return index
+
+
+def at_least(distribution: Sequence[float], index: int) -> float:
+    """Probability that a value is at least the claim at `index`."""
+    return math.fsum(distribution[index:])
+
+
+def strength_table(fresh: Sequence[float]) -> tuple[float, ...]:
+    """Mid-rank percentile of each value among fresh hands: how hard it is to beat, in [0, 1]."""
+    below, out = 0.0, []
+    for p in fresh:
+        out.append(below + p / 2)
+        below += p
+    return tuple(out)
+
+
+# --- dice -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class DiceTables:
+    """Every dice table for one claim order.
+
+    `value`: claim index of each sorted 5-dice multiset (252). `outcome[kept]`: the value
+    distribution after rolling the dice not kept (462 kept multisets, sizes 0-5). `fresh`:
+    the distribution of one roll of 5 dice. `strength`: percentile of each value in `fresh`.
+    `reach[kept][m]`: P(value >= m) after the reroll; `edge[kept][m]`: the expected strength
+    of the outcomes that reach m (0 for the others).
+    """
+
+    space: ClaimSpace
+    value: dict[tuple[int, ...], int]
+    outcome: dict[tuple[int, ...], tuple[float, ...]]
+    fresh: tuple[float, ...]
+    strength: tuple[float, ...]
+    reach: dict[tuple[int, ...], tuple[float, ...]]
+    edge: dict[tuple[int, ...], tuple[float, ...]]
+
+    def hand_value(self, dice: Iterable[int]) -> int:
+        """Claim index of 5 dice given as ranks 9..14."""
+        return self.value[tuple(sorted(dice))]
+
+
+@cache
+def dice_tables(straight_over_full: bool = False) -> DiceTables:
+    """Build (once) the dice tables for one claim order."""
+    space = hands.claim_space(hands.DICE, straight_over_full)
+    n = len(space)
+    value = {
+        roll: space.index[hands.dice_value(roll, straight_over_full)]
+        for roll in itertools.combinations_with_replacement(FACES, 5)
+    }
+    outcome: dict[tuple[int, ...], tuple[float, ...]] = {}
+    for size in range(6):
+        rolls = list(itertools.product(FACES, repeat=5 - size))
+        for kept in itertools.combinations_with_replacement(FACES, size):
+            counts = [0] * n
+            for roll in rolls:
+                counts[value[tuple(sorted(kept + roll))]] += 1
+            outcome[kept] = tuple(c / len(rolls) for c in counts)
+    fresh = outcome[()]
+    strength = strength_table(fresh)
+    reach = {kept: _suffix_sums(dist) for kept, dist in outcome.items()}
+    edge = {
+        kept: _suffix_sums([p * s for p, s in zip(dist, strength, strict=True)])
+        for kept, dist in outcome.items()
+    }
+    return DiceTables(space, value, outcome, fresh, strength, reach, edge)
+
+
+def _suffix_sums(values: Sequence[float]) -> tuple[float, ...]:
+    out = [0.0] * (len(values) + 1)
+    for i in range(len(values) - 1, -1, -1):
+        out[i] = out[i + 1] + values[i]
+    return tuple(out)
+
+
+# --- cards ------------------------------------------------------------------------------------
+
+_RANKS = 13
+_CODE = tuple(5**r for r in range(_RANKS))  # a rank multiset as base-5 digit counts
+_WINDOWS = tuple(
+    (top, frozenset(range(top - 4, top + 1)) if top >= 4 else frozenset((12, 0, 1, 2, 3)))
+    for top in range(3, _RANKS)
+)  # straights by top rank index (3 is the wheel A-2-3-4-5)
+
+
+@dataclass(frozen=True, slots=True)
+class CardPool:
+    """Cards that may be drawn (or be face down unseen), with their counts by rank and suit."""
+
+    cards: tuple[int, ...]
+    per_rank: tuple[int, ...]
+    suits: tuple[tuple[int, ...], ...]
+
+    @classmethod
+    def of(cls, cards: Iterable[int]) -> CardPool:
+        """Build a pool from card numbers."""
+        cards = tuple(sorted(cards))
+        per_rank = [0] * _RANKS
+        suits: list[list[int]] = [[], [], [], []]
+        for card in cards:
+            per_rank[card >> 2] += 1
+            suits[card & 3].append(card >> 2)
+        return cls(cards, tuple(per_rank), tuple(tuple(s) for s in suits))
+
+
+@dataclass(frozen=True, slots=True)
+class CardTables:
+    """Every card table for one claim order.
+
+    `rank_value[code]`: claim index of 5 cards of different suits, by rank multiset code.
+    `high`, `straight`, `flush`, `straight_flush`: claim index by top rank index 0..12 (-1
+    where no such value exists). `fresh`: the value distribution of 5 cards from a full deck;
+    `strength`: percentile of each value in `fresh`.
+    """
+
+    space: ClaimSpace
+    rank_value: dict[int, int]
+    high: tuple[int, ...]
+    straight: tuple[int, ...]
+    flush: tuple[int, ...]
+    straight_flush: tuple[int, ...]
+    fresh: tuple[float, ...]
+    strength: tuple[float, ...]
+
+    def hand_value(self, cards: Sequence[int]) -> int:
+        """Claim index of 5 cards given as card numbers 0..51."""
+        index = self.rank_value[sum(_CODE[c >> 2] for c in cards)]
+        suit = cards[0] & 3
+        if any(c & 3 != suit for c in cards):
+            return index
+        top = max(c >> 2 for c in cards)
+        if self.space.claims[index].category == Category.STRAIGHT:
+            return self.straight_flush[self.space.claims[index].ranks[0] - 2]
+        return self.flush[top]
+
+    def draw(self, kept: Sequence[int], pool: CardPool) -> tuple[float, ...]:
+        """Value distribution of the kept cards plus 5 - len(kept) cards drawn from the pool."""
+        counts = [0] * len(self.space)
+        if len(kept) == 5:
+            counts[self.hand_value(kept)] = 1
+            return tuple(map(float, counts))
+        sorted_draws, weights, ways = self._prepare(kept, pool)
+        order, starts = sorted_draws.order, sorted_draws.starts
+        for index in sorted_draws.present:
+            counts[index] = sum(map(weights, order[starts[index] : starts[index + 1]]))
+        for index, change in self._flush_moves(kept, pool):
+            counts[index] += change
+        return tuple(map(float(ways).__rtruediv__, counts))
+
+    def draw_score(
+        self, kept: Sequence[int], pool: CardPool, target: int, gain: Sequence[float],
+        memo: dict[int, float] | None = None,
+    ) -> float:
+        """Expected gain[value] over the values >= target, drawing onto the kept cards.
+
+        `memo` (for one pool, target and gain) shares the rank-only part between kept sets
+        of the same ranks, e.g. either king of a pair.
+        """
+        if len(kept) == 5:
+            value = self.hand_value(kept)
+            return gain[value] if value >= target else 0.0
+        sorted_draws, weights, ways = self._prepare(kept, pool)
+        kcode = sum(_CODE[c >> 2] for c in kept)
+        total = None if memo is None else memo.get(kcode)
+        if total is None:
+            start = sorted_draws.starts[target]
+            total = sum(map(
+                operator.mul, map(weights, sorted_draws.order[start:]),
+                map(gain.__getitem__, sorted_draws.values[start:]),
+            ))
+            if memo is not None:
+                memo[kcode] = total
+        for index, change in self._flush_moves(kept, pool):
+            if index >= target:
+                total += change * gain[index]
+        return total / ways
+
+    def _prepare(
+        self, kept: Sequence[int], pool: CardPool
+    ) -> tuple[_SortedDraws, Callable[[int], int], int]:
+        draws = 5 - len(kept)
+        ways = math.comb(len(pool.cards), draws)
+        if ways == 0:
+            raise ValueError(f"cannot draw {draws} cards from a pool of {len(pool.cards)}")
+        kcode = sum(_CODE[c >> 2] for c in kept)
+        sorted_draws = _kept_draws(self.space.straight_over_full, kcode, draws)
+        return sorted_draws, _draw_weights(draws, pool.per_rank).__getitem__, ways
+
+    def _flush_moves(self, kept: Sequence[int], pool: CardPool) -> list[tuple[int, int]]:
+        """Count changes that move the one-suit draws, counted by rank alone, to flush or
+        straight flush."""
+        suits = {c & 3 for c in kept}
+        if len(suits) > 1:
+            return []
+        kept_ranks = frozenset(c >> 2 for c in kept)
+        top_kept = max(kept_ranks, default=-1)
+        draws = 5 - len(kept)
+        moves: list[tuple[int, int]] = []
+        for suit in sorted(suits) if suits else range(4):
+            ranks = pool.suits[suit]
+            by_top = _tops(ranks, top_kept, draws)
+            have = frozenset(ranks)
+            for top, window in _WINDOWS:
+                need = window - kept_ranks
+                if kept_ranks <= window and len(need) == draws and need <= have:
+                    by_top[max(window)] -= 1
+                    moves += [(self.straight[top], -1), (self.straight_flush[top], 1)]
+            for top, number in enumerate(by_top):
+                if number:
+                    moves += [(self.high[top], -number), (self.flush[top], number)]
+        return moves
+
+
+def _tops(ranks: Sequence[int], top_kept: int, draws: int) -> list[int]:
+    """How many ways to draw `draws` of these ranks give each top rank (with the kept top)."""
+    by_top = [0] * _RANKS
+    if top_kept >= 0:
+        below = sum(1 for r in ranks if r < top_kept)
+        by_top[top_kept] = math.comb(below, draws)
+    if draws == 0:
+        return by_top
+    for below, rank in enumerate(ranks):
+        if rank > top_kept:
+            by_top[rank] += math.comb(below, draws - 1)
+    return by_top
+
+
+_HALVES = (range(7), range(7, _RANKS))  # low ranks 2-8, high ranks 9-A
+
+
+def _multisets(ranks: range, size: int) -> tuple[tuple[int, ...], ...]:
+    return tuple(
+        combo for combo in itertools.combinations_with_replacement(ranks, size)
+        if all(combo.count(r) <= 4 for r in combo)
+    )
+
+
+_PARTS = tuple(tuple(_multisets(half, size) for size in range(6)) for half in _HALVES)
+_COMPOSITIONS = tuple(
+    tuple(
+        sum(_CODE[r] for r in low + high)
+        for low_size in range(size + 1)
+        for low in _PARTS[0][low_size]
+        for high in _PARTS[1][size - low_size]
+    )
+    for size in range(6)
+)
+"""Codes of every rank multiset of 0-5 cards, low part then high part (the order in which
+`_draw_weights` multiplies the ways to draw each part)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _SortedDraws:
+    """The draws onto some kept ranks, by the rank-only value they make: `order` lists draw
+    positions (in `_COMPOSITIONS`) by claim index, `values` their claim indexes, `starts[v]`
+    the first entry worth v or more, `present` the claim indexes that occur."""
+
+    order: tuple[int, ...]
+    values: tuple[int, ...]
+    starts: tuple[int, ...]
+    present: tuple[int, ...]
+
+
+@cache
+def _kept_draws(straight_over_full: bool, kcode: int, draws: int) -> _SortedDraws:
+    """Sort the draws of `draws` cards by the rank-only value they make with the kept ranks.
+
+    A draw that would need a rank five times (more than the deck holds) is left out: it
+    always weighs 0, since the kept cards and the pool never share a card.
+    """
+    rank_value = _rank_values(straight_over_full)
+    size = len(hands.claim_space(hands.CARDS, straight_over_full))
+    found = sorted(
+        (index, position)
+        for position, code in enumerate(_COMPOSITIONS[draws])
+        if (index := rank_value.get(kcode + code)) is not None
+    )
+    values = tuple(index for index, _ in found)
+    starts = tuple(bisect.bisect_left(values, v) for v in range(size + 1))
+    return _SortedDraws(tuple(p for _, p in found), values, starts, tuple(sorted(set(values))))
+
+
+@lru_cache(maxsize=1024)
+def _draw_weights(draws: int, per_rank: tuple[int, ...]) -> tuple[int, ...]:
+    """Ways to draw each rank multiset of `draws` cards from a pool with these rank counts."""
+    low, high = per_rank[: _HALVES[1].start], per_rank[_HALVES[1].start :]
+    out: list[int] = []
+    for low_size in range(draws + 1):
+        highs = _part_weights(1, draws - low_size, high)
+        out.extend([a * b for a in _part_weights(0, low_size, low) for b in highs])
+    return tuple(out)
+
+
+@lru_cache(maxsize=4096)
+def _part_weights(half: int, size: int, counts: tuple[int, ...]) -> tuple[int, ...]:
+    """Ways to draw each rank multiset of one half of the ranks from these rank counts."""
+    ways = [_CHOOSE[n][c] for n in counts for c in range(5)]  # ways[5 * rank + count]
+    return tuple(math.prod(map(ways.__getitem__, factors)) for factors in _PART_FACTORS[half][size])
+
+
+_CHOOSE = tuple(tuple(math.comb(n, c) for c in range(5)) for n in range(5))
+_PART_FACTORS = tuple(
+    tuple(
+        tuple(tuple(5 * (r - half.start) + combo.count(r) for r in sorted(set(combo)))
+              for combo in by_size)
+        for by_size in parts
+    )
+    for half, parts in zip(_HALVES, _PARTS, strict=True)
+)  # for each multiset of a half: its (rank within the half, count) as indexes into `ways`
+
+
+@cache
+def _rank_values(straight_over_full: bool) -> dict[int, int]:
+    """Claim index of every 5-card rank multiset in several suits, by rank multiset code."""
+    space = hands.claim_space(hands.CARDS, straight_over_full)
+    rank_value = {}
+    for combo in itertools.combinations_with_replacement(range(_RANKS), 5):
+        if all(combo.count(r) <= 4 for r in combo):
+            cards = [r * 4 + i % 4 for i, r in enumerate(combo)]  # never one suit
+            code = sum(_CODE[r] for r in combo)
+            rank_value[code] = space.index[hands.cards_value(cards, straight_over_full)]
+    return rank_value
+
+
+@cache
+def card_tables(straight_over_full: bool = False) -> CardTables:
+    """Build (once) the card tables for one claim order."""
+    space = hands.claim_space(hands.CARDS, straight_over_full)
+    rank_value = _rank_values(straight_over_full)
+
+    def by_top(category: Category) -> tuple[int, ...]:
+        return tuple(
+            space.index.get(Value(category, (r + 2,), straight_over_full), -1)
+            for r in range(_RANKS)
+        )
+
+    unfinished = CardTables(
+        space, rank_value, by_top(Category.HIGH), by_top(Category.STRAIGHT),
+        by_top(Category.FLUSH), by_top(Category.STRAIGHT_FLUSH), (), (),
+    )
+    fresh = unfinished.draw((), CardPool.of(DECK))  # needs no fresh table itself
+    return dataclasses.replace(unfinished, fresh=fresh, strength=strength_table(fresh))
+
+
+def tables_for(space: ClaimSpace) -> DiceTables | CardTables:
+    """The tables of a claim space (dice or cards, in its claim order)."""
+    if space.kind == hands.DICE:
+        return dice_tables(space.straight_over_full)
+    return card_tables(space.straight_over_full)
+
+
+# --- what survives unseen rerolls -------------------------------------------------------------
+
+EXACT = (0.0, 0.0, 0.0, 0.0, 0.0, 1.0)
+"""Survivor counts when the hand is known exactly: all 5 seen dice or cards are still there."""
+
+
+def after_reroll(survivors: Sequence[float], count: int) -> tuple[float, ...]:
+    """Update P(j seen tokens remain) after someone rerolls `count` positions we did not see.
+
+    The positions are taken as uniformly random, so the survivors of a known hand are always
+    a uniformly random subset of it (a hypergeometric chain).
+    """
+    out = [0.0] * 6
+    total = math.comb(5, count)
+    for j, p in enumerate(survivors):
+        if not p:
+            continue
+        for lost in range(max(0, count - (5 - j)), min(j, count) + 1):
+            out[j - lost] += p * math.comb(j, lost) * math.comb(5 - j, count - lost) / total
+    return tuple(out)
+
+
+def kept_subsets(tokens: Sequence[int], size: int) -> list[tuple[int, ...]]:
+    """Every choice of `size` positions' tokens, sorted, with repeats (each choice weighs 1)."""
+    return [tuple(sorted(c)) for c in itertools.combinations(tokens, size)]
+
+
+def dice_belief(
+    tables: DiceTables, known: Sequence[int] | None, survivors: Sequence[float]
+) -> tuple[float, ...]:
+    """Value distribution of the dice now, from the dice last seen and what may have survived."""
+    if not known:
+        return tables.fresh
+    return _dice_belief(tables.space.straight_over_full, tuple(sorted(known)), tuple(survivors))
+
+
+@lru_cache(maxsize=4096)
+def _dice_belief(
+    straight_over_full: bool, known: tuple[int, ...], survivors: tuple[float, ...]
+) -> tuple[float, ...]:
+    tables = dice_tables(straight_over_full)
+    out = [0.0] * len(tables.space)
+    for j, weight in enumerate(survivors):
+        if weight < 1e-12:
+            continue
+        subsets = kept_subsets(known, j)
+        share = weight / len(subsets)
+        for kept in subsets:
+            for i, p in enumerate(tables.outcome[kept]):
+                out[i] += share * p
+    return tuple(out)
+
+
+def card_belief(
+    tables: CardTables, fixed: Sequence[int], known: Sequence[int], survivors: Sequence[float],
+    pool: CardPool,
+) -> tuple[float, ...]:
+    """Value distribution of 5 cards: the fixed ones, a surviving subset of the known ones
+    (size j with probability survivors[j], capped by room), the rest from the pool."""
+    room = 5 - len(fixed)
+    mixed: dict[int, float] = {}
+    for j, weight in enumerate(survivors):
+        if weight >= 1e-12:
+            size = min(j, len(known), room)
+            mixed[size] = mixed.get(size, 0.0) + weight
+    shares: dict[tuple[int, ...], float] = {}
+    for size, weight in sorted(mixed.items()):
+        subsets = kept_subsets(known, size)
+        for kept in subsets:
+            hand = tuple(sorted((*fixed, *kept)))
+            shares[hand] = shares.get(hand, 0.0) + weight / len(subsets)
+    out = [0.0] * len(tables.space)
+    for hand, share in shares.items():
+        out = list(map(operator.add, out, map(share.__mul__, tables.draw(hand, pool))))
+    return tuple(out)
+
+
+# --- what a claim says about the hand ---------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """A claim made by a player who saw the hand it is about: who, the claim, and the lowest
+    claim that was legal when it was made (all as claim indexes)."""
+
+    seat: int
+    claim: int
+    floor: int
+
+
+def noise_likelihood(claim: int, floor: int, size: int) -> float:
+    """P(claim) from a claimant whose claims ignore the hand: steps up from the lowest legal."""
+    steps = claim - floor
+    return 0.5 * (1 - NOISE_STEP) * NOISE_STEP**steps + 0.5 / (size - floor)
+
+
+def honest_likelihood(claim: int, value: int, floor: int, size: int) -> float:
+    """P(claim) from an honest claimant: its true value when legal, else the lowest legal."""
+    if claim == max(value, floor):
+        return 1 - HONEST_SLIP
+    return HONEST_SLIP / (size - floor)
+
+
+def honesty_update(log_odds: float, evidence: Evidence, value: int, size: int) -> float:
+    """New log-odds that a claimant is honest, after seeing the hand its claim was about."""
+    ratio = honest_likelihood(evidence.claim, value, evidence.floor, size) / noise_likelihood(
+        evidence.claim, evidence.floor, size
+    )
+    return max(-HONESTY_LIMIT, min(HONESTY_LIMIT, log_odds + math.log(ratio)))
+
+
+def posterior(
+    prior: Sequence[float], evidence: Iterable[Evidence], honesty: dict[int, float]
+) -> list[float]:
+    """Value distribution given claims by players who saw the hand (Bayes over both models)."""
+    size = len(prior)
+    post = list(prior)
+    for e in evidence:
+        trust = 1 / (1 + math.exp(-honesty.get(e.seat, 0.0)))
+        slip = HONEST_SLIP / (size - e.floor)
+        other = trust * slip + (1 - trust) * noise_likelihood(e.claim, e.floor, size)
+        predicted = other + trust * (1 - HONEST_SLIP - slip)
+        # the honest model predicts the claim itself, or (at the floor) any value up to it
+        low = e.claim if e.claim > e.floor else 0
+        post = [p * (predicted if low <= v <= e.claim else other) for v, p in enumerate(post)]
+    total = math.fsum(post)
+    return [p / total for p in post] if total > 0 else list(prior)
+
+
+def holds_probability(
+    prior: Sequence[float], claim: int, evidence: Sequence[Evidence] = (),
+    honesty: dict[int, float] | None = None,
+) -> float:
+    """Probability that the hand's value is at least the claim, given the evidence."""
+    dist = posterior(prior, evidence, honesty or {}) if evidence else prior
+    return min(1.0, max(0.0, math.fsum(dist[claim:])))
+
+
+def _warm_up() -> None:
+    """Build the normal-order tables now, with the largest of the sorted draws (onto one or
+    two kept cards); the others are built the first time they are needed."""
+    dice_tables(False)
+    card_tables(False)
+    for size in (1, 2):
+        for combo in _multisets(range(_RANKS), size):
+            _kept_draws(False, sum(_CODE[r] for r in combo), 5 - size)
+
+
+_warm_up()
