@@ -1,0 +1,308 @@
+"""The trusted launcher of an isolated bot, run as `python -I path/to/launcher.py CONFIG` (or
+`python -I -m arena.launcher CONFIG`; by path, a command bot starts without importing arena).
+
+It runs first in the bot's own process, before any bot code: it sets the resource limits,
+asks the kernel to kill the bot when the referee dies (PR_SET_PDEATHSIG) and to keep orphaned
+helpers as its descendants (PR_SET_CHILD_SUBREAPER), then either serves a Python bot class
+over the JSON-lines protocol (docs/protocol.md) or replaces itself with a bot command (exec),
+which inherits the limits. CONFIG is one JSON argument written by `arena.isolation`.
+
+It must not import bot code before the limits are in place, and it holds nothing secret:
+it knows only what the referee sends this seat on stdin.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import functools
+import json
+import os
+import random
+import resource
+import signal
+import sys
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
+from typing import IO, Any
+
+PROTOCOL = 1
+PR_SET_PDEATHSIG = 1
+PR_SET_CHILD_SUBREAPER = 36
+
+
+def main(argv: list[str]) -> None:
+    """Apply the limits in CONFIG, then serve the Python bot or exec the bot command."""
+    config = json.loads(argv[0])
+    apply_limits(config["limits"])
+    guard_parent(config.get("parent"))
+    if config.get("command"):
+        command = config["command"]
+        try:
+            os.execvp(command[0], command)
+        except OSError as exc:
+            sys.stderr.write(f"arena launcher: cannot run {command[0]!r}: {exc}\n")
+            os._exit(127)
+    for entry in reversed(config.get("path", [])):
+        if entry not in sys.path:
+            sys.path.insert(0, entry)
+    serve(config["bot"])
+
+
+def _cap(kind: int, value: int | None, hard_extra: int = 0) -> None:
+    """Lower one limit to `value` (soft) and `value + hard_extra` (hard), never raising it."""
+    if value is None:
+        return
+    _, hard = resource.getrlimit(kind)
+    high = value + hard_extra
+    if hard != resource.RLIM_INFINITY:
+        high = min(high, hard)
+    resource.setrlimit(kind, (min(value, high), high))
+
+
+def user_tasks() -> int:
+    """Count the tasks (processes and threads) of this user: what RLIMIT_NPROC counts."""
+    uid, count = os.getuid(), 0
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            with contextlib.suppress(OSError):
+                if os.stat(f"/proc/{name}").st_uid == uid:
+                    count += len(os.listdir(f"/proc/{name}/task"))
+    return count
+
+
+def apply_limits(limits: Mapping[str, Any]) -> None:
+    """Set RLIMIT_CORE, AS, CPU, FSIZE, NOFILE and NPROC from the launcher config."""
+    _cap(resource.RLIMIT_CORE, 0)
+    _cap(resource.RLIMIT_AS, limits.get("memory"))
+    _cap(resource.RLIMIT_CPU, limits.get("cpu"), hard_extra=1)
+    _cap(resource.RLIMIT_FSIZE, limits.get("file_size"))
+    _cap(resource.RLIMIT_NOFILE, limits.get("open_files"))
+    extra = limits.get("processes")
+    if extra is not None:
+        # RLIMIT_NPROC counts every task of the user, so the bot gets headroom over what the
+        # user already runs (the kernel does not apply it to root).
+        _cap(resource.RLIMIT_NPROC, user_tasks() + extra)
+
+
+def _prctl(option: int, value: int) -> bool:
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(option, value, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def guard_parent(parent: int | None) -> None:
+    """Die with the referee: SIGKILL on parent death, and exit now if it is already gone."""
+    _prctl(PR_SET_CHILD_SUBREAPER, 1)
+    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if parent is not None and os.getppid() not in (parent, 0):
+        os._exit(70)
+
+
+def _message(exc: BaseException) -> str:
+    text = str(exc).splitlines()[0] if str(exc) else ""
+    return f"{type(exc).__name__}: {text}"[:500]
+
+
+def cache_claims() -> None:
+    """Parse each claim text once per bot process: claims are immutable values from a space
+    of a few hundred, and parsing them was most of the cost of rebuilding an observation."""
+    from arena import hands
+
+    if not hasattr(hands.parse_claim, "cache_info"):
+        hands.parse_claim = functools.lru_cache(maxsize=2048)(hands.parse_claim)
+
+
+def _reap_orphans() -> None:
+    """Collect finished helper processes a previous game left to this subreaper."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+class BotServer:
+    """Serves one Python bot class over the protocol: one fresh bot instance per game."""
+
+    def __init__(self, ref: str, out: IO[bytes]) -> None:
+        self.ref = ref
+        self.out = out
+        self.factory: Callable[..., Any] | None = None
+        self.bot: Any = None
+        self.listens = False
+        self.seat = 0
+        self.sof = False
+        self.pending: str | None = None
+        self.history: tuple[list[Any], tuple[Any, ...]] = ([], ())
+
+    def observation(self, data: dict[str, Any]) -> Any:
+        """Rebuild the observation, decoding only the history events not seen before (within
+        a round the history grows by an event or two per decision)."""
+        from arena.codec import event_from_json, observation_from_json
+
+        raw = data.get("history") or []
+        seen_raw, seen = self.history
+        same = len(seen_raw) if raw[: len(seen_raw)] == seen_raw else 0
+        events = seen[:same] + tuple(event_from_json(e, self.sof) for e in raw[same:])
+        self.history = (raw, events)
+        observation = observation_from_json({**data, "history": []}, self.sof)
+        return observation._replace(history=events)
+
+    def reply(self, message: Mapping[str, Any]) -> None:
+        """Write one protocol line and flush it."""
+        self.out.write(json.dumps(message, separators=(",", ":")).encode() + b"\n")
+        self.out.flush()
+
+    def error(self, text: str, turn: int | None = None) -> None:
+        """Report the bot's failure in place of the expected reply."""
+        message: dict[str, Any] = {"type": "error", "message": text}
+        if turn is not None:
+            message["turn"] = turn
+        self.reply(message)
+
+    def hello(self, message: Mapping[str, Any]) -> None:
+        """Load the bot class (the first bot code this process runs) and say its name."""
+        from arena.plugins import Registry, default_registry
+
+        # a file or module:Class reference resolves without loading every installed plugin
+        registry = Registry() if ":" in self.ref or self.ref.endswith(".py") else None
+        try:
+            spec = (registry or default_registry()).resolve(self.ref)
+        except Exception as exc:  # noqa: BLE001 - the bot's import failed: report it
+            self.error(f"while loading {self.ref}: {_message(exc)}")
+            return
+        self.factory = spec.factory
+        self.reply({"type": "hello", "protocol": PROTOCOL, "name": spec.name})
+
+    def start(self, message: Mapping[str, Any]) -> None:
+        """Build a fresh bot for this game from the context sent."""
+        from arena.bot import Bot, BotContext, Limits
+
+        _reap_orphans()
+        self.bot, self.pending, self.history = None, None, ([], ())
+        if self.factory is None:
+            self.error(f"bot {self.ref} could not be loaded")
+            return
+        c = message["context"]
+        limits = c.get("limits", {})
+        context = BotContext(
+            c["seat"], c["players"], c["rules"], MappingProxyType(dict(c["options"])),
+            Limits(limits.get("decision", 1.0), limits.get("bank")),
+            random.Random(c["seed"]), MappingProxyType(dict(c.get("bot_options", {}))),
+            tuple(c.get("names", ())),
+        )
+        state = message.get("rng_state")
+        if state is not None:  # the generator the bot would get inline, for identical games
+            context.rng.setstate((state[0], tuple(state[1]), state[2]))
+        self.seat, self.sof = context.seat, bool(context.options.get("straight_over_full"))
+        try:
+            self.bot = self.factory(context)
+            self.bot.start(context)
+        except Exception as exc:  # noqa: BLE001 - any failure of the bot is reported
+            self.bot = None
+            self.error(f"while starting: {_message(exc)}")
+            return
+        self.listens = type(self.bot).notify is not Bot.notify
+        self.reply({"type": "ready"})
+
+    def act(self, message: Mapping[str, Any]) -> None:
+        """Decode the observation, ask the bot, encode its action."""
+        from arena.codec import CodecError, action_to_json
+
+        turn = message["turn"]
+        if self.bot is None or self.pending is not None:
+            self.error(self.pending or "no bot: the game was not started", turn)
+            return
+        observation = self.observation(message["observation"])
+        try:
+            action = self.bot.act(observation)
+        except Exception as exc:  # noqa: BLE001 - any failure of the bot is reported
+            self.error(_message(exc), turn)
+            return
+        try:
+            encoded = action_to_json(action)
+        except CodecError:
+            self.error(f"act returned {action!r:.200}, which is not an action", turn)
+            return
+        self.reply({"type": "action", "turn": turn, "action": encoded})
+
+    def event(self, message: Mapping[str, Any]) -> None:
+        """Pass an event on; a failure is reported at the next request."""
+        from arena.codec import event_from_json
+
+        if self.bot is None or not self.listens or self.pending is not None:
+            return
+        try:
+            self.bot.notify(event_from_json(message["event"], self.sof))
+        except Exception as exc:  # noqa: BLE001 - any failure of the bot is reported
+            self.pending = f"in notify: {_message(exc)}"
+
+    def end(self, message: Mapping[str, Any]) -> None:
+        """Tell the bot the result of the game."""
+        from arena.bot import GameEnd
+        from arena.rules.base import Result
+
+        if self.bot is None:
+            self.reply({"type": "done"})
+            return
+        r = message["result"]
+        result = Result(tuple(r["placements"]), tuple(r["scores"]), tuple(r["out_order"]))
+        try:
+            self.bot.end(GameEnd(result, self.seat))
+        except Exception as exc:  # noqa: BLE001 - any failure of the bot is reported
+            self.error(f"in end: {_message(exc)}")
+            return
+        finally:
+            self.bot = None
+        self.reply({"type": "done"})
+
+    def handle(self, message: Mapping[str, Any]) -> bool:
+        """Dispatch one message; return False when the referee says to shut down."""
+        kind = message.get("type")
+        if kind == "shutdown":
+            return False
+        handler = _HANDLERS.get(kind)  # type: ignore[arg-type]
+        if handler is not None:
+            handler(self, message)
+        return True
+
+
+_HANDLERS: dict[str, Callable[[BotServer, Mapping[str, Any]], None]] = {
+    "hello": BotServer.hello, "start": BotServer.start, "act": BotServer.act,
+    "event": BotServer.event, "end": BotServer.end,
+}
+
+
+def _protocol_streams() -> tuple[IO[bytes], IO[bytes]]:
+    """Move the protocol off fds 0 and 1, so a bot's print() goes to stderr and its input()
+    reads nothing, instead of corrupting the protocol."""
+    reader = os.fdopen(os.dup(0), "rb")
+    writer = os.fdopen(os.dup(1), "wb")
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    os.dup2(2, 1)
+    sys.stdin = open(os.devnull)  # noqa: SIM115 - stays open for the life of the process
+    sys.stdout = sys.stderr
+    return reader, writer
+
+
+def serve(ref: str) -> None:
+    """Answer protocol messages on stdin until shutdown or end of input."""
+    reader, writer = _protocol_streams()
+    cache_claims()
+    server = BotServer(ref, writer)
+    for line in reader:
+        if not server.handle(json.loads(line)):
+            break
+    writer.flush()
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,37 @@
+"""The check, after every isolation test, that no process of any bot started during the test
+(and no child of the test process) is left running."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from arena.isolation import descendants, leftovers, started_tokens
+
+
+def _live_children() -> list[int]:
+    alive = []
+    for pid in descendants(os.getpid()):
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                state = f.read().rsplit(b")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state not in (b"Z", b"X"):
+            alive.append(pid)
+    return alive
+
+
+@pytest.fixture(autouse=True)
+def no_process_left() -> Iterator[None]:
+    """After the test, no process of the bots it started (or any child of ours) may live."""
+    before = set(started_tokens())
+    yield
+    mine = set(started_tokens()) - before
+    until = time.monotonic() + 3.0
+    while (left := leftovers(mine) + _live_children()) and time.monotonic() < until:
+        time.sleep(0.05)
+    assert not left, f"processes left running: {left}"

@@ -1,0 +1,45 @@
+"""Shared pieces of the isolation tests: the zoo's path, small limits, and a game with a zoo
+bot in seat 0 (imported by the tests; the leftover check lives in conftest.py)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.bot import Limits
+from arena.isolation import PipeHost, ProcessLimits, namespace_prefix
+from arena.referee import GameRecord, Player, play_game
+
+ZOO = Path(__file__).parent / "zoo"
+DECISION = 0.3
+LIMITS = ProcessLimits(grace=2.0, grace_seconds=0.3, start_timeout=20.0)
+HAS_NAMESPACE = bool(namespace_prefix())
+NAMESPACES = [False, pytest.param(True, marks=pytest.mark.skipif(
+    not HAS_NAMESPACE, reason="unshare cannot make a PID namespace here"))]
+
+
+def zoo(name: str) -> str:
+    """The path of a zoo bot."""
+    return str(ZOO / name)
+
+
+def wire(mode: str) -> list[str]:
+    """The command of the raw-protocol zoo bot that misbehaves in this way."""
+    return [sys.executable, zoo("wire.py"), mode]
+
+
+def play_zoo(host: PipeHost, rules: str = "dice", seed: int = 1,
+             options: Mapping[str, Any] | None = None, bot_options: Mapping[str, Any] | None = None,
+             decision: float = DECISION) -> GameRecord:
+    """A game with the zoo bot in seat 0 against two inline random bots; the host is shut
+    down afterwards."""
+    player = Player("zoo", host, options=dict(bot_options or {}))
+    try:
+        return play_game(rules, [player, "random", "random"], seed=seed, options=options,
+                         limits=Limits(decision))
+    finally:
+        host.shutdown()

@@ -1,0 +1,131 @@
+"""The fault zoo: every misbehaving bot ends in its recorded fault kind, the game finishes with
+consistent results for the other seats, and no process of the bot survives (conftest)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+import pytest
+from isolation_support import DECISION, LIMITS, NAMESPACES, play_zoo, wire, zoo
+
+from arena.bot import Limits
+from arena.isolation import CommandHost, ProcessHost
+from arena.referee import GameRecord, Player, play_game
+
+PYTHON_ZOO = [
+    ("raiser.py", {}, "crash", "ValueError: the zoo raiser gives up"),
+    ("exiter.py", {}, "crash", "exited with code 3"),
+    ("segfault.py", {}, "crash", "killed by SIGSEGV"),
+    ("sleeper.py", {}, "timeout", "no answer"),
+    ("glutton.py", {}, "crash", "MemoryError"),
+]
+
+WIRE_ZOO = [
+    ("junk", "protocol", "not JSON"),
+    ("silent", "timeout", "no answer"),
+    ("enormous", "protocol", "longer than 65536 bytes"),
+    ("unfinished", "timeout", "no answer"),
+    ("close", "crash", "closed its standard output"),
+    ("stale", "protocol", "answered turn"),
+    ("unreadable", "protocol", "unreadable action"),
+    ("badutf8", "protocol", "not JSON"),
+    ("stderr", "timeout", "turn 1"),  # a CPU or a wall timeout, as the machine goes
+]
+
+
+def assert_forfeited(record: GameRecord, kind: str, words: str) -> None:
+    """Seat 0 faulted once, in this way, on a decision, and lost; the others were unharmed."""
+    assert [(f.seat, f.kind) for f in record.faults] == [(0, kind)], record.faults
+    assert words in record.faults[0].message
+    assert [e[1] for e in record.log if e[0] == "fault"] == [0]
+    outs = [e[1] for e in record.log if e[0] == "event" and e[1].kind == "out"]
+    assert outs[0].seat == 0 and outs[0].data["reason"] == "forfeit"
+    placements = record.result.placements
+    assert placements[0] == 3
+    assert sorted(placements[1:]) == [1, 2]
+    assert record.result.out_order[0] == 0
+
+
+@pytest.mark.parametrize(("bot", "options", "kind", "words"), PYTHON_ZOO,
+                         ids=[row[0] for row in PYTHON_ZOO])
+def test_a_misbehaving_python_bot_forfeits_with_its_fault(
+        bot: str, options: dict, kind: str, words: str) -> None:
+    limits = replace(LIMITS, memory=256 << 20)
+    started = time.monotonic()
+    record = play_zoo(ProcessHost(zoo(bot), limits), bot_options=options)
+    assert_forfeited(record, kind, words)
+    assert time.monotonic() - started < 15
+
+
+def test_a_spinning_bot_is_stopped_by_its_cpu_time_before_the_backstop() -> None:
+    host = ProcessHost(zoo("spinner.py"), replace(LIMITS, grace=20.0))
+    record = play_zoo(host)
+    assert_forfeited(record, "timeout", "CPU time")
+    seconds = next(e[4] for e in record.log if e[0] == "fault")
+    assert DECISION <= seconds < LIMITS.backstop(DECISION) * 5
+
+
+@pytest.mark.parametrize("namespace", NAMESPACES)
+@pytest.mark.parametrize(("bot", "options", "kind", "words"), [
+    ("stubborn_child.py", {}, "timeout", "no answer"),
+    ("escaper.py", {"then": "sleep"}, "timeout", "no answer"),
+    ("escaper.py", {"then": "exit"}, "crash", "exited with code 0"),
+], ids=["term-ignoring-child", "setsid-then-sleep", "setsid-then-exit"])
+def test_helpers_that_dodge_signals_or_leave_the_session_die_with_the_bot(
+        bot: str, options: dict, kind: str, words: str, namespace: bool) -> None:
+    host = ProcessHost(zoo(bot), replace(LIMITS, pid_namespace=namespace))
+    record = play_zoo(host, bot_options=options)
+    assert_forfeited(record, kind, words)
+
+
+@pytest.mark.parametrize(("mode", "kind", "words"), WIRE_ZOO, ids=[row[0] for row in WIRE_ZOO])
+def test_a_command_bot_that_breaks_the_protocol_forfeits(mode: str, kind: str, words: str) -> None:
+    record = play_zoo(CommandHost(wire(mode), LIMITS))
+    assert_forfeited(record, kind, words)
+
+
+def test_cpu_time_is_billed_to_the_whole_tree_so_a_wrapper_script_does_not_hide_a_spinner(
+        ) -> None:
+    command = ["sh", "-c", " ".join(wire("spin")) + "; true"]  # sh waits: the bot is its child
+    record = play_zoo(CommandHost(command, replace(LIMITS, grace=20.0)))
+    assert_forfeited(record, "timeout", "CPU time")
+
+
+def test_a_second_reply_to_one_turn_is_a_protocol_fault_at_the_next_request() -> None:
+    record = play_zoo(CommandHost(wire("twice"), LIMITS))
+    assert [(f.seat, f.kind) for f in record.faults] == [(0, "protocol")]
+    message = record.faults[0].message
+    assert "answered turn" in message or "where 'done' was expected" in message
+
+
+def test_a_newer_protocol_is_refused_when_the_game_starts() -> None:
+    record = play_zoo(CommandHost(wire("future"), LIMITS))
+    assert_forfeited(record, "protocol", "speaks protocol 99")
+
+
+def test_a_command_that_does_not_exist_crashes_at_the_start() -> None:
+    record = play_zoo(CommandHost(["/nonexistent/bot"], LIMITS))
+    assert_forfeited(record, "crash", "exited with code 127")
+
+
+def test_an_unknown_bot_crashes_at_the_start_naming_it() -> None:
+    record = play_zoo(ProcessHost("no-such-bot", LIMITS))
+    assert_forfeited(record, "crash", "unknown bot 'no-such-bot'")
+
+
+@pytest.mark.parametrize(("bot", "tail"), [
+    ("stderr_flood.py", "last words of the flood"),
+    ("chatty.py", "thinking about"),
+])
+def test_stderr_floods_and_stray_prints_do_not_disturb_the_protocol(bot: str, tail: str) -> None:
+    host = ProcessHost(zoo(bot), LIMITS)
+    try:
+        record = play_game("dice", [Player("zoo", host), "random", "random"], seed=1,
+                           limits=Limits(2.0))
+        text = host.stderr_tail()
+    finally:
+        host.shutdown()
+    assert record.faults == ()
+    assert len(text.encode()) <= LIMITS.stderr_bytes
+    assert tail in text

@@ -1,0 +1,198 @@
+"""Process and command hosts: the same games as inline, bots in any language, a process reused
+across games and replaced after a fault, limits and surroundings as documented, and bots that
+die with the referee."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import textwrap
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from isolation_support import LIMITS, NAMESPACES, play_zoo, wire, zoo
+
+from arena.bot import BotContext, Limits
+from arena.isolation import (
+    TOKEN_VARIABLE,
+    CommandHost,
+    MiB,
+    PipeHost,
+    ProcessHost,
+    ProcessLimits,
+    leftovers,
+    remove_stale_folders,
+)
+from arena.referee import GameRecord, Player, play_game
+
+RULES = ("dice", "dice-cards", "cards")
+EXAMPLES = Path(__file__).parents[2] / "bots" / "examples"
+
+
+def moves(record: GameRecord) -> list[tuple]:
+    """The log without think times, which differ from run to run."""
+    return [entry[:3] if entry[0] == "action" else entry[:4] if entry[0] == "fault" else entry
+            for entry in record.log]
+
+
+@pytest.mark.parametrize("rules", RULES)
+def test_a_python_bot_plays_the_same_game_in_a_process_as_inline(rules: str) -> None:
+    inline = play_game(rules, ["random", "random", "random"], seed=11)
+    with ProcessHost("random", LIMITS) as third:
+        isolated = play_game(rules, ["random", "random", Player("random", third)], seed=11)
+    assert moves(isolated) == moves(inline)
+    assert isolated.result == inline.result
+    assert isolated.faults == ()
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+@pytest.mark.parametrize("rules", RULES)
+def test_the_javascript_and_python_example_bots_play_identical_games(rules: str) -> None:
+    records = []
+    for command in (["node", str(EXAMPLES / "example_bot.js")],
+                    [sys.executable, str(EXAMPLES / "example_bot.py")]):
+        with CommandHost(command, LIMITS) as host:
+            records.append(play_game(rules, [Player("example", host), "random", "random"],
+                                     seed=5))
+            assert host.name in ("example-js", "example-py")
+    js, py = records
+    assert js.faults == py.faults == ()
+    assert moves(js) == moves(py)
+    assert sum(1 for e in js.log if e[0] == "action" and e[1] == 0) > 0
+
+
+def test_a_healthy_process_is_reused_and_a_faulted_one_replaced() -> None:
+    with ProcessHost("random", LIMITS) as host:
+        play_game("dice", [Player("r", host), "random"], seed=1)
+        assert host.process is not None
+        pid = host.process.pid
+        play_game("cards", [Player("r", host), "random", "random"], seed=2)
+        assert host.process is not None and host.process.pid == pid
+        assert (host.name, host.games) == ("random", 2)
+    assert host.process is None
+    with CommandHost(wire("junk"), LIMITS) as faulty:
+        record = play_game("dice", [Player("j", faulty), "random"], seed=1)
+        assert [f.kind for f in record.faults] == ["protocol"]
+        assert faulty.process is None
+
+
+def test_a_command_bot_behind_a_wrapper_script_lives_on_between_games() -> None:
+    command = ["sh", "-c", f"{sys.executable} {EXAMPLES / 'example_bot.py'}; true"]
+    with CommandHost(command, LIMITS) as host:
+        for seed in (1, 2):
+            record = play_game("dice", [Player("wrapped", host), "random"], seed=seed)
+            assert record.faults == ()
+
+
+def test_a_python_bot_s_helpers_are_stopped_at_the_end_of_its_game() -> None:
+    with ProcessHost(zoo("forker.py"), LIMITS) as host:
+        record = play_game("dice", [Player("forker", host), "random"], seed=1)
+        assert record.faults == ()
+        assert host.process is not None
+        helpers = [int(t[7:]) for t in host.stderr_tail().splitlines()
+                   if t.startswith("HELPER ")]
+        assert helpers
+        bot = {host.process.pid, host.process.handle.bot_pid}  # with `unshare`, two processes
+        until = time.monotonic() + 3  # SIGKILL takes a moment to finish them
+        while set(leftovers([host.process.handle.token])) - bot and time.monotonic() < until:
+            time.sleep(0.02)
+        assert set(leftovers([host.process.handle.token])) <= bot
+
+
+def test_in_penalty_mode_a_crashed_bot_is_restarted_for_its_next_decision() -> None:
+    record = play_zoo(ProcessHost(zoo("exiter.py"), LIMITS),
+                      options={"on_fault": "penalty", "max_faults": 2})
+    assert [(f.seat, f.kind) for f in record.faults] == [(0, "crash"), (0, "crash")]
+    assert all("exited with code 3" in f.message for f in record.faults)
+    assert record.result.placements[0] == 3
+
+
+def _report(text: str, marker: str) -> dict:
+    line = next(t for t in text.splitlines() if t.startswith(marker + " "))
+    return json.loads(line[len(marker) + 1:])
+
+
+ALLOWED_ENV = {"PATH", "HOME", "TMPDIR", "LANG", "LC_ALL", "PYTHONUNBUFFERED", "PYTHONHASHSEED",
+               "PYTHONDONTWRITEBYTECODE", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS",
+               "MKL_NUM_THREADS", TOKEN_VARIABLE}
+
+
+@pytest.mark.parametrize("namespace", NAMESPACES)
+@pytest.mark.parametrize("kind", ["process", "command"])
+def test_a_bot_runs_limited_in_an_empty_folder_with_a_clean_environment(
+        kind: str, namespace: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ARENA_SECRET_FOR_TEST", "the dice are 9 9 9 9 9")
+    limits = replace(LIMITS, memory=300 * MiB, file_size=2 * MiB, open_files=40, cpu=50,
+                     pid_namespace=namespace)
+    host: PipeHost = (ProcessHost(zoo("inspector.py"), limits) if kind == "process"
+                      else CommandHost(wire("inspect"), limits))
+    with host:
+        record = play_game("dice", [Player("i", host), "random"], seed=3)
+        report = _report(host.stderr_tail(), "INSPECT")
+        folder = report["cwd"]
+        assert Path(folder).is_dir()
+    assert record.faults == ()
+    assert not Path(folder).exists()  # removed with the process
+    assert report["files"] == [] and folder != os.getcwd()
+    assert set(report["env"]) <= ALLOWED_ENV
+    assert report["limits"]["RLIMIT_AS"] == [300 * MiB] * 2
+    assert report["limits"]["RLIMIT_FSIZE"] == [2 * MiB] * 2
+    assert report["limits"]["RLIMIT_NOFILE"] == [40, 40]
+    assert report["limits"]["RLIMIT_CPU"] == [50, 51]
+    assert report["limits"]["RLIMIT_CORE"] == [0, 0]
+    assert report["limits"]["RLIMIT_NPROC"][0] > 0
+    assert report["session"] is True
+    assert (report["pid"] == 1) == namespace
+
+
+REFEREE = textwrap.dedent("""
+    import json, os, random, sys
+    from arena.bot import BotContext, Limits
+    from arena.isolation import ProcessHost, ProcessLimits
+    host = ProcessHost("random", ProcessLimits(pid_namespace={namespace}))
+    host.start(BotContext(0, 2, "dice", {{}}, Limits(), random.Random(1)))
+    handle = host.process.handle
+    print(json.dumps([handle.token, handle.bot_pid, handle.folder]), flush=True)
+    os._exit(0)  # the referee dies without cleaning up
+""")
+
+
+@pytest.mark.parametrize("namespace", NAMESPACES)
+def test_bots_die_with_the_referee(namespace: bool) -> None:
+    done = subprocess.run([sys.executable, "-c", REFEREE.format(namespace=namespace)],
+                          capture_output=True, text=True, timeout=60, check=True)
+    token, pid, folder = json.loads(done.stdout)
+    assert pid is not None
+    until = time.monotonic() + 5
+    while leftovers([token]) and time.monotonic() < until:
+        time.sleep(0.05)
+    assert leftovers([token]) == []
+    assert Path(folder).is_dir()  # nobody was left to remove it: the next referee does
+    remove_stale_folders.cache_clear()
+    assert folder in remove_stale_folders()
+    assert not Path(folder).exists()
+
+
+def test_limits_are_checked() -> None:
+    for bad in ({"memory": -1}, {"open_files": 1.5}, {"grace": 0.5}, {"line_bytes": 10},
+                {"start_timeout": 0}):
+        with pytest.raises(ValueError):
+            ProcessLimits(**bad)  # type: ignore[arg-type]
+    assert ProcessLimits(grace=3, grace_seconds=1).backstop(0.5) == 2.5
+
+
+def test_a_host_used_outside_a_game_says_so() -> None:
+    host = ProcessHost("random", LIMITS)
+    context = BotContext(0, 2, "dice", {}, Limits(), random.Random(1))
+    with pytest.raises(Exception, match="not started"):
+        host.end(None)  # type: ignore[arg-type]
+    host.start(context)
+    host.close()
+    host.shutdown()
+    assert host.process is None

@@ -1,0 +1,76 @@
+"""Under load: with CPU hogs on its core, a bot that stays within its CPU budget is not
+forfeited although its wall time runs over, and a spinning bot is still stopped in time."""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import replace
+
+import pytest
+from isolation_support import LIMITS, zoo
+
+from arena.bot import BotContext, Limits
+from arena.hosts import BotFault
+from arena.isolation import ProcessHost
+from arena.rules import CHANCE, RULESETS
+
+DECISION = 0.4
+
+
+@pytest.fixture
+def hogs() -> Iterator[None]:
+    """Six busy processes sharing one core with this test and the bots it starts (children
+    inherit the affinity), for the length of the test."""
+    cores = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {min(cores)})
+    procs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(6)]
+    try:
+        yield
+    finally:
+        for proc in procs:
+            proc.kill()
+            proc.wait()
+        os.sched_setaffinity(0, cores)
+
+
+def first_observation():
+    """Seat 0's first decision in a dice game."""
+    rules = RULESETS["dice"]
+    state = rules.new_game(2, rules.check_options({}))
+    rng = random.Random(3)
+    while rules.to_act(state) == CHANCE:
+        state = rules.apply(state, rules.chance(state, rng))
+    return rules.observe(state, 0)
+
+
+def context(**bot_options: float) -> BotContext:
+    return BotContext(0, 2, "dice", {}, Limits(DECISION), random.Random(1), bot_options)
+
+
+def test_cpu_time_is_billed_so_a_loaded_machine_does_not_forfeit(hogs: None) -> None:
+    limits = replace(LIMITS, grace=6.0, grace_seconds=2.0)  # backstop 4.4 s: generous
+    observation = first_observation()
+    walls: list[tuple[float, float]] = []
+    with ProcessHost(zoo("burner.py"), limits) as burner:
+        burner.start(context(work=DECISION * 0.7))
+        for _ in range(4):
+            try:
+                action = burner.act(observation, DECISION)
+            except BotFault as fault:
+                pytest.fail(f"forfeited under load: {fault} (wall, billed so far: {walls})")
+            assert observation.is_legal(action)
+            walls.append((burner.last_wall, burner.billed))
+            assert burner.billed <= DECISION
+        burner.close()
+    assert max(w for w, _ in walls) > DECISION, f"the load did not slow the bot: {walls}"
+
+    with ProcessHost(zoo("spinner.py"), limits) as spinner:
+        spinner.start(context())
+        with pytest.raises(BotFault, match="CPU time") as fault:
+            spinner.act(observation, DECISION)
+        assert fault.value.kind == "timeout"
+        spinner.close()

@@ -1,0 +1,122 @@
+"""Zoo: a command bot that speaks the raw protocol and misbehaves on the wire in one way,
+chosen by its first argument, on its first decision:
+
+  ok          answers correctly (the control)
+  junk        prints a line that is not JSON            -> protocol
+  silent      reads on but never answers                 -> timeout
+  enormous    writes one 8 MiB line                      -> protocol
+  unfinished  writes half a reply without a newline      -> timeout
+  close       closes its stdout and lives on             -> crash
+  twice       answers, then answers the same turn again  -> protocol (at the next request)
+  stale       answers with the previous turn's id        -> protocol
+  unreadable  answers with an action that does not exist -> protocol
+  badutf8     answers with bytes that are not UTF-8      -> protocol
+  stderr      writes only to stderr, forever             -> timeout (and the referee survives)
+  future      says hello in protocol 99                  -> protocol (when the game starts)
+  spin        spins in a loop forever                    -> timeout (billed in CPU time)
+  inspect     plays like ok, and first reports its surroundings on stderr as `INSPECT {json}`
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import sys
+import time
+from typing import Any
+
+MODE = sys.argv[1] if len(sys.argv) > 1 else "ok"
+out = sys.stdout.buffer
+
+
+def send(message: dict[str, Any]) -> None:
+    out.write(json.dumps(message).encode() + b"\n")
+    out.flush()
+
+
+def legal_answer(observation: dict[str, Any]) -> dict[str, Any]:
+    """Challenge when that is legal, else make the lowest claim (or reroll nothing)."""
+    legal = observation["legal"]
+    decision, lowest = legal["decision"], legal["min_claim"]
+    if decision in ("respond", "accept"):
+        return {"type": "challenge"}
+    if decision == "reroll":
+        return {"type": "reroll", "positions": []}
+    if decision == "turn":
+        return {"type": "pass", "claim": lowest}
+    return {"type": "bid", "claim": lowest}
+
+
+def misbehave(turn: int, answer: dict[str, Any]) -> None:
+    """Do this bot's one wrong thing."""
+    if MODE == "junk":
+        out.write(b"I am thinking about it\n")
+    elif MODE == "enormous":
+        out.write(b"[" + b"1," * (4 << 20) + b"1]\n")
+    elif MODE == "unfinished":
+        out.write(b'{"type": "action", "tu')
+    elif MODE == "close":
+        os.close(1)
+        sys.stdout = sys.stderr
+    elif MODE == "twice":
+        send({"type": "action", "turn": turn, "action": answer})
+        send({"type": "action", "turn": turn, "action": answer})
+    elif MODE == "stale":
+        send({"type": "action", "turn": turn - 1, "action": answer})
+    elif MODE == "unreadable":
+        send({"type": "action", "turn": turn, "action": {"type": "dance"}})
+    elif MODE == "badutf8":
+        out.write(b'{"type": "action", "turn": ' + str(turn).encode() + b', "x": "\xff\xfe"}\n')
+    elif MODE == "spin":
+        while True:
+            pass
+    elif MODE == "stderr":
+        while True:
+            sys.stderr.write("stderr only " * 100 + "\n")
+    if MODE != "close":
+        out.flush()
+    if MODE in ("silent", "unfinished", "close"):
+        for _ in sys.stdin:
+            pass
+        time.sleep(3600)
+
+
+def surroundings() -> dict[str, Any]:
+    """What a bot can see of where it runs: folder, environment, limits, pid, parent."""
+    limits = {name: resource.getrlimit(getattr(resource, name))
+              for name in ("RLIMIT_AS", "RLIMIT_CPU", "RLIMIT_FSIZE", "RLIMIT_NOFILE",
+                           "RLIMIT_NPROC", "RLIMIT_CORE")}
+    return {"cwd": os.getcwd(), "files": os.listdir("."), "env": sorted(os.environ),
+            "limits": limits, "pid": os.getpid(), "parent": os.getppid(),
+            "session": os.getsid(0) == os.getpid() or os.getpid() == 1}
+
+
+def main() -> None:
+    if MODE == "inspect":
+        sys.stderr.write("INSPECT " + json.dumps(surroundings()) + "\n")
+        sys.stderr.flush()
+    acted = False
+    for line in sys.stdin:
+        message = json.loads(line)
+        kind = message.get("type")
+        if kind == "hello":
+            version = 99 if MODE == "future" else 1
+            send({"type": "hello", "protocol": version, "name": f"wire-{MODE}"})
+        elif kind == "start":
+            send({"type": "ready"})
+        elif kind == "act":
+            answer = legal_answer(message["observation"])
+            if acted or MODE in ("ok", "inspect"):
+                send({"type": "action", "turn": message["turn"], "action": answer})
+            else:
+                misbehave(message["turn"], answer)
+            acted = True
+        elif kind == "end":
+            send({"type": "done"})
+        elif kind == "shutdown":
+            return
+
+
+if __name__ == "__main__":
+    main()
