@@ -8,6 +8,7 @@ holds" is ``value >= claim``. Ranks are integers 2..14 on the card scale (dice u
 from __future__ import annotations
 
 import enum
+import functools
 import itertools
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -302,8 +303,12 @@ def claims(rules: str, straight_over_full: bool = False) -> tuple[Value, ...]:
     return claim_space(hand_kind(rules), straight_over_full).claims
 
 
+@functools.lru_cache(maxsize=4096)
 def parse_claim(text: str, straight_over_full: bool = False) -> Value:
-    """Read a claim such as 'full 4 J' or 'two-pair K 9'; str(claim) writes it back."""
+    """Read a claim such as 'full 4 J' or 'two-pair K 9'; str(claim) writes it back.
+
+    Cached: claims are immutable values from a space of a few hundred, and bots in their own
+    process parse every claim of every observation they receive."""
     words = text.split()
     if not words:
         raise HandError("empty claim (write e.g. 'pair J', 'full 4 J', 'straight K')")

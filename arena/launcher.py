@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import functools
 import json
 import os
 import random
@@ -104,15 +103,6 @@ def guard_parent(parent: int | None) -> None:
 def _message(exc: BaseException) -> str:
     text = str(exc).splitlines()[0] if str(exc) else ""
     return f"{type(exc).__name__}: {text}"[:500]
-
-
-def cache_claims() -> None:
-    """Parse each claim text once per bot process: claims are immutable values from a space
-    of a few hundred, and parsing them was most of the cost of rebuilding an observation."""
-    from arena import hands
-
-    if not hasattr(hands.parse_claim, "cache_info"):
-        hands.parse_claim = functools.lru_cache(maxsize=2048)(hands.parse_claim)
 
 
 def _reap_orphans() -> None:
@@ -295,7 +285,6 @@ def _protocol_streams() -> tuple[IO[bytes], IO[bytes]]:
 def serve(ref: str) -> None:
     """Answer protocol messages on stdin until shutdown or end of input."""
     reader, writer = _protocol_streams()
-    cache_claims()
     server = BotServer(ref, writer)
     for line in reader:
         if not server.handle(json.loads(line)):

@@ -186,8 +186,9 @@ class _Game:
         try:
             if self.broken[seat] is not None:
                 raise self.broken[seat]  # type: ignore[misc]
-            action: Action = self.players[seat].host.act(observation, timeout)
-            elapsed = self._clock(seat, started)
+            host = self.players[seat].host
+            action: Action = host.act(observation, timeout)
+            elapsed = self._clock(seat, started, getattr(host, "billed", None))
             new_state = self.rules.apply(state, action)
         except BotFault as fault:
             return self._fault(state, seat, fault, self._clock(seat, started))
@@ -201,8 +202,10 @@ class _Game:
         self.log.append(("action", seat, action, elapsed))
         return new_state
 
-    def _clock(self, seat: int, started: float) -> float:
-        elapsed = time.perf_counter() - started
+    def _clock(self, seat: int, started: float, billed: float | None = None) -> float:
+        """Charge a decision's time to the seat: the host's billed time where it measures one
+        (CPU time for bots in their own process), else the wall clock."""
+        elapsed = time.perf_counter() - started if billed is None else billed
         self.think[seat] += elapsed
         if elapsed > self.limits.decision:
             self.bank[seat] = max(0.0, self.bank[seat] - (elapsed - self.limits.decision))
