@@ -155,7 +155,7 @@ class Narrator:
 
     def _on_pay(self, event: Event) -> list[str]:
         return [(f"{self.who(event.seat)} pays {event.data['amount']} chips to "
-                f"{self.who(event.data['to'])}")]
+                f"{self.who(event.data['payee'])}")]
 
 
 def result_lines(names: Sequence[str], placements: Sequence[int], scores: Sequence[int],

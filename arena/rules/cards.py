@@ -261,7 +261,7 @@ class CardsRules:
         chips = _add(state.chips, payer, -amount)
         if payee >= 0:
             chips = _add(chips, payee, amount)
-        events: tuple[Event, ...] = (Event("pay", payer, {"to": payee, "amount": amount}),)
+        events: tuple[Event, ...] = (Event("pay", payer, {"payee": payee, "amount": amount}),)
         state = _with(state, chips=chips)
         if chips[payer] == 0:
             state, out = _go_out(state, payer, "chips")

@@ -78,7 +78,7 @@ def test_the_worked_example_of_the_seed() -> None:
     assert challenge.data["value"] == parse_claim("full 4 J")
     assert challenge.data["holds"] is True
     assert find(CARDS.events(state), "pay").seat == 2
-    assert find(CARDS.events(state), "pay").data == {"to": 1, "amount": 5}
+    assert find(CARDS.events(state), "pay").data == {"payee": 1, "amount": 5}
     assert state.chips == (11, 15, 5)
     # the central hand is discarded and the player left of the rejecter gets a fresh one
     assert state.discards == cards("Jc Jd 4h 4s 4c")
@@ -107,7 +107,7 @@ def test_the_accept_reward(reward: int) -> None:
 
 def test_a_short_payer_pays_what_it_has_and_is_out() -> None:
     state = play(CARDS, CARDS.new_game(3, {"chips": 3}), EXAMPLE_DECK, f"pass {TOP}", "challenge")
-    assert find(CARDS.events(state), "pay").data == {"to": 1, "amount": 3}
+    assert find(CARDS.events(state), "pay").data == {"payee": 1, "amount": 3}
     assert state.chips == (0, 6, 3)
     assert state.active == (False, True, True)
     assert find(CARDS.events(state), "out").data == {"reason": "chips"}
@@ -242,7 +242,7 @@ def test_penalty_fault_on_a_fresh_hand_pays_the_bank() -> None:
     assert state.chips == (5, 10, 10, 10)
     assert state.active == (True,) * 4
     assert kinds(CARDS.events(state))[:2] == ["penalty", "pay"]
-    assert find(CARDS.events(state), "pay").data == {"to": -1, "amount": 5}
+    assert find(CARDS.events(state), "pay").data == {"payee": -1, "amount": 5}
     assert CARDS.to_act(state) == 1
     assert state.discards == central
 

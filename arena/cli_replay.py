@@ -1,0 +1,286 @@
+"""`arena replay` and `arena report`: the thin click layer over arena.replay and arena.report.
+
+`arena replay FILE` tells one game in plain words, decision by decision, from everyone's
+view or from one seat's (`--seat N`: its own dice or cards, when it saw them, and what
+was public). `arena replay FILE --verify` re-applies the game through the rules;
+`arena replay RESULTS_DIR --verify` does it for every game of a tournament and also checks
+each replay against its games.jsonl line. `arena report RESULTS_DIR` writes report.html,
+the replay viewer and its data files.
+
+Exit status: 0 when all is well, 1 when a replay differs from the rules (the first
+difference is printed), 2 for a problem the user can fix (one line, `arena.cli.fail`).
+Nothing here plays games or changes results.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import click
+
+from arena.cli import fail
+from arena.codec import event_from_json
+from arena.narrative import Narrator, result_lines
+from arena.replay import Replay, ReplayError, read_replay, verify_replay
+from arena.rules.base import Event
+
+EXIT_DIFFERENT = 1
+PARALLEL_FROM = 200
+"""Folders with at least this many replays are verified on several processes."""
+_CHUNK = 25
+
+
+# --- telling a game -----------------------------------------------------------------------
+
+
+def story(replay: Replay, seat: int | None = None) -> list[str]:
+    """The game in plain words, as everyone saw it (`seat` None) or as one seat knew it."""
+    header = replay.header
+    rules = str(header["rules"]["id"])
+    names = [str(e["name"]) for e in header["entrants"]]
+    sof = bool(header.get("options", {}).get("straight_over_full", False))
+    narrator = Narrator(rules, names, viewer=seat)
+    lines = _heading(header, names, seat)
+    for event in _events(replay, sof):
+        lines.extend(narrator.feed(event))
+    lines.extend(narrator.flush())
+    result = replay.result
+    lines.append("result:")
+    lines.extend(result_lines(names, result["placements"], result["scores"], rules))
+    return lines
+
+
+def _heading(header: Mapping[str, Any], names: Sequence[str], seat: int | None) -> list[str]:
+    about = header.get("game") or {}
+    where = [str(about[k]) for k in ("tournament",) if about.get(k)]
+    if about.get("stage"):
+        where.append(str(about["stage"]) + (f", table {about['table']}" if about.get("table")
+                                            else ""))  # fmt: skip
+    of = f" ({'; '.join(where)})" if where else ""
+    seats = ", ".join(f"{s} {name}" for s, name in enumerate(names))
+    view = "everyone (every die and card shown)"
+    if seat is not None:
+        view = f"seat {seat} ({names[seat]}): what it knew, when it knew it"
+    return [
+        f"game {about.get('id', '?')}{of}: {header['rules']['id']}, seed {header.get('seed')}",
+        f"seats: {seats}",
+        f"view: {view}",
+    ]
+
+
+def _events(replay: Replay, sof: bool) -> Iterator[Event]:
+    """The game's events in order, with each fault as the `fault` event a spectator sees."""
+    for entry in replay.log:
+        kind = entry.get("type")
+        if kind == "event":
+            yield _event(entry["event"], sof)
+        elif kind == "fault":
+            yield Event("fault", entry["seat"], {"kind": entry["kind"],
+                                                 "message": entry["message"]})  # fmt: skip
+
+
+def _event(data: Mapping[str, Any], sof: bool) -> Event:
+    return event_from_json(data, sof)
+
+
+# --- verifying a folder -------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class GameCheck:
+    """The outcome of checking one game of a results folder: None when it verified."""
+
+    game: str
+    problem: str | None
+
+
+def check_game(folder: str, line: Mapping[str, Any]) -> GameCheck:
+    """Verify one game's replay through the rules, and against its games.jsonl line."""
+    game_id = str(line.get("id"))
+    path = Path(folder) / str(line["replay"])
+    try:
+        replay = read_replay(path)
+    except ReplayError as exc:
+        return GameCheck(game_id, str(exc))
+    difference = verify_replay(replay)
+    if difference is not None:
+        return GameCheck(game_id, str(difference))
+    return GameCheck(game_id, _against_log(replay, line))
+
+
+def _against_log(replay: Replay, line: Mapping[str, Any]) -> str | None:
+    """Where the replay and its games.jsonl line tell different stories, if anywhere."""
+    names = [e.get("name") for e in replay.header.get("entrants", ())]
+    pairs = [
+        ("id", replay.header.get("game", {}).get("id"), line.get("id")),
+        ("entrants", names, line.get("entrants")),
+        *((key, replay.result.get(key), line.get(key)) for key in
+          ("placements", "scores", "decisions")),
+    ]  # fmt: skip
+    for key, in_replay, in_log in pairs:
+        if in_replay != in_log:
+            return f"games.jsonl has {key} {in_log!r}, the replay {in_replay!r}"
+    return None
+
+
+def _check_task(task: tuple[str, tuple[Mapping[str, Any], ...]]) -> list[GameCheck]:
+    folder, lines = task
+    return [check_game(folder, line) for line in lines]
+
+
+def check_folder(folder: Path, lines: Sequence[Mapping[str, Any]],
+                 workers: int | None = None) -> Iterator[GameCheck]:  # fmt: skip
+    """Check every listed game, in games.jsonl order; big folders on several processes."""
+    count = workers or os.cpu_count() or 1
+    tasks = [(str(folder), tuple(lines[i : i + _CHUNK])) for i in range(0, len(lines), _CHUNK)]
+    if count <= 1 or len(lines) < PARALLEL_FROM:
+        for task in tasks:
+            yield from _check_task(task)
+        return
+    import multiprocessing
+
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["arena.cli_replay"])
+    with context.Pool(count) as pool:
+        for checks in pool.imap(_check_task, tasks):
+            yield from checks
+
+
+def _verify_folder(folder: Path, workers: int | None) -> None:
+    from arena import results
+
+    games_path = folder / results.GAMES
+    if not games_path.exists():
+        fail(f"{folder} is not a results folder (no {results.GAMES})")
+    try:
+        lines = list(results.iter_games(games_path))
+    except results.ResultsError as exc:
+        fail(str(exc))
+        return
+    with_replay = [line for line in lines if line.get("replay")]
+    failed = 0
+    for check in _progress(check_folder(folder, with_replay, workers), len(with_replay)):
+        if check.problem is not None:
+            failed += 1
+            click.echo(f"{check.game}: {check.problem}")
+    click.echo(_summary(len(with_replay), failed, len(lines) - len(with_replay)))
+    if failed:
+        sys.exit(EXIT_DIFFERENT)
+
+
+def _progress(checks: Iterator[GameCheck], total: int) -> Iterator[GameCheck]:
+    if not sys.stderr.isatty() or total < PARALLEL_FROM:
+        return checks
+    from tqdm import tqdm
+
+    return iter(tqdm(checks, total=total, unit="game", file=sys.stderr, desc="verifying"))
+
+
+def _summary(checked: int, failed: int, without: int) -> str:
+    games = "game" if checked == 1 else "games"
+    text = f"{checked} {games} verified"
+    if failed:
+        text = f"{checked - failed} of {checked} {games} verified; {failed} differ"
+    if without:
+        text += f" ({without} {'game has' if without == 1 else 'games have'} no replay)"
+    return text
+
+
+def _verify_file(path: Path) -> None:
+    replay = _read(path)
+    difference = verify_replay(replay)
+    if difference is not None:
+        click.echo(f"{path}: {difference}")
+        sys.exit(EXIT_DIFFERENT)
+    about = replay.header.get("game") or {}
+    click.echo(
+        f"verified: game {about.get('id', '?')} ({replay.header['rules']['id']}, "
+        f"{replay.result.get('decisions')} decisions): every event and the result match "
+        "the rules"
+    )
+
+
+def _read(path: Path) -> Replay:
+    try:
+        return read_replay(path)
+    except ReplayError as exc:
+        fail(str(exc))
+        raise  # unreachable: fail exits
+
+
+# --- the commands -------------------------------------------------------------------------
+
+
+@click.command(name="replay")
+@click.argument("path", type=click.Path(path_type=Path), metavar="FILE|RESULTS_DIR")
+@click.option("--seat", type=int, default=None, metavar="N",
+              help="Tell the game as seat N knew it: its own dice or cards, when it saw them.")
+@click.option("--all", "everyone", is_flag=True,
+              help="Tell the game with every die and card shown (the default).")
+@click.option("--verify", is_flag=True,
+              help="Re-apply the game through the rules and compare every event and the "
+                   "result; with a results folder, every game.")
+@click.option("--workers", type=click.IntRange(min=1), default=None,
+              help="Processes for verifying a results folder (default: one per core).")
+def replay(path: Path, seat: int | None, everyone: bool, verify: bool,
+           workers: int | None) -> None:  # fmt: skip
+    """Tell a recorded game in words; --verify checks it (or a tournament) against the rules.
+
+    FILE is a replay (results/NAME/replays/GAME.json.gz); RESULTS_DIR, with --verify,
+    checks every game of a tournament. Exit status 1 when a replay differs from the rules.
+    """
+    if not path.exists():
+        fail(f"{path}: no such replay file or results folder")
+    if seat is not None and everyone:
+        fail("--seat and --all contradict each other; choose one view")
+    if verify:
+        if seat is not None:
+            fail("--verify checks the whole game; leave out --seat")
+        if path.is_dir():
+            _verify_folder(path, workers)
+        else:
+            _verify_file(path)
+        return
+    if path.is_dir():
+        fail(f"{path} is a folder: give one replay file (such as {path / 'replays'}/<game>"
+             ".json.gz), or add --verify to check every game")
+    loaded = _read(path)
+    seats = len(loaded.header.get("entrants") or ())
+    if seat is not None and not 0 <= seat < seats:
+        fail(f"--seat {seat}: this game has seats 0 to {seats - 1}")
+    for line in story(loaded, seat):
+        click.echo(line)
+
+
+@click.command(name="report")
+@click.argument("folder", type=click.Path(path_type=Path), metavar="RESULTS_DIR")
+@click.option("--workers", type=click.IntRange(min=1), default=None,
+              help="Processes reading the replays of a big tournament (default: one per core).")
+def report(folder: Path, workers: int | None) -> None:
+    """Write report.html and the replay viewer into a results folder.
+
+    RESULTS_DIR/report.html is one page that opens offline: standings, ratings, head to
+    head, bluffing, faults, the bracket, and every game linked to RESULTS_DIR/viewer.html.
+    """
+    from arena.report import ReportError, build_report
+
+    if not folder.is_dir():
+        fail(f"{folder}: no such results folder")
+    try:
+        summary = build_report(folder, workers=workers)
+    except ReportError as exc:
+        fail(str(exc))
+        return
+    size = f"{summary.bytes / 1024:,.0f} KB" if summary.bytes < 1 << 20 else \
+        f"{summary.bytes / (1 << 20):,.1f} MB"
+    click.echo(f"report: {summary.path} ({size}; {summary.games:,} games, "
+               f"{summary.replays:,} with a replay in the viewer)")
+    if summary.missing:
+        shown = ", ".join(summary.missing[:3]) + (", ..." if len(summary.missing) > 3 else "")
+        click.echo(f"warning: {len(summary.missing)} replay files are missing or unreadable "
+                   f"({shown}); check them with `arena replay {folder} --verify`", err=True)

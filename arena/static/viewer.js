@@ -1,0 +1,679 @@
+// arena replay viewer: steps through one game, from everyone's view or from one seat's.
+// The game's data comes from replays/<id>.js (the replay file's gzip bytes in base64, set on
+// window.ARENA_REPLAY), so the page works from file:// with no fetch. No framework.
+(function () {
+  "use strict";
+
+  const $ = (id) => document.getElementById(id);
+  const SUITS = { c: "♣", d: "♦", h: "♥", s: "♠" };
+  const RED_SUITS = new Set(["d", "h"]);
+  const RANK = { T: "10" };
+  const NEW_STEP_EVENTS = new Set(["round", "central"]);
+  const PLAY = '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M7 5v14l11-7z"/></svg>' +
+    "<span>Play</span>";
+  const PAUSE = '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M6 5h4v14H6zM14 5h4v14h-4z"/>' +
+    "</svg><span>Pause</span>";
+
+  let game = null; // {header, result, steps}
+  let step = 0;
+  let view = null; // null: everyone; else a seat number
+  let timer = null;
+  let pack = "0";
+  let gameId = "";
+
+  // --- loading ---------------------------------------------------------------------------
+
+  function params() {
+    const hash = new URLSearchParams(location.hash.replace(/^#/, ""));
+    return {
+      id: hash.get("game"), pack: hash.get("pack"), view: hash.get("view"),
+      step: hash.get("step"),
+    };
+  }
+
+  function fail(text) {
+    const message = $("message");
+    message.textContent = text;
+    message.className = "message error";
+    message.hidden = false;
+    $("game").hidden = true;
+  }
+
+  function loadScript(src) {
+    return new Promise((resolve, reject) => {
+      const script = document.createElement("script");
+      script.src = src;
+      script.onload = resolve;
+      script.onerror = () => reject(new Error("cannot load " + src));
+      document.head.appendChild(script);
+    });
+  }
+
+  async function unpack(base64) {
+    const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+    if (typeof DecompressionStream === "undefined") {
+      throw new Error("this browser cannot unpack replays (no DecompressionStream); " +
+        "use a current Chrome, Edge, Firefox or Safari, or `arena replay FILE` in a terminal");
+    }
+    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    return new Response(stream).text();
+  }
+
+  async function load() {
+    const wanted = params();
+    if (!wanted.id || !/^\d+$/.test(wanted.pack || "")) {
+      fail("No game chosen. Open a game from the report (report.html).");
+      return;
+    }
+    const file = "replays/pack-" + wanted.pack.padStart(5, "0") + ".js";
+    try {
+      await loadScript(file);
+    } catch (error) {
+      fail("The replay of game " + wanted.id + " is not here (" + file + "). " +
+        "Build the report again with `arena report RESULTS_DIR`.");
+      return;
+    }
+    const packed = (window.ARENA_REPLAY || {})[wanted.id];
+    if (packed === undefined) {
+      fail("Game " + wanted.id + " is not in " + file + ". " +
+        "Build the report again with `arena report RESULTS_DIR`.");
+      return;
+    }
+    pack = wanted.pack;
+    gameId = wanted.id;
+    let lines;
+    let seed;
+    try {
+      const text = await unpack(packed);
+      const raw = text.split("\n").filter((line) => line.trim());
+      // Seeds are 64-bit: read the header's seed as text, not as a (rounded) JS number.
+      seed = (raw[0].match(/"seed":(\d+)/) || [null, "?"])[1];
+      lines = raw.map((line) => JSON.parse(line));
+    } catch (error) {
+      fail("Cannot read the replay of game " + wanted.id + ": " + error.message);
+      return;
+    }
+    game = prepare(lines, seed);
+    const seat = wanted.view === null || wanted.view === "all" ? null : Number(wanted.view);
+    view = seat !== null && seat >= 0 && seat < game.header.entrants.length ? seat : null;
+    step = Math.min(Math.max(0, Number(wanted.step) || 0), game.steps.length - 1);
+    start();
+  }
+
+  // --- steps: one per decision, plus one per new round or central hand --------------------
+
+  function prepare(lines, seedText) {
+    const header = lines[0];
+    header.seedText = seedText;
+    const result = lines[lines.length - 1];
+    const steps = [{ seat: null, entry: null, events: [] }];
+    for (const entry of lines.slice(1, -1)) {
+      let current = steps[steps.length - 1];
+      if (entry.type === "action" || entry.type === "fault") {
+        steps.push({ seat: entry.seat, entry: entry, events: [] });
+        if (entry.type === "fault") {
+          steps[steps.length - 1].events.push({
+            kind: "fault", seat: entry.seat, fault: entry.kind, message: entry.message,
+          });
+        }
+      } else if (entry.type === "event") {
+        if (NEW_STEP_EVENTS.has(entry.event.kind) && current.entry !== null) {
+          current = { seat: null, entry: null, events: [] };
+          steps.push(current);
+        }
+        current.events.push(entry.event);
+      }
+    }
+    return { header: header, result: result, steps: steps };
+  }
+
+  // --- the table as one view saw it ------------------------------------------------------
+
+  function visible(event) {
+    return event.to === undefined || event.to === null || view === null || event.to === view;
+  }
+
+  function fresh(header) {
+    const n = header.entrants.length;
+    const cards = header.rules.id === "cards";
+    const chips = header.options && header.options.chips !== undefined ? header.options.chips : 10;
+    return {
+      n: n,
+      rules: header.rules.id,
+      scores: new Array(n).fill(cards ? chips : 0),
+      active: new Array(n).fill(true),
+      outReason: new Array(n).fill(null),
+      notes: new Array(n).fill(""),
+      faulted: new Array(n).fill(false),
+      hands: new Array(n).fill(null),
+      round: 0,
+      thrower: null,
+      holder: null,
+      claim: null,
+      cup: null,
+      central: null,
+      faceUp: null,
+      pile: null,
+      verdict: null,
+      over: false,
+    };
+  }
+
+  function nextActive(state, seat) {
+    for (let k = 1; k <= state.n; k++) {
+      const candidate = (seat + k) % state.n;
+      if (state.active[candidate]) return candidate;
+    }
+    return seat;
+  }
+
+  const unknown = () => [null, null, null, null, null];
+
+  function apply(state, e) {
+    const cardsGame = state.rules === "cards";
+    switch (e.kind) {
+      case "round":
+        Object.assign(state, {
+          round: e.round, thrower: e.seat, holder: e.seat, claim: null, cup: unknown(),
+          verdict: null,
+        });
+        state.notes.fill("");
+        break;
+      case "roll": case "draw": case "deal":
+        if (cardsGame) state.hands[e.seat] = e.hand;
+        else state.cup = e.hand.slice();
+        break;
+      case "see":
+        if (e.central) state.central = e.central.slice();
+        else state.cup = e.hand.slice();
+        break;
+      case "look":
+        state.holder = e.seat;
+        state.notes[e.seat] = cardsGameWord(state, "looked", "picked up the cards");
+        break;
+      case "reroll":
+        state.notes[e.seat] = noteAdd(state.notes[e.seat], rerollText(state, e.count));
+        if (e.count > 0 && view !== e.seat) state.cup = unknown();
+        break;
+      case "reshuffle":
+        break;
+      case "claim":
+        state.claim = { text: e.claim, seat: e.seat, blind: e.blind };
+        if (e.blind) state.notes[e.seat] = "passed blind";
+        state.holder = nextActive(state, e.seat);
+        break;
+      case "challenge":
+        state.verdict = {
+          kind: "challenge", seat: e.seat, claimant: e.claimant, claim: e.claim,
+          hand: e.hand, value: e.value, holds: e.holds, loser: null, paid: null,
+        };
+        if (cardsGame) { state.central = e.hand.slice(); state.faceUp = e.hand.slice(); }
+        else state.cup = e.hand.slice();
+        state.holder = null;
+        break;
+      case "point":
+        state.scores[e.seat] = e.points;
+        if (state.verdict) state.verdict.loser = e.seat;
+        break;
+      case "out":
+        state.active[e.seat] = false;
+        state.outReason[e.seat] = e.reason;
+        if (cardsGame && e.reason === "forfeit") state.scores[e.seat] = 0;
+        break;
+      case "penalty":
+        state.notes[e.seat] = noteAdd(state.notes[e.seat], "penalised (fault " + e.faults + ")");
+        break;
+      case "fault":
+        state.faulted[e.seat] = true;
+        state.notes[e.seat] = "FAULT " + e.fault;
+        break;
+      case "over":
+        state.over = true;
+        state.holder = null;
+        break;
+      case "central":
+        Object.assign(state, {
+          central: unknown(), faceUp: unknown(), claim: null, holder: e.seat, pile: e.pile,
+          verdict: null,
+        });
+        state.notes.fill("");
+        break;
+      case "accept":
+        state.scores[e.passer] += e.reward;
+        state.holder = e.seat;
+        state.notes[e.seat] = "accepted";
+        break;
+      case "hand":
+        state.hands[e.seat] = e.hand;
+        state.central = e.central.slice();
+        break;
+      case "pass":
+        state.claim = { text: e.claim, seat: e.seat, blind: false };
+        state.faceUp = e.face_up.slice();
+        if (view !== null && view !== e.seat && e.swapped > 0) state.central = unknown();
+        state.central = (state.central || unknown()).map((c, i) => e.face_up[i] || c);
+        state.notes[e.seat] = "swapped " + e.swapped;
+        state.holder = nextActive(state, e.seat);
+        break;
+      case "pay":
+        state.scores[e.seat] -= e.amount;
+        if (e.payee >= 0) state.scores[e.payee] += e.amount;
+        if (state.verdict) state.verdict.paid = { from: e.seat, to: e.payee, amount: e.amount };
+        break;
+      default:
+        break;
+    }
+  }
+
+  function cardsGameWord(state, dice, cards) {
+    return state.rules === "dice" ? dice : cards;
+  }
+
+  function rerollText(state, count) {
+    if (state.rules === "dice") return "rerolled " + count + (count === 1 ? " die" : " dice");
+    return "exchanged " + count + (count === 1 ? " card" : " cards");
+  }
+
+  function noteAdd(note, text) {
+    if (!text) return note;
+    return note ? note + ", " + text : text;
+  }
+
+  function stateAt(index) {
+    const state = fresh(game.header);
+    for (let k = 0; k <= index; k++) {
+      for (const event of game.steps[k].events) {
+        if (visible(event)) apply(state, event);
+      }
+    }
+    return state;
+  }
+
+  // --- the story, in words ---------------------------------------------------------------
+
+  function who(seat) {
+    if (seat === null || seat === undefined || seat < 0) return "the bank";
+    return "seat " + seat + " (" + game.header.entrants[seat].name + ")";
+  }
+
+  function tokenText(token) {
+    if (token === null || token === undefined) return "??";
+    if (token.length === 2) return (RANK[token[0]] || token[0]) + SUITS[token[1]];
+    return RANK[token] || token;
+  }
+
+  // Claims as people say them: "three 10" for the game's "three T", like the dice show it.
+  function said(claim) {
+    return claim.split(" ").map((word, i) => (i > 0 && RANK[word]) || word).join(" ");
+  }
+
+  function tokens(list) {
+    return "[" + list.map(tokenText).join(" ") + "]";
+  }
+
+  function narrate(events, rules) {
+    const lines = [];
+    let parts = [];
+    let partSeat = null;
+    const cards = rules !== "dice";
+    const flush = () => {
+      if (parts.length) lines.push({ text: who(partSeat) + " " + parts.join(", ") });
+      parts = [];
+      partSeat = null;
+    };
+    const part = (seat, text) => {
+      if (seat !== partSeat) flush();
+      partSeat = seat;
+      parts.push(text);
+    };
+    const line = (text, kind) => { flush(); lines.push({ text: text, kind: kind || "" }); };
+    for (const e of events) {
+      if (!visible(e)) continue;
+      switch (e.kind) {
+        case "round": line("Round " + e.round + ": " + who(e.seat) + " throws", "heading"); break;
+        case "central":
+          line("Central hand " + e.deal + ": " + who(e.seat) + " takes it fresh (" + e.pile +
+            " cards left to draw)", "heading");
+          break;
+        case "roll": case "deal": case "draw":
+          part(e.seat, (e.positions ? "gets " : "sees ") + tokens(e.hand)); break;
+        case "see": part(e.seat, "sees " + tokens(e.central || e.hand)); break;
+        case "hand": part(e.seat, "keeps " + tokens(e.hand)); break;
+        case "look": part(e.seat, cards ? "picks up the cards" : "looks"); break;
+        case "reroll":
+          part(e.seat, (cards ? "exchanges " : "rerolls ") + (e.count || "no") + " " +
+            (cards ? (e.count === 1 ? "card" : "cards") : (e.count === 1 ? "die" : "dice")));
+          break;
+        case "reshuffle": part(e.seat, "(the discards are reshuffled)"); break;
+        case "claim":
+          part(e.seat, (e.blind ? "passes blind, claims " : "claims ") + said(e.claim));
+          flush();
+          break;
+        case "accept":
+          part(e.seat, "accepts (" + who(e.passer) + " gets " + e.reward + " chip" +
+            (e.reward === 1 ? "" : "s") + ")");
+          break;
+        case "pass": {
+          const shown = e.face_up.filter((t) => t);
+          part(e.seat, "swaps " + e.swapped + " card" + (e.swapped === 1 ? "" : "s") +
+            (shown.length ? ", shows " + shown.map(tokenText).join(" ") : "") +
+            ", passes claiming " + said(e.claim));
+          flush();
+          break;
+        }
+        case "challenge":
+          line(who(e.seat) + (rules === "cards" ? " rejects " : " challenges ") + "seat " +
+            e.claimant + "'s " + said(e.claim) + ": the " + (rules === "cards" ? "central " : "") +
+            "hand is " + tokens(e.hand) + " (" + said(e.value) + "), " +
+            (e.holds ? "the claim holds" : "it was a lie"));
+          break;
+        case "point": line(who(e.seat) + " takes a point (" + e.points + ")"); break;
+        case "pay":
+          line(who(e.seat) + " pays " + e.amount + " chips to " + who(e.payee)); break;
+        case "out": line(who(e.seat) + " is out " + ({
+          points: "on points", chips: "out of chips", forfeit: "by forfeit",
+        }[e.reason] || e.reason)); break;
+        case "penalty": line(who(e.seat) + " is penalised for fault " + e.faults, "fault"); break;
+        case "fault": line(who(e.seat) + " FAULT " + e.fault + ": " + e.message, "fault"); break;
+        case "over": line("Game over", "heading"); break;
+        default: line(who(e.seat) + " " + e.kind); break;
+      }
+    }
+    flush();
+    return lines;
+  }
+
+  // --- drawing ---------------------------------------------------------------------------
+
+  function el(tag, className, text) {
+    const node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  function tokenNode(token, faceUp, isDice) {
+    if (token === null || token === undefined) {
+      const back = el("span", "facedown" + (isDice ? " die-back" : ""), "?");
+      back.dataset.token = "?";
+      back.title = "hidden";
+      return back;
+    }
+    if (token.length === 1) {
+      const die = el("span", "die", RANK[token] || token);
+      die.dataset.token = token;
+      die.title = "die " + (RANK[token] || token);
+      return die;
+    }
+    const suit = token[1];
+    const card = el("span", "card" + (RED_SUITS.has(suit) ? " red" : "") + (faceUp ? " up" : ""));
+    card.appendChild(el("b", "", RANK[token[0]] || token[0]));
+    card.appendChild(el("i", "", SUITS[suit]));
+    card.dataset.token = token;
+    card.title = tokenText(token) + (faceUp ? " (face up)" : "");
+    return card;
+  }
+
+  function tokenRow(list, faceUp, isDice, className) {
+    const row = el("div", "tokens " + (className || ""));
+    (list || unknown()).forEach((token, i) => {
+      row.appendChild(tokenNode(token, faceUp ? Boolean(faceUp[i]) : false, isDice));
+    });
+    return row;
+  }
+
+  function placeText(n) {
+    return n + ({ 1: "st", 2: "nd", 3: "rd" }[n] || "th");
+  }
+
+  function drawSeat(state, seat, actor) {
+    const entrant = game.header.entrants[seat];
+    const classes = ["seat"];
+    if (seat === actor) classes.push("actor");
+    else if (seat === state.holder) classes.push("holder");
+    if (!state.active[seat]) classes.push("out");
+    if (seat === view) classes.push("viewer");
+    const box = el("div", classes.join(" "));
+    box.dataset.seat = String(seat);
+    box.dataset.score = String(state.scores[seat]);
+    const head = el("div", "seat-head");
+    head.appendChild(el("span", "seat-no", "seat " + seat + (seat === view ? " · you" : "")));
+    const badges = el("span", "badges");
+    if (state.over) {
+      badges.appendChild(el("span", "badge place", placeText(game.result.placements[seat])));
+    } else if (!state.active[seat]) {
+      badges.appendChild(el("span", "badge out", "out"));
+    } else if (seat === state.holder) {
+      badges.appendChild(el("span", "badge turn", "to act"));
+    }
+    if (state.rules !== "cards" && seat === state.thrower && !state.over) {
+      badges.appendChild(el("span", "badge", "thrower"));
+    }
+    head.appendChild(badges);
+    box.appendChild(head);
+    box.appendChild(el("div", "seat-name", entrant.name));
+    box.appendChild(scoreNode(state, seat));
+    if (state.rules === "cards") {
+      box.appendChild(tokenRow(state.hands[seat], null, false, "small"));
+    }
+    const note = el("div", "seat-note" + (state.faulted[seat] ? " fault" : ""), state.notes[seat]);
+    box.appendChild(note);
+    return box;
+  }
+
+  function scoreNode(state, seat) {
+    const node = el("div", "score");
+    const value = state.scores[seat];
+    if (state.rules === "cards") {
+      node.appendChild(el("span", "amount", String(value)));
+      node.appendChild(el("span", "unit", value === 1 ? "chip" : "chips"));
+      return node;
+    }
+    const most = (game.header.options && game.header.options.max_points) || 5;
+    const pips = el("span", "pips");
+    pips.setAttribute("aria-hidden", "true");
+    for (let k = 0; k < most; k++) pips.appendChild(el("span", "pip" + (k < value ? " on" : "")));
+    node.appendChild(pips);
+    node.appendChild(el("span", "unit", value + " / " + most + " points"));
+    return node;
+  }
+
+  function drawCentre(state) {
+    const claim = $("claim");
+    claim.textContent = state.claim ? said(state.claim.text) : "—";
+    claim.dataset.claim = state.claim ? state.claim.text : "";
+    $("claimant").textContent = state.claim
+      ? "by " + who(state.claim.seat) + (state.claim.blind ? ", blind" : "")
+      : (state.over ? "" : "no claim yet: any claim is allowed");
+    const hand = $("hand");
+    const isDice = state.rules === "dice";
+    let row;
+    if (state.rules === "cards") {
+      $("hand-label").textContent = "Central hand";
+      row = tokenRow(state.central, state.faceUp, false, "big");
+      $("hand-note").textContent = [
+        state.holder !== null ? "with " + who(state.holder) : "",
+        state.pile !== null ? state.pile + " cards to draw" : "",
+      ].filter(Boolean).join(" · ");
+    } else {
+      $("hand-label").textContent = isDice ? "The cup" : "The hand";
+      row = tokenRow(state.cup, null, isDice, "big");
+      const hidden = !state.cup || state.cup.some((t) => t === null);
+      $("hand-note").textContent = [
+        state.holder !== null ? "with " + who(state.holder) : "",
+        hidden && view !== null ? "not seen by seat " + view : "",
+      ].filter(Boolean).join(" · ");
+    }
+    row.id = "hand";
+    hand.replaceWith(row);
+  }
+
+  function drawVerdict(state) {
+    const box = $("verdict");
+    box.textContent = "";
+    const v = state.verdict;
+    if (!v) { box.hidden = true; return; }
+    box.className = "verdict " + (v.holds ? "holds" : "lie");
+    box.dataset.holds = String(v.holds);
+    box.appendChild(el("span", "big-word", v.holds ? "The claim holds" : "It was a lie"));
+    box.appendChild(document.createTextNode(
+      who(v.seat) + (state.rules === "cards" ? " rejects " : " challenges ") + who(v.claimant) +
+      "'s " + said(v.claim) + ". The hand is " + said(v.value) + "."));
+    box.appendChild(tokenRow(v.hand, null, state.rules === "dice", "small"));
+    let after = "";
+    if (v.loser !== null) after = who(v.loser) + " takes a point.";
+    if (v.paid) {
+      after = who(v.paid.from) + " pays " + v.paid.amount + " chips to " + who(v.paid.to) + ".";
+    }
+    if (after) box.appendChild(el("div", "", after));
+    box.hidden = false;
+  }
+
+  function drawFinal(state) {
+    const box = $("final");
+    box.textContent = "";
+    box.hidden = !state.over;
+    if (!state.over) return;
+    box.appendChild(el("span", "big-word", "Game over"));
+    const list = el("ul", "places");
+    const places = game.result.placements;
+    const order = places.map((p, seat) => seat);
+    order.sort((a, b) => places[a] - places[b] || a - b);
+    const unit = state.rules === "cards" ? " chips" : " points";
+    for (const seat of order) {
+      const item = el("li", places[seat] === 1 ? "winner" : "");
+      item.appendChild(el("span", "place", placeText(places[seat])));
+      item.appendChild(document.createTextNode(
+        who(seat) + ": " + game.result.scores[seat] + unit));
+      list.appendChild(item);
+    }
+    box.appendChild(list);
+  }
+
+  function drawLog() {
+    const log = $("log");
+    log.textContent = "";
+    let current = null;
+    game.steps.slice(0, step + 1).forEach((s, k) => {
+      for (const line of narrate(s.events, game.header.rules.id)) {
+        const item = el("li", (k === step ? "now " : "past ") + line.kind, line.text);
+        item.dataset.step = String(k);
+        log.appendChild(item);
+        if (k === step && current === null) current = item;
+      }
+    });
+    const pane = log.closest(".story");
+    if (current && pane) {
+      pane.scrollTop = Math.max(0, current.offsetTop - pane.clientHeight / 2);
+    }
+  }
+
+  function drawViews() {
+    const box = $("views");
+    box.textContent = "";
+    const choices = [[null, "Everyone"]].concat(
+      game.header.entrants.map((e, seat) => [seat, seat + " · " + e.name]));
+    for (const [seat, label] of choices) {
+      const button = el("button", "", label);
+      button.type = "button";
+      button.dataset.view = seat === null ? "all" : String(seat);
+      button.setAttribute("aria-pressed", String(seat === view));
+      button.title = seat === null ? "Show everything (A)" : "Only what seat " + seat + " knew (" + seat + ")";
+      button.addEventListener("click", () => setView(seat));
+      box.appendChild(button);
+    }
+  }
+
+  function render() {
+    const state = stateAt(step);
+    const app = $("app");
+    const actor = game.steps[step].seat;
+    app.dataset.step = String(step);
+    app.dataset.steps = String(game.steps.length);
+    app.dataset.view = view === null ? "all" : String(view);
+    const seats = $("seats");
+    seats.textContent = "";
+    for (let seat = 0; seat < state.n; seat++) seats.appendChild(drawSeat(state, seat, actor));
+    drawCentre(state);
+    drawVerdict(state);
+    drawFinal(state);
+    drawLog();
+    drawViews();
+    $("slider").value = String(step);
+    $("counter").textContent = "step " + (step + 1) + " / " + game.steps.length;
+    $("first").disabled = $("prev").disabled = step === 0;
+    $("next").disabled = $("last").disabled = step === game.steps.length - 1;
+    const hash = "#game=" + encodeURIComponent(gameId) + "&pack=" + pack +
+      (view === null ? "" : "&view=" + view) + (step ? "&step=" + step : "");
+    if (location.hash !== hash) history.replaceState(null, "", hash);
+  }
+
+  // --- controls --------------------------------------------------------------------------
+
+  function go(index) {
+    step = Math.min(Math.max(0, index), game.steps.length - 1);
+    if (step === game.steps.length - 1) stop();
+    render();
+  }
+
+  function setView(seat) {
+    view = seat;
+    render();
+  }
+
+  function stop() {
+    if (timer !== null) clearInterval(timer);
+    timer = null;
+    $("play").innerHTML = PLAY;
+    $("play").setAttribute("aria-label", "Play");
+  }
+
+  function togglePlay() {
+    if (timer !== null) { stop(); return; }
+    if (step === game.steps.length - 1) step = 0;
+    timer = setInterval(() => go(step + 1), 1100);
+    $("play").innerHTML = PAUSE;
+    $("play").setAttribute("aria-label", "Pause");
+    render();
+  }
+
+  function onKey(event) {
+    if (!game || event.altKey || event.ctrlKey || event.metaKey) return;
+    const target = event.target;
+    if (target && target.id === "slider" && event.key.startsWith("Arrow")) return;
+    const key = event.key;
+    if (key === "ArrowRight" || key === "ArrowDown" || key === "PageDown") go(step + 1);
+    else if (key === "ArrowLeft" || key === "ArrowUp" || key === "PageUp") go(step - 1);
+    else if (key === "Home") go(0);
+    else if (key === "End") go(game.steps.length - 1);
+    else if (key === " ") togglePlay();
+    else if (key === "a" || key === "A") setView(null);
+    else if (/^[0-5]$/.test(key) && Number(key) < game.header.entrants.length) setView(Number(key));
+    else return;
+    event.preventDefault();
+  }
+
+  function start() {
+    const header = game.header;
+    const about = header.game || {};
+    $("title").textContent = "Game " + about.id;
+    document.title = "Game " + about.id + " · arena replay";
+    const where = [about.tournament, about.stage, about.table ? "table " + about.table : ""];
+    $("subtitle").textContent = [header.rules.id, ...where.filter(Boolean),
+      "seed " + header.seedText, game.result.decisions + " decisions"].join(" · ");
+    $("message").hidden = true;
+    $("game").hidden = false;
+    const slider = $("slider");
+    slider.max = String(game.steps.length - 1);
+    slider.addEventListener("input", () => go(Number(slider.value)));
+    $("first").addEventListener("click", () => go(0));
+    $("prev").addEventListener("click", () => go(step - 1));
+    $("next").addEventListener("click", () => go(step + 1));
+    $("last").addEventListener("click", () => go(game.steps.length - 1));
+    $("play").addEventListener("click", togglePlay);
+    document.addEventListener("keydown", onKey);
+    render();
+  }
+
+  load();
+})();

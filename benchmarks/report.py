@@ -1,0 +1,135 @@
+"""Benchmark of `arena report` on a big tournament: time to build and size of report.html.
+
+Run: python benchmarks/report.py [--games 20000] [--folder results/bench-report] [--repeat 3]
+
+The first run plays the tournament (dice, 8 random bots, 4 seats a table, balanced random
+tables; a few minutes on 2 cores) into the folder and keeps it; later runs reuse it. Then it
+times, each `--repeat` times (median shown):
+
+    floor      read and gunzip every replay, nothing else (what any report must pay)
+    scan/1     the streaming pass on one process: bluffing statistics, no viewer data
+    report/1   build_report on one process (statistics, viewer data packs, report.html),
+               with no packs yet (a first build) and with packs up to date (a rebuild)
+    report/N   build_report with the default worker count (one per core), first build
+
+and prints the size of report.html and of the viewer's data packs. Wall-clock and CPU
+seconds are both shown: on a machine busy with something else the wall clock says little,
+and the load average is printed for that reason. A benchmark, never a timed test: nothing
+here asserts a speed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import time
+import zlib
+from collections.abc import Callable
+from pathlib import Path
+
+from arena import results
+from arena.report import REPORT, _read_folder, _scan_all, build_report
+from arena.tournament import load_tournament, run_tournament
+
+CONFIG = """\
+name: bench-report
+rules: dice
+entrants:
+  - random
+  - {{bot: random, alias: ana}}
+  - {{bot: random, alias: bruno}}
+  - {{bot: random, alias: carla}}
+  - {{bot: random, alias: diego}}
+  - {{bot: random, alias: elena}}
+  - {{bot: random, alias: felix}}
+  - {{bot: random, alias: gema}}
+format: {{type: round-robin, seats: 4, games: {games}, cap: {cap}}}
+seed: 1
+"""
+
+
+def _tournament(folder: Path, games: int) -> None:
+    """Play the benchmark tournament into `folder` unless it is already there."""
+    if (folder / "standings.csv").exists():
+        return
+    folder.mkdir(parents=True, exist_ok=True)
+    config = folder.parent / f"{folder.name}.yaml"
+    # 70 tables of 4 from 8 entrants, rotated: `games` per table, capped at the total asked
+    config.write_text(CONFIG.format(games=max(1, games // 70 + 1), cap=games))
+    print(f"playing {games:,} games into {folder} (once) ...", flush=True)
+    started = time.perf_counter()
+    run_tournament(load_tournament(config), folder)
+    print(f"  played in {time.perf_counter() - started:.0f} s", flush=True)
+
+
+def _floor(folder: Path) -> None:
+    for line in results.iter_games(folder / results.GAMES):
+        zlib.decompress((folder / line["replay"]).read_bytes(), 31)
+
+
+def _scan(folder: Path) -> None:
+    _scan_all(folder, _read_folder(folder).games, 1, False)
+
+
+def _cpu() -> float:
+    """CPU seconds used so far by this process and its finished children (the pool)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(
+        resource.RUSAGE_CHILDREN
+    )
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def _median(step: Callable[[], object], repeat: int,
+            before: Callable[[], object] | None = None) -> tuple[float, float]:  # fmt: skip
+    """Median wall-clock and CPU seconds of `repeat` runs (`before` runs untimed first)."""
+    walls, cpus = [], []
+    for _ in range(repeat):
+        if before is not None:
+            before()
+        started, cpu = time.perf_counter(), _cpu()
+        step()
+        walls.append(time.perf_counter() - started)
+        cpus.append(_cpu() - cpu)
+    return statistics.median(walls), statistics.median(cpus)
+
+
+def main() -> None:
+    """Play (once) and time the report of a big tournament."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=20_000)
+    parser.add_argument("--folder", type=Path, default=None)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    folder = args.folder or Path("results") / f"bench-report-{args.games}"
+    _tournament(folder, args.games)
+    games = sum(1 for _ in results.iter_games(folder / results.GAMES))
+    replays = sum(p.stat().st_size for p in (folder / results.REPLAYS).glob("*.json.gz"))
+    print(f"{games:,} games, replays {replays / 1e6:.1f} MB gzip; cores {os.cpu_count()}, "
+          f"load average {os.getloadavg()[0]:.1f}")  # fmt: skip
+    def fresh() -> None:
+        for pack in (folder / results.REPLAYS).glob("pack-*.js"):
+            pack.unlink()
+
+    cores = os.cpu_count()
+    cases: list[tuple[str, Callable[[], object], Callable[[], object] | None]] = [
+        ("floor (read + gunzip)", lambda: _floor(folder), None),
+        ("scan/1 (statistics only)", lambda: _scan(folder), None),
+        ("report/1, new packs", lambda: build_report(folder, workers=1), fresh),
+        ("report/1, packs up to date", lambda: build_report(folder, workers=1), None),
+        (f"report/{cores}, new packs", lambda: build_report(folder), fresh),
+    ]
+    print(f"  {'':<28} {'wall':>7} {'cpu':>7}")
+    for name, step, before in cases:
+        wall, cpu = _median(step, args.repeat, before)
+        pool = " (pool workers not counted)" if name.startswith(f"report/{cores}") else ""
+        print(f"  {name:<28} {wall:6.2f}s {cpu:6.2f}s{pool}", flush=True)
+    size = (folder / REPORT).stat().st_size
+    scripts = sum(p.stat().st_size for p in (folder / results.REPLAYS).glob("pack-*.js"))
+    print(f"report.html {size / 1e6:.2f} MB; viewer data files {scripts / 1e6:.1f} MB "
+          f"({scripts / max(1, games) / 1e3:.1f} KB a game)")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

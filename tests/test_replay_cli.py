@@ -1,0 +1,276 @@
+"""`arena replay`: a game told in words from one view or all, and --verify on a replay and on
+a whole results folder (exact output and exit statuses)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+import arena
+from arena.cli import cli
+from arena.referee import play_game
+from arena.replay import encode_replay, read_replay, replay_lines, write_replay
+from arena.rules.playout import random_action
+from arena.tournament import load_tournament, run_tournament
+
+NAMES = ("ana", "bruno")
+
+STORY_ALL = """\
+game g1 (class; main, table 1): dice, seed 4
+seats: 0 ana, 1 bruno
+view: everyone (every die and card shown)
+-- round 1: seat 0 (ana) throws --
+seat 0 (ana) sees [J A 9 Q 9], claims high A
+seat 1 (bruno) looks, sees [J A 9 Q 9], rerolls 4 dice, gets [Q J T Q K], claims pair 9
+seat 0 (ana) looks, sees [Q J T Q K], rerolls 2 dice, gets [Q J T Q K], claims pair J
+seat 1 (bruno) passes blind, claims two-pair T 9
+seat 0 (ana) looks, sees [Q J T Q K], rerolls 3 dice, gets [K J T 9 K], claims two-pair Q 9
+seat 1 (bruno) challenges seat 0's two-pair Q 9: the hand is [K J T 9 K] (pair K), it was a lie
+seat 0 (ana) takes a point (1)
+seat 0 (ana) is out on points
+-- game over --
+result:
+ 1st  seat 1 (bruno)  0 points
+ 2nd  seat 0 (ana)  1 point
+"""
+
+STORY_SEAT_1 = """\
+game g1 (class; main, table 1): dice, seed 4
+seats: 0 ana, 1 bruno
+view: seat 1 (bruno): what it knew, when it knew it
+-- round 1: seat 0 (ana) throws --
+seat 0 (ana) claims high A
+seat 1 (bruno) looks, sees [J A 9 Q 9], rerolls 4 dice, gets [Q J T Q K], claims pair 9
+seat 0 (ana) looks, rerolls 2 dice, claims pair J
+seat 1 (bruno) passes blind, claims two-pair T 9
+seat 0 (ana) looks, rerolls 3 dice, claims two-pair Q 9
+seat 1 (bruno) challenges seat 0's two-pair Q 9: the hand is [K J T 9 K] (pair K), it was a lie
+seat 0 (ana) takes a point (1)
+seat 0 (ana) is out on points
+-- game over --
+result:
+ 1st  seat 1 (bruno)  0 points
+ 2nd  seat 0 (ana)  1 point
+"""
+
+
+class Stumbler(arena.Bot):
+    """Plays randomly but crashes on its second decision, to put a fault in the log."""
+
+    name = "stumbler"
+
+    def __init__(self, context: arena.BotContext) -> None:
+        super().__init__(context)
+        self.decisions = 0
+
+    def act(self, observation: arena.Observation) -> arena.Action:
+        self.decisions += 1
+        if self.decisions == 2:
+            raise RuntimeError("stumbled")
+        return random_action(observation.legal, self.rng)
+
+
+def run(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
+    return result.exit_code, result.output
+
+
+def _seats(names: tuple[str, ...]) -> list[dict[str, Any]]:
+    return [{"name": n, "bot": "random", "origin": "test", "version": "0", "mode": "inline"}
+            for n in names]  # fmt: skip
+
+
+def _lines(rules: str = "dice", players: list[Any] | None = None, seed: int = 4,
+           options: dict[str, Any] | None = None) -> list[dict[str, Any]]:  # fmt: skip
+    players = players or ["random", "random"]
+    options = {"max_points": 1} if options is None else options
+    record = play_game(rules, players, seed=seed, options=options)
+    about = {"id": "g1", "stage": "main", "table": 1, "tournament": "class"}
+    names = NAMES if len(players) == 2 else tuple(f"p{i}" for i in range(len(players)))
+    return replay_lines(record, about, _seats(names))
+
+
+@pytest.fixture
+def small_game(tmp_path: Path) -> Path:
+    path = tmp_path / "g1.json.gz"
+    write_replay(path, _lines())
+    return path
+
+
+def test_replay_tells_the_game_with_everything_shown(small_game: Path) -> None:
+    assert run("replay", str(small_game)) == (0, STORY_ALL)
+    assert run("replay", str(small_game), "--all") == (0, STORY_ALL)
+
+
+def test_replay_from_one_seat_shows_only_what_it_knew_when_it_knew_it(small_game: Path) -> None:
+    assert run("replay", str(small_game), "--seat", "1") == (0, STORY_SEAT_1)
+
+
+def test_verify_accepts_a_faithful_replay(small_game: Path) -> None:
+    assert run("replay", str(small_game), "--verify") == (
+        0,
+        "verified: game g1 (dice, 12 decisions): every event and the result match the rules\n",
+    )
+
+
+def test_verify_names_the_first_difference_of_a_tampered_replay(tmp_path: Path) -> None:
+    lines = _lines()
+    assert lines[1] == {"type": "chance", "outcome": [11, 14, 9, 12, 9]}
+    lines[1]["outcome"][1] = 13  # the thrower's ace becomes a king in the chance line
+    path = tmp_path / "tampered.json.gz"
+    path.write_bytes(encode_replay(lines))
+    code, output = run("replay", str(path), "--verify")
+    assert (code, output) == (1, (
+        f"{path}: line 4: event "
+        '{"hand": ["J", "A", "9", "Q", "9"], "kind": "roll", "seat": 0, "to": 0} differs from '
+        "the rules' "
+        '{"hand": ["J", "K", "9", "Q", "9"], "kind": "roll", "seat": 0, "to": 0}\n'
+    ))  # fmt: skip
+
+
+def test_faults_are_told_where_they_happened(tmp_path: Path) -> None:
+    lines = _lines(players=["random", Stumbler], options={"max_points": 2,
+                                                          "on_fault": "penalty"})  # fmt: skip
+    path = tmp_path / "fault.json.gz"
+    write_replay(path, lines)
+    code, output = run("replay", str(path))
+    assert code == 0
+    assert "seat 1 (bruno) FAULT crash: RuntimeError: stumbled\n" in output
+    assert "seat 1 (bruno) is penalised for fault 1\n" in output
+
+
+@pytest.mark.parametrize("rules", ["dice-cards", "cards"])
+def test_a_seat_view_never_shows_another_seats_private_cards(tmp_path: Path, rules: str) -> None:
+    lines = _lines(rules, ["random"] * 3, seed=7, options={})
+    path = tmp_path / "game.json.gz"
+    write_replay(path, lines)
+    private = [e["event"] for e in lines if e["type"] == "event" and "to" in e["event"]]
+    assert private, "the game must have private events to hide"
+    for seat in range(3):
+        code, output = run("replay", str(path), "--seat", str(seat))
+        assert code == 0
+        mine = [line for line in output.splitlines() if line.startswith(f"seat {seat} ")]
+        theirs = [line for line in output.splitlines() if not line.startswith(f"seat {seat} ")]
+        assert any(" sees [" in line or " keeps [" in line for line in mine)
+        # another seat's turn never shows what it saw or kept
+        assert not any(" sees [" in line or " keeps [" in line or " gets [" in line
+                       for line in theirs)  # fmt: skip
+
+
+# --- results folders ----------------------------------------------------------------------
+
+CONFIG = """\
+name: class
+rules: dice
+options: {max_points: 2}
+entrants: [random, {bot: random, alias: ana}, {bot: random, alias: bruno}]
+format: {type: round-robin, seats: 2, games: 1}
+seed: 3
+workers: 1
+"""
+
+
+@pytest.fixture(scope="module")
+def results_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("results")
+    config = root / "class.yaml"
+    config.write_text(CONFIG)
+    run_tournament(load_tournament(config), root / "out", workers=1)
+    return root / "out"
+
+
+def _copy(folder: Path, target: Path) -> Path:
+    import shutil
+
+    shutil.copytree(folder, target, ignore=shutil.ignore_patterns(".lock"))
+    return target
+
+
+def test_verify_a_results_folder_checks_every_game(results_folder: Path) -> None:
+    assert run("replay", str(results_folder), "--verify") == (0, "6 games verified\n")
+
+
+def test_verify_a_folder_reports_each_game_that_differs(
+    results_folder: Path, tmp_path: Path
+) -> None:
+    folder = _copy(results_folder, tmp_path / "copy")
+    replay = folder / "replays" / "rr-000002.json.gz"
+    lines = read_replay(replay).lines()
+    lines[-1] = {**lines[-1], "scores": [9, 9]}
+    replay.write_bytes(encode_replay(lines))
+    games = (folder / "games.jsonl").read_text().splitlines()
+    fifth = json.loads(games[4])
+    fifth["placements"] = fifth["placements"][::-1]
+    games[4] = json.dumps(fifth)
+    (folder / "games.jsonl").write_text("\n".join(games) + "\n")
+    code, output = run("replay", str(folder), "--verify")
+    assert code == 1
+    first, second, summary = output.splitlines()
+    assert first.startswith("rr-000002: line ") and "result scores [9, 9] differs" in first
+    assert second == (
+        f"rr-000005: games.jsonl has placements {fifth['placements']!r}, "
+        f"the replay {fifth['placements'][::-1]!r}"
+    )
+    assert summary == "4 of 6 games verified; 2 differ"
+
+
+def test_verify_a_folder_counts_a_missing_replay_as_a_difference(
+    results_folder: Path, tmp_path: Path
+) -> None:
+    folder = _copy(results_folder, tmp_path / "copy")
+    (folder / "replays" / "rr-000003.json.gz").unlink()
+    code, output = run("replay", str(folder), "--verify")
+    assert code == 1
+    assert output.splitlines()[0].startswith("rr-000003: ")
+    assert "cannot read" in output.splitlines()[0]
+    assert output.splitlines()[-1] == "5 of 6 games verified; 1 differ"
+
+
+def test_verify_a_folder_on_two_processes_gives_the_same_answer(
+    results_folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import arena.cli_replay
+
+    monkeypatch.setattr(arena.cli_replay, "PARALLEL_FROM", 1)
+    monkeypatch.setattr(arena.cli_replay, "_CHUNK", 2)
+    assert run("replay", str(results_folder), "--verify", "--workers", "2") == (
+        0, "6 games verified\n")  # fmt: skip
+
+
+ERRORS = [
+    (("nowhere.json.gz",), "nowhere.json.gz: no such replay file or results folder"),
+    (("{game}", "--seat", "2"), "--seat 2: this game has seats 0 to 1"),
+    (("{game}", "--seat", "1", "--all"),
+     "--seat and --all contradict each other; choose one view"),
+    (("{game}", "--seat", "1", "--verify"), "--verify checks the whole game; leave out --seat"),
+    (("{folder}",),
+     ("{folder} is a folder: give one replay file (such as {folder}/replays/<game>.json.gz), "
+      "or add --verify to check every game")),
+    (("{folder}/config.yaml",),
+     "{folder}/config.yaml:1: not JSON: Expecting value: line 1 column 1 (char 0)"),
+    (("{empty}", "--verify"), "{empty} is not a results folder (no games.jsonl)"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("args", "message"), ERRORS)
+def test_replay_errors_are_one_line_with_status_2(
+    args: tuple[str, ...], message: str, small_game: Path, results_folder: Path, tmp_path: Path
+) -> None:
+    places = {"game": str(small_game), "folder": str(results_folder), "empty": str(tmp_path)}
+    argv = [a.format(**places) for a in args]
+    result = CliRunner().invoke(cli, ["replay", *argv])
+    assert result.exit_code == 2
+    assert result.output == f"arena: error: {message.format(**places)}\n"
+
+
+def test_the_replay_file_is_gzip_json_lines(small_game: Path) -> None:
+    # The story is read from the file, not from memory: the same bytes give the same story.
+    text = gzip.decompress(small_game.read_bytes()).decode()
+    plain = small_game.with_name("g1.jsonl")
+    plain.write_text(text)
+    assert run("replay", str(plain)) == (0, STORY_ALL)
