@@ -1,0 +1,110 @@
+"""`arena run` and `arena validate`: the thin click layer over arena.tournament.
+
+Each command parses its options, calls one library function and prints. A problem the
+user can fix is one line `arena: error: ...` on stderr with exit status 2; Ctrl-C during
+a run keeps every finished game, says how to resume, and exits with status 130. Nothing
+here plays games or knows the results folder's layout.
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+
+import click
+
+from arena.cli import fail, load_registry
+from arena.config import ConfigError, TournamentConfig
+
+EXIT_INTERRUPTED = 130
+
+
+def _load(config: str) -> TournamentConfig:
+    """Load and check a tournament file, or stop with its one-line error."""
+    from arena.tournament import load_tournament
+
+    registry = load_registry()
+    try:
+        return load_tournament(config, registry)
+    except ConfigError as exc:
+        fail(str(exc))
+        raise  # unreachable: fail exits
+
+
+@click.command(name="validate")
+@click.argument("config", type=click.Path(dir_okay=False))
+def validate(config: str) -> None:
+    """Check a tournament file without playing: print its size, or the first problem."""
+    from arena.tournament import Plan
+
+    cfg = _load(config)
+    click.echo(f"ok: {len(cfg.entrants)} entrants, {Plan(cfg).total()} games")
+
+
+@click.command(name="run")
+@click.argument("config", type=click.Path(dir_okay=False))
+@click.option(
+    "--out",
+    "out",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Results folder (default: the config's output, results/<name>).",
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Worker processes (default: the config's workers, else one per core).",
+)
+@click.option(
+    "--resume", is_flag=True, help="Play only the games missing from an interrupted run's folder."
+)
+@click.option("--force", is_flag=True, help="Delete the folder's earlier results and start over.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar and no progress notes.")
+def run(
+    config: str, out: str | None, workers: int | None, resume: bool, force: bool, quiet: bool
+) -> None:
+    """Play a tournament into results/<name>/ and print the standings."""
+    from arena.tournament import Interrupted, TournamentError, run_tournament
+
+    if resume and force:
+        fail("--resume and --force contradict each other; choose one")
+    cfg = _load(config)
+    progress = not quiet and sys.stderr.isatty()
+    try:
+        report = run_tournament(
+            cfg,
+            out,
+            workers=workers,
+            resume=resume,
+            force=force,
+            progress=progress,
+            info=_note if not quiet else None,
+        )
+    except Interrupted as stop:
+        again = shlex.join(["arena", "run", config, *(["--out", out] if out else []), "--resume"])
+        click.echo(f"arena: {stop}; to play the rest: {again}", err=True)
+        sys.exit(EXIT_INTERRUPTED)
+    except KeyboardInterrupt:  # after the games, while writing the tables
+        click.echo("arena: interrupted; every game is saved, run again with --resume", err=True)
+        sys.exit(EXIT_INTERRUPTED)
+    except TournamentError as exc:
+        fail(str(exc))
+        return
+    click.echo(report.standings, nl=False)
+    if report.ranking:
+        click.echo(
+            "\nelimination: "
+            + ", ".join(f"{place}. {name}" for place, name in enumerate(report.ranking, 1))
+        )
+    if not quiet:
+        _note(f"results in {_shown(report.folder)}/")
+
+
+def _note(message: str) -> None:
+    click.echo(f"arena: {message}", err=True)
+
+
+def _shown(folder: Path) -> str:
+    return str(folder).rstrip("/")

@@ -1,0 +1,865 @@
+"""Runs a tournament: validated config -> schedule -> worker pool -> results folder.
+
+The flow: `load_tournament` checks the YAML against the installed rule sets and bots;
+`Plan` turns the config into games, batch by batch (an elimination's next stage depends
+on the results before it); `run_tournament` plays the games that are not yet in
+games.jsonl on a pool of worker processes, appends each result in schedule order, and
+finally derives ratings, standings, the crosstable and stages.json from the log.
+
+Reproducibility: every game's seed comes from the tournament seed and the game id (the
+schedule does it), every bot is built fresh for each game, and results are written in
+schedule order whatever order the workers finish in, so 1 or 16 workers write the same
+bytes. Wall-clock times stay out of games.jsonl and the derived files (replays keep the
+seconds per decision; see docs/replay-format.md).
+
+Workers: a `multiprocessing` pool started with the `forkserver` method. Each worker is
+forked from a small server process that has imported arena once, so start-up is paid once
+per worker, and, unlike plain `fork`, it inherits no threads, locks or open files of the
+main process (the folder lock stays with the main process alone, so a `kill -9` of the
+main process frees the folder at once; the workers notice and exit). `Pool.imap` hands out
+chunks of games and returns results in order; a finished game waiting behind an unfinished
+earlier one is not yet written, and is played again on resume if the run stops there.
+With one worker the games are played in the main process: no pool to start, same bytes.
+Inline bots are trusted: one that kills its worker process outright (os._exit, a crash in
+C code) loses that worker's games to `Pool` and stalls the run; untrusted bots belong in
+`process` mode.
+
+This module never knows a rule of the game (the rules and the referee do), and never
+prints: the CLI layer (arena/cli_run.py) talks to the user.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import multiprocessing
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from types import FrameType, MappingProxyType
+from typing import Any
+
+import yaml
+
+from arena import results as folder_files
+from arena.bot import Limits
+from arena.config import (
+    DEFAULT_CAP,
+    ConfigError,
+    EntrantConfig,
+    LimitsConfig,
+    OptionProblem,
+    Options,
+    RuleSetInfo,
+    TournamentConfig,
+    config_as_run,
+    config_differences,
+    dump_config,
+    load_config,
+)
+from arena.hosts import Host, InlineHost
+from arena.plugins import BotSpec, Registry, default_registry
+from arena.ratings import (
+    crosstable,
+    crosstable_csv,
+    elo_ratings,
+    openskill_ratings,
+    ratings_json,
+    standings,
+    standings_csv,
+    standings_md,
+)
+from arena.referee import GameRecord, Player, RefereeError, play_game
+from arena.replay import replay_lines, write_replay
+from arena.rules import OptionError, RuleSet
+from arena.schedule import (
+    Elimination,
+    GameSpec,
+    elimination_2,
+    elimination_k,
+    gauntlet,
+    round_robin,
+)
+
+__all__ = [
+    "HOSTED_MODES",
+    "GameSetup",
+    "Interrupted",
+    "Plan",
+    "Played",
+    "RunReport",
+    "TournamentError",
+    "entrant_mode",
+    "game_line",
+    "load_tournament",
+    "make_host",
+    "rule_infos",
+    "run_tournament",
+    "write_derived",
+]
+
+HOSTED_MODES = ("inline",)
+"""Modes this arena can host now; `process` and `command` arrive with arena/isolation.py."""
+RESUME_IGNORES = ("workers", "output")
+"""Config keys that may change between a run and its resume without changing results."""
+_WATCH_SECONDS = 0.25
+
+
+class TournamentError(Exception):
+    """A tournament that cannot run as asked; the message is one line a user can act on."""
+
+
+class Interrupted(TournamentError):
+    """The run was stopped (Ctrl-C, SIGTERM); finished games are kept for `--resume`."""
+
+    def __init__(self, done: int, total: int, folder: Path) -> None:
+        super().__init__(f"interrupted: {done} of {total} games are saved in {folder}")
+        self.done = done
+        self.total = total
+        self.folder = folder
+
+
+# --- the config, checked against what is installed ----------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _RuleInfo:
+    """A rule set as the config layer sees it (`RuleSetInfo`)."""
+
+    ruleset: RuleSet
+
+    @property
+    def id(self) -> str:
+        return self.ruleset.id
+
+    @property
+    def min_players(self) -> int:
+        return self.ruleset.min_players
+
+    @property
+    def max_players(self) -> int:
+        return self.ruleset.max_players
+
+    def check_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
+        names = [spec.name for spec in self.ruleset.option_specs]
+        try:
+            return self.ruleset.check_options(options)
+        except OptionError as problem:
+            if problem.key in names:
+                raise OptionProblem(problem.key, problem.message) from None
+            raise OptionProblem(problem.key, f"unknown option {problem.key!r}", names) from None
+
+
+def rule_infos(registry: Registry) -> dict[str, RuleSetInfo]:
+    """The installed rule sets in the form the config loader takes."""
+    return {rules_id: _RuleInfo(ruleset) for rules_id, ruleset in registry.rules.items()}
+
+
+def load_tournament(
+    path: str | os.PathLike[str], registry: Registry | None = None
+) -> TournamentConfig:
+    """Read and check a tournament file against the installed rule sets and bots.
+
+    Beyond the config loader's checks: each bot must play the config's rule set, take the
+    bot options given to it, and run in a mode this arena can host. Raises ConfigError.
+    """
+    registry = registry or default_registry()
+    cfg = load_config(
+        path,
+        rules=rule_infos(registry),
+        bot_exists=registry.exists,
+        known_bots=registry.names(),
+    )
+    lines = _Lines(str(path), Path(path).read_text(encoding="utf-8"))
+    for index, entrant in enumerate(cfg.entrants):
+        _check_entrant(cfg, index, entrant, registry, lines)
+    _check_tables(cfg, registry.rules[cfg.rules], lines)
+    return cfg
+
+
+class _Lines:
+    """Finds the line of a key path in the YAML text, for errors found after loading."""
+
+    def __init__(self, source: str, text: str) -> None:
+        self.source = source
+        self.text = text
+
+    def fail(self, path: tuple[str | int, ...], message: str) -> ConfigError:
+        """The error for a key path, at the deepest part of it the file spells out."""
+        found, line = self.find(path)
+        return ConfigError(self.source, line, ".".join(map(str, found)), message)
+
+    def has(self, path: tuple[str | int, ...]) -> bool:
+        """Whether the file spells out this key path."""
+        return len(self.find(path)[0]) == len(path)
+
+    def find(self, path: tuple[str | int, ...]) -> tuple[tuple[str | int, ...], int]:
+        node: yaml.Node | None = yaml.compose(self.text, Loader=yaml.SafeLoader)
+        line, found = 1, ()
+        for key in path:
+            child = _child(node, key)
+            if child is None:
+                break
+            node, line = child
+            found = (*found, key)
+        return found, line
+
+
+def _child(node: yaml.Node | None, key: str | int) -> tuple[yaml.Node, int] | None:
+    if isinstance(node, yaml.SequenceNode) and isinstance(key, int) and key < len(node.value):
+        item = node.value[key]
+        return item, item.start_mark.line + 1
+    if isinstance(node, yaml.MappingNode):
+        for key_node, value_node in node.value:
+            if key_node.value == key:
+                return value_node, key_node.start_mark.line + 1
+    return None
+
+
+def _check_entrant(
+    cfg: TournamentConfig, index: int, entrant: EntrantConfig, registry: Registry, lines: _Lines
+) -> None:
+    here = ("entrants", index)
+    if entrant.bot is not None:
+        spec = registry.resolve(entrant.bot)
+        if cfg.rules not in spec.rules:
+            plays = ", ".join(spec.rules) or "nothing"
+            message = f"bot {spec.name!r} does not play {cfg.rules!r} (it plays {plays})"
+            raise lines.fail((*here, "bot"), message)
+        known = sorted(spec.factory.options)
+        for key in entrant.options:
+            if key not in known:
+                listing = ", ".join(known) or "none"
+                message = f"unknown option {key!r} for bot {spec.name!r} (known: {listing})"
+                raise lines.fail((*here, "options", key), message)
+    mode = entrant_mode(entrant)
+    if mode not in HOSTED_MODES:
+        own = (*here, "mode")
+        where = own if lines.has(own) or cfg.mode is None else ("mode",)
+        raise lines.fail(
+            where, f"mode {mode!r} is not available yet; this arena hosts bots inline only"
+        )
+
+
+def _check_tables(cfg: TournamentConfig, ruleset: RuleSet, lines: _Lines) -> None:
+    """An elimination deals tables smaller than `seats` when the entrants do not divide
+    evenly (and finals of the survivors); each must still be playable."""
+    smallest = Plan(cfg).smallest_table()
+    if smallest is not None and smallest[1] < ruleset.min_players:
+        stage, size = smallest
+        raise lines.fail(
+            ("format", "seats"),
+            f"with {len(cfg.entrants)} entrants, {stage} would have a table of {size}, but "
+            f"{ruleset.id!r} needs at least {ruleset.min_players} players; change the "
+            "number of entrants, seats or advance",
+        )
+
+
+def entrant_mode(entrant: EntrantConfig) -> str:
+    """Where an entrant's bot runs: its own mode, else `command` or `inline`."""
+    if entrant.mode is not None:
+        return entrant.mode
+    return "command" if entrant.command is not None else "inline"
+
+
+def make_host(entrant: EntrantConfig, spec: BotSpec | None) -> Host:
+    """Build a fresh host for one seat of one game: the one place that knows host kinds.
+
+    Today every entrant runs inline; process and command hosts plug in here by `mode`.
+    """
+    mode = entrant_mode(entrant)
+    if mode == "inline" and spec is not None:
+        return InlineHost(spec.factory)
+    raise TournamentError(f"entrant {entrant.name!r}: mode {mode!r} cannot be hosted yet")
+
+
+# --- the plan: games, batch by batch ------------------------------------------------------
+
+
+Placements = tuple[int, ...]
+
+
+class Plan:
+    """The games of a tournament in play order, as batches: each batch may depend on the
+    results of the ones before (a seeding round robin, then each elimination stage)."""
+
+    def __init__(self, cfg: TournamentConfig) -> None:
+        self.cfg = cfg
+        self.names = tuple(e.name for e in cfg.entrants)
+        fmt, n = cfg.format, len(cfg.entrants)
+        self.main: tuple[GameSpec, ...] = ()
+        self.seeding: tuple[GameSpec, ...] = ()
+        if fmt.type == "round-robin":
+            self.main = tuple(round_robin(n, fmt.seats, fmt.games, cfg.seed, fmt.cap))
+        elif fmt.type == "gauntlet":
+            champions = [self.names.index(name) for name in fmt.champions]
+            self.main = tuple(gauntlet(champions, n, fmt.seats, fmt.games, cfg.seed))
+        elif fmt.seeding:
+            games = round_robin(n, fmt.seats, fmt.seeding, cfg.seed, DEFAULT_CAP)
+            self.seeding = tuple(replace(g, stage="seeding") for g in games)
+        self._seeding_ids = frozenset(g.id for g in self.seeding)
+
+    @property
+    def elimination(self) -> bool:
+        """Whether the format is a knockout, played stage by stage."""
+        return self.cfg.format.type == "elimination"
+
+    def batch(self, results: Mapping[str, Placements]) -> tuple[GameSpec, ...]:
+        """All games of the first batch with a game not in `results`; () when finished."""
+        if not self.elimination:
+            return self.main if any(g.id not in results for g in self.main) else ()
+        if any(g.id not in results for g in self.seeding):
+            return self.seeding
+        knockout = self.knockout(results)
+        if knockout.finished:
+            return ()
+        return tuple(g for t in knockout.stages()[-1].tables for g in t.games)
+
+    def total(self) -> int:
+        """How many games the whole tournament has."""
+        return sum(len(batch) for batch in self._dry_run())
+
+    def smallest_table(self) -> tuple[str, int] | None:
+        """The stage with the fewest seats at a table, and that number (None if no games)."""
+        games = [game for batch in self._dry_run() for game in batch]
+        if not games:
+            return None
+        game = min(games, key=lambda g: len(g.seats))
+        return game.stage, len(game.seats)
+
+    def _dry_run(self) -> Iterator[tuple[GameSpec, ...]]:
+        """Every batch, played with made-up results: an elimination's shape depends only on
+        the number of entrants, never on who wins."""
+        results: dict[str, Placements] = {}
+        while batch := self.batch(results):
+            for game in batch:
+                results[game.id] = tuple(range(1, len(game.seats) + 1))
+            yield batch
+
+    def seed_order(self, results: Mapping[str, Placements]) -> tuple[int, ...]:
+        """Entrant indexes by seed: config order, or the seeding round robin's standings."""
+        if not self.seeding:
+            return tuple(range(len(self.names)))
+        games = [self.game_result(g, results[g.id]) for g in self.seeding]
+        rows = standings(games, self.names)
+        return tuple(self.names.index(row.entrant) for row in rows)
+
+    def knockout(self, results: Mapping[str, Placements]) -> Elimination:
+        """The elimination state machine with every knockout result recorded."""
+        fmt, order = self.cfg.format, self.seed_order(results)
+        if fmt.seats == 2:
+            machine = elimination_2(order, fmt.games, self.cfg.seed)
+        else:
+            machine = elimination_k(order, fmt.seats, fmt.advance or 1, fmt.games, self.cfg.seed)
+        played = {k: v for k, v in results.items() if k not in self._seeding_ids}
+        return machine.record(played) if played else machine
+
+    def game_result(self, game: GameSpec, placements: Placements) -> dict[str, Any]:
+        """The minimal game record the ratings read."""
+        return {
+            "id": game.id,
+            "entrants": [self.names[i] for i in game.seats],
+            "placements": list(placements),
+        }
+
+    def stages(
+        self, results: Mapping[str, Placements], ranking: Sequence[str] | None = None
+    ) -> dict[str, Any]:
+        """Every stage's tables and results, for stages.json; `ranking`, if given, is the
+        overall standings order, reused for a one-stage format instead of rating again."""
+        fmt = self.cfg.format
+        if not self.elimination:
+            stage = self._flat_stage("main", fmt.type, self.main, results, ranking)
+            return {"format": fmt.type, "stages": [stage], "ranking": stage["ranking"]}
+        stages: list[dict[str, Any]] = []
+        if self.seeding:
+            seeding = self._flat_stage("seeding", "round-robin", self.seeding, results)
+            stages.append(seeding)
+            if not seeding["complete"]:
+                return {"format": fmt.type, "stages": stages, "ranking": None}
+        knockout = self.knockout(results)
+        stages.extend(self._knockout_stage(stage) for stage in knockout.stages())
+        ranking = self._named(knockout.ranking()) if knockout.finished else None
+        return {"format": fmt.type, "stages": stages, "ranking": ranking}
+
+    def _named(self, indexes: Sequence[int]) -> list[str]:
+        return [self.names[i] for i in indexes]
+
+    def _flat_stage(
+        self,
+        name: str,
+        kind: str,
+        games: Sequence[GameSpec],
+        results: Mapping[str, Placements],
+        ranking: Sequence[str] | None = None,
+    ) -> dict[str, Any]:
+        tables: dict[int, dict[str, Any]] = {}
+        for game in games:
+            table = tables.setdefault(
+                game.table, {"table": game.table, "entrants": self._named(game.seats), "games": []}
+            )
+            table["games"].append(game.id)
+        complete = all(g.id in results for g in games)
+        if complete and ranking is None:
+            rows = standings([self.game_result(g, results[g.id]) for g in games], self.names)
+            ranking = [row.entrant for row in rows if row.rank is not None]
+        return {
+            "name": name,
+            "format": kind,
+            "complete": complete,
+            "tables": list(tables.values()),
+            "ranking": list(ranking) if complete and ranking is not None else None,
+        }
+
+    def _knockout_stage(self, stage: Any) -> dict[str, Any]:
+        tables = [
+            {
+                "table": table.number,
+                "entrants": self._named(table.entrants),
+                "games": [g.id for g in table.games],
+                "ranking": self._named(table.ranking),
+                "advanced": self._named(table.advanced),
+                "eliminated": self._named(table.eliminated),
+            }
+            for table in stage.tables
+        ]
+        return {
+            "name": stage.name,
+            "format": "elimination",
+            "complete": stage.complete,
+            "tables": tables,
+            "byes": self._named(stage.byes),
+            "advanced": self._named(stage.advanced),
+            "eliminated": self._named(stage.eliminated),
+        }
+
+
+# --- one game, in a worker ----------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class GameSetup:
+    """What a worker needs to play any game of the tournament; sent once per worker."""
+
+    tournament: str
+    rules: str
+    options: Options
+    limits: LimitsConfig
+    entrants: tuple[EntrantConfig, ...]
+    replays: str | None
+    """Absolute folder for replay files, or None when replays are off."""
+
+
+@dataclass(frozen=True, slots=True)
+class Played:
+    """A finished game as the main process needs it: id, placements by seat, its log line."""
+
+    id: str
+    placements: Placements
+    line: str
+
+
+class _Worker:
+    """Plays games of one tournament: bots resolved once, built fresh for every game."""
+
+    def __init__(self, setup: GameSetup, registry: Registry | None = None) -> None:
+        registry = registry or default_registry()
+        self.setup = setup
+        self.ruleset = registry.rules[setup.rules]
+        self.specs = tuple(
+            None if e.bot is None else registry.resolve(e.bot) for e in setup.entrants
+        )
+        self.limits = Limits(setup.limits.decision, setup.limits.game)
+        self.options = setup.options.dict()
+        self.bot_options = tuple(MappingProxyType(e.options.dict()) for e in setup.entrants)
+        self.replays = None if setup.replays is None else Path(setup.replays)
+
+    def player(self, index: int) -> Player:
+        entrant, spec = self.setup.entrants[index], self.specs[index]
+        origin, version = (spec.origin, spec.version) if spec else ("command", "")
+        host = make_host(entrant, spec)
+        return Player(entrant.name, host, origin, version, self.bot_options[index])
+
+    def play(self, game: GameSpec) -> Played:
+        players = [self.player(index) for index in game.seats]
+        try:
+            record = play_game(self.ruleset, players, game.seed, self.options, self.limits)
+        except RefereeError as exc:
+            raise TournamentError(f"game {game.id}: {exc}") from None
+        replay = None
+        if self.replays is not None:
+            replay = f"{folder_files.REPLAYS}/{game.id}.json.gz"
+            write_replay(self.replays / f"{game.id}.json.gz", self.replay(game, record))
+        line = game_line(game, record, replay)
+        return Played(game.id, record.result.placements, json.dumps(line, separators=(",", ":")))
+
+    def replay(self, game: GameSpec, record: GameRecord) -> list[dict[str, Any]]:
+        about = {
+            "id": game.id,
+            "stage": game.stage,
+            "table": game.table,
+            "tournament": self.setup.tournament,
+        }
+        seats = [
+            self.seat(index, player)
+            for index, player in zip(game.seats, record.players, strict=True)
+        ]
+        return replay_lines(record, about, seats)
+
+    def seat(self, index: int, player: Player) -> dict[str, Any]:
+        entrant = self.setup.entrants[index]
+        seat: dict[str, Any] = {"name": entrant.name, "bot": entrant.bot}
+        if entrant.command is not None:
+            seat["command"] = list(entrant.command)
+        return {
+            **seat,
+            "origin": player.origin,
+            "version": player.version,
+            "mode": entrant_mode(entrant),
+        }
+
+
+def game_line(game: GameSpec, record: GameRecord, replay: str | None) -> dict[str, Any]:
+    """The games.jsonl record of one game: who sat where and how it ended; no timings."""
+    return {
+        "id": game.id,
+        "stage": game.stage,
+        "table": game.table,
+        "seed": game.seed,
+        "entrants": [p.name for p in record.players],
+        "placements": list(record.result.placements),
+        "scores": list(record.result.scores),
+        "faults": [{"seat": f.seat, "kind": f.kind, "message": f.message} for f in record.faults],
+        "decisions": record.decisions,
+        "replay": replay,
+    }
+
+
+_WORKER: _Worker | None = None
+
+
+def _start_worker(setup: GameSetup) -> None:
+    """Pool initializer: ignore Ctrl-C (the main process handles it), resolve the bots, and
+    exit if the main process dies (its pool can no longer take results)."""
+    global _WORKER
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _WORKER = _Worker(setup)
+    parent = os.getppid()
+    threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+
+
+def _watch_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(_WATCH_SECONDS)
+    os._exit(1)
+
+
+def _play_in_worker(game: GameSpec) -> Played:
+    assert _WORKER is not None, "worker not started"
+    return _WORKER.play(game)
+
+
+# --- executors: in this process, or on a pool ---------------------------------------------
+
+
+class _InProcess:
+    """Plays games one after another in the main process (one worker)."""
+
+    def __init__(self, setup: GameSetup) -> None:
+        self.worker = _Worker(setup)
+
+    def map(self, games: Sequence[GameSpec]) -> Iterator[Played]:
+        return (self.worker.play(game) for game in games)
+
+    def close(self, *, abort: bool = False) -> None:
+        pass
+
+
+class _Pool:
+    """Plays games on worker processes, handing results back in schedule order."""
+
+    def __init__(self, setup: GameSetup, workers: int) -> None:
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(["arena.tournament", "bots"])
+        self.workers = workers
+        self.pool = context.Pool(workers, initializer=_start_worker, initargs=(setup,))
+
+    def map(self, games: Sequence[GameSpec]) -> Iterator[Played]:
+        # Chunks of about 1/8 of a worker's share, at most 16 games: big enough that a
+        # game's hand-off is cheap, small enough that results keep flowing in order.
+        chunk = max(1, min(16, len(games) // (self.workers * 8)))
+        return self.pool.imap(_play_in_worker, games, chunk)
+
+    def close(self, *, abort: bool = False) -> None:
+        if abort:
+            self.pool.terminate()
+        else:
+            self.pool.close()
+        self.pool.join()
+
+
+# --- running ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RunReport:
+    """How a run ended: where the results are, how many games, and the standings."""
+
+    folder: Path
+    total: int
+    played: int
+    """Games played by this run."""
+    resumed: int
+    """Games found already played in games.jsonl."""
+    standings: str
+    """The standings as a Markdown table."""
+    ranking: tuple[str, ...] | None
+    """An elimination's final ranking, best first; None for other formats."""
+
+
+def run_tournament(
+    cfg: TournamentConfig,
+    out: str | os.PathLike[str] | None = None,
+    *,
+    workers: int | None = None,
+    resume: bool = False,
+    force: bool = False,
+    progress: bool = False,
+    info: Callable[[str], None] | None = None,
+) -> RunReport:
+    """Play a whole tournament into its results folder; with `resume`, only what is missing.
+
+    Raises TournamentError (FolderLocked, changed config, games already there) before any
+    game starts, and Interrupted on Ctrl-C or SIGTERM with every finished game kept.
+    """
+    folder = Path(out if out is not None else (cfg.output or f"results/{cfg.name}"))
+    count = workers or cfg.workers or os.cpu_count() or 1
+    as_run = replace(cfg, output=str(folder), workers=workers or cfg.workers)
+    strays = folder_files.foreign(folder)
+    if strays:
+        raise TournamentError(
+            f"{folder} holds files that are not arena results ({', '.join(strays[:3])}"
+            f"{', ...' if len(strays) > 3 else ''}); choose a new or empty folder with --out"
+        )
+    try:
+        with folder_files.locked(folder):
+            recorded = _prepare(folder, as_run, resume=resume, force=force)
+            return _Run(as_run, folder, count, progress, info or _quiet).play(recorded)
+    except folder_files.ResultsError as exc:
+        raise TournamentError(str(exc)) from None
+    except OSError as exc:  # a full disk, a folder that cannot be written
+        raise TournamentError(f"{folder}: {exc}") from None
+
+
+def _quiet(_: str) -> None:
+    pass
+
+
+def _prepare(
+    folder: Path, cfg: TournamentConfig, *, resume: bool, force: bool
+) -> list[tuple[str, Placements]]:
+    """Check the folder against the flags and the saved config; return the games on disk."""
+    games_path, config_path = folder / folder_files.GAMES, folder / folder_files.CONFIG
+    if force:
+        folder_files.clear(folder)
+    folder_files.remove_temporaries(folder)
+    folder_files.repair_games(games_path)
+    recorded = [(str(g["id"]), tuple(g["placements"])) for g in folder_files.iter_games(games_path)]
+    if recorded and not resume:
+        raise TournamentError(
+            f"{folder} already holds {len(recorded)} games of a run; add --resume to play "
+            "the rest, or --force to start over"
+        )
+    if recorded and not config_path.exists():
+        raise TournamentError(
+            f"cannot resume: {config_path} is missing, so the games cannot be checked "
+            "against the configuration; start over with --force"
+        )
+    if resume and config_path.exists():
+        _check_unchanged(config_path, cfg)
+    else:
+        folder_files.clear(folder)  # nothing worth keeping: no stale replays or tables
+        folder_files.write_atomic(config_path, dump_config(cfg))
+    if cfg.replays:
+        (folder / folder_files.REPLAYS).mkdir(exist_ok=True)
+    return recorded
+
+
+def _check_unchanged(config_path: Path, cfg: TournamentConfig) -> None:
+    try:
+        saved = yaml.safe_load(config_path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise TournamentError(
+            f"{config_path}: cannot read the saved configuration: {exc}"
+        ) from None
+    changes = config_differences(saved or {}, config_as_run(cfg), ignore=RESUME_IGNORES)
+    if changes:
+        raise TournamentError(
+            f"the configuration changed since {config_path.parent} was started: "
+            + "; ".join(changes)
+            + " (resume with the original configuration, or --force to start over)"
+        )
+
+
+class _Run:
+    """One run over a locked folder: plays the missing games, then writes derived files."""
+
+    def __init__(
+        self,
+        cfg: TournamentConfig,
+        folder: Path,
+        workers: int,
+        progress: bool,
+        info: Callable[[str], None],
+    ) -> None:
+        self.cfg, self.folder, self.workers = cfg, folder, workers
+        self.plan = Plan(cfg)
+        self.total = self.plan.total()
+        self.progress, self.info = progress, info
+        self.results: dict[str, Placements] = {}
+        self.executor: _InProcess | _Pool | None = None
+        replays = str((folder / folder_files.REPLAYS).resolve()) if cfg.replays else None
+        self.setup = GameSetup(cfg.name, cfg.rules, cfg.options, cfg.limits, cfg.entrants, replays)
+
+    def play(self, recorded: list[tuple[str, Placements]]) -> RunReport:
+        missing = self.total - len(recorded)
+        resumed = f", {len(recorded)} already played" if recorded else ""
+        self.info(
+            f"{self.cfg.name}: {self.total} games{resumed}; playing {missing} on "
+            f"{self.workers} worker{'s' * (self.workers != 1)} into {self.folder}"
+        )
+        bar = _progress_bar(self.total, len(recorded), self.cfg.name, enabled=self.progress)
+        log = folder_files.GameLog(self.folder / folder_files.GAMES)
+        aborted = True
+        try:
+            with _stop_on_sigterm():
+                self._play_batches(recorded, log, bar)
+            aborted = False
+        except KeyboardInterrupt:
+            raise Interrupted(len(self.results), self.total, self.folder) from None
+        finally:
+            bar.close()
+            if self.executor is not None:
+                self.executor.close(abort=aborted)
+            log.close()
+        return self._finish(len(recorded))
+
+    def _play_batches(
+        self, recorded: list[tuple[str, Placements]], log: folder_files.GameLog, bar: Any
+    ) -> None:
+        cursor = 0
+        while batch := self.plan.batch(self.results):
+            todo: list[GameSpec] = []
+            for game in batch:
+                if game.id in self.results:
+                    continue
+                if cursor < len(recorded):
+                    self._take_recorded(recorded[cursor], game, cursor)
+                    cursor += 1
+                else:
+                    todo.append(game)
+            for played in self._executor().map(todo) if todo else ():
+                log.append((played.line,))
+                self.results[played.id] = played.placements
+                bar.update(1)
+        if cursor < len(recorded):
+            raise TournamentError(
+                f"{self.folder / folder_files.GAMES} has {len(recorded) - cursor} games more "
+                "than this tournament's schedule; start over with --force"
+            )
+
+    def _take_recorded(self, item: tuple[str, Placements], game: GameSpec, line: int) -> None:
+        game_id, placements = item
+        if game_id != game.id:
+            raise TournamentError(
+                f"{self.folder / folder_files.GAMES}:{line + 1}: game {game_id!r} where the "
+                f"schedule has {game.id!r}; these results are not this tournament's "
+                "(start over with --force)"
+            )
+        self.results[game_id] = placements
+
+    def _executor(self) -> _InProcess | _Pool:
+        if self.executor is None:
+            if self.workers == 1:
+                self.executor = _InProcess(self.setup)
+            else:
+                self.executor = _Pool(self.setup, self.workers)
+        return self.executor
+
+    def _finish(self, resumed: int) -> RunReport:
+        table = write_derived(self.folder, self.cfg, self.plan, self.results)
+        ranking = None
+        if self.plan.elimination:
+            ranking = tuple(self.plan.stages(self.results)["ranking"] or ())
+        return RunReport(
+            self.folder, self.total, len(self.results) - resumed, resumed, table, ranking
+        )
+
+
+def write_derived(
+    folder: Path, cfg: TournamentConfig, plan: Plan, results: Mapping[str, Placements]
+) -> str:
+    """Write ratings.json, standings.csv/.md, crosstable.csv and stages.json from
+    games.jsonl, each atomically; return the standings as Markdown."""
+    names = [e.name for e in cfg.entrants]
+    path = folder / folder_files.GAMES
+
+    def games() -> Iterator[dict[str, Any]]:
+        return folder_files.iter_games(path)  # read again each time: memory stays flat
+
+    rows = standings(games(), names)
+    ranked = [row.entrant for row in rows if row.rank is not None]
+    derived = {
+        "ratings.json": ratings_json(
+            openskill_ratings(games(), names), elo_ratings(games(), names)
+        ),
+        "standings.csv": standings_csv(rows),
+        "standings.md": standings_md(rows),
+        "crosstable.csv": crosstable_csv(crosstable(games(), names)),
+        # Built last, when nothing else is held. Compact: with an indent, json uses its
+        # pure-Python encoder, which needs three times the memory of the document.
+        "stages.json": json.dumps(
+            plan.stages(results, ranked), sort_keys=True, separators=(",", ":")
+        )
+        + "\n",
+    }
+    for name, text in derived.items():
+        folder_files.write_atomic(folder / name, text)
+    return derived["standings.md"]
+
+
+def _progress_bar(total: int, done: int, name: str, *, enabled: bool) -> Any:
+    from tqdm import tqdm
+
+    return tqdm(
+        total=total,
+        initial=done,
+        desc=name,
+        unit="game",
+        disable=not enabled,
+        file=sys.stderr,
+        dynamic_ncols=True,
+        smoothing=0.05,
+    )
+
+
+@contextlib.contextmanager
+def _stop_on_sigterm() -> Iterator[None]:
+    """Treat SIGTERM like Ctrl-C while games are played, so both stop cleanly."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt

@@ -1,0 +1,364 @@
+"""`arena run` and `arena validate`: exact output, exit codes, and real interruptions."""
+
+from __future__ import annotations
+
+import gzip
+import os
+import re
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from arena import results, tournament
+from arena.cli import cli
+from arena.replay import read_replay, timeless
+
+ROOT = Path(__file__).resolve().parent.parent
+CONFIGS = sorted((ROOT / "configs").glob("*.yaml"))
+COMPARED = ("games.jsonl", *results.DERIVED)
+SECONDS = re.compile(rb',"seconds":[^,}]*')
+SMALL = """
+    name: small
+    rules: dice
+    entrants:
+      - random
+      - bot: random
+        alias: other
+      - bot: random
+        alias: third
+    format:
+      type: round-robin
+      seats: 2
+      games: 1
+    seed: 3
+"""
+# Big enough to interrupt mid-way: 600 two-seat games of random bots.
+LONG = SMALL.replace("games: 1", "games: 100").replace("name: small", "name: long")
+
+
+def _invoke(*args: str | Path) -> Result:
+    return CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
+
+
+def _write(folder: Path, text: str, name: str = "t.yaml") -> Path:
+    path = folder / name
+    path.write_text(textwrap.dedent(text).lstrip())
+    return path
+
+
+def _same_results(a: Path, b: Path) -> None:
+    for name in COMPARED:
+        assert (a / name).read_bytes() == (b / name).read_bytes(), name
+    names = sorted(p.name for p in (a / results.REPLAYS).iterdir())
+    assert names == sorted(p.name for p in (b / results.REPLAYS).iterdir())
+    for name in names:
+        left, right = (_timeless_text(x / results.REPLAYS / name) for x in (a, b))
+        assert left == right, name
+    sample = sorted(names)[:: max(1, len(names) // 5)]
+    for name in sample:  # the text comparison, cross-checked the slow way
+        left_replay, right_replay = (read_replay(x / results.REPLAYS / name) for x in (a, b))
+        assert timeless(left_replay) == timeless(right_replay), name
+
+
+def _timeless_text(path: Path) -> bytes:
+    """A replay's text without the seconds of each decision (fast: no JSON parsing)."""
+    return SECONDS.sub(b"", gzip.decompress(path.read_bytes()))
+
+
+# --- validate -----------------------------------------------------------------------------
+
+
+def test_validate_prints_the_size_of_the_tournament(tmp_path: Path) -> None:
+    result = _invoke("validate", _write(tmp_path, SMALL))
+    assert (result.exit_code, result.stdout, result.stderr) == (0, "ok: 3 entrants, 6 games\n", "")
+
+
+CONFIG_ERRORS = [
+    ("seed: 3", "sead: 3", "13: sead: unknown key 'sead' (did you mean 'seed'?)"),
+    (
+        "  - random\n",
+        "  - [random\n",
+        (
+            "5: invalid YAML: while parsing a flow sequence, expected ',' or ']', "
+            "but got ':' (column 8)"
+        ),
+    ),
+    (
+        "  - random\n",
+        "  - randon\n",
+        "4: entrants.0: unknown bot 'randon' (did you mean 'random'?)",
+    ),
+    ("rules: dice", "rules: dcie", "2: rules: unknown rule set 'dcie' (did you mean 'dice'?)"),
+    (
+        "rules: dice",
+        "rules: dice\noptions: {max_pionts: 3}",
+        "3: options.max_pionts: unknown option 'max_pionts' (did you mean 'max_points'?)",
+    ),
+    (
+        "seats: 2",
+        "seats: 9",
+        "11: format.seats: rule set 'dice' is for 2 to 6 players, got 9 seats",
+    ),
+    (
+        "alias: other",
+        "alias: other\n    options: {nerve: 1}",
+        "7: entrants.1.options.nerve: unknown option 'nerve' for bot 'random' (known: none)",
+    ),
+    (
+        "alias: other",
+        "alias: other\n    mode: process",
+        (
+            "7: entrants.1.mode: mode 'process' is not available yet; "
+            "this arena hosts bots inline only"
+        ),
+    ),
+    (
+        "alias: third",
+        "alias: other",
+        (
+            "8: entrants.2.alias: duplicate entrant name 'other' (same as entrants.1); "
+            "add an alias to tell them apart"
+        ),
+    ),
+]
+
+
+@pytest.mark.parametrize(("old", "new", "error"), CONFIG_ERRORS)
+def test_each_config_error_is_one_line_with_exit_status_2(
+    tmp_path: Path, old: str, new: str, error: str
+) -> None:
+    text = textwrap.dedent(SMALL).lstrip()
+    assert old in text
+    path = _write(tmp_path, text.replace(old, new, 1))
+    for command in (["validate", path], ["run", path, "--out", tmp_path / "out"]):
+        result = _invoke(*command)
+        assert (result.exit_code, result.stdout) == (2, "")
+        assert result.stderr == f"arena: error: {path}:{error}\n"
+    assert not (tmp_path / "out").exists(), "a config error must stop before the folder"
+
+
+def test_a_missing_config_file_is_an_error(tmp_path: Path) -> None:
+    result = _invoke("validate", tmp_path / "none.yaml")
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"arena: error: {tmp_path}/none.yaml: cannot read the file: No such file or directory\n"
+    )
+
+
+def test_every_example_config_validates() -> None:
+    assert len(CONFIGS) >= 5
+    rule_sets = set()
+    formats = set()
+    for path in CONFIGS:
+        result = _invoke("validate", path)
+        assert result.exit_code == 0, result.stderr
+        assert result.stdout.startswith("ok: ") and result.stdout.endswith(" games\n")
+        cfg = tournament.load_tournament(path)
+        rule_sets.add(cfg.rules)
+        formats.add(cfg.format.type)
+    assert rule_sets == {"dice", "dice-cards", "cards"}
+    assert formats == {"round-robin", "elimination", "gauntlet"}
+
+
+# --- run ----------------------------------------------------------------------------------
+
+
+def test_quickstart_runs_and_prints_the_standings(tmp_path: Path) -> None:
+    out = tmp_path / "quick"
+    result = _invoke("run", ROOT / "configs" / "quickstart.yaml", "--out", out, "--workers", "2")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == (out / "standings.md").read_text()
+    for bot in ("honest", "bluffer", "statistician", "random"):
+        assert f"| {bot} " in result.stdout
+    assert result.stderr == (
+        f"arena: quickstart: 120 games; playing 120 on 2 workers into {out}\n"
+        f"arena: results in {out}/\n"
+    )
+
+
+def test_run_quiet_prints_only_the_standings_and_refuses_a_second_run(tmp_path: Path) -> None:
+    config, out = _write(tmp_path, SMALL), tmp_path / "out"
+    first = _invoke("run", config, "--out", out, "--workers", "1", "--quiet")
+    assert (first.exit_code, first.stderr) == (0, "")
+    assert first.stdout == (out / "standings.md").read_text()
+    again = _invoke("run", config, "--out", out, "--quiet")
+    assert (again.exit_code, again.stdout) == (2, "")
+    assert again.stderr == (
+        f"arena: error: {out} already holds 6 games of a run; add --resume to play the rest, "
+        "or --force to start over\n"
+    )
+    both = _invoke("run", config, "--out", out, "--resume", "--force")
+    assert both.stderr == "arena: error: --resume and --force contradict each other; choose one\n"
+    forced = _invoke("run", config, "--out", out, "--workers", "1", "--force", "-q")
+    assert forced.exit_code == 0 and forced.stdout == first.stdout
+    resumed = _invoke("run", config, "--out", out, "--workers", "1", "--resume")
+    assert resumed.exit_code == 0 and resumed.stdout == first.stdout
+    assert resumed.stderr.startswith("arena: small: 6 games, 6 already played; playing 0 on")
+
+
+def test_an_elimination_prints_its_ranking(tmp_path: Path) -> None:
+    config = _write(tmp_path, SMALL.replace("type: round-robin", "type: elimination"))
+    result = _invoke("run", config, "--out", tmp_path / "out", "--workers", "1", "-q")
+    assert result.exit_code == 0
+    standings, _, ranking = result.stdout.rpartition("\nelimination: ")
+    assert standings == (tmp_path / "out" / "standings.md").read_text()
+    assert ranking.count(". ") == 3 and ranking.startswith("1. ") and ranking.endswith("\n")
+
+
+def test_resume_with_a_changed_config_and_a_locked_folder_are_refused(tmp_path: Path) -> None:
+    config, out = _write(tmp_path, SMALL), tmp_path / "out"
+    assert _invoke("run", config, "--out", out, "--workers", "1", "-q").exit_code == 0
+    changed = _write(tmp_path, SMALL.replace("seed: 3", "seed: 4"), "changed.yaml")
+    result = _invoke("run", changed, "--out", out, "--resume", "-q")
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"arena: error: the configuration changed since {out} was started: seed: 3 -> 4 "
+        "(resume with the original configuration, or --force to start over)\n"
+    )
+    with results.locked(out):
+        result = _invoke("run", config, "--out", out, "--resume", "-q")
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"arena: error: {out} is in use by another arena run (process {os.getpid()}); "
+        "wait for it to finish\n"
+    )
+
+
+def test_ctrl_c_in_process_exits_130_with_how_to_resume(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config, out = _write(tmp_path, SMALL), tmp_path / "out"
+    real = tournament._Worker.play
+    calls: list[str] = []
+
+    def interrupting(self: object, game: object) -> object:
+        calls.append("game")
+        if len(calls) == 4:
+            raise KeyboardInterrupt
+        return real(self, game)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(tournament._Worker, "play", interrupting)
+    result = _invoke("run", config, "--out", out, "--workers", "1", "-q")
+    assert (result.exit_code, result.stdout) == (130, "")
+    assert result.stderr == (
+        f"arena: interrupted: 3 of 6 games are saved in {out}; "
+        f"to play the rest: arena run {config} --out {out} --resume\n"
+    )
+
+
+# --- real processes: kill -9 and Ctrl-C ---------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """An uninterrupted run of LONG: (config, results folder)."""
+    folder = tmp_path_factory.mktemp("reference")
+    config = _write(folder, LONG)
+    result = _invoke("run", config, "--out", folder / "out", "--workers", "1", "-q")
+    assert result.exit_code == 0
+    return config, folder / "out"
+
+
+def _start(config: Path, out: Path) -> subprocess.Popen[bytes]:
+    command = [
+        sys.executable,
+        "-m",
+        "arena",
+        "run",
+        str(config),
+        "--out",
+        str(out),
+        "--workers",
+        "2",
+        "--quiet",
+    ]
+    return subprocess.Popen(
+        command,
+        cwd=config.parent,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+
+
+def _wait_for_games(out: Path, count: int, process: subprocess.Popen[bytes]) -> int:
+    games = out / results.GAMES
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        done = games.read_bytes().count(b"\n") if games.exists() else 0
+        if done >= count:
+            return done
+        assert process.poll() is None, process.stderr.read() if process.stderr else ""
+        time.sleep(0.005)
+    raise AssertionError(f"no {count} games after 60 s")
+
+
+def _descendants(pid: int) -> set[int]:
+    parents: dict[int, int] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rpartition(")")[2].split()
+        except OSError:
+            continue
+        parents[int(stat.parent.name)] = int(fields[1])
+    found, frontier = set(), {pid}
+    while frontier:
+        frontier = {child for child, parent in parents.items() if parent in frontier} - found
+        found |= frontier
+    return found
+
+
+def _gone(pids: set[int], seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if not any(Path(f"/proc/{pid}").exists() for pid in pids):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_resume_after_kill_9_ends_with_the_same_files(
+    tmp_path: Path, reference: tuple[Path, Path]
+) -> None:
+    config, expected = reference
+    out = tmp_path / "killed"
+    process = _start(config, out)
+    _wait_for_games(out, 40, process)
+    workers = _descendants(process.pid)
+    assert len(workers) >= 3, "expected a fork server and 2 workers"
+    process.kill()
+    process.wait()
+    done = (out / results.GAMES).read_bytes().count(b"\n")
+    assert 40 <= done < 600, "the run must be cut in the middle"
+    assert _gone(workers, 10), "workers must exit when the main process dies"
+    resumed = _invoke("run", config, "--out", out, "--workers", "2", "--resume", "-q")
+    assert resumed.exit_code == 0, resumed.stderr
+    _same_results(expected, out)
+    assert not list(out.glob(".*.tmp")) and not list((out / results.REPLAYS).glob(".*.tmp"))
+
+
+def test_ctrl_c_of_a_real_run_exits_130_and_resumes(
+    tmp_path: Path, reference: tuple[Path, Path]
+) -> None:
+    config, expected = reference
+    out = tmp_path / "stopped"
+    process = _start(config, out)
+    _wait_for_games(out, 40, process)
+    os.killpg(process.pid, signal.SIGINT)  # what a terminal's Ctrl-C does: the whole group
+    _, stderr = process.communicate(timeout=30)
+    done = (out / results.GAMES).read_bytes().count(b"\n")
+    assert process.returncode == 130
+    assert 40 <= done < 600
+    assert stderr.decode() == (
+        f"arena: interrupted: {done} of 600 games are saved in {out}; "
+        f"to play the rest: arena run {config} --out {out} --resume\n"
+    )
+    resumed = _invoke("run", config, "--out", out, "--workers", "1", "--resume", "-q")
+    assert resumed.exit_code == 0, resumed.stderr
+    _same_results(expected, out)

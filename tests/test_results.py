@@ -1,0 +1,141 @@
+"""The results folder: lock, append-only log, torn-tail repair, atomic writes."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from arena import results
+from arena.results import FolderLocked, GameLog, ResultsError
+
+
+def _lines(*games: dict) -> bytes:
+    return b"".join(json.dumps(g).encode() + b"\n" for g in games)
+
+
+def _take(folder: Path) -> None:
+    with results.locked(folder):
+        pass
+
+
+def test_a_second_lock_on_the_same_folder_is_refused_and_released_after(tmp_path: Path) -> None:
+    busy = r"in use by another arena run \(process \d+\)"
+    with results.locked(tmp_path / "out"), pytest.raises(FolderLocked, match=busy):
+        _take(tmp_path / "out")
+    with results.locked(tmp_path / "out") as folder:  # released: taken again at once
+        assert folder == tmp_path / "out"
+
+
+def test_the_lock_file_names_the_owner(tmp_path: Path) -> None:
+    with results.locked(tmp_path):
+        assert (tmp_path / results.LOCK).read_text() == f"{os.getpid()}\n"
+
+
+def test_write_atomic_replaces_the_whole_file_and_leaves_no_temporary(tmp_path: Path) -> None:
+    target = tmp_path / "ratings.json"
+    target.write_text("old and much longer content\n")
+    results.write_atomic(target, "new\n")
+    assert target.read_text() == "new\n"
+    results.write_atomic(target, b"\x00bytes", durable=False)
+    assert target.read_bytes() == b"\x00bytes"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ratings.json"]
+
+
+def test_write_atomic_keeps_the_old_file_when_writing_fails(tmp_path: Path) -> None:
+    target = tmp_path / "standings.md"
+    target.write_text("old\n")
+    with pytest.raises(TypeError):
+        results.write_atomic(target, 12345)  # type: ignore[arg-type]
+    assert target.read_text() == "old\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["standings.md"]
+
+
+@pytest.mark.parametrize(
+    ("tail", "kept"),
+    [
+        (b"", 2),  # nothing torn
+        (b'{"id": "g3", "pla', 2),  # cut in the middle of a line
+        (b'{"id": "g3"}', 2),  # whole object, but the newline never made it
+        (b"\x00\x00\x00\x00\n", 2),  # zero-filled block after a crash: complete, unreadable
+        (b"\n", 2),  # an empty last line
+    ],
+)
+def test_repair_cuts_only_a_torn_tail(tmp_path: Path, tail: bytes, kept: int) -> None:
+    path = tmp_path / results.GAMES
+    good = _lines({"id": "g1"}, {"id": "g2"})
+    path.write_bytes(good + tail)
+    assert results.repair_games(path) == len(tail)
+    assert path.read_bytes() == good
+    assert [g["id"] for g in results.iter_games(path)] == ["g1", "g2"][:kept]
+
+
+def test_repair_of_a_long_log_reads_only_its_end(tmp_path: Path) -> None:
+    path = tmp_path / results.GAMES
+    body = _lines(*({"id": f"g{i:05d}", "pad": "x" * 200} for i in range(2000)))
+    path.write_bytes(body + b'{"id": "g02000", "pad": "xx')
+    results.repair_games(path)
+    assert path.read_bytes() == body
+
+
+def test_repair_of_a_single_torn_line_empties_the_log(tmp_path: Path) -> None:
+    path = tmp_path / results.GAMES
+    path.write_bytes(b'{"id": "g1", "pla')
+    assert results.repair_games(path) == 17
+    assert path.read_bytes() == b""
+    assert results.repair_games(tmp_path / "missing.jsonl") == 0
+
+
+def test_a_bad_line_before_the_end_is_an_error_not_a_repair(tmp_path: Path) -> None:
+    path = tmp_path / results.GAMES
+    path.write_bytes(_lines({"id": "g1"}) + b"garbage\n" + _lines({"id": "g3"}))
+    assert results.repair_games(path) == 0
+    with pytest.raises(ResultsError, match=r"games.jsonl:2: not a game record"):
+        list(results.iter_games(path))
+
+
+def test_game_log_appends_whole_lines_and_syncs_on_close(tmp_path: Path) -> None:
+    path = tmp_path / results.GAMES
+    with GameLog(path, sync_every=3600) as log:
+        log.append(['{"id":"g1"}'])
+        assert path.read_bytes() == b'{"id":"g1"}\n'  # flushed at once, not at close
+        log.append(['{"id":"g2"}', '{"id":"g3"}'])
+    with GameLog(path) as log:  # appends, never truncates
+        log.append(['{"id":"g4"}'])
+    assert [g["id"] for g in results.iter_games(path)] == ["g1", "g2", "g3", "g4"]
+    with pytest.raises(ResultsError, match="closed"):
+        log.append(["{}"])
+    log.close()  # twice is fine
+
+
+def test_clear_removes_results_but_not_the_lock(tmp_path: Path) -> None:
+    for name in (results.GAMES, results.CONFIG, *results.DERIVED, results.LOCK, "notes.txt"):
+        (tmp_path / name).write_text("x")
+    (tmp_path / results.REPLAYS).mkdir()
+    (tmp_path / results.REPLAYS / "rr-1.json.gz").write_bytes(b"x")
+    (tmp_path / ".games.jsonl.123.tmp").write_text("x")
+    results.clear(tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [results.LOCK, "notes.txt"]
+
+
+def test_remove_temporaries_counts_what_it_removed(tmp_path: Path) -> None:
+    (tmp_path / results.REPLAYS).mkdir()
+    (tmp_path / results.REPLAYS / ".rr-1.json.gz.99.tmp").write_bytes(b"x")
+    (tmp_path / results.REPLAYS / "rr-1.json.gz").write_bytes(b"x")
+    (tmp_path / ".stages.json.99.tmp").write_text("x")
+    assert results.remove_temporaries(tmp_path) == 2
+    assert [p.name for p in (tmp_path / results.REPLAYS).iterdir()] == ["rr-1.json.gz"]
+
+
+def test_foreign_lists_what_a_run_did_not_write(tmp_path: Path) -> None:
+    assert results.foreign(tmp_path / "missing") == []
+    for name in (results.GAMES, results.CONFIG, results.LOCK, *results.DERIVED):
+        (tmp_path / name).write_text("x")
+    (tmp_path / results.REPLAYS).mkdir()
+    (tmp_path / ".ratings.json.12.tmp").write_text("x")
+    assert results.foreign(tmp_path) == []
+    (tmp_path / "notes.txt").write_text("x")
+    (tmp_path / "src").mkdir()
+    assert results.foreign(tmp_path) == ["notes.txt", "src"]
