@@ -66,11 +66,14 @@ def run(
     config: str, out: str | None, workers: int | None, resume: bool, force: bool, quiet: bool
 ) -> None:
     """Play a tournament into results/<name>/ and print the standings."""
-    from arena.tournament import Interrupted, TournamentError, run_tournament
+    from arena.tournament import Interrupted, TournamentError, run_tournament, untrusted_inline
 
     if resume and force:
         fail("--resume and --force contradict each other; choose one")
     cfg = _load(config)
+    for name in untrusted_inline(cfg):
+        click.echo(f"arena: warning: entrant {name!r} runs inline, in the referee's own "
+                   "process: only for bots you trust (see docs/protocol.md)", err=True)
     progress = not quiet and sys.stderr.isatty()
     try:
         report = run_tournament(

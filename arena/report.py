@@ -64,8 +64,7 @@ __all__ = [
     "scan_replay",
 ]
 
-REPORT = "report.html"
-VIEWER = "viewer.html"
+REPORT, VIEWER = folder_files.PAGES
 REPLAY_GLOBAL = "ARENA_REPLAY"
 PARALLEL_FROM = 2000
 """Tournaments with at least this many replays are scanned on several processes."""

@@ -40,6 +40,8 @@ CONFIG = "config.yaml"
 REPLAYS = "replays"
 LOCK = ".lock"
 DERIVED = ("ratings.json", "standings.csv", "standings.md", "crosstable.csv", "stages.json")
+PAGES = ("report.html", "viewer.html")
+"""Written by `arena report` (and at the end of `arena run`) beside the results."""
 TEMPORARY_SUFFIX = ".tmp"
 _TAIL_CHUNK = 1 << 16
 
@@ -124,7 +126,7 @@ def foreign(folder: str | os.PathLike[str]) -> list[str]:
     root = Path(folder)
     if not root.is_dir():
         return []
-    ours = {GAMES, CONFIG, REPLAYS, LOCK, *DERIVED}
+    ours = {GAMES, CONFIG, REPLAYS, LOCK, *DERIVED, *PAGES}
     return sorted(
         p.name
         for p in root.iterdir()
@@ -149,7 +151,7 @@ def remove_temporaries(folder: str | os.PathLike[str]) -> int:
 def clear(folder: str | os.PathLike[str]) -> None:
     """Remove what a run writes (not the lock), to start over with `--force`."""
     root = Path(folder)
-    for name in (GAMES, CONFIG, *DERIVED):
+    for name in (GAMES, CONFIG, *DERIVED, *PAGES):
         with contextlib.suppress(FileNotFoundError):
             (root / name).unlink()
     shutil.rmtree(root / REPLAYS, ignore_errors=True)

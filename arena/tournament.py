@@ -33,6 +33,7 @@ from __future__ import annotations
 import contextlib
 import json
 import multiprocessing
+import multiprocessing.util
 import os
 import signal
 import sys
@@ -63,6 +64,7 @@ from arena.config import (
     load_config,
 )
 from arena.hosts import Host, InlineHost
+from arena.isolation import CommandHost, ProcessHost
 from arena.plugins import BotSpec, Registry, default_registry
 from arena.ratings import (
     crosstable,
@@ -76,6 +78,7 @@ from arena.ratings import (
 )
 from arena.referee import GameRecord, Player, RefereeError, play_game
 from arena.replay import replay_lines, write_replay
+from arena.report import build_report
 from arena.rules import OptionError, RuleSet
 from arena.schedule import (
     Elimination,
@@ -103,8 +106,8 @@ __all__ = [
     "write_derived",
 ]
 
-HOSTED_MODES = ("inline",)
-"""Modes this arena can host now; `process` and `command` arrive with arena/isolation.py."""
+HOSTED_MODES = ("inline", "process", "command")
+"""Where a bot can run: in the worker's own process, or isolated (arena/isolation.py)."""
 RESUME_IGNORES = ("workers", "output")
 """Config keys that may change between a run and its resume without changing results."""
 _WATCH_SECONDS = 0.25
@@ -237,13 +240,6 @@ def _check_entrant(
                 listing = ", ".join(known) or "none"
                 message = f"unknown option {key!r} for bot {spec.name!r} (known: {listing})"
                 raise lines.fail((*here, "options", key), message)
-    mode = entrant_mode(entrant)
-    if mode not in HOSTED_MODES:
-        own = (*here, "mode")
-        where = own if lines.has(own) or cfg.mode is None else ("mode",)
-        raise lines.fail(
-            where, f"mode {mode!r} is not available yet; this arena hosts bots inline only"
-        )
 
 
 def _check_tables(cfg: TournamentConfig, ruleset: RuleSet, lines: _Lines) -> None:
@@ -260,22 +256,38 @@ def _check_tables(cfg: TournamentConfig, ruleset: RuleSet, lines: _Lines) -> Non
         )
 
 
-def entrant_mode(entrant: EntrantConfig) -> str:
-    """Where an entrant's bot runs: its own mode, else `command` or `inline`."""
+def entrant_mode(entrant: EntrantConfig, spec: BotSpec | None = None) -> str:
+    """Where an entrant's bot runs: its own mode (or the config's), else `command` for a
+    command, `inline` for a bot shipped with arena, and `process` for every other bot."""
     if entrant.mode is not None:
         return entrant.mode
-    return "command" if entrant.command is not None else "inline"
+    if entrant.command is not None:
+        return "command"
+    return "inline" if spec is not None and spec.builtin else "process"
+
+
+def untrusted_inline(cfg: TournamentConfig, registry: Registry | None = None) -> list[str]:
+    """Entrants not shipped with arena that run inline, in the referee's own process."""
+    registry = registry or default_registry()
+    names = []
+    for entrant in cfg.entrants:
+        spec = None if entrant.bot is None else registry.resolve(entrant.bot)
+        if entrant_mode(entrant, spec) == "inline" and not (spec and spec.builtin):
+            names.append(entrant.name)
+    return names
 
 
 def make_host(entrant: EntrantConfig, spec: BotSpec | None) -> Host:
-    """Build a fresh host for one seat of one game: the one place that knows host kinds.
-
-    Today every entrant runs inline; process and command hosts plug in here by `mode`.
-    """
-    mode = entrant_mode(entrant)
+    """Build the host for one entrant: the one place that knows host kinds. An inline host
+    is built per game; a process or command host is kept by the worker across games."""
+    mode = entrant_mode(entrant, spec)
     if mode == "inline" and spec is not None:
         return InlineHost(spec.factory)
-    raise TournamentError(f"entrant {entrant.name!r}: mode {mode!r} cannot be hosted yet")
+    if mode == "process" and entrant.bot is not None:
+        return ProcessHost(entrant.bot)
+    if mode == "command" and entrant.command is not None:
+        return CommandHost(entrant.command)
+    raise TournamentError(f"entrant {entrant.name!r}: mode {mode!r} cannot be hosted")
 
 
 # --- the plan: games, batch by batch ------------------------------------------------------
@@ -478,12 +490,24 @@ class _Worker:
         self.options = setup.options.dict()
         self.bot_options = tuple(MappingProxyType(e.options.dict()) for e in setup.entrants)
         self.replays = None if setup.replays is None else Path(setup.replays)
+        self.kept: dict[int, Host] = {}
+        """Isolated hosts by entrant: their bot processes serve every game of this worker."""
 
     def player(self, index: int) -> Player:
         entrant, spec = self.setup.entrants[index], self.specs[index]
         origin, version = (spec.origin, spec.version) if spec else ("command", "")
-        host = make_host(entrant, spec)
+        host = self.kept.get(index)
+        if host is None:
+            host = make_host(entrant, spec)
+            if host.mode != "inline":
+                self.kept[index] = host
         return Player(entrant.name, host, origin, version, self.bot_options[index])
+
+    def shutdown(self) -> None:
+        """Stop the bot processes this worker kept."""
+        for host in self.kept.values():
+            host.shutdown()  # type: ignore[attr-defined]
+        self.kept.clear()
 
     def play(self, game: GameSpec) -> Played:
         players = [self.player(index) for index in game.seats]
@@ -520,7 +544,7 @@ class _Worker:
             **seat,
             "origin": player.origin,
             "version": player.version,
-            "mode": entrant_mode(entrant),
+            "mode": player.host.mode,
         }
 
 
@@ -549,6 +573,7 @@ def _start_worker(setup: GameSetup) -> None:
     global _WORKER
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _WORKER = _Worker(setup)
+    multiprocessing.util.Finalize(_WORKER, _WORKER.shutdown, exitpriority=10)
     parent = os.getppid()
     threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
 
@@ -577,7 +602,7 @@ class _InProcess:
         return (self.worker.play(game) for game in games)
 
     def close(self, *, abort: bool = False) -> None:
-        pass
+        self.worker.shutdown()
 
 
 class _Pool:
@@ -793,6 +818,7 @@ class _Run:
 
     def _finish(self, resumed: int) -> RunReport:
         table = write_derived(self.folder, self.cfg, self.plan, self.results)
+        build_report(self.folder, workers=self.workers)
         ranking = None
         if self.plan.elimination:
             ranking = tuple(self.plan.stages(self.results)["ranking"] or ())

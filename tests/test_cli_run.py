@@ -55,8 +55,8 @@ def _write(folder: Path, text: str, name: str = "t.yaml") -> Path:
 def _same_results(a: Path, b: Path) -> None:
     for name in COMPARED:
         assert (a / name).read_bytes() == (b / name).read_bytes(), name
-    names = sorted(p.name for p in (a / results.REPLAYS).iterdir())
-    assert names == sorted(p.name for p in (b / results.REPLAYS).iterdir())
+    names = sorted(p.name for p in (a / results.REPLAYS).glob("*.json.gz"))
+    assert names == sorted(p.name for p in (b / results.REPLAYS).glob("*.json.gz"))
     for name in names:
         left, right = (_timeless_text(x / results.REPLAYS / name) for x in (a, b))
         assert left == right, name
@@ -109,14 +109,6 @@ CONFIG_ERRORS = [
         "alias: other",
         "alias: other\n    options: {nerve: 1}",
         "7: entrants.1.options.nerve: unknown option 'nerve' for bot 'random' (known: none)",
-    ),
-    (
-        "alias: other",
-        "alias: other\n    mode: process",
-        (
-            "7: entrants.1.mode: mode 'process' is not available yet; "
-            "this arena hosts bots inline only"
-        ),
     ),
     (
         "alias: third",
@@ -362,3 +354,54 @@ def test_ctrl_c_of_a_real_run_exits_130_and_resumes(
     resumed = _invoke("run", config, "--out", out, "--workers", "1", "--resume", "-q")
     assert resumed.exit_code == 0, resumed.stderr
     _same_results(expected, out)
+
+
+def test_isolated_and_command_entrants_play_a_tournament(tmp_path: Path) -> None:
+    """A bot not shipped with arena runs in its own process by default; a command entrant
+    runs its program; the replay header says where each ran; no bot process outlives it."""
+    from arena.isolation import leftovers
+
+    bot = tmp_path / "student.py"
+    bot.write_text(textwrap.dedent('''
+        import arena
+        from arena.rules.playout import random_action
+
+        class Student(arena.Bot):
+            """A student's bot."""
+            name = "student"
+
+            def act(self, observation):
+                return random_action(observation.legal, self.rng)
+    '''))
+    config = tmp_path / "iso.yaml"
+    config.write_text(textwrap.dedent(f"""
+        name: iso
+        rules: dice
+        entrants:
+          - random
+          - bot: {bot}
+          - bot: {bot}
+            alias: trusted-student
+            mode: inline
+          - command: ["{sys.executable}", "{ROOT / 'bots' / 'examples' / 'example_bot.py'}"]
+            alias: py-command
+        format: {{type: round-robin, seats: 2, games: 1}}
+        seed: 5
+    """))
+    out = tmp_path / "out"
+    result = CliRunner().invoke(cli, ["run", str(config), "--out", str(out), "--workers", "1",
+                                      "-q"])
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith(
+        "arena: warning: entrant 'trusted-student' runs inline, in the referee's own process: "
+        "only for bots you trust (see docs/protocol.md)\n")
+    modes = {}
+    for path in sorted((out / "replays").glob("*.json.gz")):
+        for seat in read_replay(path).header["entrants"]:
+            modes[seat["name"]] = seat["mode"]
+    assert modes == {"random": "inline", "student": "process", "trusted-student": "inline",
+                     "py-command": "command"}
+    lines = (out / "games.jsonl").read_text().splitlines()
+    assert len(lines) == 12
+    assert '"faults":[]' in lines[0]
+    assert leftovers() == []

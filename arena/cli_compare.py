@@ -1,0 +1,212 @@
+"""`arena compare CANDIDATE BASELINE`: the click command over `arena.compare`.
+
+It parses the options, builds the `Setup`, runs the comparison with a progress bar on
+stderr, prints the report (or JSON) and exits with the verdict's status. It must not play
+games or compute statistics itself.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sys
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import click
+
+from arena import compare as cmp
+from arena.bot import Limits
+from arena.cli import fail, load_registry, parse_options
+from arena.stats import DEFAULT_ALPHA, DEFAULT_BETA, Estimate
+
+_SIDES = {"better": ("better", "not better"), "worse": ("worse", "not worse")}
+
+
+def _cores() -> int:
+    """CPUs this process may use (the default number of workers)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+@click.command(name="compare")
+@click.argument("candidate")
+@click.argument("baseline")
+@click.option("--rules", "rules_id", default="dice", show_default=True,
+              help="Rule set: dice, dice-cards or cards.")
+@click.option("--seats", type=click.IntRange(min=2), default=None,
+              help="Players per game [default: 2, or one more than --field, or the rule "
+                   "set's minimum].")
+@click.option("--field", "field_refs", default=None, metavar="BOTS",
+              help="Comma-separated bots for the other seats (3+ seats), cycled to fill "
+                   "them [default: the installed ones of "
+                   + ", ".join(cmp.DEFAULT_FIELD) + "].")
+@click.option("--games", "max_games", type=click.IntRange(min=1), default=None,
+              help="Most games to play; inconclusive (exit 3) if reached [default: "
+                   f"{cmp.DEFAULT_MAX_GROUPS} groups, {2 * cmp.DEFAULT_MAX_GROUPS} games "
+                   "for two seats].")
+@click.option("--seed", default=cmp.DEFAULT_SEED, show_default=True, type=int,
+              help="Root seed; each group's seed is derived from it.")
+@click.option("--workers", type=click.IntRange(min=1), default=None,
+              help="Worker processes [default: the number of cores].")
+@click.option("--elo0", default=cmp.DEFAULT_ELO0, show_default=True, type=float,
+              help="H0 of the better? test, normalized Elo (mirrored for worse?).")
+@click.option("--elo1", default=cmp.DEFAULT_ELO1, show_default=True, type=float,
+              help="H1 of the better? test, normalized Elo (mirrored for worse?).")
+@click.option("--alpha", default=DEFAULT_ALPHA, show_default=True, type=float,
+              help="Chance of a false 'better' (or 'worse').")
+@click.option("--beta", default=DEFAULT_BETA, show_default=True, type=float,
+              help="Chance of missing a real difference of elo1.")
+@click.option("--require-better", is_flag=True,
+              help="Exit 0 only when the candidate is better ('same' exits 1).")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON summary instead.")
+@click.option("--quiet", "-q", is_flag=True,
+              help="No progress bar; print only the verdict line.")
+@click.option("--option", "options", multiple=True, metavar="KEY=VALUE",
+              help="A rule option, e.g. --option max_points=3 (repeatable).")
+@click.option("--time-limit", default=None, type=float,
+              help="Seconds per decision for each bot [default: 1].")
+def compare(candidate: str, baseline: str, rules_id: str, seats: int | None,
+            field_refs: str | None, max_games: int | None, seed: int, workers: int | None,
+            elo0: float, elo1: float, alpha: float, beta: float, require_better: bool,
+            as_json: bool, quiet: bool, options: tuple[str, ...],
+            time_limit: float | None) -> None:
+    """Is CANDIDATE better or worse than BASELINE? Plays duplicate games until a
+    sequential test decides.
+
+    Bots are registered names, FILE.py[:Class] or module:Class, with bot options as
+    'REF?key=value&key=value'. Exit status: 0 better or same (not worse), 1 worse (with
+    --require-better: not better), 2 usage error, 3 inconclusive at the game limit.
+    """
+    try:
+        setup = _setup(candidate, baseline, rules_id, seats, field_refs, seed,
+                       parse_options(options), time_limit)
+        bounds = cmp.Bounds(elo0, elo1, alpha, beta)
+        max_games = max_games or setup.default_max_games()
+        cmp.check(setup, bounds, max_games, load_registry())
+        with _progress_bar(setup, max_games, quiet or as_json) as progress:
+            state = cmp.run_compare(setup, bounds, max_games, workers or _cores(), progress)
+    except cmp.CompareError as exc:
+        fail(str(exc))
+    if as_json:
+        click.echo(json.dumps(cmp.summary_dict(state, require_better), indent=2))
+    elif quiet:
+        click.echo(verdict_line(state))
+    else:
+        click.echo(report(state))
+    sys.exit(cmp.exit_status(state.verdict, require_better))
+
+
+def _setup(candidate: str, baseline: str, rules_id: str, seats: int | None,
+           field_refs: str | None, seed: int, options: dict[str, Any],
+           time_limit: float | None) -> cmp.Setup:
+    """Turn the command line into a Setup; CompareError for what cannot work."""
+    field = tuple(cmp.Entrant.parse(ref) for ref in (field_refs or "").split(",") if ref.strip())
+    seats = seats or _default_seats(rules_id, len(field))
+    if seats == 2 and field:
+        raise cmp.CompareError("--field is for 3 or more seats; two seats are head to head")
+    if len(field) > seats - 1:
+        raise cmp.CompareError(f"--field names {len(field)} bots for {seats - 1} other seats")
+    if seats > 2:
+        field = (tuple(field[i % len(field)] for i in range(seats - 1)) if field
+                 else cmp.default_field(rules_id, seats, load_registry()))
+    if time_limit is not None and not time_limit > 0:
+        raise cmp.CompareError(f"--time-limit must be positive, got {time_limit:g}")
+    limits = Limits(time_limit) if time_limit is not None else Limits()
+    return cmp.Setup(cmp.Entrant.parse(candidate), cmp.Entrant.parse(baseline), rules_id,
+                     seats, field, tuple(sorted(options.items())), seed, limits)
+
+
+def _default_seats(rules_id: str, field_size: int) -> int:
+    """One more than the field, else two, or the rule set's minimum when that is more."""
+    if field_size:
+        return field_size + 1
+    ruleset = load_registry().rules.get(rules_id)
+    return max(2, ruleset.min_players) if ruleset is not None else 2
+
+
+@contextlib.contextmanager
+def _progress_bar(setup: cmp.Setup, max_games: int,
+                  quiet: bool) -> Iterator[Callable[[cmp.Comparison], None] | None]:
+    """A tqdm bar on stderr showing both LLRs; none when quiet or stderr is not a terminal."""
+    if quiet or not sys.stderr.isatty():
+        yield None
+        return
+    from tqdm import tqdm
+
+    total = max_games // setup.group_games * setup.group_games
+    with tqdm(total=total, unit="game", file=sys.stderr, leave=False,
+              dynamic_ncols=True) as bar:
+
+        def update(state: cmp.Comparison) -> None:
+            bar.update(state.tally.games - bar.n)
+            bar.set_postfix_str(f"better? {state.better.sprt.llr:+.2f}  "
+                                f"worse? {state.worse.sprt.llr:+.2f}", refresh=False)
+
+        yield update
+
+
+# --- the report ----------------------------------------------------------------------------
+
+
+def report(state: cmp.Comparison) -> str:
+    """The full text report: who, how many games, score, Elo, LOS, both tests, verdict."""
+    setup, tally = state.setup, state.tally
+    unit = "pairs" if setup.seats == 2 else "groups"
+    lines = [
+        f"candidate   {setup.candidate.label}",
+        f"baseline    {setup.baseline.label}",
+    ]
+    if setup.field:
+        lines.append(f"field       {', '.join(e.label for e in setup.field)}")
+    options = "".join(f", {k}={v}" for k, v in setup.options)
+    lines.append(f"rules       {setup.rules}{options}, {setup.seats} seats, seed {setup.seed}")
+    lines.append(f"games       {tally.games} ({tally.groups} {unit}) of at most "
+                 f"{state.max_games}")
+    if setup.seats == 2:
+        cells = " / ".join(map(str, tally.pentanomial))
+        lines.append(f"pairs       {cells}   (pairs scoring 0, 1/2, 1, 3/2, 2 points)")
+    else:
+        lines.append(f"difference  {_estimate(state.difference, '+.3f')}   "
+                     "score(candidate) - score(baseline) per group")
+    lines += [
+        f"score       {_estimate(state.score, '.3f')}   0.5 is equal",
+        f"elo         {_estimate(state.elo, '+.1f')}",
+        f"LOS         {state.los:.1%}",
+        _bounds_line(state.bounds),
+        _test_line("better?", state.better, "better", unit),
+        _test_line("worse?", state.worse, "worse", unit),
+    ]
+    if tally.candidate_faults or tally.baseline_faults:
+        lines.append(f"faults      candidate {tally.candidate_faults}, "
+                     f"baseline {tally.baseline_faults}")
+    lines.append(f"verdict     {state.verdict}")
+    return "\n".join(lines)
+
+
+def verdict_line(state: cmp.Comparison) -> str:
+    """One line for --quiet: the verdict, the games, and the score."""
+    return (f"{state.verdict}: {state.setup.candidate.label} vs {state.setup.baseline.label} "
+            f"after {state.tally.games} games, score {_estimate(state.score, '.3f')}")
+
+
+def _estimate(estimate: Estimate, spec: str) -> str:
+    return (f"{estimate.value:{spec}}  [{estimate.lower:{spec}}, {estimate.upper:{spec}}]")
+
+
+def _bounds_line(bounds: cmp.Bounds) -> str:
+    return (f"tests       H0 {bounds.elo0:g}, H1 {bounds.elo1:g} nElo, each way; "
+            f"alpha {bounds.alpha:g}, beta {bounds.beta:g}")
+
+
+def _test_line(title: str, look: cmp.Look, side: str, unit: str) -> str:
+    sprt = look.sprt
+    head = f"{title:<11} LLR {sprt.llr:+.2f}  [{sprt.lower:+.2f}, {sprt.upper:+.2f}]"
+    if sprt.verdict is None:
+        return f"{head}  undecided"
+    yes, no = _SIDES[side]
+    found = yes if sprt.verdict == "H1" else no
+    return f"{head}  {sprt.verdict} accepted at {unit[:-1]} {look.decided_at}: {found}"
