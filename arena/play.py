@@ -48,7 +48,7 @@ def play_in_terminal(rules_id: str, refs: Sequence[str], seed: int, options: dic
     """Play and narrate one game; humans see their own private events only."""
     try:
         ruleset = get_rules(rules_id)
-        ruleset.check_players(len(refs))  # type: ignore[attr-defined]
+        ruleset.check_players(len(refs))
         options = ruleset.check_options(options)
     except RulesError as exc:
         raise PlayError(str(exc)) from None

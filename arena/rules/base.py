@@ -327,6 +327,45 @@ def place_by_out_order(n: int, ranked_in: Sequence[Sequence[int]], out: Sequence
     return tuple(places)
 
 
+def add_to_seat(values: tuple[int, ...], seat: int, amount: int) -> tuple[int, ...]:
+    """A per-seat tally with `amount` added at one seat."""
+    return (*values[:seat], values[seat] + amount, *values[seat + 1 :])
+
+
+def seat_out(active: tuple[bool, ...], out: tuple[int, ...], seat: int,
+             reason: str) -> tuple[tuple[bool, ...], tuple[int, ...], Event]:
+    """A seat leaves the game: the new `active` and `out` tuples, and the public event."""
+    still = (*active[:seat], False, *active[seat + 1 :])
+    return still, (*out, seat), Event("out", seat, {"reason": reason})
+
+
+class Engine:
+    """What every built-in rule set shares: identity, option and player checks."""
+
+    id: str
+    version: int
+    min_players: int
+    max_players: int
+    option_specs: tuple[OptionSpec, ...]
+
+    def __repr__(self) -> str:
+        return f"<rules {self.id} v{self.version}>"
+
+    def check_options(self, options: Mapping[str, object] | None) -> dict:
+        """Return options with defaults filled in, or raise OptionError."""
+        return check_options(self.option_specs, options)
+
+    def check_players(self, players: int) -> None:
+        """Raise RulesError unless the player count is allowed."""
+        low, high = self.min_players, self.max_players
+        if not isinstance(players, int) or not low <= players <= high:
+            raise RulesError(f"{self.id} is for {low} to {high} players, not {players!r}")
+
+    def events(self, state: Any) -> tuple[Event, ...]:
+        """Return the events of the step that led to this state."""
+        return state.events  # type: ignore[no-any-return]
+
+
 class RuleSet(Protocol):
     """The interface of a rule set: a pure state machine over immutable states."""
 
@@ -338,6 +377,9 @@ class RuleSet(Protocol):
 
     def check_options(self, options: Mapping[str, object] | None) -> dict:
         """Return options with defaults filled in, or raise OptionError."""
+
+    def check_players(self, players: int) -> None:
+        """Raise RulesError unless the player count is allowed."""
 
     def new_game(self, players: int, options: Mapping[str, object] | None = None) -> Any:
         """Return the first state (a chance node: the first roll or deal is next)."""

@@ -16,6 +16,7 @@ from arena.rules.base import (
     CHANCE,
     FAULT_OPTIONS,
     TERMINAL,
+    Engine,
     Event,
     IllegalAction,
     Legal,
@@ -23,9 +24,10 @@ from arena.rules.base import (
     OptionSpec,
     Result,
     RulesError,
-    check_options,
+    add_to_seat,
     next_active,
     place_by_out_order,
+    seat_out,
 )
 
 SHUFFLE, ACCEPT, TURN, OVER = range(4)
@@ -75,7 +77,7 @@ def _texts(cards: tuple[int, ...]) -> tuple[str, ...]:
     return tuple([_CARD_TEXT[c] for c in cards])
 
 
-class CardsRules:
+class CardsRules(Engine):
     """The central-hand game for 3 to 6 players, scored in chips."""
 
     id = "cards"
@@ -93,19 +95,7 @@ class CardsRules:
         )
         self._legal_cache: dict[tuple, Legal] = {}
 
-    def __repr__(self) -> str:
-        return f"<rules {self.id} v{self.version}>"
-
     # --- setup ------------------------------------------------------------------------
-
-    def check_options(self, options: Mapping[str, object] | None) -> dict:
-        """Return options with defaults filled in, or raise OptionError."""
-        return check_options(self.option_specs, options)
-
-    def check_players(self, players: int) -> None:
-        """Raise RulesError unless the player count is allowed."""
-        if not isinstance(players, int) or not 3 <= players <= 6:
-            raise RulesError(f"cards is for 3 to 6 players, not {players!r}")
 
     def new_game(self, players: int, options: Mapping[str, object] | None = None) -> CardsState:
         """Return the first state: the deck is about to be shuffled and dealt."""
@@ -128,10 +118,6 @@ class CardsRules:
     def is_over(self, state: CardsState) -> bool:
         """Whether the game has ended."""
         return state.phase == OVER
-
-    def events(self, state: CardsState) -> tuple[Event, ...]:
-        """Return the events of the step that led to this state."""
-        return state.events
 
     def legal(self, state: CardsState) -> Legal:
         """Return what the holder of the central hand may do now."""
@@ -216,7 +202,7 @@ class CardsRules:
 
     def _accept(self, state: CardsState) -> CardsState:
         reward = int(state.opts["accept_reward"])  # type: ignore[call-overload]
-        chips = _add(state.chips, state.passer, reward)
+        chips = add_to_seat(state.chips, state.passer, reward)
         event = Event("accept", state.holder, {"passer": state.passer, "reward": reward})
         state = _with(state, phase=TURN, chips=chips, history=(*state.history, event))
         return _with(state, events=(event, self._see(state)))
@@ -258,9 +244,9 @@ class CardsRules:
     def _pay(self, state: CardsState, payer: int, payee: int) -> tuple[CardsState, tuple]:
         """Move the penalty from payer to payee (-1: the bank); a payer left at 0 goes out."""
         amount = min(int(state.opts["penalty"]), state.chips[payer])  # type: ignore[call-overload]
-        chips = _add(state.chips, payer, -amount)
+        chips = add_to_seat(state.chips, payer, -amount)
         if payee >= 0:
-            chips = _add(chips, payee, amount)
+            chips = add_to_seat(chips, payee, amount)
         events: tuple[Event, ...] = (Event("pay", payer, {"payee": payee, "amount": amount}),)
         state = _with(state, chips=chips)
         if chips[payer] == 0:
@@ -289,25 +275,20 @@ class CardsRules:
         """Apply the on_fault policy to the seat that faulted while holding the central hand."""
         if seat != state.holder or state.phase not in (ACCEPT, TURN):
             raise RulesError(f"seat {seat} has no decision to fault on")
-        faults = _add(state.faults, seat, 1)
+        faults = add_to_seat(state.faults, seat, 1)
         state = _with(state, faults=faults)
         if state.opts["on_fault"] == "penalty" and faults[seat] < state.opts["max_faults"]:
             penalty = Event("penalty", seat, {"faults": faults[seat]})
             state, paid = self._pay(state, seat, state.passer)
             return self._new_central(state, seat, (penalty, *paid))
-        chips = _add(state.chips, seat, -state.chips[seat])
+        chips = add_to_seat(state.chips, seat, -state.chips[seat])
         state, out = _go_out(_with(state, chips=chips), seat, "forfeit")
         return self._new_central(state, seat, out)
 
 
-def _add(values: tuple[int, ...], seat: int, amount: int) -> tuple[int, ...]:
-    return (*values[:seat], values[seat] + amount, *values[seat + 1 :])
-
-
 def _go_out(state: CardsState, seat: int, reason: str) -> tuple[CardsState, tuple[Event, ...]]:
-    active = (*state.active[:seat], False, *state.active[seat + 1 :])
-    return _with(state, active=active, out=(*state.out, seat)), (Event("out", seat,
-                                                                         {"reason": reason}),)
+    active, out, event = seat_out(state.active, state.out, seat, reason)
+    return _with(state, active=active, out=out), (event,)
 
 
 CARDS = CardsRules()

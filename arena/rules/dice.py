@@ -17,6 +17,7 @@ from arena.rules.base import (
     CHANCE,
     FAULT_OPTIONS,
     TERMINAL,
+    Engine,
     Event,
     IllegalAction,
     Legal,
@@ -24,9 +25,10 @@ from arena.rules.base import (
     OptionSpec,
     Result,
     RulesError,
-    check_options,
+    add_to_seat,
     next_active,
     place_by_out_order,
+    seat_out,
 )
 
 DEAL, FILL, EXCHANGE, CLAIM, RESPOND, REROLL, OVER = range(7)
@@ -74,7 +76,7 @@ def _with(state: DiceState, **changes: object) -> DiceState:
     return tuple.__new__(DiceState, values)  # type: ignore[type-var]
 
 
-class DiceRules:
+class DiceRules(Engine):
     """The dice engine; `cards=True` plays the variation with 5 cards from a 52-card deck."""
 
     min_players = 2
@@ -97,19 +99,7 @@ class DiceRules:
             Reroll: lambda state, action: self._reroll(state, tuple(sorted(action.positions))),
         }
 
-    def __repr__(self) -> str:
-        return f"<rules {self.id} v{self.version}>"
-
     # --- setup ------------------------------------------------------------------------
-
-    def check_options(self, options: Mapping[str, object] | None) -> dict:
-        """Return options with defaults filled in, or raise OptionError."""
-        return check_options(self.option_specs, options)
-
-    def check_players(self, players: int) -> None:
-        """Raise RulesError unless the player count is allowed."""
-        if not isinstance(players, int) or not 2 <= players <= 6:
-            raise RulesError(f"{self.id} is for 2 to 6 players, not {players!r}")
 
     def new_game(self, players: int, options: Mapping[str, object] | None = None) -> DiceState:
         """Return the first state: seat 0 is about to throw."""
@@ -133,10 +123,6 @@ class DiceRules:
     def is_over(self, state: DiceState) -> bool:
         """Whether the game has ended."""
         return state.phase == OVER
-
-    def events(self, state: DiceState) -> tuple[Event, ...]:
-        """Return the events of the step that led to this state."""
-        return state.events
 
     def legal(self, state: DiceState) -> Legal:
         """Return what the holder may do now."""
@@ -313,7 +299,7 @@ class DiceRules:
         return self._point(state, loser, (event,))
 
     def _point(self, state: DiceState, loser: int, events: tuple[Event, ...]) -> DiceState:
-        points = _bump(state.points, loser)
+        points = add_to_seat(state.points, loser, 1)
         events = (*events, Event("point", loser, {"points": points[loser]}))
         state = _with(state, points=points)
         if points[loser] >= state.opts["max_points"]:
@@ -336,7 +322,7 @@ class DiceRules:
         """Apply the on_fault policy to the seat that faulted on its decision."""
         if seat != state.holder or state.phase in (DEAL, FILL, OVER):
             raise RulesError(f"seat {seat} has no decision to fault on")
-        faults = _bump(state.faults, seat)
+        faults = add_to_seat(state.faults, seat, 1)
         state = _with(state, faults=faults)
         if state.opts["on_fault"] == "penalty" and faults[seat] < state.opts["max_faults"]:
             return self._point(state, seat, (Event("penalty", seat, {"faults": faults[seat]}),))
@@ -344,14 +330,9 @@ class DiceRules:
         return self._next_round(state, seat, events)
 
 
-def _bump(values: tuple[int, ...], seat: int) -> tuple[int, ...]:
-    return (*values[:seat], values[seat] + 1, *values[seat + 1 :])
-
-
 def _go_out(state: DiceState, seat: int, reason: str) -> tuple[DiceState, tuple[Event, ...]]:
-    active = (*state.active[:seat], False, *state.active[seat + 1 :])
-    event = Event("out", seat, {"reason": reason})
-    return _with(state, active=active, out=(*state.out, seat)), (event,)
+    active, out, event = seat_out(state.active, state.out, seat, reason)
+    return _with(state, active=active, out=out), (event,)
 
 
 DICE = DiceRules(cards=False)
