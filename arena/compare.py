@@ -20,6 +20,8 @@ from __future__ import annotations
 import dataclasses
 import math
 import multiprocessing
+import multiprocessing.util
+import shlex
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import closing
 from dataclasses import dataclass
@@ -83,19 +85,46 @@ class Entrant:
         return f"{self.ref}?{query}" if query else self.ref
 
 
-def build_player(entrant: Entrant, registry: Any = None) -> Player:
-    """Make the seat's Player; the one place that decides how a bot is hosted."""
+COMMAND_PREFIX = "cmd:"
+"""A bot reference `cmd:PROGRAM ARGS` is an executable speaking the JSON-lines protocol."""
+
+_KEPT: dict[tuple[str, int], Any] = {}
+"""Command hosts of this process by (label, seat): their programs serve every game."""
+
+
+def build_player(entrant: Entrant, registry: Any = None, seat: int = 0) -> Player:
+    """Make the seat's Player; the one place that decides how a bot is hosted. Python bots
+    run inline (a strategy author compares their own code); `cmd:` bots in their process."""
     from arena.plugins import default_registry
 
-    spec = (registry or default_registry()).resolve(entrant.ref)
     options = MappingProxyType(dict(entrant.options))
+    if entrant.ref.startswith(COMMAND_PREFIX):
+        host = _KEPT.get((entrant.label, seat))
+        if host is None:
+            from arena.isolation import CommandHost
+
+            host = CommandHost(shlex.split(entrant.ref[len(COMMAND_PREFIX):]))
+            _KEPT[(entrant.label, seat)] = host
+        return Player(entrant.label, host, "command", "", options)
+    spec = (registry or default_registry()).resolve(entrant.ref)
     return Player(entrant.label, InlineHost(spec.factory), spec.origin, spec.version, options)
+
+
+def shutdown_commands() -> None:
+    """Stop the command bots this process started."""
+    for host in _KEPT.values():
+        host.shutdown()
+    _KEPT.clear()
 
 
 def check_entrant(entrant: Entrant, rules: str, registry: Any = None) -> None:
     """Raise CompareError unless the bot resolves, plays these rules and knows its options."""
     from arena.plugins import PluginError, default_registry
 
+    if entrant.ref.startswith(COMMAND_PREFIX):
+        if not shlex.split(entrant.ref[len(COMMAND_PREFIX):]):
+            raise CompareError(f"{entrant.ref!r}: name the program after {COMMAND_PREFIX!r}")
+        return
     try:
         spec = (registry or default_registry()).resolve(entrant.ref)
     except PluginError as exc:
@@ -237,7 +266,7 @@ def play_group(setup: Setup, index: int) -> GroupResult:
     faults = [0, 0]
     tables = plan_group(setup, index)
     for table in tables:
-        players = [build_player(entrant) for entrant in table.seats]
+        players = [build_player(entrant, seat=s) for s, entrant in enumerate(table.seats)]
         record = play_game(setup.rules, players, table.seed, options, setup.limits)
         placements = record.result.placements
         for side, seat, sign in ((0, table.candidate_seat, 1), (1, table.baseline_seat, -1)):
@@ -432,8 +461,11 @@ def _check_bounds(bounds: Bounds) -> None:
 def group_results(setup: Setup, groups: int, workers: int = 1) -> Iterator[GroupResult]:
     """Results of groups 0..groups-1 in group order, played in `workers` processes."""
     if workers <= 1:
-        for index in range(groups):
-            yield play_group(setup, index)
+        try:
+            for index in range(groups):
+                yield play_group(setup, index)
+        finally:
+            shutdown_commands()
         return
     with multiprocessing.get_context().Pool(workers, _start_worker, (setup,)) as pool:
         yield from pool.imap(_play_in_worker, range(groups), chunksize=_CHUNK)
@@ -445,6 +477,7 @@ _WORKER_SETUP: Setup | None = None
 def _start_worker(setup: Setup) -> None:
     global _WORKER_SETUP
     _WORKER_SETUP = setup
+    multiprocessing.util.Finalize(None, shutdown_commands, exitpriority=10)
 
 
 def _play_in_worker(index: int) -> GroupResult:

@@ -303,3 +303,19 @@ def test_json_for_more_seats_has_the_difference_and_the_default_field() -> None:
     assert status == 3
     assert "difference" in data and "pentanomial" not in data
     assert len(data["field"]) == 2 and data["games"] == 24
+
+
+def test_a_command_bot_can_be_compared_and_leaves_no_process() -> None:
+    """`cmd:PROGRAM ARGS` compares a bot in any language; its process ends with the run."""
+    import sys
+    from pathlib import Path
+
+    from arena.compare import Bounds, Entrant, Setup, run_compare
+    from arena.isolation import leftovers
+
+    example = Path(__file__).resolve().parents[1] / "bots" / "examples" / "example_bot.py"
+    setup = Setup(Entrant(f"cmd:{sys.executable} {example}"), Entrant("random"), seed=2)
+    result = run_compare(setup, Bounds(elo0=0, elo1=100), max_games=8, workers=1)
+    assert result.tally.games == 8
+    assert result.tally.candidate_faults == 0
+    assert leftovers() == []
