@@ -615,6 +615,9 @@ class PipeHost:
         self.game: _Game | None = None
         self.last_wall = 0.0
         self.billed = 0.0
+        self.pending: list[bytes] = []
+        """Event lines not yet sent: they go with the next request, in one write, so a bot
+        wakes once per decision rather than once per event."""
 
     def launch_config(self) -> dict[str, Any]:
         """What the launcher runs: {"bot": ref} or {"command": argv}."""
@@ -629,6 +632,7 @@ class PipeHost:
         seed = context.rng.getrandbits(53)
         sof = bool(context.options.get("straight_over_full"))
         self.game = _Game(context, seed, sof, [state[0], list(state[1]), state[2]])
+        self.pending.clear()
         process = self.process
         if process is not None and (not process.alive() or self._worn(process)):
             self._kill()
@@ -649,7 +653,7 @@ class PipeHost:
                       "observation": observation_to_json(observation)})
         started = time.monotonic()
         cpu = process.cpu_times()
-        self._send(data, started + self.limits.backstop(timeout))
+        self._send(self._flush(data), started + self.limits.backstop(timeout))
         line = self._reply_in_time(turn, timeout, started, cpu)
         message = self._parse(line)
         if message["type"] == "error":
@@ -665,12 +669,10 @@ class PipeHost:
 
     def notify(self, event: Event) -> None:
         """Pass the event on (nothing to wait for); a bot stopped after a fault misses it."""
-        game = self._current()
+        self._current()
         if self.process is None:
             return
-        limit = self.limits.backstop(game.context.limits.decision)
-        self._send(_line({"type": "event", "event": event_to_json(event)}),
-                   time.monotonic() + limit)
+        self.pending.append(_line({"type": "event", "event": event_to_json(event)}))
 
     def end(self, result: GameEnd) -> None:
         """Tell the bot the result and wait for it to say it is done."""
@@ -678,9 +680,9 @@ class PipeHost:
         if self.process is None:
             return
         r = result.result
-        self._send(_line({"type": "end", "place": result.place, "result": {
+        self._send(self._flush(_line({"type": "end", "place": result.place, "result": {
             "placements": list(r.placements), "scores": list(r.scores),
-            "out_order": list(r.out_order)}}), time.monotonic() + 5)
+            "out_order": list(r.out_order)}})), time.monotonic() + 5)
         self._expect("done", self.limits.backstop(game.context.limits.decision))
 
     def close(self) -> None:
@@ -799,6 +801,14 @@ class PipeHost:
             raise self._fail("crash", self._death())
         if not self.process.holds_output():
             raise self._fail("crash", "closed its standard output")
+
+    def _flush(self, request: bytes) -> bytes:
+        """The events waiting to be sent, then the request, as one write."""
+        if not self.pending:
+            return request
+        data = b"".join([*self.pending, request])
+        self.pending.clear()
+        return data
 
     def _send(self, data: bytes, until: float) -> None:
         assert self.process is not None
