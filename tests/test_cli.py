@@ -22,12 +22,12 @@ claim pair J, pass three Q swap 0-2 reveal 1 3)
   try: claim pair J   |   claim full K 9   |   claim two-pair A 9
 seat 0, claim > claim pair 9
 seat 0 (human) sees [J A 9 Q 9], claims pair 9
-seat 1 (random) looks, rerolls 4 dice, claims pair T
+seat 1 (random) looks, rerolls 2 dice, claims pair J
   points: seat 0: 0  seat 1: 0
-  claim to beat: pair T (by seat 1)
-  you decide: respond; lowest legal claim: pair J
+  claim to beat: pair J (by seat 1)
+  you decide: respond; lowest legal claim: pair Q
 seat 0, respond > challenge
-seat 0 (human) challenges seat 1's pair T: the hand is [Q J T Q K] (pair Q), the claim holds
+seat 0 (human) challenges seat 1's pair J: the hand is [Q K 9 Q 9] (two-pair Q 9), the claim holds
 seat 0 (human) takes a point (1)
 seat 0 (human) is out on points
 -- game over --

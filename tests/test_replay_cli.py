@@ -25,18 +25,17 @@ game g1 (class; main, table 1): dice, seed 4
 seats: 0 ana, 1 bruno
 view: everyone (every die and card shown)
 -- round 1: seat 0 (ana) throws --
-seat 0 (ana) sees [J A 9 Q 9], claims high A
-seat 1 (bruno) looks, sees [J A 9 Q 9], rerolls 4 dice, gets [Q J T Q K], claims pair 9
-seat 0 (ana) looks, sees [Q J T Q K], rerolls 2 dice, gets [Q J T Q K], claims pair J
-seat 1 (bruno) passes blind, claims two-pair T 9
-seat 0 (ana) looks, sees [Q J T Q K], rerolls 3 dice, gets [K J T 9 K], claims two-pair Q 9
-seat 1 (bruno) challenges seat 0's two-pair Q 9: the hand is [K J T 9 K] (pair K), it was a lie
-seat 0 (ana) takes a point (1)
-seat 0 (ana) is out on points
+seat 0 (ana) sees [J A 9 Q 9], claims pair J
+seat 1 (bruno) looks, sees [J A 9 Q 9], rerolls 2 dice, gets [Q K 9 Q 9], claims pair K
+seat 0 (ana) looks, sees [Q K 9 Q 9], rerolls 3 dice, gets [T K 9 9 9], claims two-pair J 9
+seat 1 (bruno) looks, sees [T K 9 9 9], rerolls 2 dice, gets [T K 9 A Q], claims two-pair Q T
+seat 0 (ana) challenges seat 1's two-pair Q T: the hand is [T K 9 A Q] (high A), it was a lie
+seat 1 (bruno) takes a point (1)
+seat 1 (bruno) is out on points
 -- game over --
 result:
- 1st  seat 1 (bruno)  0 points
- 2nd  seat 0 (ana)  1 point
+ 1st  seat 0 (ana)  0 points
+ 2nd  seat 1 (bruno)  1 point
 """
 
 STORY_SEAT_1 = """\
@@ -44,18 +43,17 @@ game g1 (class; main, table 1): dice, seed 4
 seats: 0 ana, 1 bruno
 view: seat 1 (bruno): what it knew, when it knew it
 -- round 1: seat 0 (ana) throws --
-seat 0 (ana) claims high A
-seat 1 (bruno) looks, sees [J A 9 Q 9], rerolls 4 dice, gets [Q J T Q K], claims pair 9
-seat 0 (ana) looks, rerolls 2 dice, claims pair J
-seat 1 (bruno) passes blind, claims two-pair T 9
-seat 0 (ana) looks, rerolls 3 dice, claims two-pair Q 9
-seat 1 (bruno) challenges seat 0's two-pair Q 9: the hand is [K J T 9 K] (pair K), it was a lie
-seat 0 (ana) takes a point (1)
-seat 0 (ana) is out on points
+seat 0 (ana) claims pair J
+seat 1 (bruno) looks, sees [J A 9 Q 9], rerolls 2 dice, gets [Q K 9 Q 9], claims pair K
+seat 0 (ana) looks, rerolls 3 dice, claims two-pair J 9
+seat 1 (bruno) looks, sees [T K 9 9 9], rerolls 2 dice, gets [T K 9 A Q], claims two-pair Q T
+seat 0 (ana) challenges seat 1's two-pair Q T: the hand is [T K 9 A Q] (high A), it was a lie
+seat 1 (bruno) takes a point (1)
+seat 1 (bruno) is out on points
 -- game over --
 result:
- 1st  seat 1 (bruno)  0 points
- 2nd  seat 0 (ana)  1 point
+ 1st  seat 0 (ana)  0 points
+ 2nd  seat 1 (bruno)  1 point
 """
 
 
@@ -114,7 +112,7 @@ def test_replay_from_one_seat_shows_only_what_it_knew_when_it_knew_it(small_game
 def test_verify_accepts_a_faithful_replay(small_game: Path) -> None:
     assert run("replay", str(small_game), "--verify") == (
         0,
-        "verified: game g1 (dice, 12 decisions): every event and the result match the rules\n",
+        "verified: game g1 (dice, 11 decisions): every event and the result match the rules\n",
     )
 
 

@@ -5,19 +5,22 @@ PURE: the generator is passed in.
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import dataclass
 
 from arena.rules.actions import Accept, Action, Bid, Challenge, Look, Pass, Reroll
-from arena.rules.base import CHANCE, Legal, RuleSet
+from arena.rules.base import CHANCE, TERMINAL, Legal, RuleSet
+
+# Steps above the lowest legal claim, geometric with p = 0.4 (capped at 24): one draw each.
+_STEPS = tuple(min(24, int(math.log1p(-(i + 0.5) / 4096) / math.log(0.6))) for i in range(4096))
+_REROLLS = tuple(Reroll(tuple(p for p in range(5) if mask >> p & 1)) for mask in range(32))
+_CHALLENGE, _LOOK, _ACCEPT = Challenge(), Look(), Accept()
 
 
 def _low_claim(legal: Legal, rng: random.Random) -> Bid:
     """A claim near the lowest legal one (geometric steps), so games stay varied."""
-    top = len(legal.space) - 1
-    index = legal.min_index
-    while index < top and rng.random() < 0.6:
-        index += 1
+    index = min(len(legal.space) - 1, legal.min_index + _STEPS[rng.getrandbits(12)])
     return Bid(legal.space.claims[index])
 
 
@@ -25,15 +28,15 @@ def random_action(legal: Legal, rng: random.Random) -> Action:
     """Return a random legal action, weighted so that games finish and every branch is played."""
     decision = legal.decision
     if decision == "reroll":
-        return Reroll(tuple(p for p in range(5) if rng.random() < 0.5))
+        return _REROLLS[rng.getrandbits(5)]
     if decision == "claim":
         return _low_claim(legal, rng)
     if decision in ("respond", "accept") and (not legal.can_claim() or rng.random() < 0.3):
-        return Challenge()
+        return _CHALLENGE
     if decision == "respond":
-        return Look() if rng.random() < 0.6 else _low_claim(legal, rng)
+        return _LOOK if rng.random() < 0.6 else _low_claim(legal, rng)
     if decision == "accept":
-        return Accept()
+        return _ACCEPT
     if decision == "turn":
         return _random_pass(legal, rng)
     raise ValueError(f"no action to sample for decision {decision!r}")
@@ -63,8 +66,7 @@ def playout(rules: RuleSet, players: int, rng: random.Random, options: dict | No
     state = rules.new_game(players, options)
     decisions = chances = 0
     to_act, apply, chance, legal_of = rules.to_act, rules.apply, rules.chance, rules.legal
-    while not rules.is_over(state):
-        seat = to_act(state)
+    while (seat := to_act(state)) != TERMINAL:
         if seat == CHANCE:
             state = apply(state, chance(state, rng))
             chances += 1
