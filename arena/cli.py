@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 import click
@@ -102,7 +103,7 @@ def rules_list() -> None:
         click.echo(indent(table(("option", "default", "allowed", "meaning"), rows)))
 
 
-def table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
+def table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     """Plain aligned columns for the terminal."""
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
     lines = ["  ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()

@@ -22,7 +22,7 @@ import math
 import multiprocessing
 import multiprocessing.util
 import shlex
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Generator, Mapping
 from contextlib import closing
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -223,7 +223,7 @@ def plan_group(setup: Setup, index: int) -> tuple[Table, ...]:
     cand, base = setup.candidate, setup.baseline
     if setup.seats == 2:
         return (Table(seed_of(0), (cand, base), 0, 1), Table(seed_of(1), (base, cand), 1, 0))
-    tables = []
+    tables: list[Table] = []
     for s in range(setup.seats):
         for role, bot in (("candidate", cand), ("baseline", base)):
             seats = _seat_field(setup.seats, s, bot, setup.field)
@@ -458,7 +458,7 @@ def _check_bounds(bounds: Bounds) -> None:
         sprt_of(Tally(pentanomial=probe), 2, bounds)  # too-wide bounds fit no pair counts
 
 
-def group_results(setup: Setup, groups: int, workers: int = 1) -> Iterator[GroupResult]:
+def group_results(setup: Setup, groups: int, workers: int = 1) -> Generator[GroupResult]:
     """Results of groups 0..groups-1 in group order, played in `workers` processes."""
     if workers <= 1:
         try:

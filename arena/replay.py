@@ -217,9 +217,10 @@ def verify_replay(
     """
     replay = source if isinstance(source, Replay) else read_replay(source)
     try:
-        return _Verifier(replay, _ruleset(replay.header, rules)).run()
+        _Verifier(replay, _ruleset(replay.header, rules)).run()
     except _Mismatch as mismatch:
         return mismatch.difference
+    return None
 
 
 class _Mismatch(Exception):
@@ -231,7 +232,7 @@ class _Mismatch(Exception):
 def _ruleset(header: Mapping[str, Any], rules: Mapping[str, RuleSet] | None) -> RuleSet:
     wanted = header.get("rules") or {}
     known = rules if rules is not None else _installed_rules(wanted.get("id"))
-    ruleset = known.get(wanted.get("id"))
+    ruleset = known.get(str(wanted.get("id")))
     if ruleset is None:
         raise _Mismatch(1, f"unknown rule set {wanted.get('id')!r}")
     if ruleset.version != wanted.get("version"):

@@ -867,13 +867,13 @@ def _bracket_table(table: Mapping[str, Any], links: Mapping[str, int]) -> str:
     rows = "".join(
         f'<li class="{"through" if name in advanced else "out"}">{_e(name)}</li>' for name in order
     )
-    games = table.get("games") or ()
-    links = " ".join(
+    games: Sequence[Any] = table.get("games") or ()
+    game_links = " ".join(
         _game_link(g, links, i) for i, g in enumerate(games, 1)
     )
     return (
         f'<div class="match"><div class="match-head">table {_e(table.get("table", ""))}'
-        f'<span class="games">games {links}</span></div><ol>{rows}</ol></div>'
+        f'<span class="games">games {game_links}</span></div><ol>{rows}</ol></div>'
     )
 
 

@@ -43,7 +43,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from types import FrameType, MappingProxyType
-from typing import Any
+from typing import Any, cast
 
 import yaml
 
@@ -203,7 +203,7 @@ class _Lines:
 
     def find(self, path: tuple[str | int, ...]) -> tuple[tuple[str | int, ...], int]:
         node: yaml.Node | None = yaml.compose(self.text, Loader=yaml.SafeLoader)
-        line, found = 1, ()
+        line, found = 1, cast(tuple[str | int, ...], ())
         for key in path:
             child = _child(node, key)
             if child is None:

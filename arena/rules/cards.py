@@ -277,7 +277,8 @@ class CardsRules(Engine):
             raise RulesError(f"seat {seat} has no decision to fault on")
         faults = add_to_seat(state.faults, seat, 1)
         state = _with(state, faults=faults)
-        if state.opts["on_fault"] == "penalty" and faults[seat] < state.opts["max_faults"]:
+        limit = int(state.opts["max_faults"])  # type: ignore[call-overload]
+        if state.opts["on_fault"] == "penalty" and faults[seat] < limit:
             penalty = Event("penalty", seat, {"faults": faults[seat]})
             state, paid = self._pay(state, seat, state.passer)
             return self._new_central(state, seat, (penalty, *paid))

@@ -302,7 +302,7 @@ class DiceRules(Engine):
         points = add_to_seat(state.points, loser, 1)
         events = (*events, Event("point", loser, {"points": points[loser]}))
         state = _with(state, points=points)
-        if points[loser] >= state.opts["max_points"]:
+        if points[loser] >= int(state.opts["max_points"]):  # type: ignore[call-overload]
             state, out_events = _go_out(state, loser, "points")
             events += out_events
         return self._next_round(state, loser, events)
@@ -324,7 +324,8 @@ class DiceRules(Engine):
             raise RulesError(f"seat {seat} has no decision to fault on")
         faults = add_to_seat(state.faults, seat, 1)
         state = _with(state, faults=faults)
-        if state.opts["on_fault"] == "penalty" and faults[seat] < state.opts["max_faults"]:
+        limit = int(state.opts["max_faults"])  # type: ignore[call-overload]
+        if state.opts["on_fault"] == "penalty" and faults[seat] < limit:
             return self._point(state, seat, (Event("penalty", seat, {"faults": faults[seat]}),))
         state, events = _go_out(state, seat, "forfeit")
         return self._next_round(state, seat, events)
