@@ -102,7 +102,7 @@ def run(
             + ", ".join(f"{place}. {name}" for place, name in enumerate(report.ranking, 1))
         )
     if not quiet:
-        _note(f"results in {_shown(report.folder)}/")
+        _note(f"results in {_shown(report.folder)}/ (open report.html to see them)")
 
 
 def _note(message: str) -> None:

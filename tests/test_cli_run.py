@@ -170,7 +170,7 @@ def test_quickstart_runs_and_prints_the_standings(tmp_path: Path) -> None:
         assert f"| {bot} " in result.stdout
     assert result.stderr == (
         f"arena: quickstart: 120 games; playing 120 on 2 workers into {out}\n"
-        f"arena: results in {out}/\n"
+        f"arena: results in {out}/ (open report.html to see them)\n"
     )
 
 
