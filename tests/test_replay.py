@@ -10,6 +10,7 @@ from typing import Any
 
 import jsonschema
 import pytest
+from stumbling import stumbler
 
 import arena
 from arena.referee import GameRecord, play_game
@@ -25,25 +26,11 @@ from arena.replay import (
     verify_replay,
     write_replay,
 )
-from arena.rules.playout import random_action
 
 VALIDATOR = jsonschema.Draft202012Validator(schema())
 
 
-class Stumbler(arena.Bot):
-    """Plays randomly but crashes on every third decision, to put faults in the log."""
-
-    name = "stumbler"
-
-    def __init__(self, context: arena.BotContext) -> None:
-        super().__init__(context)
-        self.decisions = 0
-
-    def act(self, observation: arena.Observation) -> arena.Action:
-        self.decisions += 1
-        if self.decisions % 3 == 0:
-            raise RuntimeError("stumbled")
-        return random_action(observation.legal, self.rng)
+Stumbler = stumbler(lambda n: n % 3 == 0)
 
 
 class Cheat(arena.Bot):

@@ -10,12 +10,11 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from stumbling import stumbler
 
-import arena
 from arena.cli import cli
 from arena.referee import play_game
 from arena.replay import encode_replay, read_replay, replay_lines, write_replay
-from arena.rules.playout import random_action
 from arena.tournament import load_tournament, run_tournament
 
 NAMES = ("ana", "bruno")
@@ -57,20 +56,7 @@ result:
 """
 
 
-class Stumbler(arena.Bot):
-    """Plays randomly but crashes on its second decision, to put a fault in the log."""
-
-    name = "stumbler"
-
-    def __init__(self, context: arena.BotContext) -> None:
-        super().__init__(context)
-        self.decisions = 0
-
-    def act(self, observation: arena.Observation) -> arena.Action:
-        self.decisions += 1
-        if self.decisions == 2:
-            raise RuntimeError("stumbled")
-        return random_action(observation.legal, self.rng)
+Stumbler = stumbler(lambda n: n == 2)
 
 
 def run(*args: str) -> tuple[int, str]:

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from stumbling import stumbler
 
 import arena
 import arena.report
@@ -33,7 +34,6 @@ from arena.report import (
     pack_script,
     scan_replay,
 )
-from arena.rules.playout import random_action
 from arena.tournament import load_tournament, run_tournament
 
 ROUND_ROBIN = """\
@@ -264,20 +264,7 @@ def test_arena_report_prints_where_the_page_is(dice_folder: Path, tmp_path: Path
 # --- bluffing statistics ------------------------------------------------------------------
 
 
-class Stumbler(arena.Bot):
-    """Random, but crashes on every fourth decision: faults between the claims."""
-
-    name = "stumbler"
-
-    def __init__(self, context: arena.BotContext) -> None:
-        super().__init__(context)
-        self.decisions = 0
-
-    def act(self, observation: arena.Observation) -> arena.Action:
-        self.decisions += 1
-        if self.decisions % 4 == 0:
-            raise RuntimeError("stumbled")
-        return random_action(observation.legal, self.rng)
+Stumbler = stumbler(lambda n: n % 4 == 0)
 
 
 GAMES = {
