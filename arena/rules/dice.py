@@ -91,6 +91,7 @@ class DiceRules(Engine):
             *FAULT_OPTIONS,
         )
         self._legal_cache: dict[int, Legal] = {}
+        self._memo: tuple[object, Legal] = (None, Legal("wait", hands.claim_space(hands.DICE), 0))
         self._index_cache: dict[bool, dict[tuple[int, ...], int]] = {}
         self._steps: dict[type, Callable[[DiceState, Any], DiceState]] = {
             Bid: lambda state, action: self._bid(state, state.space.index[action.claim]),
@@ -125,12 +126,16 @@ class DiceRules(Engine):
         return state.phase == OVER
 
     def legal(self, state: DiceState) -> Legal:
-        """Return what the holder may do now."""
+        """Return what the holder may do now (asked twice per decision: by observe, by apply)."""
+        memo = self._memo
+        if memo[0] is state:
+            return memo[1]
         key = (state.phase << 10) | ((state.claim + 1) << 1) | state.space.straight_over_full
         legal = self._legal_cache.get(key)
         if legal is None:
             decision = _DECISION.get(state.phase, "wait")
             legal = self._legal_cache[key] = Legal(decision, state.space, state.claim + 1)
+        self._memo = (state, legal)
         return legal
 
     def observe(self, state: DiceState, seat: int) -> Observation:
@@ -205,7 +210,15 @@ class DiceRules(Engine):
             return self._apply_chance(state, action)
         if phase == OVER:
             raise IllegalAction(f"the game is over; {action} cannot be played")
-        problem = self.legal(state).problem(action)
+        legal = self.legal(state)
+        if type(action) is Bid and phase != REROLL:  # the common case, checked in line
+            claim = action.claim
+            sof = legal.space.straight_over_full
+            if type(claim) is hands.Value and claim.straight_over_full == sof:
+                index = state.space.index.get(claim, -1)
+                if index >= legal.min_index:
+                    return self._bid(state, index)
+        problem = legal.problem(action)
         if problem is not None:
             raise IllegalAction(f"seat {state.holder}: {problem}")
         return self._steps[type(action)](state, action)
