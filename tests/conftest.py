@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
+from hypothesis import settings
+
+# The same examples on every run and machine: CI results never depend on luck. A property
+# that fails is found by a developer running with HYPOTHESIS_PROFILE=explore.
+settings.register_profile("ci", derandomize=True)
+settings.register_profile("explore", max_examples=1000)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 @pytest.fixture(autouse=True)
