@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools
 import random
 from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from arena import hands
@@ -35,6 +36,8 @@ DEAL, FILL, EXCHANGE, CLAIM, RESPOND, REROLL, OVER = range(7)
 _DECISION = {EXCHANGE: "reroll", CLAIM: "claim", RESPOND: "respond", REROLL: "reroll"}
 _SEEN = (EXCHANGE, CLAIM, REROLL)  # phases in which the holder is looking at the hand
 _DECK = tuple(range(52))
+_new = tuple.__new__
+_NO_DATA: Mapping[str, object] = MappingProxyType({})
 _CARD_TEXT = tuple(hands.card_text(c) for c in _DECK)
 # Every roll of k dice, in a fixed order: one randrange picks a whole roll.
 _ROLLS = tuple(tuple(itertools.product(hands.DIE_RANKS, repeat=k)) for k in range(6))
@@ -143,11 +146,11 @@ class DiceRules(Engine):
         acting = seat == state.holder and state.phase in _SEEN
         legal = self.legal(state) if seat == state.holder else self._wait(state)
         claim = state.space.claims[state.claim] if state.claim >= 0 else None
-        return Observation(
+        return _new(Observation, (  # tuple.__new__: half the cost of the class call
             self.id, seat, legal, claim, state.claimant if state.claimant >= 0 else None,
             self._text(state.hand) if acting else None, state.points, state.active,
-            state.history,
-        )
+            state.history, None, None, None,
+        ))
 
     def _wait(self, state: DiceState) -> Legal:
         return self.legal(_with(state, phase=OVER))
@@ -224,8 +227,8 @@ class DiceRules(Engine):
         return self._steps[type(action)](state, action)
 
     def _look(self, state: DiceState, action: Look) -> DiceState:
-        seen = Event("see", state.holder, {"hand": self._text(state.hand)}, state.holder)
-        look = Event("look", state.holder)
+        seen = _new(Event, ("see", state.holder, {"hand": self._text(state.hand)}, state.holder))
+        look = _new(Event, ("look", state.holder, _NO_DATA, None))
         return _with(state, phase=REROLL, history=(*state.history, look), events=(look, seen))
 
     def _apply_chance(self, state: DiceState, chance: Chance) -> DiceState:
@@ -242,13 +245,13 @@ class DiceRules(Engine):
         hand = list(state.hand)
         for position, face in zip(state.pending, chance.outcome, strict=True):
             hand[position] = face
-        seen = Event("roll", state.holder, {"positions": state.pending,
-                                            "hand": self._text(tuple(hand))}, state.holder)
+        data = {"positions": state.pending, "hand": self._text(tuple(hand))}
+        seen = _new(Event, ("roll", state.holder, data, state.holder))
         return _with(state, hand=tuple(hand), phase=CLAIM, pending=(), events=(seen,))
 
     def _deal(self, state: DiceState, outcome: tuple[int, ...]) -> DiceState:
         thrower = state.thrower
-        start = Event("round", thrower, {"round": state.round + 1})
+        start = _new(Event, ("round", thrower, {"round": state.round + 1}, None))
         if self.cards:
             if sorted(outcome) != list(_DECK):
                 raise IllegalAction("a deal must be an order of the 52 cards")
@@ -257,7 +260,7 @@ class DiceRules(Engine):
             if outcome not in _ROLL_SETS[5]:
                 raise IllegalAction(f"a throw is 5 die faces 9..14, got {outcome}")
             hand, deck, phase, kind = outcome, (), CLAIM, "roll"
-        seen = Event(kind, thrower, {"hand": self._text(hand)}, thrower)
+        seen = _new(Event, (kind, thrower, {"hand": self._text(hand)}, thrower))
         return _with(state,
             phase=phase, holder=thrower, hand=hand, deck=deck, discards=(), claim=-1,
             claimant=-1, pending=(), round=state.round + 1, history=(start,),
@@ -265,7 +268,7 @@ class DiceRules(Engine):
         )
 
     def _reroll(self, state: DiceState, positions: tuple[int, ...]) -> DiceState:
-        public = Event("reroll", state.holder, {"count": len(positions)})
+        public = _new(Event, ("reroll", state.holder, {"count": len(positions)}, None))
         history, events = (*state.history, public), (public,)
         if not positions:
             return _with(state, phase=CLAIM, history=history, events=events)
@@ -294,7 +297,8 @@ class DiceRules(Engine):
 
     def _bid(self, state: DiceState, index: int) -> DiceState:
         blind = state.phase == RESPOND
-        event = Event("claim", state.holder, {"claim": state.space.claims[index], "blind": blind})
+        data = {"claim": state.space.claims[index], "blind": blind}
+        event = _new(Event, ("claim", state.holder, data, None))
         return _with(state,
             phase=RESPOND, claim=index, claimant=state.holder,
             holder=next_active(state.active, state.holder),
@@ -313,7 +317,7 @@ class DiceRules(Engine):
 
     def _point(self, state: DiceState, loser: int, events: tuple[Event, ...]) -> DiceState:
         points = add_to_seat(state.points, loser, 1)
-        events = (*events, Event("point", loser, {"points": points[loser]}))
+        events = (*events, _new(Event, ("point", loser, {"points": points[loser]}, None)))
         state = _with(state, points=points)
         if points[loser] >= int(state.opts["max_points"]):  # type: ignore[call-overload]
             state, out_events = _go_out(state, loser, "points")
