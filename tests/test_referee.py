@@ -218,5 +218,5 @@ def test_the_record_holds_decisions_with_times_and_every_event() -> None:
     assert all(seconds >= 0 for *_, seconds in actions)
     kinds = {e[1].kind for e in record.log if e[0] == "event"}
     assert {"round", "roll", "claim", "challenge", "point", "out", "over"} <= kinds
-    assert record.players[0] == record.players[0]
-    assert isinstance(record.players[0], Player)
+    assert [p.name for p in record.players] == ["random", "random"]
+    assert all(isinstance(p, Player) and p.origin.startswith("arena ") for p in record.players)
