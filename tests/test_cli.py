@@ -14,26 +14,26 @@ PLAY_WITH_A_HUMAN = """\
 dice, seed 4: seat 0 human, seat 1 random
 -- round 1: seat 0 (human) throws --
   points: seat 0: 0  seat 1: 0
-  under the cup: J A 9 Q 9   (positions 0-4)
+  under the cup: J K T T A   (positions 0-4)
   you decide: claim; lowest legal claim: high A
 seat 0, claim > nonsense
   not understood: unknown action 'nonsense' (challenge, accept, look, reroll 0 3, \
 claim pair J, pass three Q swap 0-2 reveal 1 3)
   try: claim pair J   |   claim full K 9   |   claim two-pair A 9
 seat 0, claim > claim pair 9
-seat 0 (human) sees [J A 9 Q 9], claims pair 9
+seat 0 (human) sees [J K T T A], claims pair 9
 seat 1 (random) looks, rerolls 2 dice, claims pair J
   points: seat 0: 0  seat 1: 0
   claim to beat: pair J (by seat 1)
   you decide: respond; lowest legal claim: pair Q
 seat 0, respond > challenge
-seat 0 (human) challenges seat 1's pair J: the hand is [Q K 9 Q 9] (two-pair Q 9), the claim holds
-seat 0 (human) takes a point (1)
-seat 0 (human) is out on points
+seat 0 (human) challenges seat 1's pair J: the hand is [K 9 T T A] (pair T), it was a lie
+seat 1 (random) takes a point (1)
+seat 1 (random) is out on points
 -- game over --
 result:
- 1st  seat 1 (random)  0 points
- 2nd  seat 0 (human)  1 point
+ 1st  seat 0 (human)  0 points
+ 2nd  seat 1 (random)  1 point
 """
 
 

@@ -24,17 +24,18 @@ game g1 (class; main, table 1): dice, seed 4
 seats: 0 ana, 1 bruno
 view: everyone (every die and card shown)
 -- round 1: seat 0 (ana) throws --
-seat 0 (ana) sees [J A 9 Q 9], claims pair J
-seat 1 (bruno) looks, sees [J A 9 Q 9], rerolls 2 dice, gets [Q K 9 Q 9], claims pair K
-seat 0 (ana) looks, sees [Q K 9 Q 9], rerolls 3 dice, gets [T K 9 9 9], claims two-pair J 9
-seat 1 (bruno) looks, sees [T K 9 9 9], rerolls 2 dice, gets [T K 9 A Q], claims two-pair Q T
-seat 0 (ana) challenges seat 1's two-pair Q T: the hand is [T K 9 A Q] (high A), it was a lie
-seat 1 (bruno) takes a point (1)
-seat 1 (bruno) is out on points
+seat 0 (ana) sees [J K T T A], claims pair J
+seat 1 (bruno) looks, sees [J K T T A], rerolls 2 dice, gets [K 9 T T A], claims pair K
+seat 0 (ana) looks, sees [K 9 T T A], rerolls 3 dice, gets [A 9 T T K], claims two-pair J 9
+seat 1 (bruno) looks, sees [A 9 T T K], rerolls 2 dice, gets [A 9 T 9 A], claims two-pair Q T
+seat 0 (ana) challenges seat 1's two-pair Q T: the hand is [A 9 T 9 A] (two-pair A 9), \
+the claim holds
+seat 0 (ana) takes a point (1)
+seat 0 (ana) is out on points
 -- game over --
 result:
- 1st  seat 0 (ana)  0 points
- 2nd  seat 1 (bruno)  1 point
+ 1st  seat 1 (bruno)  0 points
+ 2nd  seat 0 (ana)  1 point
 """
 
 STORY_SEAT_1 = """\
@@ -43,16 +44,17 @@ seats: 0 ana, 1 bruno
 view: seat 1 (bruno): what it knew, when it knew it
 -- round 1: seat 0 (ana) throws --
 seat 0 (ana) claims pair J
-seat 1 (bruno) looks, sees [J A 9 Q 9], rerolls 2 dice, gets [Q K 9 Q 9], claims pair K
+seat 1 (bruno) looks, sees [J K T T A], rerolls 2 dice, gets [K 9 T T A], claims pair K
 seat 0 (ana) looks, rerolls 3 dice, claims two-pair J 9
-seat 1 (bruno) looks, sees [T K 9 9 9], rerolls 2 dice, gets [T K 9 A Q], claims two-pair Q T
-seat 0 (ana) challenges seat 1's two-pair Q T: the hand is [T K 9 A Q] (high A), it was a lie
-seat 1 (bruno) takes a point (1)
-seat 1 (bruno) is out on points
+seat 1 (bruno) looks, sees [A 9 T T K], rerolls 2 dice, gets [A 9 T 9 A], claims two-pair Q T
+seat 0 (ana) challenges seat 1's two-pair Q T: the hand is [A 9 T 9 A] (two-pair A 9), \
+the claim holds
+seat 0 (ana) takes a point (1)
+seat 0 (ana) is out on points
 -- game over --
 result:
- 1st  seat 0 (ana)  0 points
- 2nd  seat 1 (bruno)  1 point
+ 1st  seat 1 (bruno)  0 points
+ 2nd  seat 0 (ana)  1 point
 """
 
 
@@ -104,16 +106,16 @@ def test_verify_accepts_a_faithful_replay(small_game: Path) -> None:
 
 def test_verify_names_the_first_difference_of_a_tampered_replay(tmp_path: Path) -> None:
     lines = _lines()
-    assert lines[1] == {"type": "chance", "outcome": [11, 14, 9, 12, 9]}
-    lines[1]["outcome"][1] = 13  # the thrower's ace becomes a king in the chance line
+    assert lines[1] == {"type": "chance", "outcome": [11, 13, 10, 10, 14]}
+    lines[1]["outcome"][1] = 12  # the thrower's king becomes a queen in the chance line
     path = tmp_path / "tampered.json.gz"
     path.write_bytes(encode_replay(lines))
     code, output = run("replay", str(path), "--verify")
     assert (code, output) == (1, (
         f"{path}: line 4: event "
-        '{"hand": ["J", "A", "9", "Q", "9"], "kind": "roll", "seat": 0, "to": 0} differs from '
+        '{"hand": ["J", "K", "T", "T", "A"], "kind": "roll", "seat": 0, "to": 0} differs from '
         "the rules' "
-        '{"hand": ["J", "K", "9", "Q", "9"], "kind": "roll", "seat": 0, "to": 0}\n'
+        '{"hand": ["J", "Q", "T", "T", "A"], "kind": "roll", "seat": 0, "to": 0}\n'
     ))  # fmt: skip
 
 

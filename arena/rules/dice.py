@@ -69,6 +69,10 @@ class DiceState(NamedTuple):
 
 
 _DICESTATE_INDEX = {name: i for i, name in enumerate(DiceState._fields)}
+_HOLDER, _PHASE, _HAND, _CLAIMANT, _PENDING, _HISTORY, _EVENTS = (
+    _DICESTATE_INDEX[f]
+    for f in ("holder", "phase", "hand", "claimant", "pending", "history", "events")
+)
 
 
 def _with(state: DiceState, **changes: object) -> DiceState:
@@ -100,7 +104,7 @@ class DiceRules(Engine):
             Bid: lambda state, action: self._bid(state, state.space.index[action.claim]),
             Challenge: lambda state, action: self._challenge(state),
             Look: self._look,
-            Reroll: lambda state, action: self._reroll(state, tuple(sorted(action.positions))),
+            Reroll: lambda state, action: self._reroll(state, _in_order(action.positions)),
         }
 
     # --- setup ------------------------------------------------------------------------
@@ -194,13 +198,13 @@ class DiceRules(Engine):
         if state.phase == DEAL:
             if self.cards:
                 return Chance(tuple(rng.sample(_DECK, 52)))
-            return Chance(_ROLLS[5][rng.randrange(7776)])
+            return Chance(_ROLLS[5][int(rng.random() * 7776)])
         if state.phase != FILL:
             raise RulesError("no chance outcome is pending")
         if self.cards:
             return Chance(tuple(rng.sample(state.discards, len(state.discards))))
         table = _ROLLS[len(state.pending)]
-        return Chance(table[rng.randrange(len(table))])
+        return Chance(table[int(rng.random() * len(table))])
 
     # --- transitions ------------------------------------------------------------------
 
@@ -229,7 +233,10 @@ class DiceRules(Engine):
     def _look(self, state: DiceState, action: Look) -> DiceState:
         seen = _new(Event, ("see", state.holder, {"hand": self._text(state.hand)}, state.holder))
         look = _new(Event, ("look", state.holder, _NO_DATA, None))
-        return _with(state, phase=REROLL, history=(*state.history, look), events=(look, seen))
+        values = list(state)  # _with, unrolled: a third of all decisions look
+        values[_PHASE] = REROLL
+        values[_HISTORY:] = ((*state.history, look), (look, seen))
+        return _new(DiceState, values)
 
     def _apply_chance(self, state: DiceState, chance: Chance) -> DiceState:
         if state.phase == DEAL:
@@ -247,7 +254,11 @@ class DiceRules(Engine):
             hand[position] = face
         data = {"positions": state.pending, "hand": self._text(tuple(hand))}
         seen = _new(Event, ("roll", state.holder, data, state.holder))
-        return _with(state, hand=tuple(hand), phase=CLAIM, pending=(), events=(seen,))
+        values = list(state)  # _with, unrolled: every reroll comes through here
+        values[_PHASE:_HAND + 1] = (CLAIM, tuple(hand))
+        values[_PENDING] = ()
+        values[_EVENTS] = (seen,)
+        return _new(DiceState, values)
 
     def _deal(self, state: DiceState, outcome: tuple[int, ...]) -> DiceState:
         thrower = state.thrower
@@ -273,7 +284,11 @@ class DiceRules(Engine):
         if not positions:
             return _with(state, phase=CLAIM, history=history, events=events)
         if not self.cards:
-            return _with(state, phase=FILL, pending=positions, history=history, events=events)
+            values = list(state)  # _with, unrolled: most rerolls take this path
+            values[_PHASE] = FILL
+            values[_PENDING] = positions
+            values[_HISTORY:] = (history, events)
+            return _new(DiceState, values)
         thrown = tuple(state.hand[p] for p in positions)
         state = _with(state, discards=state.discards + thrown, history=history, events=events)
         return self._draw(state, positions)
@@ -297,13 +312,14 @@ class DiceRules(Engine):
 
     def _bid(self, state: DiceState, index: int) -> DiceState:
         blind = state.phase == RESPOND
+        holder = state.holder
         data = {"claim": state.space.claims[index], "blind": blind}
-        event = _new(Event, ("claim", state.holder, data, None))
-        return _with(state,
-            phase=RESPOND, claim=index, claimant=state.holder,
-            holder=next_active(state.active, state.holder),
-            history=(*state.history, event), events=(event,),
-        )
+        event = _new(Event, ("claim", holder, data, None))
+        values = list(state)  # _with, unrolled: the most frequent transition of the game
+        values[_HOLDER:_CLAIMANT + 1] = (next_active(state.active, holder), RESPOND,
+                                         state.hand, index, holder)
+        values[_HISTORY:] = ((*state.history, event), (event,))
+        return _new(DiceState, values)
 
     def _challenge(self, state: DiceState) -> DiceState:
         value = self.hand_index(state)
@@ -346,6 +362,14 @@ class DiceRules(Engine):
             return self._point(state, seat, (Event("penalty", seat, {"faults": faults[seat]}),))
         state, events = _go_out(state, seat, "forfeit")
         return self._next_round(state, seat, events)
+
+
+_SORTED_SUBSETS = frozenset(tuple(p for p in range(5) if mask >> p & 1) for mask in range(32))
+
+
+def _in_order(positions: tuple[int, ...]) -> tuple[int, ...]:
+    """Reroll positions in increasing order (most arrive so already)."""
+    return positions if positions in _SORTED_SUBSETS else tuple(sorted(positions))
 
 
 def _go_out(state: DiceState, seat: int, reason: str) -> tuple[DiceState, tuple[Event, ...]]:
