@@ -198,6 +198,8 @@ class DiceRules(Engine):
         if state.phase == DEAL:
             if self.cards:
                 return Chance(tuple(rng.sample(_DECK, 52)))
+            # One random() per throw: a float has 53 bits, so the bias over 7,776 rolls is
+            # below 1e-12, far cheaper than randrange's rejection loop.
             return Chance(_ROLLS[5][int(rng.random() * 7776)])
         if state.phase != FILL:
             raise RulesError("no chance outcome is pending")
