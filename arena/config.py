@@ -28,6 +28,7 @@ __all__ = [
     "ConfigError",
     "EntrantConfig",
     "FormatConfig",
+    "KeyLines",
     "LimitsConfig",
     "OptionProblem",
     "Options",
@@ -36,6 +37,7 @@ __all__ = [
     "config_as_run",
     "config_differences",
     "dump_config",
+    "key_lines",
     "load_config",
     "load_config_text",
 ]
@@ -278,7 +280,7 @@ def load_config_text(
 
 
 @dataclass(frozen=True, slots=True)
-class _Document:
+class KeyLines:
     """The source name and the line of every key path, to point errors at the right line."""
 
     source: str
@@ -292,6 +294,19 @@ class _Document:
     def fail(self, path: KeyPath, message: str) -> NoReturn:
         raise ConfigError(self.source, self.line(path), _dotted(path), message)
 
+    def error(self, path: KeyPath, message: str) -> ConfigError:
+        """The error for a key path found wrong after loading, named and placed at the
+        deepest part of it that the file spells out."""
+        while path and path not in self.lines:
+            path = path[:-1]
+        return ConfigError(self.source, self.lines.get(path, 1), _dotted(path), message)
+
+
+def key_lines(path: str | PathLike[str]) -> KeyLines:
+    """The lines of a valid tournament file's key paths, for checks made after loading by
+    callers that know more than this layer (which rule sets a bot plays, its options)."""
+    return _parse(Path(path).read_text(encoding="utf-8"), str(path))[1]
+
 
 def _dotted(path: KeyPath) -> str:
     return ".".join(str(k) for k in path)
@@ -301,7 +316,7 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def _parse(text: str, source: str) -> tuple[Any, _Document]:
+def _parse(text: str, source: str) -> tuple[Any, KeyLines]:
     loader: yaml.SafeLoader | None = None
     try:
         loader = yaml.SafeLoader(text)
@@ -318,7 +333,7 @@ def _parse(text: str, source: str) -> tuple[Any, _Document]:
     finally:
         if loader is not None:
             loader.dispose()
-    return data, _Document(source, reader.lines)
+    return data, KeyLines(source, reader.lines)
 
 
 def _yaml_error(source: str, exc: yaml.MarkedYAMLError) -> ConfigError:
@@ -443,7 +458,7 @@ class _Builder:
 
     def __init__(
         self,
-        doc: _Document,
+        doc: KeyLines,
         rules: Mapping[str, RuleSetInfo],
         bot_exists: Callable[[str], bool],
         known_bots: tuple[str, ...],

@@ -33,6 +33,10 @@ class Host(Protocol):
     """How the referee reaches one bot for one game."""
 
     mode: str
+    @property
+    def billed(self) -> float | None:
+        """Seconds to charge for the last decision, where the host measures them itself (CPU
+        time of a bot in its own process); None to charge the referee's wall clock."""
 
     def start(self, context: BotContext) -> None:
         """Build a fresh bot for this game; raise BotFault if it cannot be built."""
@@ -101,6 +105,7 @@ class InlineHost:
     SIGALRM (main thread only) and is checked after the fact when it could not interrupt."""
 
     mode = "inline"
+    billed: float | None = None  # the referee's wall clock is the bot's time
 
     def __init__(self, factory: Callable[[BotContext], Bot]) -> None:
         self.factory = factory

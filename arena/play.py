@@ -24,13 +24,13 @@ class PlayError(Exception):
     """A bad bot, rule set, option or player count for `arena play`."""
 
 
-def make_players(refs: Sequence[str]) -> list[Player]:
-    """Resolve bot references (and 'human') into inline players."""
+def make_players(refs: Sequence[str], rules_id: str) -> list[Player]:
+    """Resolve bot references (and 'human') into inline players that play these rules."""
     from arena.human import HumanBot
 
     registry = default_registry()
     players = []
-    for ref in refs:
+    for seat, ref in enumerate(refs):
         if ref == "human":
             players.append(Player("human", InlineHost(HumanBot), "terminal"))
             continue
@@ -38,6 +38,8 @@ def make_players(refs: Sequence[str]) -> list[Player]:
             spec = registry.resolve(ref)
         except PluginError as exc:
             raise PlayError(str(exc)) from None
+        if rules_id not in spec.rules:
+            raise PlayError(f"bot {spec.name!r} (seat {seat}) does not play {rules_id}")
         players.append(Player(spec.name, InlineHost(spec.factory), spec.origin, spec.version))
     return players
 
@@ -52,11 +54,8 @@ def play_in_terminal(rules_id: str, refs: Sequence[str], seed: int, options: dic
         options = ruleset.check_options(options)
     except RulesError as exc:
         raise PlayError(str(exc)) from None
-    players = make_players(refs)
+    players = make_players(refs, ruleset.id)
     humans = [seat for seat, ref in enumerate(refs) if ref == "human"]
-    for seat, player in enumerate(players):
-        if ruleset.id not in getattr(player.host.factory, "rules", (ruleset.id,)):  # type: ignore[attr-defined]
-            raise PlayError(f"bot {player.name!r} (seat {seat}) does not play {ruleset.id}")
     viewer = humans[0] if len(humans) == 1 else (None if reveal and not humans else -1)
     narrator = Narrator(ruleset.id, [p.name for p in players], viewer)
     limit = time_limit or (NO_LIMIT if humans else 1.0)

@@ -188,7 +188,7 @@ class _Game:
                 raise self.broken[seat]  # type: ignore[misc]
             host = self.players[seat].host
             action: Action = host.act(observation, timeout)
-            elapsed = self._clock(seat, started, getattr(host, "billed", None))
+            elapsed = self._clock(seat, started, host.billed)
             new_state = self.rules.apply(state, action)
         except BotFault as fault:
             return self._fault(state, seat, fault, self._clock(seat, started))

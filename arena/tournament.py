@@ -43,7 +43,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from types import FrameType, MappingProxyType
-from typing import Any, cast
+from typing import Any
 
 import yaml
 
@@ -51,8 +51,8 @@ from arena import results as folder_files
 from arena.bot import Limits
 from arena.config import (
     DEFAULT_CAP,
-    ConfigError,
     EntrantConfig,
+    KeyLines,
     LimitsConfig,
     OptionProblem,
     Options,
@@ -61,6 +61,7 @@ from arena.config import (
     config_as_run,
     config_differences,
     dump_config,
+    key_lines,
     load_config,
 )
 from arena.hosts import Host, InlineHost
@@ -178,54 +179,15 @@ def load_tournament(
         bot_exists=registry.exists,
         known_bots=registry.names(),
     )
-    lines = _Lines(str(path), Path(path).read_text(encoding="utf-8"))
+    lines = key_lines(path)
     for index, entrant in enumerate(cfg.entrants):
         _check_entrant(cfg, index, entrant, registry, lines)
     _check_tables(cfg, registry.rules[cfg.rules], lines)
     return cfg
 
 
-class _Lines:
-    """Finds the line of a key path in the YAML text, for errors found after loading."""
-
-    def __init__(self, source: str, text: str) -> None:
-        self.source = source
-        self.text = text
-
-    def fail(self, path: tuple[str | int, ...], message: str) -> ConfigError:
-        """The error for a key path, at the deepest part of it the file spells out."""
-        found, line = self.find(path)
-        return ConfigError(self.source, line, ".".join(map(str, found)), message)
-
-    def has(self, path: tuple[str | int, ...]) -> bool:
-        """Whether the file spells out this key path."""
-        return len(self.find(path)[0]) == len(path)
-
-    def find(self, path: tuple[str | int, ...]) -> tuple[tuple[str | int, ...], int]:
-        node: yaml.Node | None = yaml.compose(self.text, Loader=yaml.SafeLoader)
-        line, found = 1, cast(tuple[str | int, ...], ())
-        for key in path:
-            child = _child(node, key)
-            if child is None:
-                break
-            node, line = child
-            found = (*found, key)
-        return found, line
-
-
-def _child(node: yaml.Node | None, key: str | int) -> tuple[yaml.Node, int] | None:
-    if isinstance(node, yaml.SequenceNode) and isinstance(key, int) and key < len(node.value):
-        item = node.value[key]
-        return item, item.start_mark.line + 1
-    if isinstance(node, yaml.MappingNode):
-        for key_node, value_node in node.value:
-            if key_node.value == key:
-                return value_node, key_node.start_mark.line + 1
-    return None
-
-
 def _check_entrant(
-    cfg: TournamentConfig, index: int, entrant: EntrantConfig, registry: Registry, lines: _Lines
+    cfg: TournamentConfig, index: int, entrant: EntrantConfig, registry: Registry, lines: KeyLines
 ) -> None:
     here = ("entrants", index)
     if entrant.bot is not None:
@@ -233,22 +195,22 @@ def _check_entrant(
         if cfg.rules not in spec.rules:
             plays = ", ".join(spec.rules) or "nothing"
             message = f"bot {spec.name!r} does not play {cfg.rules!r} (it plays {plays})"
-            raise lines.fail((*here, "bot"), message)
+            raise lines.error((*here, "bot"), message)
         known = sorted(spec.factory.options)
         for key in entrant.options:
             if key not in known:
                 listing = ", ".join(known) or "none"
                 message = f"unknown option {key!r} for bot {spec.name!r} (known: {listing})"
-                raise lines.fail((*here, "options", key), message)
+                raise lines.error((*here, "options", key), message)
 
 
-def _check_tables(cfg: TournamentConfig, ruleset: RuleSet, lines: _Lines) -> None:
+def _check_tables(cfg: TournamentConfig, ruleset: RuleSet, lines: KeyLines) -> None:
     """An elimination deals tables smaller than `seats` when the entrants do not divide
     evenly (and finals of the survivors); each must still be playable."""
     smallest = Plan(cfg).smallest_table()
     if smallest is not None and smallest[1] < ruleset.min_players:
         stage, size = smallest
-        raise lines.fail(
+        raise lines.error(
             ("format", "seats"),
             f"with {len(cfg.entrants)} entrants, {stage} would have a table of {size}, but "
             f"{ruleset.id!r} needs at least {ruleset.min_players} players; change the "

@@ -108,3 +108,16 @@ def test_rules_lists_every_rule_set_with_options_and_player_counts() -> None:
     assert "dice (version 1): 2-6 players" in lines
     assert "dice-cards (version 1): 2-6 players" in lines
     assert sum("max_points" in line for line in lines) == 2
+
+
+def test_play_refuses_a_bot_that_does_not_play_the_rules(tmp_path) -> None:
+    bot = tmp_path / "dice_only.py"
+    bot.write_text(
+        "import arena\n\n\nclass DiceOnly(arena.Bot):\n    name = 'dice-only'\n"
+        "    rules = ('dice',)\n\n    def act(self, observation):\n"
+        "        return observation.legal_actions()[0]\n"
+    )
+    result = CliRunner().invoke(cli, ["play", "--rules", "cards", "--bots",
+                                      f"random,{bot},random"])
+    assert result.exit_code == 2
+    assert result.output == "arena: error: bot 'dice-only' (seat 1) does not play cards\n"

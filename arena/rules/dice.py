@@ -137,27 +137,29 @@ class DiceRules(Engine):
         memo = self._memo
         if memo[0] is state:
             return memo[1]
-        key = (state.phase << 10) | ((state.claim + 1) << 1) | state.space.straight_over_full
+        legal = self._legal_at(state.phase, state)
+        self._memo = (state, legal)
+        return legal
+
+    def _legal_at(self, phase: int, state: DiceState) -> Legal:
+        """The Legal of a phase at this claim, built once per (phase, claim, order)."""
+        key = (phase << 10) | ((state.claim + 1) << 1) | state.space.straight_over_full
         legal = self._legal_cache.get(key)
         if legal is None:
-            decision = _DECISION.get(state.phase, "wait")
+            decision = _DECISION.get(phase, "wait")
             legal = self._legal_cache[key] = Legal(decision, state.space, state.claim + 1)
-        self._memo = (state, legal)
         return legal
 
     def observe(self, state: DiceState, seat: int) -> Observation:
         """Return what one seat may know: the hand only while that seat is looking at it."""
         acting = seat == state.holder and state.phase in _SEEN
-        legal = self.legal(state) if seat == state.holder else self._wait(state)
+        legal = self.legal(state) if seat == state.holder else self._legal_at(OVER, state)
         claim = state.space.claims[state.claim] if state.claim >= 0 else None
         return _new(Observation, (  # tuple.__new__: half the cost of the class call
             self.id, seat, legal, claim, state.claimant if state.claimant >= 0 else None,
             self._text(state.hand) if acting else None, state.points, state.active,
             state.history, None, None, None,
         ))
-
-    def _wait(self, state: DiceState) -> Legal:
-        return self.legal(_with(state, phase=OVER))
 
     def result(self, state: DiceState) -> Result:
         """Return placements: the last player in wins, the others in reverse order of going out."""
