@@ -188,10 +188,11 @@ class _Game:
                 raise self.broken[seat]  # type: ignore[misc]
             host = self.players[seat].host
             action: Action = host.act(observation, timeout)
-            elapsed = self._clock(seat, started, host.billed)
-            new_state = self.rules.apply(state, action)
         except BotFault as fault:
             return self._fault(state, seat, fault, self._clock(seat, started))
+        elapsed = self._clock(seat, started, host.billed)
+        try:
+            new_state = self.rules.apply(state, action)
         except Exception:
             # apply() checks legality first: an illegal answer, or a bot's object that breaks
             # the check, is the bot's fault; anything else is a referee bug.
