@@ -376,6 +376,7 @@ class _NodeReader:
         try:
             if isinstance(node, yaml.SequenceNode):
                 return self.sequence(node, path)
+            assert isinstance(node, yaml.MappingNode)
             return self.mapping(node, path)
         finally:
             self.open.discard(id(node))
