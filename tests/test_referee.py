@@ -10,6 +10,7 @@ import time
 import pytest
 
 import arena
+from arena.hosts import InlineHost
 from arena.referee import Player, RefereeError, play_game
 from arena.rules import RULESETS
 from arena.rules.playout import random_action
@@ -209,6 +210,15 @@ def test_a_rules_bug_is_a_referee_error_not_a_fault() -> None:
 
     with pytest.raises(RefereeError, match="referee bug in apply"):
         play_game(BrokenRules(), [RandomBot, RandomBot], seed=1)  # type: ignore[arg-type]
+
+
+def test_a_host_bug_is_a_referee_error_not_a_fault() -> None:
+    class BrokenHost(InlineHost):
+        def act(self, observation: arena.Observation, timeout: float) -> arena.Action:
+            raise KeyError("host bug")
+
+    with pytest.raises(RefereeError, match="referee bug in act .*KeyError: 'host bug'"):
+        play_game("dice", [Player("broken", BrokenHost(RandomBot)), "random"], seed=1)
 
 
 def test_the_record_holds_decisions_with_times_and_every_event() -> None:
