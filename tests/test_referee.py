@@ -217,7 +217,7 @@ def test_a_host_bug_is_a_referee_error_not_a_fault() -> None:
         def act(self, observation: arena.Observation, timeout: float) -> arena.Action:
             raise KeyError("host bug")
 
-    with pytest.raises(RefereeError, match="referee bug in act .*KeyError: 'host bug'"):
+    with pytest.raises(RefereeError, match=r"referee bug in act .*KeyError: 'host bug'"):
         play_game("dice", [Player("broken", BrokenHost(RandomBot)), "random"], seed=1)
 
 
