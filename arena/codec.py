@@ -14,6 +14,7 @@ from arena.rules.actions import Accept, Action, Bid, Challenge, Chance, Look, Pa
 from arena.rules.base import Event, Legal, Observation
 
 _CLAIM_KEYS = ("claim", "value")
+_EVENT_HEAD = ("kind", "seat", "to")
 
 
 class CodecError(ValueError):
@@ -108,16 +109,21 @@ def _tuples(value: object) -> object:
 
 def event_from_json(data: Mapping[str, Any], straight_over_full: bool = False) -> Event:
     """Read an event back from its JSON form (claims become claims, lists become tuples)."""
-    rest = {k: v for k, v in data.items() if k not in ("kind", "seat", "to")}
-    for key in _CLAIM_KEYS:
-        if isinstance(rest.get(key), str):
-            rest[key] = hands.parse_claim(rest[key], straight_over_full)
-    fields = {k: _tuples(v) for k, v in rest.items()}
+    fields: dict[str, Any] = {}
+    for key, value in data.items():
+        if key in _EVENT_HEAD:
+            continue
+        if type(value) is list:
+            value = _tuples(value)
+        elif key in _CLAIM_KEYS and type(value) is str:
+            value = hands.parse_claim(value, straight_over_full)
+        fields[key] = value
     return Event(data["kind"], data.get("seat"), fields, data.get("to"))
 
 
-def observation_to_json(obs: Observation) -> dict[str, Any]:
-    """Return an observation as JSON, with what may be done now under `legal`."""
+def observation_to_json(obs: Observation, history: bool = True) -> dict[str, Any]:
+    """Return an observation as JSON, with what may be done now under `legal` (and without
+    its history when the reader rebuilds it from the events it was sent)."""
     legal = obs.legal
     min_claim = legal.min_claim
     out: dict[str, Any] = {
@@ -127,8 +133,9 @@ def observation_to_json(obs: Observation) -> dict[str, Any]:
         "claim": None if obs.claim is None else str(obs.claim), "claimant": obs.claimant,
         "hand": None if obs.hand is None else list(obs.hand),
         "scores": list(obs.scores), "active": list(obs.active),
-        "history": [event_to_json(e) for e in obs.history],
     }
+    if history:
+        out["history"] = [event_to_json(e) for e in obs.history]
     if obs.central is not None:
         out["central"] = list(obs.central)
         out["face_up"] = list(obs.face_up or ())
@@ -136,8 +143,10 @@ def observation_to_json(obs: Observation) -> dict[str, Any]:
     return out
 
 
-def observation_from_json(data: Mapping[str, Any], straight_over_full: bool = False) -> Observation:
-    """Rebuild an observation (with its Legal) from JSON, e.g. in a bot's own process."""
+def observation_from_json(data: Mapping[str, Any], straight_over_full: bool = False,
+                          history: tuple[Event, ...] | None = None) -> Observation:
+    """Rebuild an observation (with its Legal) from JSON, e.g. in a bot's own process; a
+    reader that kept the events it was sent passes the round's `history` itself."""
     space = hands.claim_space(hands.hand_kind(data["rules"]), straight_over_full)
     legal_data = data["legal"]
     low = legal_data.get("min_claim")
@@ -152,7 +161,8 @@ def observation_from_json(data: Mapping[str, Any], straight_over_full: bool = Fa
         None if claim is None else hands.parse_claim(claim, straight_over_full),
         data.get("claimant"), None if data.get("hand") is None else tuple(data["hand"]),
         tuple(data["scores"]), tuple(data["active"]),
-        tuple(event_from_json(e, straight_over_full) for e in data["history"]),
+        tuple(event_from_json(e, straight_over_full) for e in data["history"])
+        if history is None else history,
         None if data.get("central") is None else tuple(data["central"]),
         face_up or None, data.get("draw_pile"),
     )

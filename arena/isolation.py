@@ -36,18 +36,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Self
 
+from arena import wire
 from arena.bot import BotContext, GameEnd
-from arena.codec import (
-    CodecError,
-    action_from_json,
-    event_to_json,
-    observation_to_json,
-)
+from arena.codec import CodecError, action_from_json
 from arena.hosts import BotFault
 from arena.rules.actions import Action
 from arena.rules.base import Event, Observation
+from arena.wire import PROTOCOL, SPOKEN, SeatLog
 
-PROTOCOL = 1
 KiB = 1024
 MiB = KiB * KiB
 TOKEN_VARIABLE = "ARENA_BOT_TOKEN"
@@ -597,6 +593,7 @@ class _Game:
     straight_over_full: bool
     rng_state: list[Any]
     faults: list[BotFault] = field(default_factory=list)
+    log: SeatLog = field(default_factory=SeatLog)
 
 
 class PipeHost:
@@ -613,11 +610,9 @@ class PipeHost:
         self.turn = 0
         self.games = 0
         self.game: _Game | None = None
+        self.protocol = PROTOCOL
         self.last_wall = 0.0
         self.billed = 0.0
-        self.pending: list[bytes] = []
-        """Event lines not yet sent: they go with the next request, in one write, so a bot
-        wakes once per decision rather than once per event."""
 
     def launch_config(self) -> dict[str, Any]:
         """What the launcher runs: {"bot": ref} or {"command": argv}."""
@@ -632,7 +627,6 @@ class PipeHost:
         seed = context.rng.getrandbits(53)
         sof = bool(context.options.get("straight_over_full"))
         self.game = _Game(context, seed, sof, [state[0], list(state[1]), state[2]])
-        self.pending.clear()
         process = self.process
         if process is not None and (not process.alive() or self._worn(process)):
             self._kill()
@@ -649,13 +643,11 @@ class PipeHost:
         assert process is not None
         self.turn += 1
         turn = self.turn
-        data = _line({"type": "act", "turn": turn, "time": timeout,
-                      "observation": observation_to_json(observation)})
+        request = game.log.act_line(turn, timeout, observation, self.protocol)
         started = time.monotonic()
-        cpu = process.cpu_times()
-        self._send(self._flush(data), started + self.limits.backstop(timeout))
-        line = self._reply_in_time(turn, timeout, started, cpu)
-        message = self._parse(line)
+        self._send(game.log.flush(request), started + self.limits.backstop(timeout))
+        cpu = process.cpu_times()  # read while the bot works: off the decision's path
+        message = self._parse(self._reply_in_time(turn, timeout, started, cpu))
         if message["type"] == "error":
             raise self._fail("crash", str(message.get("message"))[:300], kill=False)
         if message["type"] != "action":
@@ -668,11 +660,17 @@ class PipeHost:
             raise self._fail("protocol", f"sent an unreadable action: {exc}"[:300]) from None
 
     def notify(self, event: Event) -> None:
-        """Pass the event on (nothing to wait for); a bot stopped after a fault misses it."""
-        self._current()
-        if self.process is None:
-            return
-        self.pending.append(_line({"type": "event", "event": event_to_json(event)}))
+        """Keep the event for the next request: a bot wakes once per decision, not per event
+        (a bot restarted after a fault gets the events it missed)."""
+        self._current().log.add(event)
+
+    def deliver(self) -> None:
+        """Send the events not sent yet, now, without waiting for anything (the next request
+        would carry them): to time a decision apart from the events before it."""
+        game = self._current()
+        data = game.log.flush(b"")
+        if data and self.process is not None:
+            self._send(data, time.monotonic() + self.limits.start_timeout)
 
     def end(self, result: GameEnd) -> None:
         """Tell the bot the result and wait for it to say it is done."""
@@ -680,7 +678,7 @@ class PipeHost:
         if self.process is None:
             return
         r = result.result
-        self._send(self._flush(_line({"type": "end", "place": result.place, "result": {
+        self._send(game.log.flush(wire.line({"type": "end", "place": result.place, "result": {
             "placements": list(r.placements), "scores": list(r.scores),
             "out_order": list(r.out_order)}})), time.monotonic() + 5)
         self._expect("done", self.limits.backstop(game.context.limits.decision))
@@ -703,7 +701,7 @@ class PipeHost:
             return
         if process.alive():
             with contextlib.suppress(_Closed, _Stuck):
-                process.send(_line({"type": "shutdown"}), time.monotonic() + 0.2)
+                process.send(wire.line({"type": "shutdown"}), time.monotonic() + 0.2)
             process.exit_reason(0.2)
         self._kill()
 
@@ -737,7 +735,8 @@ class PipeHost:
         game = self._current()
         if self.process is None:
             self._spawn()
-        self._send(_line({"type": "start", "game": self.games,
+        game.log.rewind()
+        self._send(wire.line({"type": "start", "game": self.games,
                           "context": _context_json(game.context, game.seed),
                           "rng_state": game.rng_state}),
                    time.monotonic() + self.limits.start_timeout)
@@ -750,12 +749,13 @@ class PipeHost:
             self.process = BotProcess(self.launch_config(), self.limits)
         except OSError as exc:
             raise self._fail("crash", f"cannot start the bot process: {exc}") from None
-        self._send(_line({"type": "hello", "protocol": PROTOCOL, "bot": self._reference()}),
+        self._send(wire.line({"type": "hello", "protocol": PROTOCOL, "bot": self._reference()}),
                    time.monotonic() + self.limits.start_timeout)
         hello = self._expect("hello", self.limits.start_timeout)
-        if hello.get("protocol") != PROTOCOL:
+        if hello.get("protocol") not in SPOKEN:
             raise self._fail("protocol", f"speaks protocol {hello.get('protocol')!r}, "
-                                         f"the referee speaks {PROTOCOL}")
+                                         f"the referee speaks {' or '.join(map(str, SPOKEN))}")
+        self.protocol = hello["protocol"]
         self.name = str(hello.get("name", ""))[:100]
         self.process.locate()
 
@@ -801,14 +801,6 @@ class PipeHost:
             raise self._fail("crash", self._death())
         if not self.process.holds_output():
             raise self._fail("crash", "closed its standard output")
-
-    def _flush(self, request: bytes) -> bytes:
-        """The events waiting to be sent, then the request, as one write."""
-        if not self.pending:
-            return request
-        data = b"".join([*self.pending, request])
-        self.pending.clear()
-        return data
 
     def _send(self, data: bytes, until: float) -> None:
         assert self.process is not None
@@ -889,10 +881,6 @@ class PipeHost:
                                         f"({self.billed:.2f}s CPU), limit {limit:.3g}s",
                              kill=False)
         return line
-
-
-def _line(message: Mapping[str, Any]) -> bytes:
-    return json.dumps(message, separators=(",", ":"), default=str).encode() + b"\n"
 
 
 def _absolute_reference(bot: str) -> str:

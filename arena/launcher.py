@@ -21,11 +21,14 @@ import random
 import resource
 import signal
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 from typing import IO, Any
 
-PROTOCOL = 1
+PROTOCOL = 2
+EVENT_PREFIX = b'{"type":"event","event":'
+"""How the referee's `event` lines begin: such a line is kept as it is and read only when the
+bot needs it (its notify, or the history of a round it is asked to play)."""
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
 
@@ -105,6 +108,21 @@ def _message(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}"[:500]
 
 
+_encode = json.JSONEncoder(separators=(",", ":")).encode
+_decode = json.JSONDecoder().decode
+
+
+def _event_data(messages: list[bytes | Mapping[str, Any]]) -> list[Any]:
+    """The `event` objects of event messages; lines in the referee's form are parsed in one
+    call, as one JSON array of the objects they hold."""
+    lines = [m for m in messages if isinstance(m, bytes)]
+    if len(lines) < len(messages):
+        return [(json.loads(m) if isinstance(m, bytes) else m)["event"] for m in messages]
+    start = len(EVENT_PREFIX)
+    inner = b",".join(m[start:m.rindex(b"}")] for m in lines)
+    return _decode((b"[" + inner + b"]").decode())  # type: ignore[no-any-return]
+
+
 def _reap_orphans() -> None:
     """Collect finished helper processes a previous game left to this subreaper."""
     while True:
@@ -128,24 +146,41 @@ class BotServer:
         self.seat = 0
         self.sof = False
         self.pending: str | None = None
-        self.history: tuple[list[Any], tuple[Any, ...]] = ([], ())
+        self.events: list[bytes | Mapping[str, Any]] = []
+        """The `event` messages of this game as sent (a line, or its parsed form); an
+        observation's history is the public events from its `history_from` on."""
+        self.decoded: list[Any] = []
+        """The events decoded so far, by index (None: not needed yet)."""
+        self.ready = 0
+        """Events before this index are decoded, or were not needed (older than a history)."""
+
+    def events_from(self, start: int) -> list[Any]:
+        """The events sent from index `start` on, each decoded once (those still waiting,
+        in one parse)."""
+        from arena.codec import event_from_json
+
+        decoded = self.decoded
+        if start >= self.ready:
+            waiting: Sequence[int] = range(start, len(decoded))
+        else:
+            waiting = [i for i in range(start, len(decoded)) if decoded[i] is None]
+        self.ready = len(decoded)
+        if waiting:
+            for i, data in zip(waiting, _event_data([self.events[i] for i in waiting]),
+                               strict=True):
+                decoded[i] = event_from_json(data, self.sof)
+        return decoded[start:]
 
     def observation(self, data: dict[str, Any]) -> Any:
-        """Rebuild the observation, decoding only the history events not seen before (within
-        a round the history grows by an event or two per decision)."""
-        from arena.codec import event_from_json, observation_from_json
+        """Rebuild the observation, its history from the events already sent."""
+        from arena.codec import observation_from_json
 
-        raw = data.get("history") or []
-        seen_raw, seen = self.history
-        same = len(seen_raw) if raw[: len(seen_raw)] == seen_raw else 0
-        events = seen[:same] + tuple(event_from_json(e, self.sof) for e in raw[same:])
-        self.history = (raw, events)
-        observation = observation_from_json({**data, "history": []}, self.sof)
-        return observation._replace(history=events)
+        history = tuple(e for e in self.events_from(data["history_from"]) if e.to is None)
+        return observation_from_json(data, self.sof, history)
 
     def reply(self, message: Mapping[str, Any]) -> None:
         """Write one protocol line and flush it."""
-        self.out.write(json.dumps(message, separators=(",", ":")).encode() + b"\n")
+        self.out.write((_encode(message) + "\n").encode())
         self.out.flush()
 
     def error(self, text: str, turn: int | None = None) -> None:
@@ -174,7 +209,8 @@ class BotServer:
         from arena.bot import Bot, BotContext, Limits
 
         _reap_orphans()
-        self.bot, self.pending, self.history = None, None, ([], ())
+        self.bot, self.pending = None, None
+        self.events, self.decoded, self.ready = [], [], 0
         if self.factory is None:
             self.error(f"bot {self.ref} could not be loaded")
             return
@@ -221,14 +257,14 @@ class BotServer:
             return
         self.reply({"type": "action", "turn": turn, "action": encoded})
 
-    def event(self, message: Mapping[str, Any]) -> None:
-        """Pass an event on; a failure is reported at the next request."""
-        from arena.codec import event_from_json
-
+    def event(self, message: bytes | Mapping[str, Any]) -> None:
+        """Keep an event and pass it on; a failure is reported at the next request."""
+        self.events.append(message)
+        self.decoded.append(None)
         if self.bot is None or not self.listens or self.pending is not None:
             return
         try:
-            self.bot.notify(event_from_json(message["event"], self.sof))
+            self.bot.notify(self.events_from(len(self.events) - 1)[0])
         except Exception as exc:  # noqa: BLE001 - any failure of the bot is reported
             self.pending = f"in notify: {_message(exc)}"
 
@@ -287,7 +323,9 @@ def serve(ref: str) -> None:
     reader, writer = _protocol_streams()
     server = BotServer(ref, writer)
     for line in reader:
-        if not server.handle(json.loads(line)):
+        if line.startswith(EVENT_PREFIX):
+            server.event(line)
+        elif not server.handle(_decode(line.decode())):
             break
     writer.flush()
     os._exit(0)

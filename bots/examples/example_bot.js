@@ -5,13 +5,14 @@
 // It plays exactly like example_bot.py (same strategy, same random generator).
 //
 // Strategy: as the thrower, or after looking, claim the lowest legal claim; when a claim
-// comes to it, challenge one time in three, otherwise look (dice) or accept (cards); reroll
+// comes to it, challenge if the claimant has already claimed twice this round (read from the
+// round's history), else one time in three, otherwise look (dice) or accept (cards); reroll
 // the dice (or exchange the cards) whose rank appears only once.
 "use strict";
 
 const readline = require("readline");
 
-const PROTOCOL = 1;
+const PROTOCOL = 2;
 
 // A tiny seeded generator, the same in every language: returns floats in [0, 1).
 function mulberry32(seed) {
@@ -33,6 +34,13 @@ class ExampleBot {
   constructor(context) {
     this.seat = context.seat;
     this.random = mulberry32(seedOf(context.seed));
+    this.events = []; // every event of this game, in order
+  }
+
+  // This round's public events: those sent from `history_from` on, without the private ones
+  // (protocol 2 points into the events instead of repeating them).
+  history(observation) {
+    return this.events.slice(observation.history_from).filter((e) => !("to" in e));
   }
 
   // Choose an action from what the observation says is legal.
@@ -40,7 +48,10 @@ class ExampleBot {
     const { decision, min_claim: lowest } = observation.legal;
     if (decision === "claim") return { type: "bid", claim: lowest };
     if (decision === "respond" || decision === "accept") {
-      if (lowest === null || this.random() < 1 / 3) return { type: "challenge" };
+      const claimant = observation.claimant;
+      const raised = this.history(observation)
+        .filter((e) => e.seat === claimant && "claim" in e).length;
+      if (lowest === null || raised >= 2 || this.random() < 1 / 3) return { type: "challenge" };
       return { type: decision === "respond" ? "look" : "accept" };
     }
     if (decision === "reroll") {
@@ -70,6 +81,9 @@ input.on("line", (line) => {
       bot = new ExampleBot(message.context);
       send({ type: "ready" });
       break;
+    case "event":
+      if (bot !== null) bot.events.push(message.event);
+      break;
     case "act":
       send({ type: "action", turn: message.turn, action: bot.act(message.observation) });
       break;
@@ -80,7 +94,7 @@ input.on("line", (line) => {
     case "shutdown":
       process.exit(0);
       break;
-    default: // "event" and unknown types need no reply
+    default: // unknown types need no reply
   }
 });
 input.on("close", () => process.exit(0));

@@ -6,7 +6,8 @@ It plays exactly like example_bot.js (same strategy, same random generator), so 
 can be checked against each other. Not imported by arena: it is a template to copy.
 
 Strategy: as the thrower, or after looking, claim the lowest legal claim; when a claim
-comes to it, challenge one time in three, otherwise look (dice) or accept (cards); reroll
+comes to it, challenge if the claimant has already claimed twice this round (read from the
+round's history), else one time in three, otherwise look (dice) or accept (cards); reroll
 the dice (or exchange the cards) whose rank appears only once.
 """
 
@@ -17,7 +18,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-PROTOCOL = 1
+PROTOCOL = 2
 MASK = 0xFFFFFFFF
 
 
@@ -46,6 +47,12 @@ class ExampleBot:
     def __init__(self, context: dict[str, Any]) -> None:
         self.seat = context["seat"]
         self.random = mulberry32(seed_of(context["seed"]))
+        self.events: list[dict[str, Any]] = []  # every event of this game, in order
+
+    def history(self, observation: dict[str, Any]) -> list[dict[str, Any]]:
+        """This round's public events: those sent from `history_from` on, without the private
+        ones (protocol 2 points into the events instead of repeating them)."""
+        return [e for e in self.events[observation["history_from"]:] if "to" not in e]
 
     def act(self, observation: dict[str, Any]) -> dict[str, Any]:
         """Choose an action from what the observation says is legal."""
@@ -54,7 +61,10 @@ class ExampleBot:
         if decision == "claim":
             return {"type": "bid", "claim": lowest}
         if decision in ("respond", "accept"):
-            if lowest is None or self.random() < 1 / 3:
+            claimant = observation["claimant"]
+            raised = sum(1 for e in self.history(observation)
+                         if e.get("seat") == claimant and "claim" in e)
+            if lowest is None or raised >= 2 or self.random() < 1 / 3:
                 return {"type": "challenge"}
             return {"type": "look" if decision == "respond" else "accept"}
         if decision == "reroll":
@@ -83,6 +93,8 @@ def main() -> None:
         elif kind == "start":
             bot = ExampleBot(message["context"])
             send({"type": "ready"})
+        elif kind == "event" and bot is not None:
+            bot.events.append(message["event"])
         elif kind == "act":
             assert bot is not None, "act before start"
             action = bot.act(message["observation"])
@@ -92,7 +104,7 @@ def main() -> None:
             send({"type": "done"})
         elif kind == "shutdown":
             break
-        # "event" and unknown types need no reply
+        # events and unknown types need no reply
 
 
 if __name__ == "__main__":

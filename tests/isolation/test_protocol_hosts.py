@@ -51,6 +51,33 @@ def test_a_python_bot_plays_the_same_game_in_a_process_as_inline(rules: str) -> 
     assert isolated.faults == ()
 
 
+@pytest.mark.parametrize("rules", RULES)
+def test_a_process_bot_sees_every_observation_exactly_as_inline(
+        rules: str, capsys: pytest.CaptureFixture[str]) -> None:
+    bot = zoo("historian.py")
+    inline = play_game(rules, [bot, "random", "random"], seed=4)
+    printed = [t for t in capsys.readouterr().out.splitlines() if t.startswith("SEEN ")]
+    host = ProcessHost(bot, LIMITS)
+    isolated = play_zoo(host, rules, seed=4, decision=1.0)
+    seen = [t for t in host.stderr_tail().splitlines() if t.startswith("SEEN ")]
+    assert moves(isolated) == moves(inline)
+    assert seen == printed
+    assert max(int(t.split()[1]) for t in seen) >= 3  # histories of several events
+
+
+@pytest.mark.parametrize("rules", RULES)
+def test_protocol_2_rebuilds_from_the_events_the_history_protocol_1_repeats(rules: str) -> None:
+    digests = []
+    for version in (1, 2):
+        host = CommandHost(wire(f"history{version}"), LIMITS)
+        record = play_zoo(host, rules, seed=6, decision=1.0)
+        assert record.faults == ()
+        assert host.protocol == version
+        digests.append([t for t in host.stderr_tail().splitlines() if t.startswith("HISTORY")])
+    assert digests[0] == digests[1]
+    assert len(digests[0]) > 3
+
+
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 @pytest.mark.parametrize("rules", RULES)
 def test_the_javascript_and_python_example_bots_play_identical_games(rules: str) -> None:

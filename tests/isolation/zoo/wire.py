@@ -15,10 +15,13 @@ chosen by its first argument, on its first decision:
   future      says hello in protocol 99                  -> protocol (when the game starts)
   spin        spins in a loop forever                    -> timeout (billed in CPU time)
   inspect     plays like ok, and first reports its surroundings on stderr as `INSPECT {json}`
+  history1    plays like ok in protocol 1, and prints a digest of each decision's history
+  history2    the same in protocol 2, rebuilding the history from the events it was sent
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import resource
@@ -92,22 +95,39 @@ def surroundings() -> dict[str, Any]:
             "session": os.getsid(0) == os.getpid() or os.getpid() == 1}
 
 
+def history_digest(observation: dict[str, Any], events: list[dict[str, Any]]) -> str:
+    """Protocol 1 sends the round's history; protocol 2 says where it starts in the events."""
+    if MODE == "history1":
+        history = observation["history"]
+    else:
+        assert "history" not in observation
+        history = [e for e in events[observation["history_from"]:] if "to" not in e]
+    text = json.dumps(history, sort_keys=True)
+    return f"HISTORY {len(history)} {hashlib.sha256(text.encode()).hexdigest()[:16]}\n"
+
+
 def main() -> None:
     if MODE == "inspect":
         sys.stderr.write("INSPECT " + json.dumps(surroundings()) + "\n")
         sys.stderr.flush()
     acted = False
+    events: list[dict[str, Any]] = []
     for line in sys.stdin:
         message = json.loads(line)
         kind = message.get("type")
         if kind == "hello":
-            version = 99 if MODE == "future" else 1
+            version = {"future": 99, "history1": 1}.get(MODE, 2)
             send({"type": "hello", "protocol": version, "name": f"wire-{MODE}"})
         elif kind == "start":
+            events.clear()
             send({"type": "ready"})
+        elif kind == "event":
+            events.append(message["event"])
         elif kind == "act":
             answer = legal_answer(message["observation"])
-            if acted or MODE in ("ok", "inspect"):
+            if MODE.startswith("history"):
+                sys.stderr.write(history_digest(message["observation"], events))
+            if acted or MODE in ("ok", "inspect", "history1", "history2"):
                 send({"type": "action", "turn": message["turn"], "action": answer})
             else:
                 misbehave(message["turn"], answer)

@@ -1,0 +1,85 @@
+"""What the referee writes to a bot in its own process: events encoded once and kept per seat,
+requests that point into them, and a restarted bot sent the game so far."""
+
+from __future__ import annotations
+
+import json
+import random
+
+from arena.rules import CHANCE, RULESETS, TERMINAL
+from arena.rules.base import Event
+from arena.rules.playout import random_action
+from arena.wire import SeatLog, event_line
+
+ROUND = Event("round", 0, {"round": 1})
+ROLL = Event("roll", 0, {"hand": ("9", "A")}, 0)
+CLAIM = Event("claim", 1, {"claim": "pair 9", "blind": False})
+
+
+def lines(data: bytes) -> list[dict]:
+    return [json.loads(t) for t in data.splitlines()]
+
+
+def test_events_go_with_the_next_request_once() -> None:
+    log = SeatLog()
+    for event in (ROUND, ROLL):
+        log.add(event)
+    first = lines(log.flush(b'{"type":"act"}\n'))
+    assert [m["type"] for m in first] == ["event", "event", "act"]
+    assert first[1]["event"] == {"kind": "roll", "seat": 0, "to": 0, "hand": ["9", "A"]}
+    assert log.flush(b"x\n") == b"x\n"
+
+
+def test_a_rewound_log_sends_the_whole_game_again() -> None:
+    log = SeatLog()
+    log.add(ROUND)
+    log.flush(b"")
+    log.add(CLAIM)
+    log.rewind()
+    assert [m["event"]["kind"] for m in lines(log.flush(b""))] == ["round", "claim"]
+
+
+def test_the_history_is_found_among_the_public_events_sent() -> None:
+    log = SeatLog()
+    for event in (ROUND, ROLL, CLAIM):
+        log.add(event)
+    assert log.history_from((ROUND, CLAIM)) == 0
+    assert log.history_from((CLAIM,)) == 2
+    assert log.history_from(()) == 3
+
+
+def test_a_history_that_was_not_sent_is_sent_with_the_request() -> None:
+    log = SeatLog()
+    log.add(ROUND)
+    start = log.history_from((CLAIM, ROUND))
+    assert start == 1
+    sent = lines(log.flush(b""))
+    assert [m["event"]["kind"] for m in sent[start:]] == ["claim", "round"]
+
+
+def test_an_event_is_encoded_once_for_every_seat_that_sees_it() -> None:
+    assert event_line(CLAIM) is event_line(CLAIM)
+    assert json.loads(event_line(CLAIM)) == {
+        "type": "event", "event": {"kind": "claim", "seat": 1, "claim": "pair 9", "blind": False}}
+
+
+def test_every_rule_set_s_history_is_the_latest_public_events_of_the_seat() -> None:
+    """The contract `history_from` relies on, over random games of every rule set."""
+    for name, rules in RULESETS.items():
+        rng = random.Random(7)
+        for _ in range(20):
+            state = rules.new_game(3, rules.check_options({}))
+            sent: list[list[Event]] = [[], [], []]
+            while (seat := rules.to_act(state)) != TERMINAL:
+                if seat == CHANCE:
+                    state = rules.apply(state, rules.chance(state, rng))
+                else:
+                    observation = rules.observe(state, seat)
+                    public = [e for e in sent[seat] if e.to is None]
+                    count = len(observation.history)
+                    assert tuple(public[len(public) - count:]) == observation.history, name
+                    state = rules.apply(state, random_action(observation.legal, rng))
+                for event in rules.events(state):
+                    for other in range(3):
+                        if event.to in (None, other):
+                            sent[other].append(event)
