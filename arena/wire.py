@@ -28,17 +28,31 @@ def line(message: Mapping[str, Any]) -> bytes:
 
 
 _last: tuple[Event | None, bytes] = (None, b"")
+_by_content: dict[tuple[Any, ...], bytes] = {}
+"""Lines of events without lists by content: most recur (a look, a claim, a point), while
+events with a hand in them rarely do."""
 
 
 def event_line(event: Event) -> bytes:
-    """The `event` line of an event; the seats that see it share one encoding (the referee
-    passes each event to every seat in turn)."""
+    """The `event` line of an event, encoded once for every seat that sees it (the referee
+    passes each event to every seat in turn) and once for events alike in content."""
     global _last
     cached, encoded = _last
-    if cached is not event:
-        encoded = line({"type": "event", "event": event_to_json(event)})
-        _last = (event, encoded)
-    return encoded
+    if cached is event:
+        return encoded
+    values = event.data.values()
+    types = tuple(map(type, values))
+    key = () if tuple in types or list in types else \
+        (event.kind, event.seat, event.to, *event.data, *values, *types)
+    found = _by_content.get(key) if key else None
+    if found is None:
+        found = line({"type": "event", "event": event_to_json(event)})
+        if key:
+            if len(_by_content) >= 4096:
+                _by_content.clear()
+            _by_content[key] = found
+    _last = (event, found)
+    return found
 
 
 class SeatLog:
