@@ -63,6 +63,14 @@ def test_an_event_is_encoded_once_for_every_seat_that_sees_it() -> None:
         "type": "event", "event": {"kind": "claim", "seat": 1, "claim": "pair 9", "blind": False}}
 
 
+def test_events_alike_in_value_but_not_in_type_are_encoded_apart() -> None:
+    lines_of = [event_line(Event("x", 0, {"v": v})) for v in (True, 1, 1.0, True)]
+    assert [json.loads(t)["event"]["v"] for t in lines_of] == [True, 1, 1.0, True]
+    assert [t.split(b'"v":')[1] for t in lines_of] == [b"true}}\n", b"1}}\n", b"1.0}}\n",
+                                                       b"true}}\n"]
+    assert b'"v":[1,2]' in event_line(Event("x", 0, {"v": [1, 2]}))
+
+
 def test_every_rule_set_s_history_is_the_latest_public_events_of_the_seat() -> None:
     """The contract `history_from` relies on, over random games of every rule set."""
     for name, rules in RULESETS.items():
