@@ -48,8 +48,9 @@ class Bluffer(Remembering):
         memory = self.round
         assert memory is not None
         if legal.decision == "respond":
-            claim = probability.claim_index(self.space, observation.claim)  # type: ignore[arg-type]
-            if not legal.can_claim() or memory.holds(claim, use_claims=False) < self.doubt:
+            assert observation.claim is not None  # a claim is what it responds to
+            index = probability.claim_index(self.space, observation.claim)
+            if not legal.can_claim() or memory.holds(index, use_claims=False) < self.doubt:
                 return arena.Challenge()
             if self.rng.random() < 0.75:
                 return arena.Look()
@@ -64,8 +65,9 @@ class Bluffer(Remembering):
     def _central_hand(self, observation: arena.Observation, memory: CentralMemory) -> arena.Action:
         legal = observation.legal
         if legal.decision == "accept":
-            claim = probability.claim_index(self.space, observation.claim)  # type: ignore[arg-type]
-            if not legal.can_claim() or memory.holds(observation, claim, False) < self.doubt:
+            assert observation.claim is not None  # a claim is what it accepts or rejects
+            index = probability.claim_index(self.space, observation.claim)
+            if not legal.can_claim() or memory.holds(observation, index, False) < self.doubt:
                 return arena.Challenge()
             return arena.Accept()
         own = tokens(observation.hand or (), cards=True)

@@ -60,8 +60,9 @@ class Honest(Remembering):
         memory = self.round
         assert memory is not None
         if legal.decision == "respond":
-            claim = probability.claim_index(self.space, observation.claim)  # type: ignore[arg-type]
-            if not legal.can_claim() or memory.holds(claim, use_claims=False) < DOUBT:
+            assert observation.claim is not None  # a claim is what it responds to
+            index = probability.claim_index(self.space, observation.claim)
+            if not legal.can_claim() or memory.holds(index, use_claims=False) < DOUBT:
                 return arena.Challenge()
             return arena.Look()
         hand = tokens(observation.hand or (), memory.cards)
@@ -73,8 +74,9 @@ class Honest(Remembering):
     def _accept(self, observation: arena.Observation, memory: CentralMemory) -> arena.Action:
         if not observation.legal.can_claim():
             return arena.Challenge()
-        claim = probability.claim_index(self.space, observation.claim)  # type: ignore[arg-type]
-        if memory.holds(observation, claim, use_claims=False) < DOUBT:
+        assert observation.claim is not None  # a claim is what it accepts or rejects
+        index = probability.claim_index(self.space, observation.claim)
+        if memory.holds(observation, index, use_claims=False) < DOUBT:
             return arena.Challenge()
         return arena.Accept()
 

@@ -24,11 +24,16 @@ def space_of(rules: str, options: Any) -> hands.ClaimSpace:
     return hands.claim_space(hands.hand_kind(rules), sof)
 
 
-def tokens(texts: Iterable[str], cards: bool) -> tuple[int, ...]:
-    """Dice as ranks 9..14, or cards as numbers 0..51, from their text forms."""
+def tokens(texts: Iterable[str | None], cards: bool) -> tuple[int, ...]:
+    """Dice as ranks 9..14, or cards as numbers 0..51, from their text forms (all seen: a
+    seat holding a hand, or taking the central one, sees every card of it)."""
+    given = tuple(texts)
+    seen = tuple(t for t in given if t is not None)
+    if len(seen) < len(given):
+        raise ValueError(f"a card face down where all should be seen: {given}")
     if cards:
-        return tuple(hands.card_id(t) for t in texts)
-    return tuple(hands.rank_of(t) for t in texts)
+        return tuple(hands.card_id(t) for t in seen)
+    return tuple(hands.rank_of(t) for t in seen)
 
 
 class Honesty:
@@ -98,8 +103,9 @@ class RoundMemory:
     def _claim(self, event: Event) -> None:
         claim = probability.claim_index(self.space, event.data["claim"])
         floor, self.last_claim = self.last_claim + 1, claim
-        if event.seat != self.seat and not event.data.get("blind"):
-            self.evidence.append(Evidence(event.seat, claim, floor))
+        seat = event.seat
+        if seat is not None and seat != self.seat and not event.data.get("blind"):
+            self.evidence.append(Evidence(seat, claim, floor))
 
     def pool(self) -> CardPool:
         """Cards that may still be drawn or be under the cup unseen (dice-cards)."""
@@ -172,7 +178,7 @@ class CentralMemory:
     def _pass(self, event: Event) -> None:
         claim = probability.claim_index(self.space, event.data["claim"])
         floor, self.last_claim = self.last_claim + 1, claim
-        if event.seat == self.seat:
+        if event.seat is None or event.seat == self.seat:
             return
         if event.data.get("swapped"):
             self.survivors = probability.after_reroll(self.survivors, event.data["swapped"])

@@ -85,7 +85,7 @@ def dice_tables(straight_over_full: bool = False) -> DiceTables:
     """Build (once) the dice tables for one claim order."""
     space = hands.claim_space(hands.DICE, straight_over_full)
     n = len(space)
-    value = {
+    value: dict[tuple[int, ...], int] = {
         roll: space.index[hands.dice_value(roll, straight_over_full)]
         for roll in itertools.combinations_with_replacement(FACES, 5)
     }

@@ -100,7 +100,7 @@ def main() -> None:
             action = bot.act(message["observation"])
             send({"type": "action", "turn": message["turn"], "action": action})
         elif kind == "end":
-            bot: ExampleBot | None = None
+            bot = None
             send({"type": "done"})
         elif kind == "shutdown":
             break
