@@ -2,10 +2,11 @@
 OS process, started by the trusted `arena.launcher`) and `command` (any executable speaking
 the JSON-lines protocol of docs/protocol.md). Both are `arena.hosts.Host`s.
 
-Every bot process gets a clean environment, a fresh empty working folder, resource limits
-(`ProcessLimits`), its own session and process group and, where the kernel allows it, its own
-PID namespace. A hard fault kills the bot's whole process tree with SIGKILL; the process is
-otherwise kept for the worker's next game, which builds a fresh bot instance in it.
+Every bot process (`arena.processes`) gets a clean environment, a fresh empty working folder,
+resource limits (`ProcessLimits`), its own session and process group and, where the kernel
+allows it, its own PID namespace. A hard fault kills the bot's whole process tree with
+SIGKILL; the process is otherwise kept for the worker's next game, which builds a fresh bot
+instance in it.
 
 Time is billed as the smaller of the decision's wall time and the bot's CPU time, with a
 wall-clock backstop (limit × grace + grace_seconds), so a busy machine does not forfeit a bot
@@ -19,20 +20,11 @@ costs (the referee does) and never trusts a byte the bot writes.
 from __future__ import annotations
 
 import contextlib
-import functools
 import json
-import os
-import secrets
-import selectors
-import shutil
-import signal
-import subprocess
 import sys
-import tempfile
 import time
-import weakref
-from collections.abc import Collection, Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Self
 
@@ -40,535 +32,19 @@ from arena import wire
 from arena.bot import BotContext, GameEnd
 from arena.codec import CodecError, action_from_json
 from arena.hosts import BotFault
+from arena.processes import (
+    BotProcess,
+    InputStuck,
+    LineTooLong,
+    OutputClosed,
+    ProcessLimits,
+)
 from arena.rules.actions import Action
 from arena.rules.base import Event, Observation
 from arena.wire import PROTOCOL, SPOKEN, SeatLog
 
-KiB = 1024
-MiB = KiB * KiB
-TOKEN_VARIABLE = "ARENA_BOT_TOKEN"
-LAUNCHER = Path(__file__).with_name("launcher.py")
-FOLDER_PREFIX = "arena-bot-"  # then the referee's pid: folders of dead referees are removed
-_CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+__all__ = ["CommandHost", "PipeHost", "ProcessHost", "ProcessLimits"]
 
-
-@dataclass(frozen=True, slots=True)
-class ProcessLimits:
-    """Limits for one bot process (bytes and seconds); None leaves an OS limit as it is.
-
-    `memory` (RLIMIT_AS), `cpu` (RLIMIT_CPU over the process's life: a backstop, since
-    decisions are timed separately; the host starts a fresh process before a game once half
-    is used), `file_size` (RLIMIT_FSIZE), `open_files` (RLIMIT_NOFILE), `processes` (tasks
-    the bot may add to its user's count: RLIMIT_NPROC, which the kernel ignores for root),
-    `line_bytes` (longest reply line), `stderr_bytes` (stderr tail kept), the wall backstop
-    of a decision (`limit * grace + grace_seconds`), `start_timeout` (spawn, hello and start)
-    and `pid_namespace` (None: use one when `unshare` works here).
-    """
-
-    memory: int | None = 1024 * MiB
-    cpu: int | None = 600
-    file_size: int | None = 8 * MiB
-    open_files: int | None = 64
-    processes: int | None = 64
-    line_bytes: int = 64 * KiB
-    stderr_bytes: int = 64 * KiB
-    grace: float = 3.0
-    grace_seconds: float = 1.0
-    start_timeout: float = 10.0
-    pid_namespace: bool | None = None
-
-    def __post_init__(self) -> None:
-        for name in ("memory", "cpu", "file_size", "open_files", "processes"):
-            value = getattr(self, name)
-            if value is not None and (type(value) is not int or value < 0):
-                raise ValueError(f"{name} must be a whole number of zero or more, not {value!r}")
-        if self.line_bytes < 64 or self.stderr_bytes < 0:
-            raise ValueError("line_bytes must be at least 64 and stderr_bytes zero or more")
-        if self.grace < 1 or self.grace_seconds < 0 or self.start_timeout <= 0:
-            raise ValueError("grace must be at least 1, grace_seconds zero or more, "
-                             "start_timeout positive")
-
-    def backstop(self, limit: float) -> float:
-        """The wall time after which a decision with this limit is stopped, used or not."""
-        return limit * self.grace + self.grace_seconds
-
-    def rlimits(self) -> dict[str, int | None]:
-        """The OS limits, as the launcher reads them."""
-        keys = ("memory", "cpu", "file_size", "open_files", "processes")
-        return {k: v for k, v in asdict(self).items() if k in keys}
-
-
-class _Closed(Exception):
-    """The bot's output ended (it exited or closed stdout)."""
-
-
-class _Overlong(Exception):
-    """The bot wrote a line longer than the cap."""
-
-
-class _Stuck(Exception):
-    """The bot stopped reading its input."""
-
-
-# --- the process tree -----------------------------------------------------------------------
-
-@functools.cache
-def namespace_prefix() -> tuple[str, ...]:
-    """The command prefix that gives a bot its own PID namespace, or () where that fails."""
-    unshare = shutil.which("unshare")
-    if unshare is None:
-        return ()
-    prefix = [unshare, "--pid", "--fork", "--kill-child", "--mount-proc"]
-    if os.geteuid() != 0:
-        prefix[1:1] = ["--user", "--map-root-user"]
-    setpriv = shutil.which("setpriv")
-    if setpriv is not None:
-        prefix = [setpriv, "--pdeathsig", "KILL", *prefix]
-    try:
-        done = subprocess.run([*prefix, "true"], capture_output=True, timeout=10, check=False)
-    except (OSError, subprocess.SubprocessError):
-        return ()
-    return tuple(prefix) if done.returncode == 0 else ()
-
-
-def _stat_fields(pid: int | str) -> list[bytes] | None:
-    """Fields of /proc/<pid>/stat from the state onwards (index 0 is field 3), or None."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            return f.read().rsplit(b")", 1)[1].split()
-    except (OSError, IndexError):
-        return None
-
-
-def descendants(pid: int) -> list[int]:
-    """Every live descendant of a process, found through /proc/<pid>/task/*/children."""
-    found: list[int] = []
-    stack = [pid]
-    while stack:
-        parent = stack.pop()
-        try:
-            tasks = os.listdir(f"/proc/{parent}/task")
-        except OSError:
-            continue
-        for task in tasks:
-            try:
-                with open(f"/proc/{parent}/task/{task}/children", "rb") as f:
-                    children = [int(c) for c in f.read().split()]
-            except OSError:
-                continue
-            found.extend(children)
-            stack.extend(children)
-    return found
-
-
-def _token_of(pid: str) -> str | None:
-    try:
-        with open(f"/proc/{pid}/environ", "rb") as f:
-            environ = f.read()
-    except OSError:
-        return None
-    start = environ.find(f"{TOKEN_VARIABLE}=".encode())
-    if start < 0:
-        return None
-    end = environ.find(b"\0", start)
-    return environ[start + len(TOKEN_VARIABLE) + 1 : end if end >= 0 else None].decode()
-
-
-def tagged(tokens: Collection[str] | None = None) -> list[int]:
-    """Live (not zombie) processes carrying one of these bot tokens (any bot's if None)."""
-    found = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit() or int(name) == os.getpid():
-            continue
-        fields = _stat_fields(name)
-        if fields is None or fields[0] in (b"Z", b"X"):
-            continue
-        token = _token_of(name)
-        if token is not None and (tokens is None or token in tokens):
-            found.append(int(name))
-    return found
-
-
-_STARTED: list[str] = []
-
-
-def started_tokens() -> tuple[str, ...]:
-    """The tokens of every bot process this referee process started, oldest first."""
-    return tuple(_STARTED)
-
-
-def leftovers(tokens: Collection[str] | None = None) -> list[int]:
-    """Live processes of bots this referee started (or of the given tokens): after every
-    host is shut down this must be empty."""
-    return tagged(set(_STARTED if tokens is None else tokens))
-
-
-def _members(group: int, token: str) -> set[int]:
-    """Processes in the bot's process group or session, or carrying its token."""
-    found = set()
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        fields = _stat_fields(name)
-        if fields is None or fields[0] in (b"Z", b"X"):
-            continue
-        if group in (int(fields[2]), int(fields[3])) or _token_of(name) == token:
-            found.add(int(name))
-    return found
-
-
-def _signal(pid: int, signum: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.kill(pid, signum)
-
-
-def stop_all(pids: Iterator[int] | Sequence[int]) -> None:
-    """Freeze, then SIGKILL, a set of processes (frozen first so none can fork meanwhile)."""
-    pids = list(pids)
-    for pid in pids:
-        _signal(pid, signal.SIGSTOP)
-    for pid in pids:
-        _signal(pid, signal.SIGKILL)
-
-
-def _kill_tree(leader: int | None, token: str) -> None:
-    """Kill the bot's group, session, descendants and token carriers, until none is left.
-
-    `leader` is the process we started, while it is not yet reaped (so its pid, which is
-    also its group and session id, cannot have been reused); None once it is, and then only
-    the token finds the bot's processes.
-    """
-    me = os.getpid()
-    victims: set[int] = set()
-    for _ in range(50):
-        if leader is None:
-            found = set(tagged({token}))
-        else:
-            found = {leader, *descendants(leader)} | _members(leader, token)
-        found = {pid for pid in found - victims - {me}
-                 if (_stat_fields(pid) or [b"X"])[0] not in (b"Z", b"X")}
-        if not found:
-            break
-        for pid in found:
-            _signal(pid, signal.SIGSTOP)
-        victims |= found
-    for pid in victims:
-        _signal(pid, signal.SIGKILL)
-    if leader is not None:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(leader, signal.SIGKILL)
-
-
-def _exited(pid: int, wait: float) -> bool:
-    """Wait up to `wait` seconds for a child to exit, without reaping it."""
-    until = time.monotonic() + wait
-    while True:
-        try:
-            if os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None:
-                return True
-        except ChildProcessError:
-            return True
-        if time.monotonic() >= until:
-            return False
-        time.sleep(0.005)
-
-
-@dataclass(slots=True)
-class _Handle:
-    """What it takes to kill and clean up one bot process (shared with its finalizer)."""
-
-    popen: subprocess.Popen[bytes]
-    token: str
-    folder: str
-    namespace: bool
-    bot_pid: int | None = None
-    done: bool = False
-
-
-def _terminate(handle: _Handle) -> None:
-    """Kill every process of the bot, reap the one we started, remove its working folder."""
-    if handle.done:
-        return
-    handle.done = True
-    popen = handle.popen
-    if handle.namespace and popen.returncode is None:
-        for init in descendants(popen.pid)[:1]:
-            _signal(init, signal.SIGKILL)  # the whole namespace dies with its init
-        _exited(popen.pid, 0.5)
-    _kill_tree(popen.pid if popen.returncode is None else None, handle.token)
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        popen.wait(5)
-    for stream in (popen.stdin, popen.stdout, popen.stderr):
-        if stream is not None:
-            with contextlib.suppress(OSError):
-                stream.close()
-    shutil.rmtree(handle.folder, ignore_errors=True)
-
-
-# --- one running bot process ----------------------------------------------------------------
-
-@functools.cache
-def remove_stale_folders() -> list[str]:
-    """Remove bot folders left in the temp folder by referees that died without cleaning up
-    (once per referee process); return the ones removed."""
-    removed = []
-    root = Path(tempfile.gettempdir())
-    for path in root.glob(f"{FOLDER_PREFIX}*-*"):
-        owner = path.name[len(FOLDER_PREFIX):].split("-", 1)[0]
-        if not owner.isdigit() or int(owner) == os.getpid():
-            continue
-        try:
-            os.kill(int(owner), 0)
-        except ProcessLookupError:
-            shutil.rmtree(path, ignore_errors=True)
-            removed.append(str(path))
-        except PermissionError:
-            continue
-    return removed
-
-
-def _clean_env(folder: str, token: str) -> dict[str, str]:
-    return {
-        "PATH": os.environ.get("PATH", os.defpath), "HOME": folder, "TMPDIR": folder,
-        "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "PYTHONUNBUFFERED": "1",
-        "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1", "OPENBLAS_NUM_THREADS": "1",
-        "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", TOKEN_VARIABLE: token,
-    }
-
-
-class BotProcess:
-    """One bot process and its pipes: reads capped lines with deadlines, drains stderr into a
-    bounded tail, reads the process's CPU time, and kills its whole tree."""
-
-    def __init__(self, config: Mapping[str, Any], limits: ProcessLimits) -> None:
-        prefix = namespace_prefix() if limits.pid_namespace is not False else ()
-        if limits.pid_namespace and not prefix:
-            raise OSError("a PID namespace was asked for, but `unshare` does not work here")
-        self.limits = limits
-        self.namespace = bool(prefix)
-        remove_stale_folders()
-        folder = tempfile.mkdtemp(prefix=f"{FOLDER_PREFIX}{os.getpid()}-")
-        token = secrets.token_hex(8)
-        _STARTED.append(token)
-        launch = {**config, "limits": limits.rlimits(),
-                  "parent": None if prefix else os.getpid()}
-        argv = [*prefix, sys.executable, "-I", "-B", "-u", str(LAUNCHER), json.dumps(launch)]
-        try:
-            popen = subprocess.Popen(
-                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                cwd=folder, env=_clean_env(folder, token), start_new_session=True, bufsize=0,
-            )
-        except OSError:
-            shutil.rmtree(folder, ignore_errors=True)
-            raise
-        self.handle = _Handle(popen, token, folder, self.namespace)
-        self._finalizer = weakref.finalize(self, _terminate, self.handle)
-        assert popen.stdin and popen.stdout and popen.stderr
-        self.input, self.output, self.errors = (
-            popen.stdin.fileno(), popen.stdout.fileno(), popen.stderr.fileno())
-        os.set_blocking(self.input, False)
-        self.selector = selectors.DefaultSelector()
-        self.selector.register(self.output, selectors.EVENT_READ)
-        self.selector.register(self.errors, selectors.EVENT_READ)
-        self.buffer = bytearray()
-        self.scanned = 0
-        self.eof = False
-        self.stderr = bytearray()
-        self._stats: dict[int, int] = {}  # pid -> open /proc/<pid>/stat of the bot's tree
-
-    @property
-    def pid(self) -> int:
-        """The pid of the process we started (the launcher, or `unshare` in a namespace)."""
-        return self.handle.popen.pid
-
-    def locate(self) -> None:
-        """Find the bot's own process (the namespace's init) and follow its CPU counters."""
-        pid = self.pid
-        if self.namespace:
-            pid = next(iter(descendants(self.pid)), self.pid)
-        self.handle.bot_pid = pid
-        self.track()
-
-    def track(self) -> None:
-        """Follow the CPU counters of the bot's process and of its helpers alive now."""
-        root = self.handle.bot_pid
-        if root is None:
-            return
-        pids = {root, *descendants(root)}
-        for pid in set(self._stats) - pids:
-            with contextlib.suppress(OSError):
-                os.close(self._stats.pop(pid))
-        for pid in pids - set(self._stats):
-            with contextlib.suppress(OSError):
-                self._stats[pid] = os.open(f"/proc/{pid}/stat", os.O_RDONLY)
-
-    def cpu_times(self) -> dict[int, float]:
-        """CPU seconds by followed process, counting the helpers each has waited for."""
-        times = {}
-        for pid, fd in self._stats.items():
-            try:
-                fields = os.pread(fd, 1024, 0).rsplit(b")", 1)[1].split()
-            except OSError:
-                continue
-            times[pid] = sum(int(f) for f in fields[11:15]) / _CLOCK_TICKS
-        return times
-
-    def cpu_since(self, before: Mapping[int, float]) -> float:
-        """CPU seconds the bot's tree used since `before` (helpers found since: all of theirs)."""
-        return sum(max(0.0, t - before.get(pid, 0.0)) for pid, t in self.cpu_times().items())
-
-    def cpu(self) -> float:
-        """CPU seconds used by the bot's tree so far."""
-        return sum(self.cpu_times().values())
-
-    def holds_output(self) -> bool:
-        """Whether the bot process still holds the pipe it answers on (True if unknown)."""
-        pid = self.handle.bot_pid
-        if pid is None:
-            return True
-        target = f"pipe:[{os.fstat(self.output).st_ino}]"
-        try:
-            fds = os.listdir(f"/proc/{pid}/fd")
-        except OSError:
-            return True
-        for fd in fds:
-            with contextlib.suppress(OSError):
-                if os.readlink(f"/proc/{pid}/fd/{fd}") == target:
-                    return True
-        return False
-
-    def alive(self) -> bool:
-        """Whether the process we started is still running."""
-        return not self.handle.done and self.handle.popen.poll() is None
-
-    def send(self, data: bytes, until: float) -> None:
-        """Write all of `data` to the bot's stdin by `until`; raise _Closed or _Stuck."""
-        try:
-            written = os.write(self.input, data)
-        except BlockingIOError:
-            written = 0
-        except (BrokenPipeError, ValueError):
-            raise _Closed() from None
-        if written < len(data):
-            self._send_slowly(memoryview(data)[written:], until)
-
-    def _send_slowly(self, rest: memoryview, until: float) -> None:
-        """The pipe is full: wait for room, reading the bot's output meanwhile."""
-        with selectors.DefaultSelector() as waiting:
-            waiting.register(self.input, selectors.EVENT_WRITE)
-            for key in self.selector.get_map().values():
-                waiting.register(key.fd, selectors.EVENT_READ)
-            while rest:
-                left = until - time.monotonic()
-                if left <= 0:
-                    raise _Stuck()
-                for key, _ in waiting.select(left):
-                    if key.fd != self.input:
-                        self._read(key.fd)
-                        if key.fd not in self.selector.get_map():
-                            waiting.unregister(key.fd)
-                        continue
-                    try:
-                        rest = rest[os.write(self.input, rest):]
-                    except BlockingIOError:
-                        pass
-                    except BrokenPipeError:
-                        raise _Closed() from None
-
-    def _read(self, fd: int) -> None:
-        try:
-            chunk = os.read(fd, 65536)
-        except BlockingIOError:
-            return
-        except OSError:
-            chunk = b""
-        if fd == self.output:
-            if chunk:
-                self.buffer += chunk
-            else:
-                self.eof = True
-                self.selector.unregister(fd)
-        elif chunk:
-            self.stderr += chunk
-            if len(self.stderr) > self.limits.stderr_bytes:
-                del self.stderr[: len(self.stderr) - self.limits.stderr_bytes]
-        else:
-            self.selector.unregister(fd)
-
-    def _pop(self) -> bytes | None:
-        end = self.buffer.find(b"\n", self.scanned)
-        if end < 0:
-            self.scanned = len(self.buffer)
-            if self.scanned > self.limits.line_bytes:
-                raise _Overlong()
-            return None
-        if end > self.limits.line_bytes:
-            raise _Overlong()
-        line = bytes(self.buffer[:end])
-        del self.buffer[: end + 1]
-        self.scanned = 0
-        return line
-
-    def next_line(self, wait: float) -> bytes | None:
-        """Return the next line within `wait` seconds, or None; raise _Closed or _Overlong."""
-        until = time.monotonic() + wait
-        while True:
-            line = self._pop()
-            if line is not None:
-                return line
-            if self.eof:
-                raise _Closed()
-            left = until - time.monotonic()
-            ready = self.selector.select(max(left, 0.0))
-            if not ready and left <= 0:
-                return None
-            for key, _ in ready:
-                self._read(key.fd)
-
-    def drain(self) -> None:
-        """Read whatever the bot has written so far, without waiting."""
-        for key, _ in self.selector.select(0):
-            self._read(key.fd)
-
-    def exit_reason(self, wait: float) -> str | None:
-        """How the process ended ('exited with code 3', 'killed by SIGSEGV'), or None if alive."""
-        try:
-            code = self.handle.popen.wait(wait)
-        except subprocess.TimeoutExpired:
-            return None
-        if code >= 0:
-            return f"exited with code {code}"
-        try:
-            name = signal.Signals(-code).name
-        except ValueError:
-            name = f"signal {-code}"
-        hint = {"SIGKILL": " (CPU or memory limit?)", "SIGXCPU": " (CPU time limit)",
-                "SIGXFSZ": " (file size limit)"}.get(name, "")
-        return f"killed by {name}{hint}"
-
-    def stderr_tail(self) -> str:
-        """The last bytes the bot wrote to stderr, as text."""
-        return self.stderr.decode("utf-8", "replace")
-
-    def sweep(self) -> list[int]:
-        """Kill helper processes the bot left running (keeping the bot itself)."""
-        root = self.handle.bot_pid or self.pid
-        helpers = descendants(root)
-        stop_all(helpers)
-        return helpers
-
-    def terminate(self) -> None:
-        """Kill the whole process tree and reap it."""
-        with contextlib.suppress(OSError):
-            self.selector.close()
-        for fd in self._stats.values():
-            with contextlib.suppress(OSError):
-                os.close(fd)
-        self._stats.clear()
-        self._finalizer()
-
-
-# --- the hosts ------------------------------------------------------------------------------
 
 def _show(line: bytes) -> str:
     return repr(line[:80]) + ("..." if len(line) > 80 else "")
@@ -700,7 +176,7 @@ class PipeHost:
         if process is None:
             return
         if process.alive():
-            with contextlib.suppress(_Closed, _Stuck):
+            with contextlib.suppress(OutputClosed, InputStuck):
                 process.send(wire.line({"type": "shutdown"}), time.monotonic() + 0.2)
             process.exit_reason(0.2)
         self._kill()
@@ -806,19 +282,19 @@ class PipeHost:
         assert self.process is not None
         try:
             self.process.send(data, until)
-        except _Closed:
+        except OutputClosed:
             raise self._fail("crash", self._death()) from None
-        except _Stuck:
+        except InputStuck:
             raise self._fail("timeout", "stopped reading its input") from None
 
     def _line(self, wait: float) -> bytes | None:
         assert self.process is not None
         try:
             return self.process.next_line(wait)
-        except _Overlong:
+        except LineTooLong:
             raise self._fail(
                 "protocol", f"sent a line longer than {self.limits.line_bytes} bytes") from None
-        except _Closed:
+        except OutputClosed:
             raise self._fail("crash", self._death()) from None
 
     def _parse(self, line: bytes) -> dict[str, Any]:

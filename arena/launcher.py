@@ -5,7 +5,7 @@ It runs first in the bot's own process, before any bot code: it sets the resourc
 asks the kernel to kill the bot when the referee dies (PR_SET_PDEATHSIG) and to keep orphaned
 helpers as its descendants (PR_SET_CHILD_SUBREAPER), then either serves a Python bot class
 over the JSON-lines protocol (docs/protocol.md) or replaces itself with a bot command (exec),
-which inherits the limits. CONFIG is one JSON argument written by `arena.isolation`.
+which inherits the limits. CONFIG is one JSON argument written by `arena.processes`.
 
 It must not import bot code before the limits are in place, and it holds nothing secret:
 it knows only what the referee sends this seat on stdin.

@@ -311,7 +311,7 @@ def test_a_command_bot_can_be_compared_and_leaves_no_process() -> None:
     from pathlib import Path
 
     from arena.compare import Bounds, Entrant, Setup, run_compare
-    from arena.isolation import leftovers
+    from arena.processes import leftovers
 
     example = Path(__file__).resolve().parents[1] / "bots" / "examples" / "example_bot.py"
     setup = Setup(Entrant(f"cmd:{sys.executable} {example}"), Entrant("random"), seed=2)

@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from arena.bot import Limits
-from arena.isolation import PipeHost, ProcessLimits, namespace_prefix
+from arena.isolation import PipeHost, ProcessLimits
+from arena.processes import namespace_prefix
 from arena.referee import GameRecord, Player, play_game
 
 ZOO = Path(__file__).parent / "zoo"

@@ -19,16 +19,8 @@ import pytest
 from isolation_support import LIMITS, NAMESPACES, play_zoo, wire, zoo
 
 from arena.bot import BotContext, Limits
-from arena.isolation import (
-    TOKEN_VARIABLE,
-    CommandHost,
-    MiB,
-    PipeHost,
-    ProcessHost,
-    ProcessLimits,
-    leftovers,
-    remove_stale_folders,
-)
+from arena.isolation import CommandHost, PipeHost, ProcessHost, ProcessLimits
+from arena.processes import TOKEN_VARIABLE, MiB, leftovers, remove_stale_folders
 from arena.referee import GameRecord, Player, play_game
 
 RULES = ("dice", "dice-cards", "cards")
