@@ -89,17 +89,25 @@ def _locked_message(path: Path, handle: IO[str]) -> str:
 # --- atomic writes ------------------------------------------------------------------------
 
 
-def write_atomic(path: str | os.PathLike[str], data: bytes | str, *, durable: bool = True) -> None:
-    """Replace a file in one step (temp file, then rename), so readers never see half of it.
+def write_atomic(
+    path: str | os.PathLike[str],
+    data: bytes | str | Iterable[bytes | str],
+    *,
+    durable: bool = True,
+) -> int:
+    """Replace a file in one step (temp file, then rename), so readers never see half of it;
+    return the bytes written. `data` may come in parts, so a big file is never held whole.
 
     `durable` also fsyncs the file and its folder, so the new content survives a power cut.
     """
     target = Path(path)
-    payload = data.encode("utf-8") if isinstance(data, str) else data
+    parts = (data,) if isinstance(data, bytes | str) else data
     temporary = target.with_name(f".{target.name}.{os.getpid()}{TEMPORARY_SUFFIX}")
+    size = 0
     try:
         with open(temporary, "wb") as handle:
-            handle.write(payload)
+            for part in parts:
+                size += handle.write(part.encode("utf-8") if isinstance(part, str) else part)
             if durable:
                 handle.flush()
                 os.fsync(handle.fileno())
@@ -110,6 +118,7 @@ def write_atomic(path: str | os.PathLike[str], data: bytes | str, *, durable: bo
         raise
     if durable:
         sync_folder(target.parent)
+    return size
 
 
 def sync_folder(folder: str | os.PathLike[str]) -> None:
@@ -212,6 +221,17 @@ def iter_games(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
     with open(target, encoding="utf-8") as handle:
         for number, line in enumerate(handle, 1):
             yield _game_line(target, number, line)
+
+
+class GameFile:
+    """A game log as an iterable that reads the file afresh, one game at a time, each time
+    it is iterated: what a reader needs to make a second pass without holding the games."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return iter_games(self.path)
 
 
 def _game_line(path: Path, number: int, line: str) -> dict[str, Any]:

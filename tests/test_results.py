@@ -53,6 +53,27 @@ def test_write_atomic_keeps_the_old_file_when_writing_fails(tmp_path: Path) -> N
     assert sorted(p.name for p in tmp_path.iterdir()) == ["standings.md"]
 
 
+def test_write_atomic_writes_parts_and_returns_the_size(tmp_path: Path) -> None:
+    target = tmp_path / "stages.json"
+    size = results.write_atomic(target, (part for part in ["{", b'"a":', '"\u00e9"', "}\n"]))
+    assert target.read_text(encoding="utf-8") == '{"a":"\u00e9"}\n'
+    assert size == 11  # bytes, not characters
+    assert results.write_atomic(target, "x", durable=False) == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["stages.json"]
+
+
+def test_a_game_file_reads_the_log_afresh_at_each_pass(tmp_path: Path) -> None:
+    path = tmp_path / results.GAMES
+    path.write_bytes(_lines({"id": "g1"}, {"id": "g2"}))
+    games = results.GameFile(path)
+    assert [g["id"] for g in games] == ["g1", "g2"]
+    with open(path, "ab") as handle:
+        handle.write(_lines({"id": "g3"}))
+    assert [g["id"] for g in games] == ["g1", "g2", "g3"]
+    assert iter(games) is not games
+    assert list(results.GameFile(tmp_path / "none.jsonl")) == []
+
+
 @pytest.mark.parametrize(
     ("tail", "kept"),
     [
