@@ -8,6 +8,23 @@ It must stay pure: no file I/O (renderers return strings; the tournament layer w
 files atomically), no clocks, no randomness. Games are always processed sorted by id,
 so the output bytes never depend on the order in which games finished.
 
+One pass, in memory that does not grow with the games: `summarise` feeds the games to a
+`Summary`, which keeps running totals only: each entrant's OpenSkill rating (updated game
+by game in id order), games, wins, placement sum and faults, and the pairwise tally of
+who placed above whom (all the crosstable and the Elo fit need). Games that come in id
+order (the games.jsonl of a round robin or a gauntlet) are read once and never held.
+Games in another order give the same results, read a second time:
+
+- a few ascending runs (an elimination's games.jsonl: its seeding ``rr-...`` before its
+  knockout ``el-...``) are merged, holding one game per run;
+- more runs (a shuffled list, such as the seeding stage's) are parsed and sorted in memory;
+- so out-of-order games must be iterable again (a list, `arena.results.GameFile`): a
+  one-shot iterator (a generator) found out of order cannot be rewound, and is refused
+  with a ValueError rather than rated in the wrong order.
+
+The functions `standings`, `openskill_ratings`, `elo_ratings` and `crosstable` each make
+such a pass; the tournament makes one pass for all the derived files with `summarise`.
+
 Choices made here (the brief left them open):
 
 - Wins: a seat placed 1st wins, and a shared first place counts as a win for each seat.
@@ -30,12 +47,13 @@ Choices made here (the brief left them open):
 from __future__ import annotations
 
 import csv
+import heapq
 import io
 import itertools
 import json
 import math
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from statistics import NormalDist
 from typing import Any
 
@@ -48,8 +66,11 @@ _ELO_SCALE = 400 / math.log(10)  # Elo points per natural-log unit of strength
 _DECIMALS = 6
 _NEWTON_STEPS = 200
 _NEWTON_TOLERANCE = 1e-10
+MERGED_RUNS = 8
+"""Out-of-order games in at most this many ascending runs are merged, not sorted in memory."""
 
 _Pair = tuple[int, int, int, float]  # (i, j, games shared, score of i against j)
+_Tally = dict[tuple[str, str], list[int]]  # (a, b) -> [shared, a above, a below, ties]
 
 
 # --- values ---------------------------------------------------------------------------
@@ -135,6 +156,20 @@ class _Game:
     faults: tuple[tuple[int, str], ...]
 
 
+@dataclass(slots=True)
+class _Totals:
+    """One entrant's running counts over the games fed so far."""
+
+    games: int = 0
+    wins: int = 0
+    placements: int = 0
+    faults: dict[str, int] = field(default_factory=lambda: dict.fromkeys(FAULT_KINDS, 0))
+
+
+class _OutOfOrder(ValueError):
+    """A game whose id sorts before the id of the game fed just before it."""
+
+
 # --- parsing ----------------------------------------------------------------------------
 
 
@@ -170,22 +205,139 @@ def _parse_faults(raw: Mapping[str, Any], game_id: str, seats: int) -> tuple[tup
     return tuple(faults)
 
 
-def _parse(games: Iterable[Mapping[str, Any]], entrants: Sequence[str]) -> list[_Game]:
-    """Validate the results and sort them by id, so the order they finished in is lost."""
-    known = set(_check_entrants(entrants))
-    parsed = sorted((_parse_game(raw, known) for raw in games), key=lambda game: game.id)
-    for before, after in itertools.pairwise(parsed):
-        if before.id == after.id:
-            raise ValueError(f"game {after.id} appears twice")
-    return parsed
+def _game_id(game: _Game) -> str:
+    return game.id
 
 
-def _games_played(parsed: Sequence[_Game], names: Sequence[str]) -> dict[str, int]:
-    played = dict.fromkeys(names, 0)
-    for game in parsed:
-        for name in game.entrants:
-            played[name] += 1
-    return played
+def _runs(games: Iterable[Mapping[str, Any]]) -> list[tuple[int, int]]:
+    """[start, stop) of each stretch of ascending ids, from one pass that keeps only ids."""
+    starts, last, count = [0], "", 0
+    for count, raw in enumerate(games, 1):
+        game_id = str(raw["id"])
+        if game_id < last:
+            starts.append(count - 1)
+        last = game_id
+    return list(zip(starts, [*starts[1:], count], strict=True))
+
+
+def _in_id_order(games: Iterable[Mapping[str, Any]], known: set[str]) -> Iterator[_Game]:
+    """Parse games that can be read again in id order: merge a few runs, else sort them."""
+    runs = _runs(games)
+    if len(runs) > MERGED_RUNS:
+        return iter(sorted((_parse_game(raw, known) for raw in games), key=_game_id))
+    parsed = [
+        (_parse_game(raw, known) for raw in itertools.islice(games, start, stop))
+        for start, stop in runs
+    ]
+    return heapq.merge(*parsed, key=_game_id)
+
+
+# --- one pass -----------------------------------------------------------------------------
+
+
+class Summary:
+    """Running totals of the games fed in id order: all that the derived tables need.
+
+    Memory depends on the entrants, never on the games. `rate=False` skips OpenSkill (the
+    one costly update) when only the crosstable or Elo is wanted.
+    """
+
+    def __init__(self, entrants: Sequence[str], *, rate: bool = True) -> None:
+        self.names = _check_entrants(entrants)
+        self.rate = rate
+        self._known = set(self.names)
+        self._model = PlackettLuce()
+        self._ratings = {name: self._model.rating(name=name) for name in self.names}
+        self._totals = {name: _Totals() for name in self.names}
+        self._pairs: _Tally = {}
+        self._last: str | None = None
+
+    def add(self, raw: Mapping[str, Any]) -> None:
+        """Count one game, whose id must sort after the last one's (ValueError if not)."""
+        self._add(_parse_game(raw, self._known))
+
+    def _add(self, game: _Game) -> None:
+        if self._last is not None and game.id <= self._last:
+            if game.id == self._last:
+                raise ValueError(f"game {game.id} appears twice")
+            raise _OutOfOrder(f"game {game.id} comes after game {self._last}, out of id order")
+        self._last = game.id
+        if self.rate:
+            self._rate(game)
+        self._count(game)
+        _tally_game(self._pairs, game)
+
+    def _rate(self, game: _Game) -> None:
+        teams = [[self._ratings[name]] for name in game.entrants]
+        rated = self._model.rate(teams, ranks=list(game.placements))
+        for name, team in zip(game.entrants, rated, strict=True):
+            self._ratings[name] = team[0]
+
+    def _count(self, game: _Game) -> None:
+        for name, place in zip(game.entrants, game.placements, strict=True):
+            totals = self._totals[name]
+            totals.games += 1
+            totals.wins += place == 1
+            totals.placements += place
+        for seat, kind in game.faults:
+            self._totals[game.entrants[seat]].faults[kind] += 1
+
+    def _played(self) -> dict[str, int]:
+        return {name: self._totals[name].games for name in self.names}
+
+    def openskill(self) -> tuple[OpenSkillRating, ...]:
+        """Each entrant's OpenSkill rating after the games fed so far, in entrant order."""
+        if not self.rate:
+            raise ValueError("this summary was made without OpenSkill (rate=False)")
+        return tuple(
+            _openskill_row(name, self._totals[name].games, self._ratings[name])
+            for name in self.names
+        )
+
+    def elo(self, prior_draws: float = 1.0) -> tuple[EloRating, ...]:
+        """Fit Bradley-Terry Elo to the pairwise tally (see `elo_ratings`)."""
+        if prior_draws < 0:
+            raise ValueError("prior_draws must be >= 0")
+        return _elo(self._pairs, self._played(), self.names, prior_draws)
+
+    def crosstable(self) -> tuple[CrossRow, ...]:
+        """Head-to-head counts for every ordered pair of entrants, in entrant order."""
+        return tuple(
+            CrossRow(a, b, *self._pairs.get((a, b), (0, 0, 0, 0)))
+            for a in self.names
+            for b in self.names
+            if a != b
+        )
+
+    def standings(self) -> list[StandingRow]:
+        """The standings, ranked by OpenSkill ordinal, then win rate, then name."""
+        skill = {row.entrant: row for row in self.openskill()}
+        elo = {row.entrant: row for row in self.elo()}
+        rows = [_standing(name, self._totals[name], skill[name], elo[name]) for name in self.names]
+        ranked = sorted((r for r in rows if r.games), key=_standing_order)
+        unranked = sorted((r for r in rows if not r.games), key=lambda r: r.entrant)
+        return [_with_rank(r, i) for i, r in enumerate(ranked, 1)] + unranked
+
+
+def summarise(
+    games: Iterable[Mapping[str, Any]], entrants: Sequence[str], *, rate: bool = True
+) -> Summary:
+    """Feed every game to a Summary in id order: one pass when they come in that order,
+    a second (merged or sorted) when they do not, which needs games it can read again."""
+    summary = Summary(entrants, rate=rate)
+    try:
+        for raw in games:
+            summary.add(raw)
+    except _OutOfOrder as problem:
+        if iter(games) is games:
+            raise ValueError(
+                f"{problem}: games from a one-shot iterator must come in id order "
+                "(pass a list to have them sorted)"
+            ) from None
+        summary = Summary(entrants, rate=rate)
+        for game in _in_id_order(games, summary._known):
+            summary._add(game)
+    return summary
 
 
 # --- OpenSkill --------------------------------------------------------------------------
@@ -195,20 +347,7 @@ def openskill_ratings(
     games: Iterable[Mapping[str, Any]], entrants: Sequence[str]
 ) -> tuple[OpenSkillRating, ...]:
     """Rate entrants with Plackett-Luce over placements, one team per seat, ties equal."""
-    names = _check_entrants(entrants)
-    return _openskill(_parse(games, names), names)
-
-
-def _openskill(parsed: Sequence[_Game], names: Sequence[str]) -> tuple[OpenSkillRating, ...]:
-    model = PlackettLuce()
-    current = {name: model.rating(name=name) for name in names}
-    for game in parsed:
-        teams = [[current[name]] for name in game.entrants]
-        rated = model.rate(teams, ranks=list(game.placements))
-        for name, team in zip(game.entrants, rated, strict=True):
-            current[name] = team[0]
-    played = _games_played(parsed, names)
-    return tuple(_openskill_row(name, played[name], current[name]) for name in names)
+    return summarise(games, entrants).openskill()
 
 
 def _openskill_row(name: str, games: int, rating: Any) -> OpenSkillRating:
@@ -227,28 +366,21 @@ def _openskill_row(name: str, games: int, rating: Any) -> OpenSkillRating:
 # --- crosstable -------------------------------------------------------------------------
 
 
-def _tally(parsed: Sequence[_Game]) -> dict[tuple[str, str], list[int]]:
-    """Count [shared, above, below, ties] for each ordered pair that met."""
-    counts: dict[tuple[str, str], list[int]] = {}
-    for game in parsed:
-        seats = list(zip(game.entrants, game.placements, strict=True))
-        for a, place_a in seats:
-            for b, place_b in seats:
-                if a == b:
-                    continue
-                row = counts.setdefault((a, b), [0, 0, 0, 0])
-                row[0] += 1
-                row[1 if place_a < place_b else 2 if place_a > place_b else 3] += 1
-    return counts
+def _tally_game(counts: _Tally, game: _Game) -> None:
+    """Add one game to the [shared, above, below, ties] of each ordered pair at its table."""
+    seats = list(zip(game.entrants, game.placements, strict=True))
+    for a, place_a in seats:
+        for b, place_b in seats:
+            if a == b:
+                continue
+            row = counts.setdefault((a, b), [0, 0, 0, 0])
+            row[0] += 1
+            row[1 if place_a < place_b else 2 if place_a > place_b else 3] += 1
 
 
 def crosstable(games: Iterable[Mapping[str, Any]], entrants: Sequence[str]) -> tuple[CrossRow, ...]:
     """Return head-to-head counts for every ordered pair of entrants, in config order."""
-    names = _check_entrants(entrants)
-    counts = _tally(_parse(games, names))
-    return tuple(
-        CrossRow(a, b, *counts.get((a, b), (0, 0, 0, 0))) for a in names for b in names if a != b
-    )
+    return summarise(games, entrants, rate=False).crosstable()
 
 
 # --- Elo --------------------------------------------------------------------------------
@@ -260,19 +392,17 @@ def elo_ratings(
     """Fit Bradley-Terry Elo to pairwise placements, mean 0, with 95% Fisher intervals."""
     if prior_draws < 0:
         raise ValueError("prior_draws must be >= 0")
-    names = _check_entrants(entrants)
-    return _elo(_parse(games, names), names, prior_draws)
+    return summarise(games, entrants, rate=False).elo(prior_draws)
 
 
 def _elo(
-    parsed: Sequence[_Game], names: Sequence[str], prior_draws: float
+    tally: _Tally, played: Mapping[str, int], names: Sequence[str], prior_draws: float
 ) -> tuple[EloRating, ...]:
-    played = _games_played(parsed, names)
     fitted = [name for name in names if played[name] > 0]
     index = {name: i for i, name in enumerate(fitted)}
     pairs = [
         (index[a], index[b], counts[0], counts[1] + counts[3] / 2)
-        for (a, b), counts in sorted(_tally(parsed).items())
+        for (a, b), counts in sorted(tally.items())
         if a < b
     ]
     if prior_draws == 0:
@@ -449,14 +579,7 @@ def wilson_interval(successes: int, trials: int, z: float = _Z95) -> tuple[float
 
 def standings(games: Iterable[Mapping[str, Any]], entrants: Sequence[str]) -> list[StandingRow]:
     """Return the standings, ranked by OpenSkill ordinal, then win rate, then name."""
-    names = _check_entrants(entrants)
-    parsed = _parse(games, names)
-    skill = {row.entrant: row for row in _openskill(parsed, names)}
-    elo = {row.entrant: row for row in _elo(parsed, names, 1.0)}
-    rows = [_standing(name, parsed, skill[name], elo[name]) for name in names]
-    ranked = sorted((r for r in rows if r.games), key=_standing_order)
-    unranked = sorted((r for r in rows if not r.games), key=lambda r: r.entrant)
-    return [_with_rank(r, i) for i, r in enumerate(ranked, 1)] + unranked
+    return summarise(games, entrants).standings()
 
 
 def _standing_order(row: StandingRow) -> tuple[float, float, str]:
@@ -478,26 +601,22 @@ _OPTIONAL_STATS: tuple[str, ...] = (
 )  # fmt: skip
 
 
-def _standing(
-    name: str, parsed: Sequence[_Game], skill: OpenSkillRating, elo: EloRating
-) -> StandingRow:
-    places = [p for g in parsed for n, p in zip(g.entrants, g.placements, strict=True) if n == name]
-    faults = [kind for g in parsed for seat, kind in g.faults if g.entrants[seat] == name]
-    counts = FaultCounts(**{kind: faults.count(kind) for kind in FAULT_KINDS})
-    if not places:
+def _standing(name: str, totals: _Totals, skill: OpenSkillRating, elo: EloRating) -> StandingRow:
+    counts = FaultCounts(**totals.faults)
+    if not totals.games:
         empty = dict.fromkeys(_OPTIONAL_STATS)
         return StandingRow(rank=None, entrant=name, games=0, wins=0, faults=counts, **empty)
-    wins = places.count(1)
-    low, high = wilson_interval(wins, len(places))
+    games, wins = totals.games, totals.wins
+    low, high = wilson_interval(wins, games)
     return StandingRow(
         rank=None,
         entrant=name,
-        games=len(places),
+        games=games,
         wins=wins,
-        win_rate=wins / len(places),
+        win_rate=wins / games,
         win_low=low,
         win_high=high,
-        mean_placement=sum(places) / len(places),
+        mean_placement=totals.placements / games,
         rating=skill.ordinal,
         mu=skill.mu,
         sigma=skill.sigma,

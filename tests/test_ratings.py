@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
+import random
+import tracemalloc
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import pytest
@@ -13,6 +17,7 @@ from openskill.models import PlackettLuce
 
 from arena.ratings import (
     FaultCounts,
+    Summary,
     crosstable,
     crosstable_csv,
     elo_ratings,
@@ -21,6 +26,7 @@ from arena.ratings import (
     standings,
     standings_csv,
     standings_md,
+    summarise,
     wilson_interval,
 )
 
@@ -306,3 +312,192 @@ def test_elo_is_centred_and_inside_its_interval(games: list[Game]) -> None:
     for r in fitted:
         assert r.low is not None and r.high is not None
         assert r.low < r.rating < r.high
+
+
+# --- one pass in id order, whatever order the games come in ---------------------------------
+
+FIELD = ["honest", "random", "statistician", "bluffer", "idle"]
+KINDS = ["timeout", "crash", "illegal", "protocol"]
+# sha256 of `render_field` over field_games(400), made by the implementation before the
+# one-pass Summary (it parsed and sorted every game in memory): the bytes must not change.
+FIELD_SHA256 = "77a4b54bbdd769185882dd1ee07984e91bb14ba595c656d3d9f5bf11c71dd633"
+
+
+def field_games(count: int, seed: int = 7) -> list[Game]:
+    """Games of 2 to 4 seats among four of FIELD (idle never plays): ties, faults, ids in order."""
+    rng = random.Random(seed)
+    games = []
+    for i in range(1, count + 1):
+        seats = rng.sample(FIELD[:4], rng.randint(2, 4))
+        places = [rng.randint(1, len(seats)) for _ in seats]
+        faults = [
+            {"seat": rng.randrange(len(seats)), "kind": rng.choice(KINDS), "message": "m"}
+            for _ in range(rng.choice([0, 0, 0, 1, 2]))
+        ]
+        games.append(game(f"rr-{i:06d}", seats, places, faults))
+    return games
+
+
+class Reread:
+    """Games that can be read again, as results.GameFile can; counts the passes made."""
+
+    def __init__(self, make: Callable[[], Iterator[Game]]) -> None:
+        self.make = make
+        self.passes = 0
+
+    def __iter__(self) -> Iterator[Game]:
+        self.passes += 1
+        return self.make()
+
+
+def render_field(source: Callable[[], Iterable[Game]]) -> str:
+    """Every derived table, each function given its own `source()`."""
+    rows = standings(source(), FIELD)
+    return "".join(
+        (
+            ratings_json(openskill_ratings(source(), FIELD), elo_ratings(source(), FIELD)),
+            standings_csv(rows),
+            standings_md(rows),
+            crosstable_csv(crosstable(source(), FIELD)),
+        )
+    )
+
+
+def two_runs(games: list[Game]) -> list[Game]:
+    """The shape of an elimination's log: the later ids (its seeding, rr-...) come first."""
+    return games[len(games) // 2 :] + games[: len(games) // 2]
+
+
+def shuffled(games: list[Game], seed: int = 1) -> list[Game]:
+    out = list(games)
+    random.Random(seed).shuffle(out)
+    return out
+
+
+@pytest.mark.parametrize(
+    "shape",
+    ["generator in id order", "list in id order", "two runs, read again", "shuffled list"],
+)
+def test_every_order_gives_the_bytes_of_sorting_every_game(shape: str) -> None:
+    games = field_games(400)
+    sources: dict[str, Callable[[], Iterable[Game]]] = {
+        "generator in id order": lambda: iter(games),
+        "list in id order": lambda: games,
+        "two runs, read again": lambda: Reread(lambda: iter(two_runs(games))),
+        "shuffled list": lambda: shuffled(games),
+    }
+    text = render_field(sources[shape])
+    assert hashlib.sha256(text.encode()).hexdigest() == FIELD_SHA256
+
+
+@settings(max_examples=25, deadline=None)
+@given(data=st.data(), games=results())
+def test_streaming_merging_and_sorting_agree(data: st.DataObject, games: list[Game]) -> None:
+    mixed = list(data.draw(st.permutations(games)))
+    streamed = render_all_from(lambda: iter(games))
+    assert render_all_from(lambda: mixed) == streamed
+    assert render_all_from(lambda: Reread(lambda: iter(two_runs(games)))) == streamed
+
+
+def render_all_from(source: Callable[[], Iterable[Game]]) -> str:
+    rows = standings(source(), NAMES)
+    return "".join(
+        (
+            ratings_json(openskill_ratings(source(), NAMES), elo_ratings(source(), NAMES)),
+            standings_csv(rows),
+            standings_md(rows),
+            crosstable_csv(crosstable(source(), NAMES)),
+        )
+    )
+
+
+def test_games_in_id_order_are_read_once_and_others_again() -> None:
+    games = field_games(60)
+    in_order = Reread(lambda: iter(games))
+    summarise(in_order, FIELD)
+    assert in_order.passes == 1
+    for out_of_order in (two_runs(games), shuffled(games)):
+        again = Reread(out_of_order.__iter__)
+        assert summarise(again, FIELD).standings() == standings(games, FIELD)
+        assert again.passes > 1
+
+
+def test_one_summary_gives_what_each_function_gives() -> None:
+    games = field_games(120)
+    summary = summarise(iter(games), FIELD)
+    assert summary.standings() == standings(games, FIELD)
+    assert summary.openskill() == openskill_ratings(games, FIELD)
+    assert summary.elo() == elo_ratings(games, FIELD)
+    assert summary.elo(prior_draws=0.5) == elo_ratings(games, FIELD, prior_draws=0.5)
+    assert summary.crosstable() == crosstable(games, FIELD)
+    unrated = summarise(iter(games), FIELD, rate=False)
+    assert unrated.crosstable() == summary.crosstable()
+    with pytest.raises(ValueError, match="without OpenSkill"):
+        unrated.openskill()
+
+
+def test_a_generator_out_of_id_order_is_refused_not_misrated() -> None:
+    games = field_games(5)
+    for compute in (openskill_ratings, elo_ratings, standings, crosstable):
+        with pytest.raises(ValueError, match=r"rr-000001 comes after game rr-000005.*id order"):
+            compute(iter([games[4], *games[:4]]), FIELD)
+    summary = Summary(FIELD)
+    summary.add(games[1])
+    with pytest.raises(ValueError, match="out of id order"):
+        summary.add(games[0])
+
+
+@pytest.mark.parametrize(
+    "order",
+    [
+        ["rr-1", "rr-2", "rr-2", "rr-3"],  # in order: the copy comes right after
+        ["rr-3", "rr-2", "rr-1", "rr-2"],  # out of order, many runs: sorted in memory
+        ["rr-2", "rr-3", "rr-1", "rr-2"],  # two runs: merged
+    ],
+)
+def test_a_game_twice_is_refused_in_any_order(order: list[str]) -> None:
+    games = [game(gid, ["a", "b"], [1, 2]) for gid in order]
+    for source in (games, Reread(lambda: iter(games))):
+        with pytest.raises(ValueError, match="rr-2 appears twice"):
+            standings(source, ["a", "b"])
+
+
+def _many(count: int, prefix: str = "rr") -> Iterator[Game]:
+    """`count` games made on the fly, ids in order, with faults: nothing holds them."""
+    names = ["a", "b", "c", "d"]
+    for i in range(count):
+        seats = [names[(i + k) % 4] for k in range(3)]
+        faults = [{"seat": i % 3, "kind": "timeout", "message": "slow"}] if i % 7 == 0 else []
+        yield game(f"{prefix}-{i:06d}", seats, [1 + (i + k) % 3 for k in range(3)], faults)
+
+
+def _peak(work: Callable[[], object]) -> int:
+    tracemalloc.start()
+    try:
+        work()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_a_generator_in_id_order_is_rated_without_holding_its_games() -> None:
+    count, names = 4000, ["a", "b", "c", "d"]
+    standings(_many(20), names)  # first use: the rating library sets itself up
+    streamed = _peak(lambda: standings(_many(count), names))
+    held = _peak(lambda: list(_many(count)))  # what holding the raw games alone costs
+    assert held > 1_500_000
+    assert streamed < held / 4
+
+
+def test_an_elimination_log_is_merged_without_holding_its_games() -> None:
+    count, names = 4000, ["a", "b", "c", "d"]
+
+    def log() -> Iterator[Game]:  # seeding rr-... first, then the knockout el-...
+        yield from _many(count // 2, "rr")
+        yield from _many(count // 2, "el")
+
+    crosstable(Reread(log), names)
+    merged = _peak(lambda: crosstable(Reread(log), names))
+    held = _peak(lambda: list(log()))
+    assert held > 1_500_000
+    assert merged < held / 4  # sorting the two runs in memory would hold every game
