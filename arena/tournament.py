@@ -31,6 +31,7 @@ prints: the CLI layer (arena/cli_run.py) talks to the user.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import multiprocessing
 import multiprocessing.util
@@ -68,14 +69,12 @@ from arena.hosts import Host, InlineHost
 from arena.isolation import CommandHost, ProcessHost
 from arena.plugins import BotSpec, Registry, default_registry
 from arena.ratings import (
-    crosstable,
     crosstable_csv,
-    elo_ratings,
-    openskill_ratings,
     ratings_json,
     standings,
     standings_csv,
     standings_md,
+    summarise,
 )
 from arena.referee import GameRecord, Player, RefereeError, play_game
 from arena.replay import replay_lines, write_replay
@@ -345,7 +344,11 @@ class Plan:
         self, results: Mapping[str, Placements], ranking: Sequence[str] | None = None
     ) -> dict[str, Any]:
         """Every stage's tables and results, for stages.json; `ranking`, if given, is the
-        overall standings order, reused for a one-stage format instead of rating again."""
+        overall standings order, reused for a one-stage format instead of rating again.
+
+        The tables of a round robin, a gauntlet or a seeding come as `_Tables`, built one at
+        a time when read, so the document never holds a table for every game (see
+        `_json_parts`)."""
         fmt = self.cfg.format
         if not self.elimination:
             stage = self._flat_stage("main", fmt.type, self.main, results, ranking)
@@ -372,12 +375,6 @@ class Plan:
         results: Mapping[str, Placements],
         ranking: Sequence[str] | None = None,
     ) -> dict[str, Any]:
-        tables: dict[int, dict[str, Any]] = {}
-        for game in games:
-            table = tables.setdefault(
-                game.table, {"table": game.table, "entrants": self._named(game.seats), "games": []}
-            )
-            table["games"].append(game.id)
         complete = all(g.id in results for g in games)
         if complete and ranking is None:
             rows = standings([self.game_result(g, results[g.id]) for g in games], self.names)
@@ -386,7 +383,7 @@ class Plan:
             "name": name,
             "format": kind,
             "complete": complete,
-            "tables": list(tables.values()),
+            "tables": _Tables(games, self.names),
             "ranking": list(ranking) if complete and ranking is not None else None,
         }
 
@@ -411,6 +408,63 @@ class Plan:
             "advanced": self._named(stage.advanced),
             "eliminated": self._named(stage.eliminated),
         }
+
+
+@dataclass(frozen=True, slots=True)
+class _Tables:
+    """A flat stage's tables for stages.json, in order of their first game, each with the
+    entrants of that game and the ids of all its games; built afresh each time it is read."""
+
+    games: Sequence[GameSpec]
+    names: tuple[str, ...]
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        if all(a.table <= b.table for a, b in itertools.pairwise(self.games)):
+            groups = itertools.groupby(self.games, key=_table_number)
+            return (self._table(list(games)) for _, games in groups)  # holds one table
+        grouped: dict[int, list[GameSpec]] = {}
+        for game in self.games:
+            grouped.setdefault(game.table, []).append(game)
+        return (self._table(games) for games in grouped.values())
+
+    def _table(self, games: Sequence[GameSpec]) -> dict[str, Any]:
+        first = games[0]
+        entrants = [self.names[i] for i in first.seats]
+        return {"table": first.table, "entrants": entrants, "games": [g.id for g in games]}
+
+
+def _table_number(game: GameSpec) -> int:
+    return game.table
+
+
+def _json_parts(value: Any) -> Iterator[str]:
+    """Encode as `_dumps` does, in parts: a `_Tables` is encoded table by table, so a stage
+    of many games is never held whole."""
+    if isinstance(value, _Tables):
+        yield "["
+        for i, table in enumerate(value):
+            yield ("," if i else "") + _dumps(table)
+        yield "]"
+    elif isinstance(value, dict):
+        yield "{"
+        for i, key in enumerate(sorted(value)):
+            yield ("," if i else "") + json.dumps(key) + ":"
+            yield from _json_parts(value[key])
+        yield "}"
+    elif isinstance(value, list):
+        yield "["
+        for i, item in enumerate(value):
+            if i:
+                yield ","
+            yield from _json_parts(item)
+        yield "]"
+    else:
+        yield _dumps(value)
+
+
+def _dumps(value: Any) -> str:
+    """Compact JSON with sorted keys: the form of stages.json."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
 # --- one game, in a worker ----------------------------------------------------------------
@@ -792,32 +846,26 @@ class _Run:
 def write_derived(
     folder: Path, cfg: TournamentConfig, plan: Plan, results: Mapping[str, Placements]
 ) -> str:
-    """Write ratings.json, standings.csv/.md, crosstable.csv and stages.json from
-    games.jsonl, each atomically; return the standings as Markdown."""
-    names = [e.name for e in cfg.entrants]
-    path = folder / folder_files.GAMES
+    """Write ratings.json, standings.csv/.md, crosstable.csv and stages.json from one pass
+    over games.jsonl, each atomically; return the standings as Markdown.
 
-    def games() -> Iterator[dict[str, Any]]:
-        return folder_files.iter_games(path)  # read again each time: memory stays flat
-
-    rows = standings(games(), names)
-    ranked = [row.entrant for row in rows if row.rank is not None]
+    Memory does not grow with the games: the log is read one game at a time (a second time
+    only if it is not in id order, as an elimination's is, see arena/ratings.py), and
+    stages.json, which lists every game, is encoded and written in parts."""
+    games = folder_files.GameFile(folder / folder_files.GAMES)
+    summary = summarise(games, [e.name for e in cfg.entrants])
+    rows = summary.standings()
     derived = {
-        "ratings.json": ratings_json(
-            openskill_ratings(games(), names), elo_ratings(games(), names)
-        ),
+        "ratings.json": ratings_json(summary.openskill(), summary.elo()),
         "standings.csv": standings_csv(rows),
         "standings.md": standings_md(rows),
-        "crosstable.csv": crosstable_csv(crosstable(games(), names)),
-        # Built last, when nothing else is held. Compact: with an indent, json uses its
-        # pure-Python encoder, which needs three times the memory of the document.
-        "stages.json": json.dumps(
-            plan.stages(results, ranked), sort_keys=True, separators=(",", ":")
-        )
-        + "\n",
+        "crosstable.csv": crosstable_csv(summary.crosstable()),
     }
     for name, text in derived.items():
         folder_files.write_atomic(folder / name, text)
+    ranked = [row.entrant for row in rows if row.rank is not None]
+    stages = itertools.chain(_json_parts(plan.stages(results, ranked)), ["\n"])
+    folder_files.write_atomic(folder / "stages.json", stages)
     return derived["standings.md"]
 
 

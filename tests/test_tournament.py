@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import textwrap
+import tracemalloc
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +17,7 @@ from arena import results, tournament
 from arena.config import ConfigError
 from arena.plugins import Registry
 from arena.replay import read_replay, schema, timeless, verify_replay
+from arena.schedule import GameSpec
 from arena.tournament import (
     Interrupted,
     Plan,
@@ -359,6 +362,60 @@ def test_a_round_robin_stage_ranks_like_the_standings_and_replays_can_be_off(
     assert report.ranking is None
     assert not (out / results.REPLAYS).exists()
     assert {g["replay"] for g in results.iter_games(out / results.GAMES)} == {None}
+
+
+def _grouped(games: Sequence[GameSpec], names: Sequence[str]) -> list[dict[str, Any]]:
+    """A stage's tables as stages.json has always listed them: in order of first game."""
+    tables: dict[int, dict[str, Any]] = {}
+    for game in games:
+        entrants = [names[i] for i in game.seats]
+        tables.setdefault(game.table, {"table": game.table, "entrants": entrants, "games": []})
+        tables[game.table]["games"].append(game.id)
+    return list(tables.values())
+
+
+@pytest.mark.parametrize("tables", [[1, 1, 2, 3, 3], [2, 1, 2, 3, 1]])
+def test_stages_json_in_parts_is_what_json_dumps_writes(tables: list[int]) -> None:
+    names = ("a", "b", "c")
+    games = [GameSpec(f"rr-{i}", "main", t, (i % 3, (i + 1) % 3), i) for i, t in enumerate(tables)]
+    stage = {"name": "main", "complete": True, "ranking": ["b", "a"], "tables": None}
+    document: dict[str, Any] = {"format": "round-robin", "stages": [stage], "ranking": ["é"]}
+    plain = json.dumps(
+        {**document, "stages": [{**stage, "tables": _grouped(games, names)}]},
+        sort_keys=True,
+        separators=(",", ":"),
+    )
+    lazy = {**document, "stages": [{**stage, "tables": tournament._Tables(games, names)}]}
+    assert "".join(tournament._json_parts(lazy)) == plain
+
+
+def _peak(work: Any) -> int:
+    tracemalloc.start()
+    try:
+        work()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_the_derived_files_are_written_without_holding_the_games(tmp_path: Path) -> None:
+    cfg = _config(tmp_path, "{type: round-robin, seats: 2, games: 500}", replays="false")
+    plan = Plan(cfg)
+    out = tmp_path / "out"
+    out.mkdir()
+    done = {game.id: (1, 2) for game in plan.main}
+    lines = (
+        json.dumps({"id": g.id, "entrants": [plan.names[i] for i in g.seats], "placements": [1, 2]})
+        for g in plan.main
+    )
+    (out / results.GAMES).write_text("".join(line + "\n" for line in lines))
+    tournament.write_derived(out, cfg, plan, done)  # first use: the rating library sets up
+    written = _peak(lambda: tournament.write_derived(out, cfg, plan, done))
+    held = _peak(lambda: list(results.iter_games(out / results.GAMES)))
+    assert len(plan.main) == 3000 and held > 1_500_000
+    assert written < held / 4
+    stages = json.loads((out / "stages.json").read_text())
+    assert sum(len(t["games"]) for t in stages["stages"][0]["tables"]) == 3000
 
 
 def test_a_folder_of_other_files_is_never_used(tmp_path: Path) -> None:
