@@ -21,6 +21,14 @@ the bluffing statistics come from the claim and challenge events found by one re
 expression over the replay text (parsing every line as JSON is ten times slower; the
 expression follows the key order of arena.codec, and tests pin it against a full parse).
 
+Memory does not grow with the games: games.jsonl is read one game at a time, three times
+(for the counts and first fault examples, for the viewer packs, and for the list of
+games; the later passes stop at the games the first one counted), and report.html is
+written in parts. The list of every game is the one part of
+the page that is per game by nature; it is encoded and written a game at a time, never
+held. Held whole: the small tables, and stages.json for an elimination only (its seeding
+round robin is capped, its knockout is small; other formats need only its format).
+
 This module must not play or re-apply games, and must not change what `arena run` wrote:
 it only adds report.html, viewer.html and replays/pack-*.js. Nothing it writes reaches the
 network.
@@ -31,13 +39,14 @@ from __future__ import annotations
 import base64
 import csv
 import html
+import itertools
 import json
 import math
 import os
 import re
 import zlib
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -156,6 +165,23 @@ class ReportSummary:
     """Games whose replay file was listed but is missing or unreadable."""
 
 
+@dataclass(frozen=True, slots=True)
+class _Log:
+    """What the report needs from games.jsonl beyond the list of games, from one pass."""
+
+    games: int
+    replays: int
+    """Games that list a replay file."""
+    names: tuple[str, ...]
+    """The entrants, then any other name seated, for the list of games."""
+    stages: tuple[str, ...]
+    """Stage names in order of first appearance, for the list of games."""
+    examples: Mapping[str, tuple[tuple[str, str, str], ...]]
+    """The first faults of each entrant: (game id, kind, message)."""
+    packs: Mapping[str, int]
+    """The viewer pack of the games linked outside the list: fault examples, bracket."""
+
+
 @dataclass(slots=True)
 class _Scan:
     """What one pass over some replays found (mutable while scanning, merged after)."""
@@ -241,20 +267,26 @@ def _scan_task(task: tuple[str, int, tuple[tuple[str, str], ...], bool]) -> _Sca
     return _scan(*task)
 
 
-def _packs(games: Sequence[GameRow]) -> list[tuple[int, tuple[tuple[str, str], ...]]]:
-    """Games with a replay, PACK at a time in log order: a resumed run only adds packs."""
-    listed = [(g.id, g.replay) for g in games if g.replay]
-    return [(i // PACK, tuple(listed[i : i + PACK])) for i in range(0, len(listed), PACK)]
+def _packs(folder: Path, games: int) -> Iterator[tuple[int, tuple[tuple[str, str], ...]]]:
+    """Games with a replay among the first `games` of the log, PACK at a time in log order:
+    a resumed run only adds packs."""
+    lines = itertools.islice(folder_files.iter_games(folder / folder_files.GAMES), games)
+    listed = ((str(line["id"]), line["replay"]) for line in lines if line.get("replay"))
+    for pack in itertools.count():
+        chunk = tuple(itertools.islice(listed, PACK))
+        if not chunk:
+            return
+        yield pack, chunk
 
 
-def _scan_all(
-    folder: Path, games: Sequence[GameRow], workers: int | None, write_packs: bool
-) -> _Scan:
-    """Scan every replay: in this process for small tournaments, else on a process pool."""
-    tasks = [(str(folder), pack, chunk, write_packs) for pack, chunk in _packs(games)]
+def _scan_all(folder: Path, log: _Log, workers: int | None, write_packs: bool) -> _Scan:
+    """Scan the replays of the games in `log`, a pack at a time: in this process for small
+    tournaments, else on a process pool."""
+    packs = _packs(folder, log.games)
+    tasks = ((str(folder), pack, chunk, write_packs) for pack, chunk in packs)
     count = workers or os.cpu_count() or 1
     total = _Scan()
-    if count <= 1 or sum(len(t[2]) for t in tasks) < PARALLEL_FROM:
+    if count <= 1 or log.replays < PARALLEL_FROM:
         parts = map(_scan_task, tasks)
         return _merge(total, parts)
     import multiprocessing
@@ -321,8 +353,11 @@ def _read_csv(path: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(handle))
 
 
-def _read_games(path: Path) -> list[GameRow]:
-    return [_game_row(line) for line in folder_files.iter_games(path)]
+def _game_rows(folder: Path, games: int | None = None) -> Iterator[GameRow]:
+    """The log's games, or its first `games`: what the first pass saw, should a resumed
+    run append more while the report is being built."""
+    lines = folder_files.iter_games(folder / folder_files.GAMES)
+    return map(_game_row, itertools.islice(lines, games))
 
 
 def _game_row(line: Mapping[str, Any]) -> GameRow:
@@ -348,12 +383,67 @@ def _read_config(folder: Path) -> dict[str, Any]:
     return loaded if isinstance(loaded, dict) else {"name": folder.name}
 
 
+def _read_stages(folder: Path, config: Mapping[str, Any]) -> dict[str, Any]:
+    """stages.json, needed whole only for an elimination's bracket: a round robin's lists
+    every game, so for another format named in the config it is left unread."""
+    fmt = config.get("format")
+    kind = fmt.get("type") if isinstance(fmt, dict) else None
+    path = folder / "stages.json"
+    if (kind is not None and kind != "elimination") or not path.exists():
+        return {}
+    loaded = json.loads(path.read_text(encoding="utf-8"))
+    return loaded if isinstance(loaded, dict) else {}
+
+
+def _bracket_games(stages: Mapping[str, Any]) -> frozenset[str]:
+    """The games the bracket links to: those of every elimination stage's tables."""
+    return frozenset(
+        game
+        for stage in stages.get("stages", ())
+        if stage.get("format") == "elimination"
+        for table in stage.get("tables", ())
+        for game in table.get("games") or ()
+    )
+
+
+def _read_log(folder: Path, entrants: Sequence[str], linked: frozenset[str]) -> _Log:
+    """Count the games and collect what the page shows of them, one game at a time."""
+    names = dict.fromkeys(entrants)
+    stages: dict[str, None] = {}
+    examples: dict[str, list[tuple[str, str, str]]] = {}
+    packs: dict[str, int] = {}
+    games = replays = 0
+    for game in _game_rows(folder):
+        games += 1
+        names.update(dict.fromkeys(game.entrants))
+        stages.setdefault(game.stage)
+        found = _add_examples(examples, game)
+        if game.replay:
+            if found or game.id in linked:
+                packs[game.id] = replays // PACK
+            replays += 1
+    shown = {name: tuple(listed) for name, listed in examples.items()}
+    return _Log(games, replays, tuple(names), tuple(stages), shown, packs)
+
+
+def _add_examples(found: dict[str, list[tuple[str, str, str]]], game: GameRow) -> bool:
+    """Keep the game's faults among the first examples of each entrant; say if any was."""
+    added = False
+    for seat, kind, message in game.faults:
+        listed = found.setdefault(game.entrants[seat], [])
+        if len(listed) < _FAULT_EXAMPLES:
+            listed.append((game.id, kind, message[:160]))
+            added = True
+    return added
+
+
 @dataclass(frozen=True, slots=True)
 class _Folder:
-    """Everything the report shows, read from one results folder."""
+    """Everything the report shows, read from one results folder (the games as a `_Log`)."""
 
+    path: Path
     config: Mapping[str, Any]
-    games: tuple[GameRow, ...]
+    log: _Log
     standings: tuple[Mapping[str, str], ...]
     ratings: Mapping[str, Any]
     crosstable: tuple[Mapping[str, str], ...]
@@ -376,13 +466,16 @@ def _read_folder(folder: Path) -> _Folder:
             f"{folder} is not a finished results folder (no {', '.join(missing)}); "
             "run the tournament, or finish it with `arena run CONFIG --resume`"
         )
-    stages_path = folder / "stages.json"
-    stages = json.loads(stages_path.read_text(encoding="utf-8")) if stages_path.exists() else {}
     try:
+        config = _read_config(folder)
+        stages = _read_stages(folder, config)
+        standings = tuple(_read_csv(folder / "standings.csv"))
+        entrants = [row["entrant"] for row in standings]
         return _Folder(
-            config=_read_config(folder),
-            games=tuple(_read_games(folder / folder_files.GAMES)),
-            standings=tuple(_read_csv(folder / "standings.csv")),
+            path=folder,
+            config=config,
+            log=_read_log(folder, entrants, _bracket_games(stages)),
+            standings=standings,
             ratings=json.loads((folder / "ratings.json").read_text(encoding="utf-8")),
             crosstable=tuple(_read_csv(folder / "crosstable.csv")),
             stages=stages,
@@ -405,16 +498,16 @@ def build_report(
     """
     root = Path(folder)
     data = _read_folder(root)
-    scan = _scan_all(root, data.games, workers, viewer)
+    scan = _scan_all(root, data.log, workers, viewer)
     options = data.config.get("options") or {}
     sof = bool(options.get("straight_over_full", False))
     bluffs = bluff_stats(scan.tally, data.entrants, data.rules, sof)
-    links = _links(data.games, frozenset(scan.missing)) if viewer else {}
-    payload = render_report(data, bluffs, links).encode("utf-8")
-    folder_files.write_atomic(root / REPORT, payload, durable=False)
+    missing = frozenset(scan.missing) if viewer else None
+    page = render_report(data, bluffs, missing)
+    size = folder_files.write_atomic(root / REPORT, page, durable=False)
     if viewer:
         folder_files.write_atomic(root / VIEWER, viewer_page(), durable=False)
-    return ReportSummary(root / REPORT, len(payload), len(data.games), scan.scanned,
+    return ReportSummary(root / REPORT, size, data.log.games, scan.scanned,
                          tuple(scan.missing))  # fmt: skip
 
 
@@ -436,10 +529,12 @@ def _e(value: object) -> str:
     return html.escape(str(value), quote=True)
 
 
-def _links(games: Sequence[GameRow], missing: frozenset[str]) -> dict[str, int]:
-    """The viewer pack of every game the viewer can show."""
-    return {game_id: pack for pack, chunk in _packs(games) for game_id, _ in chunk
-            if game_id not in missing}  # fmt: skip
+def _links(log: _Log, missing: frozenset[str] | None) -> dict[str, int]:
+    """The viewer pack of the games linked outside the list, if the viewer can show them;
+    `missing` is None when there is no viewer."""
+    if missing is None:
+        return {}
+    return {game_id: pack for game_id, pack in log.packs.items() if game_id not in missing}
 
 
 def _game_link(game_id: str, links: Mapping[str, int], text: object) -> str:
@@ -449,8 +544,12 @@ def _game_link(game_id: str, links: Mapping[str, int], text: object) -> str:
     return f'<a href="viewer.html#game={_e(game_id)}&amp;pack={pack}">{_e(text)}</a>'
 
 
-def render_report(data: _Folder, bluffs: Sequence[BluffStats], links: Mapping[str, int]) -> str:
-    """The whole report page as one HTML string; `links` gives each viewable game's pack."""
+def render_report(
+    data: _Folder, bluffs: Sequence[BluffStats], missing: frozenset[str] | None
+) -> Iterator[str]:
+    """The report page in parts, the list of games a game at a time, so it is never held
+    whole; `missing` names the games the viewer cannot show (None: no viewer)."""
+    links = _links(data.log, missing)
     name = str(data.config.get("name") or "tournament")
     sections = [
         _section("standings", "Standings", _standings_table(data)),
@@ -471,8 +570,7 @@ def render_report(data: _Folder, bluffs: Sequence[BluffStats], links: Mapping[st
             ("games", "Games"),
         )
     )  # fmt: skip
-    games_json = _games_json(data, links).replace("</", "<\\/")
-    return (
+    yield (
         "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"<title>{_e(name)} · arena report</title>\n"
@@ -483,9 +581,11 @@ def render_report(data: _Folder, bluffs: Sequence[BluffStats], links: Mapping[st
         f'<main class="wrap">\n{"".join(sections)}</main>\n'
         f'<footer class="wrap">Made by arena {_e(__version__)} from {_e(folder_files.GAMES)}, '
         "the derived tables and the replays. This page works offline.</footer>\n"
-        f'<script type="application/json" id="games-data">{games_json}</script>\n'
-        f"<script>\n{_static('report.js')}</script>\n</body>\n</html>\n"
+        '<script type="application/json" id="games-data">'
     )
+    # No part ends with "<", so escaping part by part escapes every "</" of the whole.
+    yield from (part.replace("</", "<\\/") for part in _games_json(data, missing))
+    yield f"</script>\n<script>\n{_static('report.js')}</script>\n</body>\n</html>\n"
 
 
 def _section(key: str, title: str, body: str) -> str:
@@ -500,7 +600,7 @@ def _summary_line(data: _Folder) -> str:
         str(data.rules),
         f"{kind}{seats}",
         f"{len(data.entrants)} entrants",
-        f"{len(data.games):,} games",
+        f"{data.log.games:,} games",
     ]
     if "seed" in data.config:
         parts.append(f"seed {data.config['seed']}")
@@ -797,7 +897,7 @@ def _faults(data: _Folder, links: Mapping[str, int]) -> str:
     totals = {row["entrant"]: [int(row.get(k) or 0) for k in FAULT_KINDS] for row in data.standings}
     if not any(sum(v) for v in totals.values()):
         return '<p class="ok">No faults: every bot answered legally and in time.</p>'
-    examples = _fault_examples(data.games)
+    examples = data.log.examples
     head = "".join(f"<th class=num>{_e(k)}</th>" for k in FAULT_KINDS)
     rows = []
     for name, counts in totals.items():
@@ -816,16 +916,6 @@ def _faults(data: _Folder, links: Mapping[str, int]) -> str:
         '<p class="note">timeout: too slow; crash: the bot raised or died; illegal: an action '
         "the rules do not allow; protocol: an answer that could not be read.</p>"
     )
-
-
-def _fault_examples(games: Iterable[GameRow]) -> dict[str, list[tuple[str, str, str]]]:
-    found: dict[str, list[tuple[str, str, str]]] = {}
-    for game in games:
-        for seat, kind, message in game.faults:
-            listed = found.setdefault(game.entrants[seat], [])
-            if len(listed) < _FAULT_EXAMPLES:
-                listed.append((game.id, kind, message[:160]))
-    return found
 
 
 # --- elimination --------------------------------------------------------------------------
@@ -896,26 +986,31 @@ def _games_section(data: _Folder) -> str:
     )
 
 
-def _games_json(data: _Folder, links: Mapping[str, int]) -> str:
-    names = list(data.entrants)
-    known = {name: i for i, name in enumerate(names)}
-    stages: list[str] = []
-    stage_index: dict[str, int] = {}
-    rows = []
-    for game in data.games:
-        for name in game.entrants:
-            if name not in known:
-                known[name] = len(names)
-                names.append(name)
-        if game.stage not in stage_index:
-            stage_index[game.stage] = len(stages)
-            stages.append(game.stage)
-        rows.append([
+def _games_json(data: _Folder, missing: frozenset[str] | None) -> Iterator[str]:
+    """The list of games as compact JSON, a game at a time in log order, read again from
+    games.jsonl; each row ends with the game's viewer pack, or -1."""
+    log = data.log
+    known = {name: i for i, name in enumerate(log.names)}
+    stage_index = {stage: i for i, stage in enumerate(log.stages)}
+    word = "chips" if data.rules == "cards" else "points"
+    head = {"names": list(log.names), "stages": list(log.stages), "score": word}
+    yield _compact(head)[:-1] + ',"games":['
+    replays = 0
+    for number, game in enumerate(_game_rows(data.path, log.games)):
+        pack = -1
+        if game.replay:
+            if missing is not None and game.id not in missing:
+                pack = replays // PACK
+            replays += 1
+        row = [
             game.id, stage_index[game.stage], game.table,
             [known[n] for n in game.entrants], list(game.placements), list(game.scores),
-            len(game.faults), game.decisions, links.get(game.id, -1),
-        ])  # fmt: skip
-    word = "chips" if data.rules == "cards" else "points"
-    document = {"names": names, "stages": stages, "score": word, "games": rows}
-    return json.dumps(document, separators=(",", ":"), ensure_ascii=False)
+            len(game.faults), game.decisions, pack,
+        ]  # fmt: skip
+        yield ("," if number else "") + _compact(row)
+    yield "]}"
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 

@@ -70,7 +70,7 @@ def _floor(folder: Path) -> None:
 
 
 def _scan(folder: Path) -> None:
-    _scan_all(folder, _read_folder(folder).games, 1, False)
+    _scan_all(folder, _read_folder(folder).log, 1, False)
 
 
 def _cpu() -> float:

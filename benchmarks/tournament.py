@@ -7,8 +7,8 @@ process tree (main process, fork server, workers) is sampled every 0.1 s:
 - memory: the sum of PSS over the tree (proportional set size: shared pages are split
   between the processes sharing them, so the sum is what the run really occupies; RSS
   would count the fork server's pages once per worker). The peak is reported, with the
-  peak RSS sum for comparison, and the peak while games are still being played: at the
-  end the ratings read every game at once (sorted by id), which grows with the games.
+  peak RSS sum for comparison, and the peak while games are still being played, to tell
+  the end of the run (the derived tables and the report, one game at a time) from play.
 - rate: games appended to games.jsonl per second of playing (from the first game written
   to the last), and games per second of wall time including start-up and the tables.
 - CPU: user plus system seconds of every process in the tree, per game. Wall-clock rates

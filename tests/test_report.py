@@ -8,6 +8,7 @@ import csv
 import json
 import re
 import shutil
+import tracemalloc
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ from stumbling import stumbler
 
 import arena
 import arena.report
+import arena.results
 from arena import hands
 from arena.cli import cli
 from arena.referee import play_game
@@ -259,6 +261,112 @@ def test_arena_report_prints_where_the_page_is(dice_folder: Path, tmp_path: Path
     result = CliRunner().invoke(cli, ["report", str(tmp_path / "nothing")])
     assert (result.exit_code, result.output) == (
         2, f"arena: error: {tmp_path / 'nothing'}: no such results folder\n")  # fmt: skip
+
+
+# --- streaming: the games are never all held ------------------------------------------------
+
+
+def _copy(folder: Path, tmp_path: Path) -> Path:
+    copy = tmp_path / "copy"
+    shutil.copytree(folder, copy, ignore=shutil.ignore_patterns(".lock"))
+    return copy
+
+
+def _write_games(folder: Path, games: list[dict[str, Any]]) -> None:
+    (folder / "games.jsonl").write_text("".join(json.dumps(g) + "\n" for g in games))
+
+
+def _games_data(folder: Path) -> str:
+    found = re.search(r'id="games-data">(.*?)</script>', _page(folder), re.DOTALL)
+    assert found
+    return found.group(1)
+
+
+def test_the_list_of_games_is_the_compact_json_of_every_game(
+    dice_folder: Path, tmp_path: Path
+) -> None:
+    copy = _copy(dice_folder, tmp_path)
+    games = _games(copy)
+    games[1]["stage"] = "sémi</script>"  # non-ASCII kept, "</" escaped
+    games[2]["entrants"][0] = "guest"  # a name the standings do not know comes last
+    _write_games(copy, games)
+    (copy / "replays" / "rr-000004.json.gz").unlink()
+    build_report(copy)
+    table = (copy / "standings.csv").read_text().splitlines()
+    standings = [row["entrant"] for row in csv.DictReader(table)]
+    stages = list(dict.fromkeys(g["stage"] for g in games))
+    names = [*standings, "guest"]
+    rows = [
+        [g["id"], stages.index(g["stage"]), g["table"], [names.index(n) for n in g["entrants"]],
+         g["placements"], g["scores"], len(g["faults"]), g["decisions"],
+         -1 if g["id"] == "rr-000004" else 0]
+        for g in games
+    ]  # fmt: skip
+    document = {"names": names, "stages": stages, "score": "points", "games": rows}
+    expected = json.dumps(document, separators=(",", ":"), ensure_ascii=False)
+    assert _games_data(copy) == expected.replace("</", "<\\/")
+
+
+def test_fault_examples_are_the_first_three_of_each_entrant_linked_to_the_viewer(
+    dice_folder: Path, tmp_path: Path
+) -> None:
+    copy = _copy(dice_folder, tmp_path)
+    games = _games(copy)
+    for i, g in enumerate(games):
+        g["faults"] = [{"seat": 0, "kind": "crash", "message": f"boom <{i}>"}]
+    _write_games(copy, games)
+    (copy / "replays" / "rr-000002.json.gz").unlink()
+    rows = list(csv.DictReader((copy / "standings.csv").read_text().splitlines()))
+    for row in rows:
+        row["crash"] = str(sum(g["entrants"][0] == row["entrant"] for g in games))
+    with (copy / "standings.csv").open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+    build_report(copy)
+    page = _page(copy)
+    shown: dict[str, list[str]] = {}
+    for i, g in enumerate(games):
+        listed = shown.setdefault(g["entrants"][0], [])
+        if len(listed) < 3:
+            link = g["id"] if g["id"] == "rr-000002" else (
+                f'<a href="viewer.html#game={g["id"]}&amp;pack=0">{g["id"]}</a>')  # fmt: skip
+            listed.append(f"<li>{link} <b>crash</b>: boom &lt;{i}&gt;</li>")
+    for name, listed in shown.items():
+        assert f'<ul class="examples">{"".join(listed)}</ul>' in page, name
+
+
+def test_the_bracket_links_every_knockout_game(tmp_path: Path) -> None:
+    folder = _tournament(tmp_path, ELIMINATION)
+    build_report(folder)
+    page = _page(folder)
+    stages = json.loads((folder / "stages.json").read_text())
+    knockout = [g for s in stages["stages"] for t in s["tables"] for g in t["games"]]
+    assert knockout
+    for number, game_id in enumerate(knockout):
+        assert f'<a href="viewer.html#game={game_id}&amp;pack={number // 100}">' in page
+
+
+def _peak(work: Any) -> int:
+    tracemalloc.start()
+    try:
+        work()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_the_report_reads_the_games_without_holding_them(tmp_path: Path) -> None:
+    text = ROUND_ROBIN.format(rules="dice", options="{max_points: 1}", seats=2, replays="false")
+    folder = _tournament(tmp_path, text)
+    first = _games(folder)[0]
+    _write_games(folder, [{**first, "id": f"rr-{i:06d}"} for i in range(1, 5001)])
+    build_report(folder, workers=1)  # first use: static files read, modules imported
+    built = _peak(lambda: build_report(folder, workers=1))
+    held = _peak(lambda: list(arena.results.iter_games(folder / "games.jsonl")))
+    assert held > 4_000_000
+    assert built < held / 8
+    assert len(json.loads(_games_data(folder))["games"]) == 5000
 
 
 # --- bluffing statistics ------------------------------------------------------------------
