@@ -6,7 +6,7 @@ names the file, the line, the dotted key path (list indexes 0-based) and what is
 The first problem found stops the check.
 
 This module must not import the rules, the referee, pluggy or click. What it needs to know
-about rule sets (`RuleSetInfo`) and bots (`bot_exists`, `known_bots`) is passed in, so the
+about rule sets (`RuleSetInfo`) and bots (`bot_problem`, `known_bots`) is passed in, so the
 layers stay one-way. It never starts a game and never touches the results folder.
 """
 
@@ -249,7 +249,7 @@ def load_config(
     path: str | PathLike[str],
     *,
     rules: Mapping[str, RuleSetInfo],
-    bot_exists: Callable[[str], bool],
+    bot_problem: Callable[[str], str | None],
     known_bots: Sequence[str],
 ) -> TournamentConfig:
     """Read and validate a tournament file, so every problem shows before any game starts."""
@@ -260,7 +260,8 @@ def load_config(
         raise ConfigError(source, None, "", "the file is not UTF-8 text") from None
     except OSError as exc:
         raise ConfigError(source, None, "", f"cannot read the file: {exc.strerror}") from None
-    return load_config_text(text, source, rules=rules, bot_exists=bot_exists, known_bots=known_bots)
+    return load_config_text(text, source, rules=rules, bot_problem=bot_problem,
+                            known_bots=known_bots)
 
 
 def load_config_text(
@@ -268,12 +269,12 @@ def load_config_text(
     source_name: str,
     *,
     rules: Mapping[str, RuleSetInfo],
-    bot_exists: Callable[[str], bool],
+    bot_problem: Callable[[str], str | None],
     known_bots: Sequence[str],
 ) -> TournamentConfig:
     """Validate tournament YAML given as text; `source_name` is the file named in errors."""
     data, doc = _parse(text, source_name)
-    return _Builder(doc, rules, bot_exists, tuple(known_bots)).tournament(data)
+    return _Builder(doc, rules, bot_problem, tuple(known_bots)).tournament(data)
 
 
 # --- YAML with line numbers ---------------------------------------------------------------
@@ -461,12 +462,12 @@ class _Builder:
         self,
         doc: KeyLines,
         rules: Mapping[str, RuleSetInfo],
-        bot_exists: Callable[[str], bool],
+        bot_problem: Callable[[str], str | None],
         known_bots: tuple[str, ...],
     ) -> None:
         self.doc = doc
         self.rule_sets = rules
-        self.bot_exists = bot_exists
+        self.bot_problem = bot_problem
         self.known_bots = known_bots
 
     # generic checks
@@ -628,12 +629,11 @@ class _Builder:
 
     def bot(self, path: KeyPath, raw: Any) -> str:
         ref = self.text(path, raw)
-        if self.bot_exists(ref):
+        problem = self.bot_problem(ref)
+        if problem is None:
             return ref
-        if ref.endswith(".py"):
-            self.doc.fail(path, f"bot file {ref!r} not found")
-        if ":" in ref:
-            self.doc.fail(path, f"cannot load bot {ref!r} (no such module or class)")
+        if ref.endswith(".py") or ":" in ref:
+            self.doc.fail(path, problem)  # what went wrong loading the file or module
         hint = _hint(ref, self.known_bots, "")
         self.doc.fail(
             path,

@@ -103,11 +103,16 @@ class Registry:
 
     def exists(self, ref: str) -> bool:
         """Whether a bot reference resolves."""
+        return self.problem(ref) is None
+
+    def problem(self, ref: str) -> str | None:
+        """Why a bot reference does not resolve (file missing, import error, no such class),
+        or None when it does."""
         try:
             self.resolve(ref)
-        except PluginError:
-            return False
-        return True
+        except PluginError as exc:
+            return str(exc)
+        return None
 
 
 def unknown_bot_message(ref: str, names: list[str]) -> str:
@@ -164,7 +169,9 @@ def _pick(module: ModuleType, cls_name: str | None, origin: str) -> BotSpec:
     if cls_name:
         factory = getattr(module, cls_name, None)
         if factory is None:
-            raise PluginError(f"{origin}: no class {cls_name!r}")
+            found = ", ".join(c.__name__ for c in _bot_classes(module))
+            raise PluginError(f"{origin}: no class {cls_name!r}"
+                              + (f" (its arena.Bot classes: {found})" if found else ""))
         candidates = [factory]
     else:
         candidates = _bot_classes(module)

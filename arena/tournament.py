@@ -175,7 +175,7 @@ def load_tournament(
     cfg = load_config(
         path,
         rules=rule_infos(registry),
-        bot_exists=registry.exists,
+        bot_problem=registry.problem,
         known_bots=registry.names(),
     )
     lines = key_lines(path)

@@ -96,6 +96,19 @@ CONFIG_ERRORS = [
     ),
     ("rules: dice", "rules: dcie", "2: rules: unknown rule set 'dcie' (did you mean 'dice'?)"),
     (
+        "  - random\n",
+        f"  - {ROOT}/bots/honest.py:HonestBot\n",
+        (
+            f"4: entrants.0: file {ROOT}/bots/honest.py: no class 'HonestBot' "
+            "(its arena.Bot classes: Honest)"
+        ),
+    ),
+    (
+        "  - random\n",
+        "  - bots/nope.py\n",
+        "4: entrants.0: bot file 'bots/nope.py' does not exist",
+    ),
+    (
         "rules: dice",
         "rules: dice\noptions: {max_pionts: 3}",
         "3: options.max_pionts: unknown option 'max_pionts' (did you mean 'max_points'?)",

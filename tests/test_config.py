@@ -64,12 +64,16 @@ BOTS = ("bluffer", "random", "statistician")
 OTHER_REFS = ("bots/examples/my_bot.py", "my_package.bots:CleverBot")
 
 
-def bot_exists(ref: str) -> bool:
-    return ref in BOTS or ref in OTHER_REFS
+def bot_problem(ref: str) -> str | None:
+    if ref in BOTS or ref in OTHER_REFS:
+        return None
+    if ref.endswith(".py"):
+        return f"bot file {ref!r} does not exist"
+    return f"module {ref}: no class {ref.partition(':')[2]!r} (its arena.Bot classes: CleverBot)"
 
 
 def load(text: str, source: str = SOURCE) -> TournamentConfig:
-    return load_config_text(text, source, rules=RULES, bot_exists=bot_exists, known_bots=BOTS)
+    return load_config_text(text, source, rules=RULES, bot_problem=bot_problem, known_bots=BOTS)
 
 
 BASE = """\
@@ -223,7 +227,7 @@ def test_merge_keys_share_options_and_later_keys_win() -> None:
 def test_load_config_reads_a_file(tmp_path: Any) -> None:
     path = tmp_path / "x.yaml"
     path.write_text(BASE, encoding="utf-8")
-    cfg = load_config(path, rules=RULES, bot_exists=bot_exists, known_bots=BOTS)
+    cfg = load_config(path, rules=RULES, bot_problem=bot_problem, known_bots=BOTS)
     assert cfg == load(BASE)
 
 
@@ -263,10 +267,10 @@ ERRORS = [
      ("configs/x.yaml:7: entrants.1.bot: unknown bot 'zzz' "
      "(not a registered name, .py file or module:Class)")),
     ("bots/examples/my_bot.py", "bots/examples/nope.py",
-     "configs/x.yaml:11: entrants.2.bot: bot file 'bots/examples/nope.py' not found"),
+     "configs/x.yaml:11: entrants.2.bot: bot file 'bots/examples/nope.py' does not exist"),
     ("my_package.bots:CleverBot", "my_package.bots:Dumb",
-     ("configs/x.yaml:12: entrants.3.bot: cannot load bot 'my_package.bots:Dumb' "
-     "(no such module or class)")),
+     ("configs/x.yaml:12: entrants.3.bot: module my_package.bots:Dumb: no class 'Dumb' "
+     "(its arena.Bot classes: CleverBot)")),
     ("seed: 7", "sead: 7",
      "configs/x.yaml:19: sead: unknown key 'sead' (did you mean 'seed'?)"),
     ("  games: 2\n", "  gmaes: 2\n",
@@ -424,7 +428,7 @@ def test_recursive_alias_is_an_error_not_a_hang() -> None:
 def test_unreadable_file_names_the_file(tmp_path: Any) -> None:
     missing = tmp_path / "nope.yaml"
     with pytest.raises(ConfigError) as caught:
-        load_config(missing, rules=RULES, bot_exists=bot_exists, known_bots=BOTS)
+        load_config(missing, rules=RULES, bot_problem=bot_problem, known_bots=BOTS)
     assert str(caught.value) == f"{missing}: cannot read the file: No such file or directory"
 
 
