@@ -22,6 +22,7 @@ from arena.bot import BotContext, Limits
 from arena.isolation import CommandHost, PipeHost, ProcessHost, ProcessLimits
 from arena.processes import TOKEN_VARIABLE, MiB, leftovers, remove_stale_folders
 from arena.referee import GameRecord, Player, play_game
+from arena.rules.base import Event
 
 RULES = ("dice", "dice-cards", "cards")
 EXAMPLES = Path(__file__).parents[2] / "bots" / "examples"
@@ -65,6 +66,24 @@ def test_protocol_2_rebuilds_from_the_events_the_history_protocol_1_repeats(rule
         record = play_zoo(host, rules, seed=6, decision=1.0)
         assert record.faults == ()
         assert host.protocol == version
+        digests.append([t for t in host.stderr_tail().splitlines() if t.startswith("HISTORY")])
+    assert digests[0] == digests[1]
+    assert len(digests[0]) > 3
+
+
+class EagerHost(CommandHost):
+    """Sends every event at once instead of with the next request."""
+
+    def notify(self, event: Event) -> None:
+        super().notify(event)
+        self.deliver()
+
+
+def test_events_delivered_ahead_of_the_request_give_the_same_histories() -> None:
+    digests = []
+    for host in (CommandHost(wire("history2"), LIMITS), EagerHost(wire("history2"), LIMITS)):
+        record = play_zoo(host, "dice", seed=8, decision=1.0)
+        assert record.faults == ()
         digests.append([t for t in host.stderr_tail().splitlines() if t.startswith("HISTORY")])
     assert digests[0] == digests[1]
     assert len(digests[0]) > 3
