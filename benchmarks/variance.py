@@ -10,7 +10,8 @@ Markdown table for docs/compare.md:
 * the median number of games the sequential test needs to reach a verdict over several
   repetitions (seeds), both ways, and their ratio.
 
-Run: `python benchmarks/variance.py [--reps 10] [--groups 1000] [--workers N]`. It takes
+Run: `python benchmarks/variance.py [--reps 10] [--groups 1000] [--workers N]
+[--rules dice,dice-cards]`. It takes
 minutes, not seconds; it is not part of the test suite. It only plays games and prints.
 """
 
@@ -115,10 +116,13 @@ def main() -> None:
     parser.add_argument("--groups", type=int, default=1000, help="groups for the variance")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--elo1", type=float, default=cmp.DEFAULT_ELO1)
+    parser.add_argument("--rules", default=",".join(s.rules for s in CASES),
+                        help="comma-separated rule sets to measure (default: all three)")
     args = parser.parse_args()
     bounds = Bounds(0.0, args.elo1)
-    jobs = [("variance", c, dup, args.groups) for c in range(len(CASES)) for dup in (True, False)]
-    jobs += [("sprt", c, dup, (seed, bounds)) for c in range(len(CASES)) for dup in (True, False)
+    args.cases = [c for c, s in enumerate(CASES) if s.rules in args.rules.split(",")]
+    jobs = [("variance", c, dup, args.groups) for c in args.cases for dup in (True, False)]
+    jobs += [("sprt", c, dup, (seed, bounds)) for c in args.cases for dup in (True, False)
              for seed in range(1, args.reps + 1)]
     started = time.perf_counter()
     with Pool(args.workers) as pool:
@@ -134,7 +138,8 @@ def table(results: dict, args: argparse.Namespace, bounds: Bounds) -> str:
                "median games, unpaired", "games ratio", "verdicts, duplicate",
                "verdicts, unpaired")
     rows = ["| " + " | ".join(columns) + " |", "|" + " --- |" * len(columns)]
-    for c, setup in enumerate(CASES):
+    for c in args.cases:
+        setup = CASES[c]
         mean, _ = results[("variance", c, True, args.groups)]
         var = {dup: results[("variance", c, dup, args.groups)][1] for dup in (True, False)}
         runs = {dup: [results[("sprt", c, dup, (s, bounds))] for s in range(1, args.reps + 1)]
