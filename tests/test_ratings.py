@@ -6,7 +6,6 @@ import hashlib
 import json
 import math
 import random
-import tracemalloc
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
@@ -14,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from openskill.models import PlackettLuce
+from peak_memory import peak
 
 from arena.ratings import (
     FaultCounts,
@@ -471,20 +471,12 @@ def _many(count: int, prefix: str = "rr") -> Iterator[Game]:
         yield game(f"{prefix}-{i:06d}", seats, [1 + (i + k) % 3 for k in range(3)], faults)
 
 
-def _peak(work: Callable[[], object]) -> int:
-    tracemalloc.start()
-    try:
-        work()
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-
 
 def test_a_generator_in_id_order_is_rated_without_holding_its_games() -> None:
     count, names = 4000, ["a", "b", "c", "d"]
     standings(_many(20), names)  # first use: the rating library sets itself up
-    streamed = _peak(lambda: standings(_many(count), names))
-    held = _peak(lambda: list(_many(count)))  # what holding the raw games alone costs
+    streamed = peak(lambda: standings(_many(count), names))
+    held = peak(lambda: list(_many(count)))  # what holding the raw games alone costs
     assert held > 1_500_000
     assert streamed < held / 4
 
@@ -497,7 +489,7 @@ def test_an_elimination_log_is_merged_without_holding_its_games() -> None:
         yield from _many(count // 2, "el")
 
     crosstable(Reread(log), names)
-    merged = _peak(lambda: crosstable(Reread(log), names))
-    held = _peak(lambda: list(log()))
+    merged = peak(lambda: crosstable(Reread(log), names))
+    held = peak(lambda: list(log()))
     assert held > 1_500_000
     assert merged < held / 4  # sorting the two runs in memory would hold every game

@@ -8,13 +8,13 @@ import csv
 import json
 import re
 import shutil
-import tracemalloc
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from peak_memory import peak
 from stumbling import stumbler
 
 import arena
@@ -347,14 +347,6 @@ def test_the_bracket_links_every_knockout_game(tmp_path: Path) -> None:
         assert f'<a href="viewer.html#game={game_id}&amp;pack={number // 100}">' in page
 
 
-def _peak(work: Any) -> int:
-    tracemalloc.start()
-    try:
-        work()
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-
 
 def test_the_report_reads_the_games_without_holding_them(tmp_path: Path) -> None:
     text = ROUND_ROBIN.format(rules="dice", options="{max_points: 1}", seats=2, replays="false")
@@ -362,8 +354,8 @@ def test_the_report_reads_the_games_without_holding_them(tmp_path: Path) -> None
     first = _games(folder)[0]
     _write_games(folder, [{**first, "id": f"rr-{i:06d}"} for i in range(1, 5001)])
     build_report(folder, workers=1)  # first use: static files read, modules imported
-    built = _peak(lambda: build_report(folder, workers=1))
-    held = _peak(lambda: list(arena.results.iter_games(folder / "games.jsonl")))
+    built = peak(lambda: build_report(folder, workers=1))
+    held = peak(lambda: list(arena.results.iter_games(folder / "games.jsonl")))
     assert held > 4_000_000
     assert built < held / 8
     assert len(json.loads(_games_data(folder))["games"]) == 5000

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import json
 import textwrap
-import tracemalloc
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import jsonschema
 import pytest
+from peak_memory import peak
 
 import arena
 from arena import results, tournament
@@ -389,14 +389,6 @@ def test_stages_json_in_parts_is_what_json_dumps_writes(tables: list[int]) -> No
     assert "".join(tournament._json_parts(lazy)) == plain
 
 
-def _peak(work: Any) -> int:
-    tracemalloc.start()
-    try:
-        work()
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-
 
 def test_the_derived_files_are_written_without_holding_the_games(tmp_path: Path) -> None:
     cfg = _config(tmp_path, "{type: round-robin, seats: 2, games: 500}", replays="false")
@@ -410,8 +402,8 @@ def test_the_derived_files_are_written_without_holding_the_games(tmp_path: Path)
     )
     (out / results.GAMES).write_text("".join(line + "\n" for line in lines))
     tournament.write_derived(out, cfg, plan, done)  # first use: the rating library sets up
-    written = _peak(lambda: tournament.write_derived(out, cfg, plan, done))
-    held = _peak(lambda: list(results.iter_games(out / results.GAMES)))
+    written = peak(lambda: tournament.write_derived(out, cfg, plan, done))
+    held = peak(lambda: list(results.iter_games(out / results.GAMES)))
     assert len(plan.main) == 3000 and held > 1_500_000
     assert written < held / 4
     stages = json.loads((out / "stages.json").read_text())
