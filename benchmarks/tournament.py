@@ -152,7 +152,7 @@ def measure(folder: Path, games: int, workers: int) -> Measure:
     peak_pss = peak_rss = play_pss = processes = 0
     cpu: dict[int, float] = {}
     first: float | None = None
-    last = 0.0
+    last, last_done = 0.0, 0  # the last sample that found more games: playing ends there
     started = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     while process.poll() is None:
@@ -171,8 +171,8 @@ def measure(folder: Path, games: int, workers: int) -> Measure:
         now = time.perf_counter()
         if done and first is None:
             first, first_done = now, done
-        if done:
-            last = now
+        if done > last_done:
+            last, last_done = now, done
         time.sleep(SAMPLE_SECONDS)
     wall = time.perf_counter() - started
     if process.returncode != 0:
@@ -180,15 +180,15 @@ def measure(folder: Path, games: int, workers: int) -> Measure:
             f"arena run failed: {process.stderr.read().decode() if process.stderr else ''}"
         )
     done = counter.count()
-    if first is None:
-        first, first_done, last = started, 0, started + wall
+    if first is None or last_done == first_done:
+        first, first_done, last, last_done = started, 0, started + wall, done
     play = max(last - first, 1e-9)
     return Measure(
         games=games,
         workers=workers,
         wall_seconds=round(wall, 2),
         play_seconds=round(play, 2),
-        games_per_second=round((done - first_done) / play, 1),
+        games_per_second=round((last_done - first_done) / play, 1),
         wall_games_per_second=round(done / wall, 1),
         peak_pss_mb=round(peak_pss / 1024, 1),
         play_pss_mb=round(play_pss / 1024, 1),
