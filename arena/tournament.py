@@ -276,6 +276,8 @@ class Plan:
             games = round_robin(n, fmt.seats, fmt.seeding, cfg.seed, DEFAULT_CAP)
             self.seeding = tuple(replace(g, stage="seeding") for g in games)
         self._seeding_ids = frozenset(g.id for g in self.seeding)
+        self._seeded: tuple[tuple[Placements, ...], tuple[int, ...]] | None = None
+        """The seeding stage's placements and the seed order they give, once rated."""
 
     @property
     def elimination(self) -> bool:
@@ -318,9 +320,12 @@ class Plan:
         """Entrant indexes by seed: config order, or the seeding round robin's standings."""
         if not self.seeding:
             return tuple(range(len(self.names)))
-        games = [self.game_result(g, results[g.id]) for g in self.seeding]
-        rows = standings(games, self.names)
-        return tuple(self.names.index(row.entrant) for row in rows)
+        placements = tuple(results[g.id] for g in self.seeding)
+        if self._seeded is None or self._seeded[0] != placements:  # rated once per outcome
+            games = [self.game_result(g, p) for g, p in zip(self.seeding, placements, strict=True)]
+            rows = standings(games, self.names)
+            self._seeded = (placements, tuple(self.names.index(row.entrant) for row in rows))
+        return self._seeded[1]
 
     def knockout(self, results: Mapping[str, Placements]) -> Elimination:
         """The elimination state machine with every knockout result recorded."""

@@ -16,6 +16,7 @@ import arena
 from arena import results, tournament
 from arena.config import ConfigError
 from arena.plugins import Registry
+from arena.ratings import standings
 from arena.replay import read_replay, schema, timeless, verify_replay
 from arena.schedule import GameSpec
 from arena.tournament import (
@@ -172,6 +173,22 @@ def test_seeding_orders_the_bracket_by_its_standings(tmp_path: Path) -> None:
     assert {g.stage for g in first_round} == {"round-1"}
     top_match = first_round[0]
     assert top_match.seats == (3, 0)  # seed 1 meets seed 4, the higher seed in seat 0
+
+
+def test_the_seeding_is_rated_once_per_outcome(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    plan = Plan(_config(tmp_path, "{type: elimination, seats: 2, games: 1, seeding: 1}",
+                        entrants=4))
+    seeding = plan.batch({})
+    rated: list[int] = []
+    monkeypatch.setattr(tournament, "standings",
+                        lambda games, names: rated.append(1) or standings(games, names))
+    first = {g.id: (1, 2) for g in seeding}
+    second = {g.id: (2, 1) for g in seeding}
+    orders = [plan.seed_order(r) for r in (first, first, {**first, "x": (1, 2)}, second, second)]
+    assert len(rated) == 2  # one rating per distinct seeding outcome
+    assert orders[0] == orders[1] == orders[2] and orders[3] == orders[4]
 
 
 # --- runs ---------------------------------------------------------------------------------
