@@ -251,6 +251,8 @@ class Summary:
         self._totals = {name: _Totals() for name in self.names}
         self._pairs: _Tally = {}
         self._last: str | None = None
+        self._fits: dict[float, tuple[EloRating, ...]] = {}
+        """Elo fits by prior, kept until the next game: a fit costs O(entrants³) per step."""
 
     def add(self, raw: Mapping[str, Any]) -> None:
         """Count one game, whose id must sort after the last one's (ValueError if not)."""
@@ -262,6 +264,7 @@ class Summary:
                 raise ValueError(f"game {game.id} appears twice")
             raise _OutOfOrder(f"game {game.id} comes after game {self._last}, out of id order")
         self._last = game.id
+        self._fits.clear()
         if self.rate:
             self._rate(game)
         self._count(game)
@@ -298,7 +301,12 @@ class Summary:
         """Fit Bradley-Terry Elo to the pairwise tally (see `elo_ratings`)."""
         if prior_draws < 0:
             raise ValueError("prior_draws must be >= 0")
-        return _elo(self._pairs, self._played(), self.names, prior_draws)
+        fit = self._fits.get(prior_draws)
+        if fit is None:
+            fit = self._fits[prior_draws] = _elo(
+                self._pairs, self._played(), self.names, prior_draws
+            )
+        return fit
 
     def crosstable(self) -> tuple[CrossRow, ...]:
         """Head-to-head counts for every ordered pair of entrants, in entrant order."""

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from openskill.models import PlackettLuce
 from peak_memory import peak
 
+from arena import ratings
 from arena.ratings import (
     FaultCounts,
     Summary,
@@ -445,6 +446,18 @@ def test_a_generator_out_of_id_order_is_refused_not_misrated() -> None:
     summary.add(games[1])
     with pytest.raises(ValueError, match="out of id order"):
         summary.add(games[0])
+
+
+def test_an_elo_fit_is_made_once_until_the_next_game(monkeypatch: pytest.MonkeyPatch) -> None:
+    fits: list[float] = []
+    fit = ratings._elo
+    monkeypatch.setattr(ratings, "_elo", lambda *args: fits.append(args[-1]) or fit(*args))
+    games = field_games(5)
+    summary = summarise(games[:4], FIELD)
+    first = summary.standings(), summary.elo(), summary.elo(0.0)
+    assert fits == [1.0, 0.0] and summary.elo() is first[1]
+    summary.add(games[4])
+    assert summary.elo() != first[1] and fits == [1.0, 0.0, 1.0]
 
 
 @pytest.mark.parametrize(
