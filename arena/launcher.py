@@ -21,7 +21,7 @@ import random
 import resource
 import signal
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import IO, Any
 
@@ -151,8 +151,6 @@ class BotServer:
         observation's history is the public events from its `history_from` on."""
         self.decoded: list[Any] = []
         """The events decoded so far, by index (None: not needed yet)."""
-        self.ready = 0
-        """Events before this index are decoded, or were not needed (older than a history)."""
 
     def events_from(self, start: int) -> list[Any]:
         """The events sent from index `start` on, each decoded once (those still waiting,
@@ -160,11 +158,7 @@ class BotServer:
         from arena.codec import event_from_json
 
         decoded = self.decoded
-        if start >= self.ready:
-            waiting: Sequence[int] = range(start, len(decoded))
-        else:
-            waiting = [i for i in range(start, len(decoded)) if decoded[i] is None]
-        self.ready = len(decoded)
+        waiting = [i for i in range(start, len(decoded)) if decoded[i] is None]
         if waiting:
             for i, data in zip(waiting, _event_data([self.events[i] for i in waiting]),
                                strict=True):
@@ -210,7 +204,7 @@ class BotServer:
 
         _reap_orphans()
         self.bot, self.pending = None, None
-        self.events, self.decoded, self.ready = [], [], 0
+        self.events, self.decoded = [], []
         if self.factory is None:
             self.error(f"bot {self.ref} could not be loaded")
             return
