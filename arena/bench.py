@@ -58,7 +58,7 @@ def rules_rate(rules_id: str, players: int, seconds: float, repeat: int) -> Rate
 
 def referee_rate(rules_id: str, players: int, seconds: float, repeat: int) -> Rate:
     """Whole games through the referee: inline `random` bots, event recording on."""
-    from bots.random_bot import RandomBot
+    from arena_bots.random_bot import RandomBot
 
     seats = [RandomBot] * players
     games, decisions = _rates(lambda n: play_game(rules_id, seats, seed=n).decisions,

@@ -631,7 +631,7 @@ class _Pool:
 
     def __init__(self, setup: GameSetup, workers: int) -> None:
         context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(["arena.tournament", "bots"])
+        context.set_forkserver_preload(["arena.tournament", "arena_bots"])
         self.workers = workers
         self.pool = context.Pool(workers, initializer=_start_worker, initargs=(setup,))
 

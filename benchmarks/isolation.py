@@ -44,7 +44,7 @@ from arena.rules import CHANCE, RULESETS, TERMINAL
 from arena.rules.base import Event, Observation, Result
 from arena.rules.playout import random_action
 from arena.wire import PROTOCOL, SeatLog
-from bots.random_bot import RandomBot
+from arena_bots.random_bot import RandomBot
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "bots" / "examples"
 ECHO = """

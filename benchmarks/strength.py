@@ -25,7 +25,7 @@ import arena
 from arena.hosts import InlineHost
 from arena.referee import Player
 from arena.stats import Estimate, wilson_interval
-from bots.statistician import Statistician
+from arena_bots.statistician import Statistician
 
 BOTS = ("statistician", "honest", "bluffer", "random")
 STAR = "statistician"

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import arena
-from bots.bluffer import Bluffer
-from bots.honest import Honest
-from bots.random_bot import RandomBot
-from bots.statistician import Statistician
+from arena_bots.bluffer import Bluffer
+from arena_bots.honest import Honest
+from arena_bots.random_bot import RandomBot
+from arena_bots.statistician import Statistician
 
 
 @arena.hookimpl

@@ -12,10 +12,10 @@ from types import MappingProxyType
 import arena
 from arena.bot import BotContext
 from arena.hands import ClaimSpace
-from bots import probability
-from bots.honest import plain_reroll
-from bots.memory import CentralMemory, Remembering, fraction_option, tokens
-from bots.statistician import best_central, swaps_for
+from arena_bots import probability
+from arena_bots.honest import plain_reroll
+from arena_bots.memory import CentralMemory, Remembering, fraction_option, tokens
+from arena_bots.statistician import best_central, swaps_for
 
 
 class Bluffer(Remembering):

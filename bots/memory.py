@@ -14,8 +14,8 @@ from typing import Any
 from arena import hands
 from arena.bot import Bot, BotContext
 from arena.rules.base import Event, Observation
-from bots import probability
-from bots.probability import EXACT, CardPool, CardTables, DiceTables, Evidence
+from arena_bots import probability
+from arena_bots.probability import EXACT, CardPool, CardTables, DiceTables, Evidence
 
 
 def space_of(rules: str, options: Any) -> hands.ClaimSpace:

@@ -13,9 +13,9 @@ from types import MappingProxyType
 
 import arena
 from arena.bot import BotContext
-from bots import probability
-from bots.memory import CentralMemory, Remembering, RoundMemory, fraction_option, tokens
-from bots.probability import CardTables, DiceTables
+from arena_bots import probability
+from arena_bots.memory import CentralMemory, Remembering, RoundMemory, fraction_option, tokens
+from arena_bots.probability import CardTables, DiceTables
 
 BAR_WEIGHT = 0.1
 """Weight of 'how hard the claim is to beat' against 'the claim is true' in a reroll choice."""

@@ -24,11 +24,11 @@ from arena.plugins import default_registry
 from arena.referee import GameRecord, Player
 from arena.rules.actions import Chance
 from arena.rules.dice import DICE
-from bots import probability
-from bots.bluffer import Bluffer, lifted
-from bots.honest import Honest, plain_reroll
-from bots.probability import CardPool, Evidence
-from bots.statistician import Statistician, best_central, swaps_for
+from arena_bots import probability
+from arena_bots.bluffer import Bluffer, lifted
+from arena_bots.honest import Honest, plain_reroll
+from arena_bots.probability import CardPool, Evidence
+from arena_bots.statistician import Statistician, best_central, swaps_for
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "writing-a-bot.md"
 TABLE_SIZES = {"dice": (2, 3), "dice-cards": (2, 3), "cards": (3, 4)}
@@ -267,8 +267,8 @@ def test_statistician_beats_random() -> None:
 def test_statistician_keeps_the_dice_that_make_the_claim() -> None:
     """Holding K K K Q 9 against 'full K Q' to beat, it rerolls the 9 (or the Q and 9)."""
     space = hands.claim_space(hands.DICE)
-    from bots.memory import RoundMemory
-    from bots.statistician import best_reroll
+    from arena_bots.memory import RoundMemory
+    from arena_bots.statistician import best_reroll
 
     memory = RoundMemory(0, space)
     memory.saw((13, 13, 13, 12, 9))

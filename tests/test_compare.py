@@ -19,7 +19,7 @@ from arena.cli import cli
 from arena.compare import Bounds, Entrant, GroupResult, Setup, Tally
 from arena.plugins import Registry
 from arena.rules.actions import Bid, Challenge, Look, Reroll
-from bots.random_bot import RandomBot
+from arena_bots.random_bot import RandomBot
 
 
 class Doubter(arena.Bot):

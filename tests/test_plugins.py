@@ -16,7 +16,7 @@ from arena.plugins import (
     build_registry,
     make_plugin_manager,
 )
-from bots.random_bot import RandomBot
+from arena_bots.random_bot import RandomBot
 
 BOT_SOURCE = '''
 import arena
@@ -124,7 +124,7 @@ def test_a_bot_from_module_and_class(on_path: Path) -> None:
     ("statisitcian-x", "unknown bot 'statisitcian-x'"),
     ("nope.py", "bot file 'nope.py' does not exist"),
     ("no_such_module_xyz:Bot", "cannot import module 'no_such_module_xyz'"),
-    ("bots.random_bot:Missing", "module bots.random_bot:Missing: no class 'Missing'"),
+    ("arena_bots.random_bot:Missing", "module arena_bots.random_bot:Missing: no class 'Missing'"),
 ])
 def test_unresolvable_references_say_why(ref: str, message: str) -> None:
     with pytest.raises(PluginError, match=message.replace(".", r"\.")):

@@ -14,7 +14,7 @@ from arena.hosts import InlineHost
 from arena.referee import Player, RefereeError, play_game
 from arena.rules import RULESETS
 from arena.rules.playout import random_action
-from bots.random_bot import RandomBot
+from arena_bots.random_bot import RandomBot
 
 
 class Raiser(arena.Bot):

@@ -12,7 +12,7 @@ import pytest
 from arena.referee import GameRecord, play_game
 from arena.rules import get_rules
 from arena.rules.playout import playout
-from bots.random_bot import RandomBot
+from arena_bots.random_bot import RandomBot
 
 
 def fingerprint(record: GameRecord) -> str:

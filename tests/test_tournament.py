@@ -26,7 +26,7 @@ from arena.tournament import (
     load_tournament,
     run_tournament,
 )
-from bots.random_bot import RandomBot
+from arena_bots.random_bot import RandomBot
 
 COMPARED = ("games.jsonl", *results.DERIVED)
 
