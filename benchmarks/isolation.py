@@ -37,6 +37,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from arena_bots.random_bot import RandomBot
+
 from arena.bot import BotContext, GameEnd, Limits
 from arena.hosts import Host, InlineHost
 from arena.isolation import CommandHost, PipeHost, ProcessHost, ProcessLimits
@@ -44,7 +46,6 @@ from arena.rules import CHANCE, RULESETS, TERMINAL
 from arena.rules.base import Event, Observation, Result
 from arena.rules.playout import random_action
 from arena.wire import PROTOCOL, SeatLog
-from arena_bots.random_bot import RandomBot
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "bots" / "examples"
 ECHO = """

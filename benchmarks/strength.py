@@ -21,11 +21,12 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from multiprocessing import Pool
 
+from arena_bots.statistician import Statistician
+
 import arena
 from arena.hosts import InlineHost
 from arena.referee import Player
 from arena.stats import Estimate, wilson_interval
-from arena_bots.statistician import Statistician
 
 BOTS = ("statistician", "honest", "bluffer", "random")
 STAR = "statistician"

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import arena
 from arena_bots.bluffer import Bluffer
 from arena_bots.honest import Honest
 from arena_bots.random_bot import RandomBot
 from arena_bots.statistician import Statistician
+
+import arena
 
 
 @arena.hookimpl

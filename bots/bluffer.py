@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
-import arena
-from arena.bot import BotContext
-from arena.hands import ClaimSpace
 from arena_bots import probability
 from arena_bots.honest import plain_reroll
 from arena_bots.memory import CentralMemory, Remembering, fraction_option, tokens
 from arena_bots.statistician import best_central, swaps_for
+
+import arena
+from arena.bot import BotContext
+from arena.hands import ClaimSpace
 
 
 class Bluffer(Remembering):

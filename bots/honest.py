@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from collections import Counter
 
-import arena
-from arena.hands import Category
 from arena_bots import probability
 from arena_bots.memory import CentralMemory, Remembering, tokens
 from arena_bots.probability import CardTables, DiceTables
 from arena_bots.statistician import best_central, swaps_for
+
+import arena
+from arena.hands import Category
 
 DOUBT = 0.5
 """Honest challenges a claim when the chance that it holds, from what it has seen, is below."""

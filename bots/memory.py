@@ -11,11 +11,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from arena_bots import probability
+from arena_bots.probability import EXACT, CardPool, CardTables, DiceTables, Evidence
+
 from arena import hands
 from arena.bot import Bot, BotContext
 from arena.rules.base import Event, Observation
-from arena_bots import probability
-from arena_bots.probability import EXACT, CardPool, CardTables, DiceTables, Evidence
 
 
 def space_of(rules: str, options: Any) -> hands.ClaimSpace:

@@ -11,11 +11,12 @@ import itertools
 from functools import cache
 from types import MappingProxyType
 
-import arena
-from arena.bot import BotContext
 from arena_bots import probability
 from arena_bots.memory import CentralMemory, Remembering, RoundMemory, fraction_option, tokens
 from arena_bots.probability import CardTables, DiceTables
+
+import arena
+from arena.bot import BotContext
 
 BAR_WEIGHT = 0.1
 """Weight of 'how hard the claim is to beat' against 'the claim is true' in a reroll choice."""

@@ -12,6 +12,11 @@ from pathlib import Path
 from types import MappingProxyType
 
 import pytest
+from arena_bots import probability
+from arena_bots.bluffer import Bluffer, lifted
+from arena_bots.honest import Honest, plain_reroll
+from arena_bots.probability import CardPool, Evidence
+from arena_bots.statistician import Statistician, best_central, swaps_for
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -24,11 +29,6 @@ from arena.plugins import default_registry
 from arena.referee import GameRecord, Player
 from arena.rules.actions import Chance
 from arena.rules.dice import DICE
-from arena_bots import probability
-from arena_bots.bluffer import Bluffer, lifted
-from arena_bots.honest import Honest, plain_reroll
-from arena_bots.probability import CardPool, Evidence
-from arena_bots.statistician import Statistician, best_central, swaps_for
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "writing-a-bot.md"
 TABLE_SIZES = {"dice": (2, 3), "dice-cards": (2, 3), "cards": (3, 4)}

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from arena_bots.random_bot import RandomBot
 from click.testing import CliRunner
 
 import arena.plugins
 from arena.cli import cli
 from arena.plugins import Registry
-from arena_bots.random_bot import RandomBot
 
 PLAY_WITH_A_HUMAN = """\
 dice, seed 4: seat 0 human, seat 1 random

@@ -8,6 +8,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from arena_bots.random_bot import RandomBot
 from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
@@ -19,7 +20,6 @@ from arena.cli import cli
 from arena.compare import Bounds, Entrant, GroupResult, Setup, Tally
 from arena.plugins import Registry
 from arena.rules.actions import Bid, Challenge, Look, Reroll
-from arena_bots.random_bot import RandomBot
 
 
 class Doubter(arena.Bot):

@@ -7,6 +7,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from arena_bots.random_bot import RandomBot
 
 from arena.plugins import (
     PluginError,
@@ -16,7 +17,6 @@ from arena.plugins import (
     build_registry,
     make_plugin_manager,
 )
-from arena_bots.random_bot import RandomBot
 
 BOT_SOURCE = '''
 import arena

@@ -8,13 +8,13 @@ import threading
 import time
 
 import pytest
+from arena_bots.random_bot import RandomBot
 
 import arena
 from arena.hosts import InlineHost
 from arena.referee import Player, RefereeError, play_game
 from arena.rules import RULESETS
 from arena.rules.playout import random_action
-from arena_bots.random_bot import RandomBot
 
 
 class Raiser(arena.Bot):

@@ -8,11 +8,11 @@ import hashlib
 import random
 
 import pytest
+from arena_bots.random_bot import RandomBot
 
 from arena.referee import GameRecord, play_game
 from arena.rules import get_rules
 from arena.rules.playout import playout
-from arena_bots.random_bot import RandomBot
 
 
 def fingerprint(record: GameRecord) -> str:

@@ -10,6 +10,7 @@ from typing import Any
 
 import jsonschema
 import pytest
+from arena_bots.random_bot import RandomBot
 from peak_memory import peak
 
 import arena
@@ -26,7 +27,6 @@ from arena.tournament import (
     load_tournament,
     run_tournament,
 )
-from arena_bots.random_bot import RandomBot
 
 COMPARED = ("games.jsonl", *results.DERIVED)
 

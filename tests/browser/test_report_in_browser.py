@@ -4,8 +4,9 @@ replay file says (everyone's view), or only what one seat knew (its view). Scree
 to artifacts/ at the repository top.
 
 Needs Playwright for Python (`pip install playwright`) and a Chromium binary (Debian:
-`apt-get install chromium`; or set ARENA_CHROMIUM). Skipped, with the reason, without them;
-`playwright install` is never run.
+`apt-get install chromium`; or set ARENA_CHROMIUM). Skipped, with the reason, without them,
+except in CI (CI=true), which installs both and so fails instead; `playwright install` is
+never run.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from needs import require
 
 from arena.replay import read_replay
 from arena.report import build_report
@@ -47,12 +49,14 @@ def _chromium() -> str | None:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    sync_api = pytest.importorskip(
-        "playwright.sync_api", reason="Playwright is not installed (pip install playwright)"
-    )
+    try:
+        from playwright import sync_api
+    except ImportError:
+        sync_api = None
+    require(sync_api, "Playwright is not installed (pip install -e '.[test]')")
     executable = _chromium()
-    if executable is None:
-        pytest.skip("no Chromium found (apt-get install chromium, or set ARENA_CHROMIUM)")
+    require(executable, "no Chromium found (apt-get install chromium, or set ARENA_CHROMIUM)")
+    assert sync_api is not None and executable is not None
     with sync_api.sync_playwright() as playwright:
         launched = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
         yield launched

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from isolation_support import LIMITS, NAMESPACES, play_zoo, wire, zoo
+from needs import require
 
 from arena.bot import BotContext, Limits
 from arena.isolation import CommandHost, PipeHost, ProcessHost, ProcessLimits
@@ -89,9 +90,9 @@ def test_events_delivered_ahead_of_the_request_give_the_same_histories() -> None
     assert len(digests[0]) > 3
 
 
-@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 @pytest.mark.parametrize("rules", RULES)
 def test_the_javascript_and_python_example_bots_play_identical_games(rules: str) -> None:
+    require(shutil.which("node"), "node is not installed (apt-get install nodejs)")
     records = []
     for command in (["node", str(EXAMPLES / "example_bot.js")],
                     [sys.executable, str(EXAMPLES / "example_bot.py")]):
