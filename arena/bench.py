@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from arena.plugins import default_registry
 from arena.referee import play_game
 from arena.rules import get_rules
 from arena.rules.playout import playout
@@ -58,9 +59,7 @@ def rules_rate(rules_id: str, players: int, seconds: float, repeat: int) -> Rate
 
 def referee_rate(rules_id: str, players: int, seconds: float, repeat: int) -> Rate:
     """Whole games through the referee: inline `random` bots, event recording on."""
-    from arena_bots.random_bot import RandomBot
-
-    seats = [RandomBot] * players
+    seats = [default_registry().bots["random"].factory] * players
     games, decisions = _rates(lambda n: play_game(rules_id, seats, seed=n).decisions,
                               seconds, repeat)
     return Rate("referee", rules_id, players, games, decisions, repeat)
