@@ -62,7 +62,7 @@ def start_problem(host: Host, context: BotContext, timeout: float = START_TIMEOU
         with _deadline(timeout if host.mode == "inline" else None):
             host.start(context)
     except BotFault as fault:
-        return fault.message.removeprefix("while starting: ")
+        return " ".join(fault.message.removeprefix("while starting: ").split())
     except _StartTimeout:
         return f"did not start within {timeout:.3g}s"
     finally:
