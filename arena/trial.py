@@ -27,7 +27,7 @@ from arena.config import ConfigError, EntrantConfig, KeyLines, TournamentConfig
 from arena.hosts import BotFault, Host
 from arena.processes import ProcessLimits
 
-__all__ = ["START_TIMEOUT", "check_entrants", "command_problem", "start_problem"]
+__all__ = ["START_TIMEOUT", "check_entrants", "command_problem", "start_problem", "trial_context"]
 
 START_TIMEOUT = ProcessLimits().start_timeout
 """Seconds an inline bot may take to be built and started, as long as a process bot may."""
