@@ -21,12 +21,17 @@ EXIT_INTERRUPTED = 130
 
 
 def _load(config: str) -> TournamentConfig:
-    """Load and check a tournament file, or stop with its one-line error."""
+    """Load and check a tournament file and start each entrant once, or stop with the
+    one-line error."""
+    from arena.config import key_lines
     from arena.tournament import load_tournament
+    from arena.trial import check_entrants
 
     registry = load_registry()
     try:
-        return load_tournament(config, registry)
+        cfg = load_tournament(config, registry)
+        check_entrants(cfg, key_lines(config), registry)
+        return cfg
     except ConfigError as exc:
         fail(str(exc))
         raise  # unreachable: fail exits

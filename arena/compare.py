@@ -138,6 +138,27 @@ def check_entrant(entrant: Entrant, rules: str, registry: Any = None) -> None:
         raise CompareError(f"bot {entrant.ref!r} has no option {unknown[0]!r} (known: {known})")
 
 
+def check_start(entrant: Entrant, setup: Setup, registry: Any = None) -> None:
+    """Raise CompareError unless the bot starts, hosted as it will play, for a game of this
+    comparison: a bot that refuses its options or the rule set can only fault."""
+    from arena.plugins import default_registry
+    from arena.trial import command_problem, start_problem, trial_context
+
+    known = registry or default_registry()
+    if entrant.ref.startswith(COMMAND_PREFIX):
+        problem = command_problem(shlex.split(entrant.ref[len(COMMAND_PREFIX):]))
+        if problem is not None:
+            raise CompareError(f"bot {entrant.label!r}: {problem}")
+    options = known.rules[setup.rules].check_options(dict(setup.options))
+    names = [entrant.label, *(e.label for e in setup.field)][: setup.seats]
+    context = trial_context(setup.rules, options, setup.seats, setup.limits,
+                            dict(entrant.options), names)
+    problem = start_problem(build_player(entrant, known).host, context)
+    if problem is not None:
+        raise CompareError(f"bot {entrant.label!r} does not start for a {setup.rules!r} game "
+                           f"of {setup.seats} seats: {problem}")
+
+
 def default_field(rules: str, seats: int, registry: Any = None) -> tuple[Entrant, ...]:
     """The other seats when none are named: DEFAULT_FIELD's installed bots, cycled."""
     from arena.plugins import default_registry
@@ -418,6 +439,8 @@ def check(setup: Setup, bounds: Bounds, max_games: int, registry: Any = None) ->
         raise CompareError(
             f"--games {max_games} is less than one group ({setup.group_games} games)"
         )
+    for entrant in dict.fromkeys((setup.candidate, setup.baseline, *setup.field)):
+        check_start(entrant, setup, known)
 
 
 def _check_table(setup: Setup, registry: Any) -> None:

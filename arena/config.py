@@ -15,6 +15,7 @@ from __future__ import annotations
 import difflib
 import json
 import math
+import os
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -252,7 +253,9 @@ def load_config(
     bot_problem: Callable[[str], str | None],
     known_bots: Sequence[str],
 ) -> TournamentConfig:
-    """Read and validate a tournament file, so every problem shows before any game starts."""
+    """Read and validate a tournament file, so every problem shows before any game starts.
+
+    A bot file's path is relative to the folder of the tournament file."""
     source = str(path)
     try:
         text = Path(path).read_text(encoding="utf-8")
@@ -261,7 +264,7 @@ def load_config(
     except OSError as exc:
         raise ConfigError(source, None, "", f"cannot read the file: {exc.strerror}") from None
     return load_config_text(text, source, rules=rules, bot_problem=bot_problem,
-                            known_bots=known_bots)
+                            known_bots=known_bots, folder=Path(path).parent)
 
 
 def load_config_text(
@@ -271,10 +274,15 @@ def load_config_text(
     rules: Mapping[str, RuleSetInfo],
     bot_problem: Callable[[str], str | None],
     known_bots: Sequence[str],
+    folder: str | PathLike[str] | None = None,
 ) -> TournamentConfig:
-    """Validate tournament YAML given as text; `source_name` is the file named in errors."""
+    """Validate tournament YAML given as text; `source_name` is the file named in errors.
+
+    With `folder` (the tournament file's own), a relative bot file path is found there and
+    kept as a path from the current folder; without it, bot files are taken as written."""
     data, doc = _parse(text, source_name)
-    return _Builder(doc, rules, bot_problem, tuple(known_bots)).tournament(data)
+    base = None if folder is None else Path(folder)
+    return _Builder(doc, rules, bot_problem, tuple(known_bots), base).tournament(data)
 
 
 # --- YAML with line numbers ---------------------------------------------------------------
@@ -464,11 +472,13 @@ class _Builder:
         rules: Mapping[str, RuleSetInfo],
         bot_problem: Callable[[str], str | None],
         known_bots: tuple[str, ...],
+        folder: Path | None = None,
     ) -> None:
         self.doc = doc
         self.rule_sets = rules
         self.bot_problem = bot_problem
         self.known_bots = known_bots
+        self.folder = folder
 
     # generic checks
 
@@ -628,7 +638,7 @@ class _Builder:
         )
 
     def bot(self, path: KeyPath, raw: Any) -> str:
-        ref = self.text(path, raw)
+        ref = self.located(path, self.text(path, raw))
         problem = self.bot_problem(ref)
         if problem is None:
             return ref
@@ -639,6 +649,17 @@ class _Builder:
             path,
             f"unknown bot {ref!r}{hint or ' (not a registered name, .py file or module:Class)'}",
         )
+
+    def located(self, path: KeyPath, ref: str) -> str:
+        """A bot file reference made to work from the current folder: its path is relative to
+        the config file's folder; a file not there is named where it was looked for."""
+        file, cls = _file_reference(ref)
+        if file is None or self.folder is None or Path(file).is_absolute():
+            return ref
+        found = os.path.normpath(self.folder / file)
+        if not Path(found).is_file():
+            self.doc.fail(path, _not_found(file, found, self.folder))
+        return found + cls
 
     def command(self, path: KeyPath, raw: Any) -> tuple[str, ...]:
         if not isinstance(raw, list) or not raw:
@@ -731,7 +752,7 @@ class _Builder:
                 "advance": self.advance(section.get("advance", 1), seats),
                 "seeding": self.whole(("format", "seeding"), section.get("seeding", 0), 0),
             }
-        return {"champions": self.champions(section.get("champions"), entrants)}
+        return {"champions": self.champions(section.get("champions"), entrants, seats)}
 
     def seats(self, raw: Any, info: RuleSetInfo, entrant_count: int) -> int:
         path: KeyPath = ("format", "seats")
@@ -756,7 +777,9 @@ class _Builder:
             self.doc.fail(path, f"must be less than seats ({seats}), got {advance}")
         return advance
 
-    def champions(self, raw: Any, entrants: tuple[EntrantConfig, ...]) -> tuple[str, ...]:
+    def champions(
+        self, raw: Any, entrants: tuple[EntrantConfig, ...], seats: int
+    ) -> tuple[str, ...]:
         path: KeyPath = ("format", "champions")
         if not isinstance(raw, list) or not raw:
             self.doc.fail(
@@ -771,7 +794,32 @@ class _Builder:
                 self.doc.fail(here, f"champion {champion!r} is listed twice")
         if len(raw) >= len(entrants):
             self.doc.fail(path, "every entrant is a champion; a gauntlet needs a challenger")
+        challengers = len(entrants) - len(raw)
+        if challengers < seats - 1:
+            self.doc.fail(
+                path,
+                f"a gauntlet of {seats} seats needs at least {seats - 1} challengers "
+                f"(entrants that are not champions), got {challengers}",
+            )
         return tuple(raw)
+
+
+def _file_reference(ref: str) -> tuple[str | None, str]:
+    """Split `path.py[:Class]` into the path and `:Class` (None for a name or module)."""
+    if ".py:" in ref:
+        file, _, cls = ref.partition(".py:")
+        return file + ".py", ":" + cls
+    return (ref, "") if ref.endswith(".py") else (None, "")
+
+
+def _not_found(file: str, looked: str, folder: Path) -> str:
+    """Say where a bot file was looked for, and how to write the one the current folder has."""
+    message = (f"bot file {file!r} not found: looked at {Path(looked).resolve()} "
+               "(a bot file is found relative to the config file")
+    if Path(file).is_file():
+        near = os.path.relpath(Path(file).resolve(), folder.resolve())
+        message += f"; the one in the current folder would be {near!r}"
+    return message + ")"
 
 
 def _default_name(ref: str) -> str:

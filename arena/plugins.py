@@ -150,7 +150,7 @@ def _import_file(path: Path) -> ModuleType:
 def bot_from_file(path: Path, cls_name: str | None = None) -> BotSpec:
     """Load a bot class from a Python file; with several classes, name one as `file.py:Class`."""
     if not path.is_file():
-        raise PluginError(f"bot file {str(path)!r} does not exist")
+        raise PluginError(f"bot file {str(path)!r} not found: looked at {path.resolve()}")
     module = _import_file(path)
     return _pick(module, cls_name, f"file {path}")
 

@@ -106,7 +106,10 @@ CONFIG_ERRORS = [
     (
         "  - random\n",
         "  - bots/nope.py\n",
-        "4: entrants.0: bot file 'bots/nope.py' does not exist",
+        (
+            "4: entrants.0: bot file 'bots/nope.py' not found: looked at {folder}/bots/nope.py "
+            "(a bot file is found relative to the config file)"
+        ),
     ),
     (
         "rules: dice",
@@ -144,7 +147,8 @@ def test_each_config_error_is_one_line_with_exit_status_2(
     for command in (["validate", path], ["run", path, "--out", tmp_path / "out"]):
         result = _invoke(*command)
         assert (result.exit_code, result.stdout) == (2, "")
-        assert result.stderr == f"arena: error: {path}:{error}\n"
+        where = error.replace("{folder}", str(tmp_path))
+        assert result.stderr == f"arena: error: {path}:{where}\n"
     assert not (tmp_path / "out").exists(), "a config error must stop before the folder"
 
 

@@ -224,11 +224,21 @@ def test_merge_keys_share_options_and_later_keys_win() -> None:
     assert cfg.entrants[2].options == {"threshold": 0.3, "depth": 2}
 
 
-def test_load_config_reads_a_file(tmp_path: Any) -> None:
+def test_load_config_reads_a_file_and_finds_bot_files_beside_it(tmp_path: Any) -> None:
     path = tmp_path / "x.yaml"
     path.write_text(BASE, encoding="utf-8")
-    cfg = load_config(path, rules=RULES, bot_problem=bot_problem, known_bots=BOTS)
-    assert cfg == load(BASE)
+    bot_file = tmp_path / "bots" / "examples" / "my_bot.py"
+    bot_file.parent.mkdir(parents=True)
+    bot_file.write_text("")
+
+    def problem(ref: str) -> str | None:
+        return None if ref == str(bot_file) else bot_problem(ref)
+
+    cfg = load_config(path, rules=RULES, bot_problem=problem, known_bots=BOTS)
+    as_text = load(BASE)
+    entrants = list(as_text.entrants)
+    entrants[2] = dataclasses.replace(entrants[2], bot=str(bot_file))
+    assert cfg == dataclasses.replace(as_text, entrants=tuple(entrants))
 
 
 # --- immutability -------------------------------------------------------------------------

@@ -122,7 +122,7 @@ def test_a_bot_from_module_and_class(on_path: Path) -> None:
 
 @pytest.mark.parametrize(("ref", "message"), [
     ("statisitcian-x", "unknown bot 'statisitcian-x'"),
-    ("nope.py", "bot file 'nope.py' does not exist"),
+    ("nope.py", f"bot file 'nope.py' not found: looked at {Path.cwd()}/nope.py"),
     ("no_such_module_xyz:Bot", "cannot import module 'no_such_module_xyz'"),
     ("arena_bots.random_bot:Missing", "module arena_bots.random_bot:Missing: no class 'Missing'"),
 ])
