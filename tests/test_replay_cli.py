@@ -291,6 +291,29 @@ def test_verify_a_folder_on_two_processes_gives_the_same_answer(
         0, "6 games verified\n")  # fmt: skip
 
 
+
+def test_a_game_of_a_results_folder_is_named_by_its_id(results_folder: Path) -> None:
+    replay = results_folder / "replays" / "rr-000004.json.gz"
+    for options in ((), ("--seat", "1")):
+        told = run("replay", str(results_folder), "rr-000004", *options)
+        assert told == run("replay", str(replay), *options)
+        assert told[0] == 0 and told[1].startswith("game rr-000004 (class; main, table 2)")
+    verified = run("replay", str(results_folder), "rr-000004", "--verify")
+    assert verified == run("replay", str(replay), "--verify")
+    assert verified[0] == 0 and verified[1].startswith("verified: game rr-000004 (dice, ")
+
+
+def test_a_game_without_a_replay_says_so(results_folder: Path, tmp_path: Path) -> None:
+    folder = _copy(results_folder, tmp_path / "copy")
+    games = (folder / "games.jsonl").read_text().splitlines()
+    first = {**json.loads(games[0]), "replay": None}
+    (folder / "games.jsonl").write_text("\n".join([json.dumps(first), *games[1:]]) + "\n")
+    (folder / "replays" / "rr-000001.json.gz").unlink()
+    result = CliRunner().invoke(cli, ["replay", str(folder), "rr-000001"])
+    assert (result.exit_code, result.output) == (2, (
+        f"arena: error: {folder}: game rr-000001 has no replay (the tournament was run with "
+        "replays: false)\n"))  # fmt: skip
+
 ERRORS = [
     (("nowhere.json.gz",), "nowhere.json.gz: no such replay file or results folder"),
     (("{game}", "--seat", "2"), "--seat 2: this game has seats 0 to 1"),
@@ -298,8 +321,20 @@ ERRORS = [
      "--seat and --all contradict each other; choose one view"),
     (("{game}", "--seat", "1", "--verify"), "--verify checks the whole game; leave out --seat"),
     (("{folder}",),
-     ("{folder} is a folder: give one replay file (such as {folder}/replays/<game>.json.gz), "
-      "or add --verify to check every game")),
+     ("{folder} is a results folder: name one of its games (arena replay {folder} rr-000001; "
+      "every id is in {folder}/games.jsonl), or add --verify to check every game")),
+    (("{folder}", "rr-00004"),
+     ("{folder} has no game 'rr-00004' (nearest: rr-000003, rr-000004, rr-000005); its 6 "
+      "games are listed in {folder}/games.jsonl")),
+    (("{folder}", "rr-000009"),
+     ("{folder} has no game 'rr-000009' (nearest: rr-000004, rr-000005, rr-000006); its 6 "
+      "games are listed in {folder}/games.jsonl")),
+    (("{folder}", "final"),
+     "{folder} has no game 'final'; its 6 games are listed in {folder}/games.jsonl"),
+    (("{game}", "rr-000004"),
+     ("{game} is a replay file; a game id goes with a results folder (arena replay "
+      "RESULTS_DIR GAME)")),
+    (("{empty}", "rr-000004"), "{empty} is not a results folder (no games.jsonl)"),
     (("{folder}/config.yaml",),
      "{folder}/config.yaml:1: not JSON: Expecting value: line 1 column 1 (char 0)"),
     (("{empty}", "--verify"), "{empty} is not a results folder (no games.jsonl)"),
