@@ -14,6 +14,7 @@ from click.testing import CliRunner
 from stumbling import stumbler
 
 import arena
+from arena import results
 from arena.cli import cli
 from arena.rules import RULESETS
 from arena.rules.playout import random_action
@@ -134,3 +135,15 @@ def test_the_events_table_lists_the_events_the_rules_emit(rules: str) -> None:
     for kind, (public, fields) in emitted.items():
         assert public == {documented[kind][0]}, f"{rules} {kind}: public {public}"
         assert fields == documented[kind][1], f"{rules} {kind}: data fields"
+
+
+# --- citations ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("page", PAGES, ids=[page.name for page in PAGES])
+def test_every_page_a_doc_cites_is_in_the_repository(page: Path) -> None:
+    cited = set(re.findall(r"[\w./-]*\w\.md\b", page.read_text(encoding="utf-8")))
+    cited -= set(results.DERIVED)  # standings.md is a file of a results folder, not a page
+    missing = [name for name in sorted(cited) if not any(
+        (where / name).is_file() for where in (page.parent, ROOT, ROOT / "docs"))]  # fmt: skip
+    assert missing == [], f"{page.name} cites files the repository does not have"
