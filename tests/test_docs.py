@@ -147,3 +147,29 @@ def test_every_page_a_doc_cites_is_in_the_repository(page: Path) -> None:
     missing = [name for name in sorted(cited) if not any(
         (where / name).is_file() for where in (page.parent, ROOT, ROOT / "docs"))]  # fmt: skip
     assert missing == [], f"{page.name} cites files the repository does not have"
+
+
+# --- names ----------------------------------------------------------------------------------
+
+
+def test_a_file_bot_is_named_as_the_bot_page_says(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # writing-a-bot.md: `arena play` shows the class's `name`; a tournament names the entrant
+    # by its alias, else by the file's stem.
+    first_bot = re.search(r"```python\n(.*?)```", BOT_PAGE.read_text(encoding="utf-8"), re.DOTALL)
+    assert first_bot is not None and 'name = "my-bot"' in first_bot.group(1)
+    (tmp_path / "my_bot.py").write_text(first_bot.group(1), encoding="utf-8")
+    (tmp_path / "t.yaml").write_text(
+        "name: t\nrules: dice\nentrants: [my_bot.py, {bot: my_bot.py, alias: mine}, random]\n"
+        "options: {max_points: 1}\nworkers: 1\nreplays: false\n", encoding="utf-8")  # fmt: skip
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    played = runner.invoke(cli, ["play", "--rules", "dice", "--bots", "./my_bot.py,random"])
+    assert played.exit_code == 0
+    assert played.output.startswith("dice, seed 1: seat 0 my-bot, seat 1 random\n")
+    ran = runner.invoke(cli, ["run", "t.yaml", "--quiet"])
+    assert ran.exit_code == 0, ran.output
+    standings = (tmp_path / "results" / "t" / "standings.csv").read_text(encoding="utf-8")
+    assert sorted(row.split(",")[1] for row in standings.splitlines()[1:]) == [
+        "mine", "my_bot", "random"]  # fmt: skip
