@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from importlib.metadata import entry_points
 from pathlib import Path
 
 import pytest
@@ -173,3 +174,10 @@ def test_a_file_bot_is_named_as_the_bot_page_says(
     standings = (tmp_path / "results" / "t" / "standings.csv").read_text(encoding="utf-8")
     assert sorted(row.split(",")[1] for row in standings.splitlines()[1:]) == [
         "mine", "my_bot", "random"]  # fmt: skip
+
+
+def test_the_built_in_entry_point_is_the_one_the_bot_page_names() -> None:
+    said = re.search(r"the `(\w+)` entry point, module `([\w.]+)`", BOT_PAGE.read_text("utf-8"))
+    assert said is not None
+    points = {e.name: e.value for e in entry_points(group="arena")}
+    assert points.get(said.group(1)) == said.group(2)
