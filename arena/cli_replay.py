@@ -2,7 +2,8 @@
 
 `arena replay FILE` tells one game in plain words, decision by decision, from everyone's
 view or from one seat's (`--seat N`: its own dice or cards, when it saw them, and what
-was public). `arena replay FILE --verify` re-applies the game through the rules;
+was public); `arena replay RESULTS_DIR GAME` does it for the game with that id.
+`arena replay FILE --verify` re-applies the game through the rules;
 `arena replay RESULTS_DIR --verify` does it for every game of a tournament and also checks
 each replay against its games.jsonl line. `arena report RESULTS_DIR` writes report.html,
 the replay viewer and its data files.
@@ -14,7 +15,10 @@ Nothing here plays games or changes results.
 
 from __future__ import annotations
 
+import contextlib
+import difflib
 import os
+import re
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -33,6 +37,8 @@ EXIT_DIFFERENT = 1
 PARALLEL_FROM = 200
 """Folders with at least this many replays are verified on several processes."""
 _CHUNK = 25
+_NUMBERED = re.compile(r"(.*?)(\d+)")
+"""A game id split into its prefix and its number: rr-000042 -> rr-, 42."""
 
 
 # --- telling a game -----------------------------------------------------------------------
@@ -213,11 +219,64 @@ def _read(path: Path) -> Replay:
         raise  # unreachable: fail exits
 
 
+def _game_in(folder: Path, game: str) -> Path:
+    """The replay file of the game with this id, found through the folder's games.jsonl."""
+    from arena import results
+
+    games_path = folder / results.GAMES
+    if not games_path.is_file():
+        fail(f"{folder} is not a results folder (no {results.GAMES})")
+    ids: list[str] = []
+    try:
+        for line in results.iter_games(games_path):
+            if line.get("id") == game:
+                return _replay_of(folder, line)
+            ids.append(str(line.get("id")))
+    except results.ResultsError as exc:
+        fail(str(exc))
+    near = _nearest(game, ids)
+    hint = f" (nearest: {', '.join(near)})" if near else ""
+    fail(f"{folder} has no game {game!r}{hint}; its {len(ids)} games are listed in {games_path}")
+    raise AssertionError  # unreachable: fail exits
+
+
+def _nearest(game: str, ids: Sequence[str], count: int = 3) -> list[str]:
+    """The ids a mistyped one most likely meant (same prefix, closest number; else the most
+    similar text), in the folder's order."""
+    wanted = _NUMBERED.fullmatch(game)
+    if wanted:
+        prefix, number = wanted.group(1), int(wanted.group(2))
+        same = [(abs(int(m.group(2)) - number), i)
+                for i, m in enumerate(map(_NUMBERED.fullmatch, ids)) if m and m[1] == prefix]
+        if same:
+            return [ids[i] for i in sorted(i for _, i in sorted(same)[:count])]
+    return difflib.get_close_matches(game, ids, n=count)
+
+
+def _first_game(folder: Path) -> str:
+    """The id of a folder's first game, for an example command; GAME when there is none."""
+    from arena import results
+
+    with contextlib.suppress(results.ResultsError):
+        for line in results.iter_games(folder / results.GAMES):
+            return str(line.get("id"))
+    return "GAME"
+
+
+def _replay_of(folder: Path, line: Mapping[str, Any]) -> Path:
+    """Where a games.jsonl line's replay is, or a clear error when the game has none."""
+    if not line.get("replay"):
+        fail(f"{folder}: game {line['id']} has no replay (the tournament was run with "
+             "replays: false)")  # fmt: skip
+    return folder / str(line["replay"])
+
+
 # --- the commands -------------------------------------------------------------------------
 
 
 @click.command(name="replay")
 @click.argument("path", type=click.Path(path_type=Path), metavar="FILE|RESULTS_DIR")
+@click.argument("game", required=False, metavar="[GAME]")
 @click.option("--seat", type=int, default=None, metavar="N",
               help="Tell the game as seat N knew it: its own dice or cards, when it saw them.")
 @click.option("--all", "everyone", is_flag=True,
@@ -227,15 +286,22 @@ def _read(path: Path) -> Replay:
                    "result; with a results folder, every game.")
 @click.option("--workers", type=click.IntRange(min=1), default=None,
               help="Processes for verifying a results folder (default: one per core).")
-def replay(path: Path, seat: int | None, everyone: bool, verify: bool,
+def replay(path: Path, game: str | None, seat: int | None, everyone: bool, verify: bool,
            workers: int | None) -> None:  # fmt: skip
     """Tell a recorded game in words; --verify checks it (or a tournament) against the rules.
 
-    FILE is a replay (results/NAME/replays/GAME.json.gz); RESULTS_DIR, with --verify,
-    checks every game of a tournament. Exit status 1 when a replay differs from the rules.
+    FILE is a replay (results/NAME/replays/GAME.json.gz); RESULTS_DIR GAME is the game
+    with that id in a results folder (arena replay results/NAME rr-000001); RESULTS_DIR
+    alone, with --verify, checks every game of a tournament. Exit status 1 when a replay
+    differs from the rules.
     """
     if not path.exists():
         fail(f"{path}: no such replay file or results folder")
+    if game is not None:
+        if not path.is_dir():
+            fail(f"{path} is a replay file; a game id goes with a results folder "
+                 "(arena replay RESULTS_DIR GAME)")  # fmt: skip
+        path = _game_in(path, game)
     if seat is not None and everyone:
         fail("--seat and --all contradict each other; choose one view")
     if verify:
@@ -247,8 +313,9 @@ def replay(path: Path, seat: int | None, everyone: bool, verify: bool,
             _verify_file(path)
         return
     if path.is_dir():
-        fail(f"{path} is a folder: give one replay file (such as {path / 'replays'}/<game>"
-             ".json.gz), or add --verify to check every game")
+        fail(f"{path} is a results folder: name one of its games (arena replay {path} "
+             f"{_first_game(path)}; every id is in {path / 'games.jsonl'}), or add --verify "
+             "to check every game")
     loaded = _read(path)
     seats = len(loaded.header.get("entrants") or ())
     if seat is not None and not 0 <= seat < seats:

@@ -118,9 +118,10 @@ class Narrator:
         return [f"{self.who(event.seat)} takes a point ({event.data['points']})"]
 
     def _on_out(self, event: Event) -> list[str]:
-        reason = {"points": "on points", "chips": "out of chips", "forfeit": "by forfeit"}
-        return [*self.flush(), (f"{self.who(event.seat)} is out "
-                f"{reason.get(event.data['reason'], event.data['reason'])}")]
+        reason = event.data["reason"]
+        said = {"points": "is out on points", "chips": "is out of chips",
+                "forfeit": "is out by forfeit"}.get(reason, f"is out ({reason})")  # fmt: skip
+        return [*self.flush(), f"{self.who(event.seat)} {said}"]
 
     def _on_penalty(self, event: Event) -> list[str]:
         return [*self.flush(), (f"{self.who(event.seat)} is penalised for fault "

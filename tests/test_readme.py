@@ -6,8 +6,10 @@ import re
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 import arena
+from arena.cli import cli
 from arena.plugins import bot_from_file
 
 README = Path(__file__).resolve().parents[1] / "README.md"
@@ -31,3 +33,21 @@ def test_the_readme_bot_plays_legally(tmp_path: Path, rules: str, players: int) 
     record = arena.play_game(rules, [bot, *["random"] * (players - 1)], seed=4)
     assert record.faults == ()
     assert record.decisions > 0
+
+
+def test_the_tours_replay_and_report_commands_work_on_the_quickstart_results(
+    tmp_path: Path,
+) -> None:
+    tour = re.search(r"## A tour\n\n```sh\n(.*?)```", README.read_text(), re.DOTALL)
+    assert tour is not None
+    commands = [line.split("#")[0].split() for line in tour.group(1).splitlines()]
+    on_results = [c[1:] for c in commands if c[:2] in (["arena", "replay"], ["arena", "report"])]
+    assert len(on_results) >= 3
+    out = tmp_path / "quickstart"
+    runner = CliRunner()
+    ran = runner.invoke(cli, ["run", str(README.parent / "configs" / "quickstart.yaml"),
+                              "--out", str(out), "--workers", "1", "--quiet"])  # fmt: skip
+    assert ran.exit_code == 0, ran.output
+    for args in on_results:
+        result = runner.invoke(cli, [a.replace("results/quickstart", str(out)) for a in args])
+        assert result.exit_code == 0, f"arena {' '.join(args)}: {result.output}"

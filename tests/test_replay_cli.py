@@ -3,8 +3,11 @@ a whole results folder (exact output and exit statuses)."""
 
 from __future__ import annotations
 
+import base64
 import gzip
 import json
+import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +15,7 @@ import pytest
 from click.testing import CliRunner
 from stumbling import stumbler
 
+import arena
 from arena.cli import cli
 from arena.referee import play_game
 from arena.replay import encode_replay, read_replay, replay_lines, write_replay
@@ -148,6 +152,65 @@ def test_a_seat_view_never_shows_another_seats_private_cards(tmp_path: Path, rul
                        for line in theirs)  # fmt: skip
 
 
+
+def test_a_player_out_of_chips_is_told_in_plain_words(tmp_path: Path) -> None:
+    lines = _lines("cards", ["random"] * 3, seed=0, options={"chips": 5})
+    path = tmp_path / "game.json.gz"
+    write_replay(path, lines)
+    code, told = run("replay", str(path))
+    assert code == 0
+    assert "seat 2 (p2) is out of chips\n" in told
+    code, played = run("play", "--rules", "cards", "--bots", "random,random,random",
+                       "--seed", "0", "--option", "chips=5")  # fmt: skip
+    assert code == 0
+    assert "seat 2 (random) is out of chips\n" in played
+    assert "out out" not in told + played
+
+
+# The replay viewer (arena/static/viewer.js) run by Node on a small stand-in for the page: it
+# opens the game at its last step, and its story pane's lines are printed as JSON.
+VIEWER_HARNESS = """
+const fs = require("fs"), vm = require("vm");
+const [viewer, packed, steps] = process.argv.slice(2);
+class Node { constructor(tag) { this.tag = tag; this.children = []; this.dataset = {};
+  this.style = {}; this._text = ""; }
+  get textContent() { return this._text + this.children.map((c) => c.textContent).join(""); }
+  set textContent(text) { this._text = String(text); this.children = []; }
+  appendChild(child) { this.children.push(child); return child; }
+  setAttribute() {} addEventListener() {} replaceWith() {} closest() { return null; } }
+const nodes = {}, head = new Node("head");
+const document = { head, title: "",
+  getElementById: (id) => nodes[id] || (nodes[id] = new Node("div")),
+  createElement: (tag) => new Node(tag), createTextNode: (text) => ({ textContent: text }),
+  addEventListener() {} };
+const window = { ARENA_REPLAY: { g1: fs.readFileSync(packed, "utf8") } };
+head.appendChild = (script) => setTimeout(() => script.onload(), 0);
+const context = { window, document, location: { hash: "#game=g1&pack=0&step=" + steps },
+  history: { replaceState() {} }, URLSearchParams, Uint8Array, Blob, Response, atob,
+  DecompressionStream, setTimeout, clearInterval, setInterval, console };
+vm.runInNewContext(fs.readFileSync(viewer, "utf8"), context);
+const done = () => nodes.app && nodes.app.dataset.step !== undefined;
+const wait = setInterval(() => { if (!done() && !(nodes.message && nodes.message._text)) return;
+  clearInterval(wait);
+  console.log(JSON.stringify(done() ? nodes.log.children.map((item) => item.textContent)
+                                    : [nodes.message._text])); }, 10);
+"""
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="needs Node.js to run the viewer")
+def test_the_viewer_says_out_of_chips_in_plain_words(tmp_path: Path) -> None:
+    lines = _lines("cards", ["random"] * 3, seed=0, options={"chips": 5})
+    packed = tmp_path / "g1.b64"
+    packed.write_text(base64.b64encode(encode_replay(lines)).decode())
+    harness = tmp_path / "harness.js"
+    harness.write_text(VIEWER_HARNESS)
+    viewer = Path(arena.__file__).parent / "static" / "viewer.js"
+    shown = subprocess.run(["node", str(harness), str(viewer), str(packed), str(len(lines))],
+                           capture_output=True, text=True, check=True, timeout=60)  # fmt: skip
+    told = json.loads(shown.stdout)
+    assert "seat 2 (p2) is out of chips" in told
+    assert not [line for line in told if "out out" in line]
+
 # --- results folders ----------------------------------------------------------------------
 
 CONFIG = """\
@@ -228,6 +291,29 @@ def test_verify_a_folder_on_two_processes_gives_the_same_answer(
         0, "6 games verified\n")  # fmt: skip
 
 
+
+def test_a_game_of_a_results_folder_is_named_by_its_id(results_folder: Path) -> None:
+    replay = results_folder / "replays" / "rr-000004.json.gz"
+    for options in ((), ("--seat", "1")):
+        told = run("replay", str(results_folder), "rr-000004", *options)
+        assert told == run("replay", str(replay), *options)
+        assert told[0] == 0 and told[1].startswith("game rr-000004 (class; main, table 2)")
+    verified = run("replay", str(results_folder), "rr-000004", "--verify")
+    assert verified == run("replay", str(replay), "--verify")
+    assert verified[0] == 0 and verified[1].startswith("verified: game rr-000004 (dice, ")
+
+
+def test_a_game_without_a_replay_says_so(results_folder: Path, tmp_path: Path) -> None:
+    folder = _copy(results_folder, tmp_path / "copy")
+    games = (folder / "games.jsonl").read_text().splitlines()
+    first = {**json.loads(games[0]), "replay": None}
+    (folder / "games.jsonl").write_text("\n".join([json.dumps(first), *games[1:]]) + "\n")
+    (folder / "replays" / "rr-000001.json.gz").unlink()
+    result = CliRunner().invoke(cli, ["replay", str(folder), "rr-000001"])
+    assert (result.exit_code, result.output) == (2, (
+        f"arena: error: {folder}: game rr-000001 has no replay (the tournament was run with "
+        "replays: false)\n"))  # fmt: skip
+
 ERRORS = [
     (("nowhere.json.gz",), "nowhere.json.gz: no such replay file or results folder"),
     (("{game}", "--seat", "2"), "--seat 2: this game has seats 0 to 1"),
@@ -235,8 +321,20 @@ ERRORS = [
      "--seat and --all contradict each other; choose one view"),
     (("{game}", "--seat", "1", "--verify"), "--verify checks the whole game; leave out --seat"),
     (("{folder}",),
-     ("{folder} is a folder: give one replay file (such as {folder}/replays/<game>.json.gz), "
-      "or add --verify to check every game")),
+     ("{folder} is a results folder: name one of its games (arena replay {folder} rr-000001; "
+      "every id is in {folder}/games.jsonl), or add --verify to check every game")),
+    (("{folder}", "rr-00004"),
+     ("{folder} has no game 'rr-00004' (nearest: rr-000003, rr-000004, rr-000005); its 6 "
+      "games are listed in {folder}/games.jsonl")),
+    (("{folder}", "rr-000009"),
+     ("{folder} has no game 'rr-000009' (nearest: rr-000004, rr-000005, rr-000006); its 6 "
+      "games are listed in {folder}/games.jsonl")),
+    (("{folder}", "final"),
+     "{folder} has no game 'final'; its 6 games are listed in {folder}/games.jsonl"),
+    (("{game}", "rr-000004"),
+     ("{game} is a replay file; a game id goes with a results folder (arena replay "
+      "RESULTS_DIR GAME)")),
+    (("{empty}", "rr-000004"), "{empty} is not a results folder (no games.jsonl)"),
     (("{folder}/config.yaml",),
      "{folder}/config.yaml:1: not JSON: Expecting value: line 1 column 1 (char 0)"),
     (("{empty}", "--verify"), "{empty} is not a results folder (no games.jsonl)"),

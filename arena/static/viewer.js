@@ -371,7 +371,7 @@
         case "pay":
           line(who(e.seat) + " pays " + e.amount + " chips to " + who(e.payee)); break;
         case "out": line(who(e.seat) + " is out " + ({
-          points: "on points", chips: "out of chips", forfeit: "by forfeit",
+          points: "on points", chips: "of chips", forfeit: "by forfeit",
         }[e.reason] || e.reason)); break;
         case "penalty": line(who(e.seat) + " is penalised for fault " + e.faults, "fault"); break;
         case "fault": line(who(e.seat) + " FAULT " + e.fault + ": " + e.message, "fault"); break;
