@@ -121,7 +121,9 @@ def indent(text: str) -> str:
 @click.option("--rules", "rules_id", default="dice", show_default=True,
               help="Rule set: dice, dice-cards or cards.")
 @click.option("--bots", required=True,
-              help="Comma-separated bots by seat: names, FILE.py, module:Class, or 'human'.")
+              help="Comma-separated bots by seat, as for `arena compare`: names, FILE.py, "
+                   "module:Class or 'cmd:PROGRAM ARGS', each with ?key=value bot options; "
+                   "or 'human'.")
 @click.option("--seed", default=1, show_default=True, type=int, help="Game seed.")
 @click.option("--option", "options", multiple=True, metavar="KEY=VALUE",
               help="A rule option, e.g. --option max_points=3 (repeatable).")

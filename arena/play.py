@@ -10,9 +10,10 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from arena.bot import Limits
+from arena.compare import CompareError, Entrant, build_player, check_entrant, shutdown_commands
 from arena.hosts import InlineHost
 from arena.narrative import Narrator, result_lines
-from arena.plugins import PluginError, default_registry
+from arena.plugins import default_registry
 from arena.referee import Player, play_game
 from arena.rules import RulesError, get_rules
 from arena.rules.base import Event
@@ -25,7 +26,8 @@ class PlayError(Exception):
 
 
 def make_players(refs: Sequence[str], rules_id: str) -> list[Player]:
-    """Resolve bot references (and 'human') into inline players that play these rules."""
+    """Resolve bot references as `arena compare` reads them (names, FILE.py, module:Class,
+    `cmd:PROGRAM ARGS`, each with `?key=value` bot options), and 'human', into players."""
     from arena.human import HumanBot
 
     registry = default_registry()
@@ -35,12 +37,11 @@ def make_players(refs: Sequence[str], rules_id: str) -> list[Player]:
             players.append(Player("human", InlineHost(HumanBot), "terminal"))
             continue
         try:
-            spec = registry.resolve(ref)
-        except PluginError as exc:
+            entrant = Entrant.parse(ref)
+            check_entrant(entrant, rules_id, registry)
+        except CompareError as exc:
             raise PlayError(str(exc)) from None
-        if rules_id not in spec.rules:
-            raise PlayError(f"bot {spec.name!r} (seat {seat}) does not play {rules_id}")
-        players.append(Player(spec.name, InlineHost(spec.factory), spec.origin, spec.version))
+        players.append(build_player(entrant, registry, seat))
     return players
 
 
@@ -66,8 +67,11 @@ def play_in_terminal(rules_id: str, refs: Sequence[str], seed: int, options: dic
 
     echo(f"{ruleset.id}, seed {seed}: " + ", ".join(
         f"seat {s} {p.name}" for s, p in enumerate(players)))
-    record = play_game(ruleset, players, seed=seed, options=options,
-                       limits=Limits(decision=limit), spectator=show)
+    try:
+        record = play_game(ruleset, players, seed=seed, options=options,
+                           limits=Limits(decision=limit), spectator=show)
+    finally:
+        shutdown_commands()
     for line in narrator.flush():
         echo(line)
     echo("result:")
