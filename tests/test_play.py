@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import random
 import sys
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
+from arena.bot import BotContext
 from arena.cli import cli
+from arena.human import HumanBot
+from arena.referee import play_game
+from arena.rules.actions import Action, Pass, parse_action
+from arena.rules.base import Observation
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "bots" / "examples"
 
@@ -17,17 +23,16 @@ dice, seed 4: seat 0 human, seat 1 random
 -- round 1: seat 0 (human) throws --
   points: seat 0: 0  seat 1: 0
   under the cup: J K T T A   (positions 0-4)
-  you decide: claim; lowest legal claim: high A
+  you decide: claim; lowest legal claim: high A   (help: your choices)
 seat 0, claim > nonsense
-  not understood: unknown action 'nonsense' (challenge, accept, look, reroll 0 3, \
-claim pair J, pass three Q swap 0-2 reveal 1 3)
-  try: claim pair J   |   claim full K 9   |   claim two-pair A 9
+  not understood: 'nonsense' is not an action or a claim (type help for the choices)
+  try: claim high A   |   claim three J
 seat 0, claim > claim pair 9
 seat 0 (human) sees [J K T T A], claims pair 9
 seat 1 (random) looks, rerolls 2 dice, claims pair J
   points: seat 0: 0  seat 1: 0
   claim to beat: pair J (by seat 1)
-  you decide: respond; lowest legal claim: pair Q
+  you decide: respond; lowest legal claim: pair Q   (help: your choices)
 seat 0, respond > challenge
 seat 0 (human) challenges seat 1's pair J: the hand is [K 9 T T A] (pair T), it was a lie
 seat 1 (random) takes a point (1)
@@ -124,3 +129,121 @@ def test_play_refuses_a_bot_that_does_not_play_the_rules(tmp_path) -> None:
                                       f"random,{bot},random"])
     assert result.exit_code == 2
     assert result.output == f"arena: error: bot {str(bot)!r} does not play cards (it plays dice)\n"
+
+
+# --- the human prompt ----------------------------------------------------------------------
+
+
+class Person:
+    """A scripted person at a HumanBot seat: at each decision it first types nonsense, checks
+    that every answer the re-prompt suggests is legal, then types one of them."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = random.Random(seed)
+        self.seen: Observation | None = None
+        self.said: list[str] = []
+        self.bad: list[str] = []
+        self.typed_nonsense = False
+        self.decisions = 0
+
+    def bot(self, context: BotContext) -> HumanBot:
+        person = self
+
+        class Watched(HumanBot):
+            def act(self, observation: Observation) -> Action:
+                person.seen, person.typed_nonsense = observation, False
+                person.decisions += 1
+                return super().act(observation)
+
+        return Watched(context, self.ask, self.said.append)
+
+    def ask(self, prompt: str) -> str:
+        if not self.typed_nonsense:
+            self.typed_nonsense = True
+            return "nonsense"
+        assert self.seen is not None
+        sof = self.seen.legal.space.straight_over_full
+        hints = self.said[-1].split("  try: ")[1].split("   |   ")
+        assert hints, self.said[-1]
+        for hint in hints:
+            if not self.seen.is_legal(parse_action(hint, sof)):
+                self.bad.append(f"{hint!r} at {self.seen.decision} "
+                                f"(claim to beat {self.seen.claim})")
+        return self.rng.choice(hints)
+
+
+@pytest.mark.parametrize("rules", ["dice", "dice-cards", "cards"])
+@pytest.mark.parametrize("sof", [False, True])
+def test_every_suggested_answer_is_legal_at_that_moment(rules: str, sof: bool) -> None:
+    decisions: set[str] = set()
+    for seed in range(6):
+        person = Person(seed)
+        seats = 3 if rules == "cards" else 2
+        record = play_game(rules, [person.bot, *["random"] * (seats - 1)], seed=seed,
+                           options={"straight_over_full": sof})
+        assert person.bad == []
+        assert [f for f in record.faults if f.seat == 0] == []
+        assert sum("not legal" in line for line in person.said) == 0
+        decisions |= {entry[2].__class__.__name__ for entry in record.log
+                      if entry[0] == "action" and entry[1] == 0}
+    assert len(decisions) >= 3  # the person took several kinds of decision
+
+
+def test_a_bare_claim_is_the_claim_of_this_decision() -> None:
+    code, output = run("play", "--rules", "dice", "--bots", "human,random", "--seed", "4",
+                       "--option", "max_points=1", input="pair 9\nchallenge\n")
+    assert code == 0
+    assert "seat 0 (human) sees [J K T T A], claims pair 9\n" in output
+    assert "not understood" not in output
+
+
+def test_a_bare_claim_in_a_cards_turn_is_a_pass() -> None:
+    said: list[str] = []
+    seen: list[Observation] = []
+
+    class Typist(HumanBot):
+        def act(self, observation: Observation) -> Action:
+            seen.append(observation)
+            return super().act(observation)
+
+    def ask(prompt: str) -> str:
+        obs = seen[-1]
+        return str(obs.min_claim) if obs.decision == "turn" else "accept"
+
+    def typist(context: BotContext) -> HumanBot:
+        return Typist(context, ask, said.append)
+
+    record = play_game("cards", [typist, "random", "random"], seed=5)
+    passes = [entry[2] for entry in record.log if entry[0] == "action" and entry[1] == 0
+              and isinstance(entry[2], Pass)]
+    assert passes and record.faults == ()
+    assert not [line for line in said if "not understood" in line or "not legal" in line]
+
+
+def test_a_misspelt_claim_says_what_is_wrong_with_it() -> None:
+    code, output = run("play", "--bots", "human,random", "--seed", "4",
+                       "--option", "max_points=1", input="pair Z\npair 9\nchallenge\n")
+    assert code == 0
+    assert "  not understood: unknown rank 'Z'" in output
+
+
+def test_help_shows_the_choices_the_claim_ladder_and_the_hand_value() -> None:
+    code, output = run("play", "--bots", "human,random", "--seed", "4",
+                       "--option", "max_points=1", input="help\npair 9\nhelp\nchallenge\n")
+    assert code == 0
+    thrower = output.split("seat 0, claim > help\n")[1].split("seat 0, claim >")[0]
+    assert thrower == (
+        "  you may: a claim of high A or higher\n"
+        "  e.g.: claim high A   |   claim three J\n"
+        "  claim ladder: high A < pair 9 < pair T < pair J < pair Q < ...\n"
+        "  your hand: pair T (J K T T A)\n"
+        "  'high A' alone means 'claim high A'; end of input (Ctrl-D) or Ctrl-C stops the game\n"
+    )
+    responder = output.split("seat 0, respond > help\n")[1].split("seat 0, respond >")[0]
+    assert responder == (
+        "  you may: challenge, look, or blind a claim of pair Q or higher\n"
+        "  e.g.: challenge   |   look   |   claim pair Q   |   claim three K\n"
+        "  claim ladder: ... < pair 9 < pair T < [pair J] < pair Q < pair K < pair A "
+        "< two-pair T 9 < ...\n"
+        "  'pair Q' alone means 'claim pair Q'; end of input (Ctrl-D) or Ctrl-C stops the game\n"
+    )  # no hand value: the dice are still under the cup
