@@ -132,7 +132,9 @@ def indent(text: str) -> str:
 @click.option("--reveal", is_flag=True, help="Show private dice and cards too (bots only).")
 def play(rules_id: str, bots: str, seed: int, options: tuple[str, ...],
          time_limit: float | None, reveal: bool) -> None:
-    """Play one game in the terminal, narrated; 'human' seats are prompted."""
+    """Play one game in the terminal, narrated; 'human' seats are prompted. End of input
+    or Ctrl-C stops the game (exit status 130)."""
+    from arena.human import Quit
     from arena.play import PlayError, play_in_terminal
 
     try:
@@ -140,6 +142,14 @@ def play(rules_id: str, bots: str, seed: int, options: tuple[str, ...],
                          parse_options(options), time_limit, reveal, click.echo)
     except PlayError as exc:
         fail(str(exc))
+    except (Quit, KeyboardInterrupt) as exc:
+        stopped(exc.reason if isinstance(exc, Quit) else "Ctrl-C")
+
+
+def stopped(reason: str) -> None:
+    """Say in one line that the game was stopped, and exit as an interrupted program does."""
+    click.echo(f"arena: game stopped ({reason})", err=True)
+    sys.exit(130)
 
 
 def parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import random
+import select
+import signal
+import subprocess
 import sys
+import time
 from pathlib import Path
+from typing import IO
 
 import pytest
 from click.testing import CliRunner
@@ -247,3 +253,45 @@ def test_help_shows_the_choices_the_claim_ladder_and_the_hand_value() -> None:
         "< two-pair T 9 < ...\n"
         "  'pair Q' alone means 'claim pair Q'; end of input (Ctrl-D) or Ctrl-C stops the game\n"
     )  # no hand value: the dice are still under the cup
+
+
+# --- how a game in the terminal stops --------------------------------------------------------
+
+ARENA = [sys.executable, "-m", "arena"]
+
+
+def test_end_of_input_stops_the_game_with_status_130() -> None:
+    result = CliRunner().invoke(cli, ["play", "--bots", "human,random", "--seed", "4"],
+                                input="pair 9\n")
+    assert result.exit_code == 130
+    assert result.stderr == "arena: game stopped (end of input)\n"
+    assert "FAULT" not in result.stdout
+    assert "result:" not in result.stdout
+    assert result.stdout.endswith("seat 0, respond > \n")
+
+
+def read_until(stream: IO[bytes], marker: bytes, seconds: float = 30.0) -> bytes:
+    """Read a child's output until `marker` shows (a prompt that ends without a newline)."""
+    seen, deadline = b"", time.monotonic() + seconds
+    while marker not in seen:
+        ready, _, _ = select.select([stream], [], [], max(0.0, deadline - time.monotonic()))
+        chunk = os.read(stream.fileno(), 4096) if ready else b""
+        if not chunk:
+            raise AssertionError(f"no {marker!r} in {seen!r}")
+        seen += chunk
+    return seen
+
+
+def test_ctrl_c_at_the_prompt_stops_the_game_with_status_130() -> None:
+    child = subprocess.Popen([*ARENA, "play", "--bots", "human,random", "--seed", "4"],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE)
+    try:
+        shown = read_until(child.stdout, b"seat 0, claim > ")  # type: ignore[arg-type]
+        child.send_signal(signal.SIGINT)
+        rest, errors = child.communicate(timeout=30)
+    finally:
+        child.kill()
+    assert child.returncode == 130
+    assert errors == b"arena: game stopped (Ctrl-C)\n"
+    assert b"FAULT" not in shown + rest
