@@ -5,6 +5,7 @@ traceback."""
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -135,7 +136,7 @@ def play(rules_id: str, bots: str, seed: int, options: tuple[str, ...],
     """Play one game in the terminal, narrated; 'human' seats are prompted. End of input
     or Ctrl-C stops the game (exit status 130)."""
     from arena.human import Quit
-    from arena.play import PlayError, play_in_terminal
+    from arena.play import OutputClosed, PlayError, play_in_terminal
 
     try:
         play_in_terminal(rules_id, [b.strip() for b in bots.split(",") if b.strip()], seed,
@@ -144,12 +145,21 @@ def play(rules_id: str, bots: str, seed: int, options: tuple[str, ...],
         fail(str(exc))
     except (Quit, KeyboardInterrupt) as exc:
         stopped(exc.reason if isinstance(exc, Quit) else "Ctrl-C")
+    except OutputClosed:
+        output_closed()
 
 
 def stopped(reason: str) -> None:
     """Say in one line that the game was stopped, and exit as an interrupted program does."""
     click.echo(f"arena: game stopped ({reason})", err=True)
     sys.exit(130)
+
+
+def output_closed() -> None:
+    """The reader of the output went away (`| head`): stop quietly, with click's status for a
+    broken pipe, and let nothing more be written to it."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    sys.exit(1)
 
 
 def parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:

@@ -25,6 +25,21 @@ class PlayError(Exception):
     """A bad bot, rule set, option or player count for `arena play`."""
 
 
+class OutputClosed(BaseException):
+    """Whoever reads the game's lines went away (`arena play | head`). A BaseException, so
+    the referee does not take it for a bug of its own: the game just stops."""
+
+
+def guard_pipe(echo: Callable[[str], None]) -> Callable[[str], None]:
+    """Turn a broken pipe under `echo` into OutputClosed."""
+    def guarded(line: str) -> None:
+        try:
+            echo(line)
+        except BrokenPipeError:
+            raise OutputClosed() from None
+    return guarded
+
+
 def make_players(refs: Sequence[str], rules_id: str) -> list[Player]:
     """Resolve bot references as `arena compare` reads them (names, FILE.py, module:Class,
     `cmd:PROGRAM ARGS`, each with `?key=value` bot options), and 'human', into players."""
@@ -49,6 +64,7 @@ def play_in_terminal(rules_id: str, refs: Sequence[str], seed: int, options: dic
                      time_limit: float | None, reveal: bool,
                      echo: Callable[[str], None]) -> None:
     """Play and narrate one game; humans see their own private events only."""
+    echo = guard_pipe(echo)
     try:
         ruleset = get_rules(rules_id)
         ruleset.check_players(len(refs))

@@ -295,3 +295,22 @@ def test_ctrl_c_at_the_prompt_stops_the_game_with_status_130() -> None:
     assert child.returncode == 130
     assert errors == b"arena: game stopped (Ctrl-C)\n"
     assert b"FAULT" not in shown + rest
+
+
+def test_a_reader_that_goes_away_stops_the_game_quietly() -> None:
+    """`arena play ... | head`: the game tells far more than a pipe holds (~190 kB), so the
+    pipe breaks while the game is being played."""
+    child = subprocess.Popen([*ARENA, "play", "--bots", ",".join(["random"] * 6),
+                              "--option", "max_points=100"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert child.stdout is not None and child.stderr is not None
+        first = child.stdout.readline()
+        child.stdout.close()
+        errors = child.stderr.read()
+        child.wait(timeout=60)
+    finally:
+        child.kill()
+    assert first.startswith(b"dice, seed 1: seat 0 random")
+    assert errors == b""
+    assert child.returncode == 1
