@@ -143,8 +143,11 @@ def play(rules_id: str, bots: str, seed: int, options: tuple[str, ...],
                          parse_options(options), time_limit, reveal, click.echo)
     except PlayError as exc:
         fail(str(exc))
-    except (Quit, KeyboardInterrupt) as exc:
-        stopped(exc.reason if isinstance(exc, Quit) else "Ctrl-C")
+    except Quit as exc:
+        stopped(exc.reason)
+    except KeyboardInterrupt:
+        click.echo("", err=True)  # the terminal's ^C ends no line
+        stopped("Ctrl-C")
     except OutputClosed:
         output_closed()
 

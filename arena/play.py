@@ -16,7 +16,8 @@ from arena.narrative import Narrator, result_lines
 from arena.plugins import default_registry
 from arena.referee import Player, play_game
 from arena.rules import RulesError, get_rules
-from arena.rules.base import Event
+from arena.rules.actions import Action
+from arena.rules.base import Event, Observation
 
 NO_LIMIT = 1e9
 
@@ -40,6 +41,14 @@ def guard_pipe(echo: Callable[[str], None]) -> Callable[[str], None]:
     return guarded
 
 
+class TerminalHost(InlineHost):
+    """A human's seat: a person thinks as long as they like, whatever the bots' limit."""
+
+    def act(self, observation: Observation, timeout: float) -> Action:
+        """Ask the person, with no time limit."""
+        return super().act(observation, NO_LIMIT)
+
+
 def make_players(refs: Sequence[str], rules_id: str) -> list[Player]:
     """Resolve bot references as `arena compare` reads them (names, FILE.py, module:Class,
     `cmd:PROGRAM ARGS`, each with `?key=value` bot options), and 'human', into players."""
@@ -49,7 +58,7 @@ def make_players(refs: Sequence[str], rules_id: str) -> list[Player]:
     players = []
     for seat, ref in enumerate(refs):
         if ref == "human":
-            players.append(Player("human", InlineHost(HumanBot), "terminal"))
+            players.append(Player("human", TerminalHost(HumanBot), "terminal"))
             continue
         try:
             entrant = Entrant.parse(ref)
@@ -75,7 +84,7 @@ def play_in_terminal(rules_id: str, refs: Sequence[str], seed: int, options: dic
     humans = [seat for seat, ref in enumerate(refs) if ref == "human"]
     viewer = humans[0] if len(humans) == 1 else (None if reveal and not humans else -1)
     narrator = Narrator(ruleset.id, [p.name for p in players], viewer)
-    limit = time_limit or (NO_LIMIT if humans else 1.0)
+    limit = time_limit or 1.0
 
     def show(event: Event) -> None:
         for line in narrator.feed(event):

@@ -314,3 +314,12 @@ def test_a_reader_that_goes_away_stops_the_game_quietly() -> None:
     assert first.startswith(b"dice, seed 1: seat 0 random")
     assert errors == b""
     assert child.returncode == 1
+
+
+def test_a_human_plays_against_a_command_bot_that_keeps_its_time_limit() -> None:
+    command = f"cmd:{sys.executable} {EXAMPLES / 'example_bot.py'}"
+    code, output = run("play", "--bots", f"human,{command}", "--seed", "2",
+                       "--option", "max_points=2", input="challenge\nhigh A\n" * 40)
+    assert code == 0
+    assert "FAULT" not in output
+    assert output.splitlines()[-3] == "result:"
