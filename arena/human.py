@@ -17,6 +17,8 @@ ACTION_WORDS = frozenset(
     ("challenge", "reject", "liar", "mentiroso", "accept", "look", "reroll", "exchange",
      "claim", "pass")
 )
+CLAIM_WORDS = frozenset(text.partition("-")[0] for text in CATEGORY_TEXT.values())
+"""First words of a claim ('full', 'two' of 'two-pair', 'three' of 'three-of-a-kind')."""
 HELP_WORDS = frozenset(("help", "?", "h"))
 LADDER_BELOW, LADDER_ABOVE = 2, 4
 """Claims shown below the claim to beat and above it in `help`."""
@@ -83,8 +85,7 @@ def read_action(text: str, decision: str, straight_over_full: bool = False) -> A
     try:
         return parse_action(f"{verb} {text}", straight_over_full)
     except HandError:
-        if words[0].lower().partition("-")[0] in {w.partition("-")[0]
-                                                  for w in CATEGORY_TEXT.values()}:
+        if words[0].lower().partition("-")[0] in CLAIM_WORDS:
             raise  # a claim, badly written: its own message says what is wrong
         raise HandError(f"{text!r} is not an action or a claim (type help for the choices)"
                         ) from None
