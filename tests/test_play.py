@@ -178,6 +178,16 @@ class Person:
         return self.rng.choice(hints)
 
 
+def test_the_reprompt_suggests_claims_above_the_claim_to_beat() -> None:
+    """The issue's game: bluffer claims full 9 T; 'claim three Q' is not suggested back."""
+    code, output = run("play", "--bots", "statistician,bluffer,human", "--seed", "7",
+                       input="claim three Q\n")
+    assert "  claim to beat: full 9 T (by seat 1)\n" in output
+    assert ("  try: challenge   |   look   |   claim full 9 J   |   claim full J A\n"
+            in output)
+    assert code == 130  # then the input ends
+
+
 @pytest.mark.parametrize("rules", ["dice", "dice-cards", "cards"])
 @pytest.mark.parametrize("sof", [False, True])
 def test_every_suggested_answer_is_legal_at_that_moment(rules: str, sof: bool) -> None:
