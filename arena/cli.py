@@ -5,6 +5,7 @@ traceback."""
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -121,7 +122,9 @@ def indent(text: str) -> str:
 @click.option("--rules", "rules_id", default="dice", show_default=True,
               help="Rule set: dice, dice-cards or cards.")
 @click.option("--bots", required=True,
-              help="Comma-separated bots by seat: names, FILE.py, module:Class, or 'human'.")
+              help="Comma-separated bots by seat, as for `arena compare`: names, FILE.py, "
+                   "module:Class or 'cmd:PROGRAM ARGS', each with ?key=value bot options; "
+                   "or 'human'.")
 @click.option("--seed", default=1, show_default=True, type=int, help="Game seed.")
 @click.option("--option", "options", multiple=True, metavar="KEY=VALUE",
               help="A rule option, e.g. --option max_points=3 (repeatable).")
@@ -130,14 +133,36 @@ def indent(text: str) -> str:
 @click.option("--reveal", is_flag=True, help="Show private dice and cards too (bots only).")
 def play(rules_id: str, bots: str, seed: int, options: tuple[str, ...],
          time_limit: float | None, reveal: bool) -> None:
-    """Play one game in the terminal, narrated; 'human' seats are prompted."""
-    from arena.play import PlayError, play_in_terminal
+    """Play one game in the terminal, narrated; 'human' seats are prompted. End of input
+    or Ctrl-C stops the game (exit status 130)."""
+    from arena.human import Quit
+    from arena.play import OutputClosed, PlayError, play_in_terminal
 
     try:
         play_in_terminal(rules_id, [b.strip() for b in bots.split(",") if b.strip()], seed,
                          parse_options(options), time_limit, reveal, click.echo)
     except PlayError as exc:
         fail(str(exc))
+    except Quit as exc:
+        stopped(exc.reason)
+    except KeyboardInterrupt:
+        click.echo("", err=True)  # the terminal's ^C ends no line
+        stopped("Ctrl-C")
+    except OutputClosed:
+        output_closed()
+
+
+def stopped(reason: str) -> None:
+    """Say in one line that the game was stopped, and exit as an interrupted program does."""
+    click.echo(f"arena: game stopped ({reason})", err=True)
+    sys.exit(130)
+
+
+def output_closed() -> None:
+    """The reader of the output went away (`| head`): stop quietly, with click's status for a
+    broken pipe, and let nothing more be written to it."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    sys.exit(1)
 
 
 def parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:

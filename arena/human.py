@@ -1,24 +1,36 @@
 """A human at the keyboard, as a bot: `arena play --bots statistician,human` prompts for
-every decision, shows the seat's private view, and re-prompts on bad input with a hint."""
+every decision, shows the seat's private view, and re-prompts on bad input with answers
+that are legal at that moment; `help` shows the choices and the claim ladder."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import click
 
 from arena.bot import Bot, BotContext
-from arena.hands import HandError
-from arena.rules.actions import Action, parse_action
+from arena.hands import CATEGORY_TEXT, Claim, HandError, value
+from arena.rules.actions import Accept, Action, Bid, Challenge, Look, Pass, Reroll, parse_action
 from arena.rules.base import Observation
 
-_HINTS = {
-    "claim": "claim pair J   |   claim full K 9   |   claim two-pair A 9",
-    "respond": "challenge   |   look   |   claim three Q   (a claim without looking is blind)",
-    "reroll": "reroll 0 3   (positions 0-4 to reroll/exchange)   |   reroll none",
-    "accept": "accept   |   challenge   (reject the central hand)",
-    "turn": "pass three Q   |   pass full 4 J swap 2-0 reveal 1 3   (swap own-central)",
-}
+ACTION_WORDS = frozenset(
+    ("challenge", "reject", "liar", "mentiroso", "accept", "look", "reroll", "exchange",
+     "claim", "pass")
+)
+CLAIM_WORDS = frozenset(text.partition("-")[0] for text in CATEGORY_TEXT.values())
+"""First words of a claim ('full', 'two' of 'two-pair', 'three' of 'three-of-a-kind')."""
+HELP_WORDS = frozenset(("help", "?", "h"))
+LADDER_BELOW, LADDER_ABOVE = 2, 4
+"""Claims shown below the claim to beat and above it in `help`."""
+
+
+class Quit(BaseException):
+    """The person stopped the game (end of input or Ctrl-C). A BaseException, so that no host
+    turns it into the seat's fault: the game stops at once instead."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
 
 
 class HumanBot(Bot):
@@ -38,16 +50,107 @@ class HumanBot(Bot):
         self.say(view_lines(observation))
         sof = bool(self.context.options.get("straight_over_full", False))
         while True:
-            text = self.ask(f"seat {self.seat}, {observation.decision}")
+            text = self._read(f"seat {self.seat}, {observation.decision}")
+            if text.strip().lower() in HELP_WORDS:
+                self.say(help_lines(observation, sof))
+                continue
             try:
-                action = parse_action(text, sof)
+                action = read_action(text, observation.decision, sof)
             except HandError as exc:
-                self.say(f"  not understood: {exc}\n  try: {_HINTS[observation.decision]}")
+                self.say(f"  not understood: {exc}\n  try: {try_line(observation)}")
                 continue
             problem = observation.legal.problem(action)
             if problem is None:
                 return action
-            self.say(f"  not legal: {problem}\n  try: {_HINTS[observation.decision]}")
+            self.say(f"  not legal: {problem}\n  try: {try_line(observation)}")
+
+    def _read(self, prompt: str) -> str:
+        """One line from the person; end of input or Ctrl-C stops the game."""
+        try:
+            return self.ask(prompt)
+        except (click.Abort, EOFError, KeyboardInterrupt) as exc:
+            cause = exc.__context__ if isinstance(exc, click.Abort) else exc
+            self.say("")  # end the prompt's line
+            raise Quit("Ctrl-C" if isinstance(cause, KeyboardInterrupt)
+                       else "end of input") from None
+
+
+def read_action(text: str, decision: str, straight_over_full: bool = False) -> Action:
+    """Read an action as typed; a bare claim ('pair J') is the claim of this decision (a
+    pass in a `cards` turn)."""
+    words = text.split()
+    if not words or words[0].lower() in ACTION_WORDS:
+        return parse_action(text, straight_over_full)
+    verb = "pass" if decision == "turn" else "claim"
+    try:
+        return parse_action(f"{verb} {text}", straight_over_full)
+    except HandError:
+        if words[0].lower().partition("-")[0] in CLAIM_WORDS:
+            raise  # a claim, badly written: its own message says what is wrong
+        raise HandError(f"{text!r} is not an action or a claim (type help for the choices)"
+                        ) from None
+
+
+def legal_examples(obs: Observation) -> list[Action]:
+    """A few answers that are legal at this decision, the simplest first."""
+    claims = obs.legal_claims()
+    picks: list[Claim] = list(dict.fromkeys(claims[i] for i in (0, len(claims) // 3)
+                                            if claims))
+    face_down = [p for p, up in enumerate(obs.face_up or ()) if not up][:2]
+    candidates: list[Action] = [Challenge(), Look(), Accept(), *map(Bid, picks),
+                                Reroll((0, 3)), Reroll(()), *map(Pass, picks)]
+    if picks:
+        candidates.append(Pass(picks[0], ((2, 0),), tuple(face_down)))
+    return [a for a in candidates if obs.legal.problem(a) is None]
+
+
+def try_line(obs: Observation) -> str:
+    """The legal examples as the prompt reads them, for a re-prompt."""
+    return "   |   ".join(str(a).replace(",", "") for a in legal_examples(obs))
+
+
+def ladder(obs: Observation) -> str:
+    """The claims around the claim to beat, lowest first, the claim to beat in brackets."""
+    space = obs.legal.space
+    beat = -1 if obs.claim is None else space.index.get(obs.claim, -1)
+    middle = beat if beat >= 0 else obs.legal.min_index
+    start, stop = max(0, middle - LADDER_BELOW), min(len(space), middle + LADDER_ABOVE + 1)
+    shown = [f"[{c}]" if i == beat else str(c)
+             for i, c in enumerate(space.claims[start:stop], start)]
+    head = "... < " if start > 0 else ""
+    tail = " < ..." if stop < len(space) else ""
+    return head + " < ".join(shown) + tail
+
+
+def hand_values(obs: Observation, straight_over_full: bool) -> list[str]:
+    """What the hands you can see are worth: your own, and the central hand when you see all
+    of it."""
+    lines = []
+    if obs.hand is not None:
+        label = "your cards" if obs.rules == "cards" else "your hand"
+        lines.append(f"{label}: {_worth(obs.hand, straight_over_full)}")
+    if obs.central is not None and all(obs.central):
+        lines.append(f"the central hand: {_worth(obs.central, straight_over_full)}")
+    return lines
+
+
+def _worth(tokens: Sequence[str | None], straight_over_full: bool) -> str:
+    text = " ".join(t or "" for t in tokens)
+    return f"{value(text, straight_over_full)} ({text})"
+
+
+def help_lines(obs: Observation, straight_over_full: bool = False) -> str:
+    """The choices of this decision, the claim ladder, and the value of what you hold."""
+    lines = [f"  you may: {obs.legal.describe().removeprefix('legal: ')}",
+             f"  e.g.: {try_line(obs)}",
+             f"  claim ladder: {ladder(obs)}"]
+    lines += [f"  {line}" for line in hand_values(obs, straight_over_full)]
+    verb = "pass" if obs.decision == "turn" else "claim"
+    low = obs.min_claim
+    bare = f"'{low}' alone means '{verb} {low}'; " if any(
+        isinstance(a, Bid | Pass) for a in legal_examples(obs)) else ""
+    lines.append(f"  {bare}end of input (Ctrl-D) or Ctrl-C stops the game")
+    return "\n".join(lines)
 
 
 def view_lines(obs: Observation) -> str:
@@ -65,5 +168,6 @@ def view_lines(obs: Observation) -> str:
         lines.append(f"  claim to beat: {obs.claim} (by seat {obs.claimant})")
     low = obs.min_claim
     lines.append(f"  you decide: {obs.decision}; "
-                 + (f"lowest legal claim: {low}" if low else "no higher claim exists"))
+                 + (f"lowest legal claim: {low}" if low else "no higher claim exists")
+                 + "   (help: your choices)")
     return "\n".join(lines)

@@ -10,12 +10,14 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from arena.bot import Limits
+from arena.compare import CompareError, Entrant, build_player, check_entrant, shutdown_commands
 from arena.hosts import InlineHost
 from arena.narrative import Narrator, result_lines
-from arena.plugins import PluginError, default_registry
+from arena.plugins import default_registry
 from arena.referee import Player, play_game
 from arena.rules import RulesError, get_rules
-from arena.rules.base import Event
+from arena.rules.actions import Action
+from arena.rules.base import Event, Observation
 
 NO_LIMIT = 1e9
 
@@ -24,23 +26,46 @@ class PlayError(Exception):
     """A bad bot, rule set, option or player count for `arena play`."""
 
 
+class OutputClosed(BaseException):
+    """Whoever reads the game's lines went away (`arena play | head`). A BaseException, so
+    the referee does not take it for a bug of its own: the game just stops."""
+
+
+def guard_pipe(echo: Callable[[str], None]) -> Callable[[str], None]:
+    """Turn a broken pipe under `echo` into OutputClosed."""
+    def guarded(line: str) -> None:
+        try:
+            echo(line)
+        except BrokenPipeError:
+            raise OutputClosed() from None
+    return guarded
+
+
+class TerminalHost(InlineHost):
+    """A human's seat: a person thinks as long as they like, whatever the bots' limit."""
+
+    def act(self, observation: Observation, timeout: float) -> Action:
+        """Ask the person, with no time limit."""
+        return super().act(observation, NO_LIMIT)
+
+
 def make_players(refs: Sequence[str], rules_id: str) -> list[Player]:
-    """Resolve bot references (and 'human') into inline players that play these rules."""
+    """Resolve bot references as `arena compare` reads them (names, FILE.py, module:Class,
+    `cmd:PROGRAM ARGS`, each with `?key=value` bot options), and 'human', into players."""
     from arena.human import HumanBot
 
     registry = default_registry()
     players = []
     for seat, ref in enumerate(refs):
         if ref == "human":
-            players.append(Player("human", InlineHost(HumanBot), "terminal"))
+            players.append(Player("human", TerminalHost(HumanBot), "terminal"))
             continue
         try:
-            spec = registry.resolve(ref)
-        except PluginError as exc:
+            entrant = Entrant.parse(ref)
+            check_entrant(entrant, rules_id, registry)
+        except CompareError as exc:
             raise PlayError(str(exc)) from None
-        if rules_id not in spec.rules:
-            raise PlayError(f"bot {spec.name!r} (seat {seat}) does not play {rules_id}")
-        players.append(Player(spec.name, InlineHost(spec.factory), spec.origin, spec.version))
+        players.append(build_player(entrant, registry, seat))
     return players
 
 
@@ -48,6 +73,7 @@ def play_in_terminal(rules_id: str, refs: Sequence[str], seed: int, options: dic
                      time_limit: float | None, reveal: bool,
                      echo: Callable[[str], None]) -> None:
     """Play and narrate one game; humans see their own private events only."""
+    echo = guard_pipe(echo)
     try:
         ruleset = get_rules(rules_id)
         ruleset.check_players(len(refs))
@@ -58,7 +84,7 @@ def play_in_terminal(rules_id: str, refs: Sequence[str], seed: int, options: dic
     humans = [seat for seat, ref in enumerate(refs) if ref == "human"]
     viewer = humans[0] if len(humans) == 1 else (None if reveal and not humans else -1)
     narrator = Narrator(ruleset.id, [p.name for p in players], viewer)
-    limit = time_limit or (NO_LIMIT if humans else 1.0)
+    limit = time_limit or 1.0
 
     def show(event: Event) -> None:
         for line in narrator.feed(event):
@@ -66,8 +92,11 @@ def play_in_terminal(rules_id: str, refs: Sequence[str], seed: int, options: dic
 
     echo(f"{ruleset.id}, seed {seed}: " + ", ".join(
         f"seat {s} {p.name}" for s, p in enumerate(players)))
-    record = play_game(ruleset, players, seed=seed, options=options,
-                       limits=Limits(decision=limit), spectator=show)
+    try:
+        record = play_game(ruleset, players, seed=seed, options=options,
+                           limits=Limits(decision=limit), spectator=show)
+    finally:
+        shutdown_commands()
     for line in narrator.flush():
         echo(line)
     echo("result:")

@@ -1,0 +1,335 @@
+"""`arena play`: bot references, the human prompt, and how a game in the terminal stops."""
+
+from __future__ import annotations
+
+import os
+import random
+import select
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import IO
+
+import pytest
+from click.testing import CliRunner
+
+from arena.bot import BotContext
+from arena.cli import cli
+from arena.human import HumanBot
+from arena.referee import play_game
+from arena.rules.actions import Action, Pass, parse_action
+from arena.rules.base import Observation
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "bots" / "examples"
+
+PLAY_WITH_A_HUMAN = """\
+dice, seed 4: seat 0 human, seat 1 random
+-- round 1: seat 0 (human) throws --
+  points: seat 0: 0  seat 1: 0
+  under the cup: J K T T A   (positions 0-4)
+  you decide: claim; lowest legal claim: high A   (help: your choices)
+seat 0, claim > nonsense
+  not understood: 'nonsense' is not an action or a claim (type help for the choices)
+  try: claim high A   |   claim three J
+seat 0, claim > claim pair 9
+seat 0 (human) sees [J K T T A], claims pair 9
+seat 1 (random) looks, rerolls 2 dice, claims pair J
+  points: seat 0: 0  seat 1: 0
+  claim to beat: pair J (by seat 1)
+  you decide: respond; lowest legal claim: pair Q   (help: your choices)
+seat 0, respond > challenge
+seat 0 (human) challenges seat 1's pair J: the hand is [K 9 T T A] (pair T), it was a lie
+seat 1 (random) takes a point (1)
+seat 1 (random) is out on points
+-- game over --
+result:
+ 1st  seat 0 (human)  0 points
+ 2nd  seat 1 (random)  1 point
+"""
+
+
+def run(*args: str, input: str | None = None) -> tuple[int, str]:
+    result = CliRunner().invoke(cli, list(args), input=input, catch_exceptions=False)
+    return result.exit_code, result.output
+
+
+def test_play_prompts_a_human_and_narrates_the_game() -> None:
+    code, output = run("play", "--rules", "dice", "--bots", "human,random", "--seed", "4",
+                       "--option", "max_points=1",
+                       input="nonsense\nclaim pair 9\nchallenge\n")
+    assert code == 0
+    assert output == PLAY_WITH_A_HUMAN
+
+
+def test_play_with_bots_only_is_reproducible_and_ends_with_the_result() -> None:
+    args = ("play", "--rules", "cards", "--bots", "random,random,random", "--seed", "3")
+    first, second = run(*args), run(*args)
+    assert first == second
+    code, output = first
+    assert code == 0
+    assert output.startswith("cards, seed 3: seat 0 random, seat 1 random, seat 2 random\n")
+    assert "-- central hand 1: seat 0 (random) takes it fresh (32 cards left to draw) --" in output
+    assert output.splitlines()[-4] == "result:"
+    assert "sees [" not in output  # private cards stay hidden without --reveal
+    assert "sees [" in run(*args, "--reveal")[1]
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (("--bots", "random,randon"), "unknown bot 'randon' (did you mean 'random'?)"),
+    (("--rules", "cards", "--bots", "random,random"), "cards is for 3 to 6 players, not 2"),
+    (("--bots", "random"), "dice is for 2 to 6 players, not 1"),
+    (("--rules", "poker", "--bots", "random,random"),
+     "unknown rule set 'poker' (known: cards, dice, dice-cards)"),
+    (("--bots", "random,random", "--option", "max_points=0"),
+     "max_points: 0 is below the minimum 1"),
+    (("--bots", "random,random", "--option", "colour=red"),
+     "colour: unknown option (known: max_faults, max_points, on_fault, straight_over_full)"),
+    (("--bots", "random,random", "--option", "max_points"),
+     "--option wants KEY=VALUE, got 'max_points'"),
+])
+def test_play_errors_are_one_line_with_status_2(args: tuple[str, ...], message: str) -> None:
+    result = CliRunner().invoke(cli, ["play", *args])
+    assert result.exit_code == 2
+    assert result.output == f"arena: error: {message}\n"
+
+
+# --- bot references: the same as `arena compare` ------------------------------------------
+
+
+def test_play_takes_a_command_bot() -> None:
+    command = f"cmd:{sys.executable} {EXAMPLES / 'example_bot.py'}"
+    code, output = run("play", "--bots", f"{command},random", "--seed", "2")
+    assert code == 0
+    assert f"seat 0 ({command}) claims " in output
+    assert "FAULT" not in output
+    assert output.splitlines()[-3] == "result:"
+
+
+def test_play_passes_bot_options_to_the_bot() -> None:
+    """A bluffer that doubts every claim challenges where its default one plays on."""
+    doubting = run("play", "--bots", "random,bluffer?doubt=1", "--seed", "3")
+    trusting = run("play", "--bots", "random,bluffer?doubt=0", "--seed", "3")
+    assert doubting[0] == trusting[0] == 0
+    assert doubting[1].startswith("dice, seed 3: seat 0 random, seat 1 bluffer?doubt=1\n")
+    assert "seat 1 (bluffer?doubt=1) challenges seat 0's" in doubting[1]
+    assert doubting[1].count("challenges") > trusting[1].count("challenges")
+
+
+def test_play_refuses_an_option_the_bot_does_not_have() -> None:
+    result = CliRunner().invoke(cli, ["play", "--bots", "random,bluffer?colour=red"])
+    assert result.exit_code == 2
+    assert result.output == ("arena: error: bot 'bluffer' has no option 'colour' "
+                             "(known: doubt)\n")
+
+
+def test_play_refuses_a_bot_that_does_not_play_the_rules(tmp_path) -> None:
+    bot = tmp_path / "dice_only.py"
+    bot.write_text(
+        "import arena\n\n\nclass DiceOnly(arena.Bot):\n    name = 'dice-only'\n"
+        "    rules = ('dice',)\n\n    def act(self, observation):\n"
+        "        return observation.legal_actions()[0]\n"
+    )
+    result = CliRunner().invoke(cli, ["play", "--rules", "cards", "--bots",
+                                      f"random,{bot},random"])
+    assert result.exit_code == 2
+    assert result.output == f"arena: error: bot {str(bot)!r} does not play cards (it plays dice)\n"
+
+
+# --- the human prompt ----------------------------------------------------------------------
+
+
+class Person:
+    """A scripted person at a HumanBot seat: at each decision it first types nonsense, checks
+    that every answer the re-prompt suggests is legal, then types one of them."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = random.Random(seed)
+        self.seen: Observation | None = None
+        self.said: list[str] = []
+        self.bad: list[str] = []
+        self.typed_nonsense = False
+        self.decisions = 0
+
+    def bot(self, context: BotContext) -> HumanBot:
+        person = self
+
+        class Watched(HumanBot):
+            def act(self, observation: Observation) -> Action:
+                person.seen, person.typed_nonsense = observation, False
+                person.decisions += 1
+                return super().act(observation)
+
+        return Watched(context, self.ask, self.said.append)
+
+    def ask(self, prompt: str) -> str:
+        if not self.typed_nonsense:
+            self.typed_nonsense = True
+            return "nonsense"
+        assert self.seen is not None
+        sof = self.seen.legal.space.straight_over_full
+        hints = self.said[-1].split("  try: ")[1].split("   |   ")
+        assert hints, self.said[-1]
+        for hint in hints:
+            if not self.seen.is_legal(parse_action(hint, sof)):
+                self.bad.append(f"{hint!r} at {self.seen.decision} "
+                                f"(claim to beat {self.seen.claim})")
+        return self.rng.choice(hints)
+
+
+def test_the_reprompt_suggests_claims_above_the_claim_to_beat() -> None:
+    """The issue's game: bluffer claims full 9 T; 'claim three Q' is not suggested back."""
+    code, output = run("play", "--bots", "statistician,bluffer,human", "--seed", "7",
+                       input="claim three Q\n")
+    assert "  claim to beat: full 9 T (by seat 1)\n" in output
+    assert ("  try: challenge   |   look   |   claim full 9 J   |   claim full J A\n"
+            in output)
+    assert code == 130  # then the input ends
+
+
+@pytest.mark.parametrize("rules", ["dice", "dice-cards", "cards"])
+@pytest.mark.parametrize("sof", [False, True])
+def test_every_suggested_answer_is_legal_at_that_moment(rules: str, sof: bool) -> None:
+    decisions: set[str] = set()
+    for seed in range(6):
+        person = Person(seed)
+        seats = 3 if rules == "cards" else 2
+        record = play_game(rules, [person.bot, *["random"] * (seats - 1)], seed=seed,
+                           options={"straight_over_full": sof})
+        assert person.bad == []
+        assert [f for f in record.faults if f.seat == 0] == []
+        assert sum("not legal" in line for line in person.said) == 0
+        decisions |= {entry[2].__class__.__name__ for entry in record.log
+                      if entry[0] == "action" and entry[1] == 0}
+    assert len(decisions) >= 3  # the person took several kinds of decision
+
+
+def test_a_bare_claim_is_the_claim_of_this_decision() -> None:
+    code, output = run("play", "--rules", "dice", "--bots", "human,random", "--seed", "4",
+                       "--option", "max_points=1", input="pair 9\nchallenge\n")
+    assert code == 0
+    assert "seat 0 (human) sees [J K T T A], claims pair 9\n" in output
+    assert "not understood" not in output
+
+
+def test_a_bare_claim_in_a_cards_turn_is_a_pass() -> None:
+    said: list[str] = []
+    seen: list[Observation] = []
+
+    class Typist(HumanBot):
+        def act(self, observation: Observation) -> Action:
+            seen.append(observation)
+            return super().act(observation)
+
+    def ask(prompt: str) -> str:
+        obs = seen[-1]
+        return str(obs.min_claim) if obs.decision == "turn" else "accept"
+
+    def typist(context: BotContext) -> HumanBot:
+        return Typist(context, ask, said.append)
+
+    record = play_game("cards", [typist, "random", "random"], seed=5)
+    passes = [entry[2] for entry in record.log if entry[0] == "action" and entry[1] == 0
+              and isinstance(entry[2], Pass)]
+    assert passes and record.faults == ()
+    assert not [line for line in said if "not understood" in line or "not legal" in line]
+
+
+def test_a_misspelt_claim_says_what_is_wrong_with_it() -> None:
+    code, output = run("play", "--bots", "human,random", "--seed", "4",
+                       "--option", "max_points=1", input="pair Z\npair 9\nchallenge\n")
+    assert code == 0
+    assert "  not understood: unknown rank 'Z'" in output
+
+
+def test_help_shows_the_choices_the_claim_ladder_and_the_hand_value() -> None:
+    code, output = run("play", "--bots", "human,random", "--seed", "4",
+                       "--option", "max_points=1", input="help\npair 9\nhelp\nchallenge\n")
+    assert code == 0
+    thrower = output.split("seat 0, claim > help\n")[1].split("seat 0, claim >")[0]
+    assert thrower == (
+        "  you may: a claim of high A or higher\n"
+        "  e.g.: claim high A   |   claim three J\n"
+        "  claim ladder: high A < pair 9 < pair T < pair J < pair Q < ...\n"
+        "  your hand: pair T (J K T T A)\n"
+        "  'high A' alone means 'claim high A'; end of input (Ctrl-D) or Ctrl-C stops the game\n"
+    )
+    responder = output.split("seat 0, respond > help\n")[1].split("seat 0, respond >")[0]
+    assert responder == (
+        "  you may: challenge, look, or blind a claim of pair Q or higher\n"
+        "  e.g.: challenge   |   look   |   claim pair Q   |   claim three K\n"
+        "  claim ladder: ... < pair 9 < pair T < [pair J] < pair Q < pair K < pair A "
+        "< two-pair T 9 < ...\n"
+        "  'pair Q' alone means 'claim pair Q'; end of input (Ctrl-D) or Ctrl-C stops the game\n"
+    )  # no hand value: the dice are still under the cup
+
+
+# --- how a game in the terminal stops --------------------------------------------------------
+
+ARENA = [sys.executable, "-m", "arena"]
+
+
+def test_end_of_input_stops_the_game_with_status_130() -> None:
+    result = CliRunner().invoke(cli, ["play", "--bots", "human,random", "--seed", "4"],
+                                input="pair 9\n")
+    assert result.exit_code == 130
+    assert result.stderr == "arena: game stopped (end of input)\n"
+    assert "FAULT" not in result.stdout
+    assert "result:" not in result.stdout
+    assert result.stdout.endswith("seat 0, respond > \n")
+
+
+def read_until(stream: IO[bytes], marker: bytes, seconds: float = 30.0) -> bytes:
+    """Read a child's output until `marker` shows (a prompt that ends without a newline)."""
+    seen, deadline = b"", time.monotonic() + seconds
+    while marker not in seen:
+        ready, _, _ = select.select([stream], [], [], max(0.0, deadline - time.monotonic()))
+        chunk = os.read(stream.fileno(), 4096) if ready else b""
+        if not chunk:
+            raise AssertionError(f"no {marker!r} in {seen!r}")
+        seen += chunk
+    return seen
+
+
+def test_ctrl_c_at_the_prompt_stops_the_game_with_status_130() -> None:
+    child = subprocess.Popen([*ARENA, "play", "--bots", "human,random", "--seed", "4"],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE)
+    try:
+        shown = read_until(child.stdout, b"seat 0, claim > ")  # type: ignore[arg-type]
+        child.send_signal(signal.SIGINT)
+        rest, errors = child.communicate(timeout=30)
+    finally:
+        child.kill()
+    assert child.returncode == 130
+    assert errors == b"arena: game stopped (Ctrl-C)\n"
+    assert b"FAULT" not in shown + rest
+
+
+def test_a_reader_that_goes_away_stops_the_game_quietly() -> None:
+    """`arena play ... | head`: the game tells far more than a pipe holds (~190 kB), so the
+    pipe breaks while the game is being played."""
+    child = subprocess.Popen([*ARENA, "play", "--bots", ",".join(["random"] * 6),
+                              "--option", "max_points=100"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert child.stdout is not None and child.stderr is not None
+        first = child.stdout.readline()
+        child.stdout.close()
+        errors = child.stderr.read()
+        child.wait(timeout=60)
+    finally:
+        child.kill()
+    assert first.startswith(b"dice, seed 1: seat 0 random")
+    assert errors == b""
+    assert child.returncode == 1
+
+
+def test_a_human_plays_against_a_command_bot_that_keeps_its_time_limit() -> None:
+    command = f"cmd:{sys.executable} {EXAMPLES / 'example_bot.py'}"
+    code, output = run("play", "--bots", f"human,{command}", "--seed", "2",
+                       "--option", "max_points=2", input="challenge\nhigh A\n" * 40)
+    assert code == 0
+    assert "FAULT" not in output
+    assert output.splitlines()[-3] == "result:"
