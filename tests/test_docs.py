@@ -156,8 +156,8 @@ def test_every_page_a_doc_cites_is_in_the_repository(page: Path) -> None:
 def test_a_file_bot_is_named_as_the_bot_page_says(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # writing-a-bot.md: `arena play` shows the class's `name`; a tournament names the entrant
-    # by its alias, else by the file's stem.
+    # writing-a-bot.md: `arena play` names a seat by the reference typed; a tournament names
+    # the entrant by its alias, else by the file's stem.
     first_bot = re.search(r"```python\n(.*?)```", BOT_PAGE.read_text(encoding="utf-8"), re.DOTALL)
     assert first_bot is not None and 'name = "my-bot"' in first_bot.group(1)
     (tmp_path / "my_bot.py").write_text(first_bot.group(1), encoding="utf-8")
@@ -168,7 +168,7 @@ def test_a_file_bot_is_named_as_the_bot_page_says(
     runner = CliRunner()
     played = runner.invoke(cli, ["play", "--rules", "dice", "--bots", "./my_bot.py,random"])
     assert played.exit_code == 0
-    assert played.output.startswith("dice, seed 1: seat 0 my-bot, seat 1 random\n")
+    assert played.output.startswith("dice, seed 1: seat 0 ./my_bot.py, seat 1 random\n")
     ran = runner.invoke(cli, ["run", "t.yaml", "--quiet"])
     assert ran.exit_code == 0, ran.output
     standings = (tmp_path / "results" / "t" / "standings.csv").read_text(encoding="utf-8")
