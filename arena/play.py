@@ -69,6 +69,23 @@ def make_players(refs: Sequence[str], rules_id: str) -> list[Player]:
     return players
 
 
+def check_starts(players: Sequence[Player], rules_id: str, options: dict[str, Any],
+                 limits: Limits) -> None:
+    """Start each bot once as it will play, so a bot that refuses its options or these rules
+    is a usage error, not a game it can only forfeit."""
+    from arena.trial import start_problem, trial_context
+
+    names = [p.name for p in players]
+    for player in players:
+        if isinstance(player.host, TerminalHost):
+            continue
+        context = trial_context(rules_id, options, len(players), limits, player.options, names)
+        problem = start_problem(player.host, context)
+        if problem is not None:
+            raise PlayError(f"bot {player.name!r} does not start for a {rules_id!r} game of "
+                            f"{len(players)} seats: {problem}")
+
+
 def play_in_terminal(rules_id: str, refs: Sequence[str], seed: int, options: dict[str, Any],
                      time_limit: float | None, reveal: bool,
                      echo: Callable[[str], None]) -> None:
@@ -80,11 +97,12 @@ def play_in_terminal(rules_id: str, refs: Sequence[str], seed: int, options: dic
         options = ruleset.check_options(options)
     except RulesError as exc:
         raise PlayError(str(exc)) from None
+    limit = time_limit or 1.0
     players = make_players(refs, ruleset.id)
+    check_starts(players, ruleset.id, options, Limits(decision=limit))
     humans = [seat for seat, ref in enumerate(refs) if ref == "human"]
     viewer = humans[0] if len(humans) == 1 else (None if reveal and not humans else -1)
     narrator = Narrator(ruleset.id, [p.name for p in players], viewer)
-    limit = time_limit or 1.0
 
     def show(event: Event) -> None:
         for line in narrator.feed(event):

@@ -124,6 +124,14 @@ def test_play_refuses_an_option_the_bot_does_not_have() -> None:
                              "(known: doubt)\n")
 
 
+def test_play_refuses_an_option_value_the_bot_refuses() -> None:
+    result = CliRunner().invoke(cli, ["play", "--bots", "statistician?threshold=abc,random"])
+    assert result.exit_code == 2
+    assert result.output == (
+        "arena: error: bot 'statistician?threshold=abc' does not start for a 'dice' game of "
+        "2 seats: TypeError: statistician: option threshold must be a number, not 'abc'\n")
+
+
 def test_play_refuses_a_bot_that_does_not_play_the_rules(tmp_path) -> None:
     bot = tmp_path / "dice_only.py"
     bot.write_text(
