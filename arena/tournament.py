@@ -585,7 +585,9 @@ def game_line(game: GameSpec, record: GameRecord, replay: str | None) -> dict[st
     }
 
 
-_WORKER: _Worker | None = None
+_WORKER: _Worker | TournamentError | None = None
+"""This worker's games, or why it could not start (told to the main process by its first
+game: a pool respawns a worker whose initializer raises, without end)."""
 
 
 def _start_worker(setup: GameSetup) -> None:
@@ -593,10 +595,20 @@ def _start_worker(setup: GameSetup) -> None:
     exit if the main process dies (its pool can no longer take results)."""
     global _WORKER
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _WORKER = _Worker(setup)
-    multiprocessing.util.Finalize(_WORKER, _WORKER.shutdown, exitpriority=10)
     parent = os.getppid()
     threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+    _WORKER = _started(setup)
+    if isinstance(_WORKER, _Worker):
+        multiprocessing.util.Finalize(_WORKER, _WORKER.shutdown, exitpriority=10)
+
+
+def _started(setup: GameSetup) -> _Worker | TournamentError:
+    """A worker for the games, or the one-line reason it cannot be built."""
+    try:
+        return _Worker(setup)
+    except Exception as exc:  # noqa: BLE001 - any reason stops the run, said in one line
+        text = " ".join(str(exc).split()) or type(exc).__name__
+        return TournamentError(f"a worker could not start: {text}")
 
 
 def _watch_parent(parent: int) -> None:
@@ -607,6 +619,8 @@ def _watch_parent(parent: int) -> None:
 
 def _play_in_worker(game: GameSpec) -> Played:
     assert _WORKER is not None, "worker not started"
+    if isinstance(_WORKER, TournamentError):
+        raise _WORKER
     return _WORKER.play(game)
 
 
@@ -617,7 +631,10 @@ class _InProcess:
     """Plays games one after another in the main process (one worker)."""
 
     def __init__(self, setup: GameSetup) -> None:
-        self.worker = _Worker(setup)
+        worker = _started(setup)
+        if isinstance(worker, TournamentError):
+            raise worker
+        self.worker = worker
 
     def map(self, games: Sequence[GameSpec]) -> Iterator[Played]:
         return (self.worker.play(game) for game in games)

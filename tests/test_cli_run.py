@@ -418,3 +418,49 @@ def test_isolated_and_command_entrants_play_a_tournament(tmp_path: Path) -> None
     assert len(lines) == 12
     assert '"faults":[]' in lines[0]
     assert leftovers() == []
+
+
+# --- workers that cannot start ------------------------------------------------------------
+
+
+def test_a_bots_folder_in_the_current_directory_does_not_stop_a_run(tmp_path: Path) -> None:
+    """The original report: `arena run quickstart.yaml` beside an empty `bots/` hung."""
+    (tmp_path / "bots").mkdir()
+    (tmp_path / "quickstart.yaml").write_bytes((ROOT / "configs" / "quickstart.yaml").read_bytes())
+    command = [sys.executable, "-m", "arena", "run", "quickstart.yaml", "--workers", "2", "-q"]
+    done = subprocess.run(command, cwd=tmp_path, capture_output=True, timeout=120, check=False)
+    assert (done.returncode, done.stderr) == (0, b"")
+    assert done.stdout == (tmp_path / "results" / "quickstart" / "standings.md").read_bytes()
+    assert (tmp_path / "results" / "quickstart" / results.GAMES).read_bytes().count(b"\n") == 120
+
+
+WORKER_ONLY = '''
+import multiprocessing
+
+import arena
+
+if multiprocessing.parent_process() is not None:
+    raise RuntimeError("this bot cannot load in a worker")
+
+
+class Homebody(arena.Bot):
+    """Loads only in the process that checks the config."""
+
+    name = "homebody"
+
+    def act(self, observation):
+        return observation.legal[0]
+'''
+
+
+def test_a_worker_that_cannot_start_stops_the_run_with_one_line(tmp_path: Path) -> None:
+    (tmp_path / "homebody.py").write_text(WORKER_ONLY)
+    config = _write(tmp_path, SMALL.replace("  - random\n", "  - bot: homebody.py\n", 1))
+    command = [sys.executable, "-m", "arena", "run", str(config), "--out", "out",
+               "--workers", "2", "-q"]  # fmt: skip
+    done = subprocess.run(command, cwd=tmp_path, capture_output=True, timeout=30, check=False)
+    assert (done.returncode, done.stdout) == (2, b"")
+    error = done.stderr.decode()
+    assert error.count("\n") == 1, error
+    assert error.startswith("arena: error: a worker could not start: ")
+    assert error.endswith("homebody.py: RuntimeError: this bot cannot load in a worker\n")
