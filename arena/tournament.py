@@ -399,6 +399,7 @@ class Plan:
                 "entrants": self._named(table.entrants),
                 "games": [g.id for g in table.games],
                 "ranking": self._named(table.ranking),
+                "points": list(table.points),
                 "advanced": self._named(table.advanced),
                 "eliminated": self._named(table.eliminated),
             }
@@ -876,17 +877,20 @@ def write_derived(
     stages.json, which lists every game, is encoded and written in parts."""
     games = folder_files.GameFile(folder / folder_files.GAMES)
     summary = summarise(games, [e.name for e in cfg.entrants])
-    rows = summary.standings()
+    bracket = plan.stages(results) if plan.elimination else None
+    ranking = bracket["ranking"] if bracket else None  # an elimination ranks by its bracket
+    rows = summary.standings(ranking)
     derived = {
         "ratings.json": ratings_json(summary.openskill(), summary.elo()),
         "standings.csv": standings_csv(rows),
-        "standings.md": standings_md(rows),
+        "standings.md": standings_md(rows, bracket=ranking is not None),
         "crosstable.csv": crosstable_csv(summary.crosstable()),
     }
     for name, text in derived.items():
         folder_files.write_atomic(folder / name, text)
     ranked = [row.entrant for row in rows if row.rank is not None]
-    stages = itertools.chain(_json_parts(plan.stages(results, ranked)), ["\n"])
+    document = bracket or plan.stages(results, ranked)
+    stages = itertools.chain(_json_parts(document), ["\n"])
     folder_files.write_atomic(folder / "stages.json", stages)
     return derived["standings.md"]
 
