@@ -96,6 +96,8 @@ def run(
         fail(str(exc))
         return
     click.echo(report.standings, nl=False)
+    for warning in report.warnings:  # even with --quiet: these entrants can only fail
+        click.echo(f"arena: warning: {warning}", err=True)
     if report.ranking:
         click.echo(
             "\nelimination: "

@@ -57,6 +57,7 @@ import io
 import itertools
 import json
 import math
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from statistics import NormalDist
@@ -72,6 +73,8 @@ _DECIMALS = 6
 _NEWTON_STEPS = 200
 _NEWTON_TOLERANCE = 1e-10
 MERGED_RUNS = 8
+_MESSAGES_KEPT = 100  # distinct fault messages counted per entrant: memory stays bounded
+_MESSAGE_CHARS = 200
 """Out-of-order games in at most this many ascending runs are merged, not sorted in memory."""
 
 _Pair = tuple[int, int, int, float]  # (i, j, games shared, score of i against j)
@@ -160,7 +163,8 @@ class _Game:
     id: str
     entrants: tuple[str, ...]
     placements: tuple[int, ...]
-    faults: tuple[tuple[int, str], ...]
+    faults: tuple[tuple[int, str, str], ...]
+    """(seat, kind, message) of each fault."""
 
 
 @dataclass(slots=True)
@@ -171,6 +175,9 @@ class _Totals:
     wins: int = 0
     placements: int = 0
     faults: dict[str, int] = field(default_factory=lambda: dict.fromkeys(FAULT_KINDS, 0))
+    messages: Counter[str] | None = field(default_factory=Counter)
+    """Its faults as `kind: message`, while every game it played so far had one (then None:
+    a bot that can only fail is worth a warning, one that sometimes fails is in the tables)."""
 
 
 class _OutOfOrder(ValueError):
@@ -202,13 +209,15 @@ def _parse_game(raw: Mapping[str, Any], known: set[str]) -> _Game:
     return _Game(game_id, seats, placements, _parse_faults(raw, game_id, len(seats)))
 
 
-def _parse_faults(raw: Mapping[str, Any], game_id: str, seats: int) -> tuple[tuple[int, str], ...]:
+def _parse_faults(
+    raw: Mapping[str, Any], game_id: str, seats: int
+) -> tuple[tuple[int, str, str], ...]:
     faults = []
     for fault in raw.get("faults") or ():
         seat, kind = int(fault["seat"]), str(fault["kind"])
         if kind not in FAULT_KINDS or not 0 <= seat < seats:
             raise ValueError(f"game {game_id}: bad fault {dict(fault)!r}")
-        faults.append((seat, kind))
+        faults.append((seat, kind, " ".join(str(fault.get("message") or "").split())))
     return tuple(faults)
 
 
@@ -289,8 +298,9 @@ class Summary:
             totals.games += 1
             totals.wins += place == 1
             totals.placements += place
-        for seat, kind in game.faults:
+        for seat, kind, _ in game.faults:
             self._totals[game.entrants[seat]].faults[kind] += 1
+        _keep_messages(self._totals, game)
 
     def _played(self) -> dict[str, int]:
         return {name: self._totals[name].games for name in self.names}
@@ -315,6 +325,15 @@ class Summary:
             )
         return fit
 
+    def always_faulted(self) -> tuple[tuple[str, int, str], ...]:
+        """Entrants that faulted in every game they played, in entrant order: each with its
+        games and its commonest fault (`kind: message`), for a warning at the end of a run."""
+        return tuple(
+            (name, totals.games, totals.messages.most_common(1)[0][0])
+            for name, totals in self._totals.items()
+            if totals.games and totals.messages
+        )
+
     def crosstable(self) -> tuple[CrossRow, ...]:
         """Head-to-head counts for every ordered pair of entrants, in entrant order."""
         return tuple(
@@ -338,6 +357,24 @@ class Summary:
         marked = [_with_rank(r, i, _overlaps(r, ranked[i - 2]) if i > 1 else False)
                   for i, r in enumerate(ranked, 1)]  # fmt: skip
         return marked + unranked
+
+
+def _keep_messages(totals: Mapping[str, _Totals], game: _Game) -> None:
+    """Count the game's fault messages of each entrant that has faulted in every game so
+    far; forget them at its first game without a fault."""
+    said: dict[str, list[str]] = {}
+    for seat, kind, message in game.faults:
+        said.setdefault(game.entrants[seat], []).append(f"{kind}: {message}"[:_MESSAGE_CHARS])
+    for name in game.entrants:
+        messages = totals[name].messages
+        if messages is None:
+            continue
+        if name not in said:
+            totals[name].messages = None
+            continue
+        for text in said[name]:
+            if text in messages or len(messages) < _MESSAGES_KEPT:
+                messages[text] += 1
 
 
 def summarise(

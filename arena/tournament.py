@@ -91,6 +91,7 @@ from arena.schedule import (
 
 __all__ = [
     "HOSTED_MODES",
+    "Derived",
     "GameSetup",
     "Interrupted",
     "Plan",
@@ -684,6 +685,8 @@ class RunReport:
     """The standings as a Markdown table."""
     ranking: tuple[str, ...] | None
     """An elimination's final ranking, best first; None for other formats."""
+    warnings: tuple[str, ...] = ()
+    """One line each, for the user: entrants that faulted in every game they played."""
 
 
 def run_tournament(
@@ -856,21 +859,32 @@ class _Run:
         return self.executor
 
     def _finish(self, resumed: int) -> RunReport:
-        table = write_derived(self.folder, self.cfg, self.plan, self.results)
+        derived = write_derived(self.folder, self.cfg, self.plan, self.results)
         build_report(self.folder, workers=self.workers)
         ranking = None
         if self.plan.elimination:
             ranking = tuple(self.plan.stages(self.results)["ranking"] or ())
+        played = len(self.results) - resumed
         return RunReport(
-            self.folder, self.total, len(self.results) - resumed, resumed, table, ranking
+            self.folder, self.total, played, resumed, derived.standings, ranking, derived.warnings
         )
+
+
+@dataclass(frozen=True, slots=True)
+class Derived:
+    """What the derived files tell the user at the end of a run."""
+
+    standings: str
+    """standings.md: the standings as a Markdown table."""
+    warnings: tuple[str, ...]
+    """One line for each entrant that faulted in every game it played."""
 
 
 def write_derived(
     folder: Path, cfg: TournamentConfig, plan: Plan, results: Mapping[str, Placements]
-) -> str:
+) -> Derived:
     """Write ratings.json, standings.csv/.md, crosstable.csv and stages.json from one pass
-    over games.jsonl, each atomically; return the standings as Markdown.
+    over games.jsonl, each atomically; return the standings as Markdown, and warnings.
 
     Memory does not grow with the games: the log is read one game at a time (a second time
     only if it is not in id order, as an elimination's is, see arena/ratings.py), and
@@ -892,7 +906,13 @@ def write_derived(
     document = bracket or plan.stages(results, ranked)
     stages = itertools.chain(_json_parts(document), ["\n"])
     folder_files.write_atomic(folder / "stages.json", stages)
-    return derived["standings.md"]
+    warnings = tuple(
+        f"entrant {name!r} faulted in "
+        f"{'the one game' if games == 1 else f'all {games} games'} it played; "
+        f"commonest fault: {fault}"
+        for name, games, fault in summary.always_faulted()
+    )
+    return Derived(derived["standings.md"], warnings)
 
 
 def _progress_bar(total: int, done: int, name: str, *, enabled: bool) -> Any:

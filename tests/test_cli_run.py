@@ -464,3 +464,38 @@ def test_a_worker_that_cannot_start_stops_the_run_with_one_line(tmp_path: Path) 
     assert error.count("\n") == 1, error
     assert error.startswith("arena: error: a worker could not start: ")
     assert error.endswith("homebody.py: RuntimeError: this bot cannot load in a worker\n")
+
+
+# --- entrants that can only fail ----------------------------------------------------------
+
+
+BROKEN = '''
+import arena
+
+
+class Broken(arena.Bot):
+    """Raises at every decision."""
+
+    name = "broken"
+
+    def act(self, observation):
+        raise ValueError("no strategy yet")
+'''
+
+
+def test_a_run_where_an_entrant_faulted_in_every_game_ends_with_a_warning(tmp_path: Path) -> None:
+    (tmp_path / "broken.py").write_text(BROKEN)
+    entrant = "  - random\n", f"  - {{bot: {tmp_path / 'broken.py'}, mode: inline}}\n"
+    config = _write(tmp_path, SMALL.replace(*entrant, 1))
+    result = _invoke("run", config, "--out", tmp_path / "out", "--workers", "1", "-q")
+    assert result.exit_code == 0, result.stderr
+    warnings = [line for line in result.stderr.splitlines() if "games it played" in line]
+    assert len(warnings) == 1
+    assert warnings[0].startswith(
+        "arena: warning: entrant 'broken' faulted in all 4 games it played; "
+        "commonest fault: crash: "
+    )
+    assert "no strategy yet" in warnings[0]
+    clean = _invoke("run", _write(tmp_path, SMALL, "clean.yaml"), "--out", tmp_path / "clean",
+                    "--workers", "1", "-q")  # fmt: skip
+    assert (clean.exit_code, clean.stderr) == (0, "")

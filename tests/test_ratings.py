@@ -593,3 +593,20 @@ def test_the_terminal_table_stays_within_120_columns_with_faults() -> None:
     text = standings_md(standings(games, names))
     assert max(len(line) for line in text.splitlines()) <= 120
     assert "mixed" in text
+
+
+def test_entrants_that_faulted_in_every_game_are_named_with_their_commonest_fault() -> None:
+    def crash(seat: int, message: str) -> dict[str, Any]:
+        return {"seat": seat, "kind": "crash", "message": message}
+
+    games = [
+        game("g1", ["a", "b", "c"], [1, 2, 3], [crash(1, "boom\n  at line 3"), crash(2, "x")]),
+        game("g2", ["b", "c"], [2, 1], [crash(0, "boom at line 3"), crash(0, "late")]),
+        game("g3", ["b", "a", "c"], [3, 1, 2], [crash(0, "late")]),
+        game("g4", ["b", "a"], [2, 1], [crash(0, "late")]),
+    ]
+    summary = summarise(games, ["a", "b", "c"])
+    assert summary.always_faulted() == (("b", 4, "crash: late"),)
+    assert summarise(games[:1], ["a", "b", "c"]).always_faulted() == (
+        ("b", 1, "crash: boom at line 3"), ("c", 1, "crash: x"),
+    )  # fmt: skip
