@@ -430,8 +430,10 @@ def test_a_bots_folder_in_the_current_directory_does_not_stop_a_run(tmp_path: Pa
     command = [sys.executable, "-m", "arena", "run", "quickstart.yaml", "--workers", "2", "-q"]
     done = subprocess.run(command, cwd=tmp_path, capture_output=True, timeout=120, check=False)
     assert (done.returncode, done.stderr) == (0, b"")
-    assert done.stdout == (tmp_path / "results" / "quickstart" / "standings.md").read_bytes()
-    assert (tmp_path / "results" / "quickstart" / results.GAMES).read_bytes().count(b"\n") == 120
+    folder = tmp_path / "results" / "quickstart"
+    assert done.stdout == (folder / "standings.md").read_bytes()
+    assert (folder / results.GAMES).read_bytes().count(b"\n") == 120
+    assert not (folder / results.LOCK).exists(), "a finished folder keeps no lock file"
 
 
 WORKER_ONLY = '''
