@@ -87,6 +87,7 @@ from arena.schedule import (
     elimination_k,
     gauntlet,
     round_robin,
+    round_robin_count,
 )
 
 __all__ = [
@@ -104,6 +105,7 @@ __all__ = [
     "make_host",
     "rule_infos",
     "run_tournament",
+    "schedule_notes",
     "write_derived",
 ]
 
@@ -250,6 +252,24 @@ def make_host(entrant: EntrantConfig, spec: BotSpec | None) -> Host:
     if mode == "command" and entrant.command is not None:
         return CommandHost(entrant.command)
     raise TournamentError(f"entrant {entrant.name!r}: mode {mode!r} cannot be hosted")
+
+
+def schedule_notes(cfg: TournamentConfig) -> tuple[str, ...]:
+    """What the user should know about the schedule before it is played: a round robin
+    over its cap is replaced by balanced random tables, which is not what was asked."""
+    fmt, n = cfg.format, len(cfg.entrants)
+    if fmt.type == "round-robin" and fmt.cap is not None:
+        asked, cap, what = round_robin_count(n, fmt.seats, fmt.games), fmt.cap, "format.cap"
+        stage = "a full round robin"
+    elif fmt.type == "elimination" and fmt.seeding:
+        asked, cap, what = round_robin_count(n, fmt.seats, fmt.seeding), DEFAULT_CAP, "the cap"
+        stage = "the seeding round robin"
+    else:
+        return ()
+    if asked <= cap:
+        return ()
+    instead = f"{cap:,} games at balanced random tables instead"
+    return (f"{stage} would be {asked:,} games, more than {what} ({cap:,}): {instead}",)
 
 
 # --- the plan: games, batch by batch ------------------------------------------------------

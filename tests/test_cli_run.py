@@ -501,3 +501,17 @@ def test_a_run_where_an_entrant_faulted_in_every_game_ends_with_a_warning(tmp_pa
     clean = _invoke("run", _write(tmp_path, SMALL, "clean.yaml"), "--out", tmp_path / "clean",
                     "--workers", "1", "-q")  # fmt: skip
     assert (clean.exit_code, clean.stderr) == (0, "")
+
+
+def test_a_capped_round_robin_says_so_in_validate_and_run(tmp_path: Path) -> None:
+    config = _write(tmp_path, SMALL.replace("games: 1", "games: 5\n      cap: 4"))
+    note = (
+        "note: a full round robin would be 30 games, more than format.cap (4): "
+        "4 games at balanced random tables instead\n"
+    )
+    checked = _invoke("validate", config)
+    assert (checked.exit_code, checked.stdout) == (0, "ok: 3 entrants, 4 games\n" + note)
+    ran = _invoke("run", config, "--out", tmp_path / "out", "--workers", "1", "-q")
+    assert (ran.exit_code, ran.stderr) == (0, "arena: " + note)
+    plain = _invoke("validate", _write(tmp_path, SMALL, "plain.yaml"))
+    assert plain.stdout == "ok: 3 entrants, 6 games\n"

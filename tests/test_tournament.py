@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import textwrap
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -471,3 +472,13 @@ def test_an_elimination_ranks_by_its_bracket_with_each_match_scored(
             points = match["points"]
             assert len(points) == 2 and points == sorted(points, reverse=True)
             assert sum(points) == len(match["games"]) == 7
+
+
+def test_a_seeding_over_the_cap_is_noted(tmp_path: Path) -> None:
+    cfg = _config(tmp_path, "{type: elimination, seats: 2, games: 1, seeding: 1}", entrants=8)
+    assert tournament.schedule_notes(cfg) == ()
+    big = replace(cfg, format=replace(cfg.format, seeding=400))
+    assert tournament.schedule_notes(big) == (
+        "the seeding round robin would be 22,400 games, more than the cap (20,000): "
+        "20,000 games at balanced random tables instead",
+    )
