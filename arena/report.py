@@ -896,8 +896,7 @@ def _bluff_row_html(b: BluffStats, space: Sequence[hands.Value], dice: bool) -> 
     mean = b.mean_claim_index
     mean_cell = "–"
     if mean is not None:
-        said = " ".join("10" if i and w == "T" else w for i, w in enumerate(
-            str(space[round(mean)]).split()))  # fmt: skip
+        said = str(space[round(mean)])  # tens as T, as claims are written everywhere
         mean_cell = f"{_e(said)}<small>{mean + 1:.1f} of {len(space)}</small>"
     blind = ""
     if dice:

@@ -4,6 +4,7 @@ statistics read from the replays (pinned against a full JSON parse)."""
 from __future__ import annotations
 
 import base64
+import gzip
 import csv
 import json
 import re
@@ -530,3 +531,17 @@ def test_a_folder_from_before_the_tie_column_still_reports(tmp_path: Path) -> No
     assert _ranked_by(page).startswith("Ranked by OpenSkill ordinal, as arena ranked before")
     assert '<b class="score">' not in page and "<abbr" not in page
     assert page.count("<tr data-entrant=") == 2 * len(rows)  # standings and bluffing
+
+
+def test_tens_are_written_t_in_the_report_as_in_claims_and_the_terminal(tmp_path: Path) -> None:
+    """Every claim of these replays is `three T`, so each entrant's mean claim is that."""
+    text = ROUND_ROBIN.format(rules="dice", options="{max_points: 1}", seats=2, replays="true")
+    folder = _tournament(tmp_path, text)
+    claim = b'{"type":"event","event":{"kind":"claim","seat":0,"claim":"three T","blind":false}}\n'
+    for path in (folder / "replays").glob("*.json.gz"):
+        header = gzip.decompress(path.read_bytes()).split(b"\n", 1)[0]
+        path.write_bytes(gzip.compress(header + b"\n" + claim))
+    build_report(folder, viewer=False)
+    page = _page(folder)
+    assert page.count("<td class=mean>three T<small>") == 3
+    assert "three 10" not in page
