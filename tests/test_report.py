@@ -4,8 +4,8 @@ statistics read from the replays (pinned against a full JSON parse)."""
 from __future__ import annotations
 
 import base64
-import gzip
 import csv
+import gzip
 import json
 import re
 import shutil

@@ -57,7 +57,7 @@ def test_the_viewer_writes_tens_as_t(tmp_path: Path, rules: str) -> None:
     run_tournament(load_tournament(config), folder, workers=1)
     build_report(folder)
     page = _rendered(folder, _game_with_a_ten(folder))
-    log = re.search(r'<ol id="log"[^>]*>(.*?)</ol>', page, re.S)
+    log = re.search(r'<ol id="log"[^>]*>(.*?)</ol>', page, re.DOTALL)
     assert log, "the viewer drew its log"
     text = re.sub(r"<[^>]+>", " ", log.group(1))
     assert re.search(r"\bT\b|T[♣♦♥♠]", text), "a ten is shown as T"
