@@ -614,14 +614,18 @@ game: a pool respawns a worker whose initializer raises, without end)."""
 
 def _start_worker(setup: GameSetup) -> None:
     """Pool initializer: ignore Ctrl-C (the main process handles it), resolve the bots, and
-    exit if the main process dies (its pool can no longer take results)."""
+    exit if the main process dies (its pool can no longer take results). It never raises:
+    a pool respawns a worker whose initializer raises, without end."""
     global _WORKER
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    parent = os.getppid()
-    threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
-    _WORKER = _started(setup)
-    if isinstance(_WORKER, _Worker):
-        multiprocessing.util.Finalize(_WORKER, _WORKER.shutdown, exitpriority=10)
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        parent = os.getppid()
+        threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+        worker = _Worker(setup)
+        multiprocessing.util.Finalize(worker, worker.shutdown, exitpriority=10)
+        _WORKER = worker
+    except Exception as exc:  # noqa: BLE001 - any reason stops the run, said in one line
+        _WORKER = _cannot_start(exc)
 
 
 def _started(setup: GameSetup) -> _Worker | TournamentError:
@@ -629,8 +633,12 @@ def _started(setup: GameSetup) -> _Worker | TournamentError:
     try:
         return _Worker(setup)
     except Exception as exc:  # noqa: BLE001 - any reason stops the run, said in one line
-        text = " ".join(str(exc).split()) or type(exc).__name__
-        return TournamentError(f"a worker could not start: {text}")
+        return _cannot_start(exc)
+
+
+def _cannot_start(exc: Exception) -> TournamentError:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return TournamentError(f"a worker could not start: {text}")
 
 
 def _watch_parent(parent: int) -> None:
