@@ -41,10 +41,12 @@ def _load(config: str) -> TournamentConfig:
 @click.argument("config", type=click.Path(dir_okay=False))
 def validate(config: str) -> None:
     """Check a tournament file without playing: print its size, or the first problem."""
-    from arena.tournament import Plan
+    from arena.tournament import Plan, schedule_notes
 
     cfg = _load(config)
     click.echo(f"ok: {len(cfg.entrants)} entrants, {Plan(cfg).total()} games")
+    for note in schedule_notes(cfg):
+        click.echo(f"note: {note}")
 
 
 @click.command(name="run")
@@ -71,11 +73,19 @@ def run(
     config: str, out: str | None, workers: int | None, resume: bool, force: bool, quiet: bool
 ) -> None:
     """Play a tournament into results/<name>/ and print the standings."""
-    from arena.tournament import Interrupted, TournamentError, run_tournament, untrusted_inline
+    from arena.tournament import (
+        Interrupted,
+        TournamentError,
+        run_tournament,
+        schedule_notes,
+        untrusted_inline,
+    )
 
     if resume and force:
         fail("--resume and --force contradict each other; choose one")
     cfg = _load(config)
+    for note in schedule_notes(cfg):  # even with --quiet: not the games the config asks for
+        _note(f"note: {note}")
     for name in untrusted_inline(cfg):
         click.echo(f"arena: warning: entrant {name!r} runs inline, in the referee's own "
                    "process: only for bots you trust (see docs/protocol.md)", err=True)
@@ -101,6 +111,8 @@ def run(
         fail(str(exc))
         return
     click.echo(report.standings, nl=False)
+    for warning in report.warnings:  # even with --quiet: these entrants can only fail
+        click.echo(f"arena: warning: {warning}", err=True)
     if report.ranking:
         click.echo(
             "\nelimination: "

@@ -96,8 +96,14 @@ def decision_alarm() -> Iterator[None]:
         _Watchdog.depth -= 1
         if _Watchdog.depth == 0:
             signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, previous)
+            # A tick already pending must find a Python handler: with SIG_DFL back in place,
+            # Python raises "Signal 14 ignored due to race condition" at a random later line.
+            signal.signal(signal.SIGALRM, previous if callable(previous) else _late_alarm)
             _Watchdog.deadline = math.inf
+
+
+def _late_alarm(signum: int, frame: object) -> None:
+    """A tick that arrived as the game's alarm was being stopped: nothing to do."""
 
 
 class InlineHost:

@@ -28,9 +28,14 @@ such a pass; the tournament makes one pass for all the derived files with `summa
 Choices made here (the brief left them open):
 
 - Wins: a seat placed 1st wins, and a shared first place counts as a win for each seat.
-- Headline rating: the OpenSkill ordinal (mu - 3 sigma). It is conservative, so an entrant
-  with few games cannot top the table on luck. Standings rank by it, then by win rate,
-  then by name. Entrants with no games come last, unranked, with empty stats.
+- Standings rank by the Elo below, a batch fit over all games at once, so the order never
+  depends on the order the games were played in (OpenSkill's does, and its sigma stays
+  wide), then by win rate, then by name. An entrant whose 95% Elo interval overlaps the one
+  ranked just above it is marked `tied`: the games cannot yet tell the two apart; ranks stay
+  1, 2, 3 so a chain of overlaps never merges a whole field into one rank. An elimination
+  passes its bracket's ranking instead (`Summary.standings(ranking)`); ratings are then
+  columns only. Entrants with no games come last, unranked, with empty stats.
+- The OpenSkill ordinal (mu - 3 sigma) stays a column (`rating`), game by game in id order.
 - Elo: Bradley-Terry (logistic, 400-point scale) fitted by maximum likelihood with
   damped Newton steps over pairwise placements (win 1, draw 1/2, loss 0). Each entrant
   gets a weak prior of ``prior_draws`` virtual draws (default 1) against a 0-rated
@@ -52,6 +57,7 @@ import io
 import itertools
 import json
 import math
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from statistics import NormalDist
@@ -67,6 +73,8 @@ _DECIMALS = 6
 _NEWTON_STEPS = 200
 _NEWTON_TOLERANCE = 1e-10
 MERGED_RUNS = 8
+_MESSAGES_KEPT = 100  # distinct fault messages counted per entrant: memory stays bounded
+_MESSAGE_CHARS = 200
 """Out-of-order games in at most this many ascending runs are merged, not sorted in memory."""
 
 _Pair = tuple[int, int, int, float]  # (i, j, games shared, score of i against j)
@@ -134,6 +142,8 @@ class StandingRow:
     elo_low: float | None
     elo_high: float | None
     faults: FaultCounts
+    tied: bool = False
+    """Its 95% Elo interval overlaps that of the entrant ranked just above it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,7 +163,8 @@ class _Game:
     id: str
     entrants: tuple[str, ...]
     placements: tuple[int, ...]
-    faults: tuple[tuple[int, str], ...]
+    faults: tuple[tuple[int, str, str], ...]
+    """(seat, kind, message) of each fault."""
 
 
 @dataclass(slots=True)
@@ -164,6 +175,9 @@ class _Totals:
     wins: int = 0
     placements: int = 0
     faults: dict[str, int] = field(default_factory=lambda: dict.fromkeys(FAULT_KINDS, 0))
+    messages: Counter[str] | None = field(default_factory=Counter)
+    """Its faults as `kind: message`, while every game it played so far had one (then None:
+    a bot that can only fail is worth a warning, one that sometimes fails is in the tables)."""
 
 
 class _OutOfOrder(ValueError):
@@ -195,13 +209,15 @@ def _parse_game(raw: Mapping[str, Any], known: set[str]) -> _Game:
     return _Game(game_id, seats, placements, _parse_faults(raw, game_id, len(seats)))
 
 
-def _parse_faults(raw: Mapping[str, Any], game_id: str, seats: int) -> tuple[tuple[int, str], ...]:
+def _parse_faults(
+    raw: Mapping[str, Any], game_id: str, seats: int
+) -> tuple[tuple[int, str, str], ...]:
     faults = []
     for fault in raw.get("faults") or ():
         seat, kind = int(fault["seat"]), str(fault["kind"])
         if kind not in FAULT_KINDS or not 0 <= seat < seats:
             raise ValueError(f"game {game_id}: bad fault {dict(fault)!r}")
-        faults.append((seat, kind))
+        faults.append((seat, kind, " ".join(str(fault.get("message") or "").split())))
     return tuple(faults)
 
 
@@ -282,8 +298,9 @@ class Summary:
             totals.games += 1
             totals.wins += place == 1
             totals.placements += place
-        for seat, kind in game.faults:
+        for seat, kind, _ in game.faults:
             self._totals[game.entrants[seat]].faults[kind] += 1
+        _keep_messages(self._totals, game)
 
     def _played(self) -> dict[str, int]:
         return {name: self._totals[name].games for name in self.names}
@@ -308,6 +325,15 @@ class Summary:
             )
         return fit
 
+    def always_faulted(self) -> tuple[tuple[str, int, str], ...]:
+        """Entrants that faulted in every game they played, in entrant order: each with its
+        games and its commonest fault (`kind: message`), for a warning at the end of a run."""
+        return tuple(
+            (name, totals.games, totals.messages.most_common(1)[0][0])
+            for name, totals in self._totals.items()
+            if totals.games and totals.messages
+        )
+
     def crosstable(self) -> tuple[CrossRow, ...]:
         """Head-to-head counts for every ordered pair of entrants, in entrant order."""
         return tuple(
@@ -317,14 +343,38 @@ class Summary:
             if a != b
         )
 
-    def standings(self) -> list[StandingRow]:
-        """The standings, ranked by OpenSkill ordinal, then win rate, then name."""
+    def standings(self, ranking: Sequence[str] | None = None) -> list[StandingRow]:
+        """The standings ranked by Elo (then win rate, then name), each row marked `tied`
+        when the games cannot separate it from the one above; or, given a `ranking` (an
+        elimination's bracket, best first), in that order with the ratings as columns."""
         skill = {row.entrant: row for row in self.openskill()}
         elo = {row.entrant: row for row in self.elo()}
         rows = [_standing(name, self._totals[name], skill[name], elo[name]) for name in self.names]
+        if ranking is not None:
+            return _in_ranking(rows, ranking)
         ranked = sorted((r for r in rows if r.games), key=_standing_order)
         unranked = sorted((r for r in rows if not r.games), key=lambda r: r.entrant)
-        return [_with_rank(r, i) for i, r in enumerate(ranked, 1)] + unranked
+        marked = [_with_rank(r, i, _overlaps(r, ranked[i - 2]) if i > 1 else False)
+                  for i, r in enumerate(ranked, 1)]  # fmt: skip
+        return marked + unranked
+
+
+def _keep_messages(totals: Mapping[str, _Totals], game: _Game) -> None:
+    """Count the game's fault messages of each entrant that has faulted in every game so
+    far; forget them at its first game without a fault."""
+    said: dict[str, list[str]] = {}
+    for seat, kind, message in game.faults:
+        said.setdefault(game.entrants[seat], []).append(f"{kind}: {message}"[:_MESSAGE_CHARS])
+    for name in game.entrants:
+        messages = totals[name].messages
+        if messages is None:
+            continue
+        if name not in said:
+            totals[name].messages = None
+            continue
+        for text in said[name]:
+            if text in messages or len(messages) < _MESSAGES_KEPT:
+                messages[text] += 1
 
 
 def summarise(
@@ -585,22 +635,46 @@ def wilson_interval(successes: int, trials: int, z: float = _Z95) -> tuple[float
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def standings(games: Iterable[Mapping[str, Any]], entrants: Sequence[str]) -> list[StandingRow]:
-    """Return the standings, ranked by OpenSkill ordinal, then win rate, then name."""
-    return summarise(games, entrants).standings()
+def standings(
+    games: Iterable[Mapping[str, Any]],
+    entrants: Sequence[str],
+    ranking: Sequence[str] | None = None,
+) -> list[StandingRow]:
+    """Return the standings ranked by Elo, then win rate, then name (see Summary.standings)."""
+    return summarise(games, entrants).standings(ranking)
 
 
 def _standing_order(row: StandingRow) -> tuple[float, float, str]:
     # Compare at the printed precision, so equal-looking ratings fall to the tie-breaks.
     return (
-        -round(row.rating or 0.0, _DECIMALS),
+        -round(row.elo or 0.0, _DECIMALS),
         -round(row.win_rate or 0.0, _DECIMALS),
         row.entrant,
     )
 
 
-def _with_rank(row: StandingRow, rank: int) -> StandingRow:
-    return replace(row, rank=rank)
+def _overlaps(row: StandingRow, above: StandingRow) -> bool:
+    """Whether two entrants' 95% Elo intervals overlap: the games cannot rank them apart."""
+    low, high, above_low, above_high = row.elo_low, row.elo_high, above.elo_low, above.elo_high
+    if low is None or high is None or above_low is None or above_high is None:
+        return False
+    return high >= above_low and above_high >= low
+
+
+def _in_ranking(rows: Sequence[StandingRow], ranking: Sequence[str]) -> list[StandingRow]:
+    """Rows in a given order, ranked 1, 2, ...; entrants it leaves out come after, unranked."""
+    if len(set(ranking)) != len(ranking):
+        raise ValueError(f"an entrant appears twice in the ranking: {list(ranking)}")
+    by_name = {row.entrant: row for row in rows}
+    if unknown := sorted(set(ranking) - set(by_name)):
+        raise ValueError(f"unknown entrants in the ranking: {unknown}")
+    ranked = [_with_rank(by_name[name], i) for i, name in enumerate(ranking, 1)]
+    rest = sorted((r for r in rows if r.entrant not in set(ranking)), key=lambda r: r.entrant)
+    return ranked + rest
+
+
+def _with_rank(row: StandingRow, rank: int, tied: bool = False) -> StandingRow:
+    return replace(row, rank=rank, tied=tied)
 
 
 _OPTIONAL_STATS: tuple[str, ...] = (
@@ -612,7 +686,7 @@ _OPTIONAL_STATS: tuple[str, ...] = (
 def _standing(name: str, totals: _Totals, skill: OpenSkillRating, elo: EloRating) -> StandingRow:
     counts = FaultCounts(**totals.faults)
     if not totals.games:
-        empty = dict.fromkeys(_OPTIONAL_STATS)
+        empty: dict[str, Any] = dict.fromkeys(_OPTIONAL_STATS)
         return StandingRow(rank=None, entrant=name, games=0, wins=0, faults=counts, **empty)
     games, wins = totals.games, totals.wins
     low, high = wilson_interval(wins, games)
@@ -678,8 +752,10 @@ def _elo_json(row: EloRating | None) -> dict[str, float | None] | None:
 
 _STANDING_COLUMNS: tuple[str, ...] = (
     "rank", "entrant", "games", "wins", "win_rate", "win_low", "win_high", "mean_placement",
-    "rating", "mu", "sigma", "elo", "elo_low", "elo_high", *FAULT_KINDS,
+    "rating", "mu", "sigma", "elo", "elo_low", "elo_high", *FAULT_KINDS, "tied",
 )  # fmt: skip
+"""`rating` is the OpenSkill ordinal; `tied` (1 or 0) was added last, so readers by position
+of older files still find every other column where it was."""
 
 
 def _csv(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
@@ -702,7 +778,8 @@ def _standing_cells(row: StandingRow) -> list[object]:
     )  # fmt: skip
     faults = [getattr(row.faults, kind) for kind in FAULT_KINDS]
     rank = "" if row.rank is None else row.rank
-    return [rank, row.entrant, row.games, row.wins, *(_fixed(v) for v in floats), *faults]
+    tied = int(row.tied) if row.rank is not None else ""
+    return [rank, row.entrant, row.games, row.wins, *(_fixed(v) for v in floats), *faults, tied]
 
 
 def crosstable_csv(rows: Sequence[CrossRow]) -> str:
@@ -712,18 +789,24 @@ def crosstable_csv(rows: Sequence[CrossRow]) -> str:
 
 
 _MD_HEADER: tuple[str, ...] = (
-    "#", "entrant", "games", "wins", "win rate (95% CI)", "mean place", "rating",
-    "Elo (95% CI)", "faults",
+    "#", "entrant", "games", "wins", "win rate (CI)", "place", "Elo ±95%", "OpenSkill", "faults",
 )  # fmt: skip
 _MD_LEFT = frozenset({"entrant", "faults"})
-_MD_NOTE = (
-    "rating: OpenSkill ordinal (mu - 3 sigma). "
-    "Elo: Bradley-Terry fit to pairwise placements, mean 0."
+_TIE_MARK = "~"
+MD_NOTE = (
+    "Ranked by Elo (Bradley-Terry over all games, ±95% CI); ~: CI overlaps the one above, a tie. "
+    "OpenSkill: mu - 3 sigma."
+)
+MD_BRACKET_NOTE = (
+    "Ranked by the bracket: champion first, then by round reached. Elo (±95% CI) and OpenSkill "
+    "(mu - 3 sigma): columns."
 )
 
 
-def standings_md(rows: Sequence[StandingRow]) -> str:
-    """Render the standings as an aligned Markdown table that also reads well in a terminal."""
+def standings_md(rows: Sequence[StandingRow], *, bracket: bool = False) -> str:
+    """Render the standings as an aligned Markdown table that also reads well in a terminal
+    (at most 120 columns for entrant names of up to 24 characters), with one line saying
+    what orders it: Elo and its ties, or an elimination's `bracket`."""
     table = [list(_MD_HEADER), *(_md_cells(row) for row in rows)]
     # At least three wide, so every rule cell holds a hyphen as Markdown requires.
     widths = [max(3, *(len(line[col]) for line in table)) for col in range(len(_MD_HEADER))]
@@ -733,7 +816,7 @@ def standings_md(rows: Sequence[StandingRow]) -> str:
     ]
     lines = [_md_line(line, widths, left) for line in table]
     lines.insert(1, "| " + " | ".join(rule) + " |")
-    return "\n".join(lines) + "\n\n" + _MD_NOTE + "\n"
+    return "\n".join(lines) + "\n\n" + (MD_BRACKET_NOTE if bracket else MD_NOTE) + "\n"
 
 
 def _md_line(cells: Sequence[str], widths: Sequence[int], left: Sequence[bool]) -> str:
@@ -745,31 +828,37 @@ def _md_line(cells: Sequence[str], widths: Sequence[int], left: Sequence[bool]) 
 
 
 def _md_cells(row: StandingRow) -> list[str]:
-    faults = ", ".join(
-        f"{getattr(row.faults, kind)} {kind}" for kind in FAULT_KINDS if getattr(row.faults, kind)
-    )
+    rank = "-" if row.rank is None else (_TIE_MARK if row.tied else "") + str(row.rank)
     return [
-        "-" if row.rank is None else str(row.rank),
+        rank,
         row.entrant,
         str(row.games),
         str(row.wins),
         _md_win_rate(row),
         "-" if row.mean_placement is None else f"{row.mean_placement:.2f}",
-        "-" if row.rating is None else f"{_rounded(row.rating):.2f}",
         _md_elo(row),
-        faults or "-",
+        "-" if row.rating is None else f"{_rounded(row.rating):.2f}",
+        _md_faults(row.faults),
     ]
+
+
+def _md_faults(faults: FaultCounts) -> str:
+    """The total and its kind, or `mixed`: one short cell however many kinds occurred (each
+    kind has its own column in standings.csv)."""
+    if not faults.total:
+        return "-"
+    kinds = [kind for kind in FAULT_KINDS if getattr(faults, kind)]
+    return f"{faults.total} {kinds[0] if len(kinds) == 1 else 'mixed'}"
 
 
 def _md_win_rate(row: StandingRow) -> str:
     if row.win_rate is None or row.win_low is None or row.win_high is None:
         return "-"
-    return f"{100 * row.win_rate:.1f}% ({100 * row.win_low:.1f}-{100 * row.win_high:.1f})"
+    return f"{100 * row.win_rate:.1f}% ({100 * row.win_low:.0f}-{100 * row.win_high:.0f})"
 
 
 def _md_elo(row: StandingRow) -> str:
     if row.elo is None or row.elo_low is None or row.elo_high is None:
         return "-"
-    return (
-        f"{_rounded(row.elo):+.0f} ({_rounded(row.elo_low):+.0f} to {_rounded(row.elo_high):+.0f})"
-    )
+    half = (row.elo_high - row.elo_low) / 2  # a Fisher interval is symmetric
+    return f"{round(row.elo) + 0:+d} ±{half:.0f}"

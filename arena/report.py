@@ -621,22 +621,53 @@ def _pct(text: str | None) -> str:
     return "–" if not text else f"{100 * float(text):.1f}%"
 
 
+_RANKED_BY_ELO = (
+    "Ranked by Elo, a Bradley–Terry fit to who placed above whom over all games at once "
+    "(mean 0; the order games were played in does not matter). <abbr>~</abbr>: its 95% "
+    "interval overlaps the one ranked above, a statistical tie the games cannot yet break."
+)
+_RANKED_BY_BRACKET = (
+    "Ranked by the bracket: the champion first, then by the round reached (within a round, "
+    "by place at the table, then seed). Elo (Bradley–Terry, mean 0) and OpenSkill are columns."
+)
+_RANKED_BY_OPENSKILL = (
+    "Ranked by OpenSkill ordinal, as arena ranked before issue 11 (these tables were written "
+    "then; `arena run --force` remakes them ranked by Elo, or by the bracket)."
+)
+_COLUMNS_NOTE = (
+    " Under the win rate and the Elo: their 95% intervals. OpenSkill: ordinal μ − 3σ, updated "
+    "game by game, a cautious estimate that needs many games to rise."
+)
+
+
 def _standings_table(data: _Folder) -> str:
     head = (
         "<tr><th class=num>#</th><th>Entrant</th><th class=num>Games</th><th class=num>Wins</th>"
-        "<th class=num>Win rate</th><th class=num>Mean place</th><th class=num>Rating</th>"
-        "<th class=num>Elo</th><th class=num>Faults</th></tr>"
+        "<th class=num>Win rate</th><th class=num>Mean place</th><th class=num>Elo</th>"
+        "<th class=num>OpenSkill</th><th class=num>Faults</th></tr>"
     )
     body = "".join(_standing_row(row) for row in data.standings)
-    note = (
-        '<p class="note">Under the win rate and the Elo: their 95% intervals. Rating: '
-        "OpenSkill ordinal (μ − 3σ), a cautious estimate that needs many games to rise; the "
-        "table is ranked by it. Elo: Bradley–Terry fit to who placed above whom, mean 0.</p>"
-    )
+    note = f'<p class="note" id="ranked-by">{_ranked_by(data)}{_COLUMNS_NOTE}</p>'
     return (
         f'<div class="scroll"><table class="standings data"><thead>{head}</thead>'
         f"<tbody>{body}</tbody></table></div>{note}"
     )
+
+
+def _ranked_by(data: _Folder) -> str:
+    """What orders standings.csv: the bracket, Elo, or (a folder from before the `tied`
+    column) OpenSkill."""
+    if data.standings and "tied" not in data.standings[0]:
+        return _RANKED_BY_OPENSKILL
+    fmt = data.config.get("format")
+    kind = fmt.get("type") if isinstance(fmt, dict) else data.stages.get("format")
+    return _RANKED_BY_BRACKET if kind == "elimination" else _RANKED_BY_ELO
+
+
+_TIE = (
+    '<abbr class="tie" title="95% Elo interval overlaps the one above: a statistical tie">'
+    "~</abbr>"
+)
 
 
 def _standing_row(row: Mapping[str, str]) -> str:
@@ -648,15 +679,17 @@ def _standing_row(row: Mapping[str, str]) -> str:
     if row.get("elo_low"):
         elo_ci = f"{_num(row['elo_low'], 0, True)} to {_num(row['elo_high'], 0, True)}"
     medal = f' class="medal m{row["rank"]}"' if row.get("rank") in ("1", "2", "3") else ""
+    tie = _TIE if row.get("tied") == "1" else ""
+    elo = _num(row.get("elo"), 0, True)
     cells = [
-        f"<td class=num><span{medal}>{_e(row.get('rank') or '–')}</span></td>",
+        f"<td class=num>{tie}<span{medal}>{_e(row.get('rank') or '–')}</span></td>",
         f"<td class=name>{_e(row['entrant'])}</td>",
         f"<td class=num>{_e(row['games'])}</td>",
         f"<td class=num>{_e(row['wins'])}</td>",
         f"<td class='num rate'><strong>{_pct(row.get('win_rate'))}</strong>{ci}</td>",
         f"<td class=num>{_num(row.get('mean_placement'))}</td>",
-        f"<td class=num><strong>{_num(row.get('rating'))}</strong></td>",
-        f"<td class='num rate'>{_num(row.get('elo'), 0, True)}<small>{elo_ci}</small></td>",
+        f"<td class='num rate'><strong>{elo}</strong><small>{elo_ci}</small></td>",
+        f"<td class=num>{_num(row.get('rating'))}</td>",
         f"<td class=\"num{' warn' if faults else ''}\">{faults or '–'}</td>",
     ]
     return f"<tr data-entrant=\"{_e(row['entrant'])}\">{''.join(cells)}</tr>"
@@ -863,8 +896,7 @@ def _bluff_row_html(b: BluffStats, space: Sequence[hands.Value], dice: bool) -> 
     mean = b.mean_claim_index
     mean_cell = "–"
     if mean is not None:
-        said = " ".join("10" if i and w == "T" else w for i, w in enumerate(
-            str(space[round(mean)]).split()))  # fmt: skip
+        said = str(space[round(mean)])  # tens as T, as claims are written everywhere
         mean_cell = f"{_e(said)}<small>{mean + 1:.1f} of {len(space)}</small>"
     blind = ""
     if dice:
@@ -934,11 +966,18 @@ def _bracket(stages: Mapping[str, Any], links: Mapping[str, int]) -> str:
             f'<div class="stage"><h3>{_e(stage["name"])}</h3>{tables}{bye}</div>'
         )
     ranking = stages.get("ranking")
+    scored = any(t.get("points") for s in stages.get("stages", ()) for t in s.get("tables", ()))
+    note = (
+        '<p class="note">Beside each name: its match score, the games it won (at tables of '
+        "more than two, seats − place points a game).</p>"
+        if scored
+        else ""
+    )
     final = ""
     if ranking:
         items = "".join(f"<li>{_e(n)}</li>" for n in ranking)
         final = f'<div class="stage final"><h3>final ranking</h3><ol>{items}</ol></div>'
-    return f'<div class="bracket">{"".join(columns)}{final}</div>'
+    return f'<div class="bracket">{"".join(columns)}{final}</div>{note}'
 
 
 def _seeding_column(stage: Mapping[str, Any]) -> str:
@@ -954,8 +993,11 @@ def _seeding_column(stage: Mapping[str, Any]) -> str:
 def _bracket_table(table: Mapping[str, Any], links: Mapping[str, int]) -> str:
     advanced = set(table.get("advanced") or ())
     order = table.get("ranking") or table.get("entrants") or ()
+    points: Sequence[Any] = table.get("points") or ()  # absent from folders before issue 11
+    scores = [f' <b class="score">{_e(p)}</b>' for p in points] if table.get("ranking") else []
     rows = "".join(
-        f'<li class="{"through" if name in advanced else "out"}">{_e(name)}</li>' for name in order
+        f'<li class="{"through" if name in advanced else "out"}">{_e(name)}{score}</li>'
+        for name, score in itertools.zip_longest(order, scores[: len(order)], fillvalue="")
     )
     games: Sequence[Any] = table.get("games") or ()
     game_links = " ".join(

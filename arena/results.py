@@ -2,7 +2,8 @@
 
 Layout of `results/<name>/`:
 
-    .lock            held (fcntl.flock) by the one `arena run` using the folder
+    .lock            held (fcntl.flock) by the one `arena run` using the folder, and
+                     removed when it ends (a killed run leaves it; the next run takes it)
     config.yaml      the configuration as run
     games.jsonl      one JSON line per finished game, appended in schedule order
     replays/         one `<game id>.json.gz` per game (see arena/replay.py)
@@ -59,24 +60,48 @@ class FolderLocked(ResultsError):
 
 @contextlib.contextmanager
 def locked(folder: str | os.PathLike[str]) -> Iterator[Path]:
-    """Hold the folder's lock for the span of a run, so two runs never write one folder."""
+    """Hold the folder's lock for the span of a run, so two runs never write one folder;
+    the lock file is removed when the run ends, so a finished folder holds only results."""
     path = Path(folder)
     path.mkdir(parents=True, exist_ok=True)
-    handle = open(path / LOCK, "a+", encoding="utf-8")  # noqa: SIM115 - held until the end
+    handle = _take_lock(path / LOCK)
     try:
-        try:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as exc:
-            if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
-                raise
-            raise FolderLocked(_locked_message(path, handle)) from None
         handle.seek(0)
         handle.truncate()
         handle.write(f"{os.getpid()}\n")
         handle.flush()
         yield path
     finally:
+        with contextlib.suppress(FileNotFoundError):
+            (path / LOCK).unlink()  # while still held: nobody can take a file on its way out
         handle.close()  # closing the file releases the lock
+
+
+def _take_lock(lock: Path) -> IO[str]:
+    """Open and lock the lock file; FolderLocked if another run holds it. A file that was
+    removed between our open and our lock (its run was ending) is not the lock any more:
+    open the new one."""
+    while True:
+        handle = open(lock, "a+", encoding="utf-8")  # noqa: SIM115 - held until the end
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            try:
+                if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
+                    raise
+                raise FolderLocked(_locked_message(lock.parent, handle)) from None
+            finally:
+                handle.close()
+        if _same_file(handle, lock):
+            return handle
+        handle.close()
+
+
+def _same_file(handle: IO[str], path: Path) -> bool:
+    try:
+        return os.path.samestat(os.fstat(handle.fileno()), os.stat(path))
+    except FileNotFoundError:
+        return False
 
 
 def _locked_message(path: Path, handle: IO[str]) -> str:

@@ -335,6 +335,8 @@ class Table:
     ranking: tuple[int, ...] = ()  # best first; empty until every game has a result
     advanced: tuple[int, ...] = ()
     eliminated: tuple[int, ...] = ()
+    points: tuple[int, ...] = ()
+    """The match score, by `ranking`: each game gives seats - place points (1 a win, 2 seats)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -582,4 +584,10 @@ def _settle(
             points[entrant] += m - place
             firsts[entrant] += place == 1
     ranking = tuple(sorted(table.entrants, key=lambda x: (-points[x], -firsts[x], rank[x])))
-    return replace(table, ranking=ranking, advanced=ranking[:go_on], eliminated=ranking[go_on:])
+    return replace(
+        table,
+        ranking=ranking,
+        advanced=ranking[:go_on],
+        eliminated=ranking[go_on:],
+        points=tuple(points[x] for x in ranking),
+    )

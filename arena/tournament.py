@@ -87,10 +87,12 @@ from arena.schedule import (
     elimination_k,
     gauntlet,
     round_robin,
+    round_robin_count,
 )
 
 __all__ = [
     "HOSTED_MODES",
+    "Derived",
     "GameSetup",
     "Interrupted",
     "Plan",
@@ -103,6 +105,7 @@ __all__ = [
     "make_host",
     "rule_infos",
     "run_tournament",
+    "schedule_notes",
     "write_derived",
 ]
 
@@ -249,6 +252,24 @@ def make_host(entrant: EntrantConfig, spec: BotSpec | None) -> Host:
     if mode == "command" and entrant.command is not None:
         return CommandHost(entrant.command)
     raise TournamentError(f"entrant {entrant.name!r}: mode {mode!r} cannot be hosted")
+
+
+def schedule_notes(cfg: TournamentConfig) -> tuple[str, ...]:
+    """What the user should know about the schedule before it is played: a round robin
+    over its cap is replaced by balanced random tables, which is not what was asked."""
+    fmt, n = cfg.format, len(cfg.entrants)
+    if fmt.type == "round-robin" and fmt.cap is not None:
+        asked, cap, what = round_robin_count(n, fmt.seats, fmt.games), fmt.cap, "format.cap"
+        stage = "a full round robin"
+    elif fmt.type == "elimination" and fmt.seeding:
+        asked, cap, what = round_robin_count(n, fmt.seats, fmt.seeding), DEFAULT_CAP, "the cap"
+        stage = "the seeding round robin"
+    else:
+        return ()
+    if asked <= cap:
+        return ()
+    instead = f"{cap:,} games at balanced random tables instead"
+    return (f"{stage} would be {asked:,} games, more than {what} ({cap:,}): {instead}",)
 
 
 # --- the plan: games, batch by batch ------------------------------------------------------
@@ -399,6 +420,7 @@ class Plan:
                 "entrants": self._named(table.entrants),
                 "games": [g.id for g in table.games],
                 "ranking": self._named(table.ranking),
+                "points": list(table.points),
                 "advanced": self._named(table.advanced),
                 "eliminated": self._named(table.eliminated),
             }
@@ -585,18 +607,38 @@ def game_line(game: GameSpec, record: GameRecord, replay: str | None) -> dict[st
     }
 
 
-_WORKER: _Worker | None = None
+_WORKER: _Worker | TournamentError | None = None
+"""This worker's games, or why it could not start (told to the main process by its first
+game: a pool respawns a worker whose initializer raises, without end)."""
 
 
 def _start_worker(setup: GameSetup) -> None:
     """Pool initializer: ignore Ctrl-C (the main process handles it), resolve the bots, and
-    exit if the main process dies (its pool can no longer take results)."""
+    exit if the main process dies (its pool can no longer take results). It never raises:
+    a pool respawns a worker whose initializer raises, without end."""
     global _WORKER
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _WORKER = _Worker(setup)
-    multiprocessing.util.Finalize(_WORKER, _WORKER.shutdown, exitpriority=10)
-    parent = os.getppid()
-    threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        parent = os.getppid()
+        threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+        worker = _Worker(setup)
+        multiprocessing.util.Finalize(worker, worker.shutdown, exitpriority=10)
+        _WORKER = worker
+    except Exception as exc:  # noqa: BLE001 - any reason stops the run, said in one line
+        _WORKER = _cannot_start(exc)
+
+
+def _started(setup: GameSetup) -> _Worker | TournamentError:
+    """A worker for the games, or the one-line reason it cannot be built."""
+    try:
+        return _Worker(setup)
+    except Exception as exc:  # noqa: BLE001 - any reason stops the run, said in one line
+        return _cannot_start(exc)
+
+
+def _cannot_start(exc: Exception) -> TournamentError:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return TournamentError(f"a worker could not start: {text}")
 
 
 def _watch_parent(parent: int) -> None:
@@ -607,6 +649,8 @@ def _watch_parent(parent: int) -> None:
 
 def _play_in_worker(game: GameSpec) -> Played:
     assert _WORKER is not None, "worker not started"
+    if isinstance(_WORKER, TournamentError):
+        raise _WORKER
     return _WORKER.play(game)
 
 
@@ -617,7 +661,10 @@ class _InProcess:
     """Plays games one after another in the main process (one worker)."""
 
     def __init__(self, setup: GameSetup) -> None:
-        self.worker = _Worker(setup)
+        worker = _started(setup)
+        if isinstance(worker, TournamentError):
+            raise worker
+        self.worker = worker
 
     def map(self, games: Sequence[GameSpec]) -> Iterator[Played]:
         return (self.worker.play(game) for game in games)
@@ -666,6 +713,8 @@ class RunReport:
     """The standings as a Markdown table."""
     ranking: tuple[str, ...] | None
     """An elimination's final ranking, best first; None for other formats."""
+    warnings: tuple[str, ...] = ()
+    """One line each, for the user: entrants that faulted in every game they played."""
 
 
 def run_tournament(
@@ -838,40 +887,60 @@ class _Run:
         return self.executor
 
     def _finish(self, resumed: int) -> RunReport:
-        table = write_derived(self.folder, self.cfg, self.plan, self.results)
+        derived = write_derived(self.folder, self.cfg, self.plan, self.results)
         build_report(self.folder, workers=self.workers)
         ranking = None
         if self.plan.elimination:
             ranking = tuple(self.plan.stages(self.results)["ranking"] or ())
+        played = len(self.results) - resumed
         return RunReport(
-            self.folder, self.total, len(self.results) - resumed, resumed, table, ranking
+            self.folder, self.total, played, resumed, derived.standings, ranking, derived.warnings
         )
+
+
+@dataclass(frozen=True, slots=True)
+class Derived:
+    """What the derived files tell the user at the end of a run."""
+
+    standings: str
+    """standings.md: the standings as a Markdown table."""
+    warnings: tuple[str, ...]
+    """One line for each entrant that faulted in every game it played."""
 
 
 def write_derived(
     folder: Path, cfg: TournamentConfig, plan: Plan, results: Mapping[str, Placements]
-) -> str:
+) -> Derived:
     """Write ratings.json, standings.csv/.md, crosstable.csv and stages.json from one pass
-    over games.jsonl, each atomically; return the standings as Markdown.
+    over games.jsonl, each atomically; return the standings as Markdown, and warnings.
 
     Memory does not grow with the games: the log is read one game at a time (a second time
     only if it is not in id order, as an elimination's is, see arena/ratings.py), and
     stages.json, which lists every game, is encoded and written in parts."""
     games = folder_files.GameFile(folder / folder_files.GAMES)
     summary = summarise(games, [e.name for e in cfg.entrants])
-    rows = summary.standings()
+    bracket = plan.stages(results) if plan.elimination else None
+    ranking = bracket["ranking"] if bracket else None  # an elimination ranks by its bracket
+    rows = summary.standings(ranking)
     derived = {
         "ratings.json": ratings_json(summary.openskill(), summary.elo()),
         "standings.csv": standings_csv(rows),
-        "standings.md": standings_md(rows),
+        "standings.md": standings_md(rows, bracket=ranking is not None),
         "crosstable.csv": crosstable_csv(summary.crosstable()),
     }
     for name, text in derived.items():
         folder_files.write_atomic(folder / name, text)
     ranked = [row.entrant for row in rows if row.rank is not None]
-    stages = itertools.chain(_json_parts(plan.stages(results, ranked)), ["\n"])
+    document = bracket or plan.stages(results, ranked)
+    stages = itertools.chain(_json_parts(document), ["\n"])
     folder_files.write_atomic(folder / "stages.json", stages)
-    return derived["standings.md"]
+    warnings = tuple(
+        f"entrant {name!r} faulted in "
+        f"{'the one game' if games == 1 else f'all {games} games'} it played; "
+        f"commonest fault: {fault}"
+        for name, games, fault in summary.always_faulted()
+    )
+    return Derived(derived["standings.md"], warnings)
 
 
 def _progress_bar(total: int, done: int, name: str, *, enabled: bool) -> Any:

@@ -422,3 +422,100 @@ def test_isolated_and_command_entrants_play_a_tournament(tmp_path: Path) -> None
     assert len(lines) == 12
     assert '"faults":[]' in lines[0]
     assert leftovers() == []
+
+
+# --- workers that cannot start ------------------------------------------------------------
+
+
+def test_a_bots_folder_in_the_current_directory_does_not_stop_a_run(tmp_path: Path) -> None:
+    """The original report: `arena run quickstart.yaml` beside an empty `bots/` hung."""
+    (tmp_path / "bots").mkdir()
+    (tmp_path / "quickstart.yaml").write_bytes((ROOT / "configs" / "quickstart.yaml").read_bytes())
+    command = [sys.executable, "-m", "arena", "run", "quickstart.yaml", "--workers", "2", "-q"]
+    done = subprocess.run(command, cwd=tmp_path, capture_output=True, timeout=120, check=False)
+    assert (done.returncode, done.stderr) == (0, b"")
+    folder = tmp_path / "results" / "quickstart"
+    assert done.stdout == (folder / "standings.md").read_bytes()
+    assert (folder / results.GAMES).read_bytes().count(b"\n") == 120
+    assert not (folder / results.LOCK).exists(), "a finished folder keeps no lock file"
+
+
+WORKER_ONLY = '''
+import multiprocessing
+
+import arena
+
+if multiprocessing.parent_process() is not None:
+    raise RuntimeError("this bot cannot load in a worker")
+
+
+class Homebody(arena.Bot):
+    """Loads only in the process that checks the config."""
+
+    name = "homebody"
+
+    def act(self, observation):
+        return observation.legal[0]
+'''
+
+
+def test_a_worker_that_cannot_start_stops_the_run_with_one_line(tmp_path: Path) -> None:
+    (tmp_path / "homebody.py").write_text(WORKER_ONLY)
+    config = _write(tmp_path, SMALL.replace("  - random\n", "  - bot: homebody.py\n", 1))
+    command = [sys.executable, "-m", "arena", "run", str(config), "--out", "out",
+               "--workers", "2", "-q"]  # fmt: skip
+    done = subprocess.run(command, cwd=tmp_path, capture_output=True, timeout=30, check=False)
+    assert (done.returncode, done.stdout) == (2, b"")
+    error = done.stderr.decode()
+    assert error.count("\n") == 1, error
+    assert error.startswith("arena: error: a worker could not start: ")
+    assert error.endswith("homebody.py: RuntimeError: this bot cannot load in a worker\n")
+
+
+# --- entrants that can only fail ----------------------------------------------------------
+
+
+BROKEN = '''
+import arena
+
+
+class Broken(arena.Bot):
+    """Raises at every decision."""
+
+    name = "broken"
+
+    def act(self, observation):
+        raise ValueError("no strategy yet")
+'''
+
+
+def test_a_run_where_an_entrant_faulted_in_every_game_ends_with_a_warning(tmp_path: Path) -> None:
+    (tmp_path / "broken.py").write_text(BROKEN)
+    entrant = "  - random\n", f"  - {{bot: {tmp_path / 'broken.py'}, mode: inline}}\n"
+    config = _write(tmp_path, SMALL.replace(*entrant, 1))
+    result = _invoke("run", config, "--out", tmp_path / "out", "--workers", "1", "-q")
+    assert result.exit_code == 0, result.stderr
+    warnings = [line for line in result.stderr.splitlines() if "games it played" in line]
+    assert len(warnings) == 1
+    assert warnings[0].startswith(
+        "arena: warning: entrant 'broken' faulted in all 4 games it played; "
+        "commonest fault: crash: "
+    )
+    assert "no strategy yet" in warnings[0]
+    clean = _invoke("run", _write(tmp_path, SMALL, "clean.yaml"), "--out", tmp_path / "clean",
+                    "--workers", "1", "-q")  # fmt: skip
+    assert (clean.exit_code, clean.stderr) == (0, "")
+
+
+def test_a_capped_round_robin_says_so_in_validate_and_run(tmp_path: Path) -> None:
+    config = _write(tmp_path, SMALL.replace("games: 1", "games: 5\n      cap: 4"))
+    note = (
+        "note: a full round robin would be 30 games, more than format.cap (4): "
+        "4 games at balanced random tables instead\n"
+    )
+    checked = _invoke("validate", config)
+    assert (checked.exit_code, checked.stdout) == (0, "ok: 3 entrants, 4 games\n" + note)
+    ran = _invoke("run", config, "--out", tmp_path / "out", "--workers", "1", "-q")
+    assert (ran.exit_code, ran.stderr) == (0, "arena: " + note)
+    plain = _invoke("validate", _write(tmp_path, SMALL, "plain.yaml"))
+    assert plain.stdout == "ok: 3 entrants, 6 games\n"

@@ -243,7 +243,7 @@ def test_standings_md_is_an_aligned_table() -> None:
     assert all(line.startswith("| ") and line.endswith(" |") for line in table)
     assert set(table[1]) <= set("|-: ")
     assert "| 1   | a " not in table[2] and table[2].startswith("|   1 | a ")
-    assert "70.0% (39.7-89.2)" in table[2]
+    assert "70.0% (40-89)" in table[2] and "+70 ±113" in table[2]
     assert table[4].startswith("|   - | idle ")
 
 
@@ -251,9 +251,9 @@ def test_standings_csv_and_crosstable_csv_layout() -> None:
     rows = standings(seven_three(), ["a", "b", "idle"])
     lines = standings_csv(rows).split("\n")
     assert lines[0].startswith("rank,entrant,games,wins,win_rate,")
-    assert lines[0].endswith(",timeout,crash,illegal,protocol")
-    assert lines[1].startswith("1,a,10,7,0.700000,")
-    assert lines[3] == ",idle,0,0,,,,,,,,,,,0,0,0,0"
+    assert lines[0].endswith(",timeout,crash,illegal,protocol,tied")
+    assert lines[1].startswith("1,a,10,7,0.700000,") and lines[1].endswith(",0")
+    assert lines[3] == ",idle,0,0,,,,,,,,,,,0,0,0,0,"
     assert lines[-1] == ""
     cross = crosstable_csv(crosstable(seven_three(), ["a", "b"]))
     assert cross == "entrant,opponent,games,above,below,ties\na,b,10,7,3,0\nb,a,10,3,7,0\n"
@@ -319,9 +319,11 @@ def test_elo_is_centred_and_inside_its_interval(games: list[Game]) -> None:
 
 FIELD = ["honest", "random", "statistician", "bluffer", "idle"]
 KINDS = ["timeout", "crash", "illegal", "protocol"]
-# sha256 of `render_field` over field_games(400), made by the implementation before the
-# one-pass Summary (it parsed and sorted every game in memory): the bytes must not change.
-FIELD_SHA256 = "77a4b54bbdd769185882dd1ee07984e91bb14ba595c656d3d9f5bf11c71dd633"
+# sha256 of `render_field` over field_games(400). Made by the implementation before the
+# one-pass Summary (it parsed and sorted every game in memory), and remade when the standings
+# came to rank by Elo with tie marks (issue 11; ratings.json and crosstable.csv kept their
+# bytes, checked then against the old code): the bytes must not change.
+FIELD_SHA256 = "b071acb06791b69f7267cd18f26a5c474a2e734066ec33bfdc9b8397a3815290"
 
 
 def field_games(count: int, seed: int = 7) -> list[Game]:
@@ -506,3 +508,105 @@ def test_an_elimination_log_is_merged_without_holding_its_games() -> None:
     held = peak(lambda: list(log()))
     assert held > 1_500_000
     assert merged < held / 4  # sorting the two runs in memory would hold every game
+
+
+# --- the order of the standings -----------------------------------------------------------
+
+
+@settings(max_examples=60, deadline=None)
+@given(games=results())
+def test_the_standings_never_rank_a_lower_elo_above_a_higher_one(games: list[Game]) -> None:
+    ranked = [row for row in standings(games, NAMES) if row.rank is not None]
+    elos = [round(row.elo or 0.0, 6) for row in ranked]
+    assert elos == sorted(elos, reverse=True)
+
+
+def test_the_order_does_not_depend_on_when_games_were_played() -> None:
+    """OpenSkill, game by game, favours the recent winner; the batch Elo fit does not."""
+    early = [game(f"g{i:03d}", ["a", "b"], [1, 2]) for i in range(12)]
+    late = [game(f"g{i:03d}", ["a", "b"], [2, 1]) for i in range(12, 22)]
+    rows = standings(early + late, ["a", "b"])
+    assert [r.entrant for r in rows] == ["a", "b"]
+    assert rows[0].wins == 12 and rows[0].elo is not None and rows[1].elo is not None
+    assert rows[0].elo > rows[1].elo
+
+
+def tied_tables() -> list[Game]:
+    """Four seats, shared places: x and y always share first, z is third, w fourth."""
+    seatings = (["x", "y", "z", "w"], ["w", "z", "y", "x"], ["y", "w", "x", "z"])
+    places = {"x": 1, "y": 1, "z": 3, "w": 4}
+    return [
+        game(f"g{i:03d}", list(seats), [places[name] for name in seats])
+        for i, seats in enumerate(seatings * 20)
+    ]
+
+
+def test_shared_places_at_big_tables_rate_equal_and_are_marked_tied() -> None:
+    rows = standings(tied_tables(), ["w", "z", "y", "x"])
+    assert [(r.rank, r.entrant, r.tied) for r in rows] == [
+        (1, "x", False), (2, "y", True), (3, "z", False), (4, "w", False),
+    ]  # fmt: skip
+    x, y, z, w = rows
+    assert x.elo == pytest.approx(y.elo) and (x.wins, y.wins, z.wins) == (60, 60, 0)
+    assert z.elo is not None and w.elo is not None and y.elo is not None
+    assert y.elo > z.elo > w.elo
+    table = standings_md(rows).splitlines()
+    assert table[2].startswith("|   1 | x ") and table[3].startswith("|  ~2 | y ")
+    assert table[-1] == ratings.MD_NOTE
+    assert [line.rsplit(",", 1)[1] for line in standings_csv(rows).splitlines()] == [
+        "tied", "0", "1", "0", "0",
+    ]  # fmt: skip
+
+
+def test_a_table_where_everyone_ties_ranks_by_name_all_tied_below_the_first() -> None:
+    games = [game(f"g{i}", ["c", "a", "b"], [1, 1, 1]) for i in range(5)]
+    rows = standings(games, ["c", "a", "b"])
+    assert [(r.rank, r.entrant, r.tied, r.wins) for r in rows] == [
+        (1, "a", False, 5), (2, "b", True, 5), (3, "c", True, 5),
+    ]  # fmt: skip
+
+
+def test_clearly_separated_entrants_are_not_marked_tied() -> None:
+    games = [game(f"g{i:03d}", ["a", "b"], [1, 2] if i % 10 else [2, 1]) for i in range(200)]
+    assert [r.tied for r in standings(games, ["a", "b"])] == [False, False]
+
+
+def test_a_given_ranking_orders_the_standings_and_keeps_the_ratings_as_columns() -> None:
+    rows = standings(seven_three(), ["a", "b", "idle"], ranking=["b", "a"])
+    assert [(r.rank, r.entrant) for r in rows] == [(1, "b"), (2, "a"), (None, "idle")]
+    assert rows[1].elo is not None and rows[0].elo is not None and rows[1].elo > rows[0].elo
+    text = standings_md(rows, bracket=True)
+    assert text.splitlines()[-1] == ratings.MD_BRACKET_NOTE
+    with pytest.raises(ValueError, match="unknown entrants"):
+        standings(seven_three(), ["a", "b"], ranking=["a", "zed"])
+
+
+def test_the_terminal_table_stays_within_120_columns_with_faults() -> None:
+    names = ["statistician-bold", "bluffer-doubtful", "honest", "random"]
+    rng = random.Random(3)
+    games = []
+    for i in range(3000):
+        seats = rng.sample(names, 4)
+        kinds = rng.sample(KINDS, 2)
+        faults = [{"seat": s, "kind": k, "message": "m"} for s, k in enumerate(kinds)]
+        games.append(game(f"rr-{i:06d}", seats, rng.sample([1, 2, 3, 4], 4), faults))
+    text = standings_md(standings(games, names))
+    assert max(len(line) for line in text.splitlines()) <= 120
+    assert "mixed" in text
+
+
+def test_entrants_that_faulted_in_every_game_are_named_with_their_commonest_fault() -> None:
+    def crash(seat: int, message: str) -> dict[str, Any]:
+        return {"seat": seat, "kind": "crash", "message": message}
+
+    games = [
+        game("g1", ["a", "b", "c"], [1, 2, 3], [crash(1, "boom\n  at line 3"), crash(2, "x")]),
+        game("g2", ["b", "c"], [2, 1], [crash(0, "boom at line 3"), crash(0, "late")]),
+        game("g3", ["b", "a", "c"], [3, 1, 2], [crash(0, "late")]),
+        game("g4", ["b", "a"], [2, 1], [crash(0, "late")]),
+    ]
+    summary = summarise(games, ["a", "b", "c"])
+    assert summary.always_faulted() == (("b", 4, "crash: late"),)
+    assert summarise(games[:1], ["a", "b", "c"]).always_faulted() == (
+        ("b", 1, "crash: boom at line 3"), ("c", 1, "crash: x"),
+    )  # fmt: skip

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import csv
+import gzip
 import json
 import re
 import shutil
@@ -96,12 +97,19 @@ def test_the_report_is_one_page_that_needs_no_network(dice_folder: Path) -> None
     assert "http://" not in page and "https://" not in page
 
 
+_TIE_ABBR = (
+    '<abbr class="tie" title="95% Elo interval overlaps the one above: a statistical tie">~</abbr>'
+)
+
+
 def test_the_standings_rows_follow_standings_csv(dice_folder: Path) -> None:
     with open(dice_folder / "standings.csv", newline="") as handle:
         rows = list(csv.DictReader(handle))
-    shown = re.findall(r'<tr data-entrant="([^"]+)"><td class=num><span[^>]*>(\d+)</span>',
-                       _page(dice_folder))  # fmt: skip
-    assert shown == [(row["entrant"], row["rank"]) for row in rows]
+    shown = re.findall(r'<tr data-entrant="([^"]+)"><td class=num>(<abbr class="tie"[^>]*>~'
+                       r"</abbr>)?<span[^>]*>(\d+)</span>", _page(dice_folder))  # fmt: skip
+    assert shown == [
+        (row["entrant"], _TIE_ABBR if row["tied"] == "1" else "", row["rank"]) for row in rows
+    ]
 
 
 def test_every_game_is_listed_and_linked_to_the_viewer(dice_folder: Path) -> None:
@@ -464,3 +472,76 @@ def test_interval_chart_places_higher_estimates_further_right() -> None:
     assert len(centres) == 2 and centres[0] > centres[1]
     assert '<line class="ref"' in svg and ">+10 " in svg
     assert "no rated entrants" in interval_chart("Elo", [])
+
+
+# --- what orders the standings ------------------------------------------------------------
+
+
+def _ranked_by(page: str) -> str:
+    found = re.search(r'<p class="note" id="ranked-by">(.*?)</p>', page)
+    assert found, "the standings say what orders them"
+    return found.group(1)
+
+
+def test_a_round_robin_report_says_it_ranks_by_elo_and_marks_ties(tmp_path: Path) -> None:
+    text = ROUND_ROBIN.format(rules="dice", options="{max_points: 1}", seats=3, replays="false")
+    folder = _tournament(tmp_path, text)
+    build_report(folder)
+    page = _page(folder)
+    assert _ranked_by(page).startswith("Ranked by Elo, a Bradley–Terry fit")
+    rows = list(csv.DictReader((folder / "standings.csv").read_text().splitlines()))
+    elos = [float(row["elo"]) for row in rows]
+    assert elos == sorted(elos, reverse=True)
+    assert page.count(_TIE_ABBR) == sum(row["tied"] == "1" for row in rows) > 0
+
+
+def test_an_elimination_report_ranks_by_the_bracket_and_scores_each_match(tmp_path: Path) -> None:
+    folder = _tournament(tmp_path, ELIMINATION.replace("games: 1", "games: 3"))
+    build_report(folder)
+    page = _page(folder)
+    stages = json.loads((folder / "stages.json").read_text())
+    assert _ranked_by(page).startswith("Ranked by the bracket")
+    first = re.search(r'<tr data-entrant="([^"]+)">', page)
+    assert first and first.group(1) == stages["ranking"][0]
+    final = stages["stages"][-1]["tables"][0]
+    assert sum(final["points"]) == 3
+    champion, runner_up = final["ranking"]
+    assert (
+        f'<li class="through">{champion} <b class="score">{final["points"][0]}</b></li>'
+        f'<li class="out">{runner_up} <b class="score">{final["points"][1]}</b></li>'
+    ) in page
+
+
+def test_a_folder_from_before_the_tie_column_still_reports(tmp_path: Path) -> None:
+    """Folders written before issue 11: no `tied` column, no match points, OpenSkill order."""
+    folder = _tournament(tmp_path, ELIMINATION)
+    rows = list(csv.DictReader((folder / "standings.csv").read_text().splitlines()))
+    with (folder / "standings.csv").open("w", newline="") as handle:
+        old = [name for name in rows[0] if name != "tied"]
+        writer = csv.DictWriter(handle, old, extrasaction="ignore", lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+    stages = json.loads((folder / "stages.json").read_text())
+    for stage in stages["stages"]:
+        for table in stage["tables"]:
+            table.pop("points", None)
+    (folder / "stages.json").write_text(json.dumps(stages))
+    build_report(folder)
+    page = _page(folder)
+    assert _ranked_by(page).startswith("Ranked by OpenSkill ordinal, as arena ranked before")
+    assert '<b class="score">' not in page and "<abbr" not in page
+    assert page.count("<tr data-entrant=") == 2 * len(rows)  # standings and bluffing
+
+
+def test_tens_are_written_t_in_the_report_as_in_claims_and_the_terminal(tmp_path: Path) -> None:
+    """Every claim of these replays is `three T`, so each entrant's mean claim is that."""
+    text = ROUND_ROBIN.format(rules="dice", options="{max_points: 1}", seats=2, replays="true")
+    folder = _tournament(tmp_path, text)
+    claim = b'{"type":"event","event":{"kind":"claim","seat":0,"claim":"three T","blind":false}}\n'
+    for path in (folder / "replays").glob("*.json.gz"):
+        header = gzip.decompress(path.read_bytes()).split(b"\n", 1)[0]
+        path.write_bytes(gzip.compress(header + b"\n" + claim))
+    build_report(folder, viewer=False)
+    page = _page(folder)
+    assert page.count("<td class=mean>three T<small>") == 3
+    assert "three 10" not in page

@@ -160,3 +160,12 @@ def test_foreign_lists_what_a_run_did_not_write(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("x")
     (tmp_path / "src").mkdir()
     assert results.foreign(tmp_path) == ["notes.txt", "src"]
+
+
+def test_a_released_lock_leaves_no_file_even_one_a_killed_run_left(tmp_path: Path) -> None:
+    _take(tmp_path)
+    assert not (tmp_path / results.LOCK).exists()
+    (tmp_path / results.LOCK).write_text("12345\n")  # what `kill -9` of a run leaves
+    with results.locked(tmp_path):
+        assert (tmp_path / results.LOCK).read_text() == f"{os.getpid()}\n"
+    assert list(tmp_path.iterdir()) == []

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import textwrap
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -440,3 +441,46 @@ def test_a_folder_of_other_files_is_never_used(tmp_path: Path) -> None:
             "choose a new or empty folder with --out"
         )
     assert sorted(p.name for p in (tmp_path / "project").iterdir()) == ["config.yaml", "notes.txt"]
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.parametrize("seed", [14, 15])
+def test_an_elimination_ranks_by_its_bracket_with_each_match_scored(
+    tmp_path: Path, seed: int
+) -> None:
+    """With these seeds the OpenSkill order gave first place to the loser of the final."""
+    text = (ROOT / "configs" / "dice-elimination.yaml").read_text()
+    cfg = load_tournament(_write(tmp_path, text.replace("seed: 11", f"seed: {seed}")))
+    report = run_tournament(cfg, tmp_path / "out", workers=1)
+    out = tmp_path / "out"
+    stages = json.loads((out / "stages.json").read_text())
+    final = stages["stages"][-1]
+    assert final["name"] == "final"
+    champion = final["tables"][0]["ranking"][0]
+    lines = (out / "standings.csv").read_text().splitlines()[1:]
+    csv_order = [line.split(",")[1] for line in lines]
+    assert csv_order == stages["ranking"] == list(report.ranking or ())
+    assert csv_order[0] == champion
+    table = (out / "standings.md").read_text().splitlines()
+    assert table[2].startswith(f"|   1 | {champion} ") and report.standings.startswith(table[0])
+    reached = {name: i for i, stage in enumerate(stages["stages"][1:])
+               for t in stage["tables"] for name in t["entrants"]}  # fmt: skip
+    assert [reached[name] for name in csv_order] == sorted(reached.values(), reverse=True)
+    for stage in stages["stages"][1:]:
+        for match in stage["tables"]:
+            points = match["points"]
+            assert len(points) == 2 and points == sorted(points, reverse=True)
+            assert sum(points) == len(match["games"]) == 7
+
+
+def test_a_seeding_over_the_cap_is_noted(tmp_path: Path) -> None:
+    cfg = _config(tmp_path, "{type: elimination, seats: 2, games: 1, seeding: 1}", entrants=8)
+    assert tournament.schedule_notes(cfg) == ()
+    big = replace(cfg, format=replace(cfg.format, seeding=400))
+    note = (
+        "the seeding round robin would be 22,400 games, more than the cap (20,000): "
+        "20,000 games at balanced random tables instead"
+    )
+    assert tournament.schedule_notes(big) == (note,)

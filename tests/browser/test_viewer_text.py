@@ -1,0 +1,67 @@
+"""The replay viewer's words, read from the page Chromium renders (`--dump-dom`, no
+Playwright needed): tens are written `T`, as claims, the terminal and docs/rules.md write
+them. Skipped, with the reason, without a Chromium binary."""
+
+from __future__ import annotations
+
+import gzip
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from arena.report import build_report
+from arena.tournament import load_tournament, run_tournament
+
+CONFIG = """\
+name: tens
+rules: {rules}
+entrants: [random, {{bot: random, alias: ana}}, {{bot: random, alias: bruno}}]
+format: {{type: round-robin, seats: 3, games: 1}}
+seed: 4
+workers: 1
+"""
+
+
+def _chromium() -> str:
+    found = next((shutil.which(n) for n in ("chromium", "chromium-browser") if shutil.which(n)),
+                 None)  # fmt: skip
+    if found is None:
+        pytest.skip("no Chromium found (apt-get install chromium)")
+    return found
+
+
+def _rendered(folder: Path, game: str) -> str:
+    """The viewer's page after its scripts ran, at the game's last step."""
+    address = (folder / "viewer.html").as_uri() + f"#game={game}&pack=0&step=100000"
+    command = [_chromium(), "--headless", "--no-sandbox", "--disable-gpu",
+               "--virtual-time-budget=10000", "--dump-dom", address]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, timeout=60, check=True, text=True)
+    return done.stdout
+
+
+def _game_with_a_ten(folder: Path) -> str:
+    for path in sorted((folder / "replays").glob("*.json.gz")):
+        if re.search(rb'"T[cdhs]?"', gzip.decompress(path.read_bytes())):
+            return path.name.removesuffix(".json.gz")
+    raise AssertionError("no game showed a ten")
+
+
+@pytest.mark.parametrize("rules", ["dice", "cards"])
+def test_the_viewer_writes_tens_as_t(tmp_path: Path, rules: str) -> None:
+    config = tmp_path / "t.yaml"
+    config.write_text(CONFIG.format(rules=rules))
+    folder = tmp_path / "out"
+    run_tournament(load_tournament(config), folder, workers=1)
+    build_report(folder)
+    page = _rendered(folder, _game_with_a_ten(folder))
+    log = re.search(r'<ol id="log"[^>]*>(.*?)</ol>', page, re.DOTALL)
+    assert log, "the viewer drew its log"
+    text = re.sub(r"<[^>]+>", " ", log.group(1))
+    assert re.search(r"\bT\b|T[♣♦♥♠]", text), "a ten is shown as T"
+    assert not re.search(r"\[[^\]]*\b10\b[^\]]*\]", text), "hands and dice"
+    assert not re.search(r"\b(?:high|pair|two-pair|three|straight|flush|full|four|five)"
+                         r"(?: [2-9TJQKA])* 10\b", text), "claims"  # fmt: skip
+    assert ">10<" not in page
