@@ -134,9 +134,7 @@ def _show(action: object) -> str:
 def _claim_problem(legal: Legal, claim: object) -> str | None:
     if not isinstance(claim, Claim):
         return f"{claim!r} is not a claim"
-    if claim.straight_over_full != legal.space.straight_over_full:
-        return f"claim {claim} uses the wrong category order (straight_over_full)"
-    index = legal.space.index.get(claim)
+    index = legal.space.find(claim)
     if index is None:
         return f"no hand of {legal.space.kind} has the value {claim}"
     if index < legal.min_index:

@@ -217,14 +217,17 @@ class CardsRules(Engine):
             face[position] = True
         shown = tuple(_CARD_TEXT[c] if up else None
                       for c, up in zip(central, face, strict=True))
-        event = Event("pass", seat, {"claim": action.claim, "swapped": len(action.swaps),
+        claim = state.space.find(action.claim)
+        assert claim is not None  # apply checked it
+        event = Event("pass", seat, {"claim": state.space.claims[claim],
+                                     "swapped": len(action.swaps),
                                      "face_up": shown})
         private = Event("hand", seat, {"hand": _texts(tuple(own)),
                                        "central": _texts(tuple(central))}, seat)
         new_hands = (*state.hands[:seat], tuple(own), *state.hands[seat + 1 :])
         return _with(state,
             hands=new_hands, central=tuple(central), face_up=tuple(face), phase=ACCEPT,
-            claim=state.space.index[action.claim], passer=seat,
+            claim=claim, passer=seat,
             holder=next_active(state.active, seat),
             history=(*state.history, event), events=(private, event),
         )

@@ -101,7 +101,7 @@ class DiceRules(Engine):
         self._memo: tuple[object, Legal] = (None, Legal("wait", hands.claim_space(hands.DICE), 0))
         self._index_cache: dict[bool, dict[tuple[int, ...], int]] = {}
         self._steps: dict[type, Callable[[DiceState, Any], DiceState]] = {
-            Bid: lambda state, action: self._bid(state, state.space.index[action.claim]),
+            Bid: self._claim,
             Challenge: lambda state, action: self._challenge(state),
             Look: self._look,
             Reroll: lambda state, action: self._reroll(state, _in_order(action.positions)),
@@ -233,6 +233,12 @@ class DiceRules(Engine):
         if problem is not None:
             raise IllegalAction(f"seat {state.holder}: {problem}")
         return self._steps[type(action)](state, action)
+
+    def _claim(self, state: DiceState, action: Bid) -> DiceState:
+        """A legal claim, made with either category order: judged in the game's order."""
+        index = state.space.find(action.claim)
+        assert index is not None  # apply checked it
+        return self._bid(state, index)
 
     def _look(self, state: DiceState, action: Look) -> DiceState:
         seen = _new(Event, ("see", state.holder, {"hand": self._text(state.hand)}, state.holder))
