@@ -222,7 +222,7 @@ class DiceRules(Engine):
         if phase == OVER:
             raise IllegalAction(f"the game is over; {action} cannot be played")
         legal = self.legal(state)
-        if type(action) is Bid and phase != REROLL:  # the common case, checked in line
+        if type(action) is Bid and (phase == CLAIM or phase == RESPOND):  # checked in line
             claim = action.claim
             sof = legal.space.straight_over_full
             if type(claim) is hands.Value and claim.straight_over_full == sof:

@@ -7,7 +7,7 @@ import random
 import pytest
 
 from arena.rules import CHANCE, RULESETS, TERMINAL, IllegalAction, RulesError, get_rules
-from arena.rules.actions import Challenge, Chance
+from arena.rules.actions import Accept, Bid, Challenge, Chance, Look, Pass, Reroll
 from arena.rules.base import Event, Observation, Result
 from arena.rules.playout import playout, random_action
 
@@ -19,6 +19,7 @@ DEFAULTS = {
     "cards": {"chips": 10, "penalty": 5, "accept_reward": 1},
 }
 PLAYERS = {"dice": (2, 6), "dice-cards": (2, 6), "cards": (3, 6)}
+OPTION_SETS = [{}, {"straight_over_full": True}]
 
 
 @pytest.mark.parametrize("rules_id", ALL)
@@ -125,3 +126,42 @@ def test_the_engines_hold_no_game_state(rules_id: str) -> None:
     first = playout(rules, rules.min_players, random.Random(3)).state
     playout(rules, rules.max_players, random.Random(4))
     assert playout(rules, rules.min_players, random.Random(3)).state == first
+
+
+def _probes(rules_id: str, players: int, options: dict) -> list[object]:
+    """Every action a bot might send: each claim as a bid and a pass, each reroll, the rest."""
+    claims = RULESETS[rules_id].new_game(players, options).space.claims
+    rerolls = [Reroll(tuple(p for p in range(5) if mask >> p & 1)) for mask in range(32)]
+    return [Challenge(), Accept(), Look(), *rerolls, *map(Bid, claims), *map(Pass, claims)]
+
+
+def _accepted(rules: object, state: object, action: object) -> bool:
+    try:
+        rules.apply(state, action)  # type: ignore[attr-defined]
+    except IllegalAction:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("rules_id", ALL)
+@pytest.mark.parametrize("options", OPTION_SETS, ids=str)
+def test_the_referee_accepts_exactly_the_legal_actions(rules_id: str, options: dict) -> None:
+    """legal_actions(), is_legal() and apply() agree at every decision, under every option."""
+    rules = RULESETS[rules_id]
+    options = {k: v for k, v in options.items() if k in {s.name for s in rules.option_specs}}
+    rng = random.Random(5)
+    players = rules.min_players + 1
+    probes = _probes(rules_id, players, options)
+    state = rules.new_game(players, options)
+    while not rules.is_over(state):
+        seat = rules.to_act(state)
+        if seat == CHANCE:
+            state = rules.apply(state, rules.chance(state, rng))
+            continue
+        seen = rules.observe(state, seat)
+        listed = None if seen.decision == "turn" else set(seen.legal_actions())
+        for action in probes:
+            accepted = _accepted(rules, state, action)
+            assert accepted == seen.is_legal(action), (seen.decision, action)
+            assert listed is None or accepted == (action in listed), (seen.decision, action)
+        state = rules.apply(state, random_action(seen.legal, rng))
