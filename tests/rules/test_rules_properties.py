@@ -46,9 +46,13 @@ def games(
     }
     if rules_id == "cards":
         options |= {"chips": draw(st.integers(1, 12)), "penalty": draw(st.integers(1, 6)),
-                    "accept_reward": draw(st.integers(0, 2))}
+                    "accept_reward": draw(st.integers(0, 2)),
+                    "fresh_hand_to": draw(st.sampled_from(["next", "rejecter"]))}
     else:
-        options["max_points"] = draw(st.integers(1, 5))
+        options |= {"max_points": draw(st.integers(1, 5)),
+                    "receiver": draw(st.sampled_from(["left", "loser_chooses"])),
+                    "look_must_reroll": draw(st.booleans()),
+                    "reroll_once_per": draw(st.sampled_from(["turn", "round"]))}
     fault_rate = draw(st.sampled_from([0.0, 0.02, 0.1]))
     return players, options, draw(st.integers(0, 2**32 - 1)), fault_rate
 
@@ -196,7 +200,7 @@ def check_no_leak(rules: RuleSet, state: Any, rng: random.Random) -> None:
 
 def _rethrow_hidden_dice(rules: RuleSet, state: Any, seat: int, rng: random.Random) -> Any:
     looking = seat == state.holder and state.phase in (
-        dice_engine.EXCHANGE, dice_engine.CLAIM, dice_engine.REROLL)
+        dice_engine.EXCHANGE, dice_engine.CLAIM, dice_engine.REROLL, dice_engine.CHOOSE)
     if rules.id == "dice":
         if looking or not state.hand:
             return None
@@ -273,7 +277,9 @@ def exchange_everything(legal: Legal, rng: random.Random) -> Action:
     if legal.decision == "respond":
         return Look() if legal.can_claim() else Challenge()
     if legal.decision == "reroll":
-        return Reroll(tuple(p for p in range(5) if rng.random() < 0.9))
+        wanted = Reroll(tuple(p for p in legal.rerollable if rng.random() < 0.9))
+        if legal.problem(wanted) is None:
+            return wanted
     return random_action(legal, rng)
 
 
