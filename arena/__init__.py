@@ -28,7 +28,7 @@ Exchange = Reroll  # dice-cards: exchanging cards is the reroll of the card vari
 __version__ = "0.1.0"
 
 __all__ = [
-    "Accept", "Action", "Bid", "Bot", "BotContext", "Challenge", "Choose", "Claim", "Event", "Exchange",
-    "GameEnd", "GameRecord", "Legal", "Limits", "Look", "Observation", "Pass", "Reroll",
+    "Accept", "Action", "Bid", "Bot", "BotContext", "Challenge", "Choose", "Claim", "Event",
+    "Exchange", "GameEnd", "GameRecord", "Legal", "Limits", "Look", "Observation", "Pass", "Reroll",
     "Result", "hookimpl", "parse_action", "parse_claim", "play_game",
 ]

@@ -216,3 +216,89 @@ def test_arena_rules_lists_every_option_with_its_default_and_choices() -> None:
         assert rows, f"arena rules does not list {name}"
         assert all(row[1:3] == [default, allowed] for row in rows)
     assert max(map(len, lines)) <= 120
+
+
+# --- on the wire and in replays --------------------------------------------------------------
+
+@pytest.mark.parametrize(("rules_id", "options"), [
+    ("dice", {"receiver": "loser_chooses", "reroll_once_per": "round", "look_must_reroll": True}),
+    ("dice-cards", {"receiver": "loser_chooses", "reroll_once_per": "round"}),
+    ("cards", {"fresh_hand_to": "rejecter"}),
+])
+def test_games_under_the_options_replay_validate_and_verify(rules_id: str, options: dict) -> None:
+    import jsonschema
+
+    from arena.referee import play_game
+    from arena.replay import encode_replay, read_replay, replay_lines, schema, verify_replay
+
+    players = ["statistician", "random", "honest", "bluffer"]
+    record = play_game(rules_id, players, seed=9, options=options)
+    seats = [{"name": p.name, "bot": p.name, "origin": p.origin, "version": p.version,
+              "mode": "inline"} for p in record.players]
+    lines = replay_lines(record, {"id": "x-1", "stage": "main", "table": 1}, seats)
+    replay = read_replay(encode_replay(lines))
+    jsonschema.Draft202012Validator(schema()).validate(replay.lines())
+    assert verify_replay(replay) is None
+    if "receiver" in options:
+        assert any(line.get("action", {}).get("type") == "choose" for line in replay.log)
+
+
+def test_the_options_legal_fields_cross_the_wire() -> None:
+    from arena.codec import (
+        action_from_json,
+        action_to_json,
+        observation_from_json,
+        observation_to_json,
+    )
+
+    state = seat_1_looks_again(reroll_once_per="round", look_must_reroll=True)
+    seen = DICE.observe(state, 1)
+    data = observation_to_json(seen)
+    assert data["legal"] == {"decision": "reroll", "min_claim": "pair Q", "rerollable": [2, 3, 4],
+                             "must_reroll": True}
+    assert observation_from_json(data).legal == seen.legal
+    chooser = seat_0_lost_round_1(3, receiver="loser_chooses")
+    data = observation_to_json(DICE.observe(chooser, 0))
+    assert data["legal"]["seats"] == [1, 2]
+    assert observation_from_json(data).legal_actions() == (Choose(1), Choose(2))
+    assert action_to_json(Choose(2)) == {"type": "choose", "seat": 2}
+    assert action_from_json({"type": "choose", "seat": 2}) == Choose(2)
+    plain = observation_to_json(DICE.observe(play(DICE, DICE.new_game(2), roll("9 9 T T K"),
+                                                  "claim pair 9", "look"), 1))
+    assert plain["legal"] == {"decision": "reroll", "min_claim": "pair T"}
+
+
+def test_the_choice_is_told_and_a_human_is_asked_for_it() -> None:
+    import arena
+    from arena.human import HumanBot
+    from arena.narrative import Narrator
+
+    said: list[str] = []
+    tried: list[str] = []
+
+    def ask(prompt: str) -> str:
+        """Claim the top claim (so lose every round thrown), challenge, choose seat 0 first."""
+        if prompt.endswith("choose"):
+            tried.append("choose 1" if tried else "choose 0")
+            return tried[-1]
+        return {"claim": "claim five A", "respond": "challenge"}[prompt.split(", ")[-1]]
+
+    class Keyboard(HumanBot):
+        def __init__(self, context: arena.BotContext) -> None:
+            super().__init__(context, ask=ask, say=said.append)
+
+    story: list[str] = []
+    narrator = Narrator("dice", ["human", "statistician", "honest"], viewer=0)
+
+    def spectate(event: arena.Event) -> None:
+        story.extend(narrator.feed(event))
+
+    record = arena.play_game("dice", [Keyboard, "statistician", "honest"], seed=2,
+                             options={"receiver": "loser_chooses"}, spectator=spectate)
+    story.extend(narrator.flush())
+    chosen = [e[2] for e in record.log if e[0] == "action" and e[1] == 0 and
+              isinstance(e[2], Choose)]
+    assert record.faults == ()
+    assert chosen and set(chosen) == {Choose(1)}
+    assert any("seat 0 cannot be chosen" in line and "try: choose 2" in line for line in said)
+    assert any("chooses seat 1 (statistician) to receive the cup" in line for line in story)
