@@ -7,6 +7,7 @@
   const $ = (id) => document.getElementById(id);
   const SUITS = { c: "♣", d: "♦", h: "♥", s: "♠" };
   const RED_SUITS = new Set(["d", "h"]);
+  const RANK = { T: "10" };
   const NEW_STEP_EVENTS = new Set(["round", "central"]);
   const PLAY = '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M7 5v14l11-7z"/></svg>' +
     "<span>Play</span>";
@@ -297,14 +298,13 @@
 
   function tokenText(token) {
     if (token === null || token === undefined) return "??";
-    // Tens are T, as in claims, the terminal and docs/rules.md (poker notation).
-    if (token.length === 2) return token[0] + SUITS[token[1]];
-    return token;
+    if (token.length === 2) return (RANK[token[0]] || token[0]) + SUITS[token[1]];
+    return RANK[token] || token;
   }
 
-  // Claims as the game writes them ("three T"); one place to change how they read.
+  // Claims as people say them: "three 10" for the game's "three T", like the dice show it.
   function said(claim) {
-    return claim;
+    return claim.split(" ").map((word, i) => (i > 0 && RANK[word]) || word).join(" ");
   }
 
   function tokens(list) {
@@ -400,14 +400,14 @@
       return back;
     }
     if (token.length === 1) {
-      const die = el("span", "die", token);
+      const die = el("span", "die", RANK[token] || token);
       die.dataset.token = token;
-      die.title = "die " + token;
+      die.title = "die " + (RANK[token] || token);
       return die;
     }
     const suit = token[1];
     const card = el("span", "card" + (RED_SUITS.has(suit) ? " red" : "") + (faceUp ? " up" : ""));
-    card.appendChild(el("b", "", token[0]));
+    card.appendChild(el("b", "", RANK[token[0]] || token[0]));
     card.appendChild(el("i", "", SUITS[suit]));
     card.dataset.token = token;
     card.title = tokenText(token) + (faceUp ? " (face up)" : "");
