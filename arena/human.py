@@ -18,6 +18,7 @@ _HINTS = {
     "reroll": "reroll 0 3   (positions 0-4 to reroll/exchange)   |   reroll none",
     "accept": "accept   |   challenge   (reject the central hand)",
     "turn": "pass three Q   |   pass full 4 J swap 2-0 reveal 1 3   (swap own-central)",
+    "choose": "choose 2   (the seat that receives your claim)",
 }
 
 
