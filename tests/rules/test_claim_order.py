@@ -3,6 +3,8 @@ rule set accepts a claim parsed with either order, and judges it in the game's o
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from scripted import deck, find, play, roll
 
@@ -68,3 +70,33 @@ def test_an_inline_bot_that_parses_claims_plainly_plays_with_straight_over_full(
                              options={"straight_over_full": True})
     assert record.faults == ()
     assert any(entry[0] == "action" for entry in record.log)
+
+
+PLAIN_PARSER = '''
+import arena
+
+
+class PlainParser(arena.Bot):
+    name = "plain-parser"
+
+    def act(self, obs):
+        if obs.decision == "reroll":
+            return arena.Reroll(())
+        if obs.decision == "respond":
+            return arena.Challenge()
+        return arena.Bid(arena.parse_claim(str(obs.min_claim)))
+'''
+
+
+def test_a_process_bot_that_parses_claims_plainly_plays_with_straight_over_full(
+        tmp_path: Path) -> None:
+    from arena.isolation import ProcessHost, ProcessLimits
+    from arena.referee import Player
+
+    path = tmp_path / "plain_parser.py"
+    path.write_text(PLAIN_PARSER)
+    with ProcessHost(str(path), ProcessLimits()) as host:
+        record = arena.play_game("dice", [Player("plain", host), PlainParser], seed=3,
+                                 options={"straight_over_full": True})
+    assert record.faults == ()
+    assert any(entry[0] == "action" and entry[1] == 0 for entry in record.log)
