@@ -80,9 +80,11 @@ def play_checked(rules: RuleSet, game: tuple[int, dict[str, Any], int, float],
         if rules.id == "cards":
             check_chips(state, after, events, faulted)
             check_cards_accounted(after)
+            check_fresh_hand_goes_to(state, after, events)
         else:
             check_points(rules, state, after, events, faulted)
             check_dice_cards_accounted(rules, after)
+            check_the_receiver(state, after, events)
         check_no_leak(rules, after, rng)
         state = after
     raise AssertionError(f"the game did not end within {MAX_STEPS} steps")
@@ -161,6 +163,36 @@ def check_chips(before: Any, after: Any, events: tuple, faulted: bool) -> None:
     for seat, chips in enumerate(after.chips):
         assert chips >= 0
         assert (chips == 0) == (not after.active[seat])
+
+
+def check_the_receiver(before: Any, after: Any, events: tuple) -> None:
+    """The thrower's claim goes to the chosen receiver, every other claim to the left; only
+    the loser of the last round chooses, and only with receiver: loser_chooses."""
+    for event in events:
+        if event.kind == "choose":
+            assert before.opts["receiver"] == "loser_chooses"
+            assert event.data["receiver"] != event.seat
+        if event.kind == "claim" and before.claim < 0:
+            chosen = [e.data["receiver"] for e in before.history if e.kind == "choose"]
+            left = dice_engine.next_active(before.active, event.seat)
+            assert after.holder == (chosen[0] if chosen else left)
+
+
+def check_fresh_hand_goes_to(before: Any, after: Any, events: tuple) -> None:
+    """After a reject the fresh central hand goes to the next player, or with
+    fresh_hand_to: rejecter to the rejecting player while still in."""
+    kinds = [event.kind for event in events]
+    if "challenge" not in kinds or "central" not in kinds:
+        return
+    rejecter = before.holder
+    keeps = before.opts["fresh_hand_to"] == "rejecter" and after.active[rejecter]
+    expected = rejecter if keeps else cards_engine.next_active(after.active, rejecter)
+    assert find_kind(events, "central").seat == expected
+
+
+def find_kind(events: tuple, kind: str) -> Event:
+    """The first event of a kind."""
+    return next(event for event in events if event.kind == kind)
 
 
 def check_cards_accounted(state: Any) -> None:
