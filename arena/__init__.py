@@ -10,7 +10,17 @@ from arena.bot import Bot, BotContext, GameEnd, Limits
 from arena.hands import Claim, parse_claim
 from arena.hookspecs import hookimpl
 from arena.referee import GameRecord, play_game
-from arena.rules.actions import Accept, Action, Bid, Challenge, Look, Pass, Reroll, parse_action
+from arena.rules.actions import (
+    Accept,
+    Action,
+    Bid,
+    Challenge,
+    Choose,
+    Look,
+    Pass,
+    Reroll,
+    parse_action,
+)
 from arena.rules.base import Event, Legal, Observation, Result
 
 Exchange = Reroll  # dice-cards: exchanging cards is the reroll of the card variation
@@ -18,7 +28,7 @@ Exchange = Reroll  # dice-cards: exchanging cards is the reroll of the card vari
 __version__ = "0.1.0"
 
 __all__ = [
-    "Accept", "Action", "Bid", "Bot", "BotContext", "Challenge", "Claim", "Event", "Exchange",
-    "GameEnd", "GameRecord", "Legal", "Limits", "Look", "Observation", "Pass", "Reroll",
+    "Accept", "Action", "Bid", "Bot", "BotContext", "Challenge", "Choose", "Claim", "Event",
+    "Exchange", "GameEnd", "GameRecord", "Legal", "Limits", "Look", "Observation", "Pass", "Reroll",
     "Result", "hookimpl", "parse_action", "parse_claim", "play_game",
 ]

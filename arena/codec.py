@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from arena import hands
-from arena.rules.actions import Accept, Action, Bid, Challenge, Chance, Look, Pass, Reroll
+from arena.rules.actions import Accept, Action, Bid, Challenge, Chance, Choose, Look, Pass, Reroll
 from arena.rules.base import Event, Legal, Observation
 
 _CLAIM_KEYS = ("claim", "value")
@@ -38,6 +38,8 @@ def action_to_json(action: Action) -> dict[str, Any]:
     if isinstance(action, Pass):
         return {"type": "pass", "claim": str(action.claim),
                 "swaps": [list(s) for s in action.swaps], "reveal": list(action.reveal)}
+    if isinstance(action, Choose):
+        return {"type": "choose", "seat": action.seat}
     if isinstance(action, Challenge | Accept | Look):
         return {"type": str(action)}
     raise CodecError(f"not an action: {action!r}")
@@ -74,6 +76,11 @@ def action_from_json(data: object, straight_over_full: bool = False) -> Action:
         return Bid(_claim(data, straight_over_full))
     if kind == "reroll":
         return Reroll(_ints(data.get("positions", []), "positions"))
+    if kind == "choose":
+        seat = data.get("seat")
+        if type(seat) is not int:
+            raise CodecError(f"'seat' must be a seat number, got {seat!r}")
+        return Choose(seat)
     if kind == "pass":
         swaps = data.get("swaps", [])
         if not isinstance(swaps, list):
@@ -83,7 +90,8 @@ def action_from_json(data: object, straight_over_full: bool = False) -> Action:
             raise CodecError(f"each swap is an [own, central] pair, got {swaps!r}")
         return Pass(_claim(data, straight_over_full), pairs,  # type: ignore[arg-type]
                     _ints(data.get("reveal", []), "reveal"))
-    raise CodecError(f"unknown action type {kind!r} (challenge, accept, look, bid, reroll, pass)")
+    raise CodecError(f"unknown action type {kind!r} (challenge, accept, look, bid, reroll, pass, "
+                     "choose)")
 
 
 def chance_to_json(chance: Chance) -> list[int]:
@@ -124,12 +132,8 @@ def event_from_json(data: Mapping[str, Any], straight_over_full: bool = False) -
 def observation_to_json(obs: Observation, history: bool = True) -> dict[str, Any]:
     """Return an observation as JSON, with what may be done now under `legal` (and without
     its history when the reader rebuilds it from the events it was sent)."""
-    legal = obs.legal
-    min_claim = legal.min_claim
     out: dict[str, Any] = {
-        "rules": obs.rules, "seat": obs.seat,
-        "legal": {"decision": legal.decision,
-                  "min_claim": None if min_claim is None else str(min_claim)},
+        "rules": obs.rules, "seat": obs.seat, "legal": _legal_to_json(obs.legal),
         "claim": None if obs.claim is None else str(obs.claim), "claimant": obs.claimant,
         "hand": None if obs.hand is None else list(obs.hand),
         "scores": list(obs.scores), "active": list(obs.active),
@@ -143,18 +147,38 @@ def observation_to_json(obs: Observation, history: bool = True) -> dict[str, Any
     return out
 
 
+def _legal_to_json(legal: Legal) -> dict[str, Any]:
+    """What may be done now; the fields that rule options add appear only when they apply."""
+    min_claim = legal.min_claim
+    out: dict[str, Any] = {"decision": legal.decision,
+                           "min_claim": None if min_claim is None else str(min_claim)}
+    if legal.decision == "reroll" and len(legal.rerollable) < 5:
+        out["rerollable"] = list(legal.rerollable)
+    if legal.decision == "reroll" and legal.must_reroll:
+        out["must_reroll"] = True
+    if legal.decision == "choose":
+        out["seats"] = list(legal.seats)
+    return out
+
+
+def _legal_from_json(data: Mapping[str, Any], space: hands.ClaimSpace,
+                     face_up: tuple[bool, ...], sof: bool) -> Legal:
+    low = data.get("min_claim")
+    min_index = len(space)
+    if low is not None:
+        min_index = space.index[hands.parse_claim(low, sof)]
+    return Legal(data["decision"], space, min_index, face_up,
+                 tuple(data.get("rerollable", (0, 1, 2, 3, 4))),
+                 bool(data.get("must_reroll", False)), tuple(data.get("seats", ())))
+
+
 def observation_from_json(data: Mapping[str, Any], straight_over_full: bool = False,
                           history: tuple[Event, ...] | None = None) -> Observation:
     """Rebuild an observation (with its Legal) from JSON, e.g. in a bot's own process; a
     reader that kept the events it was sent passes the round's `history` itself."""
     space = hands.claim_space(hands.hand_kind(data["rules"]), straight_over_full)
-    legal_data = data["legal"]
-    low = legal_data.get("min_claim")
-    min_index = len(space)
-    if low is not None:
-        min_index = space.index[hands.parse_claim(low, straight_over_full)]
     face_up = tuple(data.get("face_up") or ())
-    legal = Legal(legal_data["decision"], space, min_index, face_up)
+    legal = _legal_from_json(data["legal"], space, face_up, straight_over_full)
     claim = data.get("claim")
     return Observation(
         data["rules"], data["seat"], legal,

@@ -280,6 +280,14 @@ class ClaimSpace:
         except KeyError:
             raise HandError(f"no hand of {self.kind} has the value {claim}") from None
 
+    def find(self, claim: Value) -> int | None:
+        """Return a claim's index by category and ranks, whatever order it was parsed with
+        (the order is the game's, not the claim object's); None when no hand has it."""
+        index = self.index.get(claim)
+        if index is None and claim.straight_over_full != self.straight_over_full:
+            index = self.index.get(Value(claim.category, claim.ranks, self.straight_over_full))
+        return index
+
 
 @cache
 def claim_space(kind: str, straight_over_full: bool = False) -> ClaimSpace:

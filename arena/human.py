@@ -10,12 +10,22 @@ import click
 
 from arena.bot import Bot, BotContext
 from arena.hands import CATEGORY_TEXT, Claim, HandError, value
-from arena.rules.actions import Accept, Action, Bid, Challenge, Look, Pass, Reroll, parse_action
+from arena.rules.actions import (
+    Accept,
+    Action,
+    Bid,
+    Challenge,
+    Choose,
+    Look,
+    Pass,
+    Reroll,
+    parse_action,
+)
 from arena.rules.base import Observation
 
 ACTION_WORDS = frozenset(
     ("challenge", "reject", "liar", "mentiroso", "accept", "look", "reroll", "exchange",
-     "claim", "pass")
+     "claim", "pass", "choose")
 )
 CLAIM_WORDS = frozenset(text.partition("-")[0] for text in CATEGORY_TEXT.values())
 """First words of a claim ('full', 'two' of 'two-pair', 'three' of 'three-of-a-kind')."""
@@ -98,7 +108,8 @@ def legal_examples(obs: Observation) -> list[Action]:
                                             if claims))
     face_down = [p for p, up in enumerate(obs.face_up or ()) if not up][:2]
     candidates: list[Action] = [Challenge(), Look(), Accept(), *map(Bid, picks),
-                                Reroll((0, 3)), Reroll(()), *map(Pass, picks)]
+                                Reroll((0, 3)), Reroll(()), *map(Pass, picks),
+                                *map(Choose, obs.legal.seats[:2])]
     if picks:
         candidates.append(Pass(picks[0], ((2, 0),), tuple(face_down)))
     return [a for a in candidates if obs.legal.problem(a) is None]

@@ -84,6 +84,10 @@ class Narrator:
     def _on_hand(self, event: Event) -> list[str]:
         return self._part(event.seat, f"keeps [{self._tokens(event)}]")
 
+    def _on_choose(self, event: Event) -> list[str]:
+        receiver = event.data["receiver"]
+        return self._part(event.seat, f"chooses {self.who(receiver)} to receive the cup")
+
     def _on_look(self, event: Event) -> list[str]:
         return self._part(event.seat, "picks up the cards" if self.cards else "looks")
 

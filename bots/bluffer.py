@@ -10,6 +10,7 @@ from __future__ import annotations
 from types import MappingProxyType
 
 from arena_bots import probability
+from arena_bots.decisions import choose_receiver, fit_reroll
 from arena_bots.honest import plain_reroll
 from arena_bots.memory import CentralMemory, Remembering, fraction_option, tokens
 from arena_bots.statistician import best_central, swaps_for
@@ -58,8 +59,11 @@ class Bluffer(Remembering):
             step = self.rng.randint(0, 3)
             return arena.Bid(self.space.claims[min(len(self.space) - 1, legal.min_index + step)])
         hand = tokens(observation.hand or (), memory.cards)
+        if legal.decision == "choose":
+            return choose_receiver(observation)
         if legal.decision == "reroll":
-            return arena.Reroll(plain_reroll(hand, memory.tables, legal.min_index))
+            wanted = plain_reroll(hand, memory.tables, legal.min_index)
+            return arena.Reroll(fit_reroll(legal, wanted, hand))
         value = memory.tables.hand_value(hand)
         return arena.Bid(self.space.claims[self._overstate(value, legal.min_index)])
 

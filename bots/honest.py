@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import Counter
 
 from arena_bots import probability
+from arena_bots.decisions import choose_receiver, fit_reroll
 from arena_bots.memory import CentralMemory, Remembering, tokens
 from arena_bots.probability import CardTables, DiceTables
 from arena_bots.statistician import best_central, swaps_for
@@ -67,8 +68,11 @@ class Honest(Remembering):
                 return arena.Challenge()
             return arena.Look()
         hand = tokens(observation.hand or (), memory.cards)
+        if legal.decision == "choose":
+            return choose_receiver(observation)
         if legal.decision == "reroll":
-            return arena.Reroll(plain_reroll(hand, memory.tables, legal.min_index))
+            wanted = plain_reroll(hand, memory.tables, legal.min_index)
+            return arena.Reroll(fit_reroll(legal, wanted, hand))
         value = memory.tables.hand_value(hand)
         return arena.Bid(self.space.claims[max(value, legal.min_index)])
 

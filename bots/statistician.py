@@ -12,6 +12,7 @@ from functools import cache
 from types import MappingProxyType
 
 from arena_bots import probability
+from arena_bots.decisions import choose_receiver
 from arena_bots.memory import CentralMemory, Remembering, RoundMemory, fraction_option, tokens
 from arena_bots.probability import CardTables, DiceTables
 
@@ -71,8 +72,10 @@ class Statistician(Remembering):
                 return arena.Challenge()
             return arena.Look()
         assert memory.known is not None
+        if legal.decision == "choose":
+            return choose_receiver(observation)
         if legal.decision == "reroll":
-            return arena.Reroll(best_reroll(memory, legal.min_index))
+            return arena.Reroll(best_reroll(memory, legal.min_index, legal))
         value = memory.tables.hand_value(memory.known)
         return arena.Bid(self.space.claims[max(value, legal.min_index)])
 
@@ -95,8 +98,10 @@ class Statistician(Remembering):
         return best_pass(observation, memory.tables, keep_private=True)
 
 
-def best_reroll(memory: RoundMemory, target: int) -> tuple[int, ...]:
-    """Positions to reroll that maximise P(a true claim >= target), then how hard it is to beat."""
+def best_reroll(memory: RoundMemory, target: int,
+                legal: arena.Legal | None = None) -> tuple[int, ...]:
+    """Positions to reroll that maximise P(a true claim >= target), then how hard it is to beat,
+    among the rerolls `legal` allows (rule options may forbid some)."""
     hand = memory.known
     assert hand is not None
     tables = memory.tables
@@ -109,12 +114,11 @@ def best_reroll(memory: RoundMemory, target: int) -> tuple[int, ...]:
         memo: dict[int, float] = {}
         for kept in _keeps(hand):
             scores[kept] = tables.draw_score(kept, pool, target, gain, memo)
-    best = max(scores.values())
-    choices = [
-        tuple(p for p in range(5) if p not in keep)
-        for keep in KEEPS
-        if scores[tuple(sorted(hand[p] for p in keep))] >= best - 1e-12
-    ]
+    keeps = [keep for keep in KEEPS if legal is None or _may_keep(legal, keep)]
+    score = {keep: scores[tuple(sorted(hand[p] for p in keep))] for keep in keeps}
+    best = max(score.values())
+    choices = [tuple(p for p in range(5) if p not in keep)
+               for keep in keeps if score[keep] >= best - 1e-12]
     return min(choices, key=lambda positions: (len(positions), positions))
 
 
@@ -126,6 +130,11 @@ def _gain(straight_over_full: bool) -> tuple[float, ...]:
 
 KEEPS = tuple(keep for size in range(6) for keep in itertools.combinations(range(5), size))
 """Every set of positions a reroll may keep (32)."""
+
+
+def _may_keep(legal: arena.Legal, keep: tuple[int, ...]) -> bool:
+    """Whether rerolling every position but `keep` is legal now."""
+    return legal.problem(arena.Reroll(tuple(p for p in range(5) if p not in keep))) is None
 
 
 def _keeps(hand: tuple[int, ...]) -> set[tuple[int, ...]]:

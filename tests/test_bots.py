@@ -7,6 +7,8 @@ import itertools
 import math
 import random
 import re
+import shutil
+import sys
 from collections import Counter
 from pathlib import Path
 from types import MappingProxyType
@@ -412,3 +414,70 @@ def test_the_documented_example_bot_plays(tmp_path: Path) -> None:
             record = arena.play_game(rules, [str(path), "random"], seed=seed)
             assert record.faults == ()
             assert record.players[0].name == "my-bot"
+
+
+# --- the rule options: every bot answers every decision they add ------------------------------
+
+OPTIONS = [{"receiver": "loser_chooses"}, {"look_must_reroll": True},
+           {"reroll_once_per": "round"}, {"look_must_reroll": True, "reroll_once_per": "round"}]
+DICE_RULES = ("dice", "dice-cards")
+
+
+def _decisions(record: GameRecord, seat: int) -> Counter[str]:
+    """What the seat was asked, counted by the kind of its answer."""
+    return Counter(type(e[2]).__name__ for e in record.log if e[0] == "action" and e[1] == seat)
+
+
+@pytest.mark.parametrize("options", OPTIONS, ids=str)
+@pytest.mark.parametrize("rules", DICE_RULES)
+def test_builtin_bots_play_under_every_rule_option(rules: str, options: dict) -> None:
+    lineup = ["statistician", "honest", "bluffer", "random"]
+    answers: Counter[str] = Counter()
+    for record in _games(rules, lineup, range(2), options):
+        assert record.faults == ()
+        for seat in range(len(lineup)):
+            answers += _decisions(record, seat)
+    assert answers["Reroll"] > 0
+    assert ("receiver" in options) == (answers["Choose"] > 0)
+
+
+def test_builtin_bots_choose_the_leader_as_receiver() -> None:
+    record = arena.play_game("dice", ["honest", "statistician", "bluffer"], seed=4,
+                             options={"receiver": "loser_chooses"})
+    chosen = [e[1] for e in record.log if e[0] == "event" and e[1].kind == "choose"]
+    assert chosen
+    points = [0, 0, 0]
+    for entry in record.log:
+        if entry[0] != "event":
+            continue
+        event = entry[1]
+        if event.kind == "point":
+            points[event.seat] = event.data["points"]
+        if event.kind == "choose":
+            others = [s for s in range(3) if s != event.seat and points[s] < 5]
+            assert points[event.data["receiver"]] == min(points[s] for s in others)
+
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "bots" / "examples"
+
+
+@pytest.mark.parametrize("options", OPTIONS, ids=str)
+@pytest.mark.parametrize("rules", DICE_RULES)
+def test_the_example_bots_and_a_process_bot_play_under_every_rule_option(
+        rules: str, options: dict) -> None:
+    from arena.isolation import CommandHost, ProcessHost, ProcessLimits
+
+    limits = ProcessLimits()
+    commands = [[sys.executable, str(EXAMPLES / "example_bot.py")]]
+    if shutil.which("node"):
+        commands.append(["node", str(EXAMPLES / "example_bot.js")])
+    moves = []
+    for command in commands:
+        with CommandHost(command, limits) as example, ProcessHost("honest", limits) as honest:
+            record = arena.play_game(rules, [Player("example", example), "random",
+                                             Player("honest", honest)],
+                                     seed=6, options=options)
+        assert record.faults == ()
+        assert ("receiver" in options) <= (_decisions(record, 0)["Choose"] > 0)
+        moves.append(_actions(record))
+    assert all(m == moves[0] for m in moves)

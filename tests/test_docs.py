@@ -102,7 +102,8 @@ class RerollsEverything(arena.Bot):
 
 def _games(rules: str) -> list[tuple[list[object], dict[str, object]]]:
     """Random games at several table sizes, plus faults under `penalty` and, for the dice
-    engines, a bot that rerolls everything (reshuffles in dice-cards)."""
+    engines, a bot that rerolls everything (reshuffles in dice-cards) and a loser who chooses
+    the receiver."""
     games: list[tuple[list[object], dict[str, object]]] = []
     for players in PLAYERS[rules]:
         games += [(["random"] * players, {}), (["random"] * players, {"straight_over_full": True})]
@@ -110,6 +111,7 @@ def _games(rules: str) -> list[tuple[list[object], dict[str, object]]]:
     games.append((["random", faulty, "random"], {"on_fault": "penalty", "max_faults": 2}))
     if rules != "cards":
         games.append(([RerollsEverything] * 2, {"max_points": 9}))
+        games.append((["random"] * 3, {"receiver": "loser_chooses"}))
     return games
 
 

@@ -85,7 +85,8 @@ def test_play_with_bots_only_is_reproducible_and_ends_with_the_result() -> None:
     (("--bots", "random,random", "--option", "max_points=0"),
      "max_points: 0 is below the minimum 1"),
     (("--bots", "random,random", "--option", "colour=red"),
-     "colour: unknown option (known: max_faults, max_points, on_fault, straight_over_full)"),
+     ("colour: unknown option (known: look_must_reroll, max_faults, max_points, on_fault, "
+      "receiver, reroll_once_per, straight_over_full)")),
     (("--bots", "random,random", "--option", "max_points"),
      "--option wants KEY=VALUE, got 'max_points'"),
 ])

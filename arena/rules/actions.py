@@ -77,6 +77,17 @@ class Pass:
 
 
 @dataclass(frozen=True, slots=True)
+class Choose:
+    """`dice`/`dice-cards` with `receiver: loser_chooses`: the loser, now the thrower, picks
+    who receives the cup ("debe elegir un receptor")."""
+
+    seat: int
+
+    def __str__(self) -> str:
+        return f"choose {self.seat}"
+
+
+@dataclass(frozen=True, slots=True)
 class Chance:
     """A chance outcome: dice faces rolled (ranks 9..14) or a shuffled order of card numbers."""
 
@@ -86,7 +97,7 @@ class Chance:
         return "chance " + " ".join(map(str, self.outcome))
 
 
-Action = Challenge | Accept | Look | Bid | Reroll | Pass
+Action = Challenge | Accept | Look | Bid | Reroll | Pass | Choose
 
 
 def _positions(words: list[str], limit: int = 5) -> tuple[int, ...]:
@@ -96,6 +107,12 @@ def _positions(words: list[str], limit: int = 5) -> tuple[int, ...]:
             raise HandError(f"position {word!r} is not one of 0..{limit - 1}")
         out.append(int(word))
     return tuple(out)
+
+
+def _seat(words: list[str]) -> int:
+    if len(words) != 1 or not words[0].isdigit():
+        raise HandError(f"choose takes one seat number, got {' '.join(words)!r}")
+    return int(words[0])
 
 
 def parse_action(text: str, straight_over_full: bool = False) -> Action:
@@ -111,6 +128,8 @@ def parse_action(text: str, straight_over_full: bool = False) -> Action:
     if head in ("reroll", "exchange"):
         rest = [] if words[1:] == ["none"] else words[1:]
         return Reroll(_positions(rest))
+    if head in ("choose", "receiver"):
+        return Choose(_seat(words[1:]))
     if head == "claim":
         return Bid(parse_claim(" ".join(words[1:]), straight_over_full))
     if head == "pass":

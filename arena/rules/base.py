@@ -14,7 +14,17 @@ from types import MappingProxyType
 from typing import Any, NamedTuple, Protocol
 
 from arena.hands import Claim, ClaimSpace
-from arena.rules.actions import Accept, Action, Bid, Challenge, Chance, Look, Pass, Reroll
+from arena.rules.actions import (
+    Accept,
+    Action,
+    Bid,
+    Challenge,
+    Chance,
+    Choose,
+    Look,
+    Pass,
+    Reroll,
+)
 
 _NO_DATA: Mapping[str, Any] = MappingProxyType({})
 
@@ -67,12 +77,20 @@ def _text(v: object) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Legal:
-    """What the seat to act may do now: the decision, and the lowest legal claim."""
+    """What the seat to act may do now: the decision, and the lowest legal claim.
+
+    A `reroll` may use only the positions in `rerollable` (fewer than five with
+    `reroll_once_per: round`), and at least one of them when `must_reroll` (with
+    `look_must_reroll`); `choose` picks the receiver among `seats`.
+    """
 
     decision: str
     space: ClaimSpace = field(repr=False)
     min_index: int
     face_up: tuple[bool, ...] = ()
+    rerollable: tuple[int, ...] = (0, 1, 2, 3, 4)
+    must_reroll: bool = False
+    seats: tuple[int, ...] = ()
 
     @property
     def min_claim(self) -> Claim | None:
@@ -101,11 +119,28 @@ class Legal:
         return {
             "claim": f"legal: {above}",
             "respond": "legal: challenge" + (f", look, or blind {above}" if low else ""),
-            "reroll": "legal: reroll any set of distinct positions 0-4 (possibly none)",
+            "reroll": self._describe_reroll(),
+            "choose": "legal: choose the receiver, seat " + " or ".join(map(str, self.seats)),
             "accept": "legal: challenge (reject)" + (", accept" if low else ""),
             "turn": f"legal: pass with {above}, distinct swaps and face-down reveals",
             "wait": "nothing: it is not this seat's turn",
         }[self.decision]
+
+    def _describe_reroll(self) -> str:
+        if self.rerollable == _ALL_POSITIONS and not self.must_reroll:
+            return "legal: reroll any set of distinct positions 0-4 (possibly none)"
+        where = " ".join(map(str, self.rerollable)) or "none"
+        least = "at least one" if self.must_reroll and self.rerollable else "possibly none"
+        return f"legal: reroll distinct positions among {where} ({least})"
+
+    def rerolls(self) -> tuple[Reroll, ...]:
+        """Every legal reroll, in the order of the position sets' bit masks."""
+        if self.rerollable == _ALL_POSITIONS and not self.must_reroll:
+            return _REROLLS
+        allowed = set(self.rerollable)
+        least = 1 if self.must_reroll and allowed else 0
+        return tuple(r for r in _REROLLS
+                     if set(r.positions) <= allowed and len(r.positions) >= least)
 
     def actions(self) -> tuple[Action, ...]:
         """Every legal action, for the decisions small enough to list (not `turn`)."""
@@ -114,7 +149,9 @@ class Legal:
         if self.decision == "turn":
             raise RulesError("a turn has too many legal actions to list; build a Pass")
         if self.decision == "reroll":
-            return tuple(Reroll(p) for p in _SUBSETS)
+            return self.rerolls()
+        if self.decision == "choose":
+            return tuple(Choose(seat) for seat in self.seats)
         bids = tuple(Bid(c) for c in self.claims())
         if self.decision == "claim":
             return bids
@@ -125,6 +162,8 @@ class Legal:
 
 
 _SUBSETS = tuple(tuple(p for p in range(5) if mask >> p & 1) for mask in range(32))
+_REROLLS = tuple(Reroll(p) for p in _SUBSETS)
+_ALL_POSITIONS = (0, 1, 2, 3, 4)
 
 
 def _show(action: object) -> str:
@@ -134,9 +173,7 @@ def _show(action: object) -> str:
 def _claim_problem(legal: Legal, claim: object) -> str | None:
     if not isinstance(claim, Claim):
         return f"{claim!r} is not a claim"
-    if claim.straight_over_full != legal.space.straight_over_full:
-        return f"claim {claim} uses the wrong category order (straight_over_full)"
-    index = legal.space.index.get(claim)
+    index = legal.space.find(claim)
     if index is None:
         return f"no hand of {legal.space.kind} has the value {claim}"
     if index < legal.min_index:
@@ -156,6 +193,25 @@ def _positions_problem(positions: object, what: str) -> str | None:
         return f"{what} must be a tuple of positions 0-4, got {positions!r}"
     if any(p < 0 or p > 4 for p in positions) or len(set(positions)) != len(positions):
         return f"{what} must be distinct positions 0-4, got {positions}"
+    return None
+
+
+def _reroll_problem(legal: Legal, action: Reroll) -> str | None:
+    problem = _positions_problem(action.positions, "reroll")
+    if problem or (legal.rerollable == _ALL_POSITIONS and not legal.must_reroll):
+        return problem
+    again = [p for p in action.positions if p not in legal.rerollable]
+    if again:
+        return (f"position {again[0]} was already rerolled by this player in this round "
+                f"({legal.describe()})")
+    if legal.must_reroll and legal.rerollable and not action.positions:
+        return f"a player who looks must reroll at least one die ({legal.describe()})"
+    return None
+
+
+def _choose_problem(legal: Legal, action: Choose) -> str | None:
+    if type(action.seat) is not int or action.seat not in legal.seats:
+        return f"seat {action.seat!r} cannot be chosen ({legal.describe()})"
     return None
 
 
@@ -184,7 +240,8 @@ _CHECKS: dict[tuple[str, type], Callable[[Legal, Any], str | None]] = {
     ("respond", Challenge): lambda legal, a: None,
     ("respond", Look): lambda legal, a: _top_problem(legal, a),
     ("respond", Bid): lambda legal, a: _claim_problem(legal, a.claim),
-    ("reroll", Reroll): lambda legal, a: _positions_problem(a.positions, "reroll"),
+    ("reroll", Reroll): _reroll_problem,
+    ("choose", Choose): _choose_problem,
     ("accept", Challenge): lambda legal, a: None,
     ("accept", Accept): lambda legal, a: _top_problem(legal, a),
     ("turn", Pass): _pass_problem,
@@ -222,7 +279,7 @@ class Observation(NamedTuple):
 
     @property
     def decision(self) -> str:
-        """The decision asked for: claim, respond, reroll, accept or turn."""
+        """The decision asked for: claim, respond, reroll, accept, turn, or choose."""
         return self.legal.decision
 
     @property

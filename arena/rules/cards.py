@@ -91,6 +91,8 @@ class CardsRules(Engine):
             OptionSpec("penalty", 5, "chips paid by the loser of a reject", minimum=1),
             OptionSpec("accept_reward", 1, "chips the bank pays a passer when accepted",
                        minimum=0),
+            OptionSpec("fresh_hand_to", "next", "who takes the fresh hand after a reject: "
+                       "the next player or the rejecter", choices=("next", "rejecter")),
             *FAULT_OPTIONS,
         )
         self._legal_cache: dict[tuple, Legal] = {}
@@ -217,14 +219,17 @@ class CardsRules(Engine):
             face[position] = True
         shown = tuple(_CARD_TEXT[c] if up else None
                       for c, up in zip(central, face, strict=True))
-        event = Event("pass", seat, {"claim": action.claim, "swapped": len(action.swaps),
+        claim = state.space.find(action.claim)
+        assert claim is not None  # apply checked it
+        event = Event("pass", seat, {"claim": state.space.claims[claim],
+                                     "swapped": len(action.swaps),
                                      "face_up": shown})
         private = Event("hand", seat, {"hand": _texts(tuple(own)),
                                        "central": _texts(tuple(central))}, seat)
         new_hands = (*state.hands[:seat], tuple(own), *state.hands[seat + 1 :])
         return _with(state,
             hands=new_hands, central=tuple(central), face_up=tuple(face), phase=ACCEPT,
-            claim=state.space.index[action.claim], passer=seat,
+            claim=claim, passer=seat,
             holder=next_active(state.active, seat),
             history=(*state.history, event), events=(private, event),
         )
@@ -239,7 +244,8 @@ class CardsRules(Engine):
             "hand": _texts(state.central), "value": state.space.claims[value], "holds": holds,
         })
         state, paid = self._pay(state, payer, payee)
-        return self._new_central(state, rejecter, (event, *paid))
+        keeps = state.opts["fresh_hand_to"] == "rejecter" and state.active[rejecter]
+        return self._new_central(state, rejecter, (event, *paid), keeps)
 
     def _pay(self, state: CardsState, payer: int, payee: int) -> tuple[CardsState, tuple]:
         """Move the penalty from payer to payee (-1: the bank); a payer left at 0 goes out."""
@@ -254,13 +260,15 @@ class CardsRules(Engine):
             events += out
         return state, events
 
-    def _new_central(self, state: CardsState, after: int, events: tuple) -> CardsState:
-        """Discard the central hand and deal a fresh one to the next player after `after`."""
+    def _new_central(self, state: CardsState, after: int, events: tuple,
+                     itself: bool = False) -> CardsState:
+        """Discard the central hand and deal a fresh one to the next player after `after`
+        (or to `after` itself)."""
         discards = state.discards + state.central
         if len(state.pile) < 5 or sum(state.active) <= 1:
             return _with(state, phase=OVER, central=(), discards=discards, holder=-1,
                                   face_up=_FACE_DOWN, events=(*events, Event("over")))
-        holder = next_active(state.active, after) if after >= 0 else 0
+        holder = after if itself else next_active(state.active, after) if after >= 0 else 0
         fresh = Event("central", holder, {"deal": state.deals + 1, "pile": len(state.pile) - 5})
         state = _with(state,
             central=state.pile[:5], pile=state.pile[5:], discards=discards, face_up=_FACE_DOWN,

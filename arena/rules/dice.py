@@ -13,7 +13,7 @@ from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from arena import hands
-from arena.rules.actions import Action, Bid, Challenge, Chance, Look, Reroll
+from arena.rules.actions import Action, Bid, Challenge, Chance, Choose, Look, Reroll
 from arena.rules.base import (
     CHANCE,
     FAULT_OPTIONS,
@@ -32,9 +32,13 @@ from arena.rules.base import (
     seat_out,
 )
 
-DEAL, FILL, EXCHANGE, CLAIM, RESPOND, REROLL, OVER = range(7)
-_DECISION = {EXCHANGE: "reroll", CLAIM: "claim", RESPOND: "respond", REROLL: "reroll"}
-_SEEN = (EXCHANGE, CLAIM, REROLL)  # phases in which the holder is looking at the hand
+DEAL, FILL, EXCHANGE, CLAIM, RESPOND, REROLL, OVER, CHOOSE = range(8)
+_DECISION = {EXCHANGE: "reroll", CLAIM: "claim", RESPOND: "respond", REROLL: "reroll",
+             CHOOSE: "choose"}
+_SEEN = (EXCHANGE, CLAIM, REROLL, CHOOSE)  # phases in which the holder is looking at the hand
+_OPTIONAL = frozenset((EXCHANGE, REROLL, CHOOSE))  # phases whose Legal a rule option changes
+LEFT, CHOOSES = -1, -2  # `receiver` before a choice: the cup goes left, or the thrower chooses
+_ALL_POSITIONS: tuple[int, ...] = (0, 1, 2, 3, 4)
 _DECK = tuple(range(52))
 _new = tuple.__new__
 _NO_DATA: Mapping[str, object] = MappingProxyType({})
@@ -64,6 +68,8 @@ class DiceState(NamedTuple):
     deck: tuple[int, ...]
     discards: tuple[int, ...]
     round: int
+    receiver: int  # who receives the thrower's claim: a chosen seat, LEFT or CHOOSES
+    rerolled: tuple[int, ...]  # by seat, positions rerolled this round (a bit mask each)
     history: tuple[Event, ...]
     events: tuple[Event, ...]
 
@@ -95,15 +101,22 @@ class DiceRules(Engine):
         self.version = 1
         self.option_specs: tuple[OptionSpec, ...] = (
             OptionSpec("max_points", 5, "penalty points that put a player out", minimum=1),
+            OptionSpec("receiver", "left", "who gets the thrower's claim: the next player, "
+                       "or the loser's choice", choices=("left", "loser_chooses")),
+            OptionSpec("look_must_reroll", False, "a receiver who looks must reroll at least "
+                       "one die", choices=(False, True)),
+            OptionSpec("reroll_once_per", "turn", "each die rerolled at most once by a player "
+                       "per turn, or per round", choices=("turn", "round")),
             *FAULT_OPTIONS,
         )
         self._legal_cache: dict[int, Legal] = {}
         self._memo: tuple[object, Legal] = (None, Legal("wait", hands.claim_space(hands.DICE), 0))
         self._index_cache: dict[bool, dict[tuple[int, ...], int]] = {}
         self._steps: dict[type, Callable[[DiceState, Any], DiceState]] = {
-            Bid: lambda state, action: self._bid(state, state.space.index[action.claim]),
+            Bid: self._claim,
             Challenge: lambda state, action: self._challenge(state),
             Look: self._look,
+            Choose: self._choose,
             Reroll: lambda state, action: self._reroll(state, _in_order(action.positions)),
         }
 
@@ -117,7 +130,7 @@ class DiceRules(Engine):
         space = hands.claim_space(kind, bool(opts["straight_over_full"]))
         zeros = (0,) * players
         return DiceState(opts, space, zeros, (True,) * players, (), zeros, 0, 0, DEAL,
-                         (), -1, -1, (), (), (), 0, (), ())
+                         (), -1, -1, (), (), (), 0, LEFT, zeros, (), ())
 
     # --- queries ----------------------------------------------------------------------
 
@@ -137,9 +150,28 @@ class DiceRules(Engine):
         memo = self._memo
         if memo[0] is state:
             return memo[1]
-        legal = self._legal_at(state.phase, state)
+        phase = state.phase
+        if phase in _OPTIONAL:
+            legal = self._optional_legal(phase, state)
+        else:
+            legal = self._legal_at(phase, state)
         self._memo = (state, legal)
         return legal
+
+    def _optional_legal(self, phase: int, state: DiceState) -> Legal:
+        """The Legal of a reroll or a choice, as the rule options shape it."""
+        legal = self._legal_at(phase, state)
+        if phase == CHOOSE:
+            seats = tuple(s for s, a in enumerate(state.active) if a and s != state.holder)
+            return Legal(legal.decision, legal.space, legal.min_index, seats=seats)
+        rerollable = _ALL_POSITIONS
+        if state.opts["reroll_once_per"] == "round":
+            done = state.rerolled[state.holder]
+            rerollable = tuple(p for p in _ALL_POSITIONS if not done >> p & 1)
+        must = phase == REROLL and state.opts["look_must_reroll"] is True
+        if rerollable == _ALL_POSITIONS and not must:
+            return legal
+        return Legal(legal.decision, legal.space, legal.min_index, (), rerollable, must)
 
     def _legal_at(self, phase: int, state: DiceState) -> Legal:
         """The Legal of a phase at this claim, built once per (phase, claim, order)."""
@@ -222,7 +254,7 @@ class DiceRules(Engine):
         if phase == OVER:
             raise IllegalAction(f"the game is over; {action} cannot be played")
         legal = self.legal(state)
-        if type(action) is Bid and phase != REROLL:  # the common case, checked in line
+        if type(action) is Bid and CLAIM <= phase <= RESPOND:  # the common case, in line
             claim = action.claim
             sof = legal.space.straight_over_full
             if type(claim) is hands.Value and claim.straight_over_full == sof:
@@ -233,6 +265,18 @@ class DiceRules(Engine):
         if problem is not None:
             raise IllegalAction(f"seat {state.holder}: {problem}")
         return self._steps[type(action)](state, action)
+
+    def _claim(self, state: DiceState, action: Bid) -> DiceState:
+        """A legal claim, made with either category order: judged in the game's order."""
+        index = state.space.find(action.claim)
+        assert index is not None  # apply checked it
+        return self._bid(state, index)
+
+    def _choose(self, state: DiceState, action: Choose) -> DiceState:
+        """The thrower who lost the last round names the receiver of its claim."""
+        event = Event("choose", state.holder, {"receiver": action.seat})
+        return _with(state, phase=EXCHANGE if self.cards else CLAIM, receiver=action.seat,
+                     history=(*state.history, event), events=(event,))
 
     def _look(self, state: DiceState, action: Look) -> DiceState:
         seen = _new(Event, ("see", state.holder, {"hand": self._text(state.hand)}, state.holder))
@@ -276,15 +320,24 @@ class DiceRules(Engine):
                 raise IllegalAction(f"a throw is 5 die faces 9..14, got {outcome}")
             hand, deck, phase, kind = outcome, (), CLAIM, "roll"
         seen = _new(Event, (kind, thrower, {"hand": self._text(hand)}, thrower))
+        receiver = state.receiver
+        if receiver == CHOOSES and sum(state.active) > 2:
+            phase = CHOOSE
+        else:
+            receiver = LEFT
         return _with(state,
             phase=phase, holder=thrower, hand=hand, deck=deck, discards=(), claim=-1,
-            claimant=-1, pending=(), round=state.round + 1, history=(start,),
-            events=(start, seen),
+            claimant=-1, pending=(), round=state.round + 1, receiver=receiver,
+            rerolled=(0,) * len(state.active), history=(start,), events=(start, seen),
         )
 
     def _reroll(self, state: DiceState, positions: tuple[int, ...]) -> DiceState:
         public = _new(Event, ("reroll", state.holder, {"count": len(positions)}, None))
         history, events = (*state.history, public), (public,)
+        if positions and state.opts["reroll_once_per"] == "round":
+            mask = sum(1 << p for p in positions)
+            rerolled = add_to_seat(state.rerolled, state.holder, mask)
+            state = _with(state, rerolled=rerolled)
         if not positions:
             return _with(state, phase=CLAIM, history=history, events=events)
         if not self.cards:
@@ -320,8 +373,10 @@ class DiceRules(Engine):
         data = {"claim": state.space.claims[index], "blind": blind}
         event = _new(Event, ("claim", holder, data, None))
         values = list(state)  # _with, unrolled: the most frequent transition of the game
-        values[_HOLDER:_CLAIMANT + 1] = (next_active(state.active, holder), RESPOND,
-                                         state.hand, index, holder)
+        receiver = state.receiver  # a chosen receiver takes only the thrower's claim
+        if receiver < 0 or state.claim >= 0:
+            receiver = next_active(state.active, holder)
+        values[_HOLDER:_CLAIMANT + 1] = (receiver, RESPOND, state.hand, index, holder)
         values[_HISTORY:] = ((*state.history, event), (event,))
         return _new(DiceState, values)
 
@@ -342,16 +397,18 @@ class DiceRules(Engine):
         if points[loser] >= int(state.opts["max_points"]):  # type: ignore[call-overload]
             state, out_events = _go_out(state, loser, "points")
             events += out_events
-        return self._next_round(state, loser, events)
+        chooses = state.opts["receiver"] == "loser_chooses" and state.active[loser]
+        return self._next_round(state, loser, events, chooses)
 
-    def _next_round(self, state: DiceState, starter: int, events: tuple) -> DiceState:
+    def _next_round(self, state: DiceState, starter: int, events: tuple,
+                    chooses: bool = False) -> DiceState:
         if sum(state.active) <= 1:
             over = Event("over")
             return _with(state, phase=OVER, events=(*events, over), holder=-1)
         if not state.active[starter]:
             starter = next_active(state.active, starter)
         return _with(state, phase=DEAL, thrower=starter, holder=starter, events=events,
-                              pending=())
+                     pending=(), receiver=CHOOSES if chooses else LEFT)
 
     # --- faults -----------------------------------------------------------------------
 

@@ -9,7 +9,7 @@ import math
 import random
 from dataclasses import dataclass
 
-from arena.rules.actions import Accept, Action, Bid, Challenge, Look, Pass, Reroll
+from arena.rules.actions import Accept, Action, Bid, Challenge, Choose, Look, Pass, Reroll
 from arena.rules.base import CHANCE, TERMINAL, Legal, RuleSet
 
 # Steps above the lowest legal claim, geometric with p = 0.4 (capped at 24): one draw each.
@@ -28,7 +28,11 @@ def random_action(legal: Legal, rng: random.Random) -> Action:
     """Return a random legal action, weighted so that games finish and every branch is played."""
     decision = legal.decision
     if decision == "reroll":
+        if legal.must_reroll or len(legal.rerollable) < 5:  # a rule option limits rerolls
+            return rng.choice(legal.rerolls())
         return _REROLLS[rng.getrandbits(5)]
+    if decision == "choose":
+        return Choose(rng.choice(legal.seats))
     if decision == "claim":
         return _low_claim(legal, rng)
     if decision in ("respond", "accept") and (not legal.can_claim() or rng.random() < 0.3):

@@ -340,6 +340,7 @@
         case "see": part(e.seat, "sees " + tokens(e.central || e.hand)); break;
         case "hand": part(e.seat, "keeps " + tokens(e.hand)); break;
         case "look": part(e.seat, cards ? "picks up the cards" : "looks"); break;
+        case "choose": part(e.seat, "chooses " + who(e.receiver) + " to receive the cup"); break;
         case "reroll":
           part(e.seat, (cards ? "exchanges " : "rerolls ") + (e.count || "no") + " " +
             (cards ? (e.count === 1 ? "card" : "cards") : (e.count === 1 ? "die" : "dice")));

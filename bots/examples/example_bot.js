@@ -7,7 +7,9 @@
 // Strategy: as the thrower, or after looking, claim the lowest legal claim; when a claim
 // comes to it, challenge if the claimant has already claimed twice this round (read from the
 // round's history), else one time in three, otherwise look (dice) or accept (cards); reroll
-// the dice (or exchange the cards) whose rank appears only once.
+// the dice (or exchange the cards) whose rank appears only once, among those the rule options
+// leave it (legal.rerollable; at least one when legal.must_reroll); as a loser choosing the
+// receiver (receiver: loser_chooses), the seat with the most points, nearest to its left.
 "use strict";
 
 const readline = require("readline");
@@ -54,13 +56,32 @@ class ExampleBot {
       if (lowest === null || raised >= 2 || this.random() < 1 / 3) return { type: "challenge" };
       return { type: decision === "respond" ? "look" : "accept" };
     }
-    if (decision === "reroll") {
-      const ranks = observation.hand.map((face) => face[0]);
-      const once = (r) => ranks.filter((x) => x === r).length === 1;
-      return { type: "reroll", positions: ranks.flatMap((r, i) => (once(r) ? [i] : [])) };
-    }
+    if (decision === "reroll") return { type: "reroll", positions: this.reroll(observation) };
+    if (decision === "choose") return { type: "choose", seat: this.receiver(observation) };
     if (decision === "turn") return { type: "pass", claim: lowest, swaps: [], reveal: [] };
     return { type: "challenge" };
+  }
+
+  // The positions whose rank appears once, among those that may be rerolled now.
+  reroll(observation) {
+    const legal = observation.legal;
+    const ranks = observation.hand.map((face) => face[0]);
+    const may = legal.rerollable || [0, 1, 2, 3, 4];
+    const once = (r) => ranks.filter((x) => x === r).length === 1;
+    let positions = ranks.flatMap((r, i) => (once(r) && may.includes(i) ? [i] : []));
+    if (positions.length === 0 && legal.must_reroll && may.length > 0) positions = [may[0]];
+    return positions;
+  }
+
+  // The seat with the most points among those it may choose, nearest to its left.
+  receiver(observation) {
+    const scores = observation.scores;
+    const players = scores.length;
+    const key = (s) => [-scores[s], (s - this.seat + players) % players];
+    return observation.legal.seats.reduce((best, s) => {
+      const [a, b] = [key(s), key(best)];
+      return a[0] < b[0] || (a[0] === b[0] && a[1] < b[1]) ? s : best;
+    });
   }
 }
 

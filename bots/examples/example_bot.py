@@ -8,7 +8,9 @@ can be checked against each other. Not imported by arena: it is a template to co
 Strategy: as the thrower, or after looking, claim the lowest legal claim; when a claim
 comes to it, challenge if the claimant has already claimed twice this round (read from the
 round's history), else one time in three, otherwise look (dice) or accept (cards); reroll
-the dice (or exchange the cards) whose rank appears only once.
+the dice (or exchange the cards) whose rank appears only once, among those the rule options
+leave it (`legal.rerollable`; at least one when `legal.must_reroll`); as a loser choosing the
+receiver (`receiver: loser_chooses`), the seat with the most points, nearest to its left.
 """
 
 from __future__ import annotations
@@ -68,12 +70,29 @@ class ExampleBot:
                 return {"type": "challenge"}
             return {"type": "look" if decision == "respond" else "accept"}
         if decision == "reroll":
-            ranks = [face[0] for face in observation["hand"]]
-            return {"type": "reroll",
-                    "positions": [i for i, r in enumerate(ranks) if ranks.count(r) == 1]}
+            return {"type": "reroll", "positions": self.reroll(observation)}
+        if decision == "choose":
+            return {"type": "choose", "seat": self.receiver(observation)}
         if decision == "turn":
             return {"type": "pass", "claim": lowest, "swaps": [], "reveal": []}
         return {"type": "challenge"}
+
+
+    def reroll(self, observation: dict[str, Any]) -> list[int]:
+        """The positions whose rank appears once, among those that may be rerolled now."""
+        legal = observation["legal"]
+        ranks = [face[0] for face in observation["hand"]]
+        may = legal.get("rerollable", [0, 1, 2, 3, 4])
+        positions = [i for i, r in enumerate(ranks) if ranks.count(r) == 1 and i in may]
+        if not positions and legal.get("must_reroll") and may:
+            positions = [may[0]]
+        return positions
+
+    def receiver(self, observation: dict[str, Any]) -> int:
+        """The seat with the most points among those it may choose, nearest to its left."""
+        scores, players = observation["scores"], len(observation["scores"])
+        return min(observation["legal"]["seats"],
+                   key=lambda s: (-scores[s], (s - self.seat) % players))
 
 
 def send(message: dict[str, Any]) -> None:

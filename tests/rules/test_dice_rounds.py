@@ -7,7 +7,7 @@ from scripted import cards, deck, find, kinds, play, public, roll
 
 from arena.hands import parse_claim
 from arena.rules import CHANCE, RULESETS, TERMINAL, IllegalAction
-from arena.rules.actions import Challenge, Chance, Reroll
+from arena.rules.actions import Bid, Challenge, Chance, Reroll
 
 DICE = RULESETS["dice"]
 DICE_CARDS = RULESETS["dice-cards"]
@@ -289,6 +289,18 @@ def test_dice_cards_thrower_may_exchange_before_the_first_claim() -> None:
     assert DICE_CARDS.legal(state).actions() == (Challenge(),)
     state = play(DICE_CARDS, state, "challenge")
     assert state.points == (0, 1)
+
+
+def test_dice_cards_thrower_skips_the_exchange_with_an_empty_one_not_a_claim() -> None:
+    state = dealt(2, "Ah Kh Qh Jh 2c")
+    bid = Bid(parse_claim("high A"))
+    assert not DICE_CARDS.observe(state, 0).is_legal(bid)
+    assert bid not in DICE_CARDS.observe(state, 0).legal_actions()
+    with pytest.raises(IllegalAction, match="not a legal answer to 'reroll'"):
+        DICE_CARDS.apply(state, bid)
+    state = play(DICE_CARDS, state, "reroll none", "claim high A")
+    assert state.discards == ()
+    assert find(DICE_CARDS.events(state), "claim").seat == 0
 
 
 def test_dice_cards_has_flushes_and_no_five_of_a_kind() -> None:

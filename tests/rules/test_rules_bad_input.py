@@ -41,8 +41,8 @@ def fresh_central(**options: object):
      "reroll must be distinct positions 0-4, got (0, 5)"),
     (("claim pair Q", "look"), Reroll([0, 1]), "reroll must be a tuple of positions 0-4"),
     ((), Bid(parse_claim("flush K")), "no hand of dice has the value flush K"),
-    ((), Bid(parse_claim("pair J", straight_over_full=True)),
-     "claim pair J uses the wrong category order (straight_over_full)"),
+    (("claim pair Q",), Bid(parse_claim("pair J", straight_over_full=True)),
+     "seat 1: claim pair J is not higher than the claim to beat"),
     ((), Bid("pair J"), "'pair J' is not a claim"),
     ((), "claim pair J", "'claim pair J' is not a legal answer to 'claim'"),
     ((), Chance((9, 9, 9, 9, 9)), "'chance 9 9 9 9 9' is not a legal answer to 'claim'"),
@@ -128,9 +128,11 @@ def test_player_counts_out_of_range(rules_id: str, players: object, message: str
     ("dice", {"straight_over_full": 1}, "straight_over_full",
      "straight_over_full: 1 is not one of False, True"),
     ("dice", {"chips": 10}, "chips",
-     "chips: unknown option (known: max_faults, max_points, on_fault, straight_over_full)"),
+     ("chips: unknown option (known: look_must_reroll, max_faults, max_points, on_fault, "
+     "receiver, reroll_once_per, straight_over_full)")),
     ("cards", {"max_points": 5}, "max_points", ("max_points: unknown option (known: "
-     "accept_reward, chips, max_faults, on_fault, penalty, straight_over_full)")),
+     "accept_reward, chips, fresh_hand_to, max_faults, on_fault, penalty, "
+     "straight_over_full)")),
 ])
 def test_bad_options_name_the_option_and_the_value(
     rules_id: str, options: dict, key: str, message: str

@@ -46,9 +46,13 @@ def games(
     }
     if rules_id == "cards":
         options |= {"chips": draw(st.integers(1, 12)), "penalty": draw(st.integers(1, 6)),
-                    "accept_reward": draw(st.integers(0, 2))}
+                    "accept_reward": draw(st.integers(0, 2)),
+                    "fresh_hand_to": draw(st.sampled_from(["next", "rejecter"]))}
     else:
-        options["max_points"] = draw(st.integers(1, 5))
+        options |= {"max_points": draw(st.integers(1, 5)),
+                    "receiver": draw(st.sampled_from(["left", "loser_chooses"])),
+                    "look_must_reroll": draw(st.booleans()),
+                    "reroll_once_per": draw(st.sampled_from(["turn", "round"]))}
     fault_rate = draw(st.sampled_from([0.0, 0.02, 0.1]))
     return players, options, draw(st.integers(0, 2**32 - 1)), fault_rate
 
@@ -76,9 +80,11 @@ def play_checked(rules: RuleSet, game: tuple[int, dict[str, Any], int, float],
         if rules.id == "cards":
             check_chips(state, after, events, faulted)
             check_cards_accounted(after)
+            check_fresh_hand_goes_to(state, after, events)
         else:
             check_points(rules, state, after, events, faulted)
             check_dice_cards_accounted(rules, after)
+            check_the_receiver(state, after, events)
         check_no_leak(rules, after, rng)
         state = after
     raise AssertionError(f"the game did not end within {MAX_STEPS} steps")
@@ -159,6 +165,36 @@ def check_chips(before: Any, after: Any, events: tuple, faulted: bool) -> None:
         assert (chips == 0) == (not after.active[seat])
 
 
+def check_the_receiver(before: Any, after: Any, events: tuple) -> None:
+    """The thrower's claim goes to the chosen receiver, every other claim to the left; only
+    the loser of the last round chooses, and only with receiver: loser_chooses."""
+    for event in events:
+        if event.kind == "choose":
+            assert before.opts["receiver"] == "loser_chooses"
+            assert event.data["receiver"] != event.seat
+        if event.kind == "claim" and before.claim < 0:
+            chosen = [e.data["receiver"] for e in before.history if e.kind == "choose"]
+            left = dice_engine.next_active(before.active, event.seat)
+            assert after.holder == (chosen[0] if chosen else left)
+
+
+def check_fresh_hand_goes_to(before: Any, after: Any, events: tuple) -> None:
+    """After a reject the fresh central hand goes to the next player, or with
+    fresh_hand_to: rejecter to the rejecting player while still in."""
+    kinds = [event.kind for event in events]
+    if "challenge" not in kinds or "central" not in kinds:
+        return
+    rejecter = before.holder
+    keeps = before.opts["fresh_hand_to"] == "rejecter" and after.active[rejecter]
+    expected = rejecter if keeps else cards_engine.next_active(after.active, rejecter)
+    assert find_kind(events, "central").seat == expected
+
+
+def find_kind(events: tuple, kind: str) -> Event:
+    """The first event of a kind."""
+    return next(event for event in events if event.kind == kind)
+
+
 def check_cards_accounted(state: Any) -> None:
     """Draw pile, discards, central hand and every private hand hold the 52 cards once each."""
     if state.phase == cards_engine.SHUFFLE:
@@ -196,7 +232,7 @@ def check_no_leak(rules: RuleSet, state: Any, rng: random.Random) -> None:
 
 def _rethrow_hidden_dice(rules: RuleSet, state: Any, seat: int, rng: random.Random) -> Any:
     looking = seat == state.holder and state.phase in (
-        dice_engine.EXCHANGE, dice_engine.CLAIM, dice_engine.REROLL)
+        dice_engine.EXCHANGE, dice_engine.CLAIM, dice_engine.REROLL, dice_engine.CHOOSE)
     if rules.id == "dice":
         if looking or not state.hand:
             return None
@@ -273,7 +309,9 @@ def exchange_everything(legal: Legal, rng: random.Random) -> Action:
     if legal.decision == "respond":
         return Look() if legal.can_claim() else Challenge()
     if legal.decision == "reroll":
-        return Reroll(tuple(p for p in range(5) if rng.random() < 0.9))
+        wanted = Reroll(tuple(p for p in legal.rerollable if rng.random() < 0.9))
+        if legal.problem(wanted) is None:
+            return wanted
     return random_action(legal, rng)
 
 

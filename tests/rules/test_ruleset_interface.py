@@ -6,19 +6,33 @@ import random
 
 import pytest
 
-from arena.rules import CHANCE, RULESETS, TERMINAL, IllegalAction, RulesError, get_rules
-from arena.rules.actions import Challenge, Chance
-from arena.rules.base import Event, Observation, Result
+from arena.rules import (
+    CHANCE,
+    RULESETS,
+    TERMINAL,
+    IllegalAction,
+    RulesError,
+    RuleSet,
+    get_rules,
+)
+from arena.rules.actions import Accept, Bid, Challenge, Chance, Choose, Look, Pass, Reroll
+from arena.rules.base import Event, Legal, Observation, Result
 from arena.rules.playout import playout, random_action
 
 ALL = sorted(RULESETS)
-DECISIONS = {"claim", "respond", "reroll", "accept", "turn"}
+DECISIONS = {"claim", "respond", "reroll", "accept", "turn", "choose"}
+DICE_DEFAULTS = {"max_points": 5, "receiver": "left", "look_must_reroll": False,
+                 "reroll_once_per": "turn"}
 DEFAULTS = {
-    "dice": {"max_points": 5},
-    "dice-cards": {"max_points": 5},
-    "cards": {"chips": 10, "penalty": 5, "accept_reward": 1},
+    "dice": DICE_DEFAULTS,
+    "dice-cards": DICE_DEFAULTS,
+    "cards": {"chips": 10, "penalty": 5, "accept_reward": 1, "fresh_hand_to": "next"},
 }
 PLAYERS = {"dice": (2, 6), "dice-cards": (2, 6), "cards": (3, 6)}
+OPTION_SETS = [{}, {"straight_over_full": True}, {"receiver": "loser_chooses"},
+               {"look_must_reroll": True}, {"reroll_once_per": "round"},
+               {"look_must_reroll": True, "reroll_once_per": "round"},
+               {"fresh_hand_to": "rejecter"}]
 
 
 @pytest.mark.parametrize("rules_id", ALL)
@@ -125,3 +139,70 @@ def test_the_engines_hold_no_game_state(rules_id: str) -> None:
     first = playout(rules, rules.min_players, random.Random(3)).state
     playout(rules, rules.max_players, random.Random(4))
     assert playout(rules, rules.min_players, random.Random(3)).state == first
+
+
+def _probes(rules_id: str, players: int, options: dict) -> list[object]:
+    """Every action a bot might send: each claim as a bid and a pass, each reroll, the rest."""
+    claims = RULESETS[rules_id].new_game(players, options).space.claims
+    rerolls = [Reroll(tuple(p for p in range(5) if mask >> p & 1)) for mask in range(32)]
+    choices = [Choose(seat) for seat in range(-1, players + 1)]
+    return [Challenge(), Accept(), Look(), *rerolls, *choices, *map(Bid, claims),
+            *map(Pass, claims)]
+
+
+def _accepted(rules: object, state: object, action: object) -> bool:
+    try:
+        rules.apply(state, action)  # type: ignore[attr-defined]
+    except IllegalAction:
+        return False
+    return True
+
+
+def _option_cases() -> list[tuple[str, dict]]:
+    """Each rule set with each option set it knows."""
+    return [(rules_id, options) for rules_id in ALL for options in OPTION_SETS
+            if set(options) <= {spec.name for spec in RULESETS[rules_id].option_specs}]
+
+
+def _shaped(legal: Legal) -> set[str]:
+    """Which rule options shaped this Legal."""
+    return {name for name, shaped in (("receiver", legal.decision == "choose"),
+                                      ("look_must_reroll", legal.must_reroll),
+                                      ("reroll_once_per", len(legal.rerollable) < 5)) if shaped}
+
+
+@pytest.mark.parametrize(("rules_id", "options"), _option_cases(), ids=str)
+def test_the_referee_accepts_exactly_the_legal_actions(rules_id: str, options: dict) -> None:
+    """legal_actions(), is_legal() and apply() agree at every decision, under every option."""
+    rules = RULESETS[rules_id]
+    # two players look again within a round more often; a choice needs three still in
+    players = rules.min_players + (0 if "reroll_once_per" in options else 2)
+    probes = _probes(rules_id, players, options)
+    wanted = set(options) & {"receiver", "look_must_reroll", "reroll_once_per"}
+    shaped: set[str] = set()
+    for seed in range(8):  # until every option has shaped a decision
+        shaped |= _check_every_decision(rules, players, options, probes, random.Random(seed))
+        if shaped == wanted:
+            break
+    assert shaped == wanted
+
+
+def _check_every_decision(rules: RuleSet, players: int, options: dict, probes: list,
+                          rng: random.Random) -> set[str]:
+    """Play a random game probing every decision; return the options that shaped one."""
+    state = rules.new_game(players, options)
+    shaped: set[str] = set()
+    while not rules.is_over(state):
+        seat = rules.to_act(state)
+        if seat == CHANCE:
+            state = rules.apply(state, rules.chance(state, rng))
+            continue
+        seen = rules.observe(state, seat)
+        shaped |= _shaped(seen.legal)
+        listed = None if seen.decision == "turn" else set(seen.legal_actions())
+        for action in probes:
+            accepted = _accepted(rules, state, action)
+            assert accepted == seen.is_legal(action), (seen.decision, action)
+            assert listed is None or accepted == (action in listed), (seen.decision, action)
+        state = rules.apply(state, random_action(seen.legal, rng))
+    return shaped
