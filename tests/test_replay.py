@@ -222,3 +222,27 @@ def test_the_schema_rejects_what_is_not_a_replay() -> None:
     for bad in (no_seconds, bad_fault, two_results, lines[1:]):
         assert not VALIDATOR.is_valid(bad)
     assert VALIDATOR.is_valid(lines)
+
+
+OLD_FOLDER = Path(__file__).parent / "fixtures" / "results-v1"
+
+
+def test_a_results_folder_written_before_the_fault_details_still_verifies_and_reports(
+        tmp_path: Path) -> None:
+    import shutil
+
+    from click.testing import CliRunner
+
+    from arena.cli import cli
+
+    folder = tmp_path / "old"
+    shutil.copytree(OLD_FOLDER, folder)
+    verified = CliRunner().invoke(cli, ["replay", str(folder), "--verify"])
+    assert verified.exit_code == 0, verified.output
+    assert "6 games verified" in verified.output
+    for path in sorted((folder / "replays").glob("*.json.gz")):
+        VALIDATOR.validate(read_replay(path).lines())
+    reported = CliRunner().invoke(cli, ["report", str(folder)])
+    assert reported.exit_code == 0, reported.output
+    html = (folder / "report.html").read_text()
+    assert "is not higher than the claim to beat" in html
