@@ -19,14 +19,24 @@ from arena.bot import Bot, BotContext, GameEnd
 from arena.rules.actions import Action
 from arena.rules.base import Event, Observation
 
+SENT_CHARS = 200
+"""How much of what a bot sent an `illegal` or `protocol` fault keeps."""
+
+
+def shown(text: str) -> str:
+    """What a bot sent, cut to SENT_CHARS, for its author to see in the fault."""
+    return text if len(text) <= SENT_CHARS else text[:SENT_CHARS] + "..."
+
 
 class BotFault(Exception):
-    """A bot misbehaved: `kind` is timeout, crash, illegal or protocol."""
+    """A bot misbehaved: `kind` is timeout, crash, illegal or protocol; `sent` is what it
+    sent, where that is the fault (cut to SENT_CHARS)."""
 
-    def __init__(self, kind: str, message: str) -> None:
+    def __init__(self, kind: str, message: str, sent: str | None = None) -> None:
         super().__init__(f"{kind}: {message}")
         self.kind = kind
         self.message = message
+        self.sent = sent
 
 
 class Host(Protocol):

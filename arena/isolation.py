@@ -31,7 +31,7 @@ from typing import Any, Self
 from arena import wire
 from arena.bot import BotContext, GameEnd
 from arena.codec import CodecError, action_from_json
-from arena.hosts import BotFault
+from arena.hosts import SENT_CHARS, BotFault, shown
 from arena.processes import (
     BotProcess,
     InputStuck,
@@ -46,8 +46,22 @@ from arena.wire import PROTOCOL, SPOKEN, SeatLog
 __all__ = ["CommandHost", "PipeHost", "ProcessHost", "ProcessLimits"]
 
 
-def _show(line: bytes) -> str:
-    return repr(line[:80]) + ("..." if len(line) > 80 else "")
+STDERR_LINES = 3
+"""How many of the bot's last stderr lines a fault message ends with."""
+HELLO_HINT = ("the program runs but said nothing: does it flush stdout after each line "
+              "(print(..., flush=True), fflush(stdout)), and does it name its files by "
+              "absolute path (it runs in an empty folder)?")
+
+
+def _text(line: bytes | bytearray) -> str:
+    """A line the bot sent, as text for its author (bytes that are not UTF-8 replaced)."""
+    return shown(bytes(line[: SENT_CHARS + 1]).decode("utf-8", "replace"))
+
+
+def _brief(value: object) -> str:
+    """A value from the bot's message, as the JSON it sent, cut short."""
+    text = value if isinstance(value, str) else json.dumps(value)
+    return text if len(text) <= 60 else text[:60] + "..."
 
 
 def _context_json(context: BotContext, seed: int) -> dict[str, Any]:
@@ -89,6 +103,11 @@ class PipeHost:
         self.protocol = PROTOCOL
         self.last_wall = 0.0
         self.billed = 0.0
+        self.last_reply: str | None = None
+        """The text of the bot's last reply to a decision (what an illegal answer was)."""
+        self.refused: BotFault | None = None
+        """Why the bot's process could not be started (no hello): every later game faults
+        at once with it, instead of waiting for a hello again."""
 
     def launch_config(self) -> dict[str, Any]:
         """What the launcher runs: {"bot": ref} or {"command": argv}."""
@@ -103,6 +122,11 @@ class PipeHost:
         seed = context.rng.getrandbits(53)
         sof = bool(context.options.get("straight_over_full"))
         self.game = _Game(context, seed, sof, [state[0], list(state[1]), state[2]])
+        self.last_reply = None
+        if self.refused is not None:
+            refused = BotFault(self.refused.kind, self.refused.message, self.refused.sent)
+            self.game.faults.append(refused)
+            raise refused
         process = self.process
         if process is not None and (not process.alive() or self._worn(process)):
             self._kill()
@@ -123,17 +147,27 @@ class PipeHost:
         started = time.monotonic()
         self._send(game.log.flush(request), started + self.limits.backstop(timeout))
         cpu = process.cpu_times()  # read while the bot works: off the decision's path
-        message = self._parse(self._reply_in_time(turn, timeout, started, cpu))
+        line = self._reply_in_time(turn, timeout, started, cpu)
+        message = self._parse(line)
+        sent = self.last_reply
         if message["type"] == "error":
             raise self._fail("crash", str(message.get("message"))[:300], kill=False)
         if message["type"] != "action":
-            raise self._fail("protocol", f"sent {message['type']!r} where an action was expected")
+            raise self._fail("protocol", f"sent a {_brief(message['type'])} message where an "
+                                         f"action was expected", sent=sent)
         if message.get("turn") != turn:
-            raise self._fail("protocol", f"answered turn {message.get('turn')!r}, not turn {turn}")
+            raise self._fail("protocol", self._wrong_turn(message.get("turn"), turn), sent=sent)
         try:
             return action_from_json(message.get("action"), game.straight_over_full)
         except CodecError as exc:
-            raise self._fail("protocol", f"sent an unreadable action: {exc}"[:300]) from None
+            raise self._fail("protocol", f"sent an action arena cannot read: {exc}"[:300],
+                             sent=sent) from None
+
+    @staticmethod
+    def _wrong_turn(answered: object, turn: int) -> str:
+        if answered is None:
+            return f"answered without a turn number (turn {turn} was asked)"
+        return f"answered turn {_brief(answered)}, but turn {turn} was asked"
 
     def notify(self, event: Event) -> None:
         """Keep the event for the next request: a bot wakes once per decision, not per event
@@ -221,16 +255,25 @@ class PipeHost:
         self.process.track()
 
     def _spawn(self) -> None:
+        """Start the process and exchange hellos; a failure here is kept for later games."""
+        try:
+            self._hello()
+        except BotFault as fault:
+            self.refused = fault
+            raise
+
+    def _hello(self) -> None:
         try:
             self.process = BotProcess(self.launch_config(), self.limits)
         except OSError as exc:
             raise self._fail("crash", f"cannot start the bot process: {exc}") from None
         self._send(wire.line({"type": "hello", "protocol": PROTOCOL, "bot": self._reference()}),
                    time.monotonic() + self.limits.start_timeout)
-        hello = self._expect("hello", self.limits.start_timeout)
+        hello = self._expect("hello", self.limits.start_timeout, HELLO_HINT)
         if hello.get("protocol") not in SPOKEN:
-            raise self._fail("protocol", f"speaks protocol {hello.get('protocol')!r}, "
-                                         f"the referee speaks {' or '.join(map(str, SPOKEN))}")
+            raise self._fail("protocol", f"speaks protocol {_brief(hello.get('protocol'))}, "
+                                         f"the referee speaks {' or '.join(map(str, SPOKEN))}",
+                             sent=self.last_reply)
         self.protocol = hello["protocol"]
         self.name = str(hello.get("name", ""))[:100]
         self.process.locate()
@@ -244,16 +287,27 @@ class PipeHost:
         assert self.process is not None
         line = self._line(0.0)
         if line is not None:
-            raise self._fail("protocol", f"sent a line nobody asked for: {_show(line)}")
+            raise self._fail("protocol", f"sent a line nobody asked for: {_text(line)}",
+                             sent=_text(line))
 
-    def _fail(self, kind: str, message: str, kill: bool = True) -> BotFault:
-        """Record a fault of this game (the process is replaced before the next game)."""
-        fault = BotFault(kind, message)
+    def _fail(self, kind: str, message: str, kill: bool = True,
+              sent: str | None = None) -> BotFault:
+        """Record a fault of this game (the process is replaced before the next game); its
+        message ends with the bot's last stderr lines, for the bot's author."""
+        fault = BotFault(kind, message + self._stderr_note(), sent)
         if self.game is not None:
             self.game.faults.append(fault)
         if kill:
             self._kill()
         return fault
+
+    def _stderr_note(self) -> str:
+        """'; stderr: ' and the bot's last few stderr lines (joined by ' | '), or ''."""
+        lines = [t.strip() for t in self.stderr_tail().splitlines() if t.strip()]
+        if not lines:
+            return ""
+        note = " | ".join(lines[-STDERR_LINES:])
+        return "; stderr: " + (note if len(note) <= 300 else "..." + note[-300:])
 
     def _kill(self) -> None:
         if self.process is not None:
@@ -263,12 +317,9 @@ class PipeHost:
             self.process = None
 
     def _death(self) -> str:
-        """Why the bot's output ended, with the last line it wrote to stderr."""
+        """Why the bot's output ended."""
         assert self.process is not None
-        reason = self.process.exit_reason(0.5) or "closed its standard output"
-        self.process.drain()
-        tail = [t for t in self.process.stderr_tail().splitlines() if t.strip()]
-        return reason + (f"; stderr: {tail[-1][:200]}" if tail else "")
+        return self.process.exit_reason(0.5) or "closed its standard output"
 
     def _check_alive(self) -> None:
         """A bot that died, or closed its output while its helpers hold the pipe, is a crash."""
@@ -292,28 +343,37 @@ class PipeHost:
         try:
             return self.process.next_line(wait)
         except LineTooLong:
-            raise self._fail(
-                "protocol", f"sent a line longer than {self.limits.line_bytes} bytes") from None
+            raise self._fail("protocol", f"sent a line longer than {self.limits.line_bytes} "
+                                         f"bytes", sent=_text(self.process.buffer)) from None
         except OutputClosed:
             raise self._fail("crash", self._death()) from None
 
     def _parse(self, line: bytes) -> dict[str, Any]:
+        sent = _text(line)
         try:
-            message = json.loads(line)
+            text = line.decode("utf-8")
+        except UnicodeDecodeError:
+            raise self._fail("protocol", "sent a line that is not UTF-8 text", sent=sent) from None
+        try:
+            message = json.loads(text)
         except ValueError:
-            raise self._fail("protocol", f"sent a line that is not JSON: {_show(line)}") from None
+            raise self._fail("protocol", f"sent a line that is not JSON: {shown(text)[:80]}",
+                             sent=sent) from None
         if not isinstance(message, dict) or not isinstance(message.get("type"), str):
-            raise self._fail("protocol", f"sent {_show(line)}, not a message object")
+            raise self._fail("protocol", f"sent {shown(text)[:80]}, which is not a message "
+                                         f"(a JSON object with a type)", sent=sent)
+        self.last_reply = sent
         return message
 
-    def _expect(self, kind: str, wait: float) -> dict[str, Any]:
+    def _expect(self, kind: str, wait: float, hint: str = "") -> dict[str, Any]:
         """Wait (wall clock) for a reply of one type; an error reply is a crash."""
         until = time.monotonic() + wait
         line = None
         while line is None:
             left = until - time.monotonic()
             if left <= 0:
-                raise self._fail("timeout", f"no {kind!r} reply within {wait:.3g}s")
+                said = f": {hint}" if hint else ""
+                raise self._fail("timeout", f"no {kind!r} reply within {wait:.3g}s{said}")
             line = self._line(min(left, 0.1))
             if line is None:
                 self._check_alive()
@@ -321,7 +381,8 @@ class PipeHost:
         if message["type"] == "error":
             raise self._fail("crash", str(message.get("message"))[:300], kill=kind == "hello")
         if message["type"] != kind:
-            raise self._fail("protocol", f"sent {message['type']!r} where {kind!r} was expected")
+            raise self._fail("protocol", f"sent a {_brief(message['type'])} message where "
+                                         f"{kind!r} was expected", sent=self.last_reply)
         return message
 
     def _reply_in_time(self, turn: int, limit: float, started: float,

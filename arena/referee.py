@@ -8,6 +8,7 @@ it is never charged to a bot. This module does not read configs or write files.
 
 from __future__ import annotations
 
+import json
 import random
 import time
 import traceback
@@ -18,7 +19,8 @@ from types import MappingProxyType
 from typing import Any
 
 from arena.bot import Bot, BotContext, GameEnd, Limits
-from arena.hosts import BotFault, Host, InlineHost, decision_alarm
+from arena.codec import action_to_json
+from arena.hosts import BotFault, Host, InlineHost, decision_alarm, shown
 from arena.rules import CHANCE, TERMINAL, RuleSet, get_rules
 from arena.rules.actions import Action, Chance
 from arena.rules.base import Event, Result
@@ -44,12 +46,14 @@ class Player:
 
 @dataclass(frozen=True, slots=True)
 class Fault:
-    """A bot's fault: which seat, which kind, the message, and the decision it happened at."""
+    """A bot's fault: which seat, which kind, the message, the decision it happened at, and
+    what the bot sent when that was the fault (`illegal`, `protocol`)."""
 
     seat: int
     kind: str
     message: str
     decision: int
+    sent: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +61,7 @@ class GameRecord:
     """Everything about one finished game.
 
     `log` holds, in order: ("chance", Chance), ("action", seat, Action, seconds),
-    ("fault", seat, kind, message, seconds) and ("event", Event) entries.
+    ("fault", seat, kind, message, seconds, sent) and ("event", Event) entries.
     """
 
     rules: str
@@ -199,7 +203,8 @@ class _Game:
             problem = _problem(observation, action)
             if problem is None:
                 raise
-            return self._fault(state, seat, BotFault("illegal", problem), elapsed)
+            illegal = BotFault("illegal", problem, _sent(host, action))
+            return self._fault(state, seat, illegal, elapsed)
         self.log.append(("action", seat, action, elapsed))
         return new_state
 
@@ -213,8 +218,8 @@ class _Game:
         return elapsed
 
     def _fault(self, state: Any, seat: int, fault: BotFault, elapsed: float) -> Any:
-        self.faults.append(Fault(seat, fault.kind, fault.message, self.decisions))
-        self.log.append(("fault", seat, fault.kind, fault.message, elapsed))
+        self.faults.append(Fault(seat, fault.kind, fault.message, self.decisions, fault.sent))
+        self.log.append(("fault", seat, fault.kind, fault.message, elapsed, fault.sent))
         if self.spectator is not None:
             self.spectator(Event("fault", seat, {"kind": fault.kind, "message": fault.message}))
         return self.rules.fault(state, seat)
@@ -239,9 +244,23 @@ class _Game:
                 if self.broken[seat] is None:
                     player.host.end(GameEnd(result, seat))
             except BotFault as fault:
-                self.faults.append(Fault(seat, fault.kind, fault.message, self.decisions))
+                self.faults.append(Fault(seat, fault.kind, fault.message, self.decisions,
+                                         fault.sent))
             finally:
                 player.host.close()
+
+
+def _sent(host: Host, action: object) -> str:
+    """What the bot sent for an illegal answer: the reply line of a bot in its own process,
+    else the answer's JSON form (or its repr, when it is no action at all)."""
+    reply = getattr(host, "last_reply", None)
+    if reply is not None:
+        return shown(reply)
+    try:
+        encoded = action_to_json(action)  # type: ignore[arg-type]
+    except Exception:  # noqa: BLE001 - the bot's object is no action: show what it is
+        return shown(repr(action))
+    return shown(json.dumps(encoded, separators=(", ", ": ")))
 
 
 def _problem(observation: Any, action: object) -> str | None:

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.codec import CodecError, action_from_json, action_to_json, event_to_json
-from arena.referee import GameRecord
+from arena.referee import Fault, GameRecord
 from arena.results import write_atomic
 from arena.rules import CHANCE, RULESETS, RulesError, RuleSet
 from arena.rules.actions import Chance
@@ -99,14 +99,15 @@ def _entry(item: tuple[Any, ...]) -> dict[str, Any]:
         action = action_to_json(item[2])
         return {"type": "action", "seat": item[1], "action": action, "seconds": _secs(item[3])}
     if kind == "fault":
-        _, seat, fault_kind, message, seconds = item
-        return {
+        _, seat, fault_kind, message, seconds, sent = item
+        line = {
             "type": "fault",
             "seat": seat,
             "kind": fault_kind,
             "message": message,
             "seconds": _secs(seconds),
         }
+        return line if sent is None else {**line, "sent": sent}
     return {"type": "event", "event": event_to_json(item[1])}
 
 
@@ -122,11 +123,19 @@ def _result(record: GameRecord) -> dict[str, Any]:
         "scores": list(result.scores),
         "out_order": list(result.out_order),
         "decisions": record.decisions,
-        "faults": [
-            {"seat": f.seat, "kind": f.kind, "message": f.message, "decision": f.decision}
-            for f in record.faults
-        ],
+        "faults": [fault_json(f, decision=True) for f in record.faults],
     }
+
+
+def fault_json(fault: Fault, decision: bool = False) -> dict[str, Any]:
+    """A fault as results record it (games.jsonl, a replay's result): `sent` only where the
+    bot's answer was the fault, `decision` in a replay."""
+    out: dict[str, Any] = {"seat": fault.seat, "kind": fault.kind, "message": fault.message}
+    if decision:
+        out["decision"] = fault.decision
+    if fault.sent is not None:
+        out["sent"] = fault.sent
+    return out
 
 
 def encode_replay(lines: Sequence[Mapping[str, Any]]) -> bytes:

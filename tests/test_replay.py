@@ -246,3 +246,33 @@ def test_a_results_folder_written_before_the_fault_details_still_verifies_and_re
     assert reported.exit_code == 0, reported.output
     html = (folder / "report.html").read_text()
     assert "is not higher than the claim to beat" in html
+
+
+def test_an_illegal_answer_is_kept_as_the_bot_sent_it_in_the_replay() -> None:
+    lines = _lines("dice-cards")
+    VALIDATOR.validate(lines)
+    faults = [line for line in lines if line["type"] == "fault"]
+    assert faults and all(f["sent"] == '{"type": "challenge"}' for f in faults)
+    assert [f["sent"] for f in lines[-1]["faults"]] == ['{"type": "challenge"}']
+    crashes = [line for line in _lines("dice") if line["type"] == "fault"]
+    assert crashes and all("sent" not in f for f in crashes)
+
+
+def test_games_jsonl_keeps_what_a_bot_sent_for_an_illegal_answer(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from arena.cli import cli
+
+    config = tmp_path / "liar.yaml"
+    config.write_text(f"name: liar\nrules: dice\nentrants:\n  - random\n"
+                      f"  - bot: {OLD_FOLDER / 'liar.py'}\n    alias: liar\n"
+                      f"format:\n  type: round-robin\n  seats: 2\n  games: 1\n"
+                      f"seed: 3\nworkers: 1\n")
+    ran = CliRunner().invoke(cli, ["run", str(config), "--out", str(tmp_path / "out")])
+    assert ran.exit_code == 0, ran.output
+    games = [json.loads(t) for t in (tmp_path / "out" / "games.jsonl").read_text().splitlines()]
+    faults = [f for g in games for f in g["faults"]]
+    assert faults and {f["kind"] for f in faults} == {"illegal"}
+    for fault in faults:
+        sent = json.loads(fault["sent"])
+        assert sent["type"] == "action" and sent["action"] == {"type": "bid", "claim": "high A"}

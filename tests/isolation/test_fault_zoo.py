@@ -28,8 +28,8 @@ WIRE_ZOO = [
     ("unfinished", "timeout", "no answer"),
     ("close", "crash", "closed its standard output"),
     ("stale", "protocol", "answered turn"),
-    ("unreadable", "protocol", "unreadable action"),
-    ("badutf8", "protocol", "not JSON"),
+    ("unreadable", "protocol", "action arena cannot read"),
+    ("badutf8", "protocol", "not UTF-8 text"),
     ("stderr", "timeout", "turn 1"),  # a CPU or a wall timeout, as the machine goes
 ]
 
@@ -129,3 +129,61 @@ def test_stderr_floods_and_stray_prints_do_not_disturb_the_protocol(bot: str, ta
     assert record.faults == ()
     assert len(text.encode()) <= LIMITS.stderr_bytes
     assert tail in text
+
+
+@pytest.mark.parametrize("mode", ["junk", "silent", "enormous", "unfinished", "close", "stale",
+                                  "unreadable", "badutf8", "future", "noturn", "array"])
+def test_every_fault_message_ends_with_the_bots_last_stderr_lines(mode: str) -> None:
+    record = play_zoo(CommandHost(wire(mode), LIMITS))
+    message = record.faults[0].message
+    assert f"; stderr: wire-{mode} misbehaves" in message, message
+
+
+@pytest.mark.parametrize(("mode", "words"), [
+    ("noturn", "answered without a turn number (turn 1 was asked)"),
+    ("stale", "answered turn 0, but turn 1 was asked"),
+    ("array", "sent [1,2,3], which is not a message (a JSON object with a type)"),
+    ("junk", "sent a line that is not JSON: I am thinking about it"),
+    ("badutf8", "sent a line that is not UTF-8 text"),
+    ("positions", 'positions must be a list of whole numbers, got ["3"]'),
+    ("unreadable", 'unknown action type "dance"'),
+])
+def test_protocol_faults_say_what_went_wrong_in_plain_words(mode: str, words: str) -> None:
+    record = play_zoo(CommandHost(wire(mode), LIMITS))
+    fault = record.faults[0]
+    assert fault.kind == "protocol"
+    assert words in fault.message
+    assert "None" not in fault.message and "b'" not in fault.message
+    assert "'3'" not in fault.message and "'dance'" not in fault.message
+
+
+@pytest.mark.parametrize(("mode", "kind", "sent"), [
+    ("illegal", "illegal", ('{"type": "action", "turn": 1, "action": {"type": "reroll", '
+                            '"positions": [4]}}')),
+    ("array", "protocol", "[1,2,3]"),
+    ("enormous", "protocol", ("[" + "1," * 100)[:200] + "..."),
+])
+def test_illegal_and_protocol_faults_keep_what_the_bot_sent(mode: str, kind: str,
+                                                            sent: str) -> None:
+    record = play_zoo(CommandHost(wire(mode), LIMITS))
+    assert [(f.kind, f.sent) for f in record.faults] == [(kind, sent)]
+    assert [e[5] for e in record.log if e[0] == "fault"] == [sent]
+
+
+def test_a_bot_that_never_answers_hello_is_cut_off_after_its_first_failure() -> None:
+    from arena.processes import started_tokens
+
+    host = CommandHost(wire("mute"), replace(LIMITS, start_timeout=0.5))
+    before = len(started_tokens())
+    try:
+        records = [play_game("dice", [Player("zoo", host), "random"], seed=seed,
+                             limits=Limits(DECISION)) for seed in (1, 2, 3)]
+    finally:
+        host.shutdown()
+    messages = [[f.message for f in r.faults] for r in records]
+    assert len(started_tokens()) - before == 1
+    assert messages[0] == messages[1] == messages[2] and len(messages[0]) == 1
+    message = messages[0][0]
+    assert message.startswith("no 'hello' reply within 0.5s")
+    for hint in ("flush", "absolute", "stderr: wire-mute heard hello and keeps quiet"):
+        assert hint in message, message

@@ -120,6 +120,19 @@ def test_a_healthy_process_is_reused_and_a_faulted_one_replaced() -> None:
         assert faulty.process is None
 
 
+def test_after_an_illegal_answer_the_process_plays_on_as_documented() -> None:
+    """An illegal answer is a well-formed reply: the referee charges it through the rules,
+    and the process, which followed the protocol, is kept (docs/protocol.md, Faults)."""
+    with CommandHost(wire("illegal"), LIMITS) as host:
+        record = play_game("dice", [Player("i", host), "random"], seed=1)
+        assert [f.kind for f in record.faults] == ["illegal"]
+        assert host.process is not None
+        pid = host.process.pid
+        again = play_game("dice", [Player("i", host), "random"], seed=2)
+        assert again.faults == ()  # the zoo bot misbehaves only on its first decision
+        assert host.process is not None and host.process.pid == pid
+
+
 def test_a_command_bot_behind_a_wrapper_script_lives_on_between_games() -> None:
     command = ["sh", "-c", f"{sys.executable} {EXAMPLES / 'example_bot.py'}; true"]
     with CommandHost(command, LIMITS) as host:
