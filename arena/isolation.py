@@ -8,9 +8,9 @@ allows it, its own PID namespace. A hard fault kills the bot's whole process tre
 SIGKILL; the process is otherwise kept for the worker's next game, which builds a fresh bot
 instance in it.
 
-Time is billed as the smaller of the decision's wall time and the bot's CPU time, with a
-wall-clock backstop (limit × grace + grace_seconds), so a busy machine does not forfeit a bot
-that did not use its time, while a sleeping or blocked bot is still stopped.
+Time is billed as in every host: the smaller of the decision's wall time and the bot's CPU
+time, with a wall-clock limit of `limit × wall_factor` (`arena.bot.Limits`), so a busy machine
+does not forfeit a bot that did not use its time, while a sleeping or blocked bot is stopped.
 
 This module never sees the game state: it carries one seat's observations and events, encoded
 by `arena.codec`, and turns what goes wrong into a `BotFault`. It does not decide what a fault
@@ -103,6 +103,7 @@ class PipeHost:
         self.protocol = PROTOCOL
         self.last_wall = 0.0
         self.billed = 0.0
+        self.wall_factor = 2.0
         self.last_reply: str | None = None
         """The text of the bot's last reply to a decision (what an illegal answer was)."""
         self.refused: BotFault | None = None
@@ -122,6 +123,7 @@ class PipeHost:
         seed = context.rng.getrandbits(53)
         sof = bool(context.options.get("straight_over_full"))
         self.game = _Game(context, seed, sof, [state[0], list(state[1]), state[2]])
+        self.wall_factor = context.limits.wall_factor
         self.last_reply = None
         if self.refused is not None:
             refused = BotFault(self.refused.kind, self.refused.message, self.refused.sent)
@@ -145,7 +147,7 @@ class PipeHost:
         turn = self.turn
         request = game.log.act_line(turn, timeout, observation, self.protocol)
         started = time.monotonic()
-        self._send(game.log.flush(request), started + self.limits.backstop(timeout))
+        self._send(game.log.flush(request), started + timeout * self.wall_factor)
         cpu = process.cpu_times()  # read while the bot works: off the decision's path
         line = self._reply_in_time(turn, timeout, started, cpu)
         message = self._parse(line)
@@ -191,7 +193,7 @@ class PipeHost:
         self._send(game.log.flush(wire.line({"type": "end", "place": result.place, "result": {
             "placements": list(r.placements), "scores": list(r.scores),
             "out_order": list(r.out_order)}})), time.monotonic() + 5)
-        self._expect("done", self.limits.backstop(game.context.limits.decision))
+        self._expect("done", self.limits.start_timeout)
 
     def close(self) -> None:
         """End the game: keep a healthy process for the next one, kill a faulted one."""
@@ -387,10 +389,11 @@ class PipeHost:
 
     def _reply_in_time(self, turn: int, limit: float, started: float,
                        cpu0: Mapping[int, float]) -> bytes:
-        """Wait for the reply line; stop the bot once its CPU time or the backstop runs out."""
+        """Wait for the reply line; stop the bot once its CPU time or its wall limit runs out."""
         process = self.process
         assert process is not None
-        soft, hard = started + limit, started + self.limits.backstop(limit)
+        wall = limit * self.wall_factor
+        soft, hard = started + limit, started + wall
         poll = min(0.05, max(0.005, limit / 20))
         while True:
             now = time.monotonic()
@@ -405,18 +408,19 @@ class PipeHost:
                                                 f"limit {limit:.3g}s")
                 if now >= hard:
                     raise self._fail("timeout", f"no answer to turn {turn} after "
-                                                f"{now - started:.2f}s ({used:.2f}s CPU), "
-                                                f"limit {limit:.3g}s")
+                                                f"{now - started:.2f}s of wall time ({used:.2f}s "
+                                                f"CPU), wall limit {wall:.3g}s ({limit:.3g}s × "
+                                                f"wall_factor {self.wall_factor:g})")
                 wait = min(poll, hard - now)
             line = self._line(wait)
             if line is not None:
                 break
-        self.last_wall = wall = time.monotonic() - started
-        self.billed = wall if wall <= limit else min(wall, process.cpu_since(cpu0))
-        if self.billed > limit:
-            raise self._fail("timeout", f"answered turn {turn} after {wall:.2f}s "
-                                        f"({self.billed:.2f}s CPU), limit {limit:.3g}s",
-                             kill=False)
+        self.last_wall = took = time.monotonic() - started
+        self.billed = took if took <= limit else min(took, process.cpu_since(cpu0))
+        if self.billed > limit or took > wall:
+            raise self._fail("timeout", f"answered turn {turn} after {took:.2f}s of wall time "
+                                        f"({self.billed:.2f}s CPU), limit {limit:.3g}s, wall "
+                                        f"limit {wall:.3g}s", kill=False)
         return line
 
 

@@ -42,9 +42,9 @@ class ProcessLimits:
     decisions are timed separately; the host starts a fresh process before a game once half
     is used), `file_size` (RLIMIT_FSIZE), `open_files` (RLIMIT_NOFILE), `processes` (tasks
     the bot may add to its user's count: RLIMIT_NPROC, which the kernel ignores for root),
-    `line_bytes` (longest reply line), `stderr_bytes` (stderr tail kept), the wall backstop
-    of a decision (`limit * grace + grace_seconds`), `start_timeout` (spawn, hello and start)
-    and `pid_namespace` (None: use one when `unshare` works here).
+    `line_bytes` (longest reply line), `stderr_bytes` (stderr tail kept), `start_timeout`
+    (spawn, hello, start and end) and `pid_namespace` (None: use one when `unshare` works
+    here). A decision's own wall-clock limit is the game's (`arena.bot.Limits.wall_factor`).
     """
 
     memory: int | None = 1024 * MiB
@@ -54,8 +54,6 @@ class ProcessLimits:
     processes: int | None = 64
     line_bytes: int = 64 * KiB
     stderr_bytes: int = 64 * KiB
-    grace: float = 3.0
-    grace_seconds: float = 1.0
     start_timeout: float = 10.0
     pid_namespace: bool | None = None
 
@@ -66,13 +64,8 @@ class ProcessLimits:
                 raise ValueError(f"{name} must be a whole number of zero or more, not {value!r}")
         if self.line_bytes < 64 or self.stderr_bytes < 0:
             raise ValueError("line_bytes must be at least 64 and stderr_bytes zero or more")
-        if self.grace < 1 or self.grace_seconds < 0 or self.start_timeout <= 0:
-            raise ValueError("grace must be at least 1, grace_seconds zero or more, "
-                             "start_timeout positive")
-
-    def backstop(self, limit: float) -> float:
-        """The wall time after which a decision with this limit is stopped, used or not."""
-        return limit * self.grace + self.grace_seconds
+        if not self.start_timeout > 0:
+            raise ValueError(f"start_timeout must be positive, not {self.start_timeout!r}")
 
     def rlimits(self) -> dict[str, int | None]:
         """The OS limits, as the launcher reads them."""

@@ -74,6 +74,7 @@ class GameRecord:
     faults: tuple[Fault, ...]
     decisions: int
     think: tuple[float, ...]
+    limits: Limits = field(default_factory=Limits)
 
 
 def as_player(item: object, registry: Any = None) -> Player:
@@ -164,7 +165,7 @@ class _Game:
         self._end_bots(result)
         return GameRecord(rules.id, rules.version, MappingProxyType(self.options), self.seed,
                           self.players, tuple(log), result, tuple(self.faults),
-                          self.decisions, tuple(self.think))
+                          self.decisions, tuple(self.think), self.limits)
 
     def _start_bots(self) -> None:
         names = tuple(p.name for p in self.players)

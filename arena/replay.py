@@ -87,6 +87,8 @@ def replay_lines(
         "options": dict(record.options),
         "seed": record.seed,
         "entrants": [{"seat": seat, **entrant} for seat, entrant in enumerate(seats)],
+        "limits": {"decision": record.limits.decision, "bank": record.limits.bank,
+                   "wall_factor": record.limits.wall_factor},
     }
     return [header, *(_entry(item) for item in record.log), _result(record)]
 
@@ -280,6 +282,7 @@ class _Verifier:
         self.sof = bool(self.options.get("straight_over_full", False))
         self.expected: deque[Any] = deque()
         self.decisions = 0
+        self.clock = _Clock(header.get("limits"), len(header.get("entrants") or ()))
 
     def run(self) -> None:
         for line, entry in enumerate(self.replay.log, 2):
@@ -327,6 +330,9 @@ class _Verifier:
         else:
             action = action_from_json(entry["action"], self.sof)
             self.state = self.rules.apply(self.state, action)
+            over = self.clock.charge(to_act, entry.get("seconds"))
+            if over is not None:
+                raise _Mismatch(line, over)
 
     def finish(self, line: int) -> None:
         self.no_events_left(line)
@@ -345,6 +351,29 @@ class _Verifier:
                 raise _Mismatch(
                     line, f"result {key} {have.get(key)!r} differs from the rules' {wanted!r}"
                 )
+
+
+class _Clock:
+    """The time limits of the header, charged as the referee charges them (a decision over
+    its time draws on the seat's bank); replays without `limits` are not checked."""
+
+    def __init__(self, limits: object, seats: int) -> None:
+        self.limits = limits if isinstance(limits, Mapping) else None
+        bank = (self.limits or {}).get("bank") or 0.0
+        self.bank = [float(bank)] * seats
+
+    def charge(self, seat: int, seconds: object) -> str | None:
+        """Why an action's seconds break the limits (it should have been a timeout), or None."""
+        if self.limits is None or not isinstance(seconds, int | float):
+            return None
+        decision = float(self.limits["decision"])
+        limit = decision + self.bank[seat]
+        if seconds > limit + 10 ** -SECONDS_DECIMALS:
+            return (f"seat {seat} took {seconds:g}s, over its limit of {limit:.6g}s: "
+                    f"that is a timeout, not an action")
+        if seconds > decision:
+            self.bank[seat] = max(0.0, self.bank[seat] - (seconds - decision))
+        return None
 
 
 def _show(value: object) -> str:

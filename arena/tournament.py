@@ -507,7 +507,7 @@ class _Worker:
         self.specs = tuple(
             None if e.bot is None else registry.resolve(e.bot) for e in setup.entrants
         )
-        self.limits = Limits(setup.limits.decision, setup.limits.game)
+        self.limits = Limits(setup.limits.decision, setup.limits.game, setup.limits.wall_factor)
         self.options = setup.options.dict()
         self.bot_options = tuple(MappingProxyType(e.options.dict()) for e in setup.entrants)
         self.replays = None if setup.replays is None else Path(setup.replays)

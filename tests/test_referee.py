@@ -112,13 +112,18 @@ def test_each_fault_is_recorded_and_the_game_completes(bot: type[arena.Bot], kin
     assert record.result.out_order[0] == 0
 
 
-@pytest.mark.parametrize("bot", [Sleeper, BusyLoop])
-def test_a_bot_past_its_time_limit_is_interrupted(bot: type[arena.Bot]) -> None:
+@pytest.mark.parametrize(("bot", "factor", "words"), [
+    (Sleeper, 2, "no answer after 0.2"), (Sleeper, 2, "wall limit 0.2s (0.1s × wall_factor 2)"),
+    (BusyLoop, 20, "s of CPU time, limit 0.1s")])
+def test_a_bot_past_its_time_limit_is_interrupted(bot: type[arena.Bot], factor: float,
+                                                  words: str) -> None:
+    """A sleeping bot at its wall limit (time × wall_factor), a busy one at its CPU time
+    (however loaded the machine, with a wall limit far off)."""
     started = time.perf_counter()
-    record = _fault_game(bot, decision=0.1)
+    record = _fault_game(bot, decision=0.1, wall_factor=factor)
     assert time.perf_counter() - started < 3
     assert [f.kind for f in record.faults] == ["timeout"]
-    assert "no answer within 0.1s" in record.faults[0].message
+    assert words in record.faults[0].message
 
 
 def test_a_bot_that_swallows_the_interrupt_is_timed_out_after_the_fact() -> None:
@@ -160,7 +165,9 @@ def test_time_bank_absorbs_a_slow_decision() -> None:
         def act(self, observation: arena.Observation) -> arena.Action:
             if OnceSlow.slow:
                 OnceSlow.slow = False
-                time.sleep(0.15)
+                busy = time.thread_time() + 0.15  # CPU time: what the limit bills
+                while time.thread_time() < busy:
+                    pass
             return super().act(observation)
 
     assert not play_game("dice", [OnceSlow, RandomBot], seed=1,

@@ -276,3 +276,44 @@ def test_games_jsonl_keeps_what_a_bot_sent_for_an_illegal_answer(tmp_path: Path)
     for fault in faults:
         sent = json.loads(fault["sent"])
         assert sent["type"] == "action" and sent["action"] == {"type": "bid", "claim": "high A"}
+
+
+def test_the_header_records_the_time_limits_and_verify_checks_the_seconds_against_them(
+        ) -> None:
+    record = play_game("dice", ["random", "random"], seed=2,
+                       limits=arena.Limits(0.5, bank=1.0, wall_factor=3.0))
+    lines = replay_lines(record, {"id": "g", "stage": "main", "table": 1}, _seats(record))
+    VALIDATOR.validate(lines)
+    assert lines[0]["limits"] == {"decision": 0.5, "bank": 1.0, "wall_factor": 3.0}
+    assert verify_replay(_replay(lines)) is None
+    index = _first(lines, "action")
+    seat = lines[index]["seat"]
+    again = next(i for i, line in enumerate(lines)
+                 if i > index and line["type"] == "action" and line["seat"] == seat)
+    banked = _tamper(lines, index, seconds=1.4)  # 0.9 s of the bank: still within the limits
+    assert verify_replay(_replay(banked)) is None
+    twice = _tamper(banked, again, seconds=0.7)  # 0.1 s of the bank left: limit 0.6 s
+    difference = verify_replay(_replay(twice))
+    assert difference is not None and difference.line == again + 1
+    assert f"seat {seat} took 0.7s, over its limit of 0.6s" in difference.message
+    unlimited = copy.deepcopy(twice)
+    del unlimited[0]["limits"]  # a replay from before the limits were recorded
+    assert verify_replay(_replay(unlimited)) is None
+
+
+def test_a_tournament_s_wall_factor_is_played_and_recorded_in_every_replay(
+        tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from arena.cli import cli
+
+    config = tmp_path / "t.yaml"
+    config.write_text("name: t\nrules: dice\nentrants: [random, honest]\n"
+                      "limits:\n  decision: 0.5\n  wall_factor: 4\nseed: 1\nworkers: 1\n")
+    ran = CliRunner().invoke(cli, ["run", str(config), "--out", str(tmp_path / "out")])
+    assert ran.exit_code == 0, ran.output
+    replays = sorted((tmp_path / "out" / "replays").glob("*.json.gz"))
+    assert replays
+    for path in replays:
+        header = read_replay(path).header
+        assert header["limits"] == {"decision": 0.5, "bank": None, "wall_factor": 4.0}

@@ -10,8 +10,9 @@ import pytest
 from isolation_support import DECISION, LIMITS, NAMESPACES, play_zoo, wire, zoo
 
 from arena.bot import Limits
+from arena.hosts import Host
 from arena.isolation import CommandHost, ProcessHost
-from arena.referee import GameRecord, Player, play_game
+from arena.referee import GameRecord, Player, as_player, play_game
 
 PYTHON_ZOO = [
     ("raiser.py", {}, "crash", "ValueError: the zoo raiser gives up"),
@@ -58,12 +59,18 @@ def test_a_misbehaving_python_bot_forfeits_with_its_fault(
     assert time.monotonic() - started < 15
 
 
-def test_a_spinning_bot_is_stopped_by_its_cpu_time_before_the_backstop() -> None:
-    host = ProcessHost(zoo("spinner.py"), replace(LIMITS, grace=20.0))
-    record = play_zoo(host)
+@pytest.mark.parametrize("mode", ["inline", "process"])
+def test_a_spinning_bot_is_stopped_by_its_cpu_time_before_its_wall_limit(mode: str) -> None:
+    host = (as_player(zoo("spinner.py")).host if mode == "inline"
+            else ProcessHost(zoo("spinner.py"), LIMITS))
+    try:
+        record = play_game("dice", [Player("zoo", host), "random", "random"], seed=1,
+                           limits=Limits(DECISION, wall_factor=20.0))
+    finally:
+        getattr(host, "shutdown", host.close)()
     assert_forfeited(record, "timeout", "CPU time")
     seconds = next(e[4] for e in record.log if e[0] == "fault")
-    assert DECISION <= seconds < LIMITS.backstop(DECISION) * 5
+    assert DECISION <= seconds < DECISION * 20
 
 
 @pytest.mark.parametrize("namespace", NAMESPACES)
@@ -88,7 +95,7 @@ def test_a_command_bot_that_breaks_the_protocol_forfeits(mode: str, kind: str, w
 def test_cpu_time_is_billed_to_the_whole_tree_so_a_wrapper_script_does_not_hide_a_spinner(
         ) -> None:
     command = ["sh", "-c", " ".join(wire("spin")) + "; true"]  # sh waits: the bot is its child
-    record = play_zoo(CommandHost(command, replace(LIMITS, grace=20.0)))
+    record = play_zoo(CommandHost(command, LIMITS), wall_factor=20.0)
     assert_forfeited(record, "timeout", "CPU time")
 
 
@@ -187,3 +194,32 @@ def test_a_bot_that_never_answers_hello_is_cut_off_after_its_first_failure() -> 
     assert message.startswith("no 'hello' reply within 0.5s")
     for hint in ("flush", "absolute", "stderr: wire-mute heard hello and keeps quiet"):
         assert hint in message, message
+
+
+def _napper(mode: str) -> Host:
+    if mode == "inline":
+        return as_player(zoo("napper.py")).host
+    return ProcessHost(zoo("napper.py"), LIMITS)
+
+
+@pytest.mark.parametrize("mode", ["inline", "process"])
+def test_a_sleeping_bot_is_billed_cpu_time_and_stopped_at_its_wall_limit_in_every_host(
+        mode: str) -> None:
+    """Limit 0.2 s, wall limit 0.4 s (the default wall_factor 2): a 0.25 s nap uses no CPU
+    and costs nothing; a 0.6 s nap is a timeout at 0.4 s of wall time."""
+    limits = Limits(0.2)
+    assert limits.wall_factor == 2
+    results = []
+    for nap in (0.25, 0.6):
+        host = _napper(mode)
+        try:
+            results.append(play_game("dice", [Player("zoo", host, options={"nap": nap}),
+                                              "random"], seed=1, limits=limits))
+        finally:
+            getattr(host, "shutdown", host.close)()
+    short, long = results
+    assert short.faults == ()
+    first = next(e for e in short.log if e[0] == "action" and e[1] == 0)
+    assert first[3] < 0.2, "a nap is billed its CPU time, not its wall time"
+    assert [(f.seat, f.kind) for f in long.faults] == [(0, "timeout")]
+    assert "wall" in long.faults[0].message and "0.4" in long.faults[0].message

@@ -231,11 +231,12 @@ def test_bots_die_with_the_referee(namespace: bool) -> None:
 
 
 def test_limits_are_checked() -> None:
-    for bad in ({"memory": -1}, {"open_files": 1.5}, {"grace": 0.5}, {"line_bytes": 10},
-                {"start_timeout": 0}):
+    for bad in ({"memory": -1}, {"open_files": 1.5}, {"line_bytes": 10}, {"start_timeout": 0}):
         with pytest.raises(ValueError):
             ProcessLimits(**bad)  # type: ignore[arg-type]
-    assert ProcessLimits(grace=3, grace_seconds=1).backstop(0.5) == 2.5
+    for wrong in ({"wall_factor": 0.5}, {"wall_factor": float("inf")}, {"decision": 0}):
+        with pytest.raises(ValueError):
+            Limits(**wrong)  # type: ignore[arg-type]
 
 
 def test_a_host_used_outside_a_game_says_so() -> None:
