@@ -61,7 +61,9 @@ class GameRecord:
     """Everything about one finished game.
 
     `log` holds, in order: ("chance", Chance), ("action", seat, Action, seconds),
-    ("fault", seat, kind, message, seconds, sent) and ("event", Event) entries.
+    ("fault", seat, kind, message, seconds, sent, outside) and ("event", Event) entries;
+    `outside` is None for a fault on the bot's decision, else where it happened ("start",
+    "notify"), and such a fault is not a decision.
     """
 
     rules: str
@@ -121,6 +123,8 @@ class _Game:
         self.log: list[tuple] = []
         self.faults: list[Fault] = []
         self.broken: list[BotFault | None] = [None] * len(players)
+        self.pending: list[tuple[int, BotFault, str]] = []
+        """Faults raised outside a decision (start, notify), applied before the next one."""
         self.think = [0.0] * len(players)
         self.bank = [limits.bank or 0.0] * len(players)
         self.decisions = 0
@@ -152,6 +156,8 @@ class _Game:
                 outcome: Chance = rules.chance(state, rng)
                 log.append(("chance", outcome))
                 state = rules.apply(state, outcome)
+            elif self.pending and self._in_game(state):
+                state = self._fault_outside(state)
             else:
                 state = self._decide(state, seat)
             events = events_of(state)
@@ -161,6 +167,8 @@ class _Game:
                 log.extend([("event", event) for event in events])
             if self.decisions > MAX_DECISIONS:
                 raise RefereeError(f"game did not end after {MAX_DECISIONS} decisions")
+        for seat, fault, _ in self.pending:  # raised once the game was decided: no effect
+            self.faults.append(Fault(seat, fault.kind, fault.message, self.decisions, fault.sent))
         result: Result = rules.result(state)
         self._end_bots(result)
         return GameRecord(rules.id, rules.version, MappingProxyType(self.options), self.seed,
@@ -179,6 +187,7 @@ class _Game:
                 player.host.start(context)
             except BotFault as fault:
                 self.broken[seat] = fault
+                self.pending.append((seat, fault, "start"))
             if getattr(player.host, "listens", True):
                 self.watching = True
 
@@ -220,7 +229,22 @@ class _Game:
 
     def _fault(self, state: Any, seat: int, fault: BotFault, elapsed: float) -> Any:
         self.faults.append(Fault(seat, fault.kind, fault.message, self.decisions, fault.sent))
-        self.log.append(("fault", seat, fault.kind, fault.message, elapsed, fault.sent))
+        self.log.append(("fault", seat, fault.kind, fault.message, elapsed, fault.sent, None))
+        if self.spectator is not None:
+            self.spectator(Event("fault", seat, {"kind": fault.kind, "message": fault.message}))
+        return self.rules.fault(state, seat)
+
+    def _in_game(self, state: Any) -> bool:
+        """Whether a pending fault's seat is still in the game (drop those that are not)."""
+        self.pending = [p for p in self.pending if self.rules.observe(state, p[0]).active[p[0]]]
+        return bool(self.pending)
+
+    def _fault_outside(self, state: Any) -> Any:
+        """Apply a fault raised outside the bot's decision now, before any seat decides
+        (RULES.md: out of that game at once); it is recorded but is not a decision."""
+        seat, fault, where = self.pending.pop(0)
+        self.faults.append(Fault(seat, fault.kind, fault.message, self.decisions, fault.sent))
+        self.log.append(("fault", seat, fault.kind, fault.message, 0.0, fault.sent, where))
         if self.spectator is not None:
             self.spectator(Event("fault", seat, {"kind": fault.kind, "message": fault.message}))
         return self.rules.fault(state, seat)
@@ -238,6 +262,7 @@ class _Game:
                         player.host.notify(event)
                     except BotFault as fault:
                         self.broken[seat] = fault
+                        self.pending.append((seat, fault, "notify"))
 
     def _end_bots(self, result: Result) -> None:
         for seat, player in enumerate(self.players):

@@ -101,7 +101,7 @@ def _entry(item: tuple[Any, ...]) -> dict[str, Any]:
         action = action_to_json(item[2])
         return {"type": "action", "seat": item[1], "action": action, "seconds": _secs(item[3])}
     if kind == "fault":
-        _, seat, fault_kind, message, seconds, sent = item
+        _, seat, fault_kind, message, seconds, sent, outside = item
         line = {
             "type": "fault",
             "seat": seat,
@@ -109,7 +109,11 @@ def _entry(item: tuple[Any, ...]) -> dict[str, Any]:
             "message": message,
             "seconds": _secs(seconds),
         }
-        return line if sent is None else {**line, "sent": sent}
+        if sent is not None:
+            line["sent"] = sent
+        if outside is not None:
+            line["outside"] = outside
+        return line
     return {"type": "event", "event": event_to_json(item[1])}
 
 
@@ -321,6 +325,9 @@ class _Verifier:
             raise _Mismatch(line, f"{kind} cannot be applied: {_reason(exc)}") from None
 
     def seat_step(self, line: int, entry: Mapping[str, Any], to_act: int) -> None:
+        if entry["type"] == "fault" and entry.get("outside") is not None:
+            self.outside_fault(line, entry, to_act)
+            return
         if entry.get("seat") != to_act:
             who = "chance" if to_act == CHANCE else f"seat {to_act}"
             raise _Mismatch(line, f"seat {entry.get('seat')!r} acts where {who} is to act")
@@ -333,6 +340,17 @@ class _Verifier:
             over = self.clock.charge(to_act, entry.get("seconds"))
             if over is not None:
                 raise _Mismatch(line, over)
+
+    def outside_fault(self, line: int, entry: Mapping[str, Any], to_act: int) -> None:
+        """A fault raised outside the bot's decision: applied while a seat is to decide, to
+        a seat still in the game, and not counted as a decision."""
+        seat = entry.get("seat")
+        if to_act == CHANCE:
+            raise _Mismatch(line, f"a fault of seat {seat!r} where chance is to act")
+        active = self.rules.observe(self.state, to_act).active
+        if not isinstance(seat, int) or not 0 <= seat < len(active) or not active[seat]:
+            raise _Mismatch(line, f"a fault of seat {seat!r}, which is not in the game")
+        self.state = self.rules.fault(self.state, seat)
 
     def finish(self, line: int) -> None:
         self.no_events_left(line)
