@@ -69,7 +69,8 @@ def _context_json(context: BotContext, seed: int) -> dict[str, Any]:
     return {
         "seat": context.seat, "players": context.players, "rules": context.rules,
         "options": dict(context.options),
-        "limits": {"decision": context.limits.decision, "bank": context.limits.bank},
+        "limits": {"decision": context.limits.decision, "bank": context.limits.bank,
+                   "wall_factor": context.limits.wall_factor},
         "bot_options": dict(context.bot_options), "names": list(context.names), "seed": seed,
     }
 
@@ -375,6 +376,8 @@ class PipeHost:
             left = until - time.monotonic()
             if left <= 0:
                 said = f": {hint}" if hint else ""
+                if hint and not self.stderr_tail().strip():
+                    said += " It wrote nothing to stderr."
                 raise self._fail("timeout", f"no {kind!r} reply within {wait:.3g}s{said}")
             line = self._line(min(left, 0.1))
             if line is None:

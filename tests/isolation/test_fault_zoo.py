@@ -3,6 +3,7 @@ consistent results for the other seats, and no process of the bot survives (conf
 
 from __future__ import annotations
 
+import sys
 import time
 from dataclasses import replace
 
@@ -223,3 +224,10 @@ def test_a_sleeping_bot_is_billed_cpu_time_and_stopped_at_its_wall_limit_in_ever
     assert first[3] < 0.2, "a nap is billed its CPU time, not its wall time"
     assert [(f.seat, f.kind) for f in long.faults] == [(0, "timeout")]
     assert "wall" in long.faults[0].message and "0.4" in long.faults[0].message
+
+
+def test_a_silent_start_says_the_bot_wrote_nothing_to_stderr() -> None:
+    command = [sys.executable, "-c", "import sys, time\nfor line in sys.stdin: time.sleep(60)"]
+    record = play_zoo(CommandHost(command, replace(LIMITS, start_timeout=0.5)))
+    assert_forfeited(record, "timeout", "no 'hello' reply within 0.5s")
+    assert record.faults[0].message.endswith("It wrote nothing to stderr.")

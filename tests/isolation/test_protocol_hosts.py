@@ -248,3 +248,12 @@ def test_a_host_used_outside_a_game_says_so() -> None:
     host.close()
     host.shutdown()
     assert host.process is None
+
+
+def test_a_bot_is_told_its_wall_limit_in_the_start_context() -> None:
+    with CommandHost(wire("inspect"), LIMITS) as host:
+        play_game("dice", [Player("w", host), "random"], seed=1,
+                  limits=Limits(0.3, bank=2.0, wall_factor=3.0))
+        told = [t for t in host.stderr_tail().splitlines() if t.startswith("LIMITS ")]
+    assert [json.loads(t[7:]) for t in told] == [
+        {"decision": 0.3, "bank": 2.0, "wall_factor": 3.0}]

@@ -140,6 +140,8 @@ def main() -> None:
             send({"type": "hello", "protocol": version, "name": f"wire-{MODE}"})
         elif kind == "start":
             events.clear()
+            if MODE == "inspect":
+                sys.stderr.write("LIMITS " + json.dumps(message["context"]["limits"]) + "\n")
             send({"type": "ready"})
         elif kind == "event":
             events.append(message["event"])
