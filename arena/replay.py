@@ -334,6 +334,7 @@ class _Verifier:
         self.decisions += 1
         if entry["type"] == "fault":
             self.state = self.rules.fault(self.state, to_act)
+            self.clock.charge(to_act, entry.get("seconds"), check=False)  # a fault may run over
         else:
             action = action_from_json(entry["action"], self.sof)
             self.state = self.rules.apply(self.state, action)
@@ -380,13 +381,13 @@ class _Clock:
         bank = (self.limits or {}).get("bank") or 0.0
         self.bank = [float(bank)] * seats
 
-    def charge(self, seat: int, seconds: object) -> str | None:
+    def charge(self, seat: int, seconds: object, check: bool = True) -> str | None:
         """Why an action's seconds break the limits (it should have been a timeout), or None."""
         if self.limits is None or not isinstance(seconds, int | float):
             return None
         decision = float(self.limits["decision"])
         limit = decision + self.bank[seat]
-        if seconds > limit + 10 ** -SECONDS_DECIMALS:
+        if check and seconds > limit + 10 ** -SECONDS_DECIMALS:
             return (f"seat {seat} took {seconds:g}s, over its limit of {limit:.6g}s: "
                     f"that is a timeout, not an action")
         if seconds > decision:

@@ -317,3 +317,17 @@ def test_a_tournament_s_wall_factor_is_played_and_recorded_in_every_replay(
     for path in replays:
         header = read_replay(path).header
         assert header["limits"] == {"decision": 0.5, "bank": None, "wall_factor": 4.0}
+
+
+def test_a_fault_s_seconds_draw_on_the_bank_in_verify_as_in_the_referee() -> None:
+    record = play_game("dice", ["random", Stumbler], seed=5, limits=arena.Limits(0.5, bank=1.0),
+                       options={"on_fault": "penalty", "max_faults": 3})
+    lines = replay_lines(record, {"id": "g"}, _seats(record))
+    fault = _first(lines, "fault")
+    seat = lines[fault]["seat"]
+    later = next(i for i, line in enumerate(lines)
+                 if i > fault and line["type"] == "action" and line["seat"] == seat)
+    slow = _tamper(_tamper(lines, fault, seconds=1.4), later, seconds=0.7)
+    difference = verify_replay(_replay(slow))
+    assert difference is not None and difference.line == later + 1
+    assert verify_replay(_replay(_tamper(lines, later, seconds=0.7))) is None
