@@ -380,6 +380,8 @@ class _Clock:
         self.limits = limits if isinstance(limits, Mapping) else None
         bank = (self.limits or {}).get("bank") or 0.0
         self.bank = [float(bank)] * seats
+        self.slack = [10 ** -SECONDS_DECIMALS] * seats
+        """What rounding each line's seconds may have moved the seat's bank by, so far."""
 
     def charge(self, seat: int, seconds: object, check: bool = True) -> str | None:
         """Why an action's seconds break the limits (it should have been a timeout), or None."""
@@ -387,11 +389,12 @@ class _Clock:
             return None
         decision = float(self.limits["decision"])
         limit = decision + self.bank[seat]
-        if check and seconds > limit + 10 ** -SECONDS_DECIMALS:
+        if check and seconds > limit + self.slack[seat]:
             return (f"seat {seat} took {seconds:g}s, over its limit of {limit:.6g}s: "
                     f"that is a timeout, not an action")
         if seconds > decision:
             self.bank[seat] = max(0.0, self.bank[seat] - (seconds - decision))
+            self.slack[seat] += 10 ** -SECONDS_DECIMALS
         return None
 
 
