@@ -22,9 +22,9 @@ ALL_RULES = ("dice", "dice-cards", "cards")
 @dataclass(frozen=True, slots=True)
 class Limits:
     """Time limits for each bot: seconds per decision, an optional per-game time bank, and
-    the wall-clock limit of a decision as a multiple of its time (`wall_factor`): a decision
-    is billed its CPU time (never more than its wall time), and stopped at `time × wall_factor`
-    of wall time however little CPU it used (docs/rules.md, Faults)."""
+    the wall-clock limit of a decision as a multiple of its time (`wall_factor`): past its
+    time a decision is billed the smaller of its wall and CPU time, and it is stopped at
+    `time × wall_factor` of wall time however little CPU it used (docs/rules.md, Faults)."""
 
     decision: float = 1.0
     bank: float | None = None
