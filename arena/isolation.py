@@ -135,6 +135,9 @@ class PipeHost:
             self._kill()
         elif process is not None:
             self._check_quiet()
+        if self.process is not None:
+            self.process.drain()
+            self._stderr_mark = self.process.stderr_seen
         self._boot()
 
     def act(self, observation: Observation, timeout: float) -> Action:
@@ -234,6 +237,8 @@ class PipeHost:
     # internals ----------------------------------------------------------------------------
 
     _last_stderr = ""
+    _stderr_mark = 0
+    """How many bytes of the process's stderr came before this game."""
 
     def _current(self) -> _Game:
         if self.game is None:
@@ -266,6 +271,7 @@ class PipeHost:
             raise
 
     def _hello(self) -> None:
+        self._stderr_mark = 0  # a new process: all it writes belongs to this game
         try:
             self.process = BotProcess(self.launch_config(), self.limits)
         except OSError as exc:
@@ -297,16 +303,21 @@ class PipeHost:
               sent: str | None = None) -> BotFault:
         """Record a fault of this game (the process is replaced before the next game); its
         message ends with the bot's last stderr lines, for the bot's author."""
-        fault = BotFault(kind, message + self._stderr_note(), sent)
+        fault = BotFault(kind, message + self.note(), sent)
         if self.game is not None:
             self.game.faults.append(fault)
         if kill:
             self._kill()
         return fault
 
-    def _stderr_note(self) -> str:
-        """'; stderr: ' and the bot's last few stderr lines (joined by ' | '), or ''."""
-        lines = [t.strip() for t in self.stderr_tail().splitlines() if t.strip()]
+    def note(self) -> str:
+        """'; stderr: ' and the last few lines (joined by ' | ') the bot wrote to stderr in
+        this game, or '': what ends every fault message, the referee's `illegal` too."""
+        if self.process is None:
+            return ""
+        self.process.drain()
+        tail = self.process.stderr_tail(self._stderr_mark)
+        lines = [t.strip() for t in tail.splitlines() if t.strip()]
         if not lines:
             return ""
         note = " | ".join(lines[-STDERR_LINES:])
@@ -376,7 +387,7 @@ class PipeHost:
             left = until - time.monotonic()
             if left <= 0:
                 said = f": {hint}" if hint else ""
-                if hint and not self.stderr_tail().strip():
+                if hint and not self.note():
                     said += " It wrote nothing to stderr."
                 raise self._fail("timeout", f"no {kind!r} reply within {wait:.3g}s{said}")
             line = self._line(min(left, 0.1))

@@ -349,6 +349,8 @@ class BotProcess:
         self.scanned = 0
         self.eof = False
         self.stderr = bytearray()
+        self.stderr_seen = 0
+        """Bytes the bot has written to stderr in all (the tail keeps the last of them)."""
         self._stats: dict[int, int] = {}  # pid -> open /proc/<pid>/stat of the bot's tree
 
     @property
@@ -464,6 +466,7 @@ class BotProcess:
                 self.eof = True
                 self.selector.unregister(fd)
         elif chunk:
+            self.stderr_seen += len(chunk)
             self.stderr += chunk
             if len(self.stderr) > self.limits.stderr_bytes:
                 del self.stderr[: len(self.stderr) - self.limits.stderr_bytes]
@@ -521,9 +524,10 @@ class BotProcess:
                 "SIGXFSZ": " (file size limit)"}.get(name, "")
         return f"killed by {name}{hint}"
 
-    def stderr_tail(self) -> str:
-        """The last bytes the bot wrote to stderr, as text."""
-        return self.stderr.decode("utf-8", "replace")
+    def stderr_tail(self, since: int = 0) -> str:
+        """The last bytes the bot wrote to stderr (those after the first `since`), as text."""
+        kept = min(len(self.stderr), max(0, self.stderr_seen - since))
+        return self.stderr[len(self.stderr) - kept:].decode("utf-8", "replace")
 
     def sweep(self) -> list[int]:
         """Kill helper processes the bot left running (keeping the bot itself)."""

@@ -213,7 +213,8 @@ class _Game:
             problem = _problem(observation, action)
             if problem is None:
                 raise
-            illegal = BotFault("illegal", problem, _sent(host, action))
+            note = getattr(host, "note", None)  # the bot's stderr, where it has its own
+            illegal = BotFault("illegal", problem + (note() if note else ""), _sent(host, action))
             return self._fault(state, seat, illegal, elapsed)
         self.log.append(("action", seat, action, elapsed))
         return new_state

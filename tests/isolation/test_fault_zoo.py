@@ -231,3 +231,16 @@ def test_a_silent_start_says_the_bot_wrote_nothing_to_stderr() -> None:
     record = play_zoo(CommandHost(command, replace(LIMITS, start_timeout=0.5)))
     assert_forfeited(record, "timeout", "no 'hello' reply within 0.5s")
     assert record.faults[0].message.endswith("It wrote nothing to stderr.")
+
+
+def test_a_fault_message_shows_only_what_the_bot_wrote_to_stderr_in_that_game() -> None:
+    """Illegal answers too end with the bot's stderr, and only with this game's, so that the
+    message does not depend on which games the worker's process played before."""
+    with ProcessHost(zoo("diarist.py"), LIMITS) as host:
+        records = [play_game("dice", [Player("d", host), "random"], seed=1,
+                             limits=Limits(DECISION)) for _ in range(3)]
+    assert records[0].faults == ()
+    assert [f.kind for f in records[1].faults] == [f.kind for f in records[2].faults] \
+        == ["illegal"]
+    assert "stderr" not in records[1].faults[0].message
+    assert records[2].faults[0].message.endswith("; stderr: THIRD GAME: about to cheat")
