@@ -8,9 +8,10 @@ allows it, its own PID namespace. A hard fault kills the bot's whole process tre
 SIGKILL; the process is otherwise kept for the worker's next game, which builds a fresh bot
 instance in it.
 
-Time is billed as in every host: the smaller of the decision's wall time and the bot's CPU
-time, with a wall-clock limit of `limit × wall_factor` (`arena.bot.Limits`), so a busy machine
-does not forfeit a bot that did not use its time, while a sleeping or blocked bot is stopped.
+Time is billed as in every host: a decision's wall time or, past its limit, the smaller of
+its wall time and the bot's CPU time, with a wall-clock limit of `limit × wall_factor`
+(`arena.bot.Limits`), so a busy machine does not forfeit a bot that did not use its time,
+while a sleeping or blocked bot is stopped.
 
 This module never sees the game state: it carries one seat's observations and events, encoded
 by `arena.codec`, and turns what goes wrong into a `BotFault`. It does not decide what a fault
@@ -58,10 +59,11 @@ def _text(line: bytes | bytearray) -> str:
     return shown(bytes(line[: SENT_CHARS + 1]).decode("utf-8", "replace"))
 
 
-def _brief(value: object) -> str:
-    """A value from the bot's message, as the JSON it sent, cut short."""
+def _brief(value: object, length: int = 60) -> str:
+    """A value from the bot's message (text as it is, anything else as the JSON it sent),
+    cut short."""
     text = value if isinstance(value, str) else json.dumps(value)
-    return text if len(text) <= 60 else text[:60] + "..."
+    return text if len(text) <= length else text[:length] + "..."
 
 
 def _context_json(context: BotContext, seed: int) -> dict[str, Any]:
@@ -371,10 +373,10 @@ class PipeHost:
         try:
             message = json.loads(text)
         except ValueError:
-            raise self._fail("protocol", f"sent a line that is not JSON: {shown(text)[:80]}",
+            raise self._fail("protocol", f"sent a line that is not JSON: {_brief(text, 80)}",
                              sent=sent) from None
         if not isinstance(message, dict) or not isinstance(message.get("type"), str):
-            raise self._fail("protocol", f"sent {shown(text)[:80]}, which is not a message "
+            raise self._fail("protocol", f"sent {_brief(text, 80)}, which is not a message "
                                          f"(a JSON object with a type)", sent=sent)
         self.last_reply = sent
         return message
