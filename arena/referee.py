@@ -168,7 +168,7 @@ class _Game:
             if self.decisions > MAX_DECISIONS:
                 raise RefereeError(f"game did not end after {MAX_DECISIONS} decisions")
         for seat, fault, _ in self.pending:  # raised once the game was decided: no effect
-            self.faults.append(Fault(seat, fault.kind, fault.message, self.decisions, fault.sent))
+            self._note_fault(seat, fault)
         result: Result = rules.result(state)
         self._end_bots(result)
         return GameRecord(rules.id, rules.version, MappingProxyType(self.options), self.seed,
@@ -236,9 +236,18 @@ class _Game:
         return self.rules.fault(state, seat)
 
     def _in_game(self, state: Any) -> bool:
-        """Whether a pending fault's seat is still in the game (drop those that are not)."""
-        self.pending = [p for p in self.pending if self.rules.observe(state, p[0]).active[p[0]]]
+        """Whether a pending fault's seat is still in the game; the faults of seats already
+        out are recorded, with no effect."""
+        active = self.rules.observe(state, self.pending[0][0]).active
+        for seat, fault, _ in self.pending:
+            if not active[seat]:
+                self._note_fault(seat, fault)
+        self.pending = [p for p in self.pending if active[p[0]]]
         return bool(self.pending)
+
+    def _note_fault(self, seat: int, fault: BotFault) -> None:
+        """Record a fault that changes nothing in the game (it is listed, with no log line)."""
+        self.faults.append(Fault(seat, fault.kind, fault.message, self.decisions, fault.sent))
 
     def _fault_outside(self, state: Any) -> Any:
         """Apply a fault raised outside the bot's decision now, before any seat decides
@@ -271,8 +280,7 @@ class _Game:
                 if self.broken[seat] is None:
                     player.host.end(GameEnd(result, seat))
             except BotFault as fault:
-                self.faults.append(Fault(seat, fault.kind, fault.message, self.decisions,
-                                         fault.sent))
+                self._note_fault(seat, fault)
             finally:
                 player.host.close()
 

@@ -301,3 +301,26 @@ def test_a_bot_that_cannot_be_started_is_out_before_the_first_decision() -> None
     assert [(f.seat, f.kind) for f in record.faults] == [(1, "crash")]
     first = next(i for i, e in enumerate(record.log) if e[0] in ("action", "fault"))
     assert record.log[first][:3] == ("fault", 1, "crash") and record.log[first][6] == "start"
+
+
+class DeafWhenOut(RandomBot):
+    """Fails in notify on the first event it sees after it went out of the game."""
+
+    name = "deaf-when-out"
+
+    def start(self, context: arena.BotContext) -> None:
+        self.out = False
+
+    def notify(self, event: arena.Event) -> None:
+        if self.out:
+            raise KeyError("nobody listens any more")
+        self.out = event.kind == "out" and event.seat == self.context.seat
+
+
+def test_a_fault_in_notify_of_a_seat_already_out_is_recorded_and_changes_nothing() -> None:
+    quiet = play_game("dice", [DeafWhenOut, RandomBot, RandomBot], seed=2)
+    out = next(e[1] for e in quiet.log if e[0] == "event" and e[1].kind == "out")
+    assert out.seat == 0, "the test needs seat 0 out first"
+    assert [(f.seat, f.kind) for f in quiet.faults] == [(0, "crash")]
+    assert "nobody listens any more" in quiet.faults[0].message
+    assert not [e for e in quiet.log if e[0] == "fault"]
