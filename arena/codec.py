@@ -6,6 +6,7 @@ Pure: builds and reads plain dicts; no I/O.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -45,16 +46,25 @@ def action_to_json(action: Action) -> dict[str, Any]:
     raise CodecError(f"not an action: {action!r}")
 
 
+def _json(value: object) -> str:
+    """A value as the JSON the bot sent (never a Python repr), cut short."""
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= 100 else text[:100] + "..."
+
+
 def _ints(value: object, what: str) -> tuple[int, ...]:
     if not isinstance(value, list) or not all(type(v) is int for v in value):
-        raise CodecError(f"{what} must be a list of integers, got {value!r}")
+        raise CodecError(f"{what} must be a list of whole numbers, got {_json(value)}")
     return tuple(value)
 
 
 def _claim(data: Mapping[str, Any], sof: bool) -> hands.Value:
     text = data.get("claim")
     if not isinstance(text, str):
-        raise CodecError(f"'claim' must be a claim text such as 'pair J', got {text!r}")
+        raise CodecError(f'"claim" must be a claim text such as "pair J", got {_json(text)}')
     try:
         return hands.parse_claim(text, sof)
     except hands.HandError as exc:
@@ -64,7 +74,7 @@ def _claim(data: Mapping[str, Any], sof: bool) -> hands.Value:
 def action_from_json(data: object, straight_over_full: bool = False) -> Action:
     """Read an action from its JSON form; raise CodecError naming what is wrong."""
     if not isinstance(data, dict):
-        raise CodecError(f"an action is a JSON object, got {data!r}"[:200])
+        raise CodecError(f"an action is a JSON object, got {_json(data)}")
     kind = data.get("type")
     if kind == "challenge":
         return Challenge()
@@ -84,14 +94,14 @@ def action_from_json(data: object, straight_over_full: bool = False) -> Action:
     if kind == "pass":
         swaps = data.get("swaps", [])
         if not isinstance(swaps, list):
-            raise CodecError(f"swaps must be a list of [own, central] pairs, got {swaps!r}")
+            raise CodecError(f"swaps must be a list of [own, central] pairs, got {_json(swaps)}")
         pairs = tuple(_ints(s, "a swap") for s in swaps)
         if any(len(p) != 2 for p in pairs):
-            raise CodecError(f"each swap is an [own, central] pair, got {swaps!r}")
+            raise CodecError(f"each swap is an [own, central] pair, got {_json(swaps)}")
         return Pass(_claim(data, straight_over_full), pairs,  # type: ignore[arg-type]
                     _ints(data.get("reveal", []), "reveal"))
-    raise CodecError(f"unknown action type {kind!r} (challenge, accept, look, bid, reroll, pass, "
-                     "choose)")
+    raise CodecError(f"unknown action type {_json(kind)} "
+                     "(challenge, accept, look, bid, reroll, pass, choose)")
 
 
 def chance_to_json(chance: Chance) -> list[int]:

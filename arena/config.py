@@ -63,7 +63,7 @@ _TOP_KEYS = (
     "replays",
 )
 _ENTRANT_KEYS = ("bot", "command", "alias", "options", "mode")
-_LIMIT_KEYS = ("decision", "game")
+_LIMIT_KEYS = ("decision", "game", "wall_factor")
 _FORMAT_COMMON = ("type", "seats", "games")
 _FORMAT_ONLY = {
     "round-robin": ("cap",),
@@ -218,10 +218,12 @@ class FormatConfig:
 
 @dataclass(frozen=True, slots=True)
 class LimitsConfig:
-    """Time limits in seconds: per decision, and an optional per-game bank."""
+    """Time limits in seconds: per decision, an optional per-game bank, and a decision's
+    wall-clock limit as a multiple of its time."""
 
     decision: float = 1.0
     game: float | None = None
+    wall_factor: float = 2.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -597,7 +599,15 @@ class _Builder:
         return LimitsConfig(
             decision=self.seconds(("limits", "decision"), limits.get("decision", 1.0)),
             game=None if game is None else self.seconds(("limits", "game"), game),
+            wall_factor=self.factor(("limits", "wall_factor"), limits.get("wall_factor", 2.0)),
         )
+
+    def factor(self, path: KeyPath, value: Any) -> float:
+        if (not isinstance(value, int | float) or isinstance(value, bool)
+                or not math.isfinite(value) or value < 1):
+            self.doc.fail(path, f"must be a number of at least 1 and finite, "
+                                f"got {_describe(value)}")
+        return float(value)
 
     # entrants
 
@@ -843,7 +853,8 @@ def config_as_run(cfg: TournamentConfig) -> dict[str, Any]:
         "entrants": [_entrant_as_run(e) for e in cfg.entrants],
         "format": _format_as_run(cfg.format),
         "seed": cfg.seed,
-        "limits": {"decision": cfg.limits.decision, "game": cfg.limits.game},
+        "limits": {"decision": cfg.limits.decision, "game": cfg.limits.game,
+                   "wall_factor": cfg.limits.wall_factor},
         "mode": cfg.mode,
         "workers": cfg.workers,
         "output": cfg.output or f"results/{cfg.name}",

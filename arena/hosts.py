@@ -19,14 +19,24 @@ from arena.bot import Bot, BotContext, GameEnd
 from arena.rules.actions import Action
 from arena.rules.base import Event, Observation
 
+SENT_CHARS = 200
+"""How much of what a bot sent an `illegal` or `protocol` fault keeps."""
+
+
+def shown(text: str) -> str:
+    """What a bot sent, cut to SENT_CHARS, for its author to see in the fault."""
+    return text if len(text) <= SENT_CHARS else text[:SENT_CHARS] + "..."
+
 
 class BotFault(Exception):
-    """A bot misbehaved: `kind` is timeout, crash, illegal or protocol."""
+    """A bot misbehaved: `kind` is timeout, crash, illegal or protocol; `sent` is what it
+    sent, where that is the fault (cut to SENT_CHARS)."""
 
-    def __init__(self, kind: str, message: str) -> None:
+    def __init__(self, kind: str, message: str, sent: str | None = None) -> None:
         super().__init__(f"{kind}: {message}")
         self.kind = kind
         self.message = message
+        self.sent = sent
 
 
 class Host(Protocol):
@@ -35,8 +45,8 @@ class Host(Protocol):
     mode: str
     @property
     def billed(self) -> float | None:
-        """Seconds to charge for the last decision, where the host measures them itself (CPU
-        time of a bot in its own process); None to charge the referee's wall clock."""
+        """Seconds to charge for the last decision: its wall time, or past its time limit the
+        smaller of its wall and CPU time; None to charge the referee's wall clock."""
 
     def start(self, context: BotContext) -> None:
         """Build a fresh bot for this game; raise BotFault if it cannot be built."""
@@ -65,16 +75,30 @@ def _message(exc: BaseException) -> str:
 
 
 class _Watchdog:
-    """The deadline of the inline bot now thinking (inf when none) and the tick interval."""
+    """The inline bot now thinking: its wall deadline (inf when none), when it started, its
+    time limit, the CPU clock reading its CPU time counts from (None until the first tick),
+    and the tick interval."""
 
     deadline = math.inf
+    started = 0.0
+    limit = math.inf
+    cpu0: float | None = None
     depth = 0
     tick = 0.005
 
 
 def _alarm(signum: int, frame: object) -> None:
-    if time.perf_counter() > _Watchdog.deadline:
-        _Watchdog.deadline = math.inf
+    watch = _Watchdog
+    if watch.deadline == math.inf:
+        return
+    now = time.perf_counter()
+    if watch.cpu0 is None:
+        # the CPU clock is read from the first tick on, not at every decision (a system call
+        # each): the wall time before the tick counts as CPU time, an error of one tick at most
+        watch.cpu0 = time.thread_time() - (now - watch.started)
+    if now > watch.deadline or (now - watch.started > watch.limit
+                                and time.thread_time() - watch.cpu0 > watch.limit):
+        watch.deadline = math.inf
         raise DecisionTimeout()
 
 
@@ -107,11 +131,12 @@ def _late_alarm(signum: int, frame: object) -> None:
 
 
 class InlineHost:
-    """Runs a bot class in this process. The time limit interrupts long pure-Python work with
-    SIGALRM (main thread only) and is checked after the fact when it could not interrupt."""
+    """Runs a bot class in this process. A decision is billed the smaller of its wall time and
+    its CPU time (the thread's) and stopped at `limit × wall_factor` of wall time, as in every
+    host; SIGALRM (main thread only) interrupts it, and the limits are checked after the fact
+    where it could not."""
 
     mode = "inline"
-    billed: float | None = None  # the referee's wall clock is the bot's time
 
     def __init__(self, factory: Callable[[BotContext], Bot]) -> None:
         self.factory = factory
@@ -119,9 +144,12 @@ class InlineHost:
         self._can_alarm = threading.current_thread() is threading.main_thread()
         self._notify: Callable[[Event], None] | None = None
         self.listens = False
+        self.wall_factor = 2.0
+        self.billed: float | None = None
 
     def start(self, context: BotContext) -> None:
         """Build the bot and call its start()."""
+        self.wall_factor = context.limits.wall_factor
         try:
             self.bot = self.factory(context)
             self.bot.start(context)
@@ -133,22 +161,43 @@ class InlineHost:
     def act(self, observation: Observation, timeout: float) -> Action:
         """Ask the bot, interrupting it at the deadline where the process allows."""
         assert self.bot is not None
+        watch = _Watchdog
+        alarmed = watch.depth > 0 and self._can_alarm
+        cpu0 = None if alarmed else time.thread_time()
         started = time.perf_counter()
-        if _Watchdog.depth and self._can_alarm:
-            _Watchdog.deadline = started + timeout
+        if alarmed:
+            watch.started, watch.limit, watch.cpu0 = started, timeout, None
+            watch.deadline = started + timeout * self.wall_factor
         try:
             action = self.bot.act(observation)
-            _Watchdog.deadline = math.inf
         except DecisionTimeout:
-            raise BotFault("timeout", f"no answer within {timeout:.3g}s") from None
+            late = self._late(time.perf_counter() - started, timeout, watch.cpu0, "no answer")
+            raise late or BotFault("timeout", f"no answer within {timeout:.3g}s") from None
         except Exception as exc:
             raise BotFault("crash", _message(exc)) from exc
         finally:
-            _Watchdog.deadline = math.inf
-        elapsed = time.perf_counter() - started
+            watch.deadline = math.inf
+        self.billed = elapsed = time.perf_counter() - started
         if elapsed > timeout:
-            raise BotFault("timeout", f"answered after {elapsed:.3g}s, limit {timeout:.3g}s")
+            late = self._late(elapsed, timeout, watch.cpu0 if alarmed else cpu0, "answered")
+            if late is not None:
+                raise late
         return action
+
+    def _late(self, elapsed: float, timeout: float, cpu0: float | None,
+              what: str) -> BotFault | None:
+        """Bill a decision that ran past its time its CPU time (never more than its wall
+        time); the timeout if that is over the time or the wall time over the wall limit."""
+        cpu = elapsed if cpu0 is None else min(elapsed, time.thread_time() - cpu0)
+        self.billed = cpu
+        wall = timeout * self.wall_factor
+        if cpu > timeout:
+            return BotFault("timeout", f"used {cpu:.3f}s of CPU time, limit {timeout:.3g}s")
+        if elapsed > wall:
+            return BotFault("timeout", f"{what} after {elapsed:.2f}s of wall time ({cpu:.2f}s "
+                                       f"CPU), wall limit {wall:.3g}s ({timeout:.3g}s × "
+                                       f"wall_factor {self.wall_factor:g})")
+        return None
 
     def notify(self, event: Event) -> None:
         """Pass the event on, if the bot listens."""

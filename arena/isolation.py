@@ -8,9 +8,10 @@ allows it, its own PID namespace. A hard fault kills the bot's whole process tre
 SIGKILL; the process is otherwise kept for the worker's next game, which builds a fresh bot
 instance in it.
 
-Time is billed as the smaller of the decision's wall time and the bot's CPU time, with a
-wall-clock backstop (limit × grace + grace_seconds), so a busy machine does not forfeit a bot
-that did not use its time, while a sleeping or blocked bot is still stopped.
+Time is billed as in every host: a decision's wall time or, past its limit, the smaller of
+its wall time and the bot's CPU time, with a wall-clock limit of `limit × wall_factor`
+(`arena.bot.Limits`), so a busy machine does not forfeit a bot that did not use its time,
+while a sleeping or blocked bot is stopped.
 
 This module never sees the game state: it carries one seat's observations and events, encoded
 by `arena.codec`, and turns what goes wrong into a `BotFault`. It does not decide what a fault
@@ -31,7 +32,7 @@ from typing import Any, Self
 from arena import wire
 from arena.bot import BotContext, GameEnd
 from arena.codec import CodecError, action_from_json
-from arena.hosts import BotFault
+from arena.hosts import SENT_CHARS, BotFault, shown
 from arena.processes import (
     BotProcess,
     InputStuck,
@@ -46,8 +47,23 @@ from arena.wire import PROTOCOL, SPOKEN, SeatLog
 __all__ = ["CommandHost", "PipeHost", "ProcessHost", "ProcessLimits"]
 
 
-def _show(line: bytes) -> str:
-    return repr(line[:80]) + ("..." if len(line) > 80 else "")
+STDERR_LINES = 3
+"""How many of the bot's last stderr lines a fault message ends with."""
+HELLO_HINT = ("the program runs but said nothing: does it flush stdout after each line "
+              "(print(..., flush=True), fflush(stdout)), and does it name its files by "
+              "absolute path (it runs in an empty folder)?")
+
+
+def _text(line: bytes | bytearray) -> str:
+    """A line the bot sent, as text for its author (bytes that are not UTF-8 replaced)."""
+    return shown(bytes(line[: SENT_CHARS + 1]).decode("utf-8", "replace"))
+
+
+def _brief(value: object, length: int = 60) -> str:
+    """A value from the bot's message (text as it is, anything else as the JSON it sent),
+    cut short."""
+    text = value if isinstance(value, str) else json.dumps(value)
+    return text if len(text) <= length else text[:length] + "..."
 
 
 def _context_json(context: BotContext, seed: int) -> dict[str, Any]:
@@ -55,7 +71,8 @@ def _context_json(context: BotContext, seed: int) -> dict[str, Any]:
     return {
         "seat": context.seat, "players": context.players, "rules": context.rules,
         "options": dict(context.options),
-        "limits": {"decision": context.limits.decision, "bank": context.limits.bank},
+        "limits": {"decision": context.limits.decision, "bank": context.limits.bank,
+                   "wall_factor": context.limits.wall_factor},
         "bot_options": dict(context.bot_options), "names": list(context.names), "seed": seed,
     }
 
@@ -89,6 +106,12 @@ class PipeHost:
         self.protocol = PROTOCOL
         self.last_wall = 0.0
         self.billed = 0.0
+        self.wall_factor = 2.0
+        self.last_reply: str | None = None
+        """The text of the bot's last reply to a decision (what an illegal answer was)."""
+        self.refused: BotFault | None = None
+        """Why the bot's process could not be started (no hello): every later game faults
+        at once with it, instead of waiting for a hello again."""
 
     def launch_config(self) -> dict[str, Any]:
         """What the launcher runs: {"bot": ref} or {"command": argv}."""
@@ -103,11 +126,20 @@ class PipeHost:
         seed = context.rng.getrandbits(53)
         sof = bool(context.options.get("straight_over_full"))
         self.game = _Game(context, seed, sof, [state[0], list(state[1]), state[2]])
+        self.wall_factor = context.limits.wall_factor
+        self.last_reply = None
+        if self.refused is not None:
+            refused = BotFault(self.refused.kind, self.refused.message, self.refused.sent)
+            self.game.faults.append(refused)
+            raise refused
         process = self.process
         if process is not None and (not process.alive() or self._worn(process)):
             self._kill()
         elif process is not None:
             self._check_quiet()
+        if self.process is not None:
+            self.process.drain()
+            self._stderr_mark = self.process.stderr_seen
         self._boot()
 
     def act(self, observation: Observation, timeout: float) -> Action:
@@ -121,19 +153,29 @@ class PipeHost:
         turn = self.turn
         request = game.log.act_line(turn, timeout, observation, self.protocol)
         started = time.monotonic()
-        self._send(game.log.flush(request), started + self.limits.backstop(timeout))
+        self._send(game.log.flush(request), started + timeout * self.wall_factor)
         cpu = process.cpu_times()  # read while the bot works: off the decision's path
-        message = self._parse(self._reply_in_time(turn, timeout, started, cpu))
+        line = self._reply_in_time(turn, timeout, started, cpu)
+        message = self._parse(line)
+        sent = self.last_reply
         if message["type"] == "error":
             raise self._fail("crash", str(message.get("message"))[:300], kill=False)
         if message["type"] != "action":
-            raise self._fail("protocol", f"sent {message['type']!r} where an action was expected")
+            raise self._fail("protocol", f"sent a {_brief(message['type'])} message where an "
+                                         f"action was expected", sent=sent)
         if message.get("turn") != turn:
-            raise self._fail("protocol", f"answered turn {message.get('turn')!r}, not turn {turn}")
+            raise self._fail("protocol", self._wrong_turn(message.get("turn"), turn), sent=sent)
         try:
             return action_from_json(message.get("action"), game.straight_over_full)
         except CodecError as exc:
-            raise self._fail("protocol", f"sent an unreadable action: {exc}"[:300]) from None
+            raise self._fail("protocol", f"sent an action arena cannot read: {exc}"[:300],
+                             sent=sent) from None
+
+    @staticmethod
+    def _wrong_turn(answered: object, turn: int) -> str:
+        if answered is None:
+            return f"answered without a turn number (turn {turn} was asked)"
+        return f"answered turn {_brief(answered)}, but turn {turn} was asked"
 
     def notify(self, event: Event) -> None:
         """Keep the event for the next request: a bot wakes once per decision, not per event
@@ -157,7 +199,7 @@ class PipeHost:
         self._send(game.log.flush(wire.line({"type": "end", "place": result.place, "result": {
             "placements": list(r.placements), "scores": list(r.scores),
             "out_order": list(r.out_order)}})), time.monotonic() + 5)
-        self._expect("done", self.limits.backstop(game.context.limits.decision))
+        self._expect("done", self.limits.start_timeout)
 
     def close(self) -> None:
         """End the game: keep a healthy process for the next one, kill a faulted one."""
@@ -197,6 +239,8 @@ class PipeHost:
     # internals ----------------------------------------------------------------------------
 
     _last_stderr = ""
+    _stderr_mark = 0
+    """How many bytes of the process's stderr came before this game."""
 
     def _current(self) -> _Game:
         if self.game is None:
@@ -221,16 +265,26 @@ class PipeHost:
         self.process.track()
 
     def _spawn(self) -> None:
+        """Start the process and exchange hellos; a failure here is kept for later games."""
+        try:
+            self._hello()
+        except BotFault as fault:
+            self.refused = fault
+            raise
+
+    def _hello(self) -> None:
+        self._stderr_mark = 0  # a new process: all it writes belongs to this game
         try:
             self.process = BotProcess(self.launch_config(), self.limits)
         except OSError as exc:
             raise self._fail("crash", f"cannot start the bot process: {exc}") from None
         self._send(wire.line({"type": "hello", "protocol": PROTOCOL, "bot": self._reference()}),
                    time.monotonic() + self.limits.start_timeout)
-        hello = self._expect("hello", self.limits.start_timeout)
+        hello = self._expect("hello", self.limits.start_timeout, HELLO_HINT)
         if hello.get("protocol") not in SPOKEN:
-            raise self._fail("protocol", f"speaks protocol {hello.get('protocol')!r}, "
-                                         f"the referee speaks {' or '.join(map(str, SPOKEN))}")
+            raise self._fail("protocol", f"speaks protocol {_brief(hello.get('protocol'))}, "
+                                         f"the referee speaks {' or '.join(map(str, SPOKEN))}",
+                             sent=self.last_reply)
         self.protocol = hello["protocol"]
         self.name = str(hello.get("name", ""))[:100]
         self.process.locate()
@@ -244,16 +298,32 @@ class PipeHost:
         assert self.process is not None
         line = self._line(0.0)
         if line is not None:
-            raise self._fail("protocol", f"sent a line nobody asked for: {_show(line)}")
+            raise self._fail("protocol", f"sent a line nobody asked for: {_text(line)}",
+                             sent=_text(line))
 
-    def _fail(self, kind: str, message: str, kill: bool = True) -> BotFault:
-        """Record a fault of this game (the process is replaced before the next game)."""
-        fault = BotFault(kind, message)
+    def _fail(self, kind: str, message: str, kill: bool = True,
+              sent: str | None = None) -> BotFault:
+        """Record a fault of this game (the process is replaced before the next game); its
+        message ends with the bot's last stderr lines, for the bot's author."""
+        fault = BotFault(kind, message + self.note(), sent)
         if self.game is not None:
             self.game.faults.append(fault)
         if kill:
             self._kill()
         return fault
+
+    def note(self) -> str:
+        """'; stderr: ' and the last few lines (joined by ' | ') the bot wrote to stderr in
+        this game, or '': what ends every fault message, the referee's `illegal` too."""
+        if self.process is None:
+            return ""
+        self.process.drain()
+        tail = self.process.stderr_tail(self._stderr_mark)
+        lines = [t.strip() for t in tail.splitlines() if t.strip()]
+        if not lines:
+            return ""
+        note = " | ".join(lines[-STDERR_LINES:])
+        return "; stderr: " + (note if len(note) <= 300 else "..." + note[-300:])
 
     def _kill(self) -> None:
         if self.process is not None:
@@ -263,12 +333,9 @@ class PipeHost:
             self.process = None
 
     def _death(self) -> str:
-        """Why the bot's output ended, with the last line it wrote to stderr."""
+        """Why the bot's output ended."""
         assert self.process is not None
-        reason = self.process.exit_reason(0.5) or "closed its standard output"
-        self.process.drain()
-        tail = [t for t in self.process.stderr_tail().splitlines() if t.strip()]
-        return reason + (f"; stderr: {tail[-1][:200]}" if tail else "")
+        return self.process.exit_reason(0.5) or "closed its standard output"
 
     def _check_alive(self) -> None:
         """A bot that died, or closed its output while its helpers hold the pipe, is a crash."""
@@ -292,28 +359,39 @@ class PipeHost:
         try:
             return self.process.next_line(wait)
         except LineTooLong:
-            raise self._fail(
-                "protocol", f"sent a line longer than {self.limits.line_bytes} bytes") from None
+            raise self._fail("protocol", f"sent a line longer than {self.limits.line_bytes} "
+                                         f"bytes", sent=_text(self.process.buffer)) from None
         except OutputClosed:
             raise self._fail("crash", self._death()) from None
 
     def _parse(self, line: bytes) -> dict[str, Any]:
+        sent = _text(line)
         try:
-            message = json.loads(line)
+            text = line.decode("utf-8")
+        except UnicodeDecodeError:
+            raise self._fail("protocol", "sent a line that is not UTF-8 text", sent=sent) from None
+        try:
+            message = json.loads(text)
         except ValueError:
-            raise self._fail("protocol", f"sent a line that is not JSON: {_show(line)}") from None
+            raise self._fail("protocol", f"sent a line that is not JSON: {_brief(text, 80)}",
+                             sent=sent) from None
         if not isinstance(message, dict) or not isinstance(message.get("type"), str):
-            raise self._fail("protocol", f"sent {_show(line)}, not a message object")
+            raise self._fail("protocol", f"sent {_brief(text, 80)}, which is not a message "
+                                         f"(a JSON object with a type)", sent=sent)
+        self.last_reply = sent
         return message
 
-    def _expect(self, kind: str, wait: float) -> dict[str, Any]:
+    def _expect(self, kind: str, wait: float, hint: str = "") -> dict[str, Any]:
         """Wait (wall clock) for a reply of one type; an error reply is a crash."""
         until = time.monotonic() + wait
         line = None
         while line is None:
             left = until - time.monotonic()
             if left <= 0:
-                raise self._fail("timeout", f"no {kind!r} reply within {wait:.3g}s")
+                said = f": {hint}" if hint else ""
+                if hint and not self.note():
+                    said += " It wrote nothing to stderr."
+                raise self._fail("timeout", f"no {kind!r} reply within {wait:.3g}s{said}")
             line = self._line(min(left, 0.1))
             if line is None:
                 self._check_alive()
@@ -321,15 +399,17 @@ class PipeHost:
         if message["type"] == "error":
             raise self._fail("crash", str(message.get("message"))[:300], kill=kind == "hello")
         if message["type"] != kind:
-            raise self._fail("protocol", f"sent {message['type']!r} where {kind!r} was expected")
+            raise self._fail("protocol", f"sent a {_brief(message['type'])} message where "
+                                         f"{kind!r} was expected", sent=self.last_reply)
         return message
 
     def _reply_in_time(self, turn: int, limit: float, started: float,
                        cpu0: Mapping[int, float]) -> bytes:
-        """Wait for the reply line; stop the bot once its CPU time or the backstop runs out."""
+        """Wait for the reply line; stop the bot once its CPU time or its wall limit runs out."""
         process = self.process
         assert process is not None
-        soft, hard = started + limit, started + self.limits.backstop(limit)
+        wall = limit * self.wall_factor
+        soft, hard = started + limit, started + wall
         poll = min(0.05, max(0.005, limit / 20))
         while True:
             now = time.monotonic()
@@ -344,18 +424,19 @@ class PipeHost:
                                                 f"limit {limit:.3g}s")
                 if now >= hard:
                     raise self._fail("timeout", f"no answer to turn {turn} after "
-                                                f"{now - started:.2f}s ({used:.2f}s CPU), "
-                                                f"limit {limit:.3g}s")
+                                                f"{now - started:.2f}s of wall time ({used:.2f}s "
+                                                f"CPU), wall limit {wall:.3g}s ({limit:.3g}s × "
+                                                f"wall_factor {self.wall_factor:g})")
                 wait = min(poll, hard - now)
             line = self._line(wait)
             if line is not None:
                 break
-        self.last_wall = wall = time.monotonic() - started
-        self.billed = wall if wall <= limit else min(wall, process.cpu_since(cpu0))
-        if self.billed > limit:
-            raise self._fail("timeout", f"answered turn {turn} after {wall:.2f}s "
-                                        f"({self.billed:.2f}s CPU), limit {limit:.3g}s",
-                             kill=False)
+        self.last_wall = took = time.monotonic() - started
+        self.billed = took if took <= limit else min(took, process.cpu_since(cpu0))
+        if self.billed > limit or took > wall:
+            raise self._fail("timeout", f"answered turn {turn} after {took:.2f}s of wall time "
+                                        f"({self.billed:.2f}s CPU), limit {limit:.3g}s, wall "
+                                        f"limit {wall:.3g}s", kill=False)
         return line
 
 

@@ -212,7 +212,8 @@ class BotServer:
         limits = c.get("limits", {})
         context = BotContext(
             c["seat"], c["players"], c["rules"], MappingProxyType(dict(c["options"])),
-            Limits(limits.get("decision", 1.0), limits.get("bank")),
+            Limits(limits.get("decision", 1.0), limits.get("bank"),
+                   limits.get("wall_factor", 2.0)),
             random.Random(c["seed"]), MappingProxyType(dict(c.get("bot_options", {}))),
             tuple(c.get("names", ())),
         )

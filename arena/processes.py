@@ -42,9 +42,9 @@ class ProcessLimits:
     decisions are timed separately; the host starts a fresh process before a game once half
     is used), `file_size` (RLIMIT_FSIZE), `open_files` (RLIMIT_NOFILE), `processes` (tasks
     the bot may add to its user's count: RLIMIT_NPROC, which the kernel ignores for root),
-    `line_bytes` (longest reply line), `stderr_bytes` (stderr tail kept), the wall backstop
-    of a decision (`limit * grace + grace_seconds`), `start_timeout` (spawn, hello and start)
-    and `pid_namespace` (None: use one when `unshare` works here).
+    `line_bytes` (longest reply line), `stderr_bytes` (stderr tail kept), `start_timeout`
+    (spawn, hello, start and end) and `pid_namespace` (None: use one when `unshare` works
+    here). A decision's own wall-clock limit is the game's (`arena.bot.Limits.wall_factor`).
     """
 
     memory: int | None = 1024 * MiB
@@ -54,8 +54,6 @@ class ProcessLimits:
     processes: int | None = 64
     line_bytes: int = 64 * KiB
     stderr_bytes: int = 64 * KiB
-    grace: float = 3.0
-    grace_seconds: float = 1.0
     start_timeout: float = 10.0
     pid_namespace: bool | None = None
 
@@ -66,13 +64,8 @@ class ProcessLimits:
                 raise ValueError(f"{name} must be a whole number of zero or more, not {value!r}")
         if self.line_bytes < 64 or self.stderr_bytes < 0:
             raise ValueError("line_bytes must be at least 64 and stderr_bytes zero or more")
-        if self.grace < 1 or self.grace_seconds < 0 or self.start_timeout <= 0:
-            raise ValueError("grace must be at least 1, grace_seconds zero or more, "
-                             "start_timeout positive")
-
-    def backstop(self, limit: float) -> float:
-        """The wall time after which a decision with this limit is stopped, used or not."""
-        return limit * self.grace + self.grace_seconds
+        if not self.start_timeout > 0:
+            raise ValueError(f"start_timeout must be positive, not {self.start_timeout!r}")
 
     def rlimits(self) -> dict[str, int | None]:
         """The OS limits, as the launcher reads them."""
@@ -356,6 +349,8 @@ class BotProcess:
         self.scanned = 0
         self.eof = False
         self.stderr = bytearray()
+        self.stderr_seen = 0
+        """Bytes the bot has written to stderr in all (the tail keeps the last of them)."""
         self._stats: dict[int, int] = {}  # pid -> open /proc/<pid>/stat of the bot's tree
 
     @property
@@ -471,6 +466,7 @@ class BotProcess:
                 self.eof = True
                 self.selector.unregister(fd)
         elif chunk:
+            self.stderr_seen += len(chunk)
             self.stderr += chunk
             if len(self.stderr) > self.limits.stderr_bytes:
                 del self.stderr[: len(self.stderr) - self.limits.stderr_bytes]
@@ -528,9 +524,10 @@ class BotProcess:
                 "SIGXFSZ": " (file size limit)"}.get(name, "")
         return f"killed by {name}{hint}"
 
-    def stderr_tail(self) -> str:
-        """The last bytes the bot wrote to stderr, as text."""
-        return self.stderr.decode("utf-8", "replace")
+    def stderr_tail(self, since: int = 0) -> str:
+        """The last bytes the bot wrote to stderr (those after the first `since`), as text."""
+        kept = min(len(self.stderr), max(0, self.stderr_seen - since))
+        return self.stderr[len(self.stderr) - kept:].decode("utf-8", "replace")
 
     def sweep(self) -> list[int]:
         """Kill helper processes the bot left running (keeping the bot itself)."""

@@ -8,6 +8,7 @@ it is never charged to a bot. This module does not read configs or write files.
 
 from __future__ import annotations
 
+import json
 import random
 import time
 import traceback
@@ -18,7 +19,8 @@ from types import MappingProxyType
 from typing import Any
 
 from arena.bot import Bot, BotContext, GameEnd, Limits
-from arena.hosts import BotFault, Host, InlineHost, decision_alarm
+from arena.codec import action_to_json
+from arena.hosts import BotFault, Host, InlineHost, decision_alarm, shown
 from arena.rules import CHANCE, TERMINAL, RuleSet, get_rules
 from arena.rules.actions import Action, Chance
 from arena.rules.base import Event, Result
@@ -44,12 +46,14 @@ class Player:
 
 @dataclass(frozen=True, slots=True)
 class Fault:
-    """A bot's fault: which seat, which kind, the message, and the decision it happened at."""
+    """A bot's fault: which seat, which kind, the message, the decision it happened at, and
+    what the bot sent when that was the fault (`illegal`, `protocol`)."""
 
     seat: int
     kind: str
     message: str
     decision: int
+    sent: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +61,9 @@ class GameRecord:
     """Everything about one finished game.
 
     `log` holds, in order: ("chance", Chance), ("action", seat, Action, seconds),
-    ("fault", seat, kind, message, seconds) and ("event", Event) entries.
+    ("fault", seat, kind, message, seconds, sent, outside) and ("event", Event) entries;
+    `outside` is None for a fault on the bot's decision, else where it happened ("start",
+    "notify"), and such a fault is not a decision.
     """
 
     rules: str
@@ -70,6 +76,7 @@ class GameRecord:
     faults: tuple[Fault, ...]
     decisions: int
     think: tuple[float, ...]
+    limits: Limits = field(default_factory=Limits)
 
 
 def as_player(item: object, registry: Any = None) -> Player:
@@ -116,6 +123,8 @@ class _Game:
         self.log: list[tuple] = []
         self.faults: list[Fault] = []
         self.broken: list[BotFault | None] = [None] * len(players)
+        self.pending: list[tuple[int, BotFault, str]] = []
+        """Faults raised outside a decision (start, notify), applied before the next one."""
         self.think = [0.0] * len(players)
         self.bank = [limits.bank or 0.0] * len(players)
         self.decisions = 0
@@ -147,6 +156,8 @@ class _Game:
                 outcome: Chance = rules.chance(state, rng)
                 log.append(("chance", outcome))
                 state = rules.apply(state, outcome)
+            elif self.pending and self._in_game(state):
+                state = self._fault_outside(state)
             else:
                 state = self._decide(state, seat)
             events = events_of(state)
@@ -156,11 +167,13 @@ class _Game:
                 log.extend([("event", event) for event in events])
             if self.decisions > MAX_DECISIONS:
                 raise RefereeError(f"game did not end after {MAX_DECISIONS} decisions")
+        for seat, fault, _ in self.pending:  # raised once the game was decided: no effect
+            self._note_fault(seat, fault)
         result: Result = rules.result(state)
         self._end_bots(result)
         return GameRecord(rules.id, rules.version, MappingProxyType(self.options), self.seed,
                           self.players, tuple(log), result, tuple(self.faults),
-                          self.decisions, tuple(self.think))
+                          self.decisions, tuple(self.think), self.limits)
 
     def _start_bots(self) -> None:
         names = tuple(p.name for p in self.players)
@@ -174,6 +187,7 @@ class _Game:
                 player.host.start(context)
             except BotFault as fault:
                 self.broken[seat] = fault
+                self.pending.append((seat, fault, "start"))
             if getattr(player.host, "listens", True):
                 self.watching = True
 
@@ -199,7 +213,9 @@ class _Game:
             problem = _problem(observation, action)
             if problem is None:
                 raise
-            return self._fault(state, seat, BotFault("illegal", problem), elapsed)
+            note = getattr(host, "note", None)  # the bot's stderr, where it has its own
+            illegal = BotFault("illegal", problem + (note() if note else ""), _sent(host, action))
+            return self._fault(state, seat, illegal, elapsed)
         self.log.append(("action", seat, action, elapsed))
         return new_state
 
@@ -213,8 +229,32 @@ class _Game:
         return elapsed
 
     def _fault(self, state: Any, seat: int, fault: BotFault, elapsed: float) -> Any:
-        self.faults.append(Fault(seat, fault.kind, fault.message, self.decisions))
-        self.log.append(("fault", seat, fault.kind, fault.message, elapsed))
+        self.faults.append(Fault(seat, fault.kind, fault.message, self.decisions, fault.sent))
+        self.log.append(("fault", seat, fault.kind, fault.message, elapsed, fault.sent, None))
+        if self.spectator is not None:
+            self.spectator(Event("fault", seat, {"kind": fault.kind, "message": fault.message}))
+        return self.rules.fault(state, seat)
+
+    def _in_game(self, state: Any) -> bool:
+        """Whether a pending fault's seat is still in the game; the faults of seats already
+        out are recorded, with no effect."""
+        active = self.rules.observe(state, self.pending[0][0]).active
+        for seat, fault, _ in self.pending:
+            if not active[seat]:
+                self._note_fault(seat, fault)
+        self.pending = [p for p in self.pending if active[p[0]]]
+        return bool(self.pending)
+
+    def _note_fault(self, seat: int, fault: BotFault) -> None:
+        """Record a fault that changes nothing in the game (it is listed, with no log line)."""
+        self.faults.append(Fault(seat, fault.kind, fault.message, self.decisions, fault.sent))
+
+    def _fault_outside(self, state: Any) -> Any:
+        """Apply a fault raised outside the bot's decision now, before any seat decides
+        (RULES.md: out of that game at once); it is recorded but is not a decision."""
+        seat, fault, where = self.pending.pop(0)
+        self.faults.append(Fault(seat, fault.kind, fault.message, self.decisions, fault.sent))
+        self.log.append(("fault", seat, fault.kind, fault.message, 0.0, fault.sent, where))
         if self.spectator is not None:
             self.spectator(Event("fault", seat, {"kind": fault.kind, "message": fault.message}))
         return self.rules.fault(state, seat)
@@ -232,6 +272,7 @@ class _Game:
                         player.host.notify(event)
                     except BotFault as fault:
                         self.broken[seat] = fault
+                        self.pending.append((seat, fault, "notify"))
 
     def _end_bots(self, result: Result) -> None:
         for seat, player in enumerate(self.players):
@@ -239,9 +280,22 @@ class _Game:
                 if self.broken[seat] is None:
                     player.host.end(GameEnd(result, seat))
             except BotFault as fault:
-                self.faults.append(Fault(seat, fault.kind, fault.message, self.decisions))
+                self._note_fault(seat, fault)
             finally:
                 player.host.close()
+
+
+def _sent(host: Host, action: object) -> str:
+    """What the bot sent for an illegal answer: the reply line of a bot in its own process,
+    else the answer's JSON form (or its repr, when it is no action at all)."""
+    reply = getattr(host, "last_reply", None)
+    if reply is not None:
+        return shown(reply)
+    try:
+        encoded = action_to_json(action)  # type: ignore[arg-type]
+    except Exception:  # noqa: BLE001 - the bot's object is no action: show what it is
+        return shown(repr(action))
+    return shown(json.dumps(encoded, separators=(", ", ": ")))
 
 
 def _problem(observation: Any, action: object) -> str | None:

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.codec import CodecError, action_from_json, action_to_json, event_to_json
-from arena.referee import GameRecord
+from arena.referee import Fault, GameRecord
 from arena.results import write_atomic
 from arena.rules import CHANCE, RULESETS, RulesError, RuleSet
 from arena.rules.actions import Chance
@@ -87,6 +87,8 @@ def replay_lines(
         "options": dict(record.options),
         "seed": record.seed,
         "entrants": [{"seat": seat, **entrant} for seat, entrant in enumerate(seats)],
+        "limits": {"decision": record.limits.decision, "bank": record.limits.bank,
+                   "wall_factor": record.limits.wall_factor},
     }
     return [header, *(_entry(item) for item in record.log), _result(record)]
 
@@ -99,14 +101,19 @@ def _entry(item: tuple[Any, ...]) -> dict[str, Any]:
         action = action_to_json(item[2])
         return {"type": "action", "seat": item[1], "action": action, "seconds": _secs(item[3])}
     if kind == "fault":
-        _, seat, fault_kind, message, seconds = item
-        return {
+        _, seat, fault_kind, message, seconds, sent, outside = item
+        line = {
             "type": "fault",
             "seat": seat,
             "kind": fault_kind,
             "message": message,
             "seconds": _secs(seconds),
         }
+        if sent is not None:
+            line["sent"] = sent
+        if outside is not None:
+            line["outside"] = outside
+        return line
     return {"type": "event", "event": event_to_json(item[1])}
 
 
@@ -122,11 +129,19 @@ def _result(record: GameRecord) -> dict[str, Any]:
         "scores": list(result.scores),
         "out_order": list(result.out_order),
         "decisions": record.decisions,
-        "faults": [
-            {"seat": f.seat, "kind": f.kind, "message": f.message, "decision": f.decision}
-            for f in record.faults
-        ],
+        "faults": [fault_json(f, decision=True) for f in record.faults],
     }
+
+
+def fault_json(fault: Fault, decision: bool = False) -> dict[str, Any]:
+    """A fault as results record it (games.jsonl, a replay's result): `sent` only where the
+    bot's answer was the fault, `decision` in a replay."""
+    out: dict[str, Any] = {"seat": fault.seat, "kind": fault.kind, "message": fault.message}
+    if decision:
+        out["decision"] = fault.decision
+    if fault.sent is not None:
+        out["sent"] = fault.sent
+    return out
 
 
 def encode_replay(lines: Sequence[Mapping[str, Any]]) -> bytes:
@@ -271,6 +286,7 @@ class _Verifier:
         self.sof = bool(self.options.get("straight_over_full", False))
         self.expected: deque[Any] = deque()
         self.decisions = 0
+        self.clock = _Clock(header.get("limits"), len(header.get("entrants") or ()))
 
     def run(self) -> None:
         for line, entry in enumerate(self.replay.log, 2):
@@ -309,15 +325,33 @@ class _Verifier:
             raise _Mismatch(line, f"{kind} cannot be applied: {_reason(exc)}") from None
 
     def seat_step(self, line: int, entry: Mapping[str, Any], to_act: int) -> None:
+        if entry["type"] == "fault" and entry.get("outside") is not None:
+            self.outside_fault(line, entry, to_act)
+            return
         if entry.get("seat") != to_act:
             who = "chance" if to_act == CHANCE else f"seat {to_act}"
             raise _Mismatch(line, f"seat {entry.get('seat')!r} acts where {who} is to act")
         self.decisions += 1
         if entry["type"] == "fault":
             self.state = self.rules.fault(self.state, to_act)
+            self.clock.charge(to_act, entry.get("seconds"), check=False)  # a fault may run over
         else:
             action = action_from_json(entry["action"], self.sof)
             self.state = self.rules.apply(self.state, action)
+            over = self.clock.charge(to_act, entry.get("seconds"))
+            if over is not None:
+                raise _Mismatch(line, over)
+
+    def outside_fault(self, line: int, entry: Mapping[str, Any], to_act: int) -> None:
+        """A fault raised outside the bot's decision: applied while a seat is to decide, to
+        a seat still in the game, and not counted as a decision."""
+        seat = entry.get("seat")
+        if to_act == CHANCE:
+            raise _Mismatch(line, f"a fault of seat {seat!r} where chance is to act")
+        active = self.rules.observe(self.state, to_act).active
+        if not isinstance(seat, int) or not 0 <= seat < len(active) or not active[seat]:
+            raise _Mismatch(line, f"a fault of seat {seat!r}, which is not in the game")
+        self.state = self.rules.fault(self.state, seat)
 
     def finish(self, line: int) -> None:
         self.no_events_left(line)
@@ -336,6 +370,32 @@ class _Verifier:
                 raise _Mismatch(
                     line, f"result {key} {have.get(key)!r} differs from the rules' {wanted!r}"
                 )
+
+
+class _Clock:
+    """The time limits of the header, charged as the referee charges them (a decision over
+    its time draws on the seat's bank); replays without `limits` are not checked."""
+
+    def __init__(self, limits: object, seats: int) -> None:
+        self.limits = limits if isinstance(limits, Mapping) else None
+        bank = (self.limits or {}).get("bank") or 0.0
+        self.bank = [float(bank)] * seats
+        self.slack = [10 ** -SECONDS_DECIMALS] * seats
+        """What rounding each line's seconds may have moved the seat's bank by, so far."""
+
+    def charge(self, seat: int, seconds: object, check: bool = True) -> str | None:
+        """Why an action's seconds break the limits (it should have been a timeout), or None."""
+        if self.limits is None or not isinstance(seconds, int | float):
+            return None
+        decision = float(self.limits["decision"])
+        limit = decision + self.bank[seat]
+        if check and seconds > limit + self.slack[seat]:
+            return (f"seat {seat} took {seconds:g}s, over its limit of {limit:.6g}s: "
+                    f"that is a timeout, not an action")
+        if seconds > decision:
+            self.bank[seat] = max(0.0, self.bank[seat] - (seconds - decision))
+            self.slack[seat] += 10 ** -SECONDS_DECIMALS
+        return None
 
 
 def _show(value: object) -> str:

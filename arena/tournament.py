@@ -77,7 +77,7 @@ from arena.ratings import (
     summarise,
 )
 from arena.referee import GameRecord, Player, RefereeError, play_game
-from arena.replay import replay_lines, write_replay
+from arena.replay import fault_json, replay_lines, write_replay
 from arena.report import build_report
 from arena.rules import OptionError, RuleSet
 from arena.schedule import (
@@ -529,7 +529,7 @@ class _Worker:
         self.specs = tuple(
             None if e.bot is None else registry.resolve(e.bot) for e in setup.entrants
         )
-        self.limits = Limits(setup.limits.decision, setup.limits.game)
+        self.limits = Limits(setup.limits.decision, setup.limits.game, setup.limits.wall_factor)
         self.options = setup.options.dict()
         self.bot_options = tuple(MappingProxyType(e.options.dict()) for e in setup.entrants)
         self.replays = None if setup.replays is None else Path(setup.replays)
@@ -601,7 +601,7 @@ def game_line(game: GameSpec, record: GameRecord, replay: str | None) -> dict[st
         "entrants": [p.name for p in record.players],
         "placements": list(record.result.placements),
         "scores": list(record.result.scores),
-        "faults": [{"seat": f.seat, "kind": f.kind, "message": f.message} for f in record.faults],
+        "faults": [fault_json(f) for f in record.faults],
         "decisions": record.decisions,
         "replay": replay,
     }

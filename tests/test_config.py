@@ -200,7 +200,7 @@ def test_dump_is_sorted_and_shows_every_default() -> None:
     data = yaml.safe_load(dump_config(load(MINIMAL)))
     assert list(data) == sorted(data)
     assert data["format"] == {"cap": 20000, "games": 1, "seats": 2, "type": "round-robin"}
-    assert data["limits"] == {"decision": 1.0, "game": None}
+    assert data["limits"] == {"decision": 1.0, "game": None, "wall_factor": 2.0}
     assert data["entrants"][0] == {
         "alias": "statistician",
         "bot": "statistician",
@@ -288,7 +288,7 @@ ERRORS = [
     ("    mode: inline\n", "    mdoe: inline\n",
      "configs/x.yaml:10: entrants.1.mdoe: unknown key 'mdoe' (did you mean 'mode'?)"),
     ("  decision: 0.5\n", "  zzz: 0.5\n",
-     "configs/x.yaml:21: limits.zzz: unknown key 'zzz' (known: decision, game)"),
+     "configs/x.yaml:21: limits.zzz: unknown key 'zzz' (known: decision, game, wall_factor)"),
     ("rules: dice", "rules: dcie",
      "configs/x.yaml:2: rules: unknown rule set 'dcie' (did you mean 'dice'?)"),
     ("rules: dice", "rules: chess",
@@ -320,6 +320,9 @@ ERRORS = [
      "configs/x.yaml:21: limits.decision: must be more than 0 seconds and finite, got 0"),
     ("limits:\n  decision: 0.5", "limits:\n  game: -3",
      "configs/x.yaml:21: limits.game: must be more than 0 seconds and finite, got -3"),
+    ("  decision: 0.5", "  decision: 0.5\n  wall_factor: 0.5",
+     ("configs/x.yaml:22: limits.wall_factor: must be a number of at least 1 and finite, "
+      "got 0.5")),
     ("  decision: 0.5", "  decision: .nan",
      "configs/x.yaml:21: limits.decision: must be more than 0 seconds and finite, got nan"),
     ("    alias: stat-cautious\n", "",

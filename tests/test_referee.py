@@ -4,6 +4,7 @@ not charged to bots; games are reproducible from their seed."""
 from __future__ import annotations
 
 import contextlib
+import json
 import threading
 import time
 
@@ -13,6 +14,7 @@ from arena_bots.random_bot import RandomBot
 import arena
 from arena.hosts import InlineHost
 from arena.referee import Player, RefereeError, play_game
+from arena.replay import parse_replay, replay_lines, verify_replay
 from arena.rules import RULESETS
 from arena.rules.playout import random_action
 
@@ -112,13 +114,18 @@ def test_each_fault_is_recorded_and_the_game_completes(bot: type[arena.Bot], kin
     assert record.result.out_order[0] == 0
 
 
-@pytest.mark.parametrize("bot", [Sleeper, BusyLoop])
-def test_a_bot_past_its_time_limit_is_interrupted(bot: type[arena.Bot]) -> None:
+@pytest.mark.parametrize(("bot", "factor", "words"), [
+    (Sleeper, 2, "no answer after 0.2"), (Sleeper, 2, "wall limit 0.2s (0.1s × wall_factor 2)"),
+    (BusyLoop, 20, "s of CPU time, limit 0.1s")])
+def test_a_bot_past_its_time_limit_is_interrupted(bot: type[arena.Bot], factor: float,
+                                                  words: str) -> None:
+    """A sleeping bot at its wall limit (time × wall_factor), a busy one at its CPU time
+    (however loaded the machine, with a wall limit far off)."""
     started = time.perf_counter()
-    record = _fault_game(bot, decision=0.1)
+    record = _fault_game(bot, decision=0.1, wall_factor=factor)
     assert time.perf_counter() - started < 3
     assert [f.kind for f in record.faults] == ["timeout"]
-    assert "no answer within 0.1s" in record.faults[0].message
+    assert words in record.faults[0].message
 
 
 def test_a_bot_that_swallows_the_interrupt_is_timed_out_after_the_fact() -> None:
@@ -160,7 +167,9 @@ def test_time_bank_absorbs_a_slow_decision() -> None:
         def act(self, observation: arena.Observation) -> arena.Action:
             if OnceSlow.slow:
                 OnceSlow.slow = False
-                time.sleep(0.15)
+                busy = time.thread_time() + 0.15  # CPU time: what the limit bills
+                while time.thread_time() < busy:
+                    pass
             return super().act(observation)
 
     assert not play_game("dice", [OnceSlow, RandomBot], seed=1,
@@ -230,3 +239,88 @@ def test_the_record_holds_decisions_with_times_and_every_event() -> None:
     assert {"round", "roll", "claim", "challenge", "point", "out", "over"} <= kinds
     assert [p.name for p in record.players] == ["random", "random"]
     assert all(isinstance(p, Player) and p.origin.startswith("arena ") for p in record.players)
+
+
+class DeafAfterTheFirstClaim(RandomBot):
+    """Fails in notify on seat 0's first claim (or pass), while seat 1 is to answer it."""
+
+    name = "deaf"
+
+    def notify(self, event: arena.Event) -> None:
+        if event.seat == 0 and event.kind in ("claim", "pass"):
+            raise KeyError("cannot hear that")
+
+
+def _entries_after_first_claim(record: arena.GameRecord) -> list[tuple]:
+    start = next(i for i, e in enumerate(record.log) if e[0] == "event" and e[1].seat == 0
+                 and e[1].kind in ("claim", "pass"))
+    return list(record.log[start + 1:])
+
+
+@pytest.mark.parametrize("rules", sorted(RULESETS))
+def test_a_fault_in_notify_takes_effect_at_once_and_the_round_is_abandoned(rules: str) -> None:
+    """RULES.md: a faulting bot is "out of that game at once": no decision of another seat
+    comes between the fault and its effect, and the round in progress gives nobody a point."""
+    record = play_game(rules, [RandomBot, RandomBot, DeafAfterTheFirstClaim], seed=4)
+    assert [(f.seat, f.kind) for f in record.faults] == [(2, "crash")]
+    assert "in notify: KeyError" in record.faults[0].message
+    after = _entries_after_first_claim(record)
+    assert after[0][:3] == ("fault", 2, "crash")
+    assert after[0][6] == "notify"  # raised outside the bot's decision
+    effects = [e[1] for e in after[1:] if e[0] == "event"][:3]
+    assert (effects[0].kind, effects[0].seat, effects[0].data["reason"]) == ("out", 2, "forfeit")
+    assert not any(e.kind in ("point", "pay", "challenge") for e in effects)
+    assert record.result.placements[2] == 3
+    lines = replay_lines(record, {"id": "g"}, [
+        {"name": p.name, "bot": p.name, "origin": "", "version": "", "mode": "inline"}
+        for p in record.players])
+    assert verify_replay(parse_replay([json.dumps(line) for line in lines])) is None
+    assert lines[-1]["decisions"] == record.decisions
+
+
+@pytest.mark.parametrize("rules", sorted(RULESETS))
+def test_with_the_penalty_policy_a_fault_in_notify_costs_the_round_at_once(rules: str) -> None:
+    record = play_game(rules, [RandomBot, RandomBot, DeafAfterTheFirstClaim], seed=4,
+                       options={"on_fault": "penalty", "max_faults": 3})
+    after = _entries_after_first_claim(record)
+    assert after[0][:3] == ("fault", 2, "crash")
+    effects = [e[1] for e in after[1:] if e[0] == "event"]
+    assert (effects[0].kind, effects[0].seat) == ("penalty", 2)
+    if rules == "cards":  # nobody passed the bot the hand: its penalty goes to the bank
+        assert (effects[1].kind, effects[1].seat, effects[1].data["payee"]) == ("pay", 2, -1)
+    else:  # the point is the bot's, and it throws the next round
+        assert (effects[1].kind, effects[1].seat) == ("point", 2)
+    lines = replay_lines(record, {"id": "g"}, [
+        {"name": p.name, "bot": p.name, "origin": "", "version": "", "mode": "inline"}
+        for p in record.players])
+    assert verify_replay(parse_replay([json.dumps(line) for line in lines])) is None
+
+
+def test_a_bot_that_cannot_be_started_is_out_before_the_first_decision() -> None:
+    record = play_game("dice", [RandomBot, BrokenStart, RandomBot], seed=2)
+    assert [(f.seat, f.kind) for f in record.faults] == [(1, "crash")]
+    first = next(i for i, e in enumerate(record.log) if e[0] in ("action", "fault"))
+    assert record.log[first][:3] == ("fault", 1, "crash") and record.log[first][6] == "start"
+
+
+class DeafWhenOut(RandomBot):
+    """Fails in notify on the first event it sees after it went out of the game."""
+
+    name = "deaf-when-out"
+
+    def start(self, context: arena.BotContext) -> None:
+        self.out = False
+
+    def notify(self, event: arena.Event) -> None:
+        if self.out:
+            raise KeyError("nobody listens any more")
+        self.out = event.kind == "out" and event.seat == self.context.seat
+
+
+def test_a_fault_in_notify_of_a_seat_already_out_is_recorded_and_changes_nothing() -> None:
+    quiet = play_game("dice", [DeafWhenOut, RandomBot, RandomBot], seed=2)
+    out = next(e[1] for e in quiet.log if e[0] == "event" and e[1].kind == "out")
+    assert out.seat == 0, "the test needs seat 0 out first"
+    assert [(f.seat, f.kind) for f in quiet.faults] == [(0, "crash")]
+    assert "nobody listens any more" in quiet.faults[0].message
+    assert not [e for e in quiet.log if e[0] == "fault"]

@@ -222,3 +222,112 @@ def test_the_schema_rejects_what_is_not_a_replay() -> None:
     for bad in (no_seconds, bad_fault, two_results, lines[1:]):
         assert not VALIDATOR.is_valid(bad)
     assert VALIDATOR.is_valid(lines)
+
+
+OLD_FOLDER = Path(__file__).parent / "fixtures" / "results-v1"
+
+
+def test_a_results_folder_written_before_the_fault_details_still_verifies_and_reports(
+        tmp_path: Path) -> None:
+    import shutil
+
+    from click.testing import CliRunner
+
+    from arena.cli import cli
+
+    folder = tmp_path / "old"
+    shutil.copytree(OLD_FOLDER, folder)
+    verified = CliRunner().invoke(cli, ["replay", str(folder), "--verify"])
+    assert verified.exit_code == 0, verified.output
+    assert "6 games verified" in verified.output
+    for path in sorted((folder / "replays").glob("*.json.gz")):
+        VALIDATOR.validate(read_replay(path).lines())
+    reported = CliRunner().invoke(cli, ["report", str(folder)])
+    assert reported.exit_code == 0, reported.output
+    html = (folder / "report.html").read_text()
+    assert "is not higher than the claim to beat" in html
+
+
+def test_an_illegal_answer_is_kept_as_the_bot_sent_it_in_the_replay() -> None:
+    lines = _lines("dice-cards")
+    VALIDATOR.validate(lines)
+    faults = [line for line in lines if line["type"] == "fault"]
+    assert faults and all(f["sent"] == '{"type": "challenge"}' for f in faults)
+    assert [f["sent"] for f in lines[-1]["faults"]] == ['{"type": "challenge"}']
+    crashes = [line for line in _lines("dice") if line["type"] == "fault"]
+    assert crashes and all("sent" not in f for f in crashes)
+
+
+def test_games_jsonl_keeps_what_a_bot_sent_for_an_illegal_answer(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from arena.cli import cli
+
+    config = tmp_path / "liar.yaml"
+    config.write_text(f"name: liar\nrules: dice\nentrants:\n  - random\n"
+                      f"  - bot: {OLD_FOLDER / 'liar.py'}\n    alias: liar\n"
+                      f"format:\n  type: round-robin\n  seats: 2\n  games: 1\n"
+                      f"seed: 3\nworkers: 1\n")
+    ran = CliRunner().invoke(cli, ["run", str(config), "--out", str(tmp_path / "out")])
+    assert ran.exit_code == 0, ran.output
+    games = [json.loads(t) for t in (tmp_path / "out" / "games.jsonl").read_text().splitlines()]
+    faults = [f for g in games for f in g["faults"]]
+    assert faults and {f["kind"] for f in faults} == {"illegal"}
+    for fault in faults:
+        sent = json.loads(fault["sent"])
+        assert sent["type"] == "action" and sent["action"] == {"type": "bid", "claim": "high A"}
+
+
+def test_the_header_records_the_time_limits_and_verify_checks_the_seconds_against_them(
+        ) -> None:
+    record = play_game("dice", ["random", "random"], seed=2,
+                       limits=arena.Limits(0.5, bank=1.0, wall_factor=3.0))
+    lines = replay_lines(record, {"id": "g", "stage": "main", "table": 1}, _seats(record))
+    VALIDATOR.validate(lines)
+    assert lines[0]["limits"] == {"decision": 0.5, "bank": 1.0, "wall_factor": 3.0}
+    assert verify_replay(_replay(lines)) is None
+    index = _first(lines, "action")
+    seat = lines[index]["seat"]
+    again = next(i for i, line in enumerate(lines)
+                 if i > index and line["type"] == "action" and line["seat"] == seat)
+    banked = _tamper(lines, index, seconds=1.4)  # 0.9 s of the bank: still within the limits
+    assert verify_replay(_replay(banked)) is None
+    twice = _tamper(banked, again, seconds=0.7)  # 0.1 s of the bank left: limit 0.6 s
+    difference = verify_replay(_replay(twice))
+    assert difference is not None and difference.line == again + 1
+    assert f"seat {seat} took 0.7s, over its limit of 0.6s" in difference.message
+    unlimited = copy.deepcopy(twice)
+    del unlimited[0]["limits"]  # a replay from before the limits were recorded
+    assert verify_replay(_replay(unlimited)) is None
+
+
+def test_a_tournament_s_wall_factor_is_played_and_recorded_in_every_replay(
+        tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from arena.cli import cli
+
+    config = tmp_path / "t.yaml"
+    config.write_text("name: t\nrules: dice\nentrants: [random, honest]\n"
+                      "limits:\n  decision: 0.5\n  wall_factor: 4\nseed: 1\nworkers: 1\n")
+    ran = CliRunner().invoke(cli, ["run", str(config), "--out", str(tmp_path / "out")])
+    assert ran.exit_code == 0, ran.output
+    replays = sorted((tmp_path / "out" / "replays").glob("*.json.gz"))
+    assert replays
+    for path in replays:
+        header = read_replay(path).header
+        assert header["limits"] == {"decision": 0.5, "bank": None, "wall_factor": 4.0}
+
+
+def test_a_fault_s_seconds_draw_on_the_bank_in_verify_as_in_the_referee() -> None:
+    record = play_game("dice", ["random", Stumbler], seed=5, limits=arena.Limits(0.5, bank=1.0),
+                       options={"on_fault": "penalty", "max_faults": 3})
+    lines = replay_lines(record, {"id": "g"}, _seats(record))
+    fault = _first(lines, "fault")
+    seat = lines[fault]["seat"]
+    later = next(i for i, line in enumerate(lines)
+                 if i > fault and line["type"] == "action" and line["seat"] == seat)
+    slow = _tamper(_tamper(lines, fault, seconds=1.4), later, seconds=0.7)
+    difference = verify_replay(_replay(slow))
+    assert difference is not None and difference.line == later + 1
+    assert verify_replay(_replay(_tamper(lines, later, seconds=0.7))) is None

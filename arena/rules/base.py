@@ -454,7 +454,8 @@ class RuleSet(Protocol):
         """Return the state after an action or chance outcome; raise IllegalAction if illegal."""
 
     def fault(self, state: Any, seat: int) -> Any:
-        """Return the state after the seat to act faulted, under the on_fault policy."""
+        """Return the state after a seat faulted (the seat to act, or another seat still in
+        the game while a decision is pending), under the on_fault policy."""
 
     def observe(self, state: Any, seat: int) -> Observation:
         """Return what one seat may know now."""

@@ -280,15 +280,17 @@ class CardsRules(Engine):
     # --- faults -----------------------------------------------------------------------
 
     def fault(self, state: CardsState, seat: int) -> CardsState:
-        """Apply the on_fault policy to the seat that faulted while holding the central hand."""
-        if seat != state.holder or state.phase not in (ACCEPT, TURN):
+        """Apply the on_fault policy to a seat that faulted, holding the central hand or
+        (outside its decision) while another seat holds it: the hand in play is abandoned."""
+        if not state.active[seat] or state.phase not in (ACCEPT, TURN):
             raise RulesError(f"seat {seat} has no decision to fault on")
         faults = add_to_seat(state.faults, seat, 1)
         state = _with(state, faults=faults)
         limit = int(state.opts["max_faults"])  # type: ignore[call-overload]
         if state.opts["on_fault"] == "penalty" and faults[seat] < limit:
             penalty = Event("penalty", seat, {"faults": faults[seat]})
-            state, paid = self._pay(state, seat, state.passer)
+            payee = state.passer if seat == state.holder else -1  # nobody passed it the hand
+            state, paid = self._pay(state, seat, payee)
             return self._new_central(state, seat, (penalty, *paid))
         chips = add_to_seat(state.chips, seat, -state.chips[seat])
         state, out = _go_out(_with(state, chips=chips), seat, "forfeit")

@@ -413,8 +413,9 @@ class DiceRules(Engine):
     # --- faults -----------------------------------------------------------------------
 
     def fault(self, state: DiceState, seat: int) -> DiceState:
-        """Apply the on_fault policy to the seat that faulted on its decision."""
-        if seat != state.holder or state.phase in (DEAL, FILL, OVER):
+        """Apply the on_fault policy to a seat that faulted, on its decision or (outside it)
+        while another seat's decision is pending: the round in progress is abandoned."""
+        if not state.active[seat] or state.phase in (DEAL, FILL, OVER):
             raise RulesError(f"seat {seat} has no decision to fault on")
         faults = add_to_seat(state.faults, seat, 1)
         state = _with(state, faults=faults)

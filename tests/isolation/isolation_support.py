@@ -17,7 +17,7 @@ from arena.referee import GameRecord, Player, play_game
 
 ZOO = Path(__file__).parent / "zoo"
 DECISION = 0.3
-LIMITS = ProcessLimits(grace=2.0, grace_seconds=0.3, start_timeout=20.0)
+LIMITS = ProcessLimits(start_timeout=20.0)
 HAS_NAMESPACE = bool(namespace_prefix())
 NAMESPACES = [False, pytest.param(True, marks=pytest.mark.skipif(
     not HAS_NAMESPACE, reason="unshare cannot make a PID namespace here"))]
@@ -35,12 +35,12 @@ def wire(mode: str) -> list[str]:
 
 def play_zoo(host: PipeHost, rules: str = "dice", seed: int = 1,
              options: Mapping[str, Any] | None = None, bot_options: Mapping[str, Any] | None = None,
-             decision: float = DECISION) -> GameRecord:
+             decision: float = DECISION, wall_factor: float = 2.0) -> GameRecord:
     """A game with the zoo bot in seat 0 against two inline random bots; the host is shut
     down afterwards."""
     player = Player("zoo", host, options=dict(bot_options or {}))
     try:
         return play_game(rules, [player, "random", "random"], seed=seed, options=options,
-                         limits=Limits(decision))
+                         limits=Limits(decision, wall_factor=wall_factor))
     finally:
         host.shutdown()

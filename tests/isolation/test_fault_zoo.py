@@ -3,6 +3,7 @@ consistent results for the other seats, and no process of the bot survives (conf
 
 from __future__ import annotations
 
+import sys
 import time
 from dataclasses import replace
 
@@ -10,8 +11,9 @@ import pytest
 from isolation_support import DECISION, LIMITS, NAMESPACES, play_zoo, wire, zoo
 
 from arena.bot import Limits
+from arena.hosts import Host
 from arena.isolation import CommandHost, ProcessHost
-from arena.referee import GameRecord, Player, play_game
+from arena.referee import GameRecord, Player, as_player, play_game
 
 PYTHON_ZOO = [
     ("raiser.py", {}, "crash", "ValueError: the zoo raiser gives up"),
@@ -28,8 +30,8 @@ WIRE_ZOO = [
     ("unfinished", "timeout", "no answer"),
     ("close", "crash", "closed its standard output"),
     ("stale", "protocol", "answered turn"),
-    ("unreadable", "protocol", "unreadable action"),
-    ("badutf8", "protocol", "not JSON"),
+    ("unreadable", "protocol", "action arena cannot read"),
+    ("badutf8", "protocol", "not UTF-8 text"),
     ("stderr", "timeout", "turn 1"),  # a CPU or a wall timeout, as the machine goes
 ]
 
@@ -58,12 +60,18 @@ def test_a_misbehaving_python_bot_forfeits_with_its_fault(
     assert time.monotonic() - started < 15
 
 
-def test_a_spinning_bot_is_stopped_by_its_cpu_time_before_the_backstop() -> None:
-    host = ProcessHost(zoo("spinner.py"), replace(LIMITS, grace=20.0))
-    record = play_zoo(host)
+@pytest.mark.parametrize("mode", ["inline", "process"])
+def test_a_spinning_bot_is_stopped_by_its_cpu_time_before_its_wall_limit(mode: str) -> None:
+    host = (as_player(zoo("spinner.py")).host if mode == "inline"
+            else ProcessHost(zoo("spinner.py"), LIMITS))
+    try:
+        record = play_game("dice", [Player("zoo", host), "random", "random"], seed=1,
+                           limits=Limits(DECISION, wall_factor=20.0))
+    finally:
+        getattr(host, "shutdown", host.close)()
     assert_forfeited(record, "timeout", "CPU time")
     seconds = next(e[4] for e in record.log if e[0] == "fault")
-    assert DECISION <= seconds < LIMITS.backstop(DECISION) * 5
+    assert DECISION <= seconds < DECISION * 20
 
 
 @pytest.mark.parametrize("namespace", NAMESPACES)
@@ -88,7 +96,7 @@ def test_a_command_bot_that_breaks_the_protocol_forfeits(mode: str, kind: str, w
 def test_cpu_time_is_billed_to_the_whole_tree_so_a_wrapper_script_does_not_hide_a_spinner(
         ) -> None:
     command = ["sh", "-c", " ".join(wire("spin")) + "; true"]  # sh waits: the bot is its child
-    record = play_zoo(CommandHost(command, replace(LIMITS, grace=20.0)))
+    record = play_zoo(CommandHost(command, LIMITS), wall_factor=20.0)
     assert_forfeited(record, "timeout", "CPU time")
 
 
@@ -129,3 +137,110 @@ def test_stderr_floods_and_stray_prints_do_not_disturb_the_protocol(bot: str, ta
     assert record.faults == ()
     assert len(text.encode()) <= LIMITS.stderr_bytes
     assert tail in text
+
+
+@pytest.mark.parametrize("mode", ["junk", "silent", "enormous", "unfinished", "close", "stale",
+                                  "unreadable", "badutf8", "future", "noturn", "array"])
+def test_every_fault_message_ends_with_the_bots_last_stderr_lines(mode: str) -> None:
+    record = play_zoo(CommandHost(wire(mode), LIMITS))
+    message = record.faults[0].message
+    assert f"; stderr: wire-{mode} misbehaves" in message, message
+
+
+@pytest.mark.parametrize(("mode", "words"), [
+    ("noturn", "answered without a turn number (turn 1 was asked)"),
+    ("stale", "answered turn 0, but turn 1 was asked"),
+    ("array", "sent [1,2,3], which is not a message (a JSON object with a type)"),
+    ("junk", "sent a line that is not JSON: I am thinking about it"),
+    ("badutf8", "sent a line that is not UTF-8 text"),
+    ("positions", 'positions must be a list of whole numbers, got ["3"]'),
+    ("unreadable", 'unknown action type "dance"'),
+])
+def test_protocol_faults_say_what_went_wrong_in_plain_words(mode: str, words: str) -> None:
+    record = play_zoo(CommandHost(wire(mode), LIMITS))
+    fault = record.faults[0]
+    assert fault.kind == "protocol"
+    assert words in fault.message
+    assert "None" not in fault.message and "b'" not in fault.message
+    assert "'3'" not in fault.message and "'dance'" not in fault.message
+
+
+@pytest.mark.parametrize(("mode", "kind", "sent"), [
+    ("illegal", "illegal", ('{"type": "action", "turn": 1, "action": {"type": "reroll", '
+                            '"positions": [4]}}')),
+    ("array", "protocol", "[1,2,3]"),
+    ("enormous", "protocol", ("[" + "1," * 100)[:200] + "..."),
+])
+def test_illegal_and_protocol_faults_keep_what_the_bot_sent(mode: str, kind: str,
+                                                            sent: str) -> None:
+    record = play_zoo(CommandHost(wire(mode), LIMITS))
+    assert [(f.kind, f.sent) for f in record.faults] == [(kind, sent)]
+    assert [e[5] for e in record.log if e[0] == "fault"] == [sent]
+
+
+def test_a_bot_that_never_answers_hello_is_cut_off_after_its_first_failure() -> None:
+    from arena.processes import started_tokens
+
+    host = CommandHost(wire("mute"), replace(LIMITS, start_timeout=0.5))
+    before = len(started_tokens())
+    try:
+        records = [play_game("dice", [Player("zoo", host), "random"], seed=seed,
+                             limits=Limits(DECISION)) for seed in (1, 2, 3)]
+    finally:
+        host.shutdown()
+    messages = [[f.message for f in r.faults] for r in records]
+    assert len(started_tokens()) - before == 1
+    assert messages[0] == messages[1] == messages[2] and len(messages[0]) == 1
+    message = messages[0][0]
+    assert message.startswith("no 'hello' reply within 0.5s")
+    for hint in ("flush", "absolute", "stderr: wire-mute heard hello and keeps quiet"):
+        assert hint in message, message
+
+
+def _napper(mode: str) -> Host:
+    if mode == "inline":
+        return as_player(zoo("napper.py")).host
+    return ProcessHost(zoo("napper.py"), LIMITS)
+
+
+@pytest.mark.parametrize("mode", ["inline", "process"])
+def test_a_sleeping_bot_is_billed_cpu_time_and_stopped_at_its_wall_limit_in_every_host(
+        mode: str) -> None:
+    """Limit 0.2 s, wall limit 0.4 s (the default wall_factor 2): a 0.25 s nap uses no CPU
+    and costs nothing; a 0.6 s nap is a timeout at 0.4 s of wall time."""
+    limits = Limits(0.2)
+    assert limits.wall_factor == 2
+    results = []
+    for nap in (0.25, 0.6):
+        host = _napper(mode)
+        try:
+            results.append(play_game("dice", [Player("zoo", host, options={"nap": nap}),
+                                              "random"], seed=1, limits=limits))
+        finally:
+            getattr(host, "shutdown", host.close)()
+    short, long = results
+    assert short.faults == ()
+    first = next(e for e in short.log if e[0] == "action" and e[1] == 0)
+    assert first[3] < 0.2, "a nap is billed its CPU time, not its wall time"
+    assert [(f.seat, f.kind) for f in long.faults] == [(0, "timeout")]
+    assert "wall" in long.faults[0].message and "0.4" in long.faults[0].message
+
+
+def test_a_silent_start_says_the_bot_wrote_nothing_to_stderr() -> None:
+    command = [sys.executable, "-c", "import sys, time\nfor line in sys.stdin: time.sleep(60)"]
+    record = play_zoo(CommandHost(command, replace(LIMITS, start_timeout=0.5)))
+    assert_forfeited(record, "timeout", "no 'hello' reply within 0.5s")
+    assert record.faults[0].message.endswith("It wrote nothing to stderr.")
+
+
+def test_a_fault_message_shows_only_what_the_bot_wrote_to_stderr_in_that_game() -> None:
+    """Illegal answers too end with the bot's stderr, and only with this game's, so that the
+    message does not depend on which games the worker's process played before."""
+    with ProcessHost(zoo("diarist.py"), LIMITS) as host:
+        records = [play_game("dice", [Player("d", host), "random"], seed=1,
+                             limits=Limits(DECISION)) for _ in range(3)]
+    assert records[0].faults == ()
+    assert [f.kind for f in records[1].faults] == [f.kind for f in records[2].faults] \
+        == ["illegal"]
+    assert "stderr" not in records[1].faults[0].message
+    assert records[2].faults[0].message.endswith("; stderr: THIRD GAME: about to cheat")

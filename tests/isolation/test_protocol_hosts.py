@@ -121,6 +121,19 @@ def test_a_healthy_process_is_reused_and_a_faulted_one_replaced() -> None:
         assert faulty.process is None
 
 
+def test_after_an_illegal_answer_the_process_plays_on_as_documented() -> None:
+    """An illegal answer is a well-formed reply: the referee charges it through the rules,
+    and the process, which followed the protocol, is kept (docs/protocol.md, Faults)."""
+    with CommandHost(wire("illegal"), LIMITS) as host:
+        record = play_game("dice", [Player("i", host), "random"], seed=1)
+        assert [f.kind for f in record.faults] == ["illegal"]
+        assert host.process is not None
+        pid = host.process.pid
+        again = play_game("dice", [Player("i", host), "random"], seed=2)
+        assert again.faults == ()  # the zoo bot misbehaves only on its first decision
+        assert host.process is not None and host.process.pid == pid
+
+
 def test_a_command_bot_behind_a_wrapper_script_lives_on_between_games() -> None:
     command = ["sh", "-c", f"{sys.executable} {EXAMPLES / 'example_bot.py'}; true"]
     with CommandHost(command, LIMITS) as host:
@@ -219,11 +232,12 @@ def test_bots_die_with_the_referee(namespace: bool) -> None:
 
 
 def test_limits_are_checked() -> None:
-    for bad in ({"memory": -1}, {"open_files": 1.5}, {"grace": 0.5}, {"line_bytes": 10},
-                {"start_timeout": 0}):
+    for bad in ({"memory": -1}, {"open_files": 1.5}, {"line_bytes": 10}, {"start_timeout": 0}):
         with pytest.raises(ValueError):
             ProcessLimits(**bad)  # type: ignore[arg-type]
-    assert ProcessLimits(grace=3, grace_seconds=1).backstop(0.5) == 2.5
+    for wrong in ({"wall_factor": 0.5}, {"wall_factor": float("inf")}, {"decision": 0}):
+        with pytest.raises(ValueError):
+            Limits(**wrong)  # type: ignore[arg-type]
 
 
 def test_a_host_used_outside_a_game_says_so() -> None:
@@ -235,3 +249,12 @@ def test_a_host_used_outside_a_game_says_so() -> None:
     host.close()
     host.shutdown()
     assert host.process is None
+
+
+def test_a_bot_is_told_its_wall_limit_in_the_start_context() -> None:
+    with CommandHost(wire("inspect"), LIMITS) as host:
+        play_game("dice", [Player("w", host), "random"], seed=1,
+                  limits=Limits(0.3, bank=2.0, wall_factor=3.0))
+        told = [t for t in host.stderr_tail().splitlines() if t.startswith("LIMITS ")]
+    assert [json.loads(t[7:]) for t in told] == [
+        {"decision": 0.3, "bank": 2.0, "wall_factor": 3.0}]

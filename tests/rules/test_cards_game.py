@@ -277,9 +277,12 @@ def test_the_max_faults_th_fault_forfeits() -> None:
     assert find(CARDS.events(state), "out").data == {"reason": "forfeit"}
 
 
-def test_only_the_holder_can_fault() -> None:
+def test_a_seat_faults_while_a_decision_is_pending_and_the_hand_in_play_is_abandoned() -> None:
     state = play(CARDS, CARDS.new_game(3), EXAMPLE_DECK)
+    assert state.holder == 0
+    after = CARDS.fault(state, 1)  # outside its decision (a failed notify): out at once
+    assert [(e.kind, e.seat) for e in CARDS.events(after)][:2] == [("out", 1), ("central", 2)]
     with pytest.raises(Exception, match="no decision"):
-        CARDS.fault(state, 1)
+        CARDS.fault(after, 1)  # out of the game
     with pytest.raises(Exception, match="no decision"):
         CARDS.fault(CARDS.new_game(3), 0)

@@ -260,10 +260,13 @@ def test_a_penalty_point_can_put_the_faulter_out() -> None:
     assert DICE.result(state).placements == (2, 1)
 
 
-def test_only_the_seat_to_act_can_fault() -> None:
+def test_a_seat_faults_while_a_decision_is_pending_and_the_round_is_abandoned() -> None:
     state = thrown(3, "J J Q Q A")
+    after = DICE.fault(state, 1)  # outside its decision (a failed notify): out at once
+    assert [(e.kind, e.seat) for e in DICE.events(after)] == [("out", 1)]
+    assert after.points == (0, 0, 0) and after.thrower == 2  # no point; its left throws
     with pytest.raises(Exception, match="no decision"):
-        DICE.fault(state, 1)
+        DICE.fault(after, 1)  # no decision is pending (and the seat is out)
     with pytest.raises(Exception, match="no decision"):
         DICE.fault(DICE.new_game(3), 0)
 

@@ -1,5 +1,5 @@
 """Zoo: sleeps for an hour on its decision, using no CPU (expected fault: timeout, caught by
-the wall-clock backstop)."""
+its wall-clock limit)."""
 
 from __future__ import annotations
 

@@ -13,6 +13,11 @@ chosen by its first argument, on its first decision:
   badutf8     answers with bytes that are not UTF-8      -> protocol
   stderr      writes only to stderr, forever             -> timeout (and the referee survives)
   future      says hello in protocol 99                  -> protocol (when the game starts)
+  mute        reads on but never answers `hello`         -> timeout (when the game starts)
+  noturn      answers without a turn number              -> protocol
+  array       answers with a JSON array                  -> protocol
+  positions   answers a reroll with positions as text    -> protocol
+  illegal     answers with a readable action that is not legal now -> illegal
   spin        spins in a loop forever                    -> timeout (billed in CPU time)
   inspect     plays like ok, and first reports its surroundings on stderr as `INSPECT {json}`
   history1    plays like ok in protocol 1, and prints a digest of each decision's history
@@ -52,7 +57,9 @@ def legal_answer(observation: dict[str, Any]) -> dict[str, Any]:
 
 
 def misbehave(turn: int, answer: dict[str, Any]) -> None:
-    """Do this bot's one wrong thing."""
+    """Do this bot's one wrong thing, saying so on stderr first."""
+    sys.stderr.write(f"wire-{MODE} misbehaves on turn {turn}\n")
+    sys.stderr.flush()
     if MODE == "junk":
         out.write(b"I am thinking about it\n")
     elif MODE == "enormous":
@@ -67,6 +74,14 @@ def misbehave(turn: int, answer: dict[str, Any]) -> None:
         send({"type": "action", "turn": turn, "action": answer})
     elif MODE == "stale":
         send({"type": "action", "turn": turn - 1, "action": answer})
+    elif MODE == "noturn":
+        send({"type": "action", "action": answer})
+    elif MODE == "array":
+        out.write(b"[1,2,3]\n")
+    elif MODE == "positions":
+        send({"type": "action", "turn": turn, "action": {"type": "reroll", "positions": ["3"]}})
+    elif MODE == "illegal":
+        send({"type": "action", "turn": turn, "action": {"type": "reroll", "positions": [4]}})
     elif MODE == "unreadable":
         send({"type": "action", "turn": turn, "action": {"type": "dance"}})
     elif MODE == "badutf8":
@@ -115,11 +130,18 @@ def main() -> None:
     for line in sys.stdin:
         message = json.loads(line)
         kind = message.get("type")
-        if kind == "hello":
+        if kind == "hello" and MODE == "mute":
+            sys.stderr.write("wire-mute heard hello and keeps quiet\n")
+            sys.stderr.flush()
+        elif kind == "hello":
+            if MODE == "future":
+                sys.stderr.write("wire-future misbehaves at hello\n")
             version = {"future": 99, "history1": 1}.get(MODE, 2)
             send({"type": "hello", "protocol": version, "name": f"wire-{MODE}"})
         elif kind == "start":
             events.clear()
+            if MODE == "inspect":
+                sys.stderr.write("LIMITS " + json.dumps(message["context"]["limits"]) + "\n")
             send({"type": "ready"})
         elif kind == "event":
             events.append(message["event"])
