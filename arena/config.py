@@ -35,6 +35,7 @@ __all__ = [
     "Options",
     "RuleSetInfo",
     "TournamentConfig",
+    "added_defaults",
     "config_as_run",
     "config_differences",
     "dump_config",
@@ -894,17 +895,30 @@ def dump_config(cfg: TournamentConfig) -> str:
 
 
 def config_differences(
-    a: Mapping[str, Any], b: Mapping[str, Any], *, ignore: Sequence[str] = ()
+    a: Mapping[str, Any], b: Mapping[str, Any], *, ignore: Sequence[str] = (),
+    defaults: Mapping[str, Any] | None = None,
 ) -> list[str]:
     """List how config `a` became `b` (`format.games: 2 -> 3`), to refuse a changed resume.
 
     `ignore` names dotted key paths (and everything under them) that may change freely,
-    such as `workers` or `output`.
+    such as `workers` or `output`. `defaults` gives dotted keys a later arena added: one that
+    `a` lacks is no change when `b` has it at its default, since `a` was played that way.
     """
     lines: list[str] = []
     _differ(a, b, (), lines)
     skip = tuple(ignore)
-    return [line for line in lines if not any(line.startswith((f"{k}:", f"{k}.")) for k in skip)]
+    added = {f"{key}: (absent) -> {_shown(value)}" for key, value in (defaults or {}).items()}
+    return [line for line in lines
+            if line not in added and not any(line.startswith((f"{k}:", f"{k}.")) for k in skip)]
+
+
+def added_defaults(info: RuleSetInfo) -> dict[str, Any]:
+    """Every key's default that a saved config may lack because a later arena added it: the
+    rule set's options and the time limits, as dotted paths for `config_differences`."""
+    limits = LimitsConfig()
+    defaults = {f"options.{key}": value for key, value in info.check_options({}).items()}
+    defaults.update({f"limits.{key}": getattr(limits, key) for key in _LIMIT_KEYS})
+    return defaults
 
 
 _ABSENT = object()

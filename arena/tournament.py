@@ -59,6 +59,7 @@ from arena.config import (
     Options,
     RuleSetInfo,
     TournamentConfig,
+    added_defaults,
     config_as_run,
     config_differences,
     dump_config,
@@ -792,7 +793,10 @@ def _check_unchanged(config_path: Path, cfg: TournamentConfig) -> None:
         raise TournamentError(
             f"{config_path}: cannot read the saved configuration: {exc}"
         ) from None
-    changes = config_differences(saved or {}, config_as_run(cfg), ignore=RESUME_IGNORES)
+    infos = rule_infos(default_registry())
+    defaults = added_defaults(infos[cfg.rules]) if cfg.rules in infos else {}
+    changes = config_differences(saved or {}, config_as_run(cfg), ignore=RESUME_IGNORES,
+                                 defaults=defaults)
     if changes:
         raise TournamentError(
             f"the configuration changed since {config_path.parent} was started: "

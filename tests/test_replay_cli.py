@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from needs import require
 from stumbling import stumbler
 
 import arena
@@ -197,8 +198,8 @@ const wait = setInterval(() => { if (!done() && !(nodes.message && nodes.message
 """
 
 
-@pytest.mark.skipif(shutil.which("node") is None, reason="needs Node.js to run the viewer")
 def test_the_viewer_says_out_of_chips_in_plain_words(tmp_path: Path) -> None:
+    require(shutil.which("node"), "needs Node.js to run the viewer (apt-get install nodejs)")
     lines = _lines("cards", ["random"] * 3, seed=0, options={"chips": 5})
     packed = tmp_path / "g1.b64"
     packed.write_text(base64.b64encode(encode_replay(lines)).decode())
