@@ -73,6 +73,7 @@ def run(
     config: str, out: str | None, workers: int | None, resume: bool, force: bool, quiet: bool
 ) -> None:
     """Play a tournament into results/<name>/ and print the standings."""
+    from arena.report import build_report
     from arena.tournament import (
         Interrupted,
         TournamentError,
@@ -99,6 +100,7 @@ def run(
             force=force,
             progress=progress,
             info=_note if not quiet else None,
+            after=lambda folder, count: build_report(folder, workers=count),
         )
     except Interrupted as stop:
         again = shlex.join(["arena", "run", config, *(["--out", out] if out else []), "--resume"])

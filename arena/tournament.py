@@ -24,8 +24,9 @@ Inline bots are trusted: one that kills its worker process outright (os._exit, a
 C code) loses that worker's games to `Pool` and stalls the run; untrusted bots belong in
 `process` mode.
 
-This module never knows a rule of the game (the rules and the referee do), and never
-prints: the CLI layer (arena/cli_run.py) talks to the user.
+This module never knows a rule of the game (the rules and the referee do), never builds the
+report (`arena run` passes `after` to do it), and never prints: the CLI layer
+(arena/cli_run.py) talks to the user.
 """
 
 from __future__ import annotations
@@ -79,7 +80,6 @@ from arena.ratings import (
 )
 from arena.referee import GameRecord, Player, RefereeError, play_game
 from arena.replay import fault_json, replay_lines, write_replay
-from arena.report import build_report
 from arena.rules import OptionError, RuleSet
 from arena.schedule import (
     Elimination,
@@ -727,8 +727,12 @@ def run_tournament(
     force: bool = False,
     progress: bool = False,
     info: Callable[[str], None] | None = None,
+    after: Callable[[Path, int], object] | None = None,
 ) -> RunReport:
     """Play a whole tournament into its results folder; with `resume`, only what is missing.
+
+    `after`, if given, is called with the folder and the worker count once the derived
+    files are written, still holding the folder's lock: `arena run` builds the report there.
 
     Raises TournamentError (FolderLocked, changed config, games already there) before any
     game starts, and Interrupted on Ctrl-C or SIGTERM with every finished game kept.
@@ -745,7 +749,10 @@ def run_tournament(
     try:
         with folder_files.locked(folder):
             recorded = _prepare(folder, as_run, resume=resume, force=force)
-            return _Run(as_run, folder, count, progress, info or _quiet).play(recorded)
+            report = _Run(as_run, folder, count, progress, info or _quiet).play(recorded)
+            if after is not None:
+                after(folder, count)
+            return report
     except folder_files.ResultsError as exc:
         raise TournamentError(str(exc)) from None
     except OSError as exc:  # a full disk, a folder that cannot be written
@@ -892,7 +899,6 @@ class _Run:
 
     def _finish(self, resumed: int) -> RunReport:
         derived = write_derived(self.folder, self.cfg, self.plan, self.results)
-        build_report(self.folder, workers=self.workers)
         ranking = None
         if self.plan.elimination:
             ranking = tuple(self.plan.stages(self.results)["ranking"] or ())

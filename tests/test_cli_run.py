@@ -211,6 +211,17 @@ def test_run_quiet_prints_only_the_standings_and_refuses_a_second_run(tmp_path: 
     assert resumed.stderr.startswith("arena: small: 6 games, 6 already played; playing 0 on")
 
 
+def test_a_run_writes_the_report_that_arena_report_writes(tmp_path: Path) -> None:
+    config, out = _write(tmp_path, SMALL), tmp_path / "out"
+    assert _invoke("run", config, "--out", out, "--workers", "1", "-q").exit_code == 0
+    written = {name: (out / name).read_bytes() for name in ("report.html", "viewer.html")}
+    assert b"<h2>Standings</h2>" in written["report.html"]
+    for name in written:
+        (out / name).unlink()
+    assert _invoke("report", out).exit_code == 0
+    assert {name: (out / name).read_bytes() for name in written} == written
+
+
 def test_an_elimination_prints_its_ranking(tmp_path: Path) -> None:
     config = _write(tmp_path, SMALL.replace("type: round-robin", "type: elimination"))
     result = _invoke("run", config, "--out", tmp_path / "out", "--workers", "1", "-q")
