@@ -1,0 +1,172 @@
+"""The arrows of the architecture point one way (README, "How it is built"): the rules import
+nothing above them, the referee reads no YAML, plugins or config, the tournament knows no rule
+of the game, and the runner never imports the report.
+
+Imports are read with `ast` from the source files, so an import inside a function counts as
+much as one at the top. A layer is a list of module names, each covering its submodules; when
+modules move into subpackages, only the lists in LAYERS change, never the rules below them.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "arena"
+
+LAYERS: dict[str, tuple[str, ...]] = {
+    "rules": ("arena.rules", "arena.hands"),
+    "referee": ("arena.referee",),
+    "plugins": ("arena.plugins", "arena.hookspecs"),
+    "config": ("arena.config",),
+    "tournament": ("arena.tournament", "arena.schedule", "arena.results", "arena.config"),
+    "report": ("arena.report",),
+    "cli": ("arena.cli", "arena.cli_bench", "arena.cli_compare", "arena.cli_replay",
+            "arena.cli_run"),
+}
+"""Which modules make up each layer; a name covers the module and everything under it."""
+
+RULES_FACE = "arena.rules"
+"""The rule sets' public face: the one rules module the tournament may import."""
+RULES_FACE_NAMES = frozenset({"RuleSet", "OptionError", "RulesError", "RULESETS", "get_rules"})
+"""What the tournament may take from it: the protocol, its errors and the table of ids."""
+YAML_AND_PLUGINS = ("yaml", "pluggy")
+"""Third-party packages that mean reading configs or discovering plugins."""
+
+
+def module_name(path: Path) -> str:
+    """'arena/rules/dice.py' -> 'arena.rules.dice'; a package's __init__ is the package."""
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def covers(prefixes: tuple[str, ...], name: str) -> bool:
+    """Whether a module name is one of the prefixes or inside one of them."""
+    return any(name == p or name.startswith(p + ".") for p in prefixes)
+
+
+def members(layer: str) -> list[str]:
+    """The modules of a layer that exist today (a stale name in LAYERS fails below)."""
+    return [name for name in MODULES if covers(LAYERS[layer], name)]
+
+
+def imports(module: str) -> Iterator[tuple[str, frozenset[str]]]:
+    """Every module an arena module imports, anywhere in it, with the names taken from it."""
+    path = MODULES[module]
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    return imports_in(path.read_text(encoding="utf-8"), package)
+
+
+def imports_in(source: str, package: str) -> Iterator[tuple[str, frozenset[str]]]:
+    """The imports of a source file in `package`, at any depth; `from arena import hands`
+    is an import of arena.hands, `from arena import __version__` one of arena."""
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name, frozenset()
+        elif isinstance(node, ast.ImportFrom):
+            base = _absolute(node, package)
+            for alias in node.names:
+                whole = f"{base}.{alias.name}"
+                yield (whole, frozenset()) if whole in MODULES else (base, frozenset({alias.name}))
+
+
+def _absolute(node: ast.ImportFrom, package: str) -> str:
+    if not node.level:
+        return node.module or ""
+    parts = package.split(".")
+    base = ".".join(parts[: len(parts) - node.level + 1])
+    return f"{base}.{node.module}" if node.module else base
+
+
+def is_standard(name: str) -> bool:
+    return name.split(".")[0] in sys.stdlib_module_names
+
+
+def violations(layer: str, allowed: object) -> list[str]:
+    """'module imports name' for each import of the layer's modules that `allowed` refuses."""
+    found = []
+    for module in members(layer):
+        for name, taken in imports(module):
+            if not allowed(name, taken):  # type: ignore[operator]
+                shown = f"{name} ({', '.join(sorted(taken))})" if taken else name
+                found.append(f"{module} imports {shown}")
+    return sorted(set(found))
+
+
+def test_every_name_in_the_table_is_a_module_of_arena() -> None:
+    stale = [name for names in LAYERS.values() for name in names if name not in MODULES]
+    assert stale == [], "LAYERS names modules that do not exist (moved? rename them here)"
+    assert RULES_FACE in MODULES
+
+
+def test_the_rules_import_only_the_standard_library_and_each_other() -> None:
+    def allowed(name: str, taken: frozenset[str]) -> bool:
+        return is_standard(name) or covers(LAYERS["rules"], name)
+
+    assert violations("rules", allowed) == []
+
+
+def test_the_referee_reads_no_yaml_and_no_config() -> None:
+    def allowed(name: str, taken: frozenset[str]) -> bool:
+        above = LAYERS["config"] + LAYERS["tournament"] + LAYERS["report"] + LAYERS["cli"]
+        return not covers((*above, "yaml"), name)
+
+    assert violations("referee", allowed) == []
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="referee.as_player reaches default_registry(); the bot-reference part of issue 12 "
+    "(one entrant reference, one host builder) passes the referee what it needs instead",
+)
+def test_the_referee_reaches_no_plugin_registry() -> None:
+    def allowed(name: str, taken: frozenset[str]) -> bool:
+        return not covers(LAYERS["plugins"] + YAML_AND_PLUGINS, name)
+
+    assert violations("referee", allowed) == []
+
+
+def test_the_tournament_knows_no_rule_of_the_game() -> None:
+    def allowed(name: str, taken: frozenset[str]) -> bool:
+        if name == RULES_FACE:
+            return taken <= RULES_FACE_NAMES
+        return not covers(LAYERS["rules"], name)
+
+    assert violations("tournament", allowed) == []
+
+
+def test_the_runner_does_not_import_the_report() -> None:
+    def allowed(name: str, taken: frozenset[str]) -> bool:
+        return not covers(LAYERS["report"] + LAYERS["cli"], name)
+
+    assert violations("tournament", allowed) == []
+
+
+def test_an_import_is_seen_wherever_and_however_it_is_written() -> None:
+    """The reader finds imports in functions and blocks, and resolves every form."""
+    source = (
+        "import json\n"
+        "from arena import hands, __version__\n"
+        "from .base import Event\n"
+        "def late():\n"
+        "    from arena.report import build_report\n"
+        "    if True:\n"
+        "        import yaml\n"
+    )
+    assert sorted(imports_in(source, "arena.rules")) == [
+        ("arena", frozenset({"__version__"})),
+        ("arena.hands", frozenset()),
+        ("arena.report", frozenset({"build_report"})),
+        ("arena.rules.base", frozenset({"Event"})),
+        ("json", frozenset()),
+        ("yaml", frozenset()),
+    ]
