@@ -12,6 +12,7 @@ import textwrap
 import time
 from pathlib import Path
 
+import ctrl_c
 import pytest
 from click.testing import CliRunner, Result
 
@@ -253,23 +254,17 @@ def test_resume_with_a_changed_config_and_a_locked_folder_are_refused(tmp_path: 
 def test_ctrl_c_in_process_exits_130_with_how_to_resume(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    config, out = _write(tmp_path, SMALL), tmp_path / "out"
-    real = tournament._Worker.play
-    calls: list[str] = []
-
-    def interrupting(self: object, game: object) -> object:
-        calls.append("game")
-        if len(calls) == 4:
-            raise KeyboardInterrupt
-        return real(self, game)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(tournament._Worker, "play", interrupting)
+    entrant = f"bot: {ROOT / 'tests' / 'ctrl_c.py'}\n        alias: third\n        mode: inline"
+    config = _write(tmp_path, SMALL.replace("bot: random\n        alias: third", entrant))
+    out = tmp_path / "out"
+    monkeypatch.setenv(ctrl_c.ARMED, ctrl_c.armed(3, tmp_path / "ends"))  # third's 3rd game
     result = _invoke("run", config, "--out", out, "--workers", "1", "-q")
     assert (result.exit_code, result.stdout) == (130, "")
-    assert result.stderr == (
-        f"arena: interrupted: 3 of 6 games are saved in {out}; "
+    assert result.stderr.endswith(  # after the warning that `third` runs inline
+        f"arena: interrupted: 4 of 6 games are saved in {out}; "
         f"to play the rest: arena run {config} --out {out} --resume\n"
     )
+    assert len((out / results.GAMES).read_bytes().splitlines()) == 4  # the 5th was cut
 
 
 # --- real processes: kill -9 and Ctrl-C ---------------------------------------------------

@@ -9,6 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import ctrl_c
 import jsonschema
 import pytest
 import yaml
@@ -292,24 +293,19 @@ def test_resume_after_a_cut_log_ends_with_the_same_files(tmp_path: Path) -> None
 def test_ctrl_c_keeps_finished_games_and_resume_completes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    cfg = _config(tmp_path, "{type: round-robin, seats: 2, games: 5}")
+    bot = Path(__file__).parent / "ctrl_c.py"
+    entrants = f"[random, {{bot: random, alias: r2}}, {{bot: '{bot}', alias: c, mode: inline}}]"
+    fmt = "{type: round-robin, seats: 2, games: 5}"
+    cfg = load_tournament(_write(tmp_path, f"name: t\nrules: dice\nentrants: {entrants}\n"
+                                           f"format: {fmt}\n"))
     run_tournament(cfg, tmp_path / "full", workers=1)
-    real = tournament._Worker.play
-    calls = []
-
-    def interrupting(self: Any, game: Any) -> Any:
-        calls.append(game.id)
-        if len(calls) == 9:
-            raise KeyboardInterrupt
-        return real(self, game)
-
-    monkeypatch.setattr(tournament._Worker, "play", interrupting)
+    monkeypatch.setenv(ctrl_c.ARMED, ctrl_c.armed(5, tmp_path / "ends"))  # c's 5th game
     with pytest.raises(Interrupted) as stop:
         run_tournament(cfg, tmp_path / "cut", workers=1)
-    assert (stop.value.done, stop.value.total) == (8, 30)
+    assert (stop.value.done, stop.value.total) == (8, 30)  # c's 5th game is the 9th
     assert str(stop.value) == f"interrupted: 8 of 30 games are saved in {tmp_path / 'cut'}"
     assert len((tmp_path / "cut" / results.GAMES).read_bytes().splitlines()) == 8
-    monkeypatch.setattr(tournament._Worker, "play", real)
+    monkeypatch.delenv(ctrl_c.ARMED)
     run_tournament(cfg, tmp_path / "cut", workers=2, resume=True)
     _same_results(tmp_path / "full", tmp_path / "cut")
 
