@@ -3,13 +3,12 @@ test_play.py)."""
 
 from __future__ import annotations
 
-import pytest
-from arena_bots.random_bot import RandomBot
+import json
+
 from click.testing import CliRunner
 
-import arena.plugins
+import arena
 from arena.cli import cli
-from arena.plugins import Registry
 
 
 def run(*args: str, input: str | None = None) -> tuple[int, str]:
@@ -17,21 +16,24 @@ def run(*args: str, input: str | None = None) -> tuple[int, str]:
     return result.exit_code, result.output
 
 
-def test_bots_lists_name_origin_rules_and_description(monkeypatch: pytest.MonkeyPatch) -> None:
-    registry = Registry()
-    registry.register(RandomBot, "arena 0.1.0", "0.1.0")
-    monkeypatch.setattr(arena.plugins, "_DEFAULT", registry)
+def test_bots_lists_name_origin_rules_and_description() -> None:
     code, output = run("bots")
     assert code == 0
-    assert output == (
-        "bot     origin       rule sets              description\n"
-        "------  -----------  ---------------------  "
-        "-----------------------------------------------------------------------------------\n"
-        "random  arena 0.1.0  dice,dice-cards,cards  Plays a random legal action; claims stay "
-        "near the lowest legal one so games finish.\n"
-    )
-    code, output = run("bots", "--json")
-    assert '"name": "random"' in output
+    header, dashes, *rows = output.splitlines()
+    widths = [len(d) for d in dashes.split("  ")]
+    cells = ("bot", "origin", "rule sets", "description")
+    assert header == "  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)).rstrip()
+    code, listed = run("bots", "--json")
+    bots = json.loads(listed)
+    assert code == 0 and [b["name"] for b in bots] == sorted(b["name"] for b in bots)
+    assert {"bluffer", "honest", "random", "statistician"} <= {b["name"] for b in bots}
+    for row, bot in zip(rows, bots, strict=True):
+        values = (bot["name"], bot["origin"], bot["rules"], bot["description"])
+        assert row == "  ".join(v.ljust(w) for v, w in zip(values, widths, strict=True)).rstrip()
+    assert {"name": "random", "origin": f"arena {arena.__version__}",
+            "rules": "dice,dice-cards,cards",
+            "description": "Plays a random legal action; claims stay near the lowest legal one "
+                           "so games finish."} in bots  # fmt: skip
 
 
 def test_rules_lists_every_rule_set_with_options_and_player_counts() -> None:
