@@ -451,16 +451,17 @@ def test_a_generator_out_of_id_order_is_refused_not_misrated() -> None:
         summary.add(games[0])
 
 
-def test_an_elo_fit_is_made_once_until_the_next_game(monkeypatch: pytest.MonkeyPatch) -> None:
-    fits: list[float] = []
-    fit = ratings._elo
-    monkeypatch.setattr(ratings, "_elo", lambda *args: fits.append(args[-1]) or fit(*args))
+def test_an_elo_fit_is_kept_until_the_next_game() -> None:
     games = field_games(5)
     summary = summarise(games[:4], FIELD)
-    first = summary.standings(), summary.elo(), summary.elo(0.0)
-    assert fits == [1.0, 0.0] and summary.elo() is first[1]
+    first, flat = summary.elo(), summary.elo(0.0)
+    assert summary.standings() == standings(games[:4], FIELD)
+    assert summary.elo() is first and summary.elo(0.0) is flat  # the same fit, not a new one
+    assert first == elo_ratings(games[:4], FIELD) and flat != first
     summary.add(games[4])
-    assert summary.elo() != first[1] and fits == [1.0, 0.0, 1.0]
+    again = summary.elo()
+    assert again is not first and again == elo_ratings(games, FIELD) != first
+    assert summary.elo() is again
 
 
 @pytest.mark.parametrize(
