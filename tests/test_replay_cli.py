@@ -281,15 +281,18 @@ def test_verify_a_folder_counts_a_missing_replay_as_a_difference(
     assert output.splitlines()[-1] == "5 of 6 games verified; 1 differ"
 
 
-def test_verify_a_folder_on_two_processes_gives_the_same_answer(
-    results_folder: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import arena.cli_replay
-
-    monkeypatch.setattr(arena.cli_replay, "PARALLEL_FROM", 1)
-    monkeypatch.setattr(arena.cli_replay, "_CHUNK", 2)
-    assert run("replay", str(results_folder), "--verify", "--workers", "2") == (
-        0, "6 games verified\n")  # fmt: skip
+def test_verify_a_folder_on_two_processes_gives_the_same_answer(tmp_path: Path) -> None:
+    """A folder of more games than are verified in one process (cli_replay.PARALLEL_FROM)."""
+    config = tmp_path / "many.yaml"
+    config.write_text(
+        "name: many\nrules: dice\noptions: {max_points: 1}\n"
+        "entrants: [random, {bot: random, alias: r2}, {bot: random, alias: r3}]\n"
+        "format: {type: round-robin, seats: 2, games: 34}\n"
+    )
+    run_tournament(load_tournament(config), tmp_path / "out", workers=1)
+    for workers in ("1", "2"):
+        assert run("replay", str(tmp_path / "out"), "--verify", "--workers", workers) == (
+            0, "204 games verified\n")  # fmt: skip
 
 
 
