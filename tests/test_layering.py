@@ -1,6 +1,7 @@
 """The arrows of the architecture point one way (README, "How it is built"): the rules import
-nothing above them, the referee reads no YAML, plugins or config, the tournament knows no rule
-of the game, and the runner never imports the report.
+nothing above them, the referee reads no YAML, plugins or config (nor do the hosts it plays
+through read YAML or config; the launcher loads plugins in the bot's own process), the
+tournament knows no rule of the game, and the runner never imports the report.
 
 Imports are read with `ast` from the source files, so an import inside a function counts as
 much as one at the top. A layer is a list of module names, each covering its submodules; when
@@ -22,6 +23,8 @@ PACKAGE = ROOT / "arena"
 LAYERS: dict[str, tuple[str, ...]] = {
     "rules": ("arena.rules", "arena.hands"),
     "referee": ("arena.referee",),
+    "hosts": ("arena.hosts", "arena.isolation", "arena.processes", "arena.launcher",
+              "arena.wire", "arena.codec"),
     "plugins": ("arena.plugins", "arena.hookspecs"),
     "config": ("arena.config",),
     "tournament": ("arena.tournament", "arena.schedule", "arena.results", "arena.config"),
@@ -115,12 +118,13 @@ def test_the_rules_import_only_the_standard_library_and_each_other() -> None:
     assert violations("rules", allowed) == []
 
 
-def test_the_referee_reads_no_yaml_and_no_config() -> None:
+@pytest.mark.parametrize("layer", ["referee", "hosts"])
+def test_the_referee_and_its_hosts_read_no_yaml_and_no_config(layer: str) -> None:
     def allowed(name: str, taken: frozenset[str]) -> bool:
         above = LAYERS["config"] + LAYERS["tournament"] + LAYERS["report"] + LAYERS["cli"]
         return not covers((*above, "yaml"), name)
 
-    assert violations("referee", allowed) == []
+    assert violations(layer, allowed) == []
 
 
 @pytest.mark.xfail(
