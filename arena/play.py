@@ -6,6 +6,7 @@ nothing of terminals.
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -45,8 +46,14 @@ class TerminalHost(InlineHost):
     """A human's seat: a person thinks as long as they like, whatever the bots' limit."""
 
     def act(self, observation: Observation, timeout: float) -> Action:
-        """Ask the person, with no time limit."""
-        return super().act(observation, NO_LIMIT)
+        """Ask the person, with no time limit and the bots' alarm held off: a Ctrl-C that
+        landed inside an alarm tick would surface as a SystemError, not as the stop it is."""
+        held = {signal.SIGALRM}
+        signal.pthread_sigmask(signal.SIG_BLOCK, held)
+        try:
+            return super().act(observation, NO_LIMIT)
+        finally:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, held)
 
 
 def make_players(refs: Sequence[str], rules_id: str) -> list[Player]:

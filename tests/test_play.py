@@ -15,10 +15,12 @@ from typing import IO
 import pytest
 from click.testing import CliRunner
 
+import arena
 from arena.bot import BotContext
 from arena.cli import cli
 from arena.human import HumanBot
-from arena.referee import play_game
+from arena.play import TerminalHost
+from arena.referee import Player, play_game
 from arena.rules.actions import Action, Pass, parse_action
 from arena.rules.base import Observation
 
@@ -342,3 +344,24 @@ def test_a_human_plays_against_a_command_bot_that_keeps_its_time_limit() -> None
     assert code == 0
     assert "FAULT" not in output
     assert output.splitlines()[-3] == "result:"
+
+
+def test_no_alarm_tick_can_land_while_the_person_types() -> None:
+    """A Ctrl-C inside an alarm tick surfaced as "FAULT crash: SystemError" in 1 game of 5;
+    so while the person thinks, the bots' 5 ms alarm is held off (and runs again after)."""
+    held_while_typing: list[bool] = []
+
+    def ask(prompt: str) -> str:
+        held_while_typing.append(signal.SIGALRM in signal.pthread_sigmask(signal.SIG_BLOCK, []))
+        time.sleep(0.02)  # four ticks' worth
+        return "challenge" if prompt.endswith("respond") else "claim pair 9"
+
+    class Typist(HumanBot):
+        def __init__(self, context: arena.BotContext) -> None:
+            super().__init__(context, ask=ask, say=lambda line: None)
+
+    record = arena.play_game("dice", [Player("human", TerminalHost(Typist)), "random"], seed=4,
+                             options={"max_points": 1})
+    assert record.faults == ()
+    assert held_while_typing and all(held_while_typing)
+    assert signal.SIGALRM not in signal.pthread_sigmask(signal.SIG_BLOCK, [])
