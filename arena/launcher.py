@@ -237,7 +237,9 @@ class BotServer:
 
         turn = message["turn"]
         if self.bot is None or self.pending is not None:
+            # a failure in notify is reported once, at this request: one exception, one fault
             self.error(self.pending or "no bot: the game was not started", turn)
+            self.pending = None
             return
         observation = self.observation(message["observation"])
         try:

@@ -253,6 +253,7 @@ class _Game:
         """Apply a fault raised outside the bot's decision now, before any seat decides
         (RULES.md: out of that game at once); it is recorded but is not a decision."""
         seat, fault, where = self.pending.pop(0)
+        self.broken[seat] = None  # one exception, one fault: under `penalty` it plays on
         self.faults.append(Fault(seat, fault.kind, fault.message, self.decisions, fault.sent))
         self.log.append(("fault", seat, fault.kind, fault.message, 0.0, fault.sent, where))
         if self.spectator is not None:

@@ -244,3 +244,16 @@ def test_a_fault_message_shows_only_what_the_bot_wrote_to_stderr_in_that_game() 
         == ["illegal"]
     assert "stderr" not in records[1].faults[0].message
     assert records[2].faults[0].message.endswith("; stderr: THIRD GAME: about to cheat")
+
+
+@pytest.mark.parametrize("where", ["inline", "process"])
+def test_one_exception_in_notify_costs_one_fault_and_the_bot_plays_on(where: str) -> None:
+    # It was counted again at every later decision: three faults and a forfeit for one raise.
+    seat: object = (zoo("deaf_once.py") if where == "inline"
+                    else Player("deaf", ProcessHost(zoo("deaf_once.py"), LIMITS)))
+    record = play_game("dice", ["random", "random", seat], seed=3,
+                       options={"on_fault": "penalty", "max_faults": 3})
+    assert [(f.seat, f.kind) for f in record.faults] == [(2, "crash")]
+    assert "boom once in notify" in record.faults[0].message
+    later = [e for e in record.log if e[0] == "action" and e[1] == 2]
+    assert later, "the bot played on after its one fault"
