@@ -1,0 +1,131 @@
+"""The executor never hangs on a dead worker: real `kill -9` and `os._exit` inside a run."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+from click.testing import CliRunner, Result
+
+from arena import results
+from arena.cli import cli
+
+KILLER = '''
+import os
+import signal
+from pathlib import Path
+
+from arena_bots.random_bot import RandomBot
+
+MARK = Path(__file__).with_name("killed")
+CALLS = [0]
+
+
+class Killer(RandomBot):
+    """Sends SIGKILL to its own worker at its 40th decision there, once per folder."""
+
+    name = "killer"
+
+    def act(self, observation):
+        CALLS[0] += 1
+        if CALLS[0] == 40 and not MARK.exists():
+            MARK.write_text("")
+            os.kill(os.getpid(), signal.SIGKILL)
+        return super().act(observation)
+'''
+
+QUITTER = '''
+import os
+
+from arena_bots.random_bot import RandomBot
+
+EXIT = {exit}
+
+
+class Quitter(RandomBot):
+    """In about one game in four (its own seeded draw), leaves the process at once."""
+
+    name = "quitter"
+
+    def start(self, context):
+        super().start(context)
+        self.doomed = self.rng.random() < 0.3
+
+    def act(self, observation):
+        if EXIT and self.doomed:
+            os._exit(3)
+        return super().act(observation)
+'''
+
+CONFIG = """
+name: t
+rules: dice
+entrants:
+  - bot: {bot}
+    mode: inline
+  - random
+  - bot: random
+    alias: other
+format:
+  type: round-robin
+  seats: 2
+  games: {games}
+seed: 5
+"""
+
+
+def _run(folder: Path, bot: str, source: str, games: int, *, killed: bool = False) -> Result:
+    """`arena run` on 2 workers of the bot file against two random bots; with `killed`, the
+    killer's mark is there before the run (it has killed already: it only plays)."""
+    folder.mkdir()
+    if killed:
+        (folder / "killed").write_text("")
+    (folder / bot).write_text(source)
+    config = folder / "t.yaml"
+    config.write_text(textwrap.dedent(CONFIG.format(bot=bot, games=games)).lstrip())
+    args = ["run", str(config), "--out", str(folder / "out"), "--workers", "2", "-q"]
+    return CliRunner().invoke(cli, args, catch_exceptions=False)
+
+
+def _lines(folder: Path) -> list[dict]:
+    text = (folder / "out" / results.GAMES).read_text()
+    return [json.loads(line) for line in text.splitlines()]
+
+
+def test_a_worker_killed_mid_run_costs_nothing_the_results_are_the_same_bytes(
+    tmp_path: Path,
+) -> None:
+    calm = _run(tmp_path / "calm", "killer.py", KILLER, games=20, killed=True)
+    assert (calm.exit_code, calm.stderr.count("a worker died")) == (0, 0), calm.stderr
+    killed = _run(tmp_path / "killed", "killer.py", KILLER, games=20)
+    assert killed.exit_code == 0, killed.stderr
+    assert (tmp_path / "killed" / "killed").exists(), "the worker was never killed"
+    assert killed.stderr.count("a worker died (killed by SIGKILL) in game rr-") == 1
+    assert "its games are played again on a new worker" in killed.stderr
+    for name in (results.GAMES, *results.DERIVED):
+        left = (tmp_path / "killed" / "out" / name).read_bytes()
+        assert left == (tmp_path / "calm" / "out" / name).read_bytes(), name
+    assert killed.stdout == calm.stdout
+
+
+def test_an_inline_bot_that_calls_os_exit_is_recorded_as_its_crash_other_games_unaffected(
+    tmp_path: Path,
+) -> None:
+    control = _run(tmp_path / "control", "quitter.py", QUITTER.format(exit=False), games=4)
+    assert control.exit_code == 0, control.stderr
+    quitting = _run(tmp_path / "quit", "quitter.py", QUITTER.format(exit=True), games=4)
+    assert quitting.exit_code == 0, quitting.stderr
+    crashed = 0
+    for mine, calm in zip(_lines(tmp_path / "quit"), _lines(tmp_path / "control"), strict=True):
+        if not mine["faults"]:
+            assert mine == calm
+            continue
+        crashed += 1
+        seat = mine["entrants"].index("quitter")
+        [fault] = mine["faults"]
+        assert (fault["seat"], fault["kind"]) == (seat, "crash")
+        assert "worker process died (exit status 3)" in fault["message"]
+        assert mine["placements"][seat] == 2
+    assert 0 < crashed < 8, "the quitter should crash in some of its 8 games, not all"
+    assert quitting.stderr.count("a worker died (exit status 3) in game") == 2 * crashed
