@@ -4,9 +4,10 @@ Every command that plays or checks many things at once uses it (tournament games
 groups, report scans, `replay --verify`), so they share one way of running in parallel:
 
     job = Job(work, setup, argument, shutdown)       # module-level functions: they are pickled
-    with closing(Executor(job, workers, lost=policy)) as executor:
-        for result in executor.map(specs):          # a sequence or an iterator of specs
-            ...                                      # results in the order of the specs
+    executor = Executor(job, workers, lost=policy)  # or ordered_map(job, specs, workers)
+    for result in executor.map(specs):              # a sequence or an iterator of specs
+        ...                                          # results in the order of the specs
+    executor.close()                                 # close(abort=True) on Ctrl-C
 
 - `setup(argument)` runs once in each worker and returns its state; `work(state, spec)`
   returns one result; `shutdown(state)` runs when the worker is stopped normally.
@@ -42,7 +43,7 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
 from multiprocessing.sharedctypes import RawArray
 from typing import Any
@@ -55,6 +56,7 @@ __all__ = [
     "Job",
     "mark",
     "marked",
+    "ordered_map",
     "pool_size",
 ]
 
@@ -149,10 +151,21 @@ class Executor:
         return self._backend.map(specs)
 
     def close(self, *, abort: bool = False) -> None:
-        """Stop the workers: at once with `abort`, else after their shutdown."""
+        """Stop the workers: at once with `abort` (or when they hold specs whose results
+        will not be read), else after their shutdown."""
         if self._backend is not None:
             self._backend.close(abort=abort)
             self._backend = None
+
+
+def ordered_map(job: Job, specs: Iterable[Any], workers: int = 1,
+                lost: Callable[[Death], Any] | None = None) -> Generator[Any, None, None]:
+    """One map on a fresh executor, closed when the results end or are left."""
+    executor = Executor(job, workers, lost)
+    try:
+        yield from executor.map(specs)
+    finally:
+        executor.close()
 
 
 class _Local:
@@ -296,7 +309,7 @@ class _Workers:
 
     def close(self, *, abort: bool = False) -> None:
         for worker in self.workers:
-            if abort:
+            if abort or worker.held:  # work nobody will read is not waited for
                 worker.process.terminate()
             else:
                 _quietly(worker.conn.send, None)
