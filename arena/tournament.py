@@ -98,11 +98,13 @@ __all__ = [
     "Derived",
     "GameSetup",
     "Interrupted",
+    "LostGames",
     "Plan",
     "Played",
     "RunReport",
     "TournamentError",
     "entrant_mode",
+    "game_job",
     "game_line",
     "load_tournament",
     "make_host",
@@ -722,6 +724,39 @@ def _stop_worker(worker: _Worker) -> None:
     worker.shutdown()
 
 
+def game_job(setup: GameSetup) -> Job:
+    """The executor's job that plays games of `setup`: a spec is a GameSpec, a result Played."""
+    return Job(_play_in_worker, _start_worker, setup, _stop_worker)
+
+
+class LostGames:
+    """What the executor does with a game whose worker died: play it again; after LIVES
+    deaths, as a crash of the seat whose bot call it died in, or stop when it died outside
+    any bot call. Each death is told to `info` and kept in `deaths`, one line each."""
+
+    def __init__(self, info: Callable[[str], None] | None = None,
+                 hint: str = "every finished game is saved: run again with --resume") -> None:
+        self.info, self.hint = info or _quiet, hint
+        self.deaths: list[str] = []
+
+    def __call__(self, death: Death) -> GameSpec | _Crashed:
+        task = death.spec
+        game = task.game if isinstance(task, _Crashed) else task
+        line = (f"a worker died ({death.cause}) in game {game.id}; its games are played "
+                "again on a new worker")
+        self.deaths.append(line)
+        self.info(line)
+        if death.deaths < LIVES:
+            return task
+        if death.mark is None or isinstance(task, _Crashed):
+            raise TournamentError(
+                f"game {game.id} killed its worker {death.deaths} times ({death.cause}), "
+                f"not in a bot's call; {self.hint}"
+            )
+        seat, call = death.mark
+        return _Crashed(game, seat, call, death.cause)
+
+
 # --- running ------------------------------------------------------------------------------
 
 
@@ -847,8 +882,7 @@ class _Run:
         self.progress, self.info = progress, info
         self.results: dict[str, Placements] = {}
         self.executor: Executor | None = None
-        self.deaths: list[str] = []
-        """One line for each worker that died, for the user (also said as it happens)."""
+        self.lost = LostGames(info)
         replays = str((folder / folder_files.REPLAYS).resolve()) if cfg.replays else None
         self.setup = GameSetup(cfg.name, cfg.rules, cfg.options, cfg.limits, cfg.entrants, replays)
 
@@ -911,28 +945,8 @@ class _Run:
 
     def _executor(self) -> Executor:
         if self.executor is None:
-            job = Job(_play_in_worker, _start_worker, self.setup, _stop_worker)
-            self.executor = Executor(job, self.workers, lost=self._lost)
+            self.executor = Executor(game_job(self.setup), self.workers, lost=self.lost)
         return self.executor
-
-    def _lost(self, death: Death) -> GameSpec | _Crashed:
-        """A worker died in a game: play it again; after LIVES deaths, as a crash of the seat
-        whose bot call it died in, or stop when it died outside any bot call."""
-        task = death.spec
-        game = task.game if isinstance(task, _Crashed) else task
-        line = (f"a worker died ({death.cause}) in game {game.id}; its games are played "
-                "again on a new worker")
-        self.deaths.append(line)
-        self.info(line)
-        if death.deaths < LIVES:
-            return task
-        if death.mark is None or isinstance(task, _Crashed):
-            raise TournamentError(
-                f"game {game.id} killed its worker {death.deaths} times ({death.cause}), "
-                "not in a bot's call; every finished game is saved: run again with --resume"
-            )
-        seat, call = death.mark
-        return _Crashed(game, seat, call, death.cause)
 
     def _finish(self, resumed: int) -> RunReport:
         derived = write_derived(self.folder, self.cfg, self.plan, self.results)
@@ -941,7 +955,7 @@ class _Run:
         if self.plan.elimination:
             ranking = tuple(self.plan.stages(self.results)["ranking"] or ())
         played = len(self.results) - resumed
-        warnings = (*self.deaths, *derived.warnings)
+        warnings = (*self.lost.deaths, *derived.warnings)
         return RunReport(
             self.folder, self.total, played, resumed, derived.standings, ranking, warnings
         )
