@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
+import re
+import signal
+import subprocess
+import sys
 import textwrap
+import time
 from pathlib import Path
 
 from click.testing import CliRunner, Result
@@ -129,3 +135,96 @@ def test_an_inline_bot_that_calls_os_exit_is_recorded_as_its_crash_other_games_u
         assert mine["placements"][seat] == 2
     assert 0 < crashed < 8, "the quitter should crash in some of its 8 games, not all"
     assert quitting.stderr.count("a worker died (exit status 3) in game") == 2 * crashed
+
+
+DOOMED_WORKER = '''
+import multiprocessing
+import os
+import signal
+
+from arena_bots.random_bot import RandomBot
+
+if multiprocessing.parent_process() is not None:  # loading in a worker: not in a bot's call
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+class Doomed(RandomBot):
+    """Plays in the process that checks the config; kills every worker that loads it."""
+
+    name = "doomed"
+'''
+
+
+def test_workers_that_die_outside_any_bot_call_stop_the_run_with_a_resume_hint(
+    tmp_path: Path,
+) -> None:
+    result = _run(tmp_path / "doomed", "doomed.py", DOOMED_WORKER, games=2)
+    assert result.exit_code == 2
+    last = result.stderr.splitlines()[-1]
+    assert re.fullmatch(r"arena: error: game rr-\d{6} killed its worker 2 times \(killed by "
+                        r"SIGKILL\), not in a bot's call; every finished game is saved: run "
+                        r"again with --resume", last), result.stderr
+
+
+LONG = """
+name: long
+rules: dice
+entrants:
+  - random
+  - bot: random
+    alias: other
+  - bot: random
+    alias: third
+format:
+  type: round-robin
+  seats: 2
+  games: 60
+seed: 3
+"""
+
+
+def _children(pid: int) -> set[int]:
+    found = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rpartition(")")[2].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.add(int(stat.parent.name))
+    return found
+
+
+def _a_worker(pid: int) -> int:
+    """A worker of the run `pid`: a child of its fork server (its child)."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        workers = {w for server in _children(pid) for w in _children(server)}
+        if workers:
+            return min(workers)
+        time.sleep(0.01)
+    raise AssertionError("no worker process found")
+
+
+def test_a_kill_9_from_outside_of_a_worker_mid_run_gives_the_same_bytes(tmp_path: Path) -> None:
+    config = tmp_path / "long.yaml"
+    config.write_text(textwrap.dedent(LONG).lstrip())
+    calm = CliRunner().invoke(cli, ["run", str(config), "--out", str(tmp_path / "calm"),
+                                    "--workers", "1", "-q"])  # fmt: skip
+    assert calm.exit_code == 0, calm.stderr
+    out = tmp_path / "killed"
+    command = [sys.executable, "-m", "arena", "run", str(config), "--out", str(out),
+               "--workers", "2", "-q"]  # fmt: skip
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    games = out / results.GAMES
+    while not games.exists() or games.read_bytes().count(b"\n") < 20:
+        assert process.poll() is None, process.communicate()
+        time.sleep(0.005)
+    os.kill(_a_worker(process.pid), signal.SIGKILL)
+    stdout, stderr = process.communicate(timeout=120)
+    assert process.returncode == 0, stderr
+    assert games.read_bytes().count(b"\n") == 360
+    assert b"a worker died (killed by SIGKILL) in game rr-" in stderr
+    for name in (results.GAMES, *results.DERIVED):
+        assert (out / name).read_bytes() == (tmp_path / "calm" / name).read_bytes(), name
+    assert stdout.decode() == calm.stdout
