@@ -228,3 +228,13 @@ def test_a_kill_9_from_outside_of_a_worker_mid_run_gives_the_same_bytes(tmp_path
     for name in (results.GAMES, *results.DERIVED):
         assert (out / name).read_bytes() == (tmp_path / "calm" / name).read_bytes(), name
     assert stdout.decode() == calm.stdout
+
+
+def test_compare_survives_an_inline_bot_that_calls_os_exit(tmp_path: Path) -> None:
+    bot = tmp_path / "quitter.py"
+    bot.write_text(QUITTER.format(exit=True))
+    args = ["compare", f"{bot}:Quitter", "random", "--games", "40", "--workers", "2", "--json"]
+    result = CliRunner().invoke(cli, args, catch_exceptions=False)
+    summary = json.loads(result.stdout)
+    assert (summary["games"], summary["faults"]["baseline"]) == (40, 0), result.stderr
+    assert 0 < summary["faults"]["candidate"] < 20
