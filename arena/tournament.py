@@ -633,12 +633,17 @@ class _Watched:
     number), so a worker that dies inside one is blamed on that seat; from `dies_at` on,
     the call is a crash fault instead."""
 
-    __slots__ = ("calls", "cause", "dies_at", "host", "listens", "mode", "seat")
+    __slots__ = ("calls", "cause", "dies_at", "host", "mode", "seat")
 
     def __init__(self, host: Host, seat: int, dies_at: int | None = None, cause: str = "") -> None:
         self.host, self.seat, self.calls = host, seat, 0
         self.dies_at, self.cause = dies_at, cause
-        self.mode, self.listens = host.mode, getattr(host, "listens", True)
+        self.mode = host.mode
+
+    @property
+    def listens(self) -> bool:
+        """Whether the bot takes events: its host knows once the bot is started."""
+        return bool(getattr(self.host, "listens", True))
 
     @property
     def billed(self) -> float | None:

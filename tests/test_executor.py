@@ -12,6 +12,7 @@ import textwrap
 import time
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner, Result
 
 from arena import results
@@ -238,3 +239,25 @@ def test_compare_survives_an_inline_bot_that_calls_os_exit(tmp_path: Path) -> No
     summary = json.loads(result.stdout)
     assert (summary["games"], summary["faults"]["baseline"]) == (40, 0), result.stderr
     assert 0 < summary["faults"]["candidate"] < 20
+
+
+LISTENERS = """
+name: listeners
+rules: {rules}
+entrants: [statistician, honest, bluffer]
+format: {{type: round-robin, seats: 3, games: 3}}
+seed: 9
+"""
+
+
+@pytest.mark.parametrize("rules", ["dice", "cards"])
+def test_bots_that_listen_to_events_play_the_same_games_on_one_and_two_workers(
+    tmp_path: Path, rules: str
+) -> None:
+    config = tmp_path / "t.yaml"
+    config.write_text(textwrap.dedent(LISTENERS.format(rules=rules)).lstrip())
+    for workers in ("1", "2"):
+        args = ["run", str(config), "--out", str(tmp_path / workers), "--workers", workers, "-q"]
+        assert CliRunner().invoke(cli, args, catch_exceptions=False).exit_code == 0
+    for name in (results.GAMES, *results.DERIVED):
+        assert (tmp_path / "1" / name).read_bytes() == (tmp_path / "2" / name).read_bytes(), name
