@@ -26,8 +26,9 @@ groups, report scans, `replay --verify`), so they share one way of running in pa
 
 Why own processes and pipes, not `multiprocessing.Pool`: a Pool never notices that a worker
 died with a task, and waits for its result for ever; `concurrent.futures` notices, but then
-breaks the whole pool and loses every task in flight. Here each worker has one pipe, at
-most `DEPTH` specs in it, and this process knows exactly which specs each one holds.
+breaks the whole pool and loses every task in flight. Here each worker has one pipe and
+at most `DEPTH` specs, played in the order sent, each result sent back at once: this
+process knows exactly which specs a dead worker held, and which one it was playing.
 
 This is the seam a distributed backend plugs into: anything with `map(specs) -> results in
 order` and `close(abort=...)`.
@@ -60,8 +61,9 @@ __all__ = [
     "pool_size",
 ]
 
-DEPTH = 4
-"""Specs in flight per worker: enough that a worker never waits for its next spec."""
+DEPTH = 8
+"""Specs in flight per worker: enough that a worker never waits for its next spec. A worker
+is topped up once it holds half of them, in one message (fewer, bigger writes)."""
 WINDOW = 64
 """Specs per worker that may run ahead of the oldest unfinished one (results wait in order)."""
 PRELOAD = ("arena.tournament", "arena.compare", "arena.cli_replay", "arena_bots")
@@ -255,12 +257,13 @@ class _Workers:
             self._receive(todo, done, generation)
 
     def _send(self, todo: collections.deque[tuple[int, Any]], generation: int) -> None:
-        """Give each worker specs until it holds DEPTH."""
+        """Top up each worker holding half of DEPTH or less to DEPTH, in one message."""
         for worker in sorted(self.workers, key=lambda w: len(w.held)):
-            while todo and len(worker.held) < DEPTH:
-                index, spec = todo.popleft()
-                worker.held[index] = spec
-                _quietly(worker.conn.send, (generation, index, spec))  # dead: its sentinel says
+            if not todo or len(worker.held) > DEPTH // 2:
+                continue
+            batch = [todo.popleft() for _ in range(min(len(todo), DEPTH - len(worker.held)))]
+            worker.held.update(batch)
+            _quietly(worker.conn.send, (generation, batch))  # dead: its sentinel says so
 
     def _receive(self, todo: collections.deque[tuple[int, Any]], done: dict[int, Any],
                  generation: int) -> None:
@@ -343,13 +346,14 @@ def _serve(conn: Any, job: Job, slot: Any) -> None:
         return
     try:
         while (message := _next(conn)) is not None:
-            generation, index, spec = message
-            try:
-                reply = (generation, index, True, job.work(state, spec))
-            except Exception as exc:  # noqa: BLE001 - raised again in the parent
-                reply = (generation, index, False, exc)
-            mark(-1)
-            _reply(conn, reply)
+            generation, batch = message
+            for index, spec in batch:
+                try:
+                    reply = (generation, index, True, job.work(state, spec))
+                except Exception as exc:  # noqa: BLE001 - raised again in the parent
+                    reply = (generation, index, False, exc)
+                mark(-1)
+                _reply(conn, reply)
     finally:
         job.stop(state)
 
