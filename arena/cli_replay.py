@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import difflib
-import os
 import re
 import sys
 from collections.abc import Iterator, Mapping, Sequence
@@ -134,7 +133,7 @@ def _against_log(replay: Replay, line: Mapping[str, Any]) -> str | None:
     return None
 
 
-def _check_task(task: tuple[str, tuple[Mapping[str, Any], ...]]) -> list[GameCheck]:
+def _check_task(_: None, task: tuple[str, tuple[Mapping[str, Any], ...]]) -> list[GameCheck]:
     folder, lines = task
     return [check_game(folder, line) for line in lines]
 
@@ -142,19 +141,12 @@ def _check_task(task: tuple[str, tuple[Mapping[str, Any], ...]]) -> list[GameChe
 def check_folder(folder: Path, lines: Sequence[Mapping[str, Any]],
                  workers: int | None = None) -> Iterator[GameCheck]:  # fmt: skip
     """Check every listed game, in games.jsonl order; big folders on several processes."""
-    count = workers or os.cpu_count() or 1
-    tasks = [(str(folder), tuple(lines[i : i + _CHUNK])) for i in range(0, len(lines), _CHUNK)]
-    if count <= 1 or len(lines) < PARALLEL_FROM:
-        for task in tasks:
-            yield from _check_task(task)
-        return
-    import multiprocessing
+    from arena.executor import Job, ordered_map, pool_size
 
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["arena.cli_replay"])
-    with context.Pool(count) as pool:
-        for checks in pool.imap(_check_task, tasks):
-            yield from checks
+    count = pool_size(workers, len(lines), PARALLEL_FROM)
+    tasks = [(str(folder), tuple(lines[i : i + _CHUNK])) for i in range(0, len(lines), _CHUNK)]
+    for checks in ordered_map(Job(_check_task), tasks, count):
+        yield from checks
 
 
 def _verify_folder(folder: Path, workers: int | None) -> None:

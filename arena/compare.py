@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import multiprocessing
-import multiprocessing.util
 import shlex
 from collections.abc import Callable, Generator, Mapping
 from contextlib import closing
@@ -31,7 +29,7 @@ from typing import Any, Literal
 from arena import stats
 from arena.bot import Limits
 from arena.hosts import InlineHost
-from arena.referee import Player, play_game
+from arena.referee import Player
 from arena.seeds import derive_seed
 
 Verdict = Literal["better", "same", "worse", "inconclusive"]
@@ -45,7 +43,6 @@ DEFAULT_MAX_GROUPS = 15_000
 DEFAULT_SEED = 1
 DEFAULT_FIELD = ("statistician", "honest", "bluffer", "random")
 """The built-in bots that fill the other seats, in this order, those that are installed."""
-_CHUNK = 4  # groups per task sent to a worker: enough to hide the pool's overhead
 
 
 class CompareError(ValueError):
@@ -280,24 +277,6 @@ class GroupResult:
     baseline_faults: int = 0
 
 
-def play_group(setup: Setup, index: int) -> GroupResult:
-    """Play one group and return the mean over rotations of score(candidate) - score(base)."""
-    options = dict(setup.options)
-    total = 0.0
-    faults = [0, 0]
-    tables = plan_group(setup, index)
-    for table in tables:
-        players = [build_player(entrant, seat=s) for s, entrant in enumerate(table.seats)]
-        record = play_game(setup.rules, players, table.seed, options, setup.limits)
-        placements = record.result.placements
-        for side, seat, sign in ((0, table.candidate_seat, 1), (1, table.baseline_seat, -1)):
-            if seat is not None:
-                total += sign * seat_score(placements, seat)
-                faults[side] += sum(1 for f in record.faults if f.seat == seat)
-    diff = max(-1.0, min(1.0, total / setup.seats))  # clamp: float sums may stray by 1 ulp
-    return GroupResult(index, diff, len(tables), faults[0], faults[1])
-
-
 # --- running totals and the tests --------------------------------------------------------
 
 
@@ -482,30 +461,78 @@ def _check_bounds(bounds: Bounds) -> None:
 
 
 def group_results(setup: Setup, groups: int, workers: int = 1) -> Generator[GroupResult]:
-    """Results of groups 0..groups-1 in group order, played in `workers` processes."""
-    if workers <= 1:
-        try:
-            for index in range(groups):
-                yield play_group(setup, index)
-        finally:
-            shutdown_commands()
-        return
-    with multiprocessing.get_context().Pool(workers, _start_worker, (setup,)) as pool:
-        yield from pool.imap(_play_in_worker, range(groups), chunksize=_CHUNK)
+    """Results of groups 0..groups-1 in group order: their games are scheduled games with
+    the group's seed, played by the tournament's worker on the one executor."""
+    from arena.executor import ordered_map
+    from arena.tournament import LostGames, TournamentError, game_job
+
+    games = (game for index in range(groups) for game in compare_games(setup, index))
+    played = ordered_map(game_job(game_setup(setup)), games, workers, LostGames(hint="stopped"))
+    try:
+        for index in range(groups):
+            yield group_result(setup, index, [next(played) for _ in range(setup.group_games)])
+    except TournamentError as exc:
+        raise CompareError(str(exc)) from None
+    finally:
+        played.close()
 
 
-_WORKER_SETUP: Setup | None = None
+def game_setup(setup: Setup) -> Any:
+    """The comparison as the tournament's worker takes it: entrants candidate, baseline,
+    then the field, each its own entrant (a command bot gets its own process per seat)."""
+    from arena.config import LimitsConfig, Options
+    from arena.tournament import GameSetup
+
+    entrants = tuple(_entrant_config(e) for e in (setup.candidate, setup.baseline, *setup.field))
+    limits = LimitsConfig(setup.limits.decision, setup.limits.bank, setup.limits.wall_factor)
+    return GameSetup("compare", setup.rules, Options.of(dict(setup.options)), limits,
+                     entrants, None)
 
 
-def _start_worker(setup: Setup) -> None:
-    global _WORKER_SETUP
-    _WORKER_SETUP = setup
-    multiprocessing.util.Finalize(None, shutdown_commands, exitpriority=10)
+def _entrant_config(entrant: Entrant) -> Any:
+    """Python bots inline (a strategy author compares their own code); `cmd:` bots in their
+    process."""
+    from arena.config import EntrantConfig, Options
+
+    options = Options.of(dict(entrant.options))
+    if entrant.ref.startswith(COMMAND_PREFIX):
+        command = tuple(shlex.split(entrant.ref[len(COMMAND_PREFIX):]))
+        return EntrantConfig(entrant.label, command=command, options=options, mode="command")
+    return EntrantConfig(entrant.label, bot=entrant.ref, options=options, mode="inline")
 
 
-def _play_in_worker(index: int) -> GroupResult:
-    assert _WORKER_SETUP is not None
-    return play_group(_WORKER_SETUP, index)
+def compare_games(setup: Setup, index: int) -> tuple[Any, ...]:
+    """Group `index` as scheduled games (GameSpec): entrant indexes as in `game_setup`."""
+    from arena.schedule import GameSpec
+
+    field = tuple(range(2, 2 + len(setup.field)))
+    games = []
+    for number, table in enumerate(plan_group(setup, index)):
+        if setup.seats == 2:
+            seats = (0, 1) if table.candidate_seat == 0 else (1, 0)
+        elif table.candidate_seat is not None:
+            seats = _seat_field(setup.seats, table.candidate_seat, 0, field)  # type: ignore[arg-type]
+        else:
+            seats = _seat_field(setup.seats, table.baseline_seat, 1, field)  # type: ignore[arg-type]
+        games.append(GameSpec(f"compare-{index:06d}-{number}", "compare", index, seats,
+                              table.seed, str(index)))
+    return tuple(games)
+
+
+def group_result(setup: Setup, index: int, played: list[Any]) -> GroupResult:
+    """A group's paired score difference and faults from its played games, in plan order."""
+    import json
+
+    total = 0.0
+    faults = [0, 0]
+    for table, game in zip(plan_group(setup, index), played, strict=True):
+        seat_faults = [f["seat"] for f in json.loads(game.line)["faults"]]
+        for side, seat, sign in ((0, table.candidate_seat, 1), (1, table.baseline_seat, -1)):
+            if seat is not None:
+                total += sign * seat_score(game.placements, seat)
+                faults[side] += seat_faults.count(seat)
+    diff = max(-1.0, min(1.0, total / setup.seats))  # clamp: float sums may stray by 1 ulp
+    return GroupResult(index, diff, len(played), faults[0], faults[1])
 
 
 def run_compare(setup: Setup, bounds: Bounds | None = None,

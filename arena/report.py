@@ -56,6 +56,7 @@ import yaml
 
 from arena import __version__, hands
 from arena import results as folder_files
+from arena.executor import Job, ordered_map, pool_size
 from arena.ratings import FAULT_KINDS, wilson_interval
 
 __all__ = [
@@ -263,7 +264,7 @@ def _write_pack(path: Path, content: bytes) -> None:
     path.write_bytes(content)
 
 
-def _scan_task(task: tuple[str, int, tuple[tuple[str, str], ...], bool]) -> _Scan:
+def _scan_task(_: None, task: tuple[str, int, tuple[tuple[str, str], ...], bool]) -> _Scan:
     return _scan(*task)
 
 
@@ -284,17 +285,8 @@ def _scan_all(folder: Path, log: _Log, workers: int | None, write_packs: bool) -
     tournaments, else on a process pool."""
     packs = _packs(folder, log.games)
     tasks = ((str(folder), pack, chunk, write_packs) for pack, chunk in packs)
-    count = workers or os.cpu_count() or 1
-    total = _Scan()
-    if count <= 1 or log.replays < PARALLEL_FROM:
-        parts = map(_scan_task, tasks)
-        return _merge(total, parts)
-    import multiprocessing
-
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["arena.report"])
-    with context.Pool(count) as pool:
-        return _merge(total, pool.imap(_scan_task, tasks))
+    count = pool_size(workers, log.replays, PARALLEL_FROM)
+    return _merge(_Scan(), ordered_map(Job(_scan_task), tasks, count))
 
 
 def _merge(total: _Scan, parts: Iterable[_Scan]) -> _Scan:

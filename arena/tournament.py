@@ -12,17 +12,21 @@ schedule order whatever order the workers finish in, so 1 or 16 workers write th
 bytes. Wall-clock times stay out of games.jsonl and the derived files (replays keep the
 seconds per decision; see docs/replay-format.md).
 
-Workers: a `multiprocessing` pool started with the `forkserver` method. Each worker is
-forked from a small server process that has imported arena once, so start-up is paid once
-per worker, and, unlike plain `fork`, it inherits no threads, locks or open files of the
-main process (the folder lock stays with the main process alone, so a `kill -9` of the
-main process frees the folder at once; the workers notice and exit). `Pool.imap` hands out
-chunks of games and returns results in order; a finished game waiting behind an unfinished
-earlier one is not yet written, and is played again on resume if the run stops there.
-With one worker the games are played in the main process: no pool to start, same bytes.
-Inline bots are trusted: one that kills its worker process outright (os._exit, a crash in
-C code) loses that worker's games to `Pool` and stalls the run; untrusted bots belong in
-`process` mode.
+Workers: the one executor (arena/executor.py): worker processes forked from a server
+that imported arena once, inheriting no threads, locks or open files of the main process
+(the folder lock stays with the main process alone, so a `kill -9` of the main process
+frees the folder at once; the workers notice and exit). Results come back in schedule
+order; a finished game waiting behind an unfinished earlier one is not yet written, and
+is played again on resume if the run stops there. With one worker the games are played
+in the main process: no processes to start, same bytes.
+
+A worker that dies (`kill -9`, the OOM killer, an inline bot calling `os._exit` or crashing
+in C code) costs no game: its games are played again on a new worker, the same games since
+they are seeded, and the death is told to the user. A game that kills its worker LIVES
+times is recorded as a `crash` fault of the inline seat whose bot call it died in (each
+worker marks the seat and call before every inline bot call); one that dies outside any
+bot call stops the run, its finished games kept for `--resume`. With one worker such a bot
+takes the main process with it: untrusted bots belong in `process` mode.
 
 This module never knows a rule of the game (the rules and the referee do), never builds the
 report (`arena run` passes `after` to do it), and never prints: the CLI layer
@@ -34,13 +38,10 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
-import multiprocessing
-import multiprocessing.util
 import os
 import signal
 import sys
 import threading
-import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -67,7 +68,8 @@ from arena.config import (
     key_lines,
     load_config,
 )
-from arena.hosts import Host, InlineHost
+from arena.executor import Death, Executor, Job, mark, marked
+from arena.hosts import BotFault, Host, InlineHost
 from arena.isolation import CommandHost, ProcessHost
 from arena.plugins import BotSpec, Registry, default_registry
 from arena.ratings import (
@@ -96,11 +98,13 @@ __all__ = [
     "Derived",
     "GameSetup",
     "Interrupted",
+    "LostGames",
     "Plan",
     "Played",
     "RunReport",
     "TournamentError",
     "entrant_mode",
+    "game_job",
     "game_line",
     "load_tournament",
     "make_host",
@@ -114,7 +118,6 @@ HOSTED_MODES = ("inline", "process", "command")
 """Where a bot can run: in the worker's own process, or isolated (arena/isolation.py)."""
 RESUME_IGNORES = ("workers", "output")
 """Config keys that may change between a run and its resume without changing results."""
-_WATCH_SECONDS = 0.25
 
 
 class TournamentError(Exception):
@@ -553,8 +556,10 @@ class _Worker:
             host.shutdown()  # type: ignore[attr-defined]
         self.kept.clear()
 
-    def play(self, game: GameSpec) -> Played:
+    def play(self, game: GameSpec, crashed: _Crashed | None = None) -> Played:
         players = [self.player(index) for index in game.seats]
+        if marked():
+            players = _watched(players, crashed)
         try:
             record = play_game(self.ruleset, players, game.seed, self.options, self.limits)
         except RefereeError as exc:
@@ -608,93 +613,153 @@ def game_line(game: GameSpec, record: GameRecord, replay: str | None) -> dict[st
     }
 
 
-_WORKER: _Worker | TournamentError | None = None
-"""This worker's games, or why it could not start (told to the main process by its first
-game: a pool respawns a worker whose initializer raises, without end)."""
+LIVES = 2
+"""Deaths of a worker on one game before the game is recorded as a crash of the acting seat."""
 
 
-def _start_worker(setup: GameSetup) -> None:
-    """Pool initializer: ignore Ctrl-C (the main process handles it), resolve the bots, and
-    exit if the main process dies (its pool can no longer take results). It never raises:
-    a pool respawns a worker whose initializer raises, without end."""
-    global _WORKER
-    try:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        parent = os.getppid()
-        threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
-        worker = _Worker(setup)
-        multiprocessing.util.Finalize(worker, worker.shutdown, exitpriority=10)
-        _WORKER = worker
-    except Exception as exc:  # noqa: BLE001 - any reason stops the run, said in one line
-        _WORKER = _cannot_start(exc)
+@dataclass(frozen=True, slots=True)
+class _Crashed:
+    """A game that killed its worker LIVES times in a bot call of table seat `seat`: played
+    again with that call, and every later one of that seat, a `crash` fault."""
+
+    game: GameSpec
+    seat: int
+    call: int
+    cause: str
 
 
-def _started(setup: GameSetup) -> _Worker | TournamentError:
+class _Watched:
+    """An inline seat's host that marks each bot call in the worker's slot (seat, call
+    number), so a worker that dies inside one is blamed on that seat; from `dies_at` on,
+    the call is a crash fault instead."""
+
+    __slots__ = ("calls", "cause", "dies_at", "host", "mode", "seat")
+
+    def __init__(self, host: Host, seat: int, dies_at: int | None = None, cause: str = "") -> None:
+        self.host, self.seat, self.calls = host, seat, 0
+        self.dies_at, self.cause = dies_at, cause
+        self.mode = host.mode
+
+    @property
+    def listens(self) -> bool:
+        """Whether the bot takes events: its host knows once the bot is started."""
+        return bool(getattr(self.host, "listens", True))
+
+    @property
+    def billed(self) -> float | None:
+        return self.host.billed
+
+    def _enter(self) -> bool:
+        """Count and mark a call; False once the bot has crashed (it is not called again)."""
+        self.calls += 1
+        if self.dies_at is None or self.calls < self.dies_at:
+            mark(self.seat, self.calls)
+            return True
+        if self.calls == self.dies_at:
+            raise BotFault("crash", self.cause)
+        return False
+
+    def start(self, context: Any) -> None:
+        if self._enter():
+            try:
+                self.host.start(context)
+            finally:
+                mark(-1)
+
+    def act(self, observation: Any, timeout: float) -> Any:
+        if not self._enter():
+            raise BotFault("crash", self.cause)
+        try:
+            return self.host.act(observation, timeout)
+        finally:
+            mark(-1)
+
+    def notify(self, event: Any) -> None:
+        if self._enter():
+            try:
+                self.host.notify(event)
+            finally:
+                mark(-1)
+
+    def end(self, result: Any) -> None:
+        if self._enter():
+            try:
+                self.host.end(result)
+            finally:
+                mark(-1)
+
+    def close(self) -> None:
+        self.host.close()
+
+
+def _watched(players: list[Player], crashed: _Crashed | None) -> list[Player]:
+    """The inline seats' hosts marked (bots in their own process cannot kill the worker)."""
+    watched = []
+    for seat, player in enumerate(players):
+        if player.host.mode == "inline":
+            dies_at, cause = None, ""
+            if crashed is not None and crashed.seat == seat:
+                dies_at, cause = crashed.call, _crash_message(crashed)
+            player = replace(player, host=_Watched(player.host, seat, dies_at, cause))
+        watched.append(player)
+    return watched
+
+
+def _crash_message(crashed: _Crashed) -> str:
+    return (f"its worker process died ({crashed.cause}) in this bot call, {LIVES} times: "
+            "an inline bot runs in the worker's own process")
+
+
+def _start_worker(setup: GameSetup) -> _Worker:
     """A worker for the games, or the one-line reason it cannot be built."""
     try:
         return _Worker(setup)
     except Exception as exc:  # noqa: BLE001 - any reason stops the run, said in one line
-        return _cannot_start(exc)
+        text = " ".join(str(exc).split()) or type(exc).__name__
+        raise TournamentError(f"a worker could not start: {text}") from None
 
 
-def _cannot_start(exc: Exception) -> TournamentError:
-    text = " ".join(str(exc).split()) or type(exc).__name__
-    return TournamentError(f"a worker could not start: {text}")
+def _play_in_worker(worker: _Worker, task: GameSpec | _Crashed) -> Played:
+    if isinstance(task, _Crashed):
+        return worker.play(task.game, task)
+    return worker.play(task)
 
 
-def _watch_parent(parent: int) -> None:
-    while os.getppid() == parent:
-        time.sleep(_WATCH_SECONDS)
-    os._exit(1)
+def _stop_worker(worker: _Worker) -> None:
+    worker.shutdown()
 
 
-def _play_in_worker(game: GameSpec) -> Played:
-    assert _WORKER is not None, "worker not started"
-    if isinstance(_WORKER, TournamentError):
-        raise _WORKER
-    return _WORKER.play(game)
+def game_job(setup: GameSetup) -> Job:
+    """The executor's job that plays games of `setup`: a spec is a GameSpec, a result Played."""
+    return Job(_play_in_worker, _start_worker, setup, _stop_worker)
 
 
-# --- executors: in this process, or on a pool ---------------------------------------------
+class LostGames:
+    """What the executor does with a game whose worker died: play it again; after LIVES
+    deaths, as a crash of the seat whose bot call it died in, or stop when it died outside
+    any bot call. Each death is told to `info` and kept in `deaths`, one line each."""
 
+    def __init__(self, info: Callable[[str], None] | None = None,
+                 hint: str = "every finished game is saved: run again with --resume") -> None:
+        self.info, self.hint = info or _quiet, hint
+        self.deaths: list[str] = []
 
-class _InProcess:
-    """Plays games one after another in the main process (one worker)."""
-
-    def __init__(self, setup: GameSetup) -> None:
-        worker = _started(setup)
-        if isinstance(worker, TournamentError):
-            raise worker
-        self.worker = worker
-
-    def map(self, games: Sequence[GameSpec]) -> Iterator[Played]:
-        return (self.worker.play(game) for game in games)
-
-    def close(self, *, abort: bool = False) -> None:
-        self.worker.shutdown()
-
-
-class _Pool:
-    """Plays games on worker processes, handing results back in schedule order."""
-
-    def __init__(self, setup: GameSetup, workers: int) -> None:
-        context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(["arena.tournament", "arena_bots"])
-        self.workers = workers
-        self.pool = context.Pool(workers, initializer=_start_worker, initargs=(setup,))
-
-    def map(self, games: Sequence[GameSpec]) -> Iterator[Played]:
-        # Chunks of about 1/8 of a worker's share, at most 16 games: big enough that a
-        # game's hand-off is cheap, small enough that results keep flowing in order.
-        chunk = max(1, min(16, len(games) // (self.workers * 8)))
-        return self.pool.imap(_play_in_worker, games, chunk)
-
-    def close(self, *, abort: bool = False) -> None:
-        if abort:
-            self.pool.terminate()
-        else:
-            self.pool.close()
-        self.pool.join()
+    def __call__(self, death: Death) -> GameSpec | _Crashed:
+        task = death.spec
+        game = task.game if isinstance(task, _Crashed) else task
+        line = (f"a worker died ({death.cause}) in game {game.id}; its games are played "
+                "again on a new worker")
+        self.deaths.append(line)
+        self.info(line)
+        if death.deaths < LIVES:
+            return task
+        if death.mark is None or isinstance(task, _Crashed):
+            raise TournamentError(
+                f"game {game.id} killed its worker {death.deaths} times ({death.cause}), "
+                f"not in a bot's call; {self.hint}"
+            )
+        seat, call = death.mark
+        return _Crashed(game, seat, call, death.cause)
 
 
 # --- running ------------------------------------------------------------------------------
@@ -715,7 +780,7 @@ class RunReport:
     ranking: tuple[str, ...] | None
     """An elimination's final ranking, best first; None for other formats."""
     warnings: tuple[str, ...] = ()
-    """One line each, for the user: entrants that faulted in every game they played."""
+    """One line each, for the user: workers that died, entrants that faulted in every game."""
 
 
 def run_tournament(
@@ -828,7 +893,8 @@ class _Run:
         self.total = self.plan.total()
         self.progress, self.info = progress, info
         self.results: dict[str, Placements] = {}
-        self.executor: _InProcess | _Pool | None = None
+        self.executor: Executor | None = None
+        self.lost = LostGames(info)
         replays = str((folder / folder_files.REPLAYS).resolve()) if cfg.replays else None
         self.setup = GameSetup(cfg.name, cfg.rules, cfg.options, cfg.limits, cfg.entrants, replays)
 
@@ -889,12 +955,9 @@ class _Run:
             )
         self.results[game_id] = placements
 
-    def _executor(self) -> _InProcess | _Pool:
+    def _executor(self) -> Executor:
         if self.executor is None:
-            if self.workers == 1:
-                self.executor = _InProcess(self.setup)
-            else:
-                self.executor = _Pool(self.setup, self.workers)
+            self.executor = Executor(game_job(self.setup), self.workers, lost=self.lost)
         return self.executor
 
     def _finish(self, resumed: int) -> RunReport:
@@ -903,8 +966,9 @@ class _Run:
         if self.plan.elimination:
             ranking = tuple(self.plan.stages(self.results)["ranking"] or ())
         played = len(self.results) - resumed
+        warnings = (*self.lost.deaths, *derived.warnings)
         return RunReport(
-            self.folder, self.total, played, resumed, derived.standings, ranking, derived.warnings
+            self.folder, self.total, played, resumed, derived.standings, ranking, warnings
         )
 
 

@@ -1,0 +1,391 @@
+"""The one executor: maps a job over specs on worker processes, results in input order.
+
+Every command that plays or checks many things at once uses it (tournament games, compare
+groups, report scans, `replay --verify`), so they share one way of running in parallel:
+
+    job = Job(work, setup, argument, shutdown)       # module-level functions: they are pickled
+    executor = Executor(job, workers, lost=policy)  # or ordered_map(job, specs, workers)
+    for result in executor.map(specs):              # a sequence or an iterator of specs
+        ...                                          # results in the order of the specs
+    executor.close()                                 # close(abort=True) on Ctrl-C
+
+- `setup(argument)` runs once in each worker and returns its state; `work(state, spec)`
+  returns one result; `shutdown(state)` runs when the worker is stopped normally.
+- One worker (see `pool_size`, the one "serial below N" rule) runs everything in this
+  process: no processes, same results. Otherwise worker processes are started with the
+  `forkserver` method on every platform (each is forked from a server that imported arena
+  once, and inherits no threads, locks or open files of this process), ignore Ctrl-C (this
+  process handles it and closes them), and exit when this process dies.
+- A worker that dies (`kill -9`, the OOM killer, an inline bot calling `os._exit`) never
+  stalls the map: its death is noticed on its process sentinel, and every spec it held is
+  played again on a fresh worker (specs are seeded, so results are the same). `lost`, if
+  given, decides what the spec that was running becomes: the same spec, another one (a
+  tournament replays the game with the acting seat crashed), or an exception to stop.
+  A worker marks where it is with `mark(where, count)` in a shared slot (two integers, no
+  system call), so `lost` can tell whose call it died in.
+
+Why own processes and pipes, not `multiprocessing.Pool`: a Pool never notices that a worker
+died with a task, and waits for its result for ever; `concurrent.futures` notices, but then
+breaks the whole pool and loses every task in flight. Here each worker has one pipe and
+at most `DEPTH` specs, played in the order sent, each result sent back at once: this
+process knows exactly which specs a dead worker held, and which one it was playing.
+
+This is the seam a distributed backend plugs into: anything with `map(specs) -> results in
+order` and `close(abort=...)`.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import multiprocessing
+import multiprocessing.connection
+import os
+import signal
+import threading
+import time
+from collections.abc import Callable, Generator, Iterable, Iterator
+from dataclasses import dataclass
+from multiprocessing.sharedctypes import RawArray
+from typing import Any
+
+__all__ = [
+    "DEPTH",
+    "Death",
+    "Executor",
+    "ExecutorError",
+    "Job",
+    "mark",
+    "marked",
+    "ordered_map",
+    "pool_size",
+]
+
+DEPTH = 8
+"""Specs in flight per worker: enough that a worker never waits for its next spec. A worker
+is topped up once it holds half of them, in one message (fewer, bigger writes)."""
+WINDOW = 64
+"""Specs per worker that may run ahead of the oldest unfinished one (results wait in order)."""
+PRELOAD = ("arena.tournament", "arena.compare", "arena.cli_replay", "arena_bots")
+"""Imported once by the fork server, so each worker starts with them loaded."""
+_WATCH_SECONDS = 0.25
+_SLOT: Any = None
+"""This worker's shared slot (where, count), or None in the main process."""
+
+
+class ExecutorError(RuntimeError):
+    """A map that cannot go on: a worker that could not start, or died too often."""
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """What each worker runs: `setup(argument)` once, `work(state, spec)` per spec,
+    `shutdown(state)` at a normal stop. Functions must be importable (they are pickled)."""
+
+    work: Callable[[Any, Any], Any]
+    setup: Callable[[Any], Any] | None = None
+    argument: Any = None
+    shutdown: Callable[[Any], None] | None = None
+
+    def start(self) -> Any:
+        """The worker's state."""
+        return None if self.setup is None else self.setup(self.argument)
+
+    def stop(self, state: Any) -> None:
+        """Release what the worker's state holds."""
+        if self.shutdown is not None:
+            self.shutdown(state)
+
+
+@dataclass(frozen=True, slots=True)
+class Death:
+    """A worker died holding `spec`: how often this spec has now killed one, how it died,
+    and the last mark it wrote (None when it was not inside a marked call)."""
+
+    spec: Any
+    deaths: int
+    cause: str
+    mark: tuple[int, int] | None
+
+
+def pool_size(workers: int | None, items: int | None = None, parallel_from: int = 0) -> int:
+    """How many workers to use: one (this process) below `parallel_from` items, else the
+    number asked, else one per core."""
+    if items is not None and items < parallel_from:
+        return 1
+    return max(1, workers or os.cpu_count() or 1)
+
+
+def mark(where: int, count: int = 0) -> None:
+    """Note in this worker's slot where it is (-1: nowhere that can be blamed)."""
+    slot = _SLOT
+    if slot is not None:
+        slot[0] = where
+        slot[1] = count
+
+
+def marked() -> bool:
+    """Whether marks are kept: only in a worker process, where a death can be survived."""
+    return _SLOT is not None
+
+
+def replay_once(death: Death) -> Any:
+    """The default `lost` policy: play the spec once more, then stop."""
+    if death.deaths >= 2:
+        raise ExecutorError(f"a worker died twice on the same task ({death.cause})")
+    return death.spec
+
+
+class Executor:
+    """Maps a `Job` over specs, in this process for one worker, else on worker processes."""
+
+    def __init__(self, job: Job, workers: int = 1,
+                 lost: Callable[[Death], Any] | None = None) -> None:
+        self.job, self.workers = job, max(1, workers)
+        self.lost = lost or replay_once
+        self._backend: _Local | _Workers | None = None
+
+    def map(self, specs: Iterable[Any]) -> Iterator[Any]:
+        """The results of `work` over `specs`, in the order of the specs."""
+        if self._backend is None:
+            self._backend = _Local(self.job) if self.workers == 1 else _Workers(
+                self.job, self.workers, self.lost)
+        return self._backend.map(specs)
+
+    def close(self, *, abort: bool = False) -> None:
+        """Stop the workers: at once with `abort` (or when they hold specs whose results
+        will not be read), else after their shutdown."""
+        if self._backend is not None:
+            self._backend.close(abort=abort)
+            self._backend = None
+
+
+def ordered_map(job: Job, specs: Iterable[Any], workers: int = 1,
+                lost: Callable[[Death], Any] | None = None) -> Generator[Any, None, None]:
+    """One map on a fresh executor, closed when the results end or are left."""
+    executor = Executor(job, workers, lost)
+    try:
+        yield from executor.map(specs)
+    finally:
+        executor.close()
+
+
+class _Local:
+    """Everything in this process, one spec after another."""
+
+    def __init__(self, job: Job) -> None:
+        self.job = job
+        self.state = job.start()
+
+    def map(self, specs: Iterable[Any]) -> Iterator[Any]:
+        work, state = self.job.work, self.state
+        return (work(state, spec) for spec in specs)
+
+    def close(self, *, abort: bool = False) -> None:
+        self.job.stop(self.state)
+
+
+class _Worker:
+    """One worker process, its pipe, its slot, and the specs it holds (in the order sent)."""
+
+    def __init__(self, context: Any, job: Job) -> None:
+        self.slot = RawArray("q", 2)
+        self.slot[0] = -1
+        self.conn, theirs = multiprocessing.Pipe()
+        self.process = context.Process(target=_serve, args=(theirs, job, self.slot), daemon=True)
+        self.process.start()
+        theirs.close()
+        self.held: collections.OrderedDict[int, Any] = collections.OrderedDict()
+
+    def cause(self) -> str:
+        """How the process ended, in words."""
+        self.process.join(1)
+        code = self.process.exitcode
+        if code is not None and code < 0:
+            return f"killed by {signal.Signals(-code).name}"
+        return f"exit status {code}"
+
+    def last_mark(self) -> tuple[int, int] | None:
+        return None if self.slot[0] < 0 else (int(self.slot[0]), int(self.slot[1]))
+
+
+class _Workers:
+    """Worker processes fed through their pipes; a dead one is replaced, its specs replayed."""
+
+    def __init__(self, job: Job, count: int, lost: Callable[[Death], Any]) -> None:
+        self.context = multiprocessing.get_context("forkserver")
+        self.context.set_forkserver_preload(list(PRELOAD))
+        self.job, self.lost = job, lost
+        self.deaths: collections.Counter[int] = collections.Counter()
+        self.workers = [_Worker(self.context, job) for _ in range(count)]
+        self.generation = 0
+
+    def map(self, specs: Iterable[Any]) -> Iterator[Any]:
+        self.generation += 1
+        for worker in self.workers:  # still busy with a map that was left: start afresh
+            if worker.held:
+                worker.process.terminate()
+                self._renew(worker)
+        return self._run(iter(specs), self.generation)
+
+    def _renew(self, worker: _Worker) -> None:
+        worker.process.join()
+        worker.conn.close()
+        self.workers[self.workers.index(worker)] = _Worker(self.context, self.job)
+
+    def _run(self, specs: Iterator[Any], generation: int) -> Iterator[Any]:
+        todo: collections.deque[tuple[int, Any]] = collections.deque()
+        done: dict[int, Any] = {}
+        given = following = 0  # specs taken from the input; the next result to yield
+        ended = False
+        self.deaths.clear()
+        while True:
+            while following in done:
+                yield done.pop(following)
+                following += 1
+            limit = following + WINDOW * len(self.workers)
+            while not ended and len(todo) < len(self.workers) * DEPTH and given < limit:
+                spec = next(specs, _END)
+                if spec is _END:
+                    ended = True
+                    break
+                todo.append((given, spec))
+                given += 1
+            if ended and not todo and following == given:
+                return
+            self._send(todo, generation)
+            self._receive(todo, done, generation)
+
+    def _send(self, todo: collections.deque[tuple[int, Any]], generation: int) -> None:
+        """Top up each worker holding half of DEPTH or less to DEPTH, in one message."""
+        for worker in sorted(self.workers, key=lambda w: len(w.held)):
+            if not todo or len(worker.held) > DEPTH // 2:
+                continue
+            batch = [todo.popleft() for _ in range(min(len(todo), DEPTH - len(worker.held)))]
+            worker.held.update(batch)
+            _quietly(worker.conn.send, (generation, batch))  # dead: its sentinel says so
+
+    def _receive(self, todo: collections.deque[tuple[int, Any]], done: dict[int, Any],
+                 generation: int) -> None:
+        """Wait for a result or a death, and take in every one that is ready."""
+        busy = [w for w in self.workers if w.held]
+        if not busy:
+            return
+        ready = set(multiprocessing.connection.wait(
+            [w.conn for w in busy] + [w.process.sentinel for w in busy]))
+        for worker in busy:
+            if worker.conn in ready:
+                self._take(worker, done, generation)
+            if worker.process.sentinel in ready:
+                self._replace(worker, todo, done, generation)
+
+    def _take(self, worker: _Worker, done: dict[int, Any], generation: int) -> None:
+        """Read every reply waiting in the worker's pipe."""
+        try:
+            while worker.conn.poll():
+                sent_in, index, ok, value = worker.conn.recv()
+                if sent_in == -1:
+                    raise value
+                if sent_in != generation:
+                    continue
+                worker.held.pop(index, None)
+                if not ok:
+                    raise value
+                done[index] = value
+        except (EOFError, OSError):
+            pass  # it died: its sentinel says so
+
+    def _replace(self, worker: _Worker, todo: collections.deque[tuple[int, Any]],
+                 done: dict[int, Any], generation: int) -> None:
+        """A worker died: start another, and play what it held again, the first (the one it
+        was playing) as `lost` decides."""
+        self._take(worker, done, generation)
+        cause, last = worker.cause(), worker.last_mark()
+        held = list(worker.held.items())
+        self._renew(worker)
+        if not held:
+            return
+        index, spec = held[0]
+        self.deaths[index] += 1
+        held[0] = (index, self.lost(Death(spec, self.deaths[index], cause, last)))
+        todo.extendleft(reversed(held))
+
+    def close(self, *, abort: bool = False) -> None:
+        for worker in self.workers:
+            if abort or worker.held:  # work nobody will read is not waited for
+                worker.process.terminate()
+            else:
+                _quietly(worker.conn.send, None)
+        for worker in self.workers:
+            worker.process.join()
+            worker.conn.close()
+
+
+_END = object()
+
+
+def _quietly(call: Callable[..., Any], *args: Any) -> None:
+    with contextlib.suppress(OSError, ValueError):  # the worker is gone already
+        call(*args)
+
+
+# --- in a worker process ------------------------------------------------------------------
+
+
+def _serve(conn: Any, job: Job, slot: Any) -> None:
+    """A worker's life: ignore Ctrl-C, watch the parent, set up, play what comes, shut down.
+    A setup that fails is reported once (a worker respawned on it would fail for ever)."""
+    global _SLOT
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    threading.Thread(target=_watch_parent, args=(os.getppid(),), daemon=True).start()
+    _SLOT = slot
+    try:
+        state = job.start()
+    except Exception as exc:  # noqa: BLE001 - any reason stops the map, told to the parent
+        _reply(conn, (-1, -1, False, _cannot_start(exc)))
+        return
+    try:
+        while (message := _next(conn)) is not None:
+            generation, batch = message
+            for index, spec in batch:
+                try:
+                    reply = (generation, index, True, job.work(state, spec))
+                except Exception as exc:  # noqa: BLE001 - raised again in the parent
+                    reply = (generation, index, False, exc)
+                mark(-1)
+                _reply(conn, reply)
+    finally:
+        job.stop(state)
+
+
+def _next(conn: Any) -> Any:
+    try:
+        return conn.recv()
+    except (EOFError, OSError):
+        return None  # the parent is gone
+
+
+def _reply(conn: Any, reply: tuple[int, int, bool, Any]) -> None:
+    try:
+        conn.send(reply)
+    except (EOFError, OSError):
+        pass  # the parent is gone
+    except Exception as exc:  # noqa: BLE001 - a result or error that cannot be pickled
+        conn.send((reply[0], reply[1], False, ExecutorError(f"{type(exc).__name__}: {exc}")))
+
+
+def _cannot_start(exc: Exception) -> Exception:
+    """The setup's own error when it is one line a user can act on, else a generic one."""
+    try:
+        import pickle
+
+        pickle.loads(pickle.dumps(exc))
+        return exc
+    except Exception:  # noqa: BLE001 - an error that cannot cross the pipe
+        return ExecutorError(f"a worker could not start: {type(exc).__name__}: {exc}")
+
+
+def _watch_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(_WATCH_SECONDS)
+    os._exit(1)

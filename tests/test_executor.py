@@ -1,0 +1,263 @@
+"""The executor never hangs on a dead worker: real `kill -9` and `os._exit` inside a run."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from arena import results
+from arena.cli import cli
+
+KILLER = '''
+import os
+import signal
+from pathlib import Path
+
+from arena_bots.random_bot import RandomBot
+
+MARK = Path(__file__).with_name("killed")
+CALLS = [0]
+
+
+class Killer(RandomBot):
+    """Sends SIGKILL to its own worker at its 40th decision there, once per folder."""
+
+    name = "killer"
+
+    def act(self, observation):
+        CALLS[0] += 1
+        if CALLS[0] == 40 and not MARK.exists():
+            MARK.write_text("")
+            os.kill(os.getpid(), signal.SIGKILL)
+        return super().act(observation)
+'''
+
+QUITTER = '''
+import os
+
+from arena_bots.random_bot import RandomBot
+
+EXIT = {exit}
+
+
+class Quitter(RandomBot):
+    """In about one game in four (its own seeded draw), leaves the process at once."""
+
+    name = "quitter"
+
+    def start(self, context):
+        super().start(context)
+        self.doomed = self.rng.random() < 0.3
+
+    def act(self, observation):
+        if EXIT and self.doomed:
+            os._exit(3)
+        return super().act(observation)
+'''
+
+CONFIG = """
+name: t
+rules: dice
+entrants:
+  - bot: {bot}
+    mode: inline
+  - random
+  - bot: random
+    alias: other
+format:
+  type: round-robin
+  seats: 2
+  games: {games}
+seed: 5
+"""
+
+
+def _run(folder: Path, bot: str, source: str, games: int, *, killed: bool = False) -> Result:
+    """`arena run` on 2 workers of the bot file against two random bots; with `killed`, the
+    killer's mark is there before the run (it has killed already: it only plays)."""
+    folder.mkdir()
+    if killed:
+        (folder / "killed").write_text("")
+    (folder / bot).write_text(source)
+    config = folder / "t.yaml"
+    config.write_text(textwrap.dedent(CONFIG.format(bot=bot, games=games)).lstrip())
+    args = ["run", str(config), "--out", str(folder / "out"), "--workers", "2", "-q"]
+    return CliRunner().invoke(cli, args, catch_exceptions=False)
+
+
+def _lines(folder: Path) -> list[dict]:
+    text = (folder / "out" / results.GAMES).read_text()
+    return [json.loads(line) for line in text.splitlines()]
+
+
+def test_a_worker_killed_mid_run_costs_nothing_the_results_are_the_same_bytes(
+    tmp_path: Path,
+) -> None:
+    calm = _run(tmp_path / "calm", "killer.py", KILLER, games=20, killed=True)
+    assert (calm.exit_code, calm.stderr.count("a worker died")) == (0, 0), calm.stderr
+    killed = _run(tmp_path / "killed", "killer.py", KILLER, games=20)
+    assert killed.exit_code == 0, killed.stderr
+    assert (tmp_path / "killed" / "killed").exists(), "the worker was never killed"
+    assert killed.stderr.count("a worker died (killed by SIGKILL) in game rr-") == 1
+    assert "its games are played again on a new worker" in killed.stderr
+    for name in (results.GAMES, *results.DERIVED):
+        left = (tmp_path / "killed" / "out" / name).read_bytes()
+        assert left == (tmp_path / "calm" / "out" / name).read_bytes(), name
+    assert killed.stdout == calm.stdout
+
+
+def test_an_inline_bot_that_calls_os_exit_is_recorded_as_its_crash_other_games_unaffected(
+    tmp_path: Path,
+) -> None:
+    control = _run(tmp_path / "control", "quitter.py", QUITTER.format(exit=False), games=4)
+    assert control.exit_code == 0, control.stderr
+    quitting = _run(tmp_path / "quit", "quitter.py", QUITTER.format(exit=True), games=4)
+    assert quitting.exit_code == 0, quitting.stderr
+    crashed = 0
+    for mine, calm in zip(_lines(tmp_path / "quit"), _lines(tmp_path / "control"), strict=True):
+        if not mine["faults"]:
+            assert mine == calm
+            continue
+        crashed += 1
+        seat = mine["entrants"].index("quitter")
+        [fault] = mine["faults"]
+        assert (fault["seat"], fault["kind"]) == (seat, "crash")
+        assert "worker process died (exit status 3)" in fault["message"]
+        assert mine["placements"][seat] == 2
+    assert 0 < crashed < 8, "the quitter should crash in some of its 8 games, not all"
+    assert quitting.stderr.count("a worker died (exit status 3) in game") == 2 * crashed
+
+
+DOOMED_WORKER = '''
+import multiprocessing
+import os
+import signal
+
+from arena_bots.random_bot import RandomBot
+
+if multiprocessing.parent_process() is not None:  # loading in a worker: not in a bot's call
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+class Doomed(RandomBot):
+    """Plays in the process that checks the config; kills every worker that loads it."""
+
+    name = "doomed"
+'''
+
+
+def test_workers_that_die_outside_any_bot_call_stop_the_run_with_a_resume_hint(
+    tmp_path: Path,
+) -> None:
+    result = _run(tmp_path / "doomed", "doomed.py", DOOMED_WORKER, games=2)
+    assert result.exit_code == 2
+    last = result.stderr.splitlines()[-1]
+    assert re.fullmatch(r"arena: error: game rr-\d{6} killed its worker 2 times \(killed by "
+                        r"SIGKILL\), not in a bot's call; every finished game is saved: run "
+                        r"again with --resume", last), result.stderr
+
+
+LONG = """
+name: long
+rules: dice
+entrants:
+  - random
+  - bot: random
+    alias: other
+  - bot: random
+    alias: third
+format:
+  type: round-robin
+  seats: 2
+  games: 60
+seed: 3
+"""
+
+
+def _children(pid: int) -> set[int]:
+    found = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rpartition(")")[2].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.add(int(stat.parent.name))
+    return found
+
+
+def _a_worker(pid: int) -> int:
+    """A worker of the run `pid`: a child of its fork server (its child)."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        workers = {w for server in _children(pid) for w in _children(server)}
+        if workers:
+            return min(workers)
+        time.sleep(0.01)
+    raise AssertionError("no worker process found")
+
+
+def test_a_kill_9_from_outside_of_a_worker_mid_run_gives_the_same_bytes(tmp_path: Path) -> None:
+    config = tmp_path / "long.yaml"
+    config.write_text(textwrap.dedent(LONG).lstrip())
+    calm = CliRunner().invoke(cli, ["run", str(config), "--out", str(tmp_path / "calm"),
+                                    "--workers", "1", "-q"])  # fmt: skip
+    assert calm.exit_code == 0, calm.stderr
+    out = tmp_path / "killed"
+    command = [sys.executable, "-m", "arena", "run", str(config), "--out", str(out),
+               "--workers", "2", "-q"]  # fmt: skip
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    games = out / results.GAMES
+    while not games.exists() or games.read_bytes().count(b"\n") < 20:
+        assert process.poll() is None, process.communicate()
+        time.sleep(0.005)
+    os.kill(_a_worker(process.pid), signal.SIGKILL)
+    stdout, stderr = process.communicate(timeout=120)
+    assert process.returncode == 0, stderr
+    assert games.read_bytes().count(b"\n") == 360
+    assert b"a worker died (killed by SIGKILL) in game rr-" in stderr
+    for name in (results.GAMES, *results.DERIVED):
+        assert (out / name).read_bytes() == (tmp_path / "calm" / name).read_bytes(), name
+    assert stdout.decode() == calm.stdout
+
+
+def test_compare_survives_an_inline_bot_that_calls_os_exit(tmp_path: Path) -> None:
+    bot = tmp_path / "quitter.py"
+    bot.write_text(QUITTER.format(exit=True))
+    args = ["compare", f"{bot}:Quitter", "random", "--games", "40", "--workers", "2", "--json"]
+    result = CliRunner().invoke(cli, args, catch_exceptions=False)
+    summary = json.loads(result.stdout)
+    assert (summary["games"], summary["faults"]["baseline"]) == (40, 0), result.stderr
+    assert 0 < summary["faults"]["candidate"] < 20
+
+
+LISTENERS = """
+name: listeners
+rules: {rules}
+entrants: [statistician, honest, bluffer]
+format: {{type: round-robin, seats: 3, games: 3}}
+seed: 9
+"""
+
+
+@pytest.mark.parametrize("rules", ["dice", "cards"])
+def test_bots_that_listen_to_events_play_the_same_games_on_one_and_two_workers(
+    tmp_path: Path, rules: str
+) -> None:
+    config = tmp_path / "t.yaml"
+    config.write_text(textwrap.dedent(LISTENERS.format(rules=rules)).lstrip())
+    for workers in ("1", "2"):
+        args = ["run", str(config), "--out", str(tmp_path / workers), "--workers", workers, "-q"]
+        assert CliRunner().invoke(cli, args, catch_exceptions=False).exit_code == 0
+    for name in (results.GAMES, *results.DERIVED):
+        assert (tmp_path / "1" / name).read_bytes() == (tmp_path / "2" / name).read_bytes(), name
