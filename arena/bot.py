@@ -13,10 +13,12 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, ClassVar
 
+from arena.rules import RULESETS
 from arena.rules.actions import Action
-from arena.rules.base import Event, Observation, Result
+from arena.rules.base import Description, Event, Observation, Result
 
-ALL_RULES = ("dice", "dice-cards", "cards")
+ALL_RULES = tuple(RULESETS)
+"""The built-in rule sets' ids: what a bot plays unless it says otherwise."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +43,10 @@ class Limits:
 
 @dataclass(frozen=True, slots=True)
 class BotContext:
-    """Everything a bot is built with: its seat, the game's rules, limits and its own rng."""
+    """Everything a bot is built with: its seat, the game's rules, limits and its own rng.
+
+    `description` says what the rule set is (hand kind, score word, decisions); it is filled
+    in for a built-in rule set when not given."""
 
     seat: int
     players: int
@@ -51,6 +56,11 @@ class BotContext:
     rng: random.Random = field(compare=False)
     bot_options: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     names: tuple[str, ...] = ()
+    description: Description | None = None
+
+    def __post_init__(self) -> None:
+        if self.description is None and self.rules in RULESETS:
+            object.__setattr__(self, "description", RULESETS[self.rules].description)
 
 
 @dataclass(frozen=True, slots=True)

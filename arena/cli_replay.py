@@ -30,7 +30,8 @@ from arena.cli import fail
 from arena.codec import event_from_json
 from arena.narrative import Narrator, result_lines
 from arena.replay import Replay, ReplayError, read_replay, verify_replay
-from arena.rules.base import Event
+from arena.rules import RulesError
+from arena.rules.base import Description, Event
 
 EXIT_DIFFERENT = 1
 PARALLEL_FROM = 200
@@ -49,15 +50,26 @@ def story(replay: Replay, seat: int | None = None) -> list[str]:
     rules = str(header["rules"]["id"])
     names = [str(e["name"]) for e in header["entrants"]]
     sof = bool(header.get("options", {}).get("straight_over_full", False))
-    narrator = Narrator(rules, names, viewer=seat)
+    description = _description(rules)
+    narrator = Narrator(description, names, viewer=seat)
     lines = _heading(header, names, seat)
     for event in _events(replay, sof):
         lines.extend(narrator.feed(event))
     lines.extend(narrator.flush())
     result = replay.result
     lines.append("result:")
-    lines.extend(result_lines(names, result["placements"], result["scores"], rules))
+    lines.extend(result_lines(names, result["placements"], result["scores"], description))
     return lines
+
+
+def _description(rules_id: str) -> Description:
+    """The replay's rule set's description, built in or from an installed plugin."""
+    from arena.plugins import find_rules
+
+    try:
+        return find_rules(rules_id).description
+    except RulesError as exc:
+        raise ReplayError(f"cannot tell the game: {exc}") from None
 
 
 def _heading(header: Mapping[str, Any], names: Sequence[str], seat: int | None) -> list[str]:
@@ -312,7 +324,11 @@ def replay(path: Path, game: str | None, seat: int | None, everyone: bool, verif
     seats = len(loaded.header.get("entrants") or ())
     if seat is not None and not 0 <= seat < seats:
         fail(f"--seat {seat}: this game has seats 0 to {seats - 1}")
-    for line in story(loaded, seat):
+    try:
+        lines = story(loaded, seat)
+    except ReplayError as exc:
+        fail(str(exc))
+    for line in lines:
         click.echo(line)
 
 

@@ -183,10 +183,12 @@ def _legal_from_json(data: Mapping[str, Any], space: hands.ClaimSpace,
 
 
 def observation_from_json(data: Mapping[str, Any], straight_over_full: bool = False,
-                          history: tuple[Event, ...] | None = None) -> Observation:
+                          history: tuple[Event, ...] | None = None,
+                          hand: str | None = None) -> Observation:
     """Rebuild an observation (with its Legal) from JSON, e.g. in a bot's own process; a
-    reader that kept the events it was sent passes the round's `history` itself."""
-    space = hands.claim_space(hands.hand_kind(data["rules"]), straight_over_full)
+    reader that kept the events it was sent passes the round's `history` itself, and the
+    rule set's `hand` kind ("dice" or "cards", from its description) unless it is built in."""
+    space = hands.claim_space(hand or hands.hand_kind(data["rules"]), straight_over_full)
     face_up = tuple(data.get("face_up") or ())
     legal = _legal_from_json(data["legal"], space, face_up, straight_over_full)
     claim = data.get("claim")

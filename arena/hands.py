@@ -298,7 +298,8 @@ def claim_space(kind: str, straight_over_full: bool = False) -> ClaimSpace:
 
 
 def hand_kind(rules: str) -> str:
-    """Return which tokens a rule set plays with: 'dice' for dice, 'cards' for the others."""
+    """Return which tokens a built-in rule set plays with: 'dice' for dice, 'cards' for the
+    others (any rule set says it as `description.hand`, a plugin's too)."""
     if rules == "dice":
         return DICE
     if rules in ("dice-cards", "cards"):
@@ -307,7 +308,7 @@ def hand_kind(rules: str) -> str:
 
 
 def claims(rules: str, straight_over_full: bool = False) -> tuple[Value, ...]:
-    """Return the ordered claim space of a rule set, lowest first."""
+    """Return the ordered claim space of a built-in rule set, lowest first."""
     return claim_space(hand_kind(rules), straight_over_full).claims
 
 

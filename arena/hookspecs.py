@@ -29,5 +29,8 @@ def register_bots(register: Callable[..., None]) -> None:
 @hookspec
 def register_rules(register: Callable[[Any], None]) -> None:
     """Register extra rule sets: call ``register(ruleset)`` with an object implementing
-    ``arena.rules.base.RuleSet`` and a unique ``id``. Called once at start-up.
+    ``arena.rules.base.RuleSet``, with a unique ``id`` and a ``description``
+    (``arena.rules.base.Description``: hand kind, score word, decisions, what is private), which
+    is what arena's narrator, codec, report and viewer read. Called once at start-up; e.g.
+    ``register(DiceRules(cards=False, id="dice-short", defaults={"max_points": 2}))``.
     """

@@ -10,6 +10,7 @@ import click
 
 from arena.bot import Bot, BotContext
 from arena.hands import CATEGORY_TEXT, Claim, HandError, value
+from arena.rules import description_of
 from arena.rules.actions import (
     Accept,
     Action,
@@ -21,7 +22,7 @@ from arena.rules.actions import (
     Reroll,
     parse_action,
 )
-from arena.rules.base import Observation
+from arena.rules.base import Description, Observation
 
 ACTION_WORDS = frozenset(
     ("challenge", "reject", "liar", "mentiroso", "accept", "look", "reroll", "exchange",
@@ -57,12 +58,13 @@ class HumanBot(Bot):
 
     def act(self, observation: Observation) -> Action:
         """Show the private view and read an action until it is legal."""
-        self.say(view_lines(observation))
+        rules = self.context.description or observation.rules
+        self.say(view_lines(observation, rules))
         sof = bool(self.context.options.get("straight_over_full", False))
         while True:
             text = self._read(f"seat {self.seat}, {observation.decision}")
             if text.strip().lower() in HELP_WORDS:
-                self.say(help_lines(observation, sof))
+                self.say(help_lines(observation, sof, rules))
                 continue
             try:
                 action = read_action(text, observation.decision, sof)
@@ -133,12 +135,13 @@ def ladder(obs: Observation) -> str:
     return head + " < ".join(shown) + tail
 
 
-def hand_values(obs: Observation, straight_over_full: bool) -> list[str]:
+def hand_values(obs: Observation, straight_over_full: bool,
+                rules: Description | str | None = None) -> list[str]:
     """What the hands you can see are worth: your own, and the central hand when you see all
     of it."""
     lines = []
     if obs.hand is not None:
-        label = "your cards" if obs.rules == "cards" else "your hand"
+        label = "your cards" if description_of(rules or obs.rules).central else "your hand"
         lines.append(f"{label}: {_worth(obs.hand, straight_over_full)}")
     if obs.central is not None and all(obs.central):
         lines.append(f"the central hand: {_worth(obs.central, straight_over_full)}")
@@ -150,12 +153,13 @@ def _worth(tokens: Sequence[str | None], straight_over_full: bool) -> str:
     return f"{value(text, straight_over_full)} ({text})"
 
 
-def help_lines(obs: Observation, straight_over_full: bool = False) -> str:
+def help_lines(obs: Observation, straight_over_full: bool = False,
+               rules: Description | str | None = None) -> str:
     """The choices of this decision, the claim ladder, and the value of what you hold."""
     lines = [f"  you may: {obs.legal.describe().removeprefix('legal: ')}",
              f"  e.g.: {try_line(obs)}",
              f"  claim ladder: {ladder(obs)}"]
-    lines += [f"  {line}" for line in hand_values(obs, straight_over_full)]
+    lines += [f"  {line}" for line in hand_values(obs, straight_over_full, rules)]
     verb = "pass" if obs.decision == "turn" else "claim"
     low = obs.min_claim
     bare = f"'{low}' alone means '{verb} {low}'; " if any(
@@ -164,14 +168,16 @@ def help_lines(obs: Observation, straight_over_full: bool = False) -> str:
     return "\n".join(lines)
 
 
-def view_lines(obs: Observation) -> str:
-    """What the human may see now, in a few lines."""
-    word = "chips" if obs.rules == "cards" else "points"
+def view_lines(obs: Observation, rules: Description | str | None = None) -> str:
+    """What the human may see now, in a few lines (`rules`: the rule set's description, or
+    a built-in id; default: the observation's)."""
+    description = description_of(rules or obs.rules)
+    word = description.unit
     scores = "  ".join(f"seat {s}: {v}{'' if obs.active[s] else ' (out)'}"
                        for s, v in enumerate(obs.scores))
     lines = [f"  {word}: {scores}"]
     if obs.hand is not None:
-        label = "your cards" if obs.rules == "cards" else "under the cup"
+        label = "your cards" if description.central else "under the cup"
         lines.append(f"  {label}: {' '.join(obs.hand)}   (positions 0-4)")
     if obs.central is not None:
         lines.append("  central hand: " + " ".join(c or "??" for c in obs.central))

@@ -74,6 +74,7 @@ def _context_json(context: BotContext, seed: int) -> dict[str, Any]:
         "limits": {"decision": context.limits.decision, "bank": context.limits.bank,
                    "wall_factor": context.limits.wall_factor},
         "bot_options": dict(context.bot_options), "names": list(context.names), "seed": seed,
+        "description": None if context.description is None else context.description.to_json(),
     }
 
 

@@ -123,6 +123,14 @@ def _event_data(messages: list[bytes | Mapping[str, Any]]) -> list[Any]:
     return _decode((b"[" + inner + b"]").decode())  # type: ignore[no-any-return]
 
 
+def _description(data: Mapping[str, Any] | None) -> Any:
+    """The rule set's description as sent in `start` (the launcher loads no plugin: a rule
+    set registered by one reaches the bot as data)."""
+    from arena.rules.base import Description
+
+    return None if data is None else Description.from_json(data)
+
+
 def _reap_orphans() -> None:
     """Collect finished helper processes a previous game left to this subreaper."""
     while True:
@@ -145,6 +153,8 @@ class BotServer:
         self.listens = False
         self.seat = 0
         self.sof = False
+        self.hand: str | None = None
+        """The rule set's hand kind, from the description sent in `start`."""
         self.pending: str | None = None
         self.events: list[bytes | Mapping[str, Any]] = []
         """The `event` messages of this game as sent (a line, or its parsed form); an
@@ -170,7 +180,7 @@ class BotServer:
         from arena.codec import observation_from_json
 
         history = tuple(e for e in self.events_from(data["history_from"]) if e.to is None)
-        return observation_from_json(data, self.sof, history)
+        return observation_from_json(data, self.sof, history, self.hand)
 
     def reply(self, message: Mapping[str, Any]) -> None:
         """Write one protocol line and flush it."""
@@ -215,12 +225,13 @@ class BotServer:
             Limits(limits.get("decision", 1.0), limits.get("bank"),
                    limits.get("wall_factor", 2.0)),
             random.Random(c["seed"]), MappingProxyType(dict(c.get("bot_options", {}))),
-            tuple(c.get("names", ())),
+            tuple(c.get("names", ())), _description(c.get("description")),
         )
         state = message.get("rng_state")
         if state is not None:  # the generator the bot would get inline, for identical games
             context.rng.setstate((state[0], tuple(state[1]), state[2]))
         self.seat, self.sof = context.seat, bool(context.options.get("straight_over_full"))
+        self.hand = None if context.description is None else context.description.hand
         try:
             self.bot = self.factory(context)
             self.bot.start(context)

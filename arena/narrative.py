@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from arena.rules.base import Event
+from arena.rules import description_of
+from arena.rules.base import Description, Event
 
 _ORDINAL = {1: "1st", 2: "2nd", 3: "3rd"}
 
@@ -22,14 +23,18 @@ class Narrator:
     """Turns a stream of events into lines, joining one seat's turn into a single sentence.
 
     `viewer` is the seat whose private events are shown (None: show every private event;
-    -1: show none)."""
+    -1: show none). `rules` is the rule set's description (or a built-in rule set's id): its
+    hand kind says dice or cards, and a central hand is rejected rather than challenged."""
 
-    def __init__(self, rules: str, names: Sequence[str], viewer: int | None = -1) -> None:
-        self.rules = rules
+    def __init__(self, rules: Description | str, names: Sequence[str],
+                 viewer: int | None = -1) -> None:
+        self.description = description_of(rules)
+        self.rules = self.description.id
         self.names = tuple(names)
         self.viewer = viewer
-        self.cards = rules != "dice"
-        self.scores_word = "chips" if rules == "cards" else "points"
+        self.cards = self.description.hand == "cards"
+        self.central = self.description.central
+        self.scores_word = self.description.unit
         self.pending: list[str] = []
         self.pending_seat: int | None = None
 
@@ -110,9 +115,9 @@ class Narrator:
 
     def _on_challenge(self, event: Event) -> list[str]:
         data = event.data
-        shown = "the central hand is" if self.rules == "cards" else "the hand is"
+        shown = "the central hand is" if self.central else "the hand is"
         verdict = "the claim holds" if data["holds"] else "it was a lie"
-        verb = "rejects" if self.rules == "cards" else "challenges"
+        verb = self.description.challenge_verb
         return [*self.flush(), (
             f"{self.who(event.seat)} {verb} seat {data['claimant']}'s {data['claim']}: "
             f"{shown} [{self._tokens(event)}] ({data['value']}), {verdict}"
@@ -164,9 +169,9 @@ class Narrator:
 
 
 def result_lines(names: Sequence[str], placements: Sequence[int], scores: Sequence[int],
-                 rules: str) -> list[str]:
-    """The final standings of one game, best first."""
-    word = "chips" if rules == "cards" else "points"
+                 rules: Description | str) -> list[str]:
+    """The final standings of one game, best first, in the rule set's score unit."""
+    word = description_of(rules).unit
     order = sorted(range(len(names)), key=lambda s: (placements[s], s))
     return [f"{ordinal(placements[s]):>4}  seat {s} ({names[s]})  {scores[s]} "
             f"{word if scores[s] != 1 else word[:-1]}" for s in order]

@@ -14,9 +14,9 @@ from arena.bot import Limits
 from arena.compare import CompareError, Entrant, build_player, check_entrant, shutdown_commands
 from arena.hosts import InlineHost
 from arena.narrative import Narrator, result_lines
-from arena.plugins import default_registry
+from arena.plugins import default_registry, find_rules
 from arena.referee import Player, play_game
-from arena.rules import RulesError, get_rules
+from arena.rules import RulesError
 from arena.rules.actions import Action
 from arena.rules.base import Event, Observation
 
@@ -99,7 +99,7 @@ def play_in_terminal(rules_id: str, refs: Sequence[str], seed: int, options: dic
     """Play and narrate one game; humans see their own private events only."""
     echo = guard_pipe(echo)
     try:
-        ruleset = get_rules(rules_id)
+        ruleset = find_rules(rules_id)
         ruleset.check_players(len(refs))
         options = ruleset.check_options(options)
     except RulesError as exc:
@@ -109,7 +109,7 @@ def play_in_terminal(rules_id: str, refs: Sequence[str], seed: int, options: dic
     check_starts(players, ruleset.id, options, Limits(decision=limit))
     humans = [seat for seat, ref in enumerate(refs) if ref == "human"]
     viewer = humans[0] if len(humans) == 1 else (None if reveal and not humans else -1)
-    narrator = Narrator(ruleset.id, [p.name for p in players], viewer)
+    narrator = Narrator(ruleset.description, [p.name for p in players], viewer)
 
     def show(event: Event) -> None:
         for line in narrator.feed(event):
@@ -126,5 +126,6 @@ def play_in_terminal(rules_id: str, refs: Sequence[str], seed: int, options: dic
         echo(line)
     echo("result:")
     names = [p.name for p in players]
-    for line in result_lines(names, record.result.placements, record.result.scores, ruleset.id):
+    for line in result_lines(names, record.result.placements, record.result.scores,
+                             ruleset.description):
         echo(line)

@@ -24,7 +24,8 @@ import pluggy
 
 from arena import hookspecs
 from arena.bot import Bot
-from arena.rules import RULESETS, RuleSet
+from arena.rules import RULESETS, RulesError, RuleSet
+from arena.rules.base import Description
 
 GROUP = "arena"
 
@@ -75,7 +76,11 @@ class Registry:
         return spec
 
     def register_rules(self, ruleset: RuleSet, origin: str) -> None:
-        """Add a rule set; raise PluginError if its id is taken."""
+        """Add a rule set; raise PluginError if its id is taken or it does not describe
+        itself (the codec, narrator and report read its description)."""
+        if not isinstance(getattr(ruleset, "description", None), Description):
+            raise PluginError(f"{origin}: rule set {getattr(ruleset, 'id', ruleset)!r} has no "
+                              "description (an arena.rules.base.Description)")
         if ruleset.id in self.rules:
             raise PluginError(f"duplicate rule set {ruleset.id!r}: registered again by {origin}")
         self.rules[ruleset.id] = ruleset
@@ -237,3 +242,14 @@ def default_registry() -> Registry:
     if _DEFAULT is None:
         _DEFAULT = build_registry()
     return _DEFAULT
+
+
+def find_rules(rules_id: str) -> RuleSet:
+    """A rule set by id: a built-in one, else one an installed plugin registered (loaded only
+    then); raise RulesError naming the known ones."""
+    if rules_id in RULESETS:
+        return RULESETS[rules_id]
+    known = default_registry().rules
+    if rules_id not in known:
+        raise RulesError(f"unknown rule set {rules_id!r} (known: {', '.join(sorted(known))})")
+    return known[rules_id]

@@ -181,7 +181,7 @@ class _Game:
             context = BotContext(
                 seat, len(self.players), self.rules.id, MappingProxyType(self.options),
                 self.limits, random.Random(derive_seed(self.seed, "bot", seat)),
-                player.options, names,
+                player.options, names, getattr(self.rules, "description", None),
             )
             try:
                 player.host.start(context)

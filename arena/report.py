@@ -8,6 +8,8 @@ standings.csv, ratings.json, crosstable.csv, stages.json, replays/) and writes:
                      bluffing statistics, the bracket of an elimination, and every game
     viewer.html      the replay viewer, the same file for every tournament; it reads the game
                      from its address (`viewer.html#game=<id>&pack=<n>`)
+    viewer-rules.js  the rule set's description (arena.rules.base.Description) for the
+                     viewer, so it tells a plugin's rule set as the rules say
     replays/pack-<n>.js
                      the viewer's data, 100 games a file in games.jsonl order: each replay
                      file's own gzip bytes in base64, set on the global `ARENA_REPLAY`, so
@@ -30,8 +32,8 @@ held. Held whole: the small tables, and stages.json for an elimination only (its
 round robin is capped, its knockout is small; other formats need only its format).
 
 This module must not play or re-apply games, and must not change what `arena run` wrote:
-it only adds report.html, viewer.html and replays/pack-*.js. Nothing it writes reaches the
-network.
+it only adds report.html, viewer.html, viewer-rules.js and replays/pack-*.js. Nothing it
+writes reaches the network.
 """
 
 from __future__ import annotations
@@ -58,6 +60,8 @@ from arena import __version__, hands
 from arena import results as folder_files
 from arena.executor import Job, ordered_map, pool_size
 from arena.ratings import FAULT_KINDS, wilson_interval
+from arena.rules import RulesError, description_of
+from arena.rules.base import Description
 
 __all__ = [
     "REPORT",
@@ -74,8 +78,10 @@ __all__ = [
     "scan_replay",
 ]
 
-REPORT, VIEWER = folder_files.PAGES
+REPORT, VIEWER, RULES_SCRIPT = folder_files.PAGES
 REPLAY_GLOBAL = "ARENA_REPLAY"
+RULES_GLOBAL = "ARENA_RULES"
+"""The global on which RULES_SCRIPT, beside viewer.html, sets the rule set's description."""
 PARALLEL_FROM = 2000
 """Tournaments with at least this many replays are scanned on several processes."""
 PACK = 100
@@ -210,6 +216,19 @@ def pack_script(games: Sequence[tuple[str, bytes]]) -> bytes:
     return b"".join(lines)
 
 
+def rules_script(description: Description) -> str:
+    """The viewer's description of the rule set, so it reads the game as the rules say (dice
+    or cards, challenged or rejected, points or chips) instead of comparing ids."""
+    key, value = _compact(description.id), _script_safe(_compact(description.to_json()))
+    return (f"window.{RULES_GLOBAL}=window.{RULES_GLOBAL}||{{}};\n"
+            f"window.{RULES_GLOBAL}[{key}]={value};\n")
+
+
+def _script_safe(text: str) -> str:
+    """JSON that cannot end the <script> it is written in."""
+    return text.replace("</", "<\\/")
+
+
 def scan_replay(text: bytes) -> tuple[tuple[str, ...], Counter[_Found]]:
     """The entrants by seat and the claim/challenge events of one replay's JSON-lines text."""
     first, _, rest = text.partition(b"\n")
@@ -298,10 +317,11 @@ def _merge(total: _Scan, parts: Iterable[_Scan]) -> _Scan:
 
 
 def bluff_stats(
-    tally: Mapping[_Key, int], entrants: Sequence[str], rules: str, straight_over_full: bool
+    tally: Mapping[_Key, int], entrants: Sequence[str], rules: Description | str,
+    straight_over_full: bool,
 ) -> tuple[BluffStats, ...]:
     """Turn counted claim and challenge events into per-entrant statistics, in entrant order."""
-    space = hands.claim_space(hands.hand_kind(rules), straight_over_full)
+    space = hands.claim_space(description_of(rules).hand, straight_over_full)
     index = {str(claim): i for i, claim in enumerate(space.claims)}
     order = {hands.CATEGORY_TEXT[c.category]: i for i, c in reversed(list(enumerate(space.claims)))}
     rows: dict[str, dict[str, Any]] = {name: {"categories": Counter()} for name in entrants}
@@ -449,6 +469,16 @@ class _Folder:
     def rules(self) -> str:
         return str(self.config.get("rules") or "dice")
 
+    @property
+    def description(self) -> Description:
+        """The rule set's description: built in, or from an installed plugin."""
+        from arena.plugins import find_rules
+
+        try:
+            return find_rules(self.rules).description
+        except RulesError as exc:
+            raise ReportError(f"{self.path}: {exc}") from None
+
 
 def _read_folder(folder: Path) -> _Folder:
     needed = [folder_files.GAMES, "standings.csv", "ratings.json", "crosstable.csv"]
@@ -493,12 +523,14 @@ def build_report(
     scan = _scan_all(root, data.log, workers, viewer)
     options = data.config.get("options") or {}
     sof = bool(options.get("straight_over_full", False))
-    bluffs = bluff_stats(scan.tally, data.entrants, data.rules, sof)
+    bluffs = bluff_stats(scan.tally, data.entrants, data.description, sof)
     missing = frozenset(scan.missing) if viewer else None
     page = render_report(data, bluffs, missing)
     size = folder_files.write_atomic(root / REPORT, page, durable=False)
     if viewer:
         folder_files.write_atomic(root / VIEWER, viewer_page(), durable=False)
+        folder_files.write_atomic(root / RULES_SCRIPT, rules_script(data.description),
+                                  durable=False)
     return ReportSummary(root / REPORT, size, data.log.games, scan.scanned,
                          tuple(scan.missing))  # fmt: skip
 
@@ -547,7 +579,7 @@ def render_report(
         _section("standings", "Standings", _standings_table(data)),
         _section("ratings", "Ratings", _ratings_charts(data)),
         _section("crosstable", "Head to head", _heat_map(data)),
-        _section("bluffing", "Bluffing", _bluff_table(bluffs, data.rules)),
+        _section("bluffing", "Bluffing", _bluff_table(bluffs, data.description)),
         _section("faults", "Faults", _faults(data, links)),
     ]
     if data.stages.get("format") == "elimination":
@@ -573,6 +605,8 @@ def render_report(
         f'<main class="wrap">\n{"".join(sections)}</main>\n'
         f'<footer class="wrap">Made by arena {_e(__version__)} from {_e(folder_files.GAMES)}, '
         "the derived tables and the replays. This page works offline.</footer>\n"
+        '<script type="application/json" id="rules-data">'
+        f"{_script_safe(_compact(data.description.to_json()))}</script>\n"
         '<script type="application/json" id="games-data">'
     )
     # No part ends with "<", so escaping part by part escapes every "</" of the whole.
@@ -843,11 +877,11 @@ _CATEGORY_COLOURS = {
 }  # fmt: skip
 
 
-def _bluff_table(bluffs: Sequence[BluffStats], rules: str) -> str:
+def _bluff_table(bluffs: Sequence[BluffStats], rules: Description) -> str:
     if not any(b.claims or b.challenges for b in bluffs):
         return '<p class="note">No replays to read: bluffing statistics need replay files.</p>'
-    space = hands.claims(rules)
-    dice = rules != "cards"
+    space = hands.claim_space(rules.hand).claims
+    dice = not rules.central  # a blind claim: only where the claim is about a hand held
     used = [c for c in _CATEGORY_COLOURS if any(dict(b.categories).get(c) for b in bluffs)]
     legend = "".join(
         f'<span class="key"><i style="background:{_CATEGORY_COLOURS[c]}"></i>{_e(c)}</span>'
@@ -1026,8 +1060,8 @@ def _games_json(data: _Folder, missing: frozenset[str] | None) -> Iterator[str]:
     log = data.log
     known = {name: i for i, name in enumerate(log.names)}
     stage_index = {stage: i for i, stage in enumerate(log.stages)}
-    word = "chips" if data.rules == "cards" else "points"
-    head = {"names": list(log.names), "stages": list(log.stages), "score": word}
+    head = {"names": list(log.names), "stages": list(log.stages),
+            "score": data.description.unit}
     yield _compact(head)[:-1] + ',"games":['
     replays = 0
     for number, game in enumerate(_game_rows(data.path, log.games)):

@@ -41,7 +41,7 @@ CONFIG = "config.yaml"
 REPLAYS = "replays"
 LOCK = ".lock"
 DERIVED = ("ratings.json", "standings.csv", "standings.md", "crosstable.csv", "stages.json")
-PAGES = ("report.html", "viewer.html")
+PAGES = ("report.html", "viewer.html", "viewer-rules.js")
 """Written by `arena report` (and at the end of `arena run`) beside the results."""
 TEMPORARY_SUFFIX = ".tmp"
 _TAIL_CHUNK = 1 << 16

@@ -101,8 +101,11 @@ def trial_context(
     names: Sequence[str],
 ) -> BotContext:
     """The context of seat 0 at a table of the tournament, as a game would build it."""
+    from arena.plugins import find_rules
+
     return BotContext(0, players, rules, MappingProxyType(dict(options)), limits,
-                      random.Random(0), MappingProxyType(dict(bot_options)), tuple(names))
+                      random.Random(0), MappingProxyType(dict(bot_options)), tuple(names),
+                      find_rules(rules).description)
 
 
 # --- a tournament's entrants --------------------------------------------------------------

@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from arena.rules.base import CHANCE, TERMINAL, IllegalAction, OptionError, RulesError, RuleSet
+from arena.rules.base import (
+    CHANCE,
+    TERMINAL,
+    Description,
+    IllegalAction,
+    OptionError,
+    RulesError,
+    RuleSet,
+)
 from arena.rules.cards import CARDS
 from arena.rules.dice import DICE, DICE_CARDS
 
@@ -18,5 +26,13 @@ def get_rules(rules_id: str) -> RuleSet:
         raise RulesError(f"unknown rule set {rules_id!r} (known: {known})") from None
 
 
-__all__ = ["CHANCE", "RULESETS", "TERMINAL", "IllegalAction", "OptionError", "RuleSet",
-           "RulesError", "get_rules"]
+def description_of(rules: Description | str) -> Description:
+    """A rule set's description, given it or a built-in rule set's id (a plugin's rule set
+    is found in the plugin registry: `arena.plugins.find_rules`)."""
+    if isinstance(rules, Description):
+        return rules
+    return get_rules(rules).description
+
+
+__all__ = ["CHANCE", "RULESETS", "TERMINAL", "Description", "IllegalAction", "OptionError",
+           "RuleSet", "RulesError", "description_of", "get_rules"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, NamedTuple, Protocol
 
@@ -340,6 +340,56 @@ class OptionSpec:
         return value
 
 
+@dataclass(frozen=True, slots=True)
+class Description:
+    """What a rule set is, in data: what the codec, narrator, prompt, report and viewer read
+    instead of comparing rule-set ids, and what travels to a bot in its own process.
+
+    `hand` is the kind of tokens and claim space ("dice" or "cards"); `central` is True when
+    claims are about a central hand passed round the table (the `cards` game: a challenge is
+    a reject); `score_word` names the scores ("penalty points", fewest best, or "chips",
+    most best); `private` says what only one seat sees.
+    """
+
+    id: str
+    version: int
+    hand: str
+    central: bool
+    score_word: str
+    decisions: tuple[str, ...]
+    private: str
+    min_players: int
+    max_players: int
+    options: tuple[tuple[str, Any], ...]
+    """Each option's name and default, in the rule set's order."""
+
+    @property
+    def unit(self) -> str:
+        """The scores' unit in a short line: "points" or "chips"."""
+        return self.score_word.split()[-1]
+
+    @property
+    def challenge_verb(self) -> str:
+        """What calling the claim a lie is called: "challenges", or "rejects" a central hand."""
+        return "rejects" if self.central else "challenges"
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form sent in a bot's `start` and embedded in the report's page data."""
+        return {"id": self.id, "version": self.version, "hand": self.hand,
+                "central": self.central, "score_word": self.score_word,
+                "decisions": list(self.decisions), "private": self.private,
+                "players": [self.min_players, self.max_players],
+                "options": {name: default for name, default in self.options}}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Description:
+        """Read the JSON form back (in a bot's own process, from `start`)."""
+        low, high = data["players"]
+        return cls(data["id"], data["version"], data["hand"], bool(data["central"]),
+                   data["score_word"], tuple(data["decisions"]), data["private"], low, high,
+                   tuple(dict(data["options"]).items()))
+
+
 FAULT_OPTIONS = (
     OptionSpec("on_fault", "forfeit", "what a fault costs: forfeit or penalty",
                choices=("forfeit", "penalty")),
@@ -347,6 +397,20 @@ FAULT_OPTIONS = (
     OptionSpec("straight_over_full", False, "rank straight above full-house",
                choices=(False, True)),
 )
+
+
+def with_defaults(specs: tuple[OptionSpec, ...],
+                  defaults: Mapping[str, object]) -> tuple[OptionSpec, ...]:
+    """The option specs with some defaults changed (a variant rule set); each is checked."""
+    known = {s.name for s in specs}
+    for key in defaults:
+        if key not in known:
+            raise OptionError(key, f"unknown option (known: {', '.join(sorted(known))})")
+    changed = tuple(replace(s, default=defaults[s.name]) if s.name in defaults else s
+                    for s in specs)
+    for spec in changed:
+        spec.check(spec.default)
+    return changed
 
 
 def check_options(specs: Sequence[OptionSpec], options: Mapping[str, object] | None) -> dict:
@@ -397,13 +461,14 @@ def seat_out(active: tuple[bool, ...], out: tuple[int, ...], seat: int,
 
 
 class Engine:
-    """What every built-in rule set shares: identity, option and player checks."""
+    """What every built-in rule set shares: identity, description, option and player checks."""
 
     id: str
     version: int
     min_players: int
     max_players: int
     option_specs: tuple[OptionSpec, ...]
+    description: Description
 
     def __repr__(self) -> str:
         return f"<rules {self.id} v{self.version}>"
@@ -411,6 +476,13 @@ class Engine:
     def check_options(self, options: Mapping[str, object] | None) -> dict:
         """Return options with defaults filled in, or raise OptionError."""
         return check_options(self.option_specs, options)
+
+    def describe(self, hand: str, central: bool, score_word: str, decisions: tuple[str, ...],
+                 private: str) -> Description:
+        """This engine's description, from its identity, player counts and options."""
+        return Description(self.id, self.version, hand, central, score_word, decisions,
+                           private, self.min_players, self.max_players,
+                           tuple((s.name, s.default) for s in self.option_specs))
 
     def check_players(self, players: int) -> None:
         """Raise RulesError unless the player count is allowed."""
@@ -431,6 +503,8 @@ class RuleSet(Protocol):
     min_players: int
     max_players: int
     option_specs: tuple[OptionSpec, ...]
+    description: Description
+    """What the rule set is, as data (hand kind, score word, decisions, what is private)."""
 
     def check_options(self, options: Mapping[str, object] | None) -> dict:
         """Return options with defaults filled in, or raise OptionError."""

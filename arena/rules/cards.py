@@ -28,6 +28,7 @@ from arena.rules.base import (
     next_active,
     place_by_out_order,
     seat_out,
+    with_defaults,
 )
 
 SHUFFLE, ACCEPT, TURN, OVER = range(4)
@@ -78,15 +79,26 @@ def _texts(cards: tuple[int, ...]) -> tuple[str, ...]:
 
 
 class CardsRules(Engine):
-    """The central-hand game for 3 to 6 players, scored in chips."""
+    """The central-hand game for 3 to 6 players, scored in chips; a plugin may build a variant
+    under its own `id` with other option `defaults` (as `DiceRules` does)."""
 
-    id = "cards"
     version = 1
     min_players = 3
     max_players = 6
 
-    def __init__(self) -> None:
-        self.option_specs: tuple[OptionSpec, ...] = (
+    def __init__(self, id: str = "cards", defaults: Mapping[str, object] | None = None) -> None:
+        self.id = id
+        self.option_specs = with_defaults(self._specs(), defaults or {})
+        self.description = self.describe(
+            hands.CARDS, True, "chips", ("accept", "turn"),
+            "each player's own five cards, and the central hand's face-down cards, seen only "
+            "by the player holding it",
+        )
+        self._legal_cache: dict[tuple, Legal] = {}
+
+    @staticmethod
+    def _specs() -> tuple[OptionSpec, ...]:
+        return (
             OptionSpec("chips", 10, "chips each player starts with", minimum=1),
             OptionSpec("penalty", 5, "chips paid by the loser of a reject", minimum=1),
             OptionSpec("accept_reward", 1, "chips the bank pays a passer when accepted",
@@ -95,7 +107,6 @@ class CardsRules(Engine):
                        "the next player or the rejecter", choices=("next", "rejecter")),
             *FAULT_OPTIONS,
         )
-        self._legal_cache: dict[tuple, Legal] = {}
 
     # --- setup ------------------------------------------------------------------------
 

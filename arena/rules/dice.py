@@ -30,6 +30,7 @@ from arena.rules.base import (
     next_active,
     place_by_out_order,
     seat_out,
+    with_defaults,
 )
 
 DEAL, FILL, EXCHANGE, CLAIM, RESPOND, REROLL, OVER, CHOOSE = range(8)
@@ -90,16 +91,32 @@ def _with(state: DiceState, **changes: object) -> DiceState:
 
 
 class DiceRules(Engine):
-    """The dice engine; `cards=True` plays the variation with 5 cards from a 52-card deck."""
+    """The dice engine; `cards=True` plays the variation with 5 cards from a 52-card deck.
+
+    A plugin may build a variant under its own `id` with other option `defaults`, e.g.
+    `DiceRules(cards=False, id="dice-short", defaults={"max_points": 3})`."""
 
     min_players = 2
     max_players = 6
 
-    def __init__(self, cards: bool) -> None:
+    def __init__(self, cards: bool, id: str | None = None,
+                 defaults: Mapping[str, object] | None = None) -> None:
         self.cards = cards
-        self.id = "dice-cards" if cards else "dice"
+        self.id = id or ("dice-cards" if cards else "dice")
         self.version = 1
-        self.option_specs: tuple[OptionSpec, ...] = (
+        self.option_specs = with_defaults(self._specs(), defaults or {})
+        self.description = self.describe(
+            hands.CARDS if cards else hands.DICE, False, "penalty points",
+            ("claim", "respond", "reroll", "choose"),
+            "the five cards, seen only by the player holding them" if cards
+            else "the dice under the cup, seen only by the player looking at them",
+        )
+        self._legal_cache: dict[int, Legal] = {}
+        self._init_caches()
+
+    @staticmethod
+    def _specs() -> tuple[OptionSpec, ...]:
+        return (
             OptionSpec("max_points", 5, "penalty points that put a player out", minimum=1),
             OptionSpec("receiver", "left", "who gets the thrower's claim: the next player, "
                        "or the loser's choice", choices=("left", "loser_chooses")),
@@ -109,7 +126,8 @@ class DiceRules(Engine):
                        "per turn, or per round", choices=("turn", "round")),
             *FAULT_OPTIONS,
         )
-        self._legal_cache: dict[int, Legal] = {}
+
+    def _init_caches(self) -> None:
         self._memo: tuple[object, Legal] = (None, Legal("wait", hands.claim_space(hands.DICE), 0))
         self._index_cache: dict[bool, dict[tuple[int, ...], int]] = {}
         self._steps: dict[type, Callable[[DiceState, Any], DiceState]] = {

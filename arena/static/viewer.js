@@ -13,6 +13,22 @@
   const PAUSE = '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M6 5h4v14H6zM14 5h4v14h-4z"/>' +
     "</svg><span>Pause</span>";
 
+  // What the built-in rule sets are (arena.rules.base.Description); the report writes every
+  // rule set's description, a plugin's too, to viewer-rules.js (window.ARENA_RULES).
+  const BUILT_IN = {
+    dice: { hand: "dice", central: false, score_word: "penalty points" },
+    "dice-cards": { hand: "cards", central: false, score_word: "penalty points" },
+    cards: { hand: "cards", central: true, score_word: "chips" },
+  };
+
+  function describe(id) {
+    return (window.ARENA_RULES || {})[id] || BUILT_IN[id] || null;
+  }
+
+  function scoreUnit(desc) {
+    return desc.score_word.split(" ").pop();
+  }
+
   let game = null; // {header, result, steps}
   let step = 0;
   let view = null; // null: everyone; else a seat number
@@ -66,6 +82,11 @@
     }
     const file = "replays/pack-" + wanted.pack.padStart(5, "0") + ".js";
     try {
+      await loadScript("viewer-rules.js");
+    } catch (error) {
+      // a folder whose report was built before viewer-rules.js: the built-in descriptions
+    }
+    try {
       await loadScript(file);
     } catch (error) {
       fail("The replay of game " + wanted.id + " is not here (" + file + "). " +
@@ -90,6 +111,11 @@
       lines = raw.map((line) => JSON.parse(line));
     } catch (error) {
       fail("Cannot read the replay of game " + wanted.id + ": " + error.message);
+      return;
+    }
+    if (!describe(lines[0].rules.id)) {
+      fail("The rule set " + lines[0].rules.id + " of game " + wanted.id + " is not described " +
+        "here (viewer-rules.js). Build the report again with `arena report RESULTS_DIR`.");
       return;
     }
     game = prepare(lines, seed);
@@ -134,11 +160,13 @@
 
   function fresh(header) {
     const n = header.entrants.length;
-    const cards = header.rules.id === "cards";
+    const desc = describe(header.rules.id);
+    const cards = desc.central;
     const chips = header.options && header.options.chips !== undefined ? header.options.chips : 10;
     return {
       n: n,
       rules: header.rules.id,
+      desc: desc,
       scores: new Array(n).fill(cards ? chips : 0),
       active: new Array(n).fill(true),
       outReason: new Array(n).fill(null),
@@ -169,7 +197,7 @@
   const unknown = () => [null, null, null, null, null];
 
   function apply(state, e) {
-    const cardsGame = state.rules === "cards";
+    const cardsGame = state.desc.central;
     switch (e.kind) {
       case "round":
         Object.assign(state, {
@@ -265,11 +293,11 @@
   }
 
   function cardsGameWord(state, dice, cards) {
-    return state.rules === "dice" ? dice : cards;
+    return state.desc.hand === "dice" ? dice : cards;
   }
 
   function rerollText(state, count) {
-    if (state.rules === "dice") return "rerolled " + count + (count === 1 ? " die" : " dice");
+    if (state.desc.hand === "dice") return "rerolled " + count + (count === 1 ? " die" : " dice");
     return "exchanged " + count + (count === 1 ? " card" : " cards");
   }
 
@@ -311,11 +339,11 @@
     return "[" + list.map(tokenText).join(" ") + "]";
   }
 
-  function narrate(events, rules) {
+  function narrate(events, desc) {
     const lines = [];
     let parts = [];
     let partSeat = null;
-    const cards = rules !== "dice";
+    const cards = desc.hand !== "dice";
     const flush = () => {
       if (parts.length) lines.push({ text: who(partSeat) + " " + parts.join(", ") });
       parts = [];
@@ -363,8 +391,8 @@
           break;
         }
         case "challenge":
-          line(who(e.seat) + (rules === "cards" ? " rejects " : " challenges ") + "seat " +
-            e.claimant + "'s " + said(e.claim) + ": the " + (rules === "cards" ? "central " : "") +
+          line(who(e.seat) + (desc.central ? " rejects " : " challenges ") + "seat " +
+            e.claimant + "'s " + said(e.claim) + ": the " + (desc.central ? "central " : "") +
             "hand is " + tokens(e.hand) + " (" + said(e.value) + "), " +
             (e.holds ? "the claim holds" : "it was a lie"));
           break;
@@ -447,14 +475,14 @@
     } else if (seat === state.holder) {
       badges.appendChild(el("span", "badge turn", "to act"));
     }
-    if (state.rules !== "cards" && seat === state.thrower && !state.over) {
+    if (!state.desc.central && seat === state.thrower && !state.over) {
       badges.appendChild(el("span", "badge", "thrower"));
     }
     head.appendChild(badges);
     box.appendChild(head);
     box.appendChild(el("div", "seat-name", entrant.name));
     box.appendChild(scoreNode(state, seat));
-    if (state.rules === "cards") {
+    if (state.desc.central) {
       box.appendChild(tokenRow(state.hands[seat], null, false, "small"));
     }
     const note = el("div", "seat-note" + (state.faulted[seat] ? " fault" : ""), state.notes[seat]);
@@ -465,7 +493,7 @@
   function scoreNode(state, seat) {
     const node = el("div", "score");
     const value = state.scores[seat];
-    if (state.rules === "cards") {
+    if (state.desc.central) {
       node.appendChild(el("span", "amount", String(value)));
       node.appendChild(el("span", "unit", value === 1 ? "chip" : "chips"));
       return node;
@@ -487,9 +515,9 @@
       ? "by " + who(state.claim.seat) + (state.claim.blind ? ", blind" : "")
       : (state.over ? "" : "no claim yet: any claim is allowed");
     const hand = $("hand");
-    const isDice = state.rules === "dice";
+    const isDice = state.desc.hand === "dice";
     let row;
-    if (state.rules === "cards") {
+    if (state.desc.central) {
       $("hand-label").textContent = "Central hand";
       row = tokenRow(state.central, state.faceUp, false, "big");
       $("hand-note").textContent = [
@@ -518,9 +546,9 @@
     box.dataset.holds = String(v.holds);
     box.appendChild(el("span", "big-word", v.holds ? "The claim holds" : "It was a lie"));
     box.appendChild(document.createTextNode(
-      who(v.seat) + (state.rules === "cards" ? " rejects " : " challenges ") + who(v.claimant) +
+      who(v.seat) + (state.desc.central ? " rejects " : " challenges ") + who(v.claimant) +
       "'s " + said(v.claim) + ". The hand is " + said(v.value) + "."));
-    box.appendChild(tokenRow(v.hand, null, state.rules === "dice", "small"));
+    box.appendChild(tokenRow(v.hand, null, state.desc.hand === "dice", "small"));
     let after = "";
     if (v.loser !== null) after = who(v.loser) + " takes a point.";
     if (v.paid) {
@@ -540,7 +568,7 @@
     const places = game.result.placements;
     const order = places.map((p, seat) => seat);
     order.sort((a, b) => places[a] - places[b] || a - b);
-    const unit = state.rules === "cards" ? " chips" : " points";
+    const unit = " " + scoreUnit(state.desc);
     for (const seat of order) {
       const item = el("li", places[seat] === 1 ? "winner" : "");
       item.appendChild(el("span", "place", placeText(places[seat])));
@@ -556,7 +584,7 @@
     log.textContent = "";
     let current = null;
     game.steps.slice(0, step + 1).forEach((s, k) => {
-      for (const line of narrate(s.events, game.header.rules.id)) {
+      for (const line of narrate(s.events, describe(game.header.rules.id))) {
         const item = el("li", (k === step ? "now " : "past ") + line.kind, line.text);
         item.dataset.step = String(k);
         log.appendChild(item);
