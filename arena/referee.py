@@ -253,12 +253,14 @@ class _Game:
         """Apply a fault raised outside the bot's decision now, before any seat decides
         (RULES.md: out of that game at once); it is recorded but is not a decision."""
         seat, fault, where = self.pending.pop(0)
-        self.broken[seat] = None  # one exception, one fault: under `penalty` it plays on
         self.faults.append(Fault(seat, fault.kind, fault.message, self.decisions, fault.sent))
         self.log.append(("fault", seat, fault.kind, fault.message, 0.0, fault.sent, where))
         if self.spectator is not None:
             self.spectator(Event("fault", seat, {"kind": fault.kind, "message": fault.message}))
-        return self.rules.fault(state, seat)
+        state = self.rules.fault(state, seat)
+        if where == "notify" and self.rules.observe(state, seat).active[seat]:
+            self.broken[seat] = None  # one exception, one fault: under `penalty` it plays on
+        return state
 
     def _dispatch(self, events: tuple[Event, ...]) -> None:
         """Record events and pass each to the seats that may see it."""
