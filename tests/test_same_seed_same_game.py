@@ -10,7 +10,8 @@ import random
 import pytest
 from arena_bots.random_bot import RandomBot
 
-from arena.referee import GameRecord, play_game
+from arena import play_game
+from arena.referee import GameRecord
 from arena.rules import get_rules
 from arena.rules.playout import playout
 
