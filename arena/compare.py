@@ -21,7 +21,6 @@ import dataclasses
 import math
 import multiprocessing
 import multiprocessing.util
-import shlex
 from collections.abc import Callable, Generator, Mapping
 from contextlib import closing
 from dataclasses import dataclass
@@ -30,7 +29,7 @@ from typing import Any, Literal
 
 from arena import stats
 from arena.bot import Limits
-from arena.hosts import InlineHost
+from arena.entrants import EntrantError, KeptHosts, Reference, checked, resolve
 from arena.referee import Player, play_game
 from arena.seeds import derive_seed
 
@@ -48,112 +47,47 @@ DEFAULT_FIELD = ("statistician", "honest", "bluffer", "random")
 _CHUNK = 4  # groups per task sent to a worker: enough to hide the pool's overhead
 
 
-class CompareError(ValueError):
+class CompareError(EntrantError):
     """A comparison that cannot start: unknown bot, bad option, seat count or bounds."""
 
 
 # --- who plays -------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Entrant:
-    """A bot as named by the user: its reference and the bot options given with it."""
-
-    ref: str
-    options: tuple[tuple[str, Any], ...] = ()
-
-    @classmethod
-    def parse(cls, text: str) -> Entrant:
-        """Read `REF` or `REF?key=value&key=value` (values are YAML scalars: 3, 0.5, true)."""
-        import yaml
-
-        ref, _, query = text.strip().partition("?")
-        if not ref:
-            raise CompareError(f"empty bot reference in {text!r}")
-        options: dict[str, Any] = {}
-        for pair in filter(None, query.split("&")):
-            key, sep, value = pair.partition("=")
-            if not sep or not key.strip():
-                raise CompareError(f"bot option wants key=value, got {pair!r} in {text!r}")
-            options[key.strip()] = yaml.safe_load(value)
-        return cls(ref, tuple(sorted(options.items())))
-
-    @property
-    def label(self) -> str:
-        """The reference written back, options included, to name the bot in output."""
-        query = "&".join(f"{key}={value}" for key, value in self.options)
-        return f"{self.ref}?{query}" if query else self.ref
+Entrant = Reference
+"""A bot as named by the user: its reference, bot options and mode (arena.entrants)."""
 
 
-COMMAND_PREFIX = "cmd:"
-"""A bot reference `cmd:PROGRAM ARGS` is an executable speaking the JSON-lines protocol."""
-
-_KEPT: dict[tuple[str, int], Any] = {}
-"""Command hosts of this process by (label, seat): their programs serve every game."""
-
-
-def build_player(entrant: Entrant, registry: Any = None, seat: int = 0) -> Player:
-    """Make the seat's Player; the one place that decides how a bot is hosted. Python bots
-    run inline (a strategy author compares their own code); `cmd:` bots in their process."""
-    from arena.plugins import default_registry
-
-    options = MappingProxyType(dict(entrant.options))
-    if entrant.ref.startswith(COMMAND_PREFIX):
-        host = _KEPT.get((entrant.label, seat))
-        if host is None:
-            from arena.isolation import CommandHost
-
-            host = CommandHost(shlex.split(entrant.ref[len(COMMAND_PREFIX):]))
-            _KEPT[(entrant.label, seat)] = host
-        return Player(entrant.label, host, "command", "", options)
-    spec = (registry or default_registry()).resolve(entrant.ref)
-    return Player(entrant.label, InlineHost(spec.factory), spec.origin, spec.version, options)
-
-
-def shutdown_commands() -> None:
-    """Stop the command bots this process started."""
-    for host in _KEPT.values():
-        host.shutdown()
-    _KEPT.clear()
+def build_player(entrant: Entrant, registry: Any = None, seat: int = 0,
+                 hosts: KeptHosts | None = None) -> Player:
+    """Make the seat's Player, hosted by the trust policy of arena.entrants; its process is
+    kept in `hosts` (one per worker) across games."""
+    resolved = resolve(entrant, registry)
+    if hosts is None:
+        return resolved.player(resolved.host())
+    return resolved.player(hosts.host((entrant.label, seat), resolved))
 
 
 def check_entrant(entrant: Entrant, rules: str, registry: Any = None) -> None:
-    """Raise CompareError unless the bot resolves, plays these rules and knows its options."""
-    from arena.plugins import PluginError, default_registry
-
-    if entrant.ref.startswith(COMMAND_PREFIX):
-        if not shlex.split(entrant.ref[len(COMMAND_PREFIX):]):
-            raise CompareError(f"{entrant.ref!r}: name the program after {COMMAND_PREFIX!r}")
-        return
-    try:
-        spec = (registry or default_registry()).resolve(entrant.ref)
-    except PluginError as exc:
-        raise CompareError(str(exc)) from exc
-    if rules not in spec.rules:
-        plays = ", ".join(spec.rules) or "nothing"
-        raise CompareError(f"bot {entrant.label!r} does not play {rules} (it plays {plays})")
-    unknown = sorted(set(dict(entrant.options)) - set(spec.factory.options))
-    if unknown:
-        known = ", ".join(sorted(spec.factory.options)) or "none"
-        raise CompareError(f"bot {entrant.ref!r} has no option {unknown[0]!r} (known: {known})")
+    """Raise EntrantError unless the bot resolves, plays these rules and knows its options."""
+    checked(entrant, rules, registry, who=entrant.ref)
 
 
 def check_start(entrant: Entrant, setup: Setup, registry: Any = None) -> None:
     """Raise CompareError unless the bot starts, hosted as it will play, for a game of this
     comparison: a bot that refuses its options or the rule set can only fault."""
     from arena.plugins import default_registry
-    from arena.trial import command_problem, start_problem, trial_context
+    from arena.trial import command_problem, entrant_problem
 
     known = registry or default_registry()
-    if entrant.ref.startswith(COMMAND_PREFIX):
-        problem = command_problem(shlex.split(entrant.ref[len(COMMAND_PREFIX):]))
+    if entrant.command is not None:
+        problem = command_problem(entrant.command)
         if problem is not None:
             raise CompareError(f"bot {entrant.label!r}: {problem}")
     options = known.rules[setup.rules].check_options(dict(setup.options))
-    names = [entrant.label, *(e.label for e in setup.field)][: setup.seats]
-    context = trial_context(setup.rules, options, setup.seats, setup.limits,
-                            dict(entrant.options), names)
-    problem = start_problem(build_player(entrant, known).host, context)
+    names = [entrant.label, *(e.label for e in setup.field)]
+    problem = entrant_problem(resolve(entrant, known), setup.rules, options, setup.seats,
+                              setup.limits, names)
     if problem is not None:
         raise CompareError(f"bot {entrant.label!r} does not start for a {setup.rules!r} game "
                            f"of {setup.seats} seats: {problem}")
@@ -280,14 +214,22 @@ class GroupResult:
     baseline_faults: int = 0
 
 
-def play_group(setup: Setup, index: int) -> GroupResult:
-    """Play one group and return the mean over rotations of score(candidate) - score(base)."""
+def play_group(setup: Setup, index: int, hosts: KeptHosts | None = None) -> GroupResult:
+    """Play one group and return the mean over rotations of score(candidate) - score(base);
+    bot processes are kept in the worker's `hosts` (else stopped after the group)."""
+    if hosts is None:
+        own = KeptHosts()
+        try:
+            return play_group(setup, index, own)
+        finally:
+            own.close()
     options = dict(setup.options)
     total = 0.0
     faults = [0, 0]
     tables = plan_group(setup, index)
     for table in tables:
-        players = [build_player(entrant, seat=s) for s, entrant in enumerate(table.seats)]
+        players = [build_player(entrant, seat=s, hosts=hosts)
+                   for s, entrant in enumerate(table.seats)]
         record = play_game(setup.rules, players, table.seed, options, setup.limits)
         placements = record.result.placements
         for side, seat, sign in ((0, table.candidate_seat, 1), (1, table.baseline_seat, -1)):
@@ -484,28 +426,31 @@ def _check_bounds(bounds: Bounds) -> None:
 def group_results(setup: Setup, groups: int, workers: int = 1) -> Generator[GroupResult]:
     """Results of groups 0..groups-1 in group order, played in `workers` processes."""
     if workers <= 1:
+        hosts = KeptHosts()
         try:
             for index in range(groups):
-                yield play_group(setup, index)
+                yield play_group(setup, index, hosts)
         finally:
-            shutdown_commands()
+            hosts.close()
         return
     with multiprocessing.get_context().Pool(workers, _start_worker, (setup,)) as pool:
         yield from pool.imap(_play_in_worker, range(groups), chunksize=_CHUNK)
 
 
-_WORKER_SETUP: Setup | None = None
+_WORKER_SETUP: tuple[Setup, KeptHosts] | None = None
+"""This worker process's setup and kept bot hosts."""
 
 
 def _start_worker(setup: Setup) -> None:
     global _WORKER_SETUP
-    _WORKER_SETUP = setup
-    multiprocessing.util.Finalize(None, shutdown_commands, exitpriority=10)
+    _WORKER_SETUP = (setup, KeptHosts())
+    multiprocessing.util.Finalize(None, _WORKER_SETUP[1].close, exitpriority=10)
 
 
 def _play_in_worker(index: int) -> GroupResult:
     assert _WORKER_SETUP is not None
-    return play_group(_WORKER_SETUP, index)
+    setup, hosts = _WORKER_SETUP
+    return play_group(setup, index, hosts)
 
 
 def run_compare(setup: Setup, bounds: Bounds | None = None,
