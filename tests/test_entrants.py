@@ -212,3 +212,40 @@ def test_inline_hosts_are_new_for_every_game_and_never_kept() -> None:
     builtin = resolve(Reference("random"))
     assert kept.host("r", builtin) is not kept.host("r", builtin)
     assert len(kept) == 0
+
+
+DICE_ONLY = """\
+import arena
+
+
+class DiceOnly(arena.Bot):
+    name = "dice-only"
+    rules = ("dice",)
+    options = {"doubt": 0.5}
+
+    def act(self, observation):
+        return observation.legal_actions()[0]
+"""
+
+
+@pytest.mark.parametrize(("rules", "option", "said"), [
+    ("cards", "", "does not play 'cards' (it plays dice)"),
+    ("dice", "?nerve=1", "unknown option 'nerve' for bot "),
+])
+def test_every_command_refuses_a_bot_in_the_same_words(
+        tmp_path: Path, rules: str, option: str, said: str) -> None:
+    bot = tmp_path / "dice_only.py"
+    bot.write_text(DICE_ONLY)
+    config = tmp_path / "t.yaml"
+    options = "\n    options: {nerve: 1}" if option else ""
+    config.write_text(f"name: t\nrules: {rules}\nentrants:\n  - random\n  - honest\n"
+                      f"  - bot: dice_only.py{options}\n")
+    runner = CliRunner()
+    outputs = [
+        runner.invoke(cli, ["play", "--rules", rules, "--bots", f"random,{bot}{option},random"]),
+        runner.invoke(cli, ["compare", f"{bot}{option}", "random", "--rules", rules]),
+        runner.invoke(cli, ["validate", str(config)]),
+    ]
+    for result in outputs:
+        assert result.exit_code == 2, result.output
+        assert said in result.output
