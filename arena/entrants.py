@@ -3,7 +3,7 @@
 A `Reference` is a bot as the user names it (registered name, `FILE.py[:Class]`,
 `module:Class` or `cmd:PROGRAM ARGS`, bot options after `?key=value&...`, and an optional
 explicit mode). `resolve` finds its class; `problem` says whether it plays these rules and
-takes these options; `start_problem` (in arena.trial) starts it once as it will play.
+takes these options; `arena.trial.entrant_problem` starts it once as it will play.
 
 Where it runs is decided here, from where its class came from (data recorded by the plugin
 registry, never display text): built-in bots run inline; every other Python bot runs in its
@@ -101,7 +101,7 @@ class Reference:
 
 
 @dataclass(frozen=True, slots=True)
-class Entrant:
+class Resolved:
     """A resolved reference: its bot class (None for a command) and the mode it runs in."""
 
     reference: Reference
@@ -145,17 +145,17 @@ def mode_of(reference: Reference, spec: BotSpec | None) -> Mode:
     return "inline" if spec.source in TRUSTED_SOURCES else "process"
 
 
-def resolve(reference: Reference, registry: Registry | None = None) -> Entrant:
+def resolve(reference: Reference, registry: Registry | None = None) -> Resolved:
     """Find the reference's bot class; raise EntrantError if it cannot be found."""
     if reference.kind == "command":
         if not reference.command:
             raise EntrantError(f"{reference.ref!r}: name the program after {COMMAND_PREFIX!r}")
-        return Entrant(reference, None, mode_of(reference, None))
+        return Resolved(reference, None, mode_of(reference, None))
     try:
         spec = (registry or default_registry()).resolve(reference.ref)
     except PluginError as exc:
         raise EntrantError(str(exc)) from None
-    return Entrant(reference, spec, mode_of(reference, spec))
+    return Resolved(reference, spec, mode_of(reference, spec))
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,7 +166,7 @@ class Problem:
     message: str
 
 
-def problem(entrant: Entrant, rules: str, who: str | None = None) -> Problem | None:
+def problem(entrant: Resolved, rules: str, who: str | None = None) -> Problem | None:
     """Whether the bot plays these rules and takes its options (None: it does)."""
     spec = entrant.spec
     if spec is None:
@@ -185,7 +185,7 @@ def problem(entrant: Entrant, rules: str, who: str | None = None) -> Problem | N
 
 
 def checked(reference: Reference, rules: str, registry: Registry | None = None,
-            who: str | None = None) -> Entrant:
+            who: str | None = None) -> Resolved:
     """Resolve and check a reference for a game of `rules`; raise EntrantError if it fails."""
     entrant = resolve(reference, registry)
     found = problem(entrant, rules, who)
@@ -208,7 +208,7 @@ class KeptHosts:
     def __len__(self) -> int:
         return len(self._hosts)
 
-    def host(self, key: Hashable, entrant: Entrant) -> Host:
+    def host(self, key: Hashable, entrant: Resolved) -> Host:
         """The host of `key` (one seat of one entrant), started anew or kept from before."""
         if entrant.mode == "inline":
             return entrant.host()

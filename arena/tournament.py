@@ -232,7 +232,7 @@ def make_host(entrant: EntrantConfig, spec: BotSpec | None) -> Host:
     """Build a new host for one entrant, by the one host builder (arena.entrants)."""
     reference = entrant.reference
     try:
-        return entrants.Entrant(reference, spec, entrants.mode_of(reference, spec)).host()
+        return entrants.Resolved(reference, spec, entrants.mode_of(reference, spec)).host()
     except entrants.EntrantError:
         mode = entrant_mode(entrant, spec)
         raise TournamentError(f"entrant {entrant.name!r}: mode {mode!r} cannot be hosted") from None

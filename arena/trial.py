@@ -25,7 +25,7 @@ from typing import Any
 
 from arena.bot import BotContext, Limits
 from arena.config import ConfigError, EntrantConfig, KeyLines, TournamentConfig
-from arena.entrants import Entrant, resolve
+from arena.entrants import Resolved, resolve
 from arena.hosts import BotFault, Host
 from arena.processes import ProcessLimits
 
@@ -61,7 +61,7 @@ def command_problem(command: Sequence[str]) -> str | None:
     return None
 
 
-def entrant_problem(entrant: Entrant, rules: str, options: Mapping[str, Any], seats: int,
+def entrant_problem(entrant: Resolved, rules: str, options: Mapping[str, Any], seats: int,
                     limits: Limits, names: Sequence[str],
                     bot_options: Mapping[str, Any] | None = None) -> str | None:
     """Start an entrant once as every command hosts it (arena.entrants), for seat 0 of a
