@@ -6,10 +6,13 @@ register it with `hookimpl`; play a game with `play_game`.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
 from arena.bot import Bot, BotContext, GameEnd, Limits
 from arena.hands import Claim, parse_claim
 from arena.hookspecs import hookimpl
-from arena.referee import GameRecord, play_game
+from arena.referee import GameRecord
 from arena.rules.actions import (
     Accept,
     Action,
@@ -22,6 +25,24 @@ from arena.rules.actions import (
     parse_action,
 )
 from arena.rules.base import Event, Legal, Observation, Result
+
+
+def play_game(rules: str | Any, players: Sequence[object], seed: int = 0,
+              options: Mapping[str, Any] | None = None, limits: Limits | None = None,
+              spectator: Callable[[Event], None] | None = None) -> GameRecord:
+    """Play one game and return its record. A bot named by a string (a registered name,
+    FILE.py[:Class], module:Class, cmd:PROGRAM, with ?key=value options) is hosted as every
+    command hosts it: built-ins inline, other bots in their own process; Players, Bot classes
+    and factories play as given."""
+    from arena import entrants, referee
+
+    hosts = entrants.KeptHosts()
+    try:
+        seats = entrants.seat_all(players, hosts=hosts)
+        return referee.play_game(rules, seats, seed, options, limits, spectator)
+    finally:
+        hosts.close()
+
 
 Exchange = Reroll  # dice-cards: exchanging cards is the reroll of the card variation
 

@@ -131,16 +131,22 @@ def indent(text: str) -> str:
 @click.option("--time-limit", default=None, type=float,
               help="Seconds per decision for bots (default 1; none for humans).")
 @click.option("--reveal", is_flag=True, help="Show private dice and cards too (bots only).")
+@click.option("--trust", is_flag=True,
+              help="Run every Python bot inline, in arena's own process (faster; only for "
+                   "code you trust).")
 def play(rules_id: str, bots: str, seed: int, options: tuple[str, ...],
-         time_limit: float | None, reveal: bool) -> None:
+         time_limit: float | None, reveal: bool, trust: bool) -> None:
     """Play one game in the terminal, narrated; 'human' seats are prompted. End of input
-    or Ctrl-C stops the game (exit status 130)."""
+    or Ctrl-C stops the game (exit status 130).
+
+    Built-in bots run inline; every other Python bot runs in its own process, with limits
+    (--trust runs it inline); a cmd: bot runs as its program."""
     from arena.human import Quit
     from arena.play import OutputClosed, PlayError, play_in_terminal
 
     try:
         play_in_terminal(rules_id, [b.strip() for b in bots.split(",") if b.strip()], seed,
-                         parse_options(options), time_limit, reveal, click.echo)
+                         parse_options(options), time_limit, reveal, click.echo, trust)
     except PlayError as exc:
         fail(str(exc))
     except Quit as exc:

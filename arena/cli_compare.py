@@ -19,6 +19,7 @@ import click
 from arena import compare as cmp
 from arena.bot import Limits
 from arena.cli import fail, load_registry, parse_options
+from arena.entrants import EntrantError
 from arena.stats import DEFAULT_ALPHA, DEFAULT_BETA, Estimate
 
 _SIDES = {"better": ("better", "not better"), "worse": ("worse", "not worse")}
@@ -69,27 +70,33 @@ def _cores() -> int:
               help="A rule option, e.g. --option max_points=3 (repeatable).")
 @click.option("--time-limit", default=None, type=float,
               help="Seconds per decision for each bot [default: 1].")
+@click.option("--trust", is_flag=True,
+              help="Run every Python bot inline, in arena's own process (faster; only for "
+                   "code you trust).")
 def compare(candidate: str, baseline: str, rules_id: str, seats: int | None,
             field_refs: str | None, max_games: int | None, seed: int, workers: int | None,
             elo0: float, elo1: float, alpha: float, beta: float, require_better: bool,
             as_json: bool, quiet: bool, options: tuple[str, ...],
-            time_limit: float | None) -> None:
+            time_limit: float | None, trust: bool) -> None:
     """Is CANDIDATE better or worse than BASELINE? Plays duplicate games until a
     sequential test decides.
 
     Bots are registered names, FILE.py[:Class] or module:Class, with bot options as
-    'REF?key=value&key=value'. Exit status: 0 better or same (not worse), 1 worse (with
-    --require-better: not better), 2 usage error, 3 inconclusive at the game limit.
+    'REF?key=value&key=value', or 'cmd:PROGRAM ARGS'. Built-in bots run inline; every other
+    Python bot runs in its own process, with limits (--trust runs it inline).
+
+    Exit status: 0 better or same (not worse), 1 worse (with --require-better: not better),
+    2 usage error, 3 inconclusive at the game limit.
     """
     try:
         setup = _setup(candidate, baseline, rules_id, seats, field_refs, seed,
-                       parse_options(options), time_limit)
+                       parse_options(options), time_limit, trust)
         bounds = cmp.Bounds(elo0, elo1, alpha, beta)
         max_games = max_games or setup.default_max_games()
         cmp.check(setup, bounds, max_games, load_registry())
         with _progress_bar(setup, max_games, quiet or as_json) as progress:
             state = cmp.run_compare(setup, bounds, max_games, workers or _cores(), progress)
-    except cmp.CompareError as exc:
+    except EntrantError as exc:
         fail(str(exc))
     if as_json:
         click.echo(json.dumps(cmp.summary_dict(state, require_better), indent=2))
@@ -102,9 +109,9 @@ def compare(candidate: str, baseline: str, rules_id: str, seats: int | None,
 
 def _setup(candidate: str, baseline: str, rules_id: str, seats: int | None,
            field_refs: str | None, seed: int, options: dict[str, Any],
-           time_limit: float | None) -> cmp.Setup:
+           time_limit: float | None, trust: bool = False) -> cmp.Setup:
     """Turn the command line into a Setup; CompareError for what cannot work."""
-    field = tuple(cmp.Entrant.parse(ref) for ref in (field_refs or "").split(",") if ref.strip())
+    field = tuple(_named(ref, trust) for ref in (field_refs or "").split(",") if ref.strip())
     seats = seats or _default_seats(rules_id, len(field))
     if seats == 2 and field:
         raise cmp.CompareError("--field is for 3 or more seats; two seats are head to head")
@@ -116,8 +123,14 @@ def _setup(candidate: str, baseline: str, rules_id: str, seats: int | None,
     if time_limit is not None and not time_limit > 0:
         raise cmp.CompareError(f"--time-limit must be positive, got {time_limit:g}")
     limits = Limits(time_limit) if time_limit is not None else Limits()
-    return cmp.Setup(cmp.Entrant.parse(candidate), cmp.Entrant.parse(baseline), rules_id,
+    return cmp.Setup(_named(candidate, trust), _named(baseline, trust), rules_id,
                      seats, field, tuple(sorted(options.items())), seed, limits)
+
+
+def _named(text: str, trust: bool) -> cmp.Entrant:
+    """A bot named on the command line, run inline when the user trusts it."""
+    reference = cmp.Entrant.parse(text)
+    return reference.trusted() if trust else reference
 
 
 def _default_seats(rules_id: str, field_size: int) -> int:

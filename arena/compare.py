@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import shlex
 from collections.abc import Callable, Generator, Mapping
 from contextlib import closing
 from dataclasses import dataclass
@@ -28,7 +27,7 @@ from typing import Any, Literal
 
 from arena import stats
 from arena.bot import Limits
-from arena.hosts import InlineHost
+from arena.entrants import EntrantError, KeptHosts, Reference, checked, resolve
 from arena.referee import Player
 from arena.seeds import derive_seed
 
@@ -45,112 +44,47 @@ DEFAULT_FIELD = ("statistician", "honest", "bluffer", "random")
 """The built-in bots that fill the other seats, in this order, those that are installed."""
 
 
-class CompareError(ValueError):
+class CompareError(EntrantError):
     """A comparison that cannot start: unknown bot, bad option, seat count or bounds."""
 
 
 # --- who plays -------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Entrant:
-    """A bot as named by the user: its reference and the bot options given with it."""
-
-    ref: str
-    options: tuple[tuple[str, Any], ...] = ()
-
-    @classmethod
-    def parse(cls, text: str) -> Entrant:
-        """Read `REF` or `REF?key=value&key=value` (values are YAML scalars: 3, 0.5, true)."""
-        import yaml
-
-        ref, _, query = text.strip().partition("?")
-        if not ref:
-            raise CompareError(f"empty bot reference in {text!r}")
-        options: dict[str, Any] = {}
-        for pair in filter(None, query.split("&")):
-            key, sep, value = pair.partition("=")
-            if not sep or not key.strip():
-                raise CompareError(f"bot option wants key=value, got {pair!r} in {text!r}")
-            options[key.strip()] = yaml.safe_load(value)
-        return cls(ref, tuple(sorted(options.items())))
-
-    @property
-    def label(self) -> str:
-        """The reference written back, options included, to name the bot in output."""
-        query = "&".join(f"{key}={value}" for key, value in self.options)
-        return f"{self.ref}?{query}" if query else self.ref
+Entrant = Reference
+"""A bot as named by the user: its reference, bot options and mode (arena.entrants)."""
 
 
-COMMAND_PREFIX = "cmd:"
-"""A bot reference `cmd:PROGRAM ARGS` is an executable speaking the JSON-lines protocol."""
-
-_KEPT: dict[tuple[str, int], Any] = {}
-"""Command hosts of this process by (label, seat): their programs serve every game."""
-
-
-def build_player(entrant: Entrant, registry: Any = None, seat: int = 0) -> Player:
-    """Make the seat's Player; the one place that decides how a bot is hosted. Python bots
-    run inline (a strategy author compares their own code); `cmd:` bots in their process."""
-    from arena.plugins import default_registry
-
-    options = MappingProxyType(dict(entrant.options))
-    if entrant.ref.startswith(COMMAND_PREFIX):
-        host = _KEPT.get((entrant.label, seat))
-        if host is None:
-            from arena.isolation import CommandHost
-
-            host = CommandHost(shlex.split(entrant.ref[len(COMMAND_PREFIX):]))
-            _KEPT[(entrant.label, seat)] = host
-        return Player(entrant.label, host, "command", "", options)
-    spec = (registry or default_registry()).resolve(entrant.ref)
-    return Player(entrant.label, InlineHost(spec.factory), spec.origin, spec.version, options)
-
-
-def shutdown_commands() -> None:
-    """Stop the command bots this process started."""
-    for host in _KEPT.values():
-        host.shutdown()
-    _KEPT.clear()
+def build_player(entrant: Entrant, registry: Any = None, seat: int = 0,
+                 hosts: KeptHosts | None = None) -> Player:
+    """Make the seat's Player, hosted by the trust policy of arena.entrants; its process is
+    kept in `hosts` (one per worker) across games."""
+    resolved = resolve(entrant, registry)
+    if hosts is None:
+        return resolved.player(resolved.host())
+    return resolved.player(hosts.host((entrant.label, seat), resolved))
 
 
 def check_entrant(entrant: Entrant, rules: str, registry: Any = None) -> None:
-    """Raise CompareError unless the bot resolves, plays these rules and knows its options."""
-    from arena.plugins import PluginError, default_registry
-
-    if entrant.ref.startswith(COMMAND_PREFIX):
-        if not shlex.split(entrant.ref[len(COMMAND_PREFIX):]):
-            raise CompareError(f"{entrant.ref!r}: name the program after {COMMAND_PREFIX!r}")
-        return
-    try:
-        spec = (registry or default_registry()).resolve(entrant.ref)
-    except PluginError as exc:
-        raise CompareError(str(exc)) from exc
-    if rules not in spec.rules:
-        plays = ", ".join(spec.rules) or "nothing"
-        raise CompareError(f"bot {entrant.label!r} does not play {rules} (it plays {plays})")
-    unknown = sorted(set(dict(entrant.options)) - set(spec.factory.options))
-    if unknown:
-        known = ", ".join(sorted(spec.factory.options)) or "none"
-        raise CompareError(f"bot {entrant.ref!r} has no option {unknown[0]!r} (known: {known})")
+    """Raise EntrantError unless the bot resolves, plays these rules and knows its options."""
+    checked(entrant, rules, registry, who=entrant.ref)
 
 
 def check_start(entrant: Entrant, setup: Setup, registry: Any = None) -> None:
     """Raise CompareError unless the bot starts, hosted as it will play, for a game of this
     comparison: a bot that refuses its options or the rule set can only fault."""
     from arena.plugins import default_registry
-    from arena.trial import command_problem, start_problem, trial_context
+    from arena.trial import command_problem, entrant_problem
 
     known = registry or default_registry()
-    if entrant.ref.startswith(COMMAND_PREFIX):
-        problem = command_problem(shlex.split(entrant.ref[len(COMMAND_PREFIX):]))
+    if entrant.command is not None:
+        problem = command_problem(entrant.command)
         if problem is not None:
             raise CompareError(f"bot {entrant.label!r}: {problem}")
     options = known.rules[setup.rules].check_options(dict(setup.options))
-    names = [entrant.label, *(e.label for e in setup.field)][: setup.seats]
-    context = trial_context(setup.rules, options, setup.seats, setup.limits,
-                            dict(entrant.options), names)
-    problem = start_problem(build_player(entrant, known).host, context)
+    names = [entrant.label, *(e.label for e in setup.field)]
+    problem = entrant_problem(resolve(entrant, known), setup.rules, options, setup.seats,
+                              setup.limits, names)
     if problem is not None:
         raise CompareError(f"bot {entrant.label!r} does not start for a {setup.rules!r} game "
                            f"of {setup.seats} seats: {problem}")
@@ -490,15 +424,15 @@ def game_setup(setup: Setup) -> Any:
 
 
 def _entrant_config(entrant: Entrant) -> Any:
-    """Python bots inline (a strategy author compares their own code); `cmd:` bots in their
-    process."""
+    """The entrant as the tournament's worker hosts it, by the one trust policy: a `cmd:`
+    bot as its program, a Python bot where its reference's mode (or its origin) says."""
     from arena.config import EntrantConfig, Options
 
     options = Options.of(dict(entrant.options))
-    if entrant.ref.startswith(COMMAND_PREFIX):
-        command = tuple(shlex.split(entrant.ref[len(COMMAND_PREFIX):]))
-        return EntrantConfig(entrant.label, command=command, options=options, mode="command")
-    return EntrantConfig(entrant.label, bot=entrant.ref, options=options, mode="inline")
+    if entrant.command is not None:
+        return EntrantConfig(entrant.label, command=entrant.command, options=options,
+                             mode="command")
+    return EntrantConfig(entrant.label, bot=entrant.ref, options=options, mode=entrant.mode)
 
 
 def compare_games(setup: Setup, index: int) -> tuple[Any, ...]:

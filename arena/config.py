@@ -21,9 +21,12 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
-from typing import Any, NoReturn, Protocol
+from typing import TYPE_CHECKING, Any, NoReturn, Protocol
 
 import yaml
+
+if TYPE_CHECKING:
+    from arena.entrants import Reference
 
 __all__ = [
     "ConfigError",
@@ -198,6 +201,16 @@ class EntrantConfig:
     options: Options = Options()
     mode: str | None = None
     """inline | process | command; None lets the tournament choose."""
+
+    @property
+    def reference(self) -> Reference:
+        """The entrant as every command names a bot (arena.entrants): one parse, one policy."""
+        from arena.entrants import Reference, as_mode
+
+        mode, options = as_mode(self.mode), self.options.dict()
+        if self.command is not None:
+            return Reference.of_command(self.command, options, mode)
+        return Reference(self.bot or "", tuple(sorted(options.items())), mode)
 
 
 @dataclass(frozen=True, slots=True)

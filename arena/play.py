@@ -11,12 +11,12 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from arena.bot import Limits
-from arena.compare import CompareError, Entrant, build_player, check_entrant, shutdown_commands
+from arena.entrants import EntrantError, KeptHosts, Reference, checked
 from arena.hosts import InlineHost
 from arena.narrative import Narrator, result_lines
-from arena.plugins import default_registry, find_rules
+from arena.plugins import find_rules
 from arena.referee import Player, play_game
-from arena.rules import RulesError
+from arena.rules import RulesError, RuleSet
 from arena.rules.actions import Action
 from arena.rules.base import Event, Observation
 
@@ -56,23 +56,25 @@ class TerminalHost(InlineHost):
             signal.pthread_sigmask(signal.SIG_UNBLOCK, held)
 
 
-def make_players(refs: Sequence[str], rules_id: str) -> list[Player]:
-    """Resolve bot references as `arena compare` reads them (names, FILE.py, module:Class,
-    `cmd:PROGRAM ARGS`, each with `?key=value` bot options), and 'human', into players."""
+def make_players(refs: Sequence[str], rules_id: str, hosts: KeptHosts,
+                 trust: bool = False) -> list[Player]:
+    """Resolve bot references as every command reads them (names, FILE.py, module:Class,
+    `cmd:PROGRAM ARGS`, each with `?key=value` bot options), and 'human', into players
+    hosted by the trust policy (`trust`: every Python bot inline)."""
     from arena.human import HumanBot
 
-    registry = default_registry()
     players = []
     for seat, ref in enumerate(refs):
         if ref == "human":
             players.append(Player("human", TerminalHost(HumanBot), "terminal"))
             continue
         try:
-            entrant = Entrant.parse(ref)
-            check_entrant(entrant, rules_id, registry)
-        except CompareError as exc:
+            reference = Reference.parse(ref)
+            reference = reference.trusted() if trust else reference
+            entrant = checked(reference, rules_id, who=reference.ref)
+        except EntrantError as exc:
             raise PlayError(str(exc)) from None
-        players.append(build_player(entrant, registry, seat))
+        players.append(entrant.player(hosts.host(seat, entrant)))
     return players
 
 
@@ -95,7 +97,7 @@ def check_starts(players: Sequence[Player], rules_id: str, options: dict[str, An
 
 def play_in_terminal(rules_id: str, refs: Sequence[str], seed: int, options: dict[str, Any],
                      time_limit: float | None, reveal: bool,
-                     echo: Callable[[str], None]) -> None:
+                     echo: Callable[[str], None], trust: bool = False) -> None:
     """Play and narrate one game; humans see their own private events only."""
     echo = guard_pipe(echo)
     try:
@@ -105,7 +107,18 @@ def play_in_terminal(rules_id: str, refs: Sequence[str], seed: int, options: dic
     except RulesError as exc:
         raise PlayError(str(exc)) from None
     limit = time_limit or 1.0
-    players = make_players(refs, ruleset.id)
+    hosts = KeptHosts()
+    try:
+        _play(ruleset, refs, seed, options, limit, reveal, echo, trust, hosts)
+    finally:
+        hosts.close()
+
+
+def _play(ruleset: RuleSet, refs: Sequence[str], seed: int, options: dict[str, Any],
+          limit: float, reveal: bool, echo: Callable[[str], None], trust: bool,
+          hosts: KeptHosts) -> None:
+    """Seat, start, play and narrate the game on these kept hosts."""
+    players = make_players(refs, ruleset.id, hosts, trust)
     check_starts(players, ruleset.id, options, Limits(decision=limit))
     humans = [seat for seat, ref in enumerate(refs) if ref == "human"]
     viewer = humans[0] if len(humans) == 1 else (None if reveal and not humans else -1)
@@ -117,11 +130,8 @@ def play_in_terminal(rules_id: str, refs: Sequence[str], seed: int, options: dic
 
     echo(f"{ruleset.id}, seed {seed}: " + ", ".join(
         f"seat {s} {p.name}" for s, p in enumerate(players)))
-    try:
-        record = play_game(ruleset, players, seed=seed, options=options,
-                           limits=Limits(decision=limit), spectator=show)
-    finally:
-        shutdown_commands()
+    record = play_game(ruleset, players, seed=seed, options=options,
+                       limits=Limits(decision=limit), spectator=show)
     for line in narrator.flush():
         echo(line)
     echo("result:")

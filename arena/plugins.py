@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, Literal
 
 import pluggy
 
@@ -28,6 +28,12 @@ from arena.rules import RULESETS, RulesError, RuleSet
 from arena.rules.base import Description
 
 GROUP = "arena"
+BUILTIN_PLUGIN = "arena_bots"
+"""The module of arena's own entry point: the bots it registers ship with arena."""
+
+Source = Literal["builtin", "plugin", "file", "module"]
+"""Where a bot class came from, recorded when it is registered or resolved: what decides
+whether it may run in the referee's process (never its display origin)."""
 
 
 class PluginError(Exception):
@@ -44,11 +50,12 @@ class BotSpec:
     description: str
     origin: str
     version: str = ""
+    source: Source = "plugin"
 
     @property
     def builtin(self) -> bool:
         """Whether the bot ships with arena (and so may run inline by default)."""
-        return self.origin.startswith("arena ")
+        return self.source == "builtin"
 
 
 class Registry:
@@ -59,7 +66,7 @@ class Registry:
         self.rules: dict[str, RuleSet] = dict(RULESETS)
 
     def register(self, factory: type[Bot], origin: str, version: str = "",
-                 name: str | None = None) -> BotSpec:
+                 name: str | None = None, source: Source = "plugin") -> BotSpec:
         """Add a bot class; raise PluginError if its name is taken."""
         if not (inspect.isclass(factory) and issubclass(factory, Bot)):
             raise PluginError(f"{origin}: {factory!r} is not a subclass of arena.Bot")
@@ -71,7 +78,8 @@ class Registry:
             raise PluginError(
                 f"duplicate bot name {bot_name!r}: registered by {first} and by {origin}"
             )
-        spec = BotSpec(bot_name, factory, tuple(factory.rules), factory.summary(), origin, version)
+        spec = BotSpec(bot_name, factory, tuple(factory.rules), factory.summary(), origin,
+                       version, source)
         self.bots[bot_name] = spec
         return spec
 
@@ -157,7 +165,7 @@ def bot_from_file(path: Path, cls_name: str | None = None) -> BotSpec:
     if not path.is_file():
         raise PluginError(f"bot file {str(path)!r} not found: looked at {path.resolve()}")
     module = _import_file(path)
-    return _pick(module, cls_name, f"file {path}")
+    return _pick(module, cls_name, f"file {path}", "file")
 
 
 def bot_from_module(ref: str) -> BotSpec:
@@ -167,10 +175,10 @@ def bot_from_module(ref: str) -> BotSpec:
         module = importlib.import_module(module_name)
     except ImportError as exc:
         raise PluginError(f"cannot import module {module_name!r} for bot {ref!r}: {exc}") from exc
-    return _pick(module, cls_name or None, f"module {ref}")
+    return _pick(module, cls_name or None, f"module {ref}", "module")
 
 
-def _pick(module: ModuleType, cls_name: str | None, origin: str) -> BotSpec:
+def _pick(module: ModuleType, cls_name: str | None, origin: str, source: Source) -> BotSpec:
     if cls_name:
         factory = getattr(module, cls_name, None)
         if factory is None:
@@ -186,7 +194,8 @@ def _pick(module: ModuleType, cls_name: str | None, origin: str) -> BotSpec:
                           " (name one as FILE.py:Class)")
     factory = candidates[0]
     registry = Registry()
-    return registry.register(factory, origin, name=factory.name or factory.__name__.lower())
+    return registry.register(factory, origin, name=factory.name or factory.__name__.lower(),
+                             source=source)
 
 
 def make_plugin_manager(load_entry_points: bool = True) -> pluggy.PluginManager:
@@ -217,16 +226,22 @@ def build_registry(pm: pluggy.PluginManager | None = None) -> Registry:
     registry = Registry()
     for impl in reversed(pm.hook.register_bots.get_hookimpls()):
         origin, version = _origin(pm, impl.plugin)
+        source: Source = "builtin" if _is_builtin(impl.plugin) else "plugin"
 
-        def register(factory: type[Bot], name: str | None = None,
-                     _origin: str = origin, _version: str = version) -> None:
-            registry.register(factory, _origin, _version, name)
+        def register(factory: type[Bot], name: str | None = None, _origin: str = origin,
+                     _version: str = version, _source: Source = source) -> None:
+            registry.register(factory, _origin, _version, name, _source)
 
         impl.function(register=register)
     for impl in reversed(pm.hook.register_rules.get_hookimpls()):
         origin, _ = _origin(pm, impl.plugin)
         impl.function(register=_rules_adder(registry, origin))
     return registry
+
+
+def _is_builtin(plugin: object) -> bool:
+    """Whether a plugin is arena's own module of built-in bots (the object, not its name)."""
+    return plugin is sys.modules.get(BUILTIN_PLUGIN)
 
 
 def _rules_adder(registry: Registry, origin: str) -> Callable[[Any], None]:

@@ -79,21 +79,17 @@ class GameRecord:
     limits: Limits = field(default_factory=Limits)
 
 
-def as_player(item: object, registry: Any = None) -> Player:
-    """Turn a bot name, Bot class, factory or Player into a Player running inline."""
+def as_player(item: object) -> Player:
+    """Turn a Player, Bot class or factory into a Player; a class or factory runs inline,
+    since the caller handed over its code. Bot names are resolved by arena.entrants."""
     if isinstance(item, Player):
         return item
-    if isinstance(item, str):
-        from arena.plugins import default_registry
-
-        spec = (registry or default_registry()).resolve(item)
-        return Player(spec.name, InlineHost(spec.factory), spec.origin, spec.version)
     if isinstance(item, type) and issubclass(item, Bot):
         return Player(item.name or item.__name__, InlineHost(item), f"class {item.__qualname__}")
     if callable(item):
         factory: Callable[[BotContext], Bot] = item  # type: ignore[assignment]
         return Player(getattr(item, "__name__", "bot"), InlineHost(factory), "callable")
-    raise TypeError(f"not a bot: {item!r}")
+    raise TypeError(f"not a bot: {item!r} (name bots through arena.play_game)")
 
 
 def play_game(rules: str | RuleSet, players: Sequence[object], seed: int = 0,

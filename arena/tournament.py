@@ -45,11 +45,12 @@ import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from types import FrameType, MappingProxyType
+from types import FrameType
 from typing import Any
 
 import yaml
 
+from arena import entrants
 from arena import results as folder_files
 from arena.bot import Limits
 from arena.config import (
@@ -69,8 +70,7 @@ from arena.config import (
     load_config,
 )
 from arena.executor import Death, Executor, Job, mark, marked
-from arena.hosts import BotFault, Host, InlineHost
-from arena.isolation import CommandHost, ProcessHost
+from arena.hosts import BotFault, Host
 from arena.plugins import BotSpec, Registry, default_registry
 from arena.ratings import (
     crosstable_csv,
@@ -195,19 +195,10 @@ def load_tournament(
 def _check_entrant(
     cfg: TournamentConfig, index: int, entrant: EntrantConfig, registry: Registry, lines: KeyLines
 ) -> None:
-    here = ("entrants", index)
-    if entrant.bot is not None:
-        spec = registry.resolve(entrant.bot)
-        if cfg.rules not in spec.rules:
-            plays = ", ".join(spec.rules) or "nothing"
-            message = f"bot {spec.name!r} does not play {cfg.rules!r} (it plays {plays})"
-            raise lines.error((*here, "bot"), message)
-        known = sorted(spec.factory.options)
-        for key in entrant.options:
-            if key not in known:
-                listing = ", ".join(known) or "none"
-                message = f"unknown option {key!r} for bot {spec.name!r} (known: {listing})"
-                raise lines.error((*here, "options", key), message)
+    """Refuse an entrant whose bot does not play the rules or take its options."""
+    found = entrants.problem(entrants.resolve(entrant.reference, registry), cfg.rules)
+    if found is not None:
+        raise lines.error(("entrants", index, *found.where), found.message)
 
 
 def _check_tables(cfg: TournamentConfig, ruleset: RuleSet, lines: KeyLines) -> None:
@@ -225,37 +216,29 @@ def _check_tables(cfg: TournamentConfig, ruleset: RuleSet, lines: KeyLines) -> N
 
 
 def entrant_mode(entrant: EntrantConfig, spec: BotSpec | None = None) -> str:
-    """Where an entrant's bot runs: its own mode (or the config's), else `command` for a
-    command, `inline` for a bot shipped with arena, and `process` for every other bot."""
-    if entrant.mode is not None:
-        return entrant.mode
-    if entrant.command is not None:
-        return "command"
-    return "inline" if spec is not None and spec.builtin else "process"
+    """Where an entrant's bot runs, by the one trust policy (arena.entrants.mode_of)."""
+    return entrants.mode_of(entrant.reference, spec)
 
 
 def untrusted_inline(cfg: TournamentConfig, registry: Registry | None = None) -> list[str]:
-    """Entrants not shipped with arena that run inline, in the referee's own process."""
-    registry = registry or default_registry()
+    """Entrants not from a trusted source (shipped with arena) that run inline, in the
+    referee's own process."""
     names = []
     for entrant in cfg.entrants:
-        spec = None if entrant.bot is None else registry.resolve(entrant.bot)
-        if entrant_mode(entrant, spec) == "inline" and not (spec and spec.builtin):
+        seated = entrants.resolve(entrant.reference, registry)
+        if seated.mode == "inline" and not (seated.spec and seated.spec.builtin):
             names.append(entrant.name)
     return names
 
 
 def make_host(entrant: EntrantConfig, spec: BotSpec | None) -> Host:
-    """Build the host for one entrant: the one place that knows host kinds. An inline host
-    is built per game; a process or command host is kept by the worker across games."""
-    mode = entrant_mode(entrant, spec)
-    if mode == "inline" and spec is not None:
-        return InlineHost(spec.factory)
-    if mode == "process" and entrant.bot is not None:
-        return ProcessHost(entrant.bot)
-    if mode == "command" and entrant.command is not None:
-        return CommandHost(entrant.command)
-    raise TournamentError(f"entrant {entrant.name!r}: mode {mode!r} cannot be hosted")
+    """Build a new host for one entrant, by the one host builder (arena.entrants)."""
+    reference = entrant.reference
+    try:
+        return entrants.Resolved(reference, spec, entrants.mode_of(reference, spec)).host()
+    except entrants.EntrantError:
+        mode = entrant_mode(entrant, spec)
+        raise TournamentError(f"entrant {entrant.name!r}: mode {mode!r} cannot be hosted") from None
 
 
 def schedule_notes(cfg: TournamentConfig) -> tuple[str, ...]:
@@ -530,31 +513,20 @@ class _Worker:
         registry = registry or default_registry()
         self.setup = setup
         self.ruleset = registry.rules[setup.rules]
-        self.specs = tuple(
-            None if e.bot is None else registry.resolve(e.bot) for e in setup.entrants
-        )
+        self.entrants = tuple(entrants.resolve(e.reference, registry) for e in setup.entrants)
         self.limits = Limits(setup.limits.decision, setup.limits.game, setup.limits.wall_factor)
         self.options = setup.options.dict()
-        self.bot_options = tuple(MappingProxyType(e.options.dict()) for e in setup.entrants)
         self.replays = None if setup.replays is None else Path(setup.replays)
-        self.kept: dict[int, Host] = {}
-        """Isolated hosts by entrant: their bot processes serve every game of this worker."""
+        self.kept = entrants.KeptHosts(max(entrants.KEPT_CAP, self.ruleset.max_players))
+        """Isolated hosts by entrant: their bot processes serve many games of this worker."""
 
     def player(self, index: int) -> Player:
-        entrant, spec = self.setup.entrants[index], self.specs[index]
-        origin, version = (spec.origin, spec.version) if spec else ("command", "")
-        host = self.kept.get(index)
-        if host is None:
-            host = make_host(entrant, spec)
-            if host.mode != "inline":
-                self.kept[index] = host
-        return Player(entrant.name, host, origin, version, self.bot_options[index])
+        entrant = self.entrants[index]
+        return entrant.player(self.kept.host(index, entrant), self.setup.entrants[index].name)
 
     def shutdown(self) -> None:
         """Stop the bot processes this worker kept."""
-        for host in self.kept.values():
-            host.shutdown()  # type: ignore[attr-defined]
-        self.kept.clear()
+        self.kept.close()
 
     def play(self, game: GameSpec, crashed: _Crashed | None = None) -> Played:
         players = [self.player(index) for index in game.seats]

@@ -2,9 +2,10 @@
 (a program that is not there, an option value the bot refuses, a rule set it will not play)
 is refused up front with one line, instead of faulting in every game.
 
-An entrant is started as the tournament will start it (`tournament.make_host`: inline in
-this process, `process` behind the launcher with its limits, `command` as its program) for a
-game of the tournament's rule set, options, table size and time limits, and then stopped.
+An entrant is started as every command hosts it (`arena.entrants`: inline in this process,
+`process` behind the launcher with its limits, `command` as its program) for a game of the
+tournament's (or comparison's, or game's) rule set, options, table size and time limits, and
+then stopped.
 A start has a time limit (`START_TIMEOUT`; process hosts keep their own `start_timeout`).
 This module plays no game and never writes the results folder.
 """
@@ -24,10 +25,14 @@ from typing import Any
 
 from arena.bot import BotContext, Limits
 from arena.config import ConfigError, EntrantConfig, KeyLines, TournamentConfig
+from arena.entrants import Resolved, resolve
 from arena.hosts import BotFault, Host
 from arena.processes import ProcessLimits
 
-__all__ = ["START_TIMEOUT", "check_entrants", "command_problem", "start_problem", "trial_context"]
+__all__ = [
+    "START_TIMEOUT", "check_entrants", "command_problem", "entrant_problem", "start_problem",
+    "trial_context",
+]
 
 START_TIMEOUT = ProcessLimits().start_timeout
 """Seconds an inline bot may take to be built and started, as long as a process bot may."""
@@ -54,6 +59,20 @@ def command_problem(command: Sequence[str]) -> str | None:
         return (f"{path} is not executable (make it executable, or name its interpreter "
                 f"first: [sh, {shown}])")
     return None
+
+
+def entrant_problem(entrant: Resolved, rules: str, options: Mapping[str, Any], seats: int,
+                    limits: Limits, names: Sequence[str],
+                    bot_options: Mapping[str, Any] | None = None) -> str | None:
+    """Start an entrant once as every command hosts it (arena.entrants), for seat 0 of a
+    game of `seats`: why it did not start, or None. `bot_options` replace its own."""
+    if entrant.reference.command is not None:
+        problem = command_problem(entrant.reference.command)
+        if problem is not None:
+            return problem
+    own = dict(entrant.reference.options) if bot_options is None else bot_options
+    context = trial_context(rules, options, seats, limits, own, names[:seats])
+    return start_problem(entrant.host(), context)
 
 
 def start_problem(host: Host, context: BotContext, timeout: float = START_TIMEOUT) -> str | None:
@@ -144,16 +163,10 @@ def _start(
     cfg: TournamentConfig, entrant: EntrantConfig, registry: Any, bot_options: Mapping[str, Any]
 ) -> str | None:
     """Start the entrant once as the tournament will host it, with these bot options."""
-    from arena.plugins import default_registry
-    from arena.tournament import make_host
-
-    spec = None if entrant.bot is None else (registry or default_registry()).resolve(entrant.bot)
     names = [entrant.name, *(e.name for e in cfg.entrants if e is not entrant)]
-    context = trial_context(
-        cfg.rules, cfg.options, cfg.format.seats, Limits(cfg.limits.decision, cfg.limits.game),
-        bot_options, names[: cfg.format.seats],
-    )
-    return start_problem(make_host(entrant, spec), context)
+    limits = Limits(cfg.limits.decision, cfg.limits.game)
+    return entrant_problem(resolve(entrant.reference, registry), cfg.rules, cfg.options,
+                           cfg.format.seats, limits, names, bot_options)
 
 
 def _option_error(

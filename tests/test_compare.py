@@ -18,6 +18,7 @@ from arena import compare as cmp
 from arena import hands
 from arena.cli import cli
 from arena.compare import Bounds, Entrant, GroupResult, Setup, Tally
+from arena.entrants import EntrantError
 from arena.plugins import Registry
 from arena.rules.actions import Bid, Challenge, Look, Reroll
 
@@ -65,6 +66,13 @@ class Crasher(arena.Bot):
 DOUBTER = f"{Path(__file__)}:Doubter"
 CRASHER = f"{Path(__file__)}:Crasher"
 UNLUCKY = f"{Path(__file__)}:Unlucky"
+
+
+def trusted(ref: str) -> Entrant:
+    """A test bot run inline (as `--trust`): these tests are about the statistics."""
+    return Entrant(ref, mode="inline")
+
+
 WIDE = Bounds(0.0, 60.0)  # wide bounds: decisions within a few hundred games
 
 
@@ -86,7 +94,7 @@ def test_entrant_reads_bot_options_as_yaml_scalars() -> None:
 
 @pytest.mark.parametrize("text", ["", "?a=1", "random?a", "random?=1"])
 def test_entrant_rejects_malformed_references(text: str) -> None:
-    with pytest.raises(cmp.CompareError):
+    with pytest.raises(EntrantError):
         Entrant.parse(text)
 
 
@@ -167,8 +175,8 @@ def test_pair_points_fill_the_pentanomial_cells() -> None:
 
 
 def test_strong_bot_is_better_than_random_and_random_is_worse() -> None:
-    better = cmp.run_compare(Setup(Entrant(DOUBTER), Entrant("random")), WIDE, 400)
-    worse = cmp.run_compare(Setup(Entrant("random"), Entrant(DOUBTER)), WIDE, 400)
+    better = cmp.run_compare(Setup(trusted(DOUBTER), Entrant("random")), WIDE, 400)
+    worse = cmp.run_compare(Setup(Entrant("random"), trusted(DOUBTER)), WIDE, 400)
     assert better.verdict == "better" and worse.verdict == "worse"
     assert better.score.lower > 0.5 > worse.score.upper
     assert better.elo.value > 0 > worse.elo.value
@@ -177,15 +185,15 @@ def test_strong_bot_is_better_than_random_and_random_is_worse() -> None:
 
 
 def test_faults_are_counted_and_lose() -> None:
-    state = cmp.run_compare(Setup(Entrant(CRASHER), Entrant("random")), WIDE, 400)
+    state = cmp.run_compare(Setup(trusted(CRASHER), Entrant("random")), WIDE, 400)
     assert state.verdict == "worse"
     assert state.tally.candidate_faults == state.tally.games  # it plays every game of a pair
     assert state.tally.baseline_faults == 0
 
 
 def test_swapping_candidate_and_baseline_mirrors_the_two_tests() -> None:
-    ab = cmp.run_compare(Setup(Entrant(UNLUCKY), Entrant("random")), WIDE, 60)
-    ba = cmp.run_compare(Setup(Entrant("random"), Entrant(UNLUCKY)), WIDE, 60)
+    ab = cmp.run_compare(Setup(trusted(UNLUCKY), Entrant("random")), WIDE, 60)
+    ba = cmp.run_compare(Setup(Entrant("random"), trusted(UNLUCKY)), WIDE, 60)
     assert ab.tally.pentanomial == ba.tally.pentanomial[::-1]
     assert ab.better.sprt.llr == pytest.approx(ba.worse.sprt.llr)
     assert ab.worse.sprt.llr == pytest.approx(ba.better.sprt.llr)
@@ -193,7 +201,7 @@ def test_swapping_candidate_and_baseline_mirrors_the_two_tests() -> None:
 
 @pytest.mark.parametrize("seed", range(1, 6))
 def test_same_strength_is_never_declared_worse(seed: int) -> None:
-    setup = Setup(Entrant(UNLUCKY), Entrant("random"), seed=seed)
+    setup = Setup(trusted(UNLUCKY), Entrant("random"), seed=seed)
     state = cmp.run_compare(setup, Bounds(0.0, 60.0, 0.01, 0.05), 1000)
     assert state.verdict != "worse"
     assert state.worse.sprt.verdict != "H1"
@@ -208,8 +216,8 @@ def test_a_bot_against_itself_is_the_same_at_any_table() -> None:
 
 
 def test_more_seats_use_the_paired_test() -> None:
-    setup = Setup(Entrant(UNLUCKY), Entrant(DOUBTER), seats=3,
-                  field=(Entrant("random"), Entrant(UNLUCKY)))
+    setup = Setup(trusted(UNLUCKY), trusted(DOUBTER), seats=3,
+                  field=(Entrant("random"), trusted(UNLUCKY)))
     state = cmp.run_compare(setup, WIDE, 600)
     assert state.verdict == "worse"
     assert state.difference.upper < 0
@@ -221,7 +229,7 @@ def test_more_seats_use_the_paired_test() -> None:
 
 
 def test_the_verdict_does_not_depend_on_the_number_of_workers() -> None:
-    setup = Setup(Entrant(DOUBTER), Entrant.parse(f"{DOUBTER}?doubt=0.4"), seed=3)
+    setup = Setup(trusted(DOUBTER), Entrant.parse(f"{DOUBTER}?doubt=0.4").trusted(), seed=3)
     one = cmp.run_compare(setup, WIDE, 200, workers=1)
     two = cmp.run_compare(setup, WIDE, 200, workers=2)
     assert cmp.summary_dict(one) == cmp.summary_dict(two)
@@ -232,7 +240,7 @@ def test_the_verdict_does_not_depend_on_the_number_of_workers() -> None:
 
 
 def test_command_exits_0_for_better_with_the_full_report() -> None:
-    status, out = run(DOUBTER, "random", "--elo1", "60", "--workers", "1")
+    status, out = run(DOUBTER, "random", "--trust", "--elo1", "60", "--workers", "1")
     assert status == 0
     lines = dict(line.split(None, 1) for line in out.splitlines())
     assert lines["verdict"] == "better"
@@ -242,7 +250,7 @@ def test_command_exits_0_for_better_with_the_full_report() -> None:
 
 
 def test_command_exits_1_for_worse() -> None:
-    status, out = run("random", DOUBTER, "--elo1", "60", "--workers", "1", "--quiet")
+    status, out = run("random", DOUBTER, "--trust", "--elo1", "60", "--workers", "1", "--quiet")
     assert status == 1
     assert out.startswith("worse: random vs ")
 
@@ -255,7 +263,7 @@ def test_require_better_fails_on_same() -> None:
 
 
 def test_command_exits_3_when_the_game_limit_comes_first() -> None:
-    status, out = run(UNLUCKY, "random", "--games", "20", "--workers", "1", "-q")
+    status, out = run(UNLUCKY, "random", "--trust", "--games", "20", "--workers", "1", "-q")
     assert status == 3
     assert out.startswith("inconclusive:") and "after 20 games" in out
 
@@ -270,8 +278,8 @@ def test_command_exits_3_when_the_game_limit_comes_first() -> None:
     (("random", "random", "--elo1", "900"), "elo bounds too far"),
     (("random", "random", "--alpha", "0"), "alpha"),
     (("random", "random", "--games", "1"), "less than one group"),
-    ((f"{DOUBTER}?nerve=1", "random"), "no option 'nerve'"),
-    ((DOUBTER, "random", "--rules", "cards"), "does not play cards"),
+    ((f"{DOUBTER}?nerve=1", "random"), "unknown option 'nerve'"),
+    ((DOUBTER, "random", "--rules", "cards"), "does not play 'cards'"),
     (("random", "random", "--time-limit", "0"), "--time-limit"),
     (("random", "random", "--rules", "poker"), "unknown rule set 'poker'"),
 ])
@@ -283,7 +291,7 @@ def test_usage_errors_exit_2_with_one_line(args: tuple[str, ...], message: str) 
 
 
 def test_json_summary_keys() -> None:
-    status, out = run(DOUBTER, "random", "--elo1", "60", "--workers", "1", "--json")
+    status, out = run(DOUBTER, "random", "--trust", "--elo1", "60", "--workers", "1", "--json")
     data = json.loads(out)
     assert status == data["exit_status"] == 0
     assert set(data) == {

@@ -127,11 +127,6 @@ def test_the_referee_and_its_hosts_read_no_yaml_and_no_config(layer: str) -> Non
     assert violations(layer, allowed) == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="referee.as_player reaches default_registry(); the bot-reference part of issue 12 "
-    "(one entrant reference, one host builder) passes the referee what it needs instead",
-)
 def test_the_referee_reaches_no_plugin_registry() -> None:
     def allowed(name: str, taken: frozenset[str]) -> bool:
         return not covers(LAYERS["plugins"] + YAML_AND_PLUGINS, name)

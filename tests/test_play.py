@@ -16,11 +16,12 @@ import pytest
 from click.testing import CliRunner
 
 import arena
+from arena import play_game
 from arena.bot import BotContext
 from arena.cli import cli
 from arena.human import HumanBot
 from arena.play import TerminalHost
-from arena.referee import Player, play_game
+from arena.referee import Player
 from arena.rules.actions import Action, Pass, parse_action
 from arena.rules.base import Observation
 
@@ -123,7 +124,7 @@ def test_play_passes_bot_options_to_the_bot() -> None:
 def test_play_refuses_an_option_the_bot_does_not_have() -> None:
     result = CliRunner().invoke(cli, ["play", "--bots", "random,bluffer?colour=red"])
     assert result.exit_code == 2
-    assert result.output == ("arena: error: bot 'bluffer' has no option 'colour' "
+    assert result.output == ("arena: error: unknown option 'colour' for bot 'bluffer' "
                              "(known: doubt)\n")
 
 
@@ -145,7 +146,8 @@ def test_play_refuses_a_bot_that_does_not_play_the_rules(tmp_path) -> None:
     result = CliRunner().invoke(cli, ["play", "--rules", "cards", "--bots",
                                       f"random,{bot},random"])
     assert result.exit_code == 2
-    assert result.output == f"arena: error: bot {str(bot)!r} does not play cards (it plays dice)\n"
+    assert result.output == (f"arena: error: bot {str(bot)!r} does not play 'cards' "
+                             "(it plays dice)\n")
 
 
 # --- the human prompt ----------------------------------------------------------------------

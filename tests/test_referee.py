@@ -12,8 +12,9 @@ import pytest
 from arena_bots.random_bot import RandomBot
 
 import arena
+from arena import play_game
 from arena.hosts import InlineHost
-from arena.referee import Player, RefereeError, play_game
+from arena.referee import Player, RefereeError
 from arena.replay import parse_replay, replay_lines, verify_replay
 from arena.rules import RULESETS
 from arena.rules.playout import random_action

@@ -13,7 +13,8 @@ import pytest
 from stumbling import stumbler
 
 import arena
-from arena.referee import GameRecord, play_game
+from arena import play_game
+from arena.referee import GameRecord
 from arena.replay import (
     Replay,
     ReplayError,

@@ -17,8 +17,8 @@ from needs import require
 from stumbling import stumbler
 
 import arena
+from arena import play_game
 from arena.cli import cli
-from arena.referee import play_game
 from arena.replay import encode_replay, read_replay, replay_lines, write_replay
 from arena.tournament import load_tournament, run_tournament
 

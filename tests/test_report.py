@@ -21,9 +21,8 @@ from stumbling import stumbler
 import arena
 import arena.report
 import arena.results
-from arena import hands
+from arena import hands, play_game
 from arena.cli import cli
-from arena.referee import play_game
 from arena.replay import encode_replay, read_replay, replay_lines
 from arena.report import (
     REPORT,

@@ -10,10 +10,11 @@ from typing import Any
 
 import pytest
 
+from arena import play_game
 from arena.bot import Limits
 from arena.isolation import PipeHost, ProcessLimits
 from arena.processes import namespace_prefix
-from arena.referee import GameRecord, Player, play_game
+from arena.referee import GameRecord, Player
 
 ZOO = Path(__file__).parent / "zoo"
 DECISION = 0.3

@@ -10,10 +10,12 @@ from dataclasses import replace
 import pytest
 from isolation_support import DECISION, LIMITS, NAMESPACES, play_zoo, wire, zoo
 
+from arena import play_game
 from arena.bot import Limits
+from arena.entrants import Reference, resolve
 from arena.hosts import Host
 from arena.isolation import CommandHost, ProcessHost
-from arena.referee import GameRecord, Player, as_player, play_game
+from arena.referee import GameRecord, Player
 
 PYTHON_ZOO = [
     ("raiser.py", {}, "crash", "ValueError: the zoo raiser gives up"),
@@ -62,7 +64,7 @@ def test_a_misbehaving_python_bot_forfeits_with_its_fault(
 
 @pytest.mark.parametrize("mode", ["inline", "process"])
 def test_a_spinning_bot_is_stopped_by_its_cpu_time_before_its_wall_limit(mode: str) -> None:
-    host = (as_player(zoo("spinner.py")).host if mode == "inline"
+    host = (resolve(Reference(zoo("spinner.py"), mode="inline")).host() if mode == "inline"
             else ProcessHost(zoo("spinner.py"), LIMITS))
     try:
         record = play_game("dice", [Player("zoo", host), "random", "random"], seed=1,
@@ -199,7 +201,7 @@ def test_a_bot_that_never_answers_hello_is_cut_off_after_its_first_failure() -> 
 
 def _napper(mode: str) -> Host:
     if mode == "inline":
-        return as_player(zoo("napper.py")).host
+        return resolve(Reference(zoo("napper.py"), mode="inline")).host()
     return ProcessHost(zoo("napper.py"), LIMITS)
 
 

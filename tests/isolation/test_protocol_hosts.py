@@ -19,10 +19,12 @@ import pytest
 from isolation_support import LIMITS, NAMESPACES, play_zoo, wire, zoo
 from needs import require
 
+from arena import play_game
 from arena.bot import BotContext, Limits
+from arena.entrants import Reference
 from arena.isolation import CommandHost, PipeHost, ProcessHost, ProcessLimits
 from arena.processes import TOKEN_VARIABLE, MiB, leftovers, remove_stale_folders
-from arena.referee import GameRecord, Player, play_game
+from arena.referee import GameRecord, Player
 from arena.rules.base import Event
 
 RULES = ("dice", "dice-cards", "cards")
@@ -49,7 +51,7 @@ def test_a_python_bot_plays_the_same_game_in_a_process_as_inline(rules: str) -> 
 def test_a_process_bot_sees_every_observation_exactly_as_inline(
         rules: str, capsys: pytest.CaptureFixture[str]) -> None:
     bot = zoo("historian.py")
-    inline = play_game(rules, [bot, "random", "random"], seed=4)
+    inline = play_game(rules, [Reference(bot, mode="inline"), "random", "random"], seed=4)
     printed = [t for t in capsys.readouterr().out.splitlines() if t.startswith("SEEN ")]
     host = ProcessHost(bot, LIMITS)
     isolated = play_zoo(host, rules, seed=4, decision=1.0)

@@ -228,7 +228,7 @@ def test_arena_rules_lists_every_option_with_its_default_and_choices() -> None:
 def test_games_under_the_options_replay_validate_and_verify(rules_id: str, options: dict) -> None:
     import jsonschema
 
-    from arena.referee import play_game
+    from arena import play_game
     from arena.replay import encode_replay, read_replay, replay_lines, schema, verify_replay
 
     players = ["statistician", "random", "honest", "bluffer"]

@@ -1,0 +1,256 @@
+"""Who plays: the one way a bot is named, checked and hosted, in every command.
+
+A `Reference` is a bot as the user names it (registered name, `FILE.py[:Class]`,
+`module:Class` or `cmd:PROGRAM ARGS`, bot options after `?key=value&...`, and an optional
+explicit mode). `resolve` finds its class; `problem` says whether it plays these rules and
+takes these options; `arena.trial.entrant_problem` starts it once as it will play.
+
+Where it runs is decided here, from where its class came from (data recorded by the plugin
+registry, never display text): built-in bots run inline; every other Python bot runs in its
+own process unless the user trusts it (`mode: inline`, `--trust`); a command runs as its
+program. `KeptHosts` keeps the process and command hosts of one worker across games, at
+most `KEPT_CAP` of them. This module plays no game and reads no config file.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections import OrderedDict
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from types import MappingProxyType
+from typing import Any, Literal, cast
+
+from arena.hosts import Host, InlineHost
+from arena.plugins import BotSpec, PluginError, Registry, default_registry
+from arena.referee import Player, as_player
+
+Mode = Literal["inline", "process", "command"]
+Kind = Literal["name", "file", "module", "command"]
+
+MODES: tuple[Mode, ...] = ("inline", "process", "command")
+COMMAND_PREFIX = "cmd:"
+"""A bot reference `cmd:PROGRAM ARGS` is an executable speaking the JSON-lines protocol."""
+TRUSTED_SOURCES = frozenset({"builtin"})
+"""Sources whose bots run inline unless told otherwise; every other runs in its own process."""
+KEPT_CAP = 32
+"""Most process and command hosts one worker keeps alive between games."""
+
+
+class EntrantError(ValueError):
+    """A bot reference that cannot be read, found or played; the message says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class Reference:
+    """A bot as the user names it: its reference, the bot options given with it, and the
+    mode the user asked for (None: the trust policy decides)."""
+
+    ref: str
+    options: tuple[tuple[str, Any], ...] = ()
+    mode: Mode | None = None
+
+    @classmethod
+    def parse(cls, text: str, mode: Mode | None = None) -> Reference:
+        """Read `REF` or `REF?key=value&key=value` (values are YAML scalars: 3, 0.5, true)."""
+        import yaml
+
+        ref, _, query = text.strip().partition("?")
+        if not ref:
+            raise EntrantError(f"empty bot reference in {text!r}")
+        options: dict[str, Any] = {}
+        for pair in filter(None, query.split("&")):
+            key, sep, value = pair.partition("=")
+            if not sep or not key.strip():
+                raise EntrantError(f"bot option wants key=value, got {pair!r} in {text!r}")
+            options[key.strip()] = yaml.safe_load(value)
+        return cls(ref, tuple(sorted(options.items())), mode)
+
+    @classmethod
+    def of_command(cls, command: tuple[str, ...], options: Mapping[str, Any] | None = None,
+                   mode: Mode | None = None) -> Reference:
+        """The reference of a program and its arguments (a YAML `command:` entrant)."""
+        return cls(COMMAND_PREFIX + shlex.join(command), tuple(sorted((options or {}).items())),
+                   mode)
+
+    @property
+    def kind(self) -> Kind:
+        """What the reference names: a registered name, a file, a module's class, a command."""
+        if self.ref.startswith(COMMAND_PREFIX):
+            return "command"
+        if self.ref.endswith(".py") or ".py:" in self.ref:
+            return "file"
+        return "module" if ":" in self.ref else "name"
+
+    @property
+    def command(self) -> tuple[str, ...] | None:
+        """The program and its arguments of a `cmd:` reference, else None."""
+        if self.kind != "command":
+            return None
+        return tuple(shlex.split(self.ref[len(COMMAND_PREFIX):]))
+
+    @property
+    def label(self) -> str:
+        """The reference written back, options included, to name the bot in output."""
+        query = "&".join(f"{key}={value}" for key, value in self.options)
+        return f"{self.ref}?{query}" if query else self.ref
+
+    def trusted(self) -> Reference:
+        """The same reference run inline (`--trust`); a command stays its program."""
+        return self if self.kind == "command" else replace(self, mode="inline")
+
+
+@dataclass(frozen=True, slots=True)
+class Resolved:
+    """A resolved reference: its bot class (None for a command) and the mode it runs in."""
+
+    reference: Reference
+    spec: BotSpec | None
+    mode: Mode
+
+    @property
+    def origin(self) -> str:
+        """Where the bot came from, for the replay header."""
+        return "command" if self.spec is None else self.spec.origin
+
+    def host(self) -> Host:
+        """A new host for this entrant, in its mode."""
+        if self.mode == "inline" and self.spec is not None:
+            return InlineHost(self.spec.factory)
+        if self.mode == "process" and self.spec is not None:
+            from arena.isolation import ProcessHost
+
+            return ProcessHost(self.reference.ref)
+        command = self.reference.command
+        if self.mode == "command" and command:
+            from arena.isolation import CommandHost
+
+            return CommandHost(command)
+        raise EntrantError(f"bot {self.reference.label!r}: mode {self.mode!r} cannot be hosted")
+
+    def player(self, host: Host, name: str | None = None) -> Player:
+        """The seat's Player on this host, named as given (else by the bot's label)."""
+        version = "" if self.spec is None else self.spec.version
+        options = MappingProxyType(dict(self.reference.options))
+        return Player(name or self.reference.label, host, self.origin, version, options)
+
+
+def mode_of(reference: Reference, spec: BotSpec | None) -> Mode:
+    """The trust policy: the mode asked for, else `command` for a program, `inline` for a bot
+    from a trusted source (shipped with arena), and `process` for every other bot."""
+    if reference.mode is not None:
+        return reference.mode
+    if spec is None:
+        return "command"
+    return "inline" if spec.source in TRUSTED_SOURCES else "process"
+
+
+def resolve(reference: Reference, registry: Registry | None = None) -> Resolved:
+    """Find the reference's bot class; raise EntrantError if it cannot be found."""
+    if reference.kind == "command":
+        if not reference.command:
+            raise EntrantError(f"{reference.ref!r}: name the program after {COMMAND_PREFIX!r}")
+        return Resolved(reference, None, mode_of(reference, None))
+    try:
+        spec = (registry or default_registry()).resolve(reference.ref)
+    except PluginError as exc:
+        raise EntrantError(str(exc)) from None
+    return Resolved(reference, spec, mode_of(reference, spec))
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """Why an entrant cannot play: where in its entry (`bot`, `options.KEY`) and what."""
+
+    where: tuple[str, ...]
+    message: str
+
+
+def problem(entrant: Resolved, rules: str, who: str | None = None) -> Problem | None:
+    """Whether the bot plays these rules and takes its options (None: it does)."""
+    spec = entrant.spec
+    if spec is None:
+        return None
+    who = who or spec.name
+    if rules not in spec.rules:
+        plays = ", ".join(spec.rules) or "nothing"
+        return Problem(("bot",), f"bot {who!r} does not play {rules!r} (it plays {plays})")
+    known = sorted(spec.factory.options)
+    for key, _ in entrant.reference.options:
+        if key not in known:
+            listing = ", ".join(known) or "none"
+            return Problem(("options", key),
+                           f"unknown option {key!r} for bot {who!r} (known: {listing})")
+    return None
+
+
+def checked(reference: Reference, rules: str, registry: Registry | None = None,
+            who: str | None = None) -> Resolved:
+    """Resolve and check a reference for a game of `rules`; raise EntrantError if it fails."""
+    entrant = resolve(reference, registry)
+    found = problem(entrant, rules, who)
+    if found is not None:
+        raise EntrantError(found.message)
+    return entrant
+
+
+class KeptHosts:
+    """The process and command hosts of one worker, kept across its games so a bot's process
+    serves many; beyond `cap` the least recently used is shut down. Inline hosts are new
+    for every game. Every command that plays games holds one per worker."""
+
+    def __init__(self, cap: int = KEPT_CAP) -> None:
+        if cap < 1:
+            raise ValueError(f"a worker keeps at least one host, not {cap}")
+        self.cap = cap
+        self._hosts: OrderedDict[Hashable, Host] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._hosts)
+
+    def host(self, key: Hashable, entrant: Resolved) -> Host:
+        """The host of `key` (one seat of one entrant), started anew or kept from before."""
+        if entrant.mode == "inline":
+            return entrant.host()
+        host = self._hosts.pop(key, None) or entrant.host()
+        self._hosts[key] = host
+        while len(self._hosts) > self.cap:
+            _, oldest = self._hosts.popitem(last=False)
+            _shutdown(oldest)
+        return host
+
+    def close(self) -> None:
+        """Stop every kept bot process."""
+        while self._hosts:
+            _, host = self._hosts.popitem()
+            _shutdown(host)
+
+
+def _shutdown(host: Host) -> None:
+    """Stop a host's bot process, if it has one."""
+    stop = getattr(host, "shutdown", None)
+    if stop is not None:
+        stop()
+
+
+def seat_all(items: Sequence[object], registry: Registry | None = None,
+             hosts: KeptHosts | None = None) -> list[Player]:
+    """Players for `arena.play_game`: references (text or Reference) hosted by the trust
+    policy, Players, Bot
+    classes and factories as they are (seated inline: the caller handed over the code)."""
+    hosts = hosts if hosts is not None else KeptHosts()
+    players = []
+    for seat, item in enumerate(items):
+        if isinstance(item, str | Reference):
+            reference = Reference.parse(item) if isinstance(item, str) else item
+            entrant = resolve(reference, registry)
+            name = None if entrant.spec is None else entrant.spec.name
+            players.append(entrant.player(hosts.host(seat, entrant), name))
+        else:
+            players.append(as_player(item))
+    return players
+
+
+def as_mode(text: str | None) -> Mode | None:
+    """A mode named in a config, checked by the config's loader."""
+    return None if text is None else cast(Mode, text)
