@@ -55,7 +55,9 @@ class Event(NamedTuple):
     """Something that happened; `to` is None for a public event, else the one seat who sees it.
 
     Events, observations and states are named tuples: immutable like frozen dataclasses and
-    several times cheaper to build, which matters on the referee's per-decision path.
+    several times cheaper to build, which matters on the referee's per-decision path. `data`
+    is read-only too (a `MappingProxyType` in the built-in rule sets): the same event object
+    reaches every bot and the game record, so no bot can rewrite what another sees.
     """
 
     kind: str
@@ -393,7 +395,7 @@ def seat_out(active: tuple[bool, ...], out: tuple[int, ...], seat: int,
              reason: str) -> tuple[tuple[bool, ...], tuple[int, ...], Event]:
     """A seat leaves the game: the new `active` and `out` tuples, and the public event."""
     still = (*active[:seat], False, *active[seat + 1 :])
-    return still, (*out, seat), Event("out", seat, {"reason": reason})
+    return still, (*out, seat), Event("out", seat, MappingProxyType({"reason": reason}))
 
 
 class Engine:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
+from types import MappingProxyType as _frozen
 from typing import NamedTuple
 
 from arena import hands
@@ -195,17 +196,19 @@ class CardsRules(Engine):
     def _deal(self, state: CardsState, deck: tuple[int, ...]) -> CardsState:
         n = len(state.chips)
         dealt = tuple(deck[5 * s : 5 * s + 5] for s in range(n))
-        events = tuple(Event("deal", s, {"hand": _texts(h)}, s) for s, h in enumerate(dealt))
+        events = tuple(Event("deal", s, _frozen({"hand": _texts(h)}), s)
+                       for s, h in enumerate(dealt))
         state = _with(state, hands=dealt, pile=deck[5 * n :])
         return self._new_central(state, -1, events)
 
     def _see(self, state: CardsState) -> Event:
-        return Event("see", state.holder, {"central": _texts(state.central)}, state.holder)
+        return Event("see", state.holder, _frozen({"central": _texts(state.central)}),
+                     state.holder)
 
     def _accept(self, state: CardsState) -> CardsState:
         reward = int(state.opts["accept_reward"])  # type: ignore[call-overload]
         chips = add_to_seat(state.chips, state.passer, reward)
-        event = Event("accept", state.holder, {"passer": state.passer, "reward": reward})
+        event = Event("accept", state.holder, _frozen({"passer": state.passer, "reward": reward}))
         state = _with(state, phase=TURN, chips=chips, history=(*state.history, event))
         return _with(state, events=(event, self._see(state)))
 
@@ -221,11 +224,11 @@ class CardsRules(Engine):
                       for c, up in zip(central, face, strict=True))
         claim = state.space.find(action.claim)
         assert claim is not None  # apply checked it
-        event = Event("pass", seat, {"claim": state.space.claims[claim],
-                                     "swapped": len(action.swaps),
-                                     "face_up": shown})
-        private = Event("hand", seat, {"hand": _texts(tuple(own)),
-                                       "central": _texts(tuple(central))}, seat)
+        event = Event("pass", seat, _frozen({"claim": state.space.claims[claim],
+                                             "swapped": len(action.swaps),
+                                             "face_up": shown}))
+        private = Event("hand", seat, _frozen({"hand": _texts(tuple(own)),
+                                               "central": _texts(tuple(central))}), seat)
         new_hands = (*state.hands[:seat], tuple(own), *state.hands[seat + 1 :])
         return _with(state,
             hands=new_hands, central=tuple(central), face_up=tuple(face), phase=ACCEPT,
@@ -239,10 +242,10 @@ class CardsRules(Engine):
         holds = value >= state.claim
         rejecter, passer = state.holder, state.passer
         payer, payee = (rejecter, passer) if holds else (passer, rejecter)
-        event = Event("challenge", rejecter, {
+        event = Event("challenge", rejecter, _frozen({
             "claimant": passer, "claim": state.space.claims[state.claim],
             "hand": _texts(state.central), "value": state.space.claims[value], "holds": holds,
-        })
+        }))
         state, paid = self._pay(state, payer, payee)
         keeps = state.opts["fresh_hand_to"] == "rejecter" and state.active[rejecter]
         return self._new_central(state, rejecter, (event, *paid), keeps)
@@ -253,7 +256,8 @@ class CardsRules(Engine):
         chips = add_to_seat(state.chips, payer, -amount)
         if payee >= 0:
             chips = add_to_seat(chips, payee, amount)
-        events: tuple[Event, ...] = (Event("pay", payer, {"payee": payee, "amount": amount}),)
+        events: tuple[Event, ...] = (Event("pay", payer,
+                                              _frozen({"payee": payee, "amount": amount})),)
         state = _with(state, chips=chips)
         if chips[payer] == 0:
             state, out = _go_out(state, payer, "chips")
@@ -269,7 +273,8 @@ class CardsRules(Engine):
             return _with(state, phase=OVER, central=(), discards=discards, holder=-1,
                                   face_up=_FACE_DOWN, events=(*events, Event("over")))
         holder = after if itself else next_active(state.active, after) if after >= 0 else 0
-        fresh = Event("central", holder, {"deal": state.deals + 1, "pile": len(state.pile) - 5})
+        fresh = Event("central", holder,
+                      _frozen({"deal": state.deals + 1, "pile": len(state.pile) - 5}))
         state = _with(state,
             central=state.pile[:5], pile=state.pile[5:], discards=discards, face_up=_FACE_DOWN,
             holder=holder, phase=TURN, claim=-1, passer=-1, deals=state.deals + 1,
@@ -288,7 +293,7 @@ class CardsRules(Engine):
         state = _with(state, faults=faults)
         limit = int(state.opts["max_faults"])  # type: ignore[call-overload]
         if state.opts["on_fault"] == "penalty" and faults[seat] < limit:
-            penalty = Event("penalty", seat, {"faults": faults[seat]})
+            penalty = Event("penalty", seat, _frozen({"faults": faults[seat]}))
             payee = state.passer if seat == state.holder else -1  # nobody passed it the hand
             state, paid = self._pay(state, seat, payee)
             return self._new_central(state, seat, (penalty, *paid))

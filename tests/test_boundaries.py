@@ -1,0 +1,65 @@
+"""What crosses the bot boundary is immutable: a bot that writes to an event, an observation or
+what they hold changes nothing in the game or its record."""
+
+from __future__ import annotations
+
+import contextlib
+
+import pytest
+from arena_bots.random_bot import RandomBot
+
+import arena
+from arena.rules import RULESETS
+
+
+class Vandal(RandomBot):
+    """Plays as `random` does, but first tries to rewrite everything it is shown."""
+
+    name = "vandal"
+
+    def notify(self, event: arena.Event) -> None:
+        _deface(event)
+
+    def act(self, observation: arena.Observation) -> arena.Action:
+        for event in observation.history:
+            _deface(event)
+        return super().act(observation)
+
+
+def _deface(event: arena.Event) -> None:
+    """Write over every value of the event's data, then empty it (ignoring refusals)."""
+    for key in list(event.data):
+        with contextlib.suppress(TypeError, AttributeError):
+            event.data[key] = "defaced"  # type: ignore[index]
+    with contextlib.suppress(TypeError, AttributeError):
+        event.data.clear()  # type: ignore[attr-defined]
+
+
+def _events(record: arena.GameRecord) -> list[str]:
+    return [f"{entry[1]!s} to={entry[1].to}" for entry in record.log if entry[0] == "event"]
+
+
+@pytest.mark.parametrize("rules", sorted(RULESETS))
+def test_a_bot_writing_to_events_changes_nothing_in_the_record(rules: str) -> None:
+    clean = arena.play_game(rules, [RandomBot] * 3, seed=12)
+    attacked = arena.play_game(rules, [Vandal, RandomBot, Vandal], seed=12)
+    assert _events(attacked) == _events(clean)
+    assert attacked.result == clean.result
+
+
+@pytest.mark.parametrize("rules", sorted(RULESETS))
+def test_what_an_observation_holds_cannot_be_written(rules: str) -> None:
+    seen: list[arena.Observation] = []
+
+    class Watcher(RandomBot):
+        def act(self, observation: arena.Observation) -> arena.Action:
+            seen.append(observation)
+            return super().act(observation)
+
+    arena.play_game(rules, [Watcher, RandomBot, RandomBot], seed=5)
+    space = seen[-1].legal.space
+    top = space.claims[-1]
+    with pytest.raises(TypeError):
+        space.index[top] = space.index[top]  # type: ignore[index]
+    with pytest.raises(AttributeError):
+        seen[-1].legal.min_index = 0  # type: ignore[misc]
