@@ -22,6 +22,7 @@ from arena.rules.actions import (
     parse_action,
 )
 from arena.rules.base import Event, Legal, Observation, Result
+from arena.rules.playout import random_action
 
 Exchange = Reroll  # dice-cards: exchanging cards is the reroll of the card variation
 
@@ -30,5 +31,5 @@ __version__ = "0.1.0"
 __all__ = [
     "Accept", "Action", "Bid", "Bot", "BotContext", "Challenge", "Choose", "Claim", "Event",
     "Exchange", "GameEnd", "GameRecord", "Legal", "Limits", "Look", "Observation", "Pass", "Reroll",
-    "Result", "hookimpl", "parse_action", "parse_claim", "play_game",
+    "Result", "hookimpl", "parse_action", "parse_claim", "play_game", "random_action",
 ]

@@ -3,8 +3,11 @@ what they hold changes nothing in the game or its record."""
 
 from __future__ import annotations
 
+import ast
 import contextlib
+from pathlib import Path
 
+import arena_bots.random_bot
 import pytest
 from arena_bots.random_bot import RandomBot
 
@@ -63,3 +66,16 @@ def test_what_an_observation_holds_cannot_be_written(rules: str) -> None:
         space.index[top] = space.index[top]  # type: ignore[index]
     with pytest.raises(AttributeError):
         seen[-1].legal.min_index = 0  # type: ignore[misc]
+
+
+def test_the_random_bot_is_written_with_the_public_api_only() -> None:
+    """The example every bot writer reads first reaches nothing behind `arena`'s public names."""
+    source = Path(arena_bots.random_bot.__file__).read_text(encoding="utf-8")
+    tree = ast.parse(source)
+    imported = [alias.name for node in ast.walk(tree) if isinstance(node, ast.Import)
+                for alias in node.names]
+    from_imports = [node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)]
+    assert imported == ["arena"] and from_imports == ["__future__"]
+    used = {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name) and node.value.id == "arena"}
+    assert used <= set(arena.__all__)

@@ -145,11 +145,11 @@ class Legal:
                      if set(r.positions) <= allowed and len(r.positions) >= least)
 
     def actions(self) -> tuple[Action, ...]:
-        """Every legal action, for the decisions small enough to list (not `turn`)."""
+        """Every legal action; for `turn`, whose passes are too many to list, a finite few."""
         if self.decision == "wait":
             return ()
         if self.decision == "turn":
-            raise RulesError("a turn has too many legal actions to list; build a Pass")
+            return self.passes()
         if self.decision == "reroll":
             return self.rerolls()
         if self.decision == "choose":
@@ -163,7 +163,21 @@ class Legal:
         return first + (bids if self.decision == "respond" else ())
 
 
+    def passes(self) -> tuple[Pass, ...]:
+        """Legal passes of a `turn`: each legal claim with no swap and no reveal, then with the
+        lowest legal claim each single swap (own, central) and each single reveal of a
+        face-down central card. Every pass is legal; not every legal pass is listed."""
+        low = self.min_claim
+        plain = tuple(Pass(claim) for claim in self.claims())
+        if low is None:
+            return plain
+        swaps = tuple(Pass(low, (swap,)) for swap in _SWAPS)
+        hidden = [p for p, up in enumerate(self.face_up) if not up]
+        return plain + swaps + tuple(Pass(low, (), (p,)) for p in hidden)
+
+
 _SUBSETS = tuple(tuple(p for p in range(5) if mask >> p & 1) for mask in range(32))
+_SWAPS = tuple((own, central) for own in range(5) for central in range(5))
 _REROLLS = tuple(Reroll(p) for p in _SUBSETS)
 _ALL_POSITIONS = (0, 1, 2, 3, 4)
 
@@ -303,7 +317,7 @@ class Observation(NamedTuple):
         return self.legal.problem(action) is None
 
     def legal_actions(self) -> tuple[Action, ...]:
-        """Every legal action (not for `turn`, whose passes are too many: build a Pass)."""
+        """Every legal action; in `turn`, a finite list of legal passes (`Legal.passes`)."""
         return self.legal.actions()
 
 
