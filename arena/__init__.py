@@ -21,7 +21,7 @@ from arena.rules.actions import (
     Reroll,
     parse_action,
 )
-from arena.rules.base import Event, Legal, Observation, Result
+from arena.rules.base import Decision, Event, Legal, Observation, Result
 from arena.rules.playout import random_action
 
 Exchange = Reroll  # dice-cards: exchanging cards is the reroll of the card variation
@@ -29,7 +29,7 @@ Exchange = Reroll  # dice-cards: exchanging cards is the reroll of the card vari
 __version__ = "0.1.0"
 
 __all__ = [
-    "Accept", "Action", "Bid", "Bot", "BotContext", "Challenge", "Choose", "Claim", "Event",
-    "Exchange", "GameEnd", "GameRecord", "Legal", "Limits", "Look", "Observation", "Pass", "Reroll",
-    "Result", "hookimpl", "parse_action", "parse_claim", "play_game", "random_action",
+    "Accept", "Action", "Bid", "Bot", "BotContext", "Challenge", "Choose", "Claim", "Decision",
+    "Event", "Exchange", "GameEnd", "GameRecord", "Legal", "Limits", "Look", "Observation", "Pass",
+    "Reroll", "Result", "hookimpl", "parse_action", "parse_claim", "play_game", "random_action",
 ]

@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import Any, NamedTuple, TypeAlias
 
 from arena.bot import Bot, BotContext, GameEnd, Limits
 from arena.codec import action_to_json
@@ -56,14 +56,37 @@ class Fault:
     sent: str | None = None
 
 
+class ActionEntry(NamedTuple):
+    """A seat's legal answer to its decision, and the seconds charged for it."""
+
+    seat: int
+    action: Action
+    seconds: float
+
+
+class FaultEntry(NamedTuple):
+    """A seat's fault: its kind and message, the seconds charged, what the bot sent (for
+    `illegal` and `protocol`), and `outside`: None for a fault on the bot's decision, else
+    where it happened ("start", "notify"); such a fault is not a decision."""
+
+    seat: int
+    kind: str
+    message: str
+    seconds: float
+    sent: str | None = None
+    outside: str | None = None
+
+
+LogEntry: TypeAlias = Chance | ActionEntry | FaultEntry | Event
+"""One line of a game's log. A chance outcome and an event are logged as they are (both
+are already named, immutable values); answers and faults get the entries above."""
+
+
 @dataclass(frozen=True, slots=True)
 class GameRecord:
     """Everything about one finished game.
 
-    `log` holds, in order: ("chance", Chance), ("action", seat, Action, seconds),
-    ("fault", seat, kind, message, seconds, sent, outside) and ("event", Event) entries;
-    `outside` is None for a fault on the bot's decision, else where it happened ("start",
-    "notify"), and such a fault is not a decision.
+    `log` holds, in order, every `Chance` outcome, `ActionEntry`, `FaultEntry` and `Event`.
     """
 
     rules: str
@@ -71,7 +94,7 @@ class GameRecord:
     options: Mapping[str, Any]
     seed: int
     players: tuple[Player, ...]
-    log: tuple[tuple, ...]
+    log: tuple[LogEntry, ...]
     result: Result
     faults: tuple[Fault, ...]
     decisions: int
@@ -120,7 +143,7 @@ class _Game:
                  spectator: Callable[[Event], None] | None = None) -> None:
         self.rules, self.players, self.seed = ruleset, players, seed
         self.options, self.limits = options, limits
-        self.log: list[tuple] = []
+        self.log: list[LogEntry] = []
         self.faults: list[Fault] = []
         self.broken: list[BotFault | None] = [None] * len(players)
         self.pending: list[tuple[int, BotFault, str]] = []
@@ -154,7 +177,7 @@ class _Game:
                 break
             if seat == CHANCE:
                 outcome: Chance = rules.chance(state, rng)
-                log.append(("chance", outcome))
+                log.append(outcome)
                 state = rules.apply(state, outcome)
             elif self.pending and self._in_game(state):
                 state = self._fault_outside(state)
@@ -164,7 +187,7 @@ class _Game:
             if self.watching:
                 self._dispatch(events)
             else:
-                log.extend([("event", event) for event in events])
+                log.extend(events)
             if self.decisions > MAX_DECISIONS:
                 raise RefereeError(f"game did not end after {MAX_DECISIONS} decisions")
         for seat, fault, _ in self.pending:  # raised once the game was decided: no effect
@@ -216,7 +239,7 @@ class _Game:
             note = getattr(host, "note", None)  # the bot's stderr, where it has its own
             illegal = BotFault("illegal", problem + (note() if note else ""), _sent(host, action))
             return self._fault(state, seat, illegal, elapsed)
-        self.log.append(("action", seat, action, elapsed))
+        self.log.append(ActionEntry(seat, action, elapsed))
         return new_state
 
     def _clock(self, seat: int, started: float, billed: float | None = None) -> float:
@@ -230,7 +253,7 @@ class _Game:
 
     def _fault(self, state: Any, seat: int, fault: BotFault, elapsed: float) -> Any:
         self.faults.append(Fault(seat, fault.kind, fault.message, self.decisions, fault.sent))
-        self.log.append(("fault", seat, fault.kind, fault.message, elapsed, fault.sent, None))
+        self.log.append(FaultEntry(seat, fault.kind, fault.message, elapsed, fault.sent))
         if self.spectator is not None:
             self.spectator(Event("fault", seat, {"kind": fault.kind, "message": fault.message}))
         return self.rules.fault(state, seat)
@@ -254,7 +277,7 @@ class _Game:
         (RULES.md: out of that game at once); it is recorded but is not a decision."""
         seat, fault, where = self.pending.pop(0)
         self.faults.append(Fault(seat, fault.kind, fault.message, self.decisions, fault.sent))
-        self.log.append(("fault", seat, fault.kind, fault.message, 0.0, fault.sent, where))
+        self.log.append(FaultEntry(seat, fault.kind, fault.message, 0.0, fault.sent, where))
         if self.spectator is not None:
             self.spectator(Event("fault", seat, {"kind": fault.kind, "message": fault.message}))
         return self.rules.fault(state, seat)
@@ -263,7 +286,7 @@ class _Game:
         """Record events and pass each to the seats that may see it."""
         hosts, spectator = self.players, self.spectator
         for event in events:
-            self.log.append(("event", event))
+            self.log.append(event)
             if spectator is not None:
                 spectator(event)
             for seat, player in enumerate(hosts):

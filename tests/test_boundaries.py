@@ -39,7 +39,7 @@ def _deface(event: arena.Event) -> None:
 
 
 def _events(record: arena.GameRecord) -> list[str]:
-    return [f"{entry[1]!s} to={entry[1].to}" for entry in record.log if entry[0] == "event"]
+    return [f"{e!s} to={e.to}" for e in record.log if isinstance(e, arena.Event)]
 
 
 @pytest.mark.parametrize("rules", sorted(RULESETS))

@@ -10,15 +10,15 @@ import random
 import pytest
 from arena_bots.random_bot import RandomBot
 
-from arena.referee import GameRecord, play_game
+from arena.referee import ActionEntry, FaultEntry, GameRecord, play_game
 from arena.rules import get_rules
 from arena.rules.playout import playout
 
 
 def fingerprint(record: GameRecord) -> str:
     """The chance outcomes, actions and events of a game, without its think times."""
-    parts = [str(e[1]) if e[0] in ("chance", "event") else str(e[2])
-             for e in record.log if e[0] in ("chance", "action", "event")]
+    parts = [str(e.action) if isinstance(e, ActionEntry) else str(e)
+             for e in record.log if not isinstance(e, FaultEntry)]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
 
 

@@ -11,7 +11,7 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, NamedTuple, Protocol
+from typing import Any, Literal, NamedTuple, Protocol, TypeAlias
 
 from arena.hands import Claim, ClaimSpace
 from arena.rules.actions import (
@@ -27,6 +27,12 @@ from arena.rules.actions import (
 )
 
 _NO_DATA: Mapping[str, Any] = MappingProxyType({})
+
+Decision: TypeAlias = Literal["claim", "respond", "reroll", "choose", "accept", "turn", "wait"]
+"""What a seat is asked: dice and dice-cards claim, respond, reroll and choose; cards accept
+and turn; `wait` when it is not the seat's turn."""
+DECISIONS: tuple[Decision, ...] = ("claim", "respond", "reroll", "choose", "accept", "turn",
+                                   "wait")
 
 CHANCE = -1
 """`to_act` value when the next step is a chance outcome (a roll, a shuffle)."""
@@ -86,7 +92,7 @@ class Legal:
     `look_must_reroll`); `choose` picks the receiver among `seats`.
     """
 
-    decision: str
+    decision: Decision
     space: ClaimSpace = field(repr=False)
     min_index: int
     face_up: tuple[bool, ...] = ()
@@ -251,7 +257,7 @@ def _pass_problem(legal: Legal, action: Pass) -> str | None:
     return _claim_problem(legal, action.claim)
 
 
-_CHECKS: dict[tuple[str, type], Callable[[Legal, Any], str | None]] = {
+_CHECKS: dict[tuple[Decision, type], Callable[[Legal, Any], str | None]] = {
     ("claim", Bid): lambda legal, a: _claim_problem(legal, a.claim),
     ("respond", Challenge): lambda legal, a: None,
     ("respond", Look): lambda legal, a: _top_problem(legal, a),
@@ -294,7 +300,7 @@ class Observation(NamedTuple):
     draw_pile: int | None = None
 
     @property
-    def decision(self) -> str:
+    def decision(self) -> Decision:
         """The decision asked for: claim, respond, reroll, accept, turn, or choose."""
         return self.legal.decision
 

@@ -17,6 +17,7 @@ from arena.rules.base import (
     CHANCE,
     FAULT_OPTIONS,
     TERMINAL,
+    Decision,
     Engine,
     Event,
     IllegalAction,
@@ -32,7 +33,7 @@ from arena.rules.base import (
 )
 
 SHUFFLE, ACCEPT, TURN, OVER = range(4)
-_DECISION = {ACCEPT: "accept", TURN: "turn"}
+_DECISION: dict[int, Decision] = {ACCEPT: "accept", TURN: "turn"}
 _DECK = tuple(range(52))
 _FACE_DOWN = (False,) * 5
 
@@ -126,7 +127,7 @@ class CardsRules(Engine):
         """Return what the holder of the central hand may do now."""
         return self._legal(_DECISION.get(state.phase, "wait"), state)
 
-    def _legal(self, decision: str, state: CardsState) -> Legal:
+    def _legal(self, decision: Decision, state: CardsState) -> Legal:
         key = (decision, state.claim + 1, state.face_up, state.space.straight_over_full)
         legal = self._legal_cache.get(key)
         if legal is None:

@@ -18,6 +18,7 @@ from arena.rules.base import (
     CHANCE,
     FAULT_OPTIONS,
     TERMINAL,
+    Decision,
     Engine,
     Event,
     IllegalAction,
@@ -33,8 +34,8 @@ from arena.rules.base import (
 )
 
 DEAL, FILL, EXCHANGE, CLAIM, RESPOND, REROLL, OVER, CHOOSE = range(8)
-_DECISION = {EXCHANGE: "reroll", CLAIM: "claim", RESPOND: "respond", REROLL: "reroll",
-             CHOOSE: "choose"}
+_DECISION: dict[int, Decision] = {EXCHANGE: "reroll", CLAIM: "claim", RESPOND: "respond",
+                                  REROLL: "reroll", CHOOSE: "choose"}
 _SEEN = (EXCHANGE, CLAIM, REROLL, CHOOSE)  # phases in which the holder is looking at the hand
 _OPTIONAL = frozenset((EXCHANGE, REROLL, CHOOSE))  # phases whose Legal a rule option changes
 LEFT, CHOOSES = -1, -2  # `receiver` before a choice: the cup goes left, or the thrower chooses

@@ -13,7 +13,8 @@ from isolation_support import DECISION, LIMITS, NAMESPACES, play_zoo, wire, zoo
 from arena.bot import Limits
 from arena.hosts import Host
 from arena.isolation import CommandHost, ProcessHost
-from arena.referee import GameRecord, Player, as_player, play_game
+from arena.referee import ActionEntry, FaultEntry, GameRecord, Player, as_player, play_game
+from arena.rules.base import Event
 
 PYTHON_ZOO = [
     ("raiser.py", {}, "crash", "ValueError: the zoo raiser gives up"),
@@ -40,8 +41,8 @@ def assert_forfeited(record: GameRecord, kind: str, words: str) -> None:
     """Seat 0 faulted once, in this way, on a decision, and lost; the others were unharmed."""
     assert [(f.seat, f.kind) for f in record.faults] == [(0, kind)], record.faults
     assert words in record.faults[0].message
-    assert [e[1] for e in record.log if e[0] == "fault"] == [0]
-    outs = [e[1] for e in record.log if e[0] == "event" and e[1].kind == "out"]
+    assert [e.seat for e in record.log if isinstance(e, FaultEntry)] == [0]
+    outs = [e for e in record.log if isinstance(e, Event) and e.kind == "out"]
     assert outs[0].seat == 0 and outs[0].data["reason"] == "forfeit"
     placements = record.result.placements
     assert placements[0] == 3
@@ -70,7 +71,7 @@ def test_a_spinning_bot_is_stopped_by_its_cpu_time_before_its_wall_limit(mode: s
     finally:
         getattr(host, "shutdown", host.close)()
     assert_forfeited(record, "timeout", "CPU time")
-    seconds = next(e[4] for e in record.log if e[0] == "fault")
+    seconds = next(e.seconds for e in record.log if isinstance(e, FaultEntry))
     assert DECISION <= seconds < DECISION * 20
 
 
@@ -175,7 +176,7 @@ def test_illegal_and_protocol_faults_keep_what_the_bot_sent(mode: str, kind: str
                                                             sent: str) -> None:
     record = play_zoo(CommandHost(wire(mode), LIMITS))
     assert [(f.kind, f.sent) for f in record.faults] == [(kind, sent)]
-    assert [e[5] for e in record.log if e[0] == "fault"] == [sent]
+    assert [e.sent for e in record.log if isinstance(e, FaultEntry)] == [sent]
 
 
 def test_a_bot_that_never_answers_hello_is_cut_off_after_its_first_failure() -> None:
@@ -220,8 +221,8 @@ def test_a_sleeping_bot_is_billed_cpu_time_and_stopped_at_its_wall_limit_in_ever
             getattr(host, "shutdown", host.close)()
     short, long = results
     assert short.faults == ()
-    first = next(e for e in short.log if e[0] == "action" and e[1] == 0)
-    assert first[3] < 0.2, "a nap is billed its CPU time, not its wall time"
+    first = next(e for e in short.log if isinstance(e, ActionEntry) and e.seat == 0)
+    assert first.seconds < 0.2, "a nap is billed its CPU time, not its wall time"
     assert [(f.seat, f.kind) for f in long.faults] == [(0, "timeout")]
     assert "wall" in long.faults[0].message and "0.4" in long.faults[0].message
 
