@@ -253,7 +253,8 @@ def plan_group(setup: Setup, index: int) -> tuple[Table, ...]:
     return tuple(tables)
 
 
-def _seat_field(seats: int, tested: int, bot: Entrant, others: tuple[Entrant, ...]) -> tuple:
+def _seat_field(seats: int, tested: int, bot: Entrant,
+                others: tuple[Entrant, ...]) -> tuple[Entrant, ...]:
     """Put `bot` in seat `tested` and the field in the seats after it, in order."""
     table: list[Entrant] = [bot] * seats
     for i, other in enumerate(others):

@@ -90,7 +90,7 @@ def apply_limits(limits: Mapping[str, Any]) -> None:
 def _prctl(option: int, value: int) -> bool:
     try:
         libc = ctypes.CDLL(None, use_errno=True)
-        return libc.prctl(option, value, 0, 0, 0) == 0
+        return bool(libc.prctl(option, value, 0, 0, 0) == 0)
     except (OSError, AttributeError):
         return False
 

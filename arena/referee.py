@@ -23,7 +23,7 @@ from arena.codec import action_to_json
 from arena.hosts import BotFault, Host, InlineHost, decision_alarm, shown
 from arena.rules import CHANCE, TERMINAL, RuleSet, get_rules
 from arena.rules.actions import Action, Chance
-from arena.rules.base import Event, Result
+from arena.rules.base import Event, Observation, Result
 from arena.seeds import derive_seed
 
 MAX_DECISIONS = 200_000
@@ -114,7 +114,7 @@ def as_player(item: object, registry: Any = None) -> Player:
     if isinstance(item, type) and issubclass(item, Bot):
         return Player(item.name or item.__name__, InlineHost(item), f"class {item.__qualname__}")
     if callable(item):
-        factory: Callable[[BotContext], Bot] = item  # type: ignore[assignment]
+        factory: Callable[[BotContext], Bot] = item
         return Player(getattr(item, "__name__", "bot"), InlineHost(factory), "callable")
     raise TypeError(f"not a bot: {item!r}")
 
@@ -139,7 +139,7 @@ class _Game:
     """The mutable bookkeeping of one game in progress (the rules state itself is immutable)."""
 
     def __init__(self, ruleset: RuleSet, players: tuple[Player, ...], seed: int,
-                 options: dict, limits: Limits,
+                 options: dict[str, Any], limits: Limits,
                  spectator: Callable[[Event], None] | None = None) -> None:
         self.rules, self.players, self.seed = ruleset, players, seed
         self.options, self.limits = options, limits
@@ -321,7 +321,7 @@ def _sent(host: Host, action: object) -> str:
     return shown(json.dumps(encoded, separators=(", ", ": ")))
 
 
-def _problem(observation: Any, action: object) -> str | None:
+def _problem(observation: Observation, action: object) -> str | None:
     """Why the bot's answer is illegal, or None; a bot object that breaks the check is illegal."""
     try:
         return observation.legal.problem(action)

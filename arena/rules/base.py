@@ -371,7 +371,8 @@ FAULT_OPTIONS = (
 )
 
 
-def check_options(specs: Sequence[OptionSpec], options: Mapping[str, object] | None) -> dict:
+def check_options(specs: Sequence[OptionSpec],
+                  options: Mapping[str, object] | None) -> dict[str, Any]:
     """Return the options with defaults filled in; raise OptionError on unknown or bad ones."""
     known = {s.name: s for s in specs}
     given = dict(options or {})
@@ -394,7 +395,8 @@ def next_active(active: Sequence[bool], seat: int) -> int:
     raise RulesError("no seat is still in the game")
 
 
-def place_by_out_order(n: int, ranked_in: Sequence[Sequence[int]], out: Sequence[int]) -> tuple:
+def place_by_out_order(n: int, ranked_in: Sequence[Sequence[int]],
+                       out: Sequence[int]) -> tuple[int, ...]:
     """Places by seat: groups still in (best first, a group shares a place), then the out seats
     in reverse order of going out."""
     places = [0] * n
@@ -430,7 +432,7 @@ class Engine:
     def __repr__(self) -> str:
         return f"<rules {self.id} v{self.version}>"
 
-    def check_options(self, options: Mapping[str, object] | None) -> dict:
+    def check_options(self, options: Mapping[str, object] | None) -> dict[str, Any]:
         """Return options with defaults filled in, or raise OptionError."""
         return check_options(self.option_specs, options)
 
@@ -454,7 +456,7 @@ class RuleSet(Protocol):
     max_players: int
     option_specs: tuple[OptionSpec, ...]
 
-    def check_options(self, options: Mapping[str, object] | None) -> dict:
+    def check_options(self, options: Mapping[str, object] | None) -> dict[str, Any]:
         """Return options with defaults filled in, or raise OptionError."""
 
     def check_players(self, players: int) -> None:

@@ -69,7 +69,7 @@ def _with(state: CardsState, **changes: object) -> CardsState:
     values = list(state)
     for name, value in changes.items():
         values[_CARDSSTATE_INDEX[name]] = value
-    return tuple.__new__(CardsState, values)  # type: ignore[type-var]
+    return tuple.__new__(CardsState, values)
 
 
 _CARD_TEXT = tuple(hands.card_text(c) for c in _DECK)
@@ -97,7 +97,7 @@ class CardsRules(Engine):
                        "the next player or the rejecter", choices=("next", "rejecter")),
             *FAULT_OPTIONS,
         )
-        self._legal_cache: dict[tuple, Legal] = {}
+        self._legal_cache: dict[tuple[Decision, int, tuple[bool, ...], bool], Legal] = {}
 
     # --- setup ------------------------------------------------------------------------
 
@@ -106,7 +106,7 @@ class CardsRules(Engine):
         self.check_players(players)
         opts = self.check_options(options)
         space = hands.claim_space(hands.CARDS, bool(opts["straight_over_full"]))
-        chips = (int(opts["chips"]),) * players  # type: ignore[call-overload]
+        chips = (int(opts["chips"]),) * players
         return CardsState(opts, space, chips, (True,) * players, (), (0,) * players,
                           ((),) * players, (), _FACE_DOWN, (), (), 0, SHUFFLE, -1, -1, 0,
                           (), ())
@@ -251,7 +251,8 @@ class CardsRules(Engine):
         keeps = state.opts["fresh_hand_to"] == "rejecter" and state.active[rejecter]
         return self._new_central(state, rejecter, (event, *paid), keeps)
 
-    def _pay(self, state: CardsState, payer: int, payee: int) -> tuple[CardsState, tuple]:
+    def _pay(self, state: CardsState, payer: int,
+             payee: int) -> tuple[CardsState, tuple[Event, ...]]:
         """Move the penalty from payer to payee (-1: the bank); a payer left at 0 goes out."""
         amount = min(int(state.opts["penalty"]), state.chips[payer])  # type: ignore[call-overload]
         chips = add_to_seat(state.chips, payer, -amount)
@@ -265,7 +266,7 @@ class CardsRules(Engine):
             events += out
         return state, events
 
-    def _new_central(self, state: CardsState, after: int, events: tuple,
+    def _new_central(self, state: CardsState, after: int, events: tuple[Event, ...],
                      itself: bool = False) -> CardsState:
         """Discard the central hand and deal a fresh one to the next player after `after`
         (or to `after` itself)."""

@@ -109,7 +109,7 @@ def _with(state: DiceState, **changes: object) -> DiceState:
     values = list(state)
     for name, value in changes.items():
         values[_DICESTATE_INDEX[name]] = value
-    return tuple.__new__(DiceState, values)  # type: ignore[type-var]
+    return tuple.__new__(DiceState, values)
 
 
 class DiceRules(Engine):
@@ -385,7 +385,8 @@ class DiceRules(Engine):
             return _with(state, phase=FILL, pending=positions[take:])
         return self._filled(state, positions, state.events)
 
-    def _filled(self, state: DiceState, positions: tuple[int, ...], before: tuple) -> DiceState:
+    def _filled(self, state: DiceState, positions: tuple[int, ...],
+                before: tuple[Event, ...]) -> DiceState:
         kind = "draw" if self.cards else "roll"
         data = _frozen({"positions": positions, "hand": self._text(state.hand)})
         seen = Event(kind, state.holder, data, state.holder)
@@ -423,7 +424,7 @@ class DiceRules(Engine):
         chooses = state.opts["receiver"] == "loser_chooses" and state.active[loser]
         return self._next_round(state, loser, events, chooses)
 
-    def _next_round(self, state: DiceState, starter: int, events: tuple,
+    def _next_round(self, state: DiceState, starter: int, events: tuple[Event, ...],
                     chooses: bool = False) -> DiceState:
         if sum(state.active) <= 1:
             over = Event("over")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from arena.rules.actions import Accept, Action, Bid, Challenge, Choose, Look, Pass, Reroll
@@ -64,8 +65,8 @@ class Playout:
     state: object
 
 
-def playout(rules: RuleSet, players: int, rng: random.Random, options: dict | None = None,
-            observe: bool = True) -> Playout:
+def playout(rules: RuleSet, players: int, rng: random.Random,
+            options: Mapping[str, object] | None = None, observe: bool = True) -> Playout:
     """Play one game with random legal actions, building the acting seat's observation."""
     state = rules.new_game(players, options)
     decisions = chances = 0
