@@ -18,19 +18,20 @@ import math
 import os
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from os import PathLike
 from pathlib import Path
 from typing import Any, NoReturn, Protocol
 
 import yaml
 
+from arena.limits import Limits
+
 __all__ = [
     "ConfigError",
     "EntrantConfig",
     "FormatConfig",
     "KeyLines",
-    "LimitsConfig",
     "OptionProblem",
     "Options",
     "RuleSetInfo",
@@ -64,7 +65,8 @@ _TOP_KEYS = (
     "replays",
 )
 _ENTRANT_KEYS = ("bot", "command", "alias", "options", "mode")
-_LIMIT_KEYS = ("decision", "game", "wall_factor")
+_LIMIT_KEYS = {"decision": "decision", "game": "bank", "wall_factor": "wall_factor"}
+"""The YAML keys of `limits`, and the `Limits` field each one sets."""
 _FORMAT_COMMON = ("type", "seats", "games")
 _FORMAT_ONLY = {
     "round-robin": ("cap",),
@@ -218,16 +220,6 @@ class FormatConfig:
 
 
 @dataclass(frozen=True, slots=True)
-class LimitsConfig:
-    """Time limits in seconds: per decision, an optional per-game bank, and a decision's
-    wall-clock limit as a multiple of its time."""
-
-    decision: float = 1.0
-    game: float | None = None
-    wall_factor: float = 2.0
-
-
-@dataclass(frozen=True, slots=True)
 class TournamentConfig:
     """A whole tournament, validated: everything a run needs, defaults filled in."""
 
@@ -237,7 +229,8 @@ class TournamentConfig:
     format: FormatConfig = FormatConfig()
     options: Options = Options()
     seed: int = 1
-    limits: LimitsConfig = LimitsConfig()
+    limits: Limits = field(default_factory=Limits)
+    """The game's time limits, the one class the referee uses (YAML `limits.game` is `bank`)."""
     mode: str | None = None
     workers: int | None = None
     """Worker processes; None means one per core (decided at run time, not here)."""
@@ -594,12 +587,12 @@ class _Builder:
     def output(self, raw: Any, name: str) -> str:
         return f"results/{name}" if raw is None else self.text(("output",), raw)
 
-    def limits(self, raw: Any) -> LimitsConfig:
-        limits = {} if raw is None else self.mapping(("limits",), raw, _LIMIT_KEYS)
+    def limits(self, raw: Any) -> Limits:
+        limits = {} if raw is None else self.mapping(("limits",), raw, tuple(_LIMIT_KEYS))
         game = limits.get("game")
-        return LimitsConfig(
+        return Limits(
             decision=self.seconds(("limits", "decision"), limits.get("decision", 1.0)),
-            game=None if game is None else self.seconds(("limits", "game"), game),
+            bank=None if game is None else self.seconds(("limits", "game"), game),
             wall_factor=self.factor(("limits", "wall_factor"), limits.get("wall_factor", 2.0)),
         )
 
@@ -854,7 +847,7 @@ def config_as_run(cfg: TournamentConfig) -> dict[str, Any]:
         "entrants": [_entrant_as_run(e) for e in cfg.entrants],
         "format": _format_as_run(cfg.format),
         "seed": cfg.seed,
-        "limits": {"decision": cfg.limits.decision, "game": cfg.limits.game,
+        "limits": {"decision": cfg.limits.decision, "game": cfg.limits.bank,
                    "wall_factor": cfg.limits.wall_factor},
         "mode": cfg.mode,
         "workers": cfg.workers,
@@ -915,9 +908,9 @@ def config_differences(
 def added_defaults(info: RuleSetInfo) -> dict[str, Any]:
     """Every key's default that a saved config may lack because a later arena added it: the
     rule set's options and the time limits, as dotted paths for `config_differences`."""
-    limits = LimitsConfig()
+    limits = Limits()
     defaults = {f"options.{key}": value for key, value in info.check_options({}).items()}
-    defaults.update({f"limits.{key}": getattr(limits, key) for key in _LIMIT_KEYS})
+    defaults.update({f"limits.{key}": getattr(limits, _LIMIT_KEYS[key]) for key in _LIMIT_KEYS})
     return defaults
 
 

@@ -54,7 +54,6 @@ from arena.config import (
     DEFAULT_CAP,
     EntrantConfig,
     KeyLines,
-    LimitsConfig,
     OptionProblem,
     Options,
     RuleSetInfo,
@@ -505,7 +504,7 @@ class GameSetup:
     tournament: str
     rules: str
     options: Options
-    limits: LimitsConfig
+    limits: Limits
     entrants: tuple[EntrantConfig, ...]
     replays: str | None
     """Absolute folder for replay files, or None when replays are off."""
@@ -530,7 +529,7 @@ class _Worker:
         self.specs = tuple(
             None if e.bot is None else registry.resolve(e.bot) for e in setup.entrants
         )
-        self.limits = Limits(setup.limits.decision, setup.limits.game, setup.limits.wall_factor)
+        self.limits = setup.limits
         self.options = setup.options.dict()
         self.bot_options = tuple(MappingProxyType(e.options.dict()) for e in setup.entrants)
         self.replays = None if setup.replays is None else Path(setup.replays)

@@ -147,7 +147,7 @@ def _start(
     spec = None if entrant.bot is None else (registry or default_registry()).resolve(entrant.bot)
     names = [entrant.name, *(e.name for e in cfg.entrants if e is not entrant)]
     context = trial_context(
-        cfg.rules, cfg.options, cfg.format.seats, Limits(cfg.limits.decision, cfg.limits.game),
+        cfg.rules, cfg.options, cfg.format.seats, cfg.limits,
         bot_options, names[: cfg.format.seats],
     )
     return start_problem(make_host(entrant, spec), context)
