@@ -9,6 +9,7 @@ from __future__ import annotations
 from arena.bot import Bot, BotContext, GameEnd, Limits
 from arena.hands import Claim, parse_claim
 from arena.hookspecs import hookimpl
+from arena.options import Options
 from arena.referee import GameRecord, play_game
 from arena.rules.actions import (
     Accept,
@@ -30,6 +31,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Accept", "Action", "Bid", "Bot", "BotContext", "Challenge", "Choose", "Claim", "Decision",
-    "Event", "Exchange", "GameEnd", "GameRecord", "Legal", "Limits", "Look", "Observation", "Pass",
-    "Reroll", "Result", "hookimpl", "parse_action", "parse_claim", "play_game", "random_action",
+    "Event", "Exchange", "GameEnd", "GameRecord", "Legal", "Limits", "Look", "Observation",
+    "Options", "Pass", "Reroll", "Result", "hookimpl", "parse_action", "parse_claim", "play_game",
+    "random_action",
 ]

@@ -14,6 +14,7 @@ from types import MappingProxyType
 from typing import Any, ClassVar
 
 from arena.limits import Limits
+from arena.options import NO_OPTIONS, Options
 from arena.rules.actions import Action
 from arena.rules.base import Event, Observation, Result
 
@@ -29,10 +30,10 @@ class BotContext:
     seat: int
     players: int
     rules: str
-    options: Mapping[str, Any]
+    options: Options
     limits: Limits
     rng: random.Random = field(compare=False)
-    bot_options: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    bot_options: Options = NO_OPTIONS
     names: tuple[str, ...] = ()
 
 

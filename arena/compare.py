@@ -31,6 +31,7 @@ from typing import Any, Literal
 from arena import stats
 from arena.bot import Limits
 from arena.hosts import InlineHost
+from arena.options import Options
 from arena.referee import Player, play_game
 from arena.seeds import derive_seed
 
@@ -97,7 +98,7 @@ def build_player(entrant: Entrant, registry: Any = None, seat: int = 0) -> Playe
     run inline (a strategy author compares their own code); `cmd:` bots in their process."""
     from arena.plugins import default_registry
 
-    options = MappingProxyType(dict(entrant.options))
+    options = Options.of(dict(entrant.options))
     if entrant.ref.startswith(COMMAND_PREFIX):
         host = _KEPT.get((entrant.label, seat))
         if host is None:

@@ -17,7 +17,7 @@ import json
 import math
 import os
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from os import PathLike
 from pathlib import Path
@@ -26,6 +26,7 @@ from typing import Any, NoReturn, Protocol
 import yaml
 
 from arena.limits import Limits
+from arena.options import NO_OPTIONS, Options
 
 __all__ = [
     "ConfigError",
@@ -137,57 +138,6 @@ class RuleSetInfo(Protocol):
 # --- the frozen tree ----------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True, eq=False, repr=False)
-class Options(Mapping[str, Any]):
-    """A read-only, hashable mapping (sorted pairs); nested mappings and lists are frozen too."""
-
-    pairs: tuple[tuple[str, Any], ...] = ()
-
-    @classmethod
-    def of(cls, mapping: Mapping[str, Any] | None = None) -> Options:
-        """Freeze a plain mapping so it can live in the config tree."""
-        items = (mapping or {}).items()
-        return cls(tuple(sorted(((str(k), _freeze(v)) for k, v in items), key=lambda kv: kv[0])))
-
-    def __getitem__(self, key: str) -> Any:
-        for name, value in self.pairs:
-            if name == key:
-                return value
-        raise KeyError(key)
-
-    def __iter__(self) -> Iterator[str]:
-        return (name for name, _ in self.pairs)
-
-    def __len__(self) -> int:
-        return len(self.pairs)
-
-    def __hash__(self) -> int:
-        return hash(self.pairs)
-
-    def __repr__(self) -> str:
-        return f"Options({self.dict()!r})"
-
-    def dict(self) -> dict[str, Any]:
-        """Return a plain, mutable copy (nested mappings as dicts, tuples as lists)."""
-        return {name: _thaw(value) for name, value in self.pairs}
-
-
-def _freeze(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return Options.of(value)
-    if isinstance(value, list | tuple):
-        return tuple(_freeze(v) for v in value)
-    return value
-
-
-def _thaw(value: Any) -> Any:
-    if isinstance(value, Options):
-        return value.dict()
-    if isinstance(value, tuple):
-        return [_thaw(v) for v in value]
-    return value
-
-
 @dataclass(frozen=True, slots=True)
 class EntrantConfig:
     """One player of the tournament: its name in results, what runs it and how."""
@@ -197,7 +147,7 @@ class EntrantConfig:
     """A bot reference: registered name, path to a .py file, or module:Class."""
     command: tuple[str, ...] | None = None
     """An executable and its arguments, speaking the JSON protocol (instead of `bot`)."""
-    options: Options = Options()
+    options: Options = NO_OPTIONS
     mode: str | None = None
     """inline | process | command; None lets the tournament choose."""
 
@@ -227,7 +177,7 @@ class TournamentConfig:
     rules: str
     entrants: tuple[EntrantConfig, ...]
     format: FormatConfig = FormatConfig()
-    options: Options = Options()
+    options: Options = NO_OPTIONS
     seed: int = 1
     limits: Limits = field(default_factory=Limits)
     """The game's time limits, the one class the referee uses (YAML `limits.game` is `bank`)."""

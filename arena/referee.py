@@ -15,12 +15,12 @@ import traceback
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any, NamedTuple, TypeAlias
 
 from arena.bot import Bot, BotContext, GameEnd, Limits
 from arena.codec import action_to_json
 from arena.hosts import BotFault, Host, InlineHost, decision_alarm, shown
+from arena.options import NO_OPTIONS, Options
 from arena.rules import CHANCE, TERMINAL, RuleSet, get_rules
 from arena.rules.actions import Action, Chance
 from arena.rules.base import Event, Observation, Result
@@ -41,7 +41,7 @@ class Player:
     host: Host
     origin: str = ""
     version: str = ""
-    options: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    options: Options = NO_OPTIONS
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +91,7 @@ class GameRecord:
 
     rules: str
     version: int
-    options: Mapping[str, Any]
+    options: Options
     seed: int
     players: tuple[Player, ...]
     log: tuple[LogEntry, ...]
@@ -139,7 +139,7 @@ class _Game:
     """The mutable bookkeeping of one game in progress (the rules state itself is immutable)."""
 
     def __init__(self, ruleset: RuleSet, players: tuple[Player, ...], seed: int,
-                 options: dict[str, Any], limits: Limits,
+                 options: Options, limits: Limits,
                  spectator: Callable[[Event], None] | None = None) -> None:
         self.rules, self.players, self.seed = ruleset, players, seed
         self.options, self.limits = options, limits
@@ -194,7 +194,7 @@ class _Game:
             self._note_fault(seat, fault)
         result: Result = rules.result(state)
         self._end_bots(result)
-        return GameRecord(rules.id, rules.version, MappingProxyType(self.options), self.seed,
+        return GameRecord(rules.id, rules.version, self.options, self.seed,
                           self.players, tuple(log), result, tuple(self.faults),
                           self.decisions, tuple(self.think), self.limits)
 
@@ -202,7 +202,7 @@ class _Game:
         names = tuple(p.name for p in self.players)
         for seat, player in enumerate(self.players):
             context = BotContext(
-                seat, len(self.players), self.rules.id, MappingProxyType(self.options),
+                seat, len(self.players), self.rules.id, self.options,
                 self.limits, random.Random(derive_seed(self.seed, "bot", seat)),
                 player.options, names,
             )

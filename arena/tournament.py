@@ -43,7 +43,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from types import FrameType, MappingProxyType
+from types import FrameType
 from typing import Any
 
 import yaml
@@ -531,7 +531,7 @@ class _Worker:
         )
         self.limits = setup.limits
         self.options = setup.options.dict()
-        self.bot_options = tuple(MappingProxyType(e.options.dict()) for e in setup.entrants)
+        self.bot_options = tuple(e.options for e in setup.entrants)
         self.replays = None if setup.replays is None else Path(setup.replays)
         self.kept: dict[int, Host] = {}
         """Isolated hosts by entrant: their bot processes serve every game of this worker."""

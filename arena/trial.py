@@ -19,12 +19,13 @@ import signal
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from types import FrameType, MappingProxyType
+from types import FrameType
 from typing import Any
 
 from arena.bot import BotContext, Limits
 from arena.config import ConfigError, EntrantConfig, KeyLines, TournamentConfig
 from arena.hosts import BotFault, Host
+from arena.options import Options
 from arena.processes import ProcessLimits
 
 __all__ = ["START_TIMEOUT", "check_entrants", "command_problem", "start_problem", "trial_context"]
@@ -101,8 +102,8 @@ def trial_context(
     names: Sequence[str],
 ) -> BotContext:
     """The context of seat 0 at a table of the tournament, as a game would build it."""
-    return BotContext(0, players, rules, MappingProxyType(dict(options)), limits,
-                      random.Random(0), MappingProxyType(dict(bot_options)), tuple(names))
+    return BotContext(0, players, rules, Options.of(options), limits,
+                      random.Random(0), Options.of(bot_options), tuple(names))
 
 
 # --- a tournament's entrants --------------------------------------------------------------

@@ -12,6 +12,8 @@ import pytest
 from arena_bots.random_bot import RandomBot
 
 import arena
+from arena.hosts import InlineHost
+from arena.referee import Player
 from arena.rules import RULESETS
 
 
@@ -79,3 +81,27 @@ def test_the_random_bot_is_written_with_the_public_api_only() -> None:
     used = {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)
             and isinstance(node.value, ast.Name) and node.value.id == "arena"}
     assert used <= set(arena.__all__)
+
+
+def test_options_have_one_shape_wherever_a_bot_or_a_record_holds_them() -> None:
+    """Rule options and bot options reach a bot, and the record, as read-only, hashable
+    `arena.Options`, equal to the plain mapping they were given as."""
+    given: list[arena.BotContext] = []
+
+    class Keeper(RandomBot):
+        options = {"care": 1}  # noqa: RUF012 - a bot's declared defaults
+
+        def start(self, context: arena.BotContext) -> None:
+            given.append(context)
+
+    seats = [Player("keeper", InlineHost(Keeper), options=arena.Options.of({"care": 2})),
+             RandomBot]
+    record = arena.play_game("dice", seats, seed=1, options={"max_points": 2})
+    context = given[0]
+    for options in (context.options, context.bot_options, record.options):
+        assert isinstance(options, arena.Options)
+        assert hash(options) == hash(arena.Options.of(dict(options)))
+        with pytest.raises(TypeError):
+            options["max_points"] = 9  # type: ignore[index]
+    assert context.bot_options == {"care": 2}
+    assert context.options == record.options and record.options["max_points"] == 2

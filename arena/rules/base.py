@@ -14,6 +14,7 @@ from types import MappingProxyType
 from typing import Any, Literal, NamedTuple, Protocol, TypeAlias
 
 from arena.hands import Claim, ClaimSpace
+from arena.options import Options
 from arena.rules.actions import (
     Accept,
     Action,
@@ -371,15 +372,15 @@ FAULT_OPTIONS = (
 )
 
 
-def check_options(specs: Sequence[OptionSpec],
-                  options: Mapping[str, object] | None) -> dict[str, Any]:
+def check_options(specs: Sequence[OptionSpec], options: Mapping[str, object] | None) -> Options:
     """Return the options with defaults filled in; raise OptionError on unknown or bad ones."""
     known = {s.name: s for s in specs}
     given = dict(options or {})
     for key in given:
         if key not in known:
             raise OptionError(key, f"unknown option (known: {', '.join(sorted(known))})")
-    return {name: spec.check(given.get(name, spec.default)) for name, spec in known.items()}
+    return Options((name, spec.check(given.get(name, spec.default)))
+                   for name, spec in known.items())
 
 
 def next_active(active: Sequence[bool], seat: int) -> int:
@@ -432,7 +433,7 @@ class Engine:
     def __repr__(self) -> str:
         return f"<rules {self.id} v{self.version}>"
 
-    def check_options(self, options: Mapping[str, object] | None) -> dict[str, Any]:
+    def check_options(self, options: Mapping[str, object] | None) -> Options:
         """Return options with defaults filled in, or raise OptionError."""
         return check_options(self.option_specs, options)
 
@@ -456,7 +457,7 @@ class RuleSet(Protocol):
     max_players: int
     option_specs: tuple[OptionSpec, ...]
 
-    def check_options(self, options: Mapping[str, object] | None) -> dict[str, Any]:
+    def check_options(self, options: Mapping[str, object] | None) -> Options:
         """Return options with defaults filled in, or raise OptionError."""
 
     def check_players(self, players: int) -> None:
