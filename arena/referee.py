@@ -15,6 +15,7 @@ import traceback
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, NamedTuple, TypeAlias
 
 from arena.bot import Bot, BotContext, GameEnd, Limits
@@ -254,9 +255,14 @@ class _Game:
     def _fault(self, state: Any, seat: int, fault: BotFault, elapsed: float) -> Any:
         self.faults.append(Fault(seat, fault.kind, fault.message, self.decisions, fault.sent))
         self.log.append(FaultEntry(seat, fault.kind, fault.message, elapsed, fault.sent))
-        if self.spectator is not None:
-            self.spectator(Event("fault", seat, {"kind": fault.kind, "message": fault.message}))
+        self._show_fault(seat, fault)
         return self.rules.fault(state, seat)
+
+    def _show_fault(self, seat: int, fault: BotFault) -> None:
+        """Show the spectator a fault as a `fault` event (read-only data, like every event)."""
+        if self.spectator is not None:
+            data = MappingProxyType({"kind": fault.kind, "message": fault.message})
+            self.spectator(Event("fault", seat, data))
 
     def _in_game(self, state: Any) -> bool:
         """Whether a pending fault's seat is still in the game; the faults of seats already
@@ -278,8 +284,7 @@ class _Game:
         seat, fault, where = self.pending.pop(0)
         self.faults.append(Fault(seat, fault.kind, fault.message, self.decisions, fault.sent))
         self.log.append(FaultEntry(seat, fault.kind, fault.message, 0.0, fault.sent, where))
-        if self.spectator is not None:
-            self.spectator(Event("fault", seat, {"kind": fault.kind, "message": fault.message}))
+        self._show_fault(seat, fault)
         return self.rules.fault(state, seat)
 
     def _dispatch(self, events: tuple[Event, ...]) -> None:

@@ -1,4 +1,5 @@
-"""Random legal play: a sampler over `Legal`, and whole random games, for tests and benchmarks.
+"""Random legal play: a sampler over `Legal` (public as `arena.random_action`, the `random`
+bot's play), and whole random games, for tests and benchmarks.
 
 PURE: the generator is passed in.
 """
