@@ -12,6 +12,7 @@ from typing import Any
 from arena.bot import Bot, BotContext, GameEnd, Limits
 from arena.hands import Claim, parse_claim
 from arena.hookspecs import hookimpl
+from arena.options import Options
 from arena.referee import GameRecord
 from arena.rules.actions import (
     Accept,
@@ -24,7 +25,8 @@ from arena.rules.actions import (
     Reroll,
     parse_action,
 )
-from arena.rules.base import Event, Legal, Observation, Result
+from arena.rules.base import Decision, Event, Legal, Observation, Result
+from arena.rules.playout import random_action
 
 
 def play_game(rules: str | Any, players: Sequence[object], seed: int = 0,
@@ -49,7 +51,8 @@ Exchange = Reroll  # dice-cards: exchanging cards is the reroll of the card vari
 __version__ = "0.1.0"
 
 __all__ = [
-    "Accept", "Action", "Bid", "Bot", "BotContext", "Challenge", "Choose", "Claim", "Event",
-    "Exchange", "GameEnd", "GameRecord", "Legal", "Limits", "Look", "Observation", "Pass", "Reroll",
-    "Result", "hookimpl", "parse_action", "parse_claim", "play_game",
+    "Accept", "Action", "Bid", "Bot", "BotContext", "Challenge", "Choose", "Claim", "Decision",
+    "Event", "Exchange", "GameEnd", "GameRecord", "Legal", "Limits", "Look", "Observation",
+    "Options", "Pass", "Reroll", "Result", "hookimpl", "parse_action", "parse_claim", "play_game",
+    "random_action",
 ]

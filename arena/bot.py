@@ -13,32 +13,16 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, ClassVar
 
+from arena.limits import Limits
+from arena.options import NO_OPTIONS, Options
 from arena.rules import RULESETS
 from arena.rules.actions import Action
 from arena.rules.base import Description, Event, Observation, Result
 
+__all__ = ["ALL_RULES", "Bot", "BotContext", "GameEnd", "Limits"]  # Limits: from arena.limits
+
 ALL_RULES = tuple(RULESETS)
 """The built-in rule sets' ids: what a bot plays unless it says otherwise."""
-
-
-@dataclass(frozen=True, slots=True)
-class Limits:
-    """Time limits for each bot: seconds per decision, an optional per-game time bank, and
-    the wall-clock limit of a decision as a multiple of its time (`wall_factor`): past its
-    time a decision is billed the smaller of its wall and CPU time, and it is stopped at
-    `time × wall_factor` of wall time however little CPU it used (docs/rules.md, Faults)."""
-
-    decision: float = 1.0
-    bank: float | None = None
-    wall_factor: float = 2.0
-
-    def __post_init__(self) -> None:
-        if not self.decision > 0:
-            raise ValueError(f"decision time limit must be positive, not {self.decision!r}")
-        if self.bank is not None and self.bank < 0:
-            raise ValueError(f"time bank must be zero or more seconds, not {self.bank!r}")
-        if not 1 <= self.wall_factor < float("inf"):
-            raise ValueError(f"wall_factor must be at least 1 and finite, not {self.wall_factor!r}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,10 +35,10 @@ class BotContext:
     seat: int
     players: int
     rules: str
-    options: Mapping[str, Any]
+    options: Options
     limits: Limits
     rng: random.Random = field(compare=False)
-    bot_options: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    bot_options: Options = NO_OPTIONS
     names: tuple[str, ...] = ()
     description: Description | None = None
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
 from arena import hands
@@ -136,7 +137,7 @@ def event_from_json(data: Mapping[str, Any], straight_over_full: bool = False) -
         elif key in _CLAIM_KEYS and type(value) is str:
             value = hands.parse_claim(value, straight_over_full)
         fields[key] = value
-    return Event(data["kind"], data.get("seat"), fields, data.get("to"))
+    return Event(data["kind"], data.get("seat"), MappingProxyType(fields), data.get("to"))
 
 
 def observation_to_json(obs: Observation, history: bool = True) -> dict[str, Any]:

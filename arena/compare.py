@@ -23,11 +23,12 @@ from collections.abc import Callable, Generator, Mapping
 from contextlib import closing
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from arena import stats
 from arena.bot import Limits
 from arena.entrants import EntrantError, KeptHosts, Reference, checked, resolve
+from arena.options import Options
 from arena.referee import Player
 from arena.seeds import derive_seed
 
@@ -184,9 +185,14 @@ def plan_group(setup: Setup, index: int) -> tuple[Table, ...]:
     return tuple(tables)
 
 
-def _seat_field(seats: int, tested: int, bot: Entrant, others: tuple[Entrant, ...]) -> tuple:
+_Seated = TypeVar("_Seated")
+"""What a table's seats hold: entrants, or their indexes in a scheduled game."""
+
+
+def _seat_field(seats: int, tested: int, bot: _Seated,
+                others: tuple[_Seated, ...]) -> tuple[_Seated, ...]:
     """Put `bot` in seat `tested` and the field in the seats after it, in order."""
-    table: list[Entrant] = [bot] * seats
+    table: list[_Seated] = [bot] * seats
     for i, other in enumerate(others):
         table[(tested + 1 + i) % seats] = other
     return tuple(table)
@@ -414,19 +420,17 @@ def group_results(setup: Setup, groups: int, workers: int = 1) -> Generator[Grou
 def game_setup(setup: Setup) -> Any:
     """The comparison as the tournament's worker takes it: entrants candidate, baseline,
     then the field, each its own entrant (a command bot gets its own process per seat)."""
-    from arena.config import LimitsConfig, Options
     from arena.tournament import GameSetup
 
     entrants = tuple(_entrant_config(e) for e in (setup.candidate, setup.baseline, *setup.field))
-    limits = LimitsConfig(setup.limits.decision, setup.limits.bank, setup.limits.wall_factor)
-    return GameSetup("compare", setup.rules, Options.of(dict(setup.options)), limits,
+    return GameSetup("compare", setup.rules, Options.of(dict(setup.options)), setup.limits,
                      entrants, None)
 
 
 def _entrant_config(entrant: Entrant) -> Any:
     """The entrant as the tournament's worker hosts it, by the one trust policy: a `cmd:`
     bot as its program, a Python bot where its reference's mode (or its origin) says."""
-    from arena.config import EntrantConfig, Options
+    from arena.config import EntrantConfig
 
     options = Options.of(dict(entrant.options))
     if entrant.command is not None:
@@ -442,12 +446,14 @@ def compare_games(setup: Setup, index: int) -> tuple[Any, ...]:
     field = tuple(range(2, 2 + len(setup.field)))
     games = []
     for number, table in enumerate(plan_group(setup, index)):
+        seats: tuple[int, ...]
         if setup.seats == 2:
             seats = (0, 1) if table.candidate_seat == 0 else (1, 0)
         elif table.candidate_seat is not None:
-            seats = _seat_field(setup.seats, table.candidate_seat, 0, field)  # type: ignore[arg-type]
+            seats = _seat_field(setup.seats, table.candidate_seat, 0, field)
         else:
-            seats = _seat_field(setup.seats, table.baseline_seat, 1, field)  # type: ignore[arg-type]
+            assert table.baseline_seat is not None
+            seats = _seat_field(setup.seats, table.baseline_seat, 1, field)
         games.append(GameSpec(f"compare-{index:06d}-{number}", "compare", index, seats,
                               table.seed, str(index)))
     return tuple(games)

@@ -17,13 +17,16 @@ import json
 import math
 import os
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, Protocol
 
 import yaml
+
+from arena.limits import Limits
+from arena.options import NO_OPTIONS, Options
 
 if TYPE_CHECKING:
     from arena.entrants import Reference
@@ -33,7 +36,6 @@ __all__ = [
     "EntrantConfig",
     "FormatConfig",
     "KeyLines",
-    "LimitsConfig",
     "OptionProblem",
     "Options",
     "RuleSetInfo",
@@ -67,7 +69,8 @@ _TOP_KEYS = (
     "replays",
 )
 _ENTRANT_KEYS = ("bot", "command", "alias", "options", "mode")
-_LIMIT_KEYS = ("decision", "game", "wall_factor")
+_LIMIT_KEYS = {"decision": "decision", "game": "bank", "wall_factor": "wall_factor"}
+"""The YAML keys of `limits`, and the `Limits` field each one sets."""
 _FORMAT_COMMON = ("type", "seats", "games")
 _FORMAT_ONLY = {
     "round-robin": ("cap",),
@@ -138,57 +141,6 @@ class RuleSetInfo(Protocol):
 # --- the frozen tree ----------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True, eq=False, repr=False)
-class Options(Mapping[str, Any]):
-    """A read-only, hashable mapping (sorted pairs); nested mappings and lists are frozen too."""
-
-    pairs: tuple[tuple[str, Any], ...] = ()
-
-    @classmethod
-    def of(cls, mapping: Mapping[str, Any] | None = None) -> Options:
-        """Freeze a plain mapping so it can live in the config tree."""
-        items = (mapping or {}).items()
-        return cls(tuple(sorted(((str(k), _freeze(v)) for k, v in items), key=lambda kv: kv[0])))
-
-    def __getitem__(self, key: str) -> Any:
-        for name, value in self.pairs:
-            if name == key:
-                return value
-        raise KeyError(key)
-
-    def __iter__(self) -> Iterator[str]:
-        return (name for name, _ in self.pairs)
-
-    def __len__(self) -> int:
-        return len(self.pairs)
-
-    def __hash__(self) -> int:
-        return hash(self.pairs)
-
-    def __repr__(self) -> str:
-        return f"Options({self.dict()!r})"
-
-    def dict(self) -> dict[str, Any]:
-        """Return a plain, mutable copy (nested mappings as dicts, tuples as lists)."""
-        return {name: _thaw(value) for name, value in self.pairs}
-
-
-def _freeze(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return Options.of(value)
-    if isinstance(value, list | tuple):
-        return tuple(_freeze(v) for v in value)
-    return value
-
-
-def _thaw(value: Any) -> Any:
-    if isinstance(value, Options):
-        return value.dict()
-    if isinstance(value, tuple):
-        return [_thaw(v) for v in value]
-    return value
-
-
 @dataclass(frozen=True, slots=True)
 class EntrantConfig:
     """One player of the tournament: its name in results, what runs it and how."""
@@ -198,7 +150,7 @@ class EntrantConfig:
     """A bot reference: registered name, path to a .py file, or module:Class."""
     command: tuple[str, ...] | None = None
     """An executable and its arguments, speaking the JSON protocol (instead of `bot`)."""
-    options: Options = Options()
+    options: Options = NO_OPTIONS
     mode: str | None = None
     """inline | process | command; None lets the tournament choose."""
 
@@ -231,16 +183,6 @@ class FormatConfig:
 
 
 @dataclass(frozen=True, slots=True)
-class LimitsConfig:
-    """Time limits in seconds: per decision, an optional per-game bank, and a decision's
-    wall-clock limit as a multiple of its time."""
-
-    decision: float = 1.0
-    game: float | None = None
-    wall_factor: float = 2.0
-
-
-@dataclass(frozen=True, slots=True)
 class TournamentConfig:
     """A whole tournament, validated: everything a run needs, defaults filled in."""
 
@@ -248,9 +190,10 @@ class TournamentConfig:
     rules: str
     entrants: tuple[EntrantConfig, ...]
     format: FormatConfig = FormatConfig()
-    options: Options = Options()
+    options: Options = NO_OPTIONS
     seed: int = 1
-    limits: LimitsConfig = LimitsConfig()
+    limits: Limits = field(default_factory=Limits)
+    """The game's time limits, the one class the referee uses (YAML `limits.game` is `bank`)."""
     mode: str | None = None
     workers: int | None = None
     """Worker processes; None means one per core (decided at run time, not here)."""
@@ -607,12 +550,12 @@ class _Builder:
     def output(self, raw: Any, name: str) -> str:
         return f"results/{name}" if raw is None else self.text(("output",), raw)
 
-    def limits(self, raw: Any) -> LimitsConfig:
-        limits = {} if raw is None else self.mapping(("limits",), raw, _LIMIT_KEYS)
+    def limits(self, raw: Any) -> Limits:
+        limits = {} if raw is None else self.mapping(("limits",), raw, tuple(_LIMIT_KEYS))
         game = limits.get("game")
-        return LimitsConfig(
+        return Limits(
             decision=self.seconds(("limits", "decision"), limits.get("decision", 1.0)),
-            game=None if game is None else self.seconds(("limits", "game"), game),
+            bank=None if game is None else self.seconds(("limits", "game"), game),
             wall_factor=self.factor(("limits", "wall_factor"), limits.get("wall_factor", 2.0)),
         )
 
@@ -867,7 +810,7 @@ def config_as_run(cfg: TournamentConfig) -> dict[str, Any]:
         "entrants": [_entrant_as_run(e) for e in cfg.entrants],
         "format": _format_as_run(cfg.format),
         "seed": cfg.seed,
-        "limits": {"decision": cfg.limits.decision, "game": cfg.limits.game,
+        "limits": {"decision": cfg.limits.decision, "game": cfg.limits.bank,
                    "wall_factor": cfg.limits.wall_factor},
         "mode": cfg.mode,
         "workers": cfg.workers,
@@ -928,9 +871,9 @@ def config_differences(
 def added_defaults(info: RuleSetInfo) -> dict[str, Any]:
     """Every key's default that a saved config may lack because a later arena added it: the
     rule set's options and the time limits, as dotted paths for `config_differences`."""
-    limits = LimitsConfig()
+    limits = Limits()
     defaults = {f"options.{key}": value for key, value in info.check_options({}).items()}
-    defaults.update({f"limits.{key}": getattr(limits, key) for key in _LIMIT_KEYS})
+    defaults.update({f"limits.{key}": getattr(limits, _LIMIT_KEYS[key]) for key in _LIMIT_KEYS})
     return defaults
 
 

@@ -18,10 +18,10 @@ import shlex
 from collections import OrderedDict
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from types import MappingProxyType
 from typing import Any, Literal, cast
 
 from arena.hosts import Host, InlineHost
+from arena.options import Options
 from arena.plugins import BotSpec, PluginError, Registry, default_registry
 from arena.referee import Player, as_player
 
@@ -131,7 +131,7 @@ class Resolved:
     def player(self, host: Host, name: str | None = None) -> Player:
         """The seat's Player on this host, named as given (else by the bot's label)."""
         version = "" if self.spec is None else self.spec.version
-        options = MappingProxyType(dict(self.reference.options))
+        options = Options.of(dict(self.reference.options))
         return Player(name or self.reference.label, host, self.origin, version, options)
 
 

@@ -11,9 +11,10 @@ import enum
 import functools
 import itertools
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
+from types import MappingProxyType
 
 RANK_TEXT = "23456789TJQKA"
 SUIT_TEXT = "cdhs"
@@ -268,7 +269,7 @@ class ClaimSpace:
     kind: str
     straight_over_full: bool
     claims: tuple[Value, ...]
-    index: dict[Value, int] = field(repr=False, compare=False)
+    index: Mapping[Value, int] = field(repr=False, compare=False)
 
     def __len__(self) -> int:
         return len(self.claims)
@@ -294,7 +295,8 @@ def claim_space(kind: str, straight_over_full: bool = False) -> ClaimSpace:
     """Return the claim space for dice or cards hands, built once."""
     raw = {DICE: _dice_values, CARDS: _card_values}[kind]()
     claims = tuple(sorted(Value(cat, ranks, straight_over_full) for cat, ranks in raw))
-    return ClaimSpace(kind, straight_over_full, claims, {c: i for i, c in enumerate(claims)})
+    index = MappingProxyType({c: i for i, c in enumerate(claims)})  # shown to bots: read-only
+    return ClaimSpace(kind, straight_over_full, claims, index)
 
 
 def hand_kind(rules: str) -> str:

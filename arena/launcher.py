@@ -22,7 +22,6 @@ import resource
 import signal
 import sys
 from collections.abc import Callable, Mapping
-from types import MappingProxyType
 from typing import IO, Any
 
 PROTOCOL = 2
@@ -90,7 +89,7 @@ def apply_limits(limits: Mapping[str, Any]) -> None:
 def _prctl(option: int, value: int) -> bool:
     try:
         libc = ctypes.CDLL(None, use_errno=True)
-        return libc.prctl(option, value, 0, 0, 0) == 0
+        return bool(libc.prctl(option, value, 0, 0, 0) == 0)
     except (OSError, AttributeError):
         return False
 
@@ -211,6 +210,7 @@ class BotServer:
     def start(self, message: Mapping[str, Any]) -> None:
         """Build a fresh bot for this game from the context sent."""
         from arena.bot import Bot, BotContext, Limits
+        from arena.options import Options
 
         _reap_orphans()
         self.bot, self.pending = None, None
@@ -221,10 +221,10 @@ class BotServer:
         c = message["context"]
         limits = c.get("limits", {})
         context = BotContext(
-            c["seat"], c["players"], c["rules"], MappingProxyType(dict(c["options"])),
+            c["seat"], c["players"], c["rules"], Options(c["options"]),
             Limits(limits.get("decision", 1.0), limits.get("bank"),
                    limits.get("wall_factor", 2.0)),
-            random.Random(c["seed"]), MappingProxyType(dict(c.get("bot_options", {}))),
+            random.Random(c["seed"]), Options.of(c.get("bot_options", {})),
             tuple(c.get("names", ())), _description(c.get("description")),
         )
         state = message.get("rng_state")

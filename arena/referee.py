@@ -16,14 +16,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import Any, NamedTuple, TypeAlias
 
 from arena.bot import Bot, BotContext, GameEnd, Limits
 from arena.codec import action_to_json
 from arena.hosts import BotFault, Host, InlineHost, decision_alarm, shown
+from arena.options import NO_OPTIONS, Options
 from arena.rules import CHANCE, TERMINAL, RuleSet, get_rules
 from arena.rules.actions import Action, Chance
-from arena.rules.base import Event, Result
+from arena.rules.base import Event, Observation, Result
 from arena.seeds import derive_seed
 
 MAX_DECISIONS = 200_000
@@ -41,7 +42,7 @@ class Player:
     host: Host
     origin: str = ""
     version: str = ""
-    options: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    options: Options = NO_OPTIONS
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,22 +57,45 @@ class Fault:
     sent: str | None = None
 
 
+class ActionEntry(NamedTuple):
+    """A seat's legal answer to its decision, and the seconds charged for it."""
+
+    seat: int
+    action: Action
+    seconds: float
+
+
+class FaultEntry(NamedTuple):
+    """A seat's fault: its kind and message, the seconds charged, what the bot sent (for
+    `illegal` and `protocol`), and `outside`: None for a fault on the bot's decision, else
+    where it happened ("start", "notify"); such a fault is not a decision."""
+
+    seat: int
+    kind: str
+    message: str
+    seconds: float
+    sent: str | None = None
+    outside: str | None = None
+
+
+LogEntry: TypeAlias = Chance | ActionEntry | FaultEntry | Event
+"""One line of a game's log. A chance outcome and an event are logged as they are (both
+are already named, immutable values); answers and faults get the entries above."""
+
+
 @dataclass(frozen=True, slots=True)
 class GameRecord:
     """Everything about one finished game.
 
-    `log` holds, in order: ("chance", Chance), ("action", seat, Action, seconds),
-    ("fault", seat, kind, message, seconds, sent, outside) and ("event", Event) entries;
-    `outside` is None for a fault on the bot's decision, else where it happened ("start",
-    "notify"), and such a fault is not a decision.
+    `log` holds, in order, every `Chance` outcome, `ActionEntry`, `FaultEntry` and `Event`.
     """
 
     rules: str
     version: int
-    options: Mapping[str, Any]
+    options: Options
     seed: int
     players: tuple[Player, ...]
-    log: tuple[tuple, ...]
+    log: tuple[LogEntry, ...]
     result: Result
     faults: tuple[Fault, ...]
     decisions: int
@@ -87,7 +111,7 @@ def as_player(item: object) -> Player:
     if isinstance(item, type) and issubclass(item, Bot):
         return Player(item.name or item.__name__, InlineHost(item), f"class {item.__qualname__}")
     if callable(item):
-        factory: Callable[[BotContext], Bot] = item  # type: ignore[assignment]
+        factory: Callable[[BotContext], Bot] = item
         return Player(getattr(item, "__name__", "bot"), InlineHost(factory), "callable")
     raise TypeError(f"not a bot: {item!r} (name bots through arena.play_game)")
 
@@ -112,11 +136,11 @@ class _Game:
     """The mutable bookkeeping of one game in progress (the rules state itself is immutable)."""
 
     def __init__(self, ruleset: RuleSet, players: tuple[Player, ...], seed: int,
-                 options: dict, limits: Limits,
+                 options: Options, limits: Limits,
                  spectator: Callable[[Event], None] | None = None) -> None:
         self.rules, self.players, self.seed = ruleset, players, seed
         self.options, self.limits = options, limits
-        self.log: list[tuple] = []
+        self.log: list[LogEntry] = []
         self.faults: list[Fault] = []
         self.broken: list[BotFault | None] = [None] * len(players)
         self.pending: list[tuple[int, BotFault, str]] = []
@@ -150,7 +174,7 @@ class _Game:
                 break
             if seat == CHANCE:
                 outcome: Chance = rules.chance(state, rng)
-                log.append(("chance", outcome))
+                log.append(outcome)
                 state = rules.apply(state, outcome)
             elif self.pending and self._in_game(state):
                 state = self._fault_outside(state)
@@ -160,14 +184,14 @@ class _Game:
             if self.watching:
                 self._dispatch(events)
             else:
-                log.extend([("event", event) for event in events])
+                log.extend(events)
             if self.decisions > MAX_DECISIONS:
                 raise RefereeError(f"game did not end after {MAX_DECISIONS} decisions")
         for seat, fault, _ in self.pending:  # raised once the game was decided: no effect
             self._note_fault(seat, fault)
         result: Result = rules.result(state)
         self._end_bots(result)
-        return GameRecord(rules.id, rules.version, MappingProxyType(self.options), self.seed,
+        return GameRecord(rules.id, rules.version, self.options, self.seed,
                           self.players, tuple(log), result, tuple(self.faults),
                           self.decisions, tuple(self.think), self.limits)
 
@@ -175,7 +199,7 @@ class _Game:
         names = tuple(p.name for p in self.players)
         for seat, player in enumerate(self.players):
             context = BotContext(
-                seat, len(self.players), self.rules.id, MappingProxyType(self.options),
+                seat, len(self.players), self.rules.id, self.options,
                 self.limits, random.Random(derive_seed(self.seed, "bot", seat)),
                 player.options, names, getattr(self.rules, "description", None),
             )
@@ -212,7 +236,7 @@ class _Game:
             note = getattr(host, "note", None)  # the bot's stderr, where it has its own
             illegal = BotFault("illegal", problem + (note() if note else ""), _sent(host, action))
             return self._fault(state, seat, illegal, elapsed)
-        self.log.append(("action", seat, action, elapsed))
+        self.log.append(ActionEntry(seat, action, elapsed))
         return new_state
 
     def _clock(self, seat: int, started: float, billed: float | None = None) -> float:
@@ -226,10 +250,15 @@ class _Game:
 
     def _fault(self, state: Any, seat: int, fault: BotFault, elapsed: float) -> Any:
         self.faults.append(Fault(seat, fault.kind, fault.message, self.decisions, fault.sent))
-        self.log.append(("fault", seat, fault.kind, fault.message, elapsed, fault.sent, None))
-        if self.spectator is not None:
-            self.spectator(Event("fault", seat, {"kind": fault.kind, "message": fault.message}))
+        self.log.append(FaultEntry(seat, fault.kind, fault.message, elapsed, fault.sent))
+        self._show_fault(seat, fault)
         return self.rules.fault(state, seat)
+
+    def _show_fault(self, seat: int, fault: BotFault) -> None:
+        """Show the spectator a fault as a `fault` event (read-only data, like every event)."""
+        if self.spectator is not None:
+            data = MappingProxyType({"kind": fault.kind, "message": fault.message})
+            self.spectator(Event("fault", seat, data))
 
     def _in_game(self, state: Any) -> bool:
         """Whether a pending fault's seat is still in the game; the faults of seats already
@@ -250,9 +279,8 @@ class _Game:
         (RULES.md: out of that game at once); it is recorded but is not a decision."""
         seat, fault, where = self.pending.pop(0)
         self.faults.append(Fault(seat, fault.kind, fault.message, self.decisions, fault.sent))
-        self.log.append(("fault", seat, fault.kind, fault.message, 0.0, fault.sent, where))
-        if self.spectator is not None:
-            self.spectator(Event("fault", seat, {"kind": fault.kind, "message": fault.message}))
+        self.log.append(FaultEntry(seat, fault.kind, fault.message, 0.0, fault.sent, where))
+        self._show_fault(seat, fault)
         state = self.rules.fault(state, seat)
         if where == "notify" and self.rules.observe(state, seat).active[seat]:
             self.broken[seat] = None  # one exception, one fault: under `penalty` it plays on
@@ -262,7 +290,7 @@ class _Game:
         """Record events and pass each to the seats that may see it."""
         hosts, spectator = self.players, self.spectator
         for event in events:
-            self.log.append(("event", event))
+            self.log.append(event)
             if spectator is not None:
                 spectator(event)
             for seat, player in enumerate(hosts):
@@ -297,7 +325,7 @@ def _sent(host: Host, action: object) -> str:
     return shown(json.dumps(encoded, separators=(", ", ": ")))
 
 
-def _problem(observation: Any, action: object) -> str | None:
+def _problem(observation: Observation, action: object) -> str | None:
     """Why the bot's answer is illegal, or None; a bot object that breaks the check is illegal."""
     try:
         return observation.legal.problem(action)

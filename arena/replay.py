@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.codec import CodecError, action_from_json, action_to_json, event_to_json
-from arena.referee import Fault, GameRecord
+from arena.referee import ActionEntry, Fault, FaultEntry, GameRecord, LogEntry
 from arena.results import write_atomic
 from arena.rules import CHANCE, RULESETS, RulesError, RuleSet
 from arena.rules.actions import Chance
@@ -93,28 +93,27 @@ def replay_lines(
     return [header, *(_entry(item) for item in record.log), _result(record)]
 
 
-def _entry(item: tuple[Any, ...]) -> dict[str, Any]:
-    kind = item[0]
-    if kind == "chance":
-        return {"type": "chance", "outcome": list(item[1].outcome)}
-    if kind == "action":
-        action = action_to_json(item[2])
-        return {"type": "action", "seat": item[1], "action": action, "seconds": _secs(item[3])}
-    if kind == "fault":
-        _, seat, fault_kind, message, seconds, sent, outside = item
-        line = {
+def _entry(item: LogEntry) -> dict[str, Any]:
+    if isinstance(item, Chance):
+        return {"type": "chance", "outcome": list(item.outcome)}
+    if isinstance(item, ActionEntry):
+        action = action_to_json(item.action)
+        return {"type": "action", "seat": item.seat, "action": action,
+                "seconds": _secs(item.seconds)}
+    if isinstance(item, FaultEntry):
+        line: dict[str, Any] = {
             "type": "fault",
-            "seat": seat,
-            "kind": fault_kind,
-            "message": message,
-            "seconds": _secs(seconds),
+            "seat": item.seat,
+            "kind": item.kind,
+            "message": item.message,
+            "seconds": _secs(item.seconds),
         }
-        if sent is not None:
-            line["sent"] = sent
-        if outside is not None:
-            line["outside"] = outside
+        if item.sent is not None:
+            line["sent"] = item.sent
+        if item.outside is not None:
+            line["outside"] = item.outside
         return line
-    return {"type": "event", "event": event_to_json(item[1])}
+    return {"type": "event", "event": event_to_json(item)}
 
 
 def _secs(seconds: float) -> float:

@@ -57,7 +57,6 @@ from arena.config import (
     DEFAULT_CAP,
     EntrantConfig,
     KeyLines,
-    LimitsConfig,
     OptionProblem,
     Options,
     RuleSetInfo,
@@ -491,7 +490,7 @@ class GameSetup:
     tournament: str
     rules: str
     options: Options
-    limits: LimitsConfig
+    limits: Limits
     entrants: tuple[EntrantConfig, ...]
     replays: str | None
     """Absolute folder for replay files, or None when replays are off."""
@@ -514,7 +513,7 @@ class _Worker:
         self.setup = setup
         self.ruleset = registry.rules[setup.rules]
         self.entrants = tuple(entrants.resolve(e.reference, registry) for e in setup.entrants)
-        self.limits = Limits(setup.limits.decision, setup.limits.game, setup.limits.wall_factor)
+        self.limits = setup.limits
         self.options = setup.options.dict()
         self.replays = None if setup.replays is None else Path(setup.replays)
         self.kept = entrants.KeptHosts(max(entrants.KEPT_CAP, self.ruleset.max_players))
@@ -717,7 +716,7 @@ class LostGames:
         self.deaths: list[str] = []
 
     def __call__(self, death: Death) -> GameSpec | _Crashed:
-        task = death.spec
+        task: GameSpec | _Crashed = death.spec
         game = task.game if isinstance(task, _Crashed) else task
         line = (f"a worker died ({death.cause}) in game {game.id}; its games are played "
                 "again on a new worker")

@@ -20,13 +20,14 @@ import signal
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from types import FrameType, MappingProxyType
+from types import FrameType
 from typing import Any
 
 from arena.bot import BotContext, Limits
 from arena.config import ConfigError, EntrantConfig, KeyLines, TournamentConfig
 from arena.entrants import Resolved, resolve
 from arena.hosts import BotFault, Host
+from arena.options import Options
 from arena.processes import ProcessLimits
 
 __all__ = [
@@ -122,8 +123,8 @@ def trial_context(
     """The context of seat 0 at a table of the tournament, as a game would build it."""
     from arena.plugins import find_rules
 
-    return BotContext(0, players, rules, MappingProxyType(dict(options)), limits,
-                      random.Random(0), MappingProxyType(dict(bot_options)), tuple(names),
+    return BotContext(0, players, rules, Options.of(options), limits,
+                      random.Random(0), Options.of(bot_options), tuple(names),
                       find_rules(rules).description)
 
 
@@ -164,9 +165,8 @@ def _start(
 ) -> str | None:
     """Start the entrant once as the tournament will host it, with these bot options."""
     names = [entrant.name, *(e.name for e in cfg.entrants if e is not entrant)]
-    limits = Limits(cfg.limits.decision, cfg.limits.game)
     return entrant_problem(resolve(entrant.reference, registry), cfg.rules, cfg.options,
-                           cfg.format.seats, limits, names, bot_options)
+                           cfg.format.seats, cfg.limits, names, bot_options)
 
 
 def _option_error(

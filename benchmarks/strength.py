@@ -25,7 +25,7 @@ from arena_bots.statistician import Statistician
 
 import arena
 from arena.hosts import InlineHost
-from arena.referee import Player
+from arena.referee import ActionEntry, Player
 from arena.stats import Estimate, wilson_interval
 
 BOTS = ("statistician", "honest", "bluffer", "random")
@@ -77,7 +77,7 @@ def play(job: Job) -> Outcome:
     TimedStatistician.cpu = 0.0
     record = arena.play_game(job.rules, lineup, seed=job.seed)
     seats = {seat for seat, name in enumerate(job.lineup) if name == STAR}
-    times = [e[3] for e in record.log if e[0] == "action" and e[1] in seats]
+    times = [e.seconds for e in record.log if isinstance(e, ActionEntry) and e.seat in seats]
     return Outcome(job, record.result.placements, len(record.faults), sum(times),
                    TimedStatistician.cpu, len(times))
 

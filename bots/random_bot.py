@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import arena
-from arena.rules.playout import random_action
 
 
 class RandomBot(arena.Bot):
@@ -20,4 +19,4 @@ class RandomBot(arena.Bot):
 
     def act(self, observation: arena.Observation) -> arena.Action:
         """Sample a legal action with this bot's own generator."""
-        return random_action(observation.legal, self.rng)
+        return arena.random_action(observation.legal, self.rng)

@@ -28,7 +28,7 @@ from arena.bot import BotContext
 from arena.hands import Category
 from arena.hosts import InlineHost
 from arena.plugins import default_registry
-from arena.referee import GameRecord, Player
+from arena.referee import ActionEntry, GameRecord, Player
 from arena.rules.actions import Chance
 from arena.rules.dice import DICE
 
@@ -43,7 +43,8 @@ def _contract_cases() -> list[tuple[str, str]]:
 
 
 def _actions(record: GameRecord) -> list[tuple[int, str]]:
-    return [(entry[1], str(entry[2])) for entry in record.log if entry[0] == "action"]
+    return [(entry.seat, str(entry.action)) for entry in record.log
+            if isinstance(entry, ActionEntry)]
 
 
 def _games(rules: str, lineup: list[object], seeds: range,
@@ -67,7 +68,8 @@ def test_bot_contract(name: str, rules: str) -> None:
         assert _actions(record) == _actions(arena.play_game(rules, lineup, seed=seed))
         records.append(record)
     seats = [(r, s) for r in records for s, p in enumerate(r.players) if p.name == name]
-    seconds = [e[3] for r, s in seats for e in r.log if e[0] == "action" and e[1] == s]
+    seconds = [e.seconds for r, s in seats for e in r.log
+               if isinstance(e, ActionEntry) and e.seat == s]
     assert seconds, f"{name} made no decision in {rules}"
     assert max(seconds) < LIMIT
 
@@ -106,8 +108,8 @@ def _claims_made(record: GameRecord, seat: int) -> list[tuple[int, int, int | No
     last = -1
     out = []
     for entry in record.log:
-        if entry[0] == "event":
-            event = entry[1]
+        if isinstance(entry, arena.Event):
+            event = entry
             if event.kind in ("round", "central"):
                 last, seen = -1, None
             elif event.to == seat and "hand" in event.data and record.rules != "cards":
@@ -119,8 +121,9 @@ def _claims_made(record: GameRecord, seat: int) -> list[tuple[int, int, int | No
                 last = space.index[event.data["claim"]]
                 if event.seat == seat and event.data.get("blind"):
                     out[-1] = (out[-1][0], out[-1][1], None)  # a blind pass knows nothing
-        elif entry[0] == "action" and entry[1] == seat and hasattr(entry[2], "claim"):
-            out.append((space.index[entry[2].claim], last + 1, seen))
+        elif isinstance(entry, ActionEntry) and entry.seat == seat and isinstance(
+                entry.action, arena.Bid | arena.Pass):
+            out.append((space.index[entry.action.claim], last + 1, seen))
     return out
 
 
@@ -221,11 +224,11 @@ def test_statistician_challenges_an_impossible_claim() -> None:
     (though looking would be legal), and it doubts five kings thrown out of nowhere."""
     thrower = 0
     for record in _games("dice", ["statistician", FiveKings], range(4)):
-        log = [e for e in record.log if e[0] == "action"]
+        log = [e for e in record.log if isinstance(e, ActionEntry)]
         for before, after in itertools.pairwise(log):
-            if before[1] == 1 and before[2] == arena.Bid(FIVE_K):
-                assert after[1] == 0 and after[2] == arena.Challenge()
-                thrower += isinstance(after[2], arena.Challenge)
+            if before.seat == 1 and before.action == arena.Bid(FIVE_K):
+                assert after.seat == 0 and after.action == arena.Challenge()
+                thrower += isinstance(after.action, arena.Challenge)
     assert thrower >= 8
 
 
@@ -241,8 +244,8 @@ def test_threshold_option_changes_behaviour() -> None:
         counts: Counter[str] = Counter()
         for record in _games("dice", [_with_threshold(threshold), "random"], range(4)):
             assert record.faults == ()
-            counts.update(type(e[2]).__name__ for e in record.log
-                          if e[0] == "action" and e[1] == 0)
+            counts.update(type(e.action).__name__ for e in record.log
+                          if isinstance(e, ActionEntry) and e.seat == 0)
         decisions[threshold] = counts
     assert decisions[0.0]["Look"] > decisions[1.0]["Look"]
     assert decisions[0.0]["Challenge"] < decisions[1.0]["Challenge"]
@@ -425,7 +428,8 @@ DICE_RULES = ("dice", "dice-cards")
 
 def _decisions(record: GameRecord, seat: int) -> Counter[str]:
     """What the seat was asked, counted by the kind of its answer."""
-    return Counter(type(e[2]).__name__ for e in record.log if e[0] == "action" and e[1] == seat)
+    return Counter(type(e.action).__name__ for e in record.log
+                   if isinstance(e, ActionEntry) and e.seat == seat)
 
 
 @pytest.mark.parametrize("options", OPTIONS, ids=str)
@@ -444,13 +448,12 @@ def test_builtin_bots_play_under_every_rule_option(rules: str, options: dict) ->
 def test_builtin_bots_choose_the_leader_as_receiver() -> None:
     record = arena.play_game("dice", ["honest", "statistician", "bluffer"], seed=4,
                              options={"receiver": "loser_chooses"})
-    chosen = [e[1] for e in record.log if e[0] == "event" and e[1].kind == "choose"]
+    chosen = [e for e in record.log if isinstance(e, arena.Event) and e.kind == "choose"]
     assert chosen
     points = [0, 0, 0]
-    for entry in record.log:
-        if entry[0] != "event":
+    for event in record.log:
+        if not isinstance(event, arena.Event):
             continue
-        event = entry[1]
         if event.kind == "point":
             points[event.seat] = event.data["points"]
         if event.kind == "choose":

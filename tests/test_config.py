@@ -12,11 +12,11 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from arena.bot import Limits
 from arena.config import (
     ConfigError,
     EntrantConfig,
     FormatConfig,
-    LimitsConfig,
     OptionProblem,
     Options,
     TournamentConfig,
@@ -136,7 +136,7 @@ def test_full_config_builds_the_frozen_tree() -> None:
     )
     assert cfg.format == FormatConfig("round-robin", seats=4, games=2, cap=20000)
     assert (cfg.seed, cfg.workers, cfg.replays) == (7, 2, False)
-    assert cfg.limits == LimitsConfig(decision=0.5, game=None)
+    assert cfg.limits == Limits(decision=0.5, bank=None)
 
 
 def test_defaults_are_filled_in() -> None:
@@ -148,7 +148,7 @@ def test_defaults_are_filled_in() -> None:
         format=FormatConfig("round-robin", seats=2, games=1, cap=20000),
         options=Options.of({"max_faults": 3, "max_points": 5, "on_fault": "forfeit"}),
         seed=1,
-        limits=LimitsConfig(1.0, None),
+        limits=Limits(1.0, None),
         mode=None,
         workers=None,
         output="results/small",

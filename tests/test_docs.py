@@ -121,9 +121,8 @@ def _emitted(rules: str) -> dict[str, tuple[set[bool], set[str]]]:
     for players, options in _games(rules):
         for seed in range(6):
             record = arena.play_game(rules, players, seed=seed, options=options)
-            for entry in record.log:
-                if entry[0] == "event":
-                    event = entry[1]
+            for event in record.log:
+                if isinstance(event, arena.Event):
                     seen[event.kind][0].add(event.to is None)
                     seen[event.kind][1].update(event.data)
     return seen

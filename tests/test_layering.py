@@ -22,6 +22,7 @@ PACKAGE = ROOT / "arena"
 
 LAYERS: dict[str, tuple[str, ...]] = {
     "rules": ("arena.rules", "arena.hands"),
+    "values": ("arena.options",),
     "referee": ("arena.referee",),
     "hosts": ("arena.hosts", "arena.isolation", "arena.processes", "arena.launcher",
               "arena.wire", "arena.codec"),
@@ -32,7 +33,8 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "cli": ("arena.cli", "arena.cli_bench", "arena.cli_compare", "arena.cli_replay",
             "arena.cli_run"),
 }
-"""Which modules make up each layer; a name covers the module and everything under it."""
+"""Which modules make up each layer; a name covers the module and everything under it.
+`values` are plain immutable values every layer may hold (a read-only options mapping)."""
 
 RULES_FACE = "arena.rules"
 """The rule sets' public face: the one rules module the tournament may import."""
@@ -113,7 +115,7 @@ def test_every_name_in_the_table_is_a_module_of_arena() -> None:
 
 def test_the_rules_import_only_the_standard_library_and_each_other() -> None:
     def allowed(name: str, taken: frozenset[str]) -> bool:
-        return is_standard(name) or covers(LAYERS["rules"], name)
+        return is_standard(name) or covers(LAYERS["rules"] + LAYERS["values"], name)
 
     assert violations("rules", allowed) == []
 

@@ -21,7 +21,7 @@ from arena.bot import BotContext
 from arena.cli import cli
 from arena.human import HumanBot
 from arena.play import TerminalHost
-from arena.referee import Player
+from arena.referee import ActionEntry, Player
 from arena.rules.actions import Action, Pass, parse_action
 from arena.rules.base import Observation
 
@@ -213,8 +213,8 @@ def test_every_suggested_answer_is_legal_at_that_moment(rules: str, sof: bool) -
         assert person.bad == []
         assert [f for f in record.faults if f.seat == 0] == []
         assert sum("not legal" in line for line in person.said) == 0
-        decisions |= {entry[2].__class__.__name__ for entry in record.log
-                      if entry[0] == "action" and entry[1] == 0}
+        decisions |= {entry.action.__class__.__name__ for entry in record.log
+                      if isinstance(entry, ActionEntry) and entry.seat == 0}
     assert len(decisions) >= 3  # the person took several kinds of decision
 
 
@@ -243,8 +243,8 @@ def test_a_bare_claim_in_a_cards_turn_is_a_pass() -> None:
         return Typist(context, ask, said.append)
 
     record = play_game("cards", [typist, "random", "random"], seed=5)
-    passes = [entry[2] for entry in record.log if entry[0] == "action" and entry[1] == 0
-              and isinstance(entry[2], Pass)]
+    passes = [entry.action for entry in record.log if isinstance(entry, ActionEntry)
+              and entry.seat == 0 and isinstance(entry.action, Pass)]
     assert passes and record.faults == ()
     assert not [line for line in said if "not understood" in line or "not legal" in line]
 

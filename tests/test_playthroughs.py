@@ -25,7 +25,9 @@ import pytest
 from arena_bots.random_bot import RandomBot
 
 import arena
-from arena.referee import GameRecord, play_game
+from arena.referee import ActionEntry, GameRecord, play_game
+from arena.rules.actions import Chance
+from arena.rules.base import Event
 
 FOLDER = Path(__file__).parent / "playthroughs"
 REGEN = "ARENA_REGEN_PLAYTHROUGHS"
@@ -100,14 +102,13 @@ def moves(record: GameRecord, seen: Any) -> list[str]:
     seat observed before it."""
     lines = []
     for entry in record.log:
-        if entry[0] == "chance":
-            lines.append(str(entry[1]))
-        elif entry[0] == "event":
-            event = entry[1]
-            private = "" if event.to is None else f" (to seat {event.to})"
-            lines.append(f"  event: {event}{private}")
-        elif entry[0] == "action":
-            lines += [next(seen), f"seat {entry[1]} acts: {entry[2]}"]
+        if isinstance(entry, Chance):
+            lines.append(str(entry))
+        elif isinstance(entry, Event):
+            private = "" if entry.to is None else f" (to seat {entry.to})"
+            lines.append(f"  event: {entry}{private}")
+        elif isinstance(entry, ActionEntry):
+            lines += [next(seen), f"seat {entry.seat} acts: {entry.action}"]
     return lines
 
 

@@ -14,9 +14,10 @@ from arena_bots.random_bot import RandomBot
 import arena
 from arena import play_game
 from arena.hosts import InlineHost
-from arena.referee import Player, RefereeError
+from arena.referee import ActionEntry, FaultEntry, LogEntry, Player, RefereeError
 from arena.replay import parse_replay, replay_lines, verify_replay
 from arena.rules import RULESETS
+from arena.rules.actions import Chance
 from arena.rules.playout import random_action
 
 
@@ -155,7 +156,7 @@ def test_penalty_policy_lets_the_bot_play_on_until_max_faults() -> None:
     record = play_game("dice", [Raiser, RandomBot], seed=3,
                        options={"on_fault": "penalty", "max_faults": 3})
     assert [f.kind for f in record.faults] == ["crash"] * 3
-    kinds = [e[1].kind for e in record.log if e[0] == "event"]
+    kinds = [e.kind for e in record.log if isinstance(e, arena.Event)]
     assert kinds.count("penalty") == 2
     assert record.result.placements == (2, 1)
 
@@ -183,8 +184,8 @@ def test_time_bank_absorbs_a_slow_decision() -> None:
 def test_the_same_seed_gives_the_same_game() -> None:
     def actions(seed: int) -> list[str]:
         record = play_game("cards", [RandomBot] * 4, seed=seed)
-        return [str(e[1]) if e[0] == "chance" else str(e[2])
-                for e in record.log if e[0] in ("chance", "action")]
+        return [str(e.action) if isinstance(e, ActionEntry) else str(e)
+                for e in record.log if isinstance(e, ActionEntry | Chance)]
 
     assert actions(5) == actions(5)
     assert actions(5) != actions(6)
@@ -233,10 +234,10 @@ def test_a_host_bug_is_a_referee_error_not_a_fault() -> None:
 
 def test_the_record_holds_decisions_with_times_and_every_event() -> None:
     record = play_game("dice", ["random", "random"], seed=2)
-    actions = [e for e in record.log if e[0] == "action"]
+    actions = [e for e in record.log if isinstance(e, ActionEntry)]
     assert len(actions) == record.decisions
-    assert all(seconds >= 0 for *_, seconds in actions)
-    kinds = {e[1].kind for e in record.log if e[0] == "event"}
+    assert all(e.seconds >= 0 for e in actions)
+    kinds = {e.kind for e in record.log if isinstance(e, arena.Event)}
     assert {"round", "roll", "claim", "challenge", "point", "out", "over"} <= kinds
     assert [p.name for p in record.players] == ["random", "random"]
     assert all(isinstance(p, Player) and p.origin.startswith("arena ") for p in record.players)
@@ -252,9 +253,9 @@ class DeafAfterTheFirstClaim(RandomBot):
             raise KeyError("cannot hear that")
 
 
-def _entries_after_first_claim(record: arena.GameRecord) -> list[tuple]:
-    start = next(i for i, e in enumerate(record.log) if e[0] == "event" and e[1].seat == 0
-                 and e[1].kind in ("claim", "pass"))
+def _entries_after_first_claim(record: arena.GameRecord) -> list[LogEntry]:
+    start = next(i for i, e in enumerate(record.log) if isinstance(e, arena.Event)
+                 and e.seat == 0 and e.kind in ("claim", "pass"))
     return list(record.log[start + 1:])
 
 
@@ -266,9 +267,10 @@ def test_a_fault_in_notify_takes_effect_at_once_and_the_round_is_abandoned(rules
     assert [(f.seat, f.kind) for f in record.faults] == [(2, "crash")]
     assert "in notify: KeyError" in record.faults[0].message
     after = _entries_after_first_claim(record)
-    assert after[0][:3] == ("fault", 2, "crash")
-    assert after[0][6] == "notify"  # raised outside the bot's decision
-    effects = [e[1] for e in after[1:] if e[0] == "event"][:3]
+    assert isinstance(after[0], FaultEntry)
+    assert (after[0].seat, after[0].kind) == (2, "crash")
+    assert after[0].outside == "notify"  # raised outside the bot's decision
+    effects = [e for e in after[1:] if isinstance(e, arena.Event)][:3]
     assert (effects[0].kind, effects[0].seat, effects[0].data["reason"]) == ("out", 2, "forfeit")
     assert not any(e.kind in ("point", "pay", "challenge") for e in effects)
     assert record.result.placements[2] == 3
@@ -284,8 +286,9 @@ def test_with_the_penalty_policy_a_fault_in_notify_costs_the_round_at_once(rules
     record = play_game(rules, [RandomBot, RandomBot, DeafAfterTheFirstClaim], seed=4,
                        options={"on_fault": "penalty", "max_faults": 3})
     after = _entries_after_first_claim(record)
-    assert after[0][:3] == ("fault", 2, "crash")
-    effects = [e[1] for e in after[1:] if e[0] == "event"]
+    assert isinstance(after[0], FaultEntry)
+    assert (after[0].seat, after[0].kind) == (2, "crash")
+    effects = [e for e in after[1:] if isinstance(e, arena.Event)]
     assert (effects[0].kind, effects[0].seat) == ("penalty", 2)
     if rules == "cards":  # nobody passed the bot the hand: its penalty goes to the bank
         assert (effects[1].kind, effects[1].seat, effects[1].data["payee"]) == ("pay", 2, -1)
@@ -300,8 +303,9 @@ def test_with_the_penalty_policy_a_fault_in_notify_costs_the_round_at_once(rules
 def test_a_bot_that_cannot_be_started_is_out_before_the_first_decision() -> None:
     record = play_game("dice", [RandomBot, BrokenStart, RandomBot], seed=2)
     assert [(f.seat, f.kind) for f in record.faults] == [(1, "crash")]
-    first = next(i for i, e in enumerate(record.log) if e[0] in ("action", "fault"))
-    assert record.log[first][:3] == ("fault", 1, "crash") and record.log[first][6] == "start"
+    first = next(e for e in record.log if isinstance(e, ActionEntry | FaultEntry))
+    assert isinstance(first, FaultEntry)
+    assert (first.seat, first.kind, first.outside) == (1, "crash", "start")
 
 
 class DeafWhenOut(RandomBot):
@@ -320,8 +324,8 @@ class DeafWhenOut(RandomBot):
 
 def test_a_fault_in_notify_of_a_seat_already_out_is_recorded_and_changes_nothing() -> None:
     quiet = play_game("dice", [DeafWhenOut, RandomBot, RandomBot], seed=2)
-    out = next(e[1] for e in quiet.log if e[0] == "event" and e[1].kind == "out")
+    out = next(e for e in quiet.log if isinstance(e, arena.Event) and e.kind == "out")
     assert out.seat == 0, "the test needs seat 0 out first"
     assert [(f.seat, f.kind) for f in quiet.faults] == [(0, "crash")]
     assert "nobody listens any more" in quiet.faults[0].message
-    assert not [e for e in quiet.log if e[0] == "fault"]
+    assert not [e for e in quiet.log if isinstance(e, FaultEntry)]

@@ -307,3 +307,41 @@ def test_a_gauntlet_with_too_few_challengers_is_a_one_line_config_error(tmp_path
         f"{config}:7: format.champions: a gauntlet of 3 seats needs at least 2 challengers "
         "(entrants that are not champions), got 1"
     )
+
+
+LIMITS_CHECKER = '''
+import json
+import sys
+
+# A command bot that refuses to start unless it is told the config's time limits.
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "hello":
+        reply = {"type": "hello", "protocol": 2, "name": "limits-checker"}
+    elif message["type"] == "start":
+        limits = message["context"]["limits"]
+        told = (limits["decision"], limits["bank"], limits["wall_factor"])
+        reply = ({"type": "ready"} if told == (0.5, 7.0, 3.0)
+                 else {"type": "error", "message": f"told the limits {told}"})
+    elif message["type"] == "shutdown":
+        break
+    else:
+        continue
+    print(json.dumps(reply), flush=True)
+'''
+
+
+def test_an_entrant_is_started_with_the_configs_time_limits(tmp_path: Path) -> None:
+    """validate starts each entrant with the limits its games will have, the wall factor too."""
+    checker = _write(tmp_path / "checker.py", LIMITS_CHECKER)
+    config = _write(tmp_path / "t.yaml", f"""
+        name: t
+        rules: dice
+        entrants:
+          - random
+          - command: ["{sys.executable}", "{checker}"]
+            alias: checker
+        limits: {{decision: 0.5, game: 7, wall_factor: 3}}
+    """)
+    result = _invoke("validate", config)
+    assert (result.exit_code, result.stdout, result.stderr) == (0, "ok: 2 entrants, 2 games\n", "")

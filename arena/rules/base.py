@@ -11,9 +11,10 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import Any, NamedTuple, Protocol
+from typing import Any, Literal, NamedTuple, Protocol, TypeAlias
 
 from arena.hands import Claim, ClaimSpace
+from arena.options import Options
 from arena.rules.actions import (
     Accept,
     Action,
@@ -27,6 +28,12 @@ from arena.rules.actions import (
 )
 
 _NO_DATA: Mapping[str, Any] = MappingProxyType({})
+
+Decision: TypeAlias = Literal["claim", "respond", "reroll", "choose", "accept", "turn", "wait"]
+"""What a seat is asked: dice and dice-cards claim, respond, reroll and choose; cards accept
+and turn; `wait` when it is not the seat's turn."""
+DECISIONS: tuple[Decision, ...] = ("claim", "respond", "reroll", "choose", "accept", "turn",
+                                   "wait")
 
 CHANCE = -1
 """`to_act` value when the next step is a chance outcome (a roll, a shuffle)."""
@@ -55,7 +62,9 @@ class Event(NamedTuple):
     """Something that happened; `to` is None for a public event, else the one seat who sees it.
 
     Events, observations and states are named tuples: immutable like frozen dataclasses and
-    several times cheaper to build, which matters on the referee's per-decision path.
+    several times cheaper to build, which matters on the referee's per-decision path. `data`
+    is read-only too (a `MappingProxyType` in the built-in rule sets): the same event object
+    reaches every bot and the game record, so no bot can rewrite what another sees.
     """
 
     kind: str
@@ -84,7 +93,7 @@ class Legal:
     `look_must_reroll`); `choose` picks the receiver among `seats`.
     """
 
-    decision: str
+    decision: Decision
     space: ClaimSpace = field(repr=False)
     min_index: int
     face_up: tuple[bool, ...] = ()
@@ -143,11 +152,11 @@ class Legal:
                      if set(r.positions) <= allowed and len(r.positions) >= least)
 
     def actions(self) -> tuple[Action, ...]:
-        """Every legal action, for the decisions small enough to list (not `turn`)."""
+        """Every legal action; for `turn`, whose passes are too many to list, a finite few."""
         if self.decision == "wait":
             return ()
         if self.decision == "turn":
-            raise RulesError("a turn has too many legal actions to list; build a Pass")
+            return self.passes()
         if self.decision == "reroll":
             return self.rerolls()
         if self.decision == "choose":
@@ -161,7 +170,21 @@ class Legal:
         return first + (bids if self.decision == "respond" else ())
 
 
+    def passes(self) -> tuple[Pass, ...]:
+        """Legal passes of a `turn`: each legal claim with no swap and no reveal, then with the
+        lowest legal claim each single swap (own, central) and each single reveal of a
+        face-down central card. Every pass is legal; not every legal pass is listed."""
+        low = self.min_claim
+        plain = tuple(Pass(claim) for claim in self.claims())
+        if low is None:
+            return plain
+        swaps = tuple(Pass(low, (swap,)) for swap in _SWAPS)
+        hidden = [p for p, up in enumerate(self.face_up) if not up]
+        return plain + swaps + tuple(Pass(low, (), (p,)) for p in hidden)
+
+
 _SUBSETS = tuple(tuple(p for p in range(5) if mask >> p & 1) for mask in range(32))
+_SWAPS = tuple((own, central) for own in range(5) for central in range(5))
 _REROLLS = tuple(Reroll(p) for p in _SUBSETS)
 _ALL_POSITIONS = (0, 1, 2, 3, 4)
 
@@ -235,7 +258,7 @@ def _pass_problem(legal: Legal, action: Pass) -> str | None:
     return _claim_problem(legal, action.claim)
 
 
-_CHECKS: dict[tuple[str, type], Callable[[Legal, Any], str | None]] = {
+_CHECKS: dict[tuple[Decision, type], Callable[[Legal, Any], str | None]] = {
     ("claim", Bid): lambda legal, a: _claim_problem(legal, a.claim),
     ("respond", Challenge): lambda legal, a: None,
     ("respond", Look): lambda legal, a: _top_problem(legal, a),
@@ -278,7 +301,7 @@ class Observation(NamedTuple):
     draw_pile: int | None = None
 
     @property
-    def decision(self) -> str:
+    def decision(self) -> Decision:
         """The decision asked for: claim, respond, reroll, accept, turn, or choose."""
         return self.legal.decision
 
@@ -301,7 +324,7 @@ class Observation(NamedTuple):
         return self.legal.problem(action) is None
 
     def legal_actions(self) -> tuple[Action, ...]:
-        """Every legal action (not for `turn`, whose passes are too many: build a Pass)."""
+        """Every legal action; in `turn`, a finite list of legal passes (`Legal.passes`)."""
         return self.legal.actions()
 
 
@@ -413,14 +436,15 @@ def with_defaults(specs: tuple[OptionSpec, ...],
     return changed
 
 
-def check_options(specs: Sequence[OptionSpec], options: Mapping[str, object] | None) -> dict:
+def check_options(specs: Sequence[OptionSpec], options: Mapping[str, object] | None) -> Options:
     """Return the options with defaults filled in; raise OptionError on unknown or bad ones."""
     known = {s.name: s for s in specs}
     given = dict(options or {})
     for key in given:
         if key not in known:
             raise OptionError(key, f"unknown option (known: {', '.join(sorted(known))})")
-    return {name: spec.check(given.get(name, spec.default)) for name, spec in known.items()}
+    return Options((name, spec.check(given.get(name, spec.default)))
+                   for name, spec in known.items())
 
 
 def next_active(active: Sequence[bool], seat: int) -> int:
@@ -436,7 +460,8 @@ def next_active(active: Sequence[bool], seat: int) -> int:
     raise RulesError("no seat is still in the game")
 
 
-def place_by_out_order(n: int, ranked_in: Sequence[Sequence[int]], out: Sequence[int]) -> tuple:
+def place_by_out_order(n: int, ranked_in: Sequence[Sequence[int]],
+                       out: Sequence[int]) -> tuple[int, ...]:
     """Places by seat: groups still in (best first, a group shares a place), then the out seats
     in reverse order of going out."""
     places = [0] * n
@@ -457,7 +482,7 @@ def seat_out(active: tuple[bool, ...], out: tuple[int, ...], seat: int,
              reason: str) -> tuple[tuple[bool, ...], tuple[int, ...], Event]:
     """A seat leaves the game: the new `active` and `out` tuples, and the public event."""
     still = (*active[:seat], False, *active[seat + 1 :])
-    return still, (*out, seat), Event("out", seat, {"reason": reason})
+    return still, (*out, seat), Event("out", seat, MappingProxyType({"reason": reason}))
 
 
 class Engine:
@@ -473,7 +498,7 @@ class Engine:
     def __repr__(self) -> str:
         return f"<rules {self.id} v{self.version}>"
 
-    def check_options(self, options: Mapping[str, object] | None) -> dict:
+    def check_options(self, options: Mapping[str, object] | None) -> Options:
         """Return options with defaults filled in, or raise OptionError."""
         return check_options(self.option_specs, options)
 
@@ -506,7 +531,7 @@ class RuleSet(Protocol):
     description: Description
     """What the rule set is, as data (hand kind, score word, decisions, what is private)."""
 
-    def check_options(self, options: Mapping[str, object] | None) -> dict:
+    def check_options(self, options: Mapping[str, object] | None) -> Options:
         """Return options with defaults filled in, or raise OptionError."""
 
     def check_players(self, players: int) -> None:

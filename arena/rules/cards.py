@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
+from types import MappingProxyType as _frozen
 from typing import NamedTuple
 
 from arena import hands
@@ -16,6 +17,7 @@ from arena.rules.base import (
     CHANCE,
     FAULT_OPTIONS,
     TERMINAL,
+    Decision,
     Engine,
     Event,
     IllegalAction,
@@ -32,7 +34,7 @@ from arena.rules.base import (
 )
 
 SHUFFLE, ACCEPT, TURN, OVER = range(4)
-_DECISION = {ACCEPT: "accept", TURN: "turn"}
+_DECISION: dict[int, Decision] = {ACCEPT: "accept", TURN: "turn"}
 _DECK = tuple(range(52))
 _FACE_DOWN = (False,) * 5
 
@@ -68,7 +70,7 @@ def _with(state: CardsState, **changes: object) -> CardsState:
     values = list(state)
     for name, value in changes.items():
         values[_CARDSSTATE_INDEX[name]] = value
-    return tuple.__new__(CardsState, values)  # type: ignore[type-var]
+    return tuple.__new__(CardsState, values)
 
 
 _CARD_TEXT = tuple(hands.card_text(c) for c in _DECK)
@@ -94,7 +96,7 @@ class CardsRules(Engine):
             "each player's own five cards, and the central hand's face-down cards, seen only "
             "by the player holding it",
         )
-        self._legal_cache: dict[tuple, Legal] = {}
+        self._legal_cache: dict[tuple[Decision, int, tuple[bool, ...], bool], Legal] = {}
 
     @staticmethod
     def _specs() -> tuple[OptionSpec, ...]:
@@ -115,7 +117,7 @@ class CardsRules(Engine):
         self.check_players(players)
         opts = self.check_options(options)
         space = hands.claim_space(hands.CARDS, bool(opts["straight_over_full"]))
-        chips = (int(opts["chips"]),) * players  # type: ignore[call-overload]
+        chips = (int(opts["chips"]),) * players
         return CardsState(opts, space, chips, (True,) * players, (), (0,) * players,
                           ((),) * players, (), _FACE_DOWN, (), (), 0, SHUFFLE, -1, -1, 0,
                           (), ())
@@ -136,7 +138,7 @@ class CardsRules(Engine):
         """Return what the holder of the central hand may do now."""
         return self._legal(_DECISION.get(state.phase, "wait"), state)
 
-    def _legal(self, decision: str, state: CardsState) -> Legal:
+    def _legal(self, decision: Decision, state: CardsState) -> Legal:
         key = (decision, state.claim + 1, state.face_up, state.space.straight_over_full)
         legal = self._legal_cache.get(key)
         if legal is None:
@@ -206,17 +208,19 @@ class CardsRules(Engine):
     def _deal(self, state: CardsState, deck: tuple[int, ...]) -> CardsState:
         n = len(state.chips)
         dealt = tuple(deck[5 * s : 5 * s + 5] for s in range(n))
-        events = tuple(Event("deal", s, {"hand": _texts(h)}, s) for s, h in enumerate(dealt))
+        events = tuple(Event("deal", s, _frozen({"hand": _texts(h)}), s)
+                       for s, h in enumerate(dealt))
         state = _with(state, hands=dealt, pile=deck[5 * n :])
         return self._new_central(state, -1, events)
 
     def _see(self, state: CardsState) -> Event:
-        return Event("see", state.holder, {"central": _texts(state.central)}, state.holder)
+        return Event("see", state.holder, _frozen({"central": _texts(state.central)}),
+                     state.holder)
 
     def _accept(self, state: CardsState) -> CardsState:
         reward = int(state.opts["accept_reward"])  # type: ignore[call-overload]
         chips = add_to_seat(state.chips, state.passer, reward)
-        event = Event("accept", state.holder, {"passer": state.passer, "reward": reward})
+        event = Event("accept", state.holder, _frozen({"passer": state.passer, "reward": reward}))
         state = _with(state, phase=TURN, chips=chips, history=(*state.history, event))
         return _with(state, events=(event, self._see(state)))
 
@@ -232,11 +236,11 @@ class CardsRules(Engine):
                       for c, up in zip(central, face, strict=True))
         claim = state.space.find(action.claim)
         assert claim is not None  # apply checked it
-        event = Event("pass", seat, {"claim": state.space.claims[claim],
-                                     "swapped": len(action.swaps),
-                                     "face_up": shown})
-        private = Event("hand", seat, {"hand": _texts(tuple(own)),
-                                       "central": _texts(tuple(central))}, seat)
+        event = Event("pass", seat, _frozen({"claim": state.space.claims[claim],
+                                             "swapped": len(action.swaps),
+                                             "face_up": shown}))
+        private = Event("hand", seat, _frozen({"hand": _texts(tuple(own)),
+                                               "central": _texts(tuple(central))}), seat)
         new_hands = (*state.hands[:seat], tuple(own), *state.hands[seat + 1 :])
         return _with(state,
             hands=new_hands, central=tuple(central), face_up=tuple(face), phase=ACCEPT,
@@ -250,28 +254,30 @@ class CardsRules(Engine):
         holds = value >= state.claim
         rejecter, passer = state.holder, state.passer
         payer, payee = (rejecter, passer) if holds else (passer, rejecter)
-        event = Event("challenge", rejecter, {
+        event = Event("challenge", rejecter, _frozen({
             "claimant": passer, "claim": state.space.claims[state.claim],
             "hand": _texts(state.central), "value": state.space.claims[value], "holds": holds,
-        })
+        }))
         state, paid = self._pay(state, payer, payee)
         keeps = state.opts["fresh_hand_to"] == "rejecter" and state.active[rejecter]
         return self._new_central(state, rejecter, (event, *paid), keeps)
 
-    def _pay(self, state: CardsState, payer: int, payee: int) -> tuple[CardsState, tuple]:
+    def _pay(self, state: CardsState, payer: int,
+             payee: int) -> tuple[CardsState, tuple[Event, ...]]:
         """Move the penalty from payer to payee (-1: the bank); a payer left at 0 goes out."""
         amount = min(int(state.opts["penalty"]), state.chips[payer])  # type: ignore[call-overload]
         chips = add_to_seat(state.chips, payer, -amount)
         if payee >= 0:
             chips = add_to_seat(chips, payee, amount)
-        events: tuple[Event, ...] = (Event("pay", payer, {"payee": payee, "amount": amount}),)
+        events: tuple[Event, ...] = (Event("pay", payer,
+                                              _frozen({"payee": payee, "amount": amount})),)
         state = _with(state, chips=chips)
         if chips[payer] == 0:
             state, out = _go_out(state, payer, "chips")
             events += out
         return state, events
 
-    def _new_central(self, state: CardsState, after: int, events: tuple,
+    def _new_central(self, state: CardsState, after: int, events: tuple[Event, ...],
                      itself: bool = False) -> CardsState:
         """Discard the central hand and deal a fresh one to the next player after `after`
         (or to `after` itself)."""
@@ -280,7 +286,8 @@ class CardsRules(Engine):
             return _with(state, phase=OVER, central=(), discards=discards, holder=-1,
                                   face_up=_FACE_DOWN, events=(*events, Event("over")))
         holder = after if itself else next_active(state.active, after) if after >= 0 else 0
-        fresh = Event("central", holder, {"deal": state.deals + 1, "pile": len(state.pile) - 5})
+        fresh = Event("central", holder,
+                      _frozen({"deal": state.deals + 1, "pile": len(state.pile) - 5}))
         state = _with(state,
             central=state.pile[:5], pile=state.pile[5:], discards=discards, face_up=_FACE_DOWN,
             holder=holder, phase=TURN, claim=-1, passer=-1, deals=state.deals + 1,
@@ -299,7 +306,7 @@ class CardsRules(Engine):
         state = _with(state, faults=faults)
         limit = int(state.opts["max_faults"])  # type: ignore[call-overload]
         if state.opts["on_fault"] == "penalty" and faults[seat] < limit:
-            penalty = Event("penalty", seat, {"faults": faults[seat]})
+            penalty = Event("penalty", seat, _frozen({"faults": faults[seat]}))
             payee = state.passer if seat == state.holder else -1  # nobody passed it the hand
             state, paid = self._pay(state, seat, payee)
             return self._new_central(state, seat, (penalty, *paid))

@@ -18,6 +18,7 @@ from arena.rules.base import (
     CHANCE,
     FAULT_OPTIONS,
     TERMINAL,
+    Decision,
     Engine,
     Event,
     IllegalAction,
@@ -34,8 +35,8 @@ from arena.rules.base import (
 )
 
 DEAL, FILL, EXCHANGE, CLAIM, RESPOND, REROLL, OVER, CHOOSE = range(8)
-_DECISION = {EXCHANGE: "reroll", CLAIM: "claim", RESPOND: "respond", REROLL: "reroll",
-             CHOOSE: "choose"}
+_DECISION: dict[int, Decision] = {EXCHANGE: "reroll", CLAIM: "claim", RESPOND: "respond",
+                                  REROLL: "reroll", CHOOSE: "choose"}
 _SEEN = (EXCHANGE, CLAIM, REROLL, CHOOSE)  # phases in which the holder is looking at the hand
 _OPTIONAL = frozenset((EXCHANGE, REROLL, CHOOSE))  # phases whose Legal a rule option changes
 LEFT, CHOOSES = -1, -2  # `receiver` before a choice: the cup goes left, or the thrower chooses
@@ -43,11 +44,33 @@ _ALL_POSITIONS: tuple[int, ...] = (0, 1, 2, 3, 4)
 _DECK = tuple(range(52))
 _new = tuple.__new__
 _NO_DATA: Mapping[str, object] = MappingProxyType({})
+_frozen = MappingProxyType  # the data of every event is read-only: it reaches the bots
 _CARD_TEXT = tuple(hands.card_text(c) for c in _DECK)
 # Every roll of k dice, in a fixed order: one randrange picks a whole roll.
 _ROLLS = tuple(tuple(itertools.product(hands.DIE_RANKS, repeat=k)) for k in range(6))
 _ROLL_SETS = tuple(frozenset(rolls) for rolls in _ROLLS)
 _DICE_TEXT: dict[tuple[int, ...], tuple[str, ...]] = {}  # at most 7,776 entries
+# The read-only data of the most frequent events, built once: claims by (claim, order,
+# blind), and the one-number events (round, reroll count, points) by name and number.
+_CLAIM_DATA: dict[tuple[str, bool, int, bool], Mapping[str, object]] = {}
+_NUMBERED: dict[tuple[str, int], Mapping[str, object]] = {}
+
+
+def _claim_data(space: hands.ClaimSpace, index: int, blind: bool) -> Mapping[str, object]:
+    """The read-only data of a claim event (one per claim, order and blind: at most 1,524)."""
+    key = (space.kind, space.straight_over_full, index, blind)
+    data = _CLAIM_DATA.get(key)
+    if data is None:
+        data = _CLAIM_DATA[key] = _frozen({"claim": space.claims[index], "blind": blind})
+    return data
+
+
+def _numbered(name: str, number: int) -> Mapping[str, object]:
+    """The read-only data of an event that carries one small number."""
+    data = _NUMBERED.get((name, number))
+    if data is None:
+        data = _NUMBERED[(name, number)] = _frozen({name: number})
+    return data
 
 
 class DiceState(NamedTuple):
@@ -87,7 +110,7 @@ def _with(state: DiceState, **changes: object) -> DiceState:
     values = list(state)
     for name, value in changes.items():
         values[_DICESTATE_INDEX[name]] = value
-    return tuple.__new__(DiceState, values)  # type: ignore[type-var]
+    return tuple.__new__(DiceState, values)
 
 
 class DiceRules(Engine):
@@ -292,12 +315,13 @@ class DiceRules(Engine):
 
     def _choose(self, state: DiceState, action: Choose) -> DiceState:
         """The thrower who lost the last round names the receiver of its claim."""
-        event = Event("choose", state.holder, {"receiver": action.seat})
+        event = Event("choose", state.holder, _frozen({"receiver": action.seat}))
         return _with(state, phase=EXCHANGE if self.cards else CLAIM, receiver=action.seat,
                      history=(*state.history, event), events=(event,))
 
     def _look(self, state: DiceState, action: Look) -> DiceState:
-        seen = _new(Event, ("see", state.holder, {"hand": self._text(state.hand)}, state.holder))
+        seen = _new(Event, ("see", state.holder, _frozen({"hand": self._text(state.hand)}),
+                           state.holder))
         look = _new(Event, ("look", state.holder, _NO_DATA, None))
         values = list(state)  # _with, unrolled: a third of all decisions look
         values[_PHASE] = REROLL
@@ -310,7 +334,7 @@ class DiceRules(Engine):
         if self.cards:
             if sorted(chance.outcome) != sorted(state.discards):
                 raise IllegalAction("a reshuffle must be an order of the discard pile")
-            shuffle = Event("reshuffle", state.holder, {"cards": len(chance.outcome)})
+            shuffle = Event("reshuffle", state.holder, _frozen({"cards": len(chance.outcome)}))
             state = _with(state, deck=chance.outcome, discards=(), events=(shuffle,))
             return self._draw(state, state.pending)
         if chance.outcome not in _ROLL_SETS[len(state.pending)]:
@@ -318,7 +342,7 @@ class DiceRules(Engine):
         hand = list(state.hand)
         for position, face in zip(state.pending, chance.outcome, strict=True):
             hand[position] = face
-        data = {"positions": state.pending, "hand": self._text(tuple(hand))}
+        data = _frozen({"positions": state.pending, "hand": self._text(tuple(hand))})
         seen = _new(Event, ("roll", state.holder, data, state.holder))
         values = list(state)  # _with, unrolled: every reroll comes through here
         values[_PHASE:_HAND + 1] = (CLAIM, tuple(hand))
@@ -328,7 +352,7 @@ class DiceRules(Engine):
 
     def _deal(self, state: DiceState, outcome: tuple[int, ...]) -> DiceState:
         thrower = state.thrower
-        start = _new(Event, ("round", thrower, {"round": state.round + 1}, None))
+        start = _new(Event, ("round", thrower, _numbered("round", state.round + 1), None))
         if self.cards:
             if sorted(outcome) != list(_DECK):
                 raise IllegalAction("a deal must be an order of the 52 cards")
@@ -337,7 +361,7 @@ class DiceRules(Engine):
             if outcome not in _ROLL_SETS[5]:
                 raise IllegalAction(f"a throw is 5 die faces 9..14, got {outcome}")
             hand, deck, phase, kind = outcome, (), CLAIM, "roll"
-        seen = _new(Event, (kind, thrower, {"hand": self._text(hand)}, thrower))
+        seen = _new(Event, (kind, thrower, _frozen({"hand": self._text(hand)}), thrower))
         receiver = state.receiver
         if receiver == CHOOSES and sum(state.active) > 2:
             phase = CHOOSE
@@ -350,7 +374,7 @@ class DiceRules(Engine):
         )
 
     def _reroll(self, state: DiceState, positions: tuple[int, ...]) -> DiceState:
-        public = _new(Event, ("reroll", state.holder, {"count": len(positions)}, None))
+        public = _new(Event, ("reroll", state.holder, _numbered("count", len(positions)), None))
         history, events = (*state.history, public), (public,)
         if positions and state.opts["reroll_once_per"] == "round":
             mask = sum(1 << p for p in positions)
@@ -379,17 +403,17 @@ class DiceRules(Engine):
             return _with(state, phase=FILL, pending=positions[take:])
         return self._filled(state, positions, state.events)
 
-    def _filled(self, state: DiceState, positions: tuple[int, ...], before: tuple) -> DiceState:
+    def _filled(self, state: DiceState, positions: tuple[int, ...],
+                before: tuple[Event, ...]) -> DiceState:
         kind = "draw" if self.cards else "roll"
-        data = {"positions": positions, "hand": self._text(state.hand)}
+        data = _frozen({"positions": positions, "hand": self._text(state.hand)})
         seen = Event(kind, state.holder, data, state.holder)
         return _with(state, phase=CLAIM, pending=(), events=(*before, seen))
 
     def _bid(self, state: DiceState, index: int) -> DiceState:
         blind = state.phase == RESPOND
         holder = state.holder
-        data = {"claim": state.space.claims[index], "blind": blind}
-        event = _new(Event, ("claim", holder, data, None))
+        event = _new(Event, ("claim", holder, _claim_data(state.space, index, blind), None))
         values = list(state)  # _with, unrolled: the most frequent transition of the game
         receiver = state.receiver  # a chosen receiver takes only the thrower's claim
         if receiver < 0 or state.claim >= 0:
@@ -402,15 +426,15 @@ class DiceRules(Engine):
         value = self.hand_index(state)
         holds = value >= state.claim
         loser = state.holder if holds else state.claimant
-        event = Event("challenge", state.holder, {
+        event = Event("challenge", state.holder, _frozen({
             "claimant": state.claimant, "claim": state.space.claims[state.claim],
             "hand": self._text(state.hand), "value": state.space.claims[value], "holds": holds,
-        })
+        }))
         return self._point(state, loser, (event,))
 
     def _point(self, state: DiceState, loser: int, events: tuple[Event, ...]) -> DiceState:
         points = add_to_seat(state.points, loser, 1)
-        events = (*events, _new(Event, ("point", loser, {"points": points[loser]}, None)))
+        events = (*events, _new(Event, ("point", loser, _numbered("points", points[loser]), None)))
         state = _with(state, points=points)
         if points[loser] >= int(state.opts["max_points"]):  # type: ignore[call-overload]
             state, out_events = _go_out(state, loser, "points")
@@ -418,7 +442,7 @@ class DiceRules(Engine):
         chooses = state.opts["receiver"] == "loser_chooses" and state.active[loser]
         return self._next_round(state, loser, events, chooses)
 
-    def _next_round(self, state: DiceState, starter: int, events: tuple,
+    def _next_round(self, state: DiceState, starter: int, events: tuple[Event, ...],
                     chooses: bool = False) -> DiceState:
         if sum(state.active) <= 1:
             over = Event("over")
@@ -439,7 +463,8 @@ class DiceRules(Engine):
         state = _with(state, faults=faults)
         limit = int(state.opts["max_faults"])  # type: ignore[call-overload]
         if state.opts["on_fault"] == "penalty" and faults[seat] < limit:
-            return self._point(state, seat, (Event("penalty", seat, {"faults": faults[seat]}),))
+            penalty = Event("penalty", seat, _frozen({"faults": faults[seat]}))
+            return self._point(state, seat, (penalty,))
         state, events = _go_out(state, seat, "forfeit")
         return self._next_round(state, seat, events)
 

@@ -1,4 +1,5 @@
-"""Random legal play: a sampler over `Legal`, and whole random games, for tests and benchmarks.
+"""Random legal play: a sampler over `Legal` (public as `arena.random_action`, the `random`
+bot's play), and whole random games, for tests and benchmarks.
 
 PURE: the generator is passed in.
 """
@@ -7,6 +8,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from arena.rules.actions import Accept, Action, Bid, Challenge, Choose, Look, Pass, Reroll
@@ -64,8 +66,8 @@ class Playout:
     state: object
 
 
-def playout(rules: RuleSet, players: int, rng: random.Random, options: dict | None = None,
-            observe: bool = True) -> Playout:
+def playout(rules: RuleSet, players: int, rng: random.Random,
+            options: Mapping[str, object] | None = None, observe: bool = True) -> Playout:
     """Play one game with random legal actions, building the acting seat's observation."""
     state = rules.new_game(players, options)
     decisions = chances = 0

@@ -15,7 +15,8 @@ from arena.bot import Limits
 from arena.entrants import Reference, resolve
 from arena.hosts import Host
 from arena.isolation import CommandHost, ProcessHost
-from arena.referee import GameRecord, Player
+from arena.referee import ActionEntry, FaultEntry, GameRecord, Player
+from arena.rules.base import Event
 
 PYTHON_ZOO = [
     ("raiser.py", {}, "crash", "ValueError: the zoo raiser gives up"),
@@ -42,8 +43,8 @@ def assert_forfeited(record: GameRecord, kind: str, words: str) -> None:
     """Seat 0 faulted once, in this way, on a decision, and lost; the others were unharmed."""
     assert [(f.seat, f.kind) for f in record.faults] == [(0, kind)], record.faults
     assert words in record.faults[0].message
-    assert [e[1] for e in record.log if e[0] == "fault"] == [0]
-    outs = [e[1] for e in record.log if e[0] == "event" and e[1].kind == "out"]
+    assert [e.seat for e in record.log if isinstance(e, FaultEntry)] == [0]
+    outs = [e for e in record.log if isinstance(e, Event) and e.kind == "out"]
     assert outs[0].seat == 0 and outs[0].data["reason"] == "forfeit"
     placements = record.result.placements
     assert placements[0] == 3
@@ -72,7 +73,7 @@ def test_a_spinning_bot_is_stopped_by_its_cpu_time_before_its_wall_limit(mode: s
     finally:
         getattr(host, "shutdown", host.close)()
     assert_forfeited(record, "timeout", "CPU time")
-    seconds = next(e[4] for e in record.log if e[0] == "fault")
+    seconds = next(e.seconds for e in record.log if isinstance(e, FaultEntry))
     assert DECISION <= seconds < DECISION * 20
 
 
@@ -177,7 +178,7 @@ def test_illegal_and_protocol_faults_keep_what_the_bot_sent(mode: str, kind: str
                                                             sent: str) -> None:
     record = play_zoo(CommandHost(wire(mode), LIMITS))
     assert [(f.kind, f.sent) for f in record.faults] == [(kind, sent)]
-    assert [e[5] for e in record.log if e[0] == "fault"] == [sent]
+    assert [e.sent for e in record.log if isinstance(e, FaultEntry)] == [sent]
 
 
 def test_a_bot_that_never_answers_hello_is_cut_off_after_its_first_failure() -> None:
@@ -222,8 +223,8 @@ def test_a_sleeping_bot_is_billed_cpu_time_and_stopped_at_its_wall_limit_in_ever
             getattr(host, "shutdown", host.close)()
     short, long = results
     assert short.faults == ()
-    first = next(e for e in short.log if e[0] == "action" and e[1] == 0)
-    assert first[3] < 0.2, "a nap is billed its CPU time, not its wall time"
+    first = next(e for e in short.log if isinstance(e, ActionEntry) and e.seat == 0)
+    assert first.seconds < 0.2, "a nap is billed its CPU time, not its wall time"
     assert [(f.seat, f.kind) for f in long.faults] == [(0, "timeout")]
     assert "wall" in long.faults[0].message and "0.4" in long.faults[0].message
 
@@ -251,11 +252,12 @@ def test_a_fault_message_shows_only_what_the_bot_wrote_to_stderr_in_that_game() 
 @pytest.mark.parametrize("where", ["inline", "process"])
 def test_one_exception_in_notify_costs_one_fault_and_the_bot_plays_on(where: str) -> None:
     # It was counted again at every later decision: three faults and a forfeit for one raise.
-    seat: object = (zoo("deaf_once.py") if where == "inline"
-                    else Player("deaf", ProcessHost(zoo("deaf_once.py"), LIMITS)))
+    host = (resolve(Reference(zoo("deaf_once.py"), mode="inline")).host() if where == "inline"
+            else ProcessHost(zoo("deaf_once.py"), LIMITS))
+    seat = Player("deaf", host)
     record = play_game("dice", ["random", "random", seat], seed=3,
                        options={"on_fault": "penalty", "max_faults": 3})
     assert [(f.seat, f.kind) for f in record.faults] == [(2, "crash")]
     assert "boom once in notify" in record.faults[0].message
-    later = [e for e in record.log if e[0] == "action" and e[1] == 2]
+    later = [e for e in record.log if isinstance(e, ActionEntry) and e.seat == 2]
     assert later, "the bot played on after its one fault"

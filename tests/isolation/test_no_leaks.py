@@ -21,8 +21,7 @@ from arena.rules.actions import Chance
 
 def first_cup(record: GameRecord) -> list[int]:
     """The dice seat 0 threw first: what seat 1 must not know at its first decision."""
-    return list(next(e[1] for e in record.log if e[0] == "chance" and isinstance(e[1], Chance))
-                .outcome)
+    return list(next(e for e in record.log if isinstance(e, Chance)).outcome)
 
 
 def test_inline_a_cheat_reads_the_dice_under_the_cup() -> None:

@@ -24,7 +24,7 @@ from arena.bot import BotContext, Limits
 from arena.entrants import Reference
 from arena.isolation import CommandHost, PipeHost, ProcessHost, ProcessLimits
 from arena.processes import TOKEN_VARIABLE, MiB, leftovers, remove_stale_folders
-from arena.referee import GameRecord, Player
+from arena.referee import ActionEntry, FaultEntry, GameRecord, Player
 from arena.rules.base import Event
 
 RULES = ("dice", "dice-cards", "cards")
@@ -33,7 +33,8 @@ EXAMPLES = Path(__file__).parents[2] / "bots" / "examples"
 
 def moves(record: GameRecord) -> list[tuple]:
     """The log without think times, which differ from run to run."""
-    return [entry[:3] if entry[0] == "action" else entry[:4] if entry[0] == "fault" else entry
+    return [entry[:2] if isinstance(entry, ActionEntry) else
+            entry[:3] if isinstance(entry, FaultEntry) else entry
             for entry in record.log]
 
 
@@ -105,7 +106,7 @@ def test_the_javascript_and_python_example_bots_play_identical_games(rules: str)
     js, py = records
     assert js.faults == py.faults == ()
     assert moves(js) == moves(py)
-    assert sum(1 for e in js.log if e[0] == "action" and e[1] == 0) > 0
+    assert sum(1 for e in js.log if isinstance(e, ActionEntry) and e.seat == 0) > 0
 
 
 def test_a_healthy_process_is_reused_and_a_faulted_one_replaced() -> None:

@@ -10,6 +10,7 @@ from scripted import deck, find, play, roll
 
 import arena
 from arena.hands import parse_claim
+from arena.referee import ActionEntry
 from arena.rules import RULESETS, IllegalAction
 from arena.rules.actions import Bid, Pass
 
@@ -69,7 +70,7 @@ def test_an_inline_bot_that_parses_claims_plainly_plays_with_straight_over_full(
     record = arena.play_game(rules, [PlainParser] * players, seed=3,
                              options={"straight_over_full": True})
     assert record.faults == ()
-    assert any(entry[0] == "action" for entry in record.log)
+    assert any(isinstance(entry, ActionEntry) for entry in record.log)
 
 
 PLAIN_PARSER = '''
@@ -99,4 +100,4 @@ def test_a_process_bot_that_parses_claims_plainly_plays_with_straight_over_full(
         record = arena.play_game("dice", [Player("plain", host), PlainParser], seed=3,
                                  options={"straight_over_full": True})
     assert record.faults == ()
-    assert any(entry[0] == "action" and entry[1] == 0 for entry in record.log)
+    assert any(isinstance(entry, ActionEntry) and entry.seat == 0 for entry in record.log)

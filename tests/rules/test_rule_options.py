@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from scripted import deck, find, kinds, play, public, roll
 
+from arena.referee import ActionEntry
 from arena.rules import RULESETS, IllegalAction
 from arena.rules.actions import Choose, Reroll
 
@@ -296,8 +297,8 @@ def test_the_choice_is_told_and_a_human_is_asked_for_it() -> None:
     record = arena.play_game("dice", [Keyboard, "statistician", "honest"], seed=2,
                              options={"receiver": "loser_chooses"}, spectator=spectate)
     story.extend(narrator.flush())
-    chosen = [e[2] for e in record.log if e[0] == "action" and e[1] == 0 and
-              isinstance(e[2], Choose)]
+    chosen = [e.action for e in record.log if isinstance(e, ActionEntry) and e.seat == 0
+              and isinstance(e.action, Choose)]
     assert record.faults == ()
     assert chosen and set(chosen) == {Choose(1)}
     assert any("seat 0 cannot be chosen" in line and "try: choose 1   |   choose 2" in line
