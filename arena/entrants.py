@@ -20,7 +20,7 @@ from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal, cast
 
-from arena.hosts import Host, InlineHost
+from arena.hosts.inline import Host, InlineHost
 from arena.options import Options
 from arena.plugins import BotSpec, PluginError, Registry, default_registry
 from arena.referee import Player, as_player
@@ -118,12 +118,12 @@ class Resolved:
         if self.mode == "inline" and self.spec is not None:
             return InlineHost(self.spec.factory)
         if self.mode == "process" and self.spec is not None:
-            from arena.isolation import ProcessHost
+            from arena.hosts.pipe import ProcessHost
 
             return ProcessHost(self.reference.ref)
         command = self.reference.command
         if self.mode == "command" and command:
-            from arena.isolation import CommandHost
+            from arena.hosts.pipe import CommandHost
 
             return CommandHost(command)
         raise EntrantError(f"bot {self.reference.label!r}: mode {self.mode!r} cannot be hosted")

@@ -12,7 +12,7 @@ from typing import Any
 
 from arena.bot import Limits
 from arena.entrants import EntrantError, KeptHosts, Reference, checked
-from arena.hosts import InlineHost
+from arena.hosts.inline import InlineHost
 from arena.narrative import Narrator, result_lines
 from arena.plugins import find_rules
 from arena.referee import Player, play_game

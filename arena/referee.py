@@ -19,8 +19,8 @@ from types import MappingProxyType
 from typing import Any, NamedTuple, TypeAlias
 
 from arena.bot import Bot, BotContext, GameEnd, Limits
-from arena.codec import action_to_json
-from arena.hosts import BotFault, Host, InlineHost, decision_alarm, shown
+from arena.hosts.codec import action_to_json
+from arena.hosts.inline import BotFault, Host, InlineHost, decision_alarm, shown
 from arena.options import NO_OPTIONS, Options
 from arena.rules import CHANCE, TERMINAL, RuleSet, get_rules
 from arena.rules.actions import Action, Chance

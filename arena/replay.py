@@ -29,11 +29,11 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from arena.codec import CodecError, action_from_json, action_to_json, event_to_json
+from arena.hosts.codec import CodecError, action_from_json, action_to_json, event_to_json
 from arena.referee import ActionEntry, Fault, FaultEntry, GameRecord, LogEntry
-from arena.results import write_atomic
 from arena.rules import CHANCE, RULESETS, RulesError, RuleSet
 from arena.rules.actions import Chance
+from arena.tournament.results import write_atomic
 
 FORMAT = "arena-replay"
 VERSION = 1

@@ -24,11 +24,11 @@ from types import FrameType
 from typing import Any
 
 from arena.bot import BotContext, Limits
-from arena.config import ConfigError, EntrantConfig, KeyLines, TournamentConfig
 from arena.entrants import Resolved, resolve
-from arena.hosts import BotFault, Host
+from arena.hosts.inline import BotFault, Host
+from arena.hosts.processes import ProcessLimits
 from arena.options import Options
-from arena.processes import ProcessLimits
+from arena.tournament.config import ConfigError, EntrantConfig, KeyLines, TournamentConfig
 
 __all__ = [
     "START_TIMEOUT", "check_entrants", "command_problem", "entrant_problem", "start_problem",

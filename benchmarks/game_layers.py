@@ -3,7 +3,7 @@
 Run: python benchmarks/game_layers.py [--seconds 1 --repeat 5]
 """
 
-from arena.cli_bench import bench
+from arena.cli.bench import bench
 
 if __name__ == "__main__":
     bench()

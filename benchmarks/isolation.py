@@ -40,12 +40,12 @@ from pathlib import Path
 from arena_bots.random_bot import RandomBot
 
 from arena.bot import BotContext, GameEnd, Limits
-from arena.hosts import Host, InlineHost
-from arena.isolation import CommandHost, PipeHost, ProcessHost, ProcessLimits
+from arena.hosts.inline import Host, InlineHost
+from arena.hosts.pipe import CommandHost, PipeHost, ProcessHost, ProcessLimits
+from arena.hosts.wire import PROTOCOL, SeatLog
 from arena.rules import CHANCE, RULESETS, TERMINAL
 from arena.rules.base import Event, Observation, Result
 from arena.rules.playout import random_action
-from arena.wire import PROTOCOL, SeatLog
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "bots" / "examples"
 ECHO = """

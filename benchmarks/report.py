@@ -29,9 +29,9 @@ import zlib
 from collections.abc import Callable
 from pathlib import Path
 
-from arena import results
-from arena.report import REPORT, _read_folder, _scan_all, build_report
-from arena.tournament import load_tournament, run_tournament
+from arena.report.html import REPORT, _read_folder, _scan_all, build_report
+from arena.tournament import results
+from arena.tournament.run import load_tournament, run_tournament
 
 CONFIG = """\
 name: bench-report

@@ -24,9 +24,9 @@ from multiprocessing import Pool
 from arena_bots.statistician import Statistician
 
 import arena
-from arena.hosts import InlineHost
+from arena.compare.stats import Estimate, wilson_interval
+from arena.hosts.inline import InlineHost
 from arena.referee import ActionEntry, Player
-from arena.stats import Estimate, wilson_interval
 
 BOTS = ("statistician", "honest", "bluffer", "random")
 STAR = "statistician"

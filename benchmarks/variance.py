@@ -28,9 +28,9 @@ from multiprocessing import Pool
 from pathlib import Path
 
 import arena
-from arena import compare as cmp
 from arena import hands
-from arena.compare import Bounds, Entrant, Setup
+from arena.compare import groups as cmp
+from arena.compare.groups import Bounds, Entrant, Setup
 from arena.rules.actions import Accept, Bid, Challenge, Look, Pass, Reroll
 
 

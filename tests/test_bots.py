@@ -26,7 +26,7 @@ import arena
 from arena import hands
 from arena.bot import BotContext
 from arena.hands import Category
-from arena.hosts import InlineHost
+from arena.hosts.inline import InlineHost
 from arena.plugins import default_registry
 from arena.referee import ActionEntry, GameRecord, Player
 from arena.rules.actions import Chance
@@ -468,7 +468,7 @@ EXAMPLES = Path(__file__).resolve().parents[1] / "bots" / "examples"
 @pytest.mark.parametrize("rules", DICE_RULES)
 def test_the_example_bots_and_a_process_bot_play_under_every_rule_option(
         rules: str, options: dict) -> None:
-    from arena.isolation import CommandHost, ProcessHost, ProcessLimits
+    from arena.hosts.pipe import CommandHost, ProcessHost, ProcessLimits
 
     limits = ProcessLimits()
     commands = [[sys.executable, str(EXAMPLES / "example_bot.py")]]

@@ -12,7 +12,7 @@ import pytest
 from arena_bots.random_bot import RandomBot
 
 import arena
-from arena.hosts import InlineHost
+from arena.hosts.inline import InlineHost
 from arena.referee import Player
 from arena.rules import RULESETS
 

@@ -8,7 +8,7 @@ import json
 from click.testing import CliRunner
 
 import arena
-from arena.cli import cli
+from arena.cli.main import cli
 
 
 def run(*args: str, input: str | None = None) -> tuple[int, str]:

@@ -16,9 +16,10 @@ import ctrl_c
 import pytest
 from click.testing import CliRunner, Result
 
-from arena import results, tournament
-from arena.cli import cli
+from arena.cli.main import cli
 from arena.replay import read_replay, timeless
+from arena.tournament import results
+from arena.tournament import run as tournament
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIGS = sorted((ROOT / "configs").glob("*.yaml"))
@@ -382,7 +383,7 @@ def test_ctrl_c_of_a_real_run_exits_130_and_resumes(
 def test_isolated_and_command_entrants_play_a_tournament(tmp_path: Path) -> None:
     """A bot not shipped with arena runs in its own process by default; a command entrant
     runs its program; the replay header says where each ran; no bot process outlives it."""
-    from arena.processes import leftovers
+    from arena.hosts.processes import leftovers
 
     bot = tmp_path / "student.py"
     bot.write_text(textwrap.dedent('''

@@ -14,10 +14,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import arena
-from arena import compare as cmp
 from arena import hands
-from arena.cli import cli
-from arena.compare import Bounds, Entrant, GroupResult, Setup, Tally
+from arena.cli.main import cli
+from arena.compare import groups as cmp
+from arena.compare.groups import Bounds, Entrant, GroupResult, Setup, Tally
 from arena.entrants import EntrantError
 from arena.plugins import Registry
 from arena.rules.actions import Bid, Challenge, Look, Reroll
@@ -318,8 +318,8 @@ def test_a_command_bot_can_be_compared_and_leaves_no_process() -> None:
     import sys
     from pathlib import Path
 
-    from arena.compare import Bounds, Entrant, Setup, run_compare
-    from arena.processes import leftovers
+    from arena.compare.groups import Bounds, Entrant, Setup, run_compare
+    from arena.hosts.processes import leftovers
 
     example = Path(__file__).resolve().parents[1] / "bots" / "examples" / "example_bot.py"
     setup = Setup(Entrant(f"cmd:{sys.executable} {example}"), Entrant("random"), seed=2)

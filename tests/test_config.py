@@ -1,4 +1,5 @@
-"""Tests for arena.config: YAML -> frozen config, one-line errors, dump and differences."""
+"""Tests for arena.tournament.config: YAML -> frozen config, one-line errors, dump and
+differences."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from arena.bot import Limits
-from arena.config import (
+from arena.tournament.config import (
     ConfigError,
     EntrantConfig,
     FormatConfig,

@@ -15,10 +15,10 @@ from click.testing import CliRunner
 from stumbling import stumbler
 
 import arena
-from arena import results
-from arena.cli import cli
+from arena.cli.main import cli
 from arena.rules import RULESETS
 from arena.rules.playout import random_action
+from arena.tournament import results
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]

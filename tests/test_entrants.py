@@ -12,13 +12,13 @@ from arena_bots.random_bot import RandomBot
 from click.testing import CliRunner
 
 import arena
-from arena import compare as cmp
 from arena import referee
-from arena.cli import cli
-from arena.config import EntrantConfig, Options
+from arena.cli.main import cli
+from arena.compare import groups as cmp
 from arena.entrants import EntrantError, KeptHosts, Reference, mode_of, resolve
 from arena.plugins import Registry, build_registry
-from arena.tournament import entrant_mode
+from arena.tournament.config import EntrantConfig, Options
+from arena.tournament.run import entrant_mode
 
 BOT = """\
 import fcntl

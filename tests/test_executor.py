@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from arena import results
-from arena.cli import cli
+from arena.cli.main import cli
+from arena.tournament import results
 
 KILLER = '''
 import os

@@ -18,7 +18,7 @@ from click.testing import CliRunner
 import arena
 from arena import play_game
 from arena.bot import BotContext
-from arena.cli import cli
+from arena.cli.main import cli
 from arena.human import HumanBot
 from arena.play import TerminalHost
 from arena.referee import ActionEntry, Player

@@ -1,4 +1,5 @@
-"""Tests for arena.ratings: hand-computed cases, ties, faults, intervals and byte determinism."""
+"""Tests for arena.ratings.standings: hand-computed cases, ties, faults, intervals and byte
+determinism."""
 
 from __future__ import annotations
 
@@ -15,8 +16,8 @@ from hypothesis import strategies as st
 from openskill.models import PlackettLuce
 from peak_memory import peak
 
-from arena import ratings
-from arena.ratings import (
+from arena.ratings import standings as ratings
+from arena.ratings.standings import (
     FaultCounts,
     Summary,
     crosstable,

@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 import arena
-from arena.cli import cli
+from arena.cli.main import cli
 from arena.plugins import bot_from_file
 
 README = Path(__file__).resolve().parents[1] / "README.md"

@@ -13,7 +13,7 @@ from arena_bots.random_bot import RandomBot
 
 import arena
 from arena import play_game
-from arena.hosts import InlineHost
+from arena.hosts.inline import InlineHost
 from arena.referee import ActionEntry, FaultEntry, LogEntry, Player, RefereeError
 from arena.replay import parse_replay, replay_lines, verify_replay
 from arena.rules import RULESETS

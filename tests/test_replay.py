@@ -234,7 +234,7 @@ def test_a_results_folder_written_before_the_fault_details_still_verifies_and_re
 
     from click.testing import CliRunner
 
-    from arena.cli import cli
+    from arena.cli.main import cli
 
     folder = tmp_path / "old"
     shutil.copytree(OLD_FOLDER, folder)
@@ -262,7 +262,7 @@ def test_an_illegal_answer_is_kept_as_the_bot_sent_it_in_the_replay() -> None:
 def test_games_jsonl_keeps_what_a_bot_sent_for_an_illegal_answer(tmp_path: Path) -> None:
     from click.testing import CliRunner
 
-    from arena.cli import cli
+    from arena.cli.main import cli
 
     config = tmp_path / "liar.yaml"
     config.write_text(f"name: liar\nrules: dice\nentrants:\n  - random\n"
@@ -306,7 +306,7 @@ def test_a_tournament_s_wall_factor_is_played_and_recorded_in_every_replay(
         tmp_path: Path) -> None:
     from click.testing import CliRunner
 
-    from arena.cli import cli
+    from arena.cli.main import cli
 
     config = tmp_path / "t.yaml"
     config.write_text("name: t\nrules: dice\nentrants: [random, honest]\n"

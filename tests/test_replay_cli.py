@@ -18,9 +18,9 @@ from stumbling import stumbler
 
 import arena
 from arena import play_game
-from arena.cli import cli
+from arena.cli.main import cli
 from arena.replay import encode_replay, read_replay, replay_lines, write_replay
-from arena.tournament import load_tournament, run_tournament
+from arena.tournament.run import load_tournament, run_tournament
 
 NAMES = ("ana", "bruno")
 
@@ -168,7 +168,7 @@ def test_a_player_out_of_chips_is_told_in_plain_words(tmp_path: Path) -> None:
     assert "out out" not in told + played
 
 
-# The replay viewer (arena/static/viewer.js) run by Node on a small stand-in for the page: it
+# The replay viewer (arena/report/static/viewer.js) run by Node on a small stand-in for the page: it
 # opens the game at its last step, and its story pane's lines are printed as JSON.
 VIEWER_HARNESS = """
 const fs = require("fs"), vm = require("vm");
@@ -205,7 +205,7 @@ def test_the_viewer_says_out_of_chips_in_plain_words(tmp_path: Path) -> None:
     packed.write_text(base64.b64encode(encode_replay(lines)).decode())
     harness = tmp_path / "harness.js"
     harness.write_text(VIEWER_HARNESS)
-    viewer = Path(arena.__file__).parent / "static" / "viewer.js"
+    viewer = Path(arena.__file__).parent / "report" / "static" / "viewer.js"
     shown = subprocess.run(["node", str(harness), str(viewer), str(packed), str(len(lines))],
                            capture_output=True, text=True, check=True, timeout=60)  # fmt: skip
     told = json.loads(shown.stdout)

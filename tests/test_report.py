@@ -19,12 +19,12 @@ from peak_memory import peak
 from stumbling import stumbler
 
 import arena
-import arena.report
-import arena.results
+import arena.report.html
+import arena.tournament.results
 from arena import hands, play_game
-from arena.cli import cli
+from arena.cli.main import cli
 from arena.replay import encode_replay, read_replay, replay_lines
-from arena.report import (
+from arena.report.html import (
     REPORT,
     VIEWER,
     BluffStats,
@@ -36,7 +36,7 @@ from arena.report import (
     pack_script,
     scan_replay,
 )
-from arena.tournament import load_tournament, run_tournament
+from arena.tournament.run import load_tournament, run_tournament
 
 ROUND_ROBIN = """\
 name: class
@@ -157,7 +157,7 @@ def test_games_are_packed_in_log_order_a_hundred_at_a_time(
 ) -> None:
     copy = tmp_path / "copy"
     shutil.copytree(dice_folder, copy, ignore=shutil.ignore_patterns(".lock"))
-    monkeypatch.setattr(arena.report, "PACK", 4)
+    monkeypatch.setattr(arena.report.html, "PACK", 4)
     build_report(copy)
     ids = [g["id"] for g in _games(dice_folder)]
     assert list(_packed(copy, 0)) == ids[:4] and list(_packed(copy, 1)) == ids[4:]
@@ -187,12 +187,12 @@ def test_rebuilding_gives_the_same_bytes(dice_folder: Path, tmp_path: Path) -> N
 def test_reading_the_replays_on_two_processes_changes_nothing(
     dice_folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(arena.report, "PACK", 2)
+    monkeypatch.setattr(arena.report.html, "PACK", 2)
     serial, parallel = tmp_path / "serial", tmp_path / "parallel"
     for copy in (serial, parallel):
         shutil.copytree(dice_folder, copy, ignore=shutil.ignore_patterns(".lock"))
     build_report(serial, workers=1)
-    monkeypatch.setattr(arena.report, "PARALLEL_FROM", 1)
+    monkeypatch.setattr(arena.report.html, "PARALLEL_FROM", 1)
     summary = build_report(parallel, workers=2)
     assert summary.replays == len(_games(dice_folder))
     assert (parallel / REPORT).read_bytes() == (serial / REPORT).read_bytes()
@@ -362,7 +362,7 @@ def test_the_report_reads_the_games_without_holding_them(tmp_path: Path) -> None
     _write_games(folder, [{**first, "id": f"rr-{i:06d}"} for i in range(1, 5001)])
     build_report(folder, workers=1)  # first use: static files read, modules imported
     built = peak(lambda: build_report(folder, workers=1))
-    held = peak(lambda: list(arena.results.iter_games(folder / "games.jsonl")))
+    held = peak(lambda: list(arena.tournament.results.iter_games(folder / "games.jsonl")))
     assert held > 4_000_000
     assert built < held / 8
     assert len(json.loads(_games_data(folder))["games"]) == 5000

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from arena import results
-from arena.results import FolderLocked, GameLog, ResultsError
+from arena.tournament import results
+from arena.tournament.results import FolderLocked, GameLog, ResultsError
 
 
 def _lines(*games: dict) -> bytes:

@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from needs import require
 
 from arena import plugins
-from arena.cli import cli
+from arena.cli.main import cli
 from arena.replay import read_replay
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -218,7 +218,7 @@ def _viewer_lines(folder: Path, game: str, tmp_path: Path) -> list[str]:
     replay = folder / "replays" / f"{game}.json.gz"
     packed.write_text(base64.b64encode(replay.read_bytes()).decode())
     steps = len(read_replay(replay).lines())
-    viewer = ROOT / "arena" / "static" / "viewer.js"
+    viewer = ROOT / "arena" / "report" / "static" / "viewer.js"
     shown = subprocess.run(["node", str(script), str(viewer), str(packed), str(steps),
                             str(folder / "viewer-rules.js")],
                            capture_output=True, text=True, check=True, timeout=60)

@@ -1,4 +1,5 @@
-"""Tests for arena.schedule: counts, balance guarantees, brackets, stages, ids and seeds."""
+"""Tests for arena.tournament.schedule: counts, balance guarantees, brackets, stages, ids and
+seeds."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.schedule import (
+from arena.seeds import derive_seed
+from arena.tournament.schedule import (
     Elimination,
     GameSpec,
     balanced_tables,
@@ -22,7 +24,6 @@ from arena.schedule import (
     round_robin,
     round_robin_count,
 )
-from arena.seeds import derive_seed
 
 ROOT = 20240601
 

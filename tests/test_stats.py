@@ -1,4 +1,4 @@
-"""Tests for arena.stats: fishtest's numbers, Wald's bounds, the paired test, intervals."""
+"""Tests for arena.compare.stats: fishtest's numbers, Wald's bounds, the paired test, intervals."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena import stats
-from arena.stats import Estimate, Sprt, Summary
+from arena.compare import stats
+from arena.compare.stats import Estimate, Sprt, Summary
 
 # Expected LLRs were computed by running fishtest's own code: LLR_normalized and
 # LLR_logistic from official-stockfish/fishtest, server/fishtest/stats/LLRcalc.py at commit

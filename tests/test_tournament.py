@@ -17,19 +17,20 @@ from arena_bots.random_bot import RandomBot
 from peak_memory import peak
 
 import arena
-from arena import results, tournament
-from arena.config import ConfigError, config_as_run
 from arena.plugins import Registry
-from arena.ratings import standings
+from arena.ratings.standings import standings
 from arena.replay import read_replay, schema, timeless, verify_replay
-from arena.schedule import GameSpec
-from arena.tournament import (
+from arena.tournament import results
+from arena.tournament import run as tournament
+from arena.tournament.config import ConfigError, config_as_run
+from arena.tournament.run import (
     Interrupted,
     Plan,
     TournamentError,
     load_tournament,
     run_tournament,
 )
+from arena.tournament.schedule import GameSpec
 
 COMPARED = ("games.jsonl", *results.DERIVED)
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from arena.cli import cli
+from arena.cli.main import cli
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -181,7 +181,7 @@ def test_a_dice_only_python_bot_is_refused_in_a_cards_tournament(tmp_path: Path)
 
 def test_an_entrant_that_starts_passes_in_every_mode(tmp_path: Path) -> None:
     """Inline, process and command entrants that start are fine, and are stopped again."""
-    from arena.processes import leftovers
+    from arena.hosts.processes import leftovers
 
     example = ROOT / "bots" / "examples" / "example_bot.py"
     config = _write(tmp_path / "t.yaml", f"""
@@ -206,7 +206,7 @@ def test_an_inline_bot_that_never_starts_is_stopped_at_the_start_timeout() -> No
 
     import arena
     from arena.bot import BotContext, Limits
-    from arena.hosts import InlineHost
+    from arena.hosts.inline import InlineHost
     from arena.trial import start_problem
 
     class Stuck(arena.Bot):

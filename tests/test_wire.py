@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 import random
 
+from arena.hosts.wire import SeatLog, event_line
 from arena.rules import CHANCE, RULESETS, TERMINAL
 from arena.rules.base import Event
 from arena.rules.playout import random_action
-from arena.wire import SeatLog, event_line
 
 ROUND = Event("round", 0, {"round": 1})
 ROLL = Event("roll", 0, {"hand": ("9", "A")}, 0)

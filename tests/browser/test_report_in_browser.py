@@ -22,8 +22,8 @@ import pytest
 from needs import require
 
 from arena.replay import read_replay
-from arena.report import build_report
-from arena.tournament import load_tournament, run_tournament
+from arena.report.html import build_report
+from arena.tournament.run import load_tournament, run_tournament
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
 CHROMIUM_ARGS = [

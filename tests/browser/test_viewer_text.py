@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from needs import require
 
-from arena.report import build_report
-from arena.tournament import load_tournament, run_tournament
+from arena.report.html import build_report
+from arena.tournament.run import load_tournament, run_tournament
 
 CONFIG = """\
 name: tens

@@ -12,8 +12,8 @@ import pytest
 
 from arena import play_game
 from arena.bot import Limits
-from arena.isolation import PipeHost, ProcessLimits
-from arena.processes import namespace_prefix
+from arena.hosts.pipe import PipeHost, ProcessLimits
+from arena.hosts.processes import namespace_prefix
 from arena.referee import GameRecord, Player
 
 ZOO = Path(__file__).parent / "zoo"

@@ -13,8 +13,8 @@ from isolation_support import DECISION, LIMITS, NAMESPACES, play_zoo, wire, zoo
 from arena import play_game
 from arena.bot import Limits
 from arena.entrants import Reference, resolve
-from arena.hosts import Host
-from arena.isolation import CommandHost, ProcessHost
+from arena.hosts.inline import Host
+from arena.hosts.pipe import CommandHost, ProcessHost
 from arena.referee import ActionEntry, FaultEntry, GameRecord, Player
 from arena.rules.base import Event
 
@@ -182,7 +182,7 @@ def test_illegal_and_protocol_faults_keep_what_the_bot_sent(mode: str, kind: str
 
 
 def test_a_bot_that_never_answers_hello_is_cut_off_after_its_first_failure() -> None:
-    from arena.processes import started_tokens
+    from arena.hosts.processes import started_tokens
 
     host = CommandHost(wire("mute"), replace(LIMITS, start_timeout=0.5))
     before = len(started_tokens())

@@ -13,7 +13,7 @@ from isolation_support import HAS_NAMESPACE, LIMITS, zoo
 
 from arena import play_game
 from arena.bot import Limits
-from arena.isolation import ProcessHost
+from arena.hosts.pipe import ProcessHost
 from arena.plugins import bot_from_file
 from arena.referee import GameRecord, Player
 from arena.rules.actions import Chance

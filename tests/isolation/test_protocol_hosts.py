@@ -22,8 +22,8 @@ from needs import require
 from arena import play_game
 from arena.bot import BotContext, Limits
 from arena.entrants import Reference
-from arena.isolation import CommandHost, PipeHost, ProcessHost, ProcessLimits
-from arena.processes import TOKEN_VARIABLE, MiB, leftovers, remove_stale_folders
+from arena.hosts.pipe import CommandHost, PipeHost, ProcessHost, ProcessLimits
+from arena.hosts.processes import TOKEN_VARIABLE, MiB, leftovers, remove_stale_folders
 from arena.referee import ActionEntry, FaultEntry, GameRecord, Player
 from arena.rules.base import Event
 
@@ -209,7 +209,7 @@ def test_a_bot_runs_limited_in_an_empty_folder_with_a_clean_environment(
 REFEREE = textwrap.dedent("""
     import json, os, random, sys
     from arena.bot import BotContext, Limits
-    from arena.isolation import ProcessHost, ProcessLimits
+    from arena.hosts.pipe import ProcessHost, ProcessLimits
     host = ProcessHost("random", ProcessLimits(pid_namespace={namespace}))
     host.start(BotContext(0, 2, "dice", {{}}, Limits(), random.Random(1)))
     handle = host.process.handle

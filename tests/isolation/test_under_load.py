@@ -13,8 +13,8 @@ import pytest
 from isolation_support import LIMITS, zoo
 
 from arena.bot import BotContext, Limits
-from arena.hosts import BotFault
-from arena.isolation import ProcessHost
+from arena.hosts.inline import BotFault
+from arena.hosts.pipe import ProcessHost
 from arena.rules import CHANCE, RULESETS
 
 DECISION = 0.4

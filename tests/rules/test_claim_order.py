@@ -91,7 +91,7 @@ class PlainParser(arena.Bot):
 
 def test_a_process_bot_that_parses_claims_plainly_plays_with_straight_over_full(
         tmp_path: Path) -> None:
-    from arena.isolation import ProcessHost, ProcessLimits
+    from arena.hosts.pipe import ProcessHost, ProcessLimits
     from arena.referee import Player
 
     path = tmp_path / "plain_parser.py"

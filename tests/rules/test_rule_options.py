@@ -204,7 +204,7 @@ def test_a_rejecting_player_who_went_out_leaves_it_to_the_next() -> None:
 def test_arena_rules_lists_every_option_with_its_default_and_choices() -> None:
     from click.testing import CliRunner
 
-    from arena.cli import cli
+    from arena.cli.main import cli
 
     result = CliRunner().invoke(cli, ["rules"])
     assert result.exit_code == 0
@@ -245,7 +245,7 @@ def test_games_under_the_options_replay_validate_and_verify(rules_id: str, optio
 
 
 def test_the_options_legal_fields_cross_the_wire() -> None:
-    from arena.codec import (
+    from arena.hosts.codec import (
         action_from_json,
         action_to_json,
         observation_from_json,

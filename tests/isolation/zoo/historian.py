@@ -8,7 +8,7 @@ import hashlib
 import json
 
 import arena
-from arena.codec import observation_to_json
+from arena.hosts.codec import observation_to_json
 from arena.rules.playout import random_action
 
 

@@ -18,7 +18,7 @@ Games in another order give the same results, read a second time:
 - a few ascending runs (an elimination's games.jsonl: its seeding ``rr-...`` before its
   knockout ``el-...``) are merged, holding one game per run;
 - more runs (a shuffled list, such as the seeding stage's) are parsed and sorted in memory;
-- so out-of-order games must be iterable again (a list, `arena.results.GameFile`): a
+- so out-of-order games must be iterable again (a list, `arena.tournament.results.GameFile`): a
   one-shot iterator (a generator) found out of order cannot be rewound, and is refused
   with a ValueError rather than rated in the wrong order.
 

@@ -12,7 +12,7 @@ The verdict is `better` or `worse` when either accepts its H1, `same` when both 
 and `inconclusive` when the game limit comes first.
 
 This module must not print, parse command lines, or compute statistics itself: the
-numbers come from `arena.stats`, the games from the referee.
+numbers come from `arena.compare.stats`, the games from the referee.
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Literal, TypeVar
 
-from arena import stats
 from arena.bot import Limits
+from arena.compare import stats
 from arena.entrants import EntrantError, KeptHosts, Reference, checked, resolve
 from arena.options import Options
 from arena.referee import Player
@@ -403,8 +403,8 @@ def _check_bounds(bounds: Bounds) -> None:
 def group_results(setup: Setup, groups: int, workers: int = 1) -> Generator[GroupResult]:
     """Results of groups 0..groups-1 in group order: their games are scheduled games with
     the group's seed, played by the tournament's worker on the one executor."""
-    from arena.executor import ordered_map
-    from arena.tournament import LostGames, TournamentError, game_job
+    from arena.executor.local import ordered_map
+    from arena.tournament.run import LostGames, TournamentError, game_job
 
     games = (game for index in range(groups) for game in compare_games(setup, index))
     played = ordered_map(game_job(game_setup(setup)), games, workers, LostGames(hint="stopped"))
@@ -420,7 +420,7 @@ def group_results(setup: Setup, groups: int, workers: int = 1) -> Generator[Grou
 def game_setup(setup: Setup) -> Any:
     """The comparison as the tournament's worker takes it: entrants candidate, baseline,
     then the field, each its own entrant (a command bot gets its own process per seat)."""
-    from arena.tournament import GameSetup
+    from arena.tournament.run import GameSetup
 
     entrants = tuple(_entrant_config(e) for e in (setup.candidate, setup.baseline, *setup.field))
     return GameSetup("compare", setup.rules, Options.of(dict(setup.options)), setup.limits,
@@ -430,7 +430,7 @@ def game_setup(setup: Setup) -> Any:
 def _entrant_config(entrant: Entrant) -> Any:
     """The entrant as the tournament's worker hosts it, by the one trust policy: a `cmd:`
     bot as its program, a Python bot where its reference's mode (or its origin) says."""
-    from arena.config import EntrantConfig
+    from arena.tournament.config import EntrantConfig
 
     options = Options.of(dict(entrant.options))
     if entrant.command is not None:
@@ -441,7 +441,7 @@ def _entrant_config(entrant: Entrant) -> Any:
 
 def compare_games(setup: Setup, index: int) -> tuple[Any, ...]:
     """Group `index` as scheduled games (GameSpec): entrant indexes as in `game_setup`."""
-    from arena.schedule import GameSpec
+    from arena.tournament.schedule import GameSpec
 
     field = tuple(range(2, 2 + len(setup.field)))
     games = []

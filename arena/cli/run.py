@@ -1,4 +1,4 @@
-"""`arena run` and `arena validate`: the thin click layer over arena.tournament.
+"""`arena run` and `arena validate`: the thin click layer over arena.tournament.run.
 
 Each command parses its options, calls one library function and prints. A problem the
 user can fix is one line `arena: error: ...` on stderr with exit status 2; Ctrl-C during
@@ -14,8 +14,8 @@ from pathlib import Path
 
 import click
 
-from arena.cli import fail, load_registry
-from arena.config import ConfigError, TournamentConfig
+from arena.cli.main import fail, load_registry
+from arena.tournament.config import ConfigError, TournamentConfig
 
 EXIT_INTERRUPTED = 130
 
@@ -23,8 +23,8 @@ EXIT_INTERRUPTED = 130
 def _load(config: str) -> TournamentConfig:
     """Load and check a tournament file and start each entrant once, or stop with the
     one-line error."""
-    from arena.config import key_lines
-    from arena.tournament import load_tournament
+    from arena.tournament.config import key_lines
+    from arena.tournament.run import load_tournament
     from arena.trial import check_entrants
 
     registry = load_registry()
@@ -41,7 +41,7 @@ def _load(config: str) -> TournamentConfig:
 @click.argument("config", type=click.Path(dir_okay=False))
 def validate(config: str) -> None:
     """Check a tournament file without playing: print its size, or the first problem."""
-    from arena.tournament import Plan, schedule_notes
+    from arena.tournament.run import Plan, schedule_notes
 
     cfg = _load(config)
     click.echo(f"ok: {len(cfg.entrants)} entrants, {Plan(cfg).total()} games")
@@ -73,8 +73,8 @@ def run(
     config: str, out: str | None, workers: int | None, resume: bool, force: bool, quiet: bool
 ) -> None:
     """Play a tournament into results/<name>/ and print the standings."""
-    from arena.report import build_report
-    from arena.tournament import (
+    from arena.report.html import build_report
+    from arena.tournament.run import (
         Interrupted,
         TournamentError,
         run_tournament,

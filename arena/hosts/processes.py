@@ -2,7 +2,7 @@
 folder, resource limits and, where the kernel allows it, its own PID namespace; its pipes read
 without blocking the referee; its CPU time; and its whole process tree killed.
 
-It knows nothing of the protocol or the game (that is `arena.isolation`'s): it moves bytes,
+It knows nothing of the protocol or the game (that is `arena.hosts.pipe`'s): it moves bytes,
 counts CPU seconds and stops processes, and never trusts a byte the bot writes.
 """
 

@@ -1,4 +1,4 @@
-"""`arena compare CANDIDATE BASELINE`: the click command over `arena.compare`.
+"""`arena compare CANDIDATE BASELINE`: the click command over `arena.compare.groups`.
 
 It parses the options, builds the `Setup`, runs the comparison with a progress bar on
 stderr, prints the report (or JSON) and exits with the verdict's status. It must not play
@@ -16,11 +16,11 @@ from typing import Any
 
 import click
 
-from arena import compare as cmp
 from arena.bot import Limits
-from arena.cli import fail, load_registry, parse_options
+from arena.cli.main import fail, load_registry, parse_options
+from arena.compare import groups as cmp
+from arena.compare.stats import DEFAULT_ALPHA, DEFAULT_BETA, Estimate
 from arena.entrants import EntrantError
-from arena.stats import DEFAULT_ALPHA, DEFAULT_BETA, Estimate
 
 _SIDES = {"better": ("better", "not better"), "worse": ("worse", "not worse")}
 

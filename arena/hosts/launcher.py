@@ -1,11 +1,11 @@
 """The trusted launcher of an isolated bot, run as `python -I path/to/launcher.py CONFIG` (or
-`python -I -m arena.launcher CONFIG`; by path, a command bot starts without importing arena).
+`python -I -m arena.hosts.launcher CONFIG`; by path, a command bot starts without importing arena).
 
 It runs first in the bot's own process, before any bot code: it sets the resource limits,
 asks the kernel to kill the bot when the referee dies (PR_SET_PDEATHSIG) and to keep orphaned
 helpers as its descendants (PR_SET_CHILD_SUBREAPER), then either serves a Python bot class
 over the JSON-lines protocol (docs/protocol.md) or replaces itself with a bot command (exec),
-which inherits the limits. CONFIG is one JSON argument written by `arena.processes`.
+which inherits the limits. CONFIG is one JSON argument written by `arena.hosts.processes`.
 
 It must not import bot code before the limits are in place, and it holds nothing secret:
 it knows only what the referee sends this seat on stdin.
@@ -164,7 +164,7 @@ class BotServer:
     def events_from(self, start: int) -> list[Any]:
         """The events sent from index `start` on, each decoded once (those still waiting,
         in one parse)."""
-        from arena.codec import event_from_json
+        from arena.hosts.codec import event_from_json
 
         decoded = self.decoded
         waiting = [i for i in range(start, len(decoded)) if decoded[i] is None]
@@ -176,7 +176,7 @@ class BotServer:
 
     def observation(self, data: dict[str, Any]) -> Any:
         """Rebuild the observation, its history from the events already sent."""
-        from arena.codec import observation_from_json
+        from arena.hosts.codec import observation_from_json
 
         history = tuple(e for e in self.events_from(data["history_from"]) if e.to is None)
         return observation_from_json(data, self.sof, history, self.hand)
@@ -244,7 +244,7 @@ class BotServer:
 
     def act(self, message: Mapping[str, Any]) -> None:
         """Decode the observation, ask the bot, encode its action."""
-        from arena.codec import CodecError, action_to_json
+        from arena.hosts.codec import CodecError, action_to_json
 
         turn = message["turn"]
         if self.bot is None or self.pending is not None:

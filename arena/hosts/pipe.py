@@ -1,8 +1,8 @@
 """Hosts that run a bot outside the referee's process: `process` (a Python bot class in its own
-OS process, started by the trusted `arena.launcher`) and `command` (any executable speaking
-the JSON-lines protocol of docs/protocol.md). Both are `arena.hosts.Host`s.
+OS process, started by the trusted `arena.hosts.launcher`) and `command` (any executable speaking
+the JSON-lines protocol of docs/protocol.md). Both are `arena.hosts.inline.Host`s.
 
-Every bot process (`arena.processes`) gets a clean environment, a fresh empty working folder,
+Every bot process (`arena.hosts.processes`) gets a clean environment, a fresh empty working folder,
 resource limits (`ProcessLimits`), its own session and process group and, where the kernel
 allows it, its own PID namespace. A hard fault kills the bot's whole process tree with
 SIGKILL; the process is otherwise kept for the worker's next game, which builds a fresh bot
@@ -14,7 +14,7 @@ its wall time and the bot's CPU time, with a wall-clock limit of `limit × wall_
 while a sleeping or blocked bot is stopped.
 
 This module never sees the game state: it carries one seat's observations and events, encoded
-by `arena.codec`, and turns what goes wrong into a `BotFault`. It does not decide what a fault
+by `arena.hosts.codec`, and turns what goes wrong into a `BotFault`. It does not decide what a fault
 costs (the referee does) and never trusts a byte the bot writes.
 """
 
@@ -29,20 +29,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Self
 
-from arena import wire
 from arena.bot import BotContext, GameEnd
-from arena.codec import CodecError, action_from_json
-from arena.hosts import SENT_CHARS, BotFault, shown
-from arena.processes import (
+from arena.hosts import wire
+from arena.hosts.codec import CodecError, action_from_json
+from arena.hosts.inline import SENT_CHARS, BotFault, shown
+from arena.hosts.processes import (
     BotProcess,
     InputStuck,
     LineTooLong,
     OutputClosed,
     ProcessLimits,
 )
+from arena.hosts.wire import PROTOCOL, SPOKEN, SeatLog
 from arena.rules.actions import Action
 from arena.rules.base import Event, Observation
-from arena.wire import PROTOCOL, SPOKEN, SeatLog
 
 __all__ = ["CommandHost", "PipeHost", "ProcessHost", "ProcessLimits"]
 

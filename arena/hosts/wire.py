@@ -10,7 +10,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from arena.codec import event_to_json, observation_to_json
+from arena.hosts.codec import event_to_json, observation_to_json
 from arena.rules.base import Event, Observation
 
 PROTOCOL = 2

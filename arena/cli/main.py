@@ -18,12 +18,12 @@ CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 # Commands that live in their own modules, loaded by name so that `arena --help` stays fast.
 _COMMANDS = {
-    "run": "arena.cli_run:run",
-    "validate": "arena.cli_run:validate",
-    "compare": "arena.cli_compare:compare",
-    "replay": "arena.cli_replay:replay",
-    "report": "arena.cli_replay:report",
-    "bench": "arena.cli_bench:bench",
+    "run": "arena.cli.run:run",
+    "validate": "arena.cli.run:validate",
+    "compare": "arena.cli.compare:compare",
+    "replay": "arena.cli.replay:replay",
+    "report": "arena.cli.replay:report",
+    "bench": "arena.cli.bench:bench",
 }
 
 

@@ -12,7 +12,7 @@ schedule order whatever order the workers finish in, so 1 or 16 workers write th
 bytes. Wall-clock times stay out of games.jsonl and the derived files (replays keep the
 seconds per decision; see docs/replay-format.md).
 
-Workers: the one executor (arena/executor.py): worker processes forked from a server
+Workers: the one executor (arena/executor/local.py): worker processes forked from a server
 that imported arena once, inheriting no threads, locks or open files of the main process
 (the folder lock stays with the main process alone, so a `kill -9` of the main process
 frees the folder at once; the workers notice and exit). Results come back in schedule
@@ -30,7 +30,7 @@ takes the main process with it: untrusted bots belong in `process` mode.
 
 This module never knows a rule of the game (the rules and the referee do), never builds the
 report (`arena run` passes `after` to do it), and never prints: the CLI layer
-(arena/cli_run.py) talks to the user.
+(arena/cli/run.py) talks to the user.
 """
 
 from __future__ import annotations
@@ -51,9 +51,23 @@ from typing import Any
 import yaml
 
 from arena import entrants
-from arena import results as folder_files
 from arena.bot import Limits
-from arena.config import (
+from arena.executor.local import Death, Executor, Job, mark, marked
+from arena.hosts.inline import BotFault, Host
+from arena.plugins import BotSpec, Registry, default_registry
+from arena.ratings.standings import (
+    crosstable_csv,
+    ratings_json,
+    standings,
+    standings_csv,
+    standings_md,
+    summarise,
+)
+from arena.referee import GameRecord, Player, RefereeError, play_game
+from arena.replay import fault_json, replay_lines, write_replay
+from arena.rules import OptionError, RuleSet
+from arena.tournament import results as folder_files
+from arena.tournament.config import (
     DEFAULT_CAP,
     EntrantConfig,
     KeyLines,
@@ -68,21 +82,7 @@ from arena.config import (
     key_lines,
     load_config,
 )
-from arena.executor import Death, Executor, Job, mark, marked
-from arena.hosts import BotFault, Host
-from arena.plugins import BotSpec, Registry, default_registry
-from arena.ratings import (
-    crosstable_csv,
-    ratings_json,
-    standings,
-    standings_csv,
-    standings_md,
-    summarise,
-)
-from arena.referee import GameRecord, Player, RefereeError, play_game
-from arena.replay import fault_json, replay_lines, write_replay
-from arena.rules import OptionError, RuleSet
-from arena.schedule import (
+from arena.tournament.schedule import (
     Elimination,
     GameSpec,
     elimination_2,
@@ -114,7 +114,7 @@ __all__ = [
 ]
 
 HOSTED_MODES = ("inline", "process", "command")
-"""Where a bot can run: in the worker's own process, or isolated (arena/isolation.py)."""
+"""Where a bot can run: in the worker's own process, or isolated (arena/hosts/pipe.py)."""
 RESUME_IGNORES = ("workers", "output")
 """Config keys that may change between a run and its resume without changing results."""
 
@@ -960,7 +960,7 @@ def write_derived(
     over games.jsonl, each atomically; return the standings as Markdown, and warnings.
 
     Memory does not grow with the games: the log is read one game at a time (a second time
-    only if it is not in id order, as an elimination's is, see arena/ratings.py), and
+    only if it is not in id order, as an elimination's is, see arena/ratings/standings.py), and
     stages.json, which lists every game, is encoded and written in parts."""
     games = folder_files.GameFile(folder / folder_files.GAMES)
     summary = summarise(games, [e.name for e in cfg.entrants])

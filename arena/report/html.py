@@ -21,7 +21,7 @@ standings.csv, ratings.json, crosstable.csv, stages.json, replays/) and writes:
 Every replay is read once, in one streaming pass that may be split over worker processes;
 the bluffing statistics come from the claim and challenge events found by one regular
 expression over the replay text (parsing every line as JSON is ten times slower; the
-expression follows the key order of arena.codec, and tests pin it against a full parse).
+expression follows the key order of arena.hosts.codec, and tests pin it against a full parse).
 
 Memory does not grow with the games: games.jsonl is read one game at a time, three times
 (for the counts and first fault examples, for the viewer packs, and for the list of
@@ -57,11 +57,11 @@ from typing import Any
 import yaml
 
 from arena import __version__, hands
-from arena import results as folder_files
-from arena.executor import Job, ordered_map, pool_size
-from arena.ratings import FAULT_KINDS, wilson_interval
+from arena.executor.local import Job, ordered_map, pool_size
+from arena.ratings.standings import FAULT_KINDS, wilson_interval
 from arena.rules import RulesError, description_of
 from arena.rules.base import Description
+from arena.tournament import results as folder_files
 
 __all__ = [
     "REPORT",
@@ -88,7 +88,7 @@ PACK = 100
 """Games per file of viewer data: a few hundred KB to load, and few files to write."""
 _FAULT_EXAMPLES = 3
 
-# One claim (dice), pass (cards) or challenge event, in arena.codec's key order:
+# One claim (dice), pass (cards) or challenge event, in arena.hosts.codec's key order:
 # kind, seat, [claimant,] claim, [blind | hand, value, holds].
 _BLUFF_EVENT = re.compile(
     rb'"kind":"(claim|pass|challenge)","seat":(\d+),(?:"claimant":(\d+),)?"claim":"([^"]+)"'
@@ -536,7 +536,7 @@ def build_report(
 
 
 def _static(name: str) -> str:
-    return resources.files("arena").joinpath("static", name).read_text(encoding="utf-8")
+    return resources.files("arena.report").joinpath("static", name).read_text(encoding="utf-8")
 
 
 def viewer_page() -> str:

@@ -1,4 +1,4 @@
-"""`arena replay` and `arena report`: the thin click layer over arena.replay and arena.report.
+"""`arena replay` and `arena report`: the thin click layer over arena.replay and arena.report.html.
 
 `arena replay FILE` tells one game in plain words, decision by decision, from everyone's
 view or from one seat's (`--seat N`: its own dice or cards, when it saw them, and what
@@ -9,7 +9,7 @@ each replay against its games.jsonl line. `arena report RESULTS_DIR` writes repo
 the replay viewer and its data files.
 
 Exit status: 0 when all is well, 1 when a replay differs from the rules (the first
-difference is printed), 2 for a problem the user can fix (one line, `arena.cli.fail`).
+difference is printed), 2 for a problem the user can fix (one line, `arena.cli.main.fail`).
 Nothing here plays games or changes results.
 """
 
@@ -26,8 +26,8 @@ from typing import Any
 
 import click
 
-from arena.cli import fail
-from arena.codec import event_from_json
+from arena.cli.main import fail
+from arena.hosts.codec import event_from_json
 from arena.narrative import Narrator, result_lines
 from arena.replay import Replay, ReplayError, read_replay, verify_replay
 from arena.rules import RulesError
@@ -153,7 +153,7 @@ def _check_task(_: None, task: tuple[str, tuple[Mapping[str, Any], ...]]) -> lis
 def check_folder(folder: Path, lines: Sequence[Mapping[str, Any]],
                  workers: int | None = None) -> Iterator[GameCheck]:  # fmt: skip
     """Check every listed game, in games.jsonl order; big folders on several processes."""
-    from arena.executor import Job, ordered_map, pool_size
+    from arena.executor.local import Job, ordered_map, pool_size
 
     count = pool_size(workers, len(lines), PARALLEL_FROM)
     tasks = [(str(folder), tuple(lines[i : i + _CHUNK])) for i in range(0, len(lines), _CHUNK)]
@@ -162,7 +162,7 @@ def check_folder(folder: Path, lines: Sequence[Mapping[str, Any]],
 
 
 def _verify_folder(folder: Path, workers: int | None) -> None:
-    from arena import results
+    from arena.tournament import results
 
     games_path = folder / results.GAMES
     if not games_path.exists():
@@ -225,7 +225,7 @@ def _read(path: Path) -> Replay:
 
 def _game_in(folder: Path, game: str) -> Path:
     """The replay file of the game with this id, found through the folder's games.jsonl."""
-    from arena import results
+    from arena.tournament import results
 
     games_path = folder / results.GAMES
     if not games_path.is_file():
@@ -259,7 +259,7 @@ def _nearest(game: str, ids: Sequence[str], count: int = 3) -> list[str]:
 
 def _first_game(folder: Path) -> str:
     """The id of a folder's first game, for an example command; GAME when there is none."""
-    from arena import results
+    from arena.tournament import results
 
     with contextlib.suppress(results.ResultsError):
         for line in results.iter_games(folder / results.GAMES):
@@ -342,7 +342,7 @@ def report(folder: Path, workers: int | None) -> None:
     RESULTS_DIR/report.html is one page that opens offline: standings, ratings, head to
     head, bluffing, faults, the bracket, and every game linked to RESULTS_DIR/viewer.html.
     """
-    from arena.report import ReportError, build_report
+    from arena.report.html import ReportError, build_report
 
     if not folder.is_dir():
         fail(f"{folder}: no such results folder")

@@ -1,0 +1,1 @@
+"""The thin click layer: each command parses, calls one function, prints."""

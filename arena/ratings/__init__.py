@@ -1,0 +1,2 @@
+"""Ratings over a results log: batch Bradley-Terry Elo with intervals, OpenSkill,
+standings and the crosstable. Pure reading of game outcomes."""
