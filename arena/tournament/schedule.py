@@ -8,7 +8,7 @@ games or know a rule of the game. Where a schedule draws, it uses a `random.Rand
 from its arguments, so the same arguments always give the same games, and a resumed
 tournament rebuilds exactly the games it started with.
 
-Guarantees (each one pinned by tests/test_schedule.py):
+Guarantees (each one pinned by tests/tournament/test_schedule.py):
 
 - Ids are unique, zero-padded to widths fixed by the settings, and sort in schedule order.
   Game, table, match and stage numbers count from 1.

@@ -13,7 +13,7 @@ from click.testing import CliRunner, Result
 
 from arena.cli.main import cli
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 DICE_ONLY = '''
 import json

@@ -25,7 +25,7 @@ from arena.referee import ActionEntry, Player
 from arena.rules.actions import Action, Pass, parse_action
 from arena.rules.base import Observation
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "bots" / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "bots" / "examples"
 
 PLAY_WITH_A_HUMAN = """\
 dice, seed 4: seat 0 human, seat 1 random

@@ -33,7 +33,7 @@ from arena.tournament.run import (
 from arena.tournament.schedule import GameSpec
 
 COMPARED = ("games.jsonl", *results.DERIVED)
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = Path(__file__).parents[1] / "fixtures"
 
 
 class CardsOnly(arena.Bot):
@@ -294,7 +294,7 @@ def test_resume_after_a_cut_log_ends_with_the_same_files(tmp_path: Path) -> None
 def test_ctrl_c_keeps_finished_games_and_resume_completes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    bot = Path(__file__).parent / "ctrl_c.py"
+    bot = Path(__file__).parents[1] / "ctrl_c.py"
     entrants = f"[random, {{bot: random, alias: r2}}, {{bot: '{bot}', alias: c, mode: inline}}]"
     fmt = "{type: round-robin, seats: 2, games: 5}"
     cfg = load_tournament(_write(tmp_path, f"name: t\nrules: dice\nentrants: {entrants}\n"
@@ -465,7 +465,7 @@ def test_a_folder_of_other_files_is_never_used(tmp_path: Path) -> None:
     assert sorted(p.name for p in (tmp_path / "project").iterdir()) == ["config.yaml", "notes.txt"]
 
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize("seed", [14, 15])

@@ -321,7 +321,7 @@ def test_a_command_bot_can_be_compared_and_leaves_no_process() -> None:
     from arena.compare.groups import Bounds, Entrant, Setup, run_compare
     from arena.hosts.processes import leftovers
 
-    example = Path(__file__).resolve().parents[1] / "bots" / "examples" / "example_bot.py"
+    example = Path(__file__).resolve().parents[2] / "bots" / "examples" / "example_bot.py"
     setup = Setup(Entrant(f"cmd:{sys.executable} {example}"), Entrant("random"), seed=2)
     result = run_compare(setup, Bounds(elo0=0, elo1=100), max_games=8, workers=1)
     assert result.tally.games == 8

@@ -325,7 +325,7 @@ KINDS = ["timeout", "crash", "illegal", "protocol"]
 # rank by Elo with tie marks (issue 11; ratings.json and crosstable.csv kept their bytes,
 # checked then against the old code): the bytes must not change. Kept as text (it was a
 # sha256, b071acb0...), so a failure shows which number moved.
-FIELD_TABLES = Path(__file__).parent / "fixtures" / "field-400-tables.txt"
+FIELD_TABLES = Path(__file__).parents[1] / "fixtures" / "field-400-tables.txt"
 
 
 def field_games(count: int, seed: int = 7) -> list[Game]:

@@ -6,15 +6,24 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Iterator
+from multiprocessing import forkserver, resource_tracker
 
 import pytest
 
 from arena.hosts.processes import descendants, leftovers, started_tokens
 
 
+def _forkserver() -> set[int]:
+    """The fork server and resource tracker an earlier test's worker pool left: they live as
+    long as the test process, by design, and are no bot's."""
+    pids = (getattr(forkserver._forkserver, "_forkserver_pid", None),
+            getattr(resource_tracker._resource_tracker, "_pid", None))
+    return {pid for pid in pids if pid is not None}
+
+
 def _live_children() -> list[int]:
     alive = []
-    for pid in descendants(os.getpid()):
+    for pid in set(descendants(os.getpid())) - _forkserver():
         try:
             with open(f"/proc/{pid}/stat", "rb") as f:
                 state = f.read().rsplit(b")", 1)[1].split()[0]

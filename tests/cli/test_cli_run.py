@@ -21,7 +21,7 @@ from arena.replay import read_replay, timeless
 from arena.tournament import results
 from arena.tournament import run as tournament
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CONFIGS = sorted((ROOT / "configs").glob("*.yaml"))
 COMPARED = ("games.jsonl", *results.DERIVED)
 SECONDS = re.compile(rb',"seconds":[^,}]*')
