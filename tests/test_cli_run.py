@@ -446,6 +446,21 @@ def test_a_bots_folder_in_the_current_directory_does_not_stop_a_run(tmp_path: Pa
     assert not (folder / results.LOCK).exists(), "a finished folder keeps no lock file"
 
 
+def test_nothing_in_the_current_directory_shadows_arenas_imports_in_its_workers(
+    tmp_path: Path,
+) -> None:
+    """An `arena_bots/` folder or a `random.py` beside the config reached the fork server."""
+    (tmp_path / "arena_bots").mkdir()
+    (tmp_path / "random.py").write_text("raise SystemExit('the random.py in the cwd was run')\n")
+    (tmp_path / "quickstart.yaml").write_bytes((ROOT / "configs" / "quickstart.yaml").read_bytes())
+    command = [str(Path(sys.executable).with_name("arena")), "run", "quickstart.yaml",
+               "--workers", "2", "-q"]  # fmt: skip
+    done = subprocess.run(command, cwd=tmp_path, capture_output=True, timeout=120, check=False)
+    assert (done.returncode, done.stderr) == (0, b"")
+    folder = tmp_path / "results" / "quickstart"
+    assert (folder / results.GAMES).read_bytes().count(b"\n") == 120
+
+
 WORKER_ONLY = '''
 import multiprocessing
 
