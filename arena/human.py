@@ -93,6 +93,8 @@ def read_action(text: str, decision: str, straight_over_full: bool = False) -> A
     words = text.split()
     if not words or words[0].lower() in ACTION_WORDS:
         return parse_action(text, straight_over_full)
+    if decision == "choose" and len(words) == 1 and words[0].isdigit():
+        return parse_action(f"choose {words[0]}", straight_over_full)  # a bare seat number
     verb = "pass" if decision == "turn" else "claim"
     try:
         return parse_action(f"{verb} {text}", straight_over_full)
@@ -157,13 +159,17 @@ def help_lines(obs: Observation, straight_over_full: bool = False,
                rules: Description | str | None = None) -> str:
     """The choices of this decision, the claim ladder, and the value of what you hold."""
     lines = [f"  you may: {obs.legal.describe().removeprefix('legal: ')}",
-             f"  e.g.: {try_line(obs)}",
-             f"  claim ladder: {ladder(obs)}"]
+             f"  e.g.: {try_line(obs)}"]
+    if obs.decision != "choose":  # choosing the receiver claims nothing
+        lines.append(f"  claim ladder: {ladder(obs)}")
     lines += [f"  {line}" for line in hand_values(obs, straight_over_full, rules)]
     verb = "pass" if obs.decision == "turn" else "claim"
     low = obs.min_claim
     bare = f"'{low}' alone means '{verb} {low}'; " if any(
         isinstance(a, Bid | Pass) for a in legal_examples(obs)) else ""
+    if obs.decision == "choose" and obs.legal.seats:
+        seat = obs.legal.seats[0]
+        bare = f"'{seat}' alone means 'choose {seat}'; "
     lines.append(f"  {bare}end of input (Ctrl-D) or Ctrl-C stops the game")
     return "\n".join(lines)
 
@@ -184,7 +190,9 @@ def view_lines(obs: Observation, rules: Description | str | None = None) -> str:
     if obs.claim is not None:
         lines.append(f"  claim to beat: {obs.claim} (by seat {obs.claimant})")
     low = obs.min_claim
-    lines.append(f"  you decide: {obs.decision}; "
-                 + (f"lowest legal claim: {low}" if low else "no higher claim exists")
-                 + "   (help: your choices)")
+    if obs.decision == "choose":  # no claim is made here: say whom you may choose
+        choice = obs.legal.describe().removeprefix("legal: ")
+    else:
+        choice = f"lowest legal claim: {low}" if low else "no higher claim exists"
+    lines.append(f"  you decide: {obs.decision}; {choice}   (help: your choices)")
     return "\n".join(lines)

@@ -164,7 +164,8 @@ class Narrator:
         return self._part(event.seat, ", ".join(parts), done=True)
 
     def _on_pay(self, event: Event) -> list[str]:
-        return [(f"{self.who(event.seat)} pays {event.data['amount']} chips to "
+        amount = event.data["amount"]
+        return [(f"{self.who(event.seat)} pays {amount} chip{'' if amount == 1 else 's'} to "
                 f"{self.who(event.data['payee'])}")]
 
 

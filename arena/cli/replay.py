@@ -257,14 +257,30 @@ def _nearest(game: str, ids: Sequence[str], count: int = 3) -> list[str]:
     return difflib.get_close_matches(game, ids, n=count)
 
 
-def _first_game(folder: Path) -> str:
-    """The id of a folder's first game, for an example command; GAME when there is none."""
+def _first_game(folder: Path) -> str | None:
+    """The id of a folder's first game, for an example command; None when there is none."""
     from arena.tournament import results
 
     with contextlib.suppress(results.ResultsError):
         for line in results.iter_games(folder / results.GAMES):
             return str(line.get("id"))
-    return "GAME"
+    return None
+
+
+def _name_a_game(folder: Path) -> None:
+    """Fail, telling how to name one of the folder's games, or that it holds none yet."""
+    from arena.tournament import results
+
+    games_path = folder / results.GAMES
+    if not games_path.is_file():
+        inside = sorted(str(p.parent) for p in folder.glob(f"*/{results.GAMES}"))[:3]
+        hint = f"; results folders in it: {', '.join(inside)}" if inside else ""
+        fail(f"{folder} holds no games yet (no {results.GAMES}){hint}")
+    first = _first_game(folder)
+    if first is None:
+        fail(f"{folder} is a results folder that holds no games yet ({games_path} is empty)")
+    fail(f"{folder} is a results folder: name one of its games (arena replay {folder} "
+         f"{first}; every id is in {games_path}), or add --verify to check every game")
 
 
 def _replay_of(folder: Path, line: Mapping[str, Any]) -> Path:
@@ -317,9 +333,7 @@ def replay(path: Path, game: str | None, seat: int | None, everyone: bool, verif
             _verify_file(path)
         return
     if path.is_dir():
-        fail(f"{path} is a results folder: name one of its games (arena replay {path} "
-             f"{_first_game(path)}; every id is in {path / 'games.jsonl'}), or add --verify "
-             "to check every game")
+        _name_a_game(path)
     loaded = _read(path)
     seats = len(loaded.header.get("entrants") or ())
     if seat is not None and not 0 <= seat < seats:

@@ -185,6 +185,22 @@ class _Local:
         self.job.stop(self.state)
 
 
+@contextlib.contextmanager
+def _safe_path() -> Iterator[None]:
+    """PYTHONSAFEPATH while a worker starts: the fork server it may launch (`python -c`)
+    puts no current folder first on its sys.path, so a `random.py` or an `arena_bots/` there
+    cannot shadow arena's imports in the server or in the workers forked from it."""
+    before = os.environ.get("PYTHONSAFEPATH")
+    os.environ["PYTHONSAFEPATH"] = "1"
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["PYTHONSAFEPATH"]
+        else:
+            os.environ["PYTHONSAFEPATH"] = before
+
+
 class _Worker:
     """One worker process, its pipe, its slot, and the specs it holds (in the order sent)."""
 
@@ -193,7 +209,8 @@ class _Worker:
         self.slot[0] = -1
         self.conn, theirs = multiprocessing.Pipe()
         self.process = context.Process(target=_serve, args=(theirs, job, self.slot), daemon=True)
-        self.process.start()
+        with _safe_path():
+            self.process.start()
         theirs.close()
         self.held: collections.OrderedDict[int, Any] = collections.OrderedDict()
 

@@ -66,6 +66,16 @@ def _brief(value: object, length: int = 60) -> str:
     return text if len(text) <= length else text[:length] + "..."
 
 
+def _is_number(value: object) -> bool:
+    """A JSON number (true and false are not numbers, though Python counts them as ints)."""
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _a(word: str) -> str:
+    """The word with its article: "a hello", "an actoin"."""
+    return f"{'an' if word[:1].lower() in 'aeiou' and word[:1] else 'a'} {word}"
+
+
 def _context_json(context: BotContext, seed: int) -> dict[str, Any]:
     """The game context as sent in `start` (the seed fits a JSON double in any language)."""
     return {
@@ -162,10 +172,13 @@ class PipeHost:
         if message["type"] == "error":
             raise self._fail("crash", str(message.get("message"))[:300], kill=False)
         if message["type"] != "action":
-            raise self._fail("protocol", f"sent a {_brief(message['type'])} message where an "
+            raise self._fail("protocol", f"sent {_a(_brief(message['type']))} message where an "
                                          f"action was expected", sent=sent)
-        if message.get("turn") != turn:
-            raise self._fail("protocol", self._wrong_turn(message.get("turn"), turn), sent=sent)
+        answered = message.get("turn")
+        if not _is_number(answered) or answered != turn:
+            raise self._fail("protocol", self._wrong_turn(answered, turn), sent=sent)
+        if "action" not in message:
+            raise self._fail("protocol", 'the action message has no "action" field', sent=sent)
         try:
             return action_from_json(message.get("action"), game.straight_over_full)
         except CodecError as exc:
@@ -176,6 +189,8 @@ class PipeHost:
     def _wrong_turn(answered: object, turn: int) -> str:
         if answered is None:
             return f"answered without a turn number (turn {turn} was asked)"
+        if not _is_number(answered):
+            return f"turn must be a number, got {json.dumps(answered)} (turn {turn} was asked)"
         return f"answered turn {_brief(answered)}, but turn {turn} was asked"
 
     def notify(self, event: Event) -> None:
@@ -400,7 +415,7 @@ class PipeHost:
         if message["type"] == "error":
             raise self._fail("crash", str(message.get("message"))[:300], kill=kind == "hello")
         if message["type"] != kind:
-            raise self._fail("protocol", f"sent a {_brief(message['type'])} message where "
+            raise self._fail("protocol", f"sent {_a(_brief(message['type']))} message where "
                                          f"{kind!r} was expected", sent=self.last_reply)
         return message
 

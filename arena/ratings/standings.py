@@ -359,12 +359,22 @@ class Summary:
         return marked + unranked
 
 
+def _clip(text: str, limit: int = _MESSAGE_CHARS) -> str:
+    """The text whole when it is short, else cut at the last word that fits, with "…"."""
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    if text[limit - 1] != " " and " " in cut:
+        cut = cut.rsplit(" ", 1)[0]
+    return cut.rstrip() + "…"
+
+
 def _keep_messages(totals: Mapping[str, _Totals], game: _Game) -> None:
     """Count the game's fault messages of each entrant that has faulted in every game so
     far; forget them at its first game without a fault."""
     said: dict[str, list[str]] = {}
     for seat, kind, message in game.faults:
-        said.setdefault(game.entrants[seat], []).append(f"{kind}: {message}"[:_MESSAGE_CHARS])
+        said.setdefault(game.entrants[seat], []).append(_clip(f"{kind}: {message}"))
     for name in game.entrants:
         messages = totals[name].messages
         if messages is None:

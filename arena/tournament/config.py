@@ -801,13 +801,19 @@ def _default_name(ref: str) -> str:
 # --- the configuration as run -------------------------------------------------------------
 
 
-def config_as_run(cfg: TournamentConfig) -> dict[str, Any]:
-    """Return the config as plain data with every default filled, to save and compare on resume."""
+def config_as_run(
+    cfg: TournamentConfig, folder: str | PathLike[str] | None = None
+) -> dict[str, Any]:
+    """Return the config as plain data with every default filled, to save and compare on resume.
+
+    With `folder` (where the saved file goes), a relative bot file path is written relative
+    to it, so the saved file is a valid config wherever it is read from; two runs from two
+    checkouts with the same layout save the same bytes."""
     return {
         "name": cfg.name,
         "rules": cfg.rules,
         "options": cfg.options.dict(),
-        "entrants": [_entrant_as_run(e) for e in cfg.entrants],
+        "entrants": [_entrant_as_run(e, folder) for e in cfg.entrants],
         "format": _format_as_run(cfg.format),
         "seed": cfg.seed,
         "limits": {"decision": cfg.limits.decision, "game": cfg.limits.bank,
@@ -819,9 +825,12 @@ def config_as_run(cfg: TournamentConfig) -> dict[str, Any]:
     }
 
 
-def _entrant_as_run(entrant: EntrantConfig) -> dict[str, Any]:
+def _entrant_as_run(
+    entrant: EntrantConfig, folder: str | PathLike[str] | None = None
+) -> dict[str, Any]:
     source: dict[str, Any] = (
-        {"command": list(entrant.command)} if entrant.command is not None else {"bot": entrant.bot}
+        {"command": list(entrant.command)} if entrant.command is not None
+        else {"bot": _bot_from(entrant.bot, folder)}
     )
     return {
         "alias": entrant.name,
@@ -829,6 +838,18 @@ def _entrant_as_run(entrant: EntrantConfig) -> dict[str, Any]:
         "mode": entrant.mode,
         "options": entrant.options.dict(),
     }
+
+
+def _bot_from(ref: str | None, folder: str | PathLike[str] | None) -> str | None:
+    """A bot reference as written in a file in `folder`: a bot file's path made relative to
+    that folder (absolute ones too: a config named by its absolute path gives absolute
+    paths); anything else as it is."""
+    if ref is None or folder is None:
+        return ref
+    file, cls = _file_reference(ref)
+    if file is None:
+        return ref
+    return Path(os.path.relpath(os.path.abspath(file), os.path.abspath(folder))).as_posix() + cls
 
 
 def _format_as_run(fmt: FormatConfig) -> dict[str, Any]:
@@ -843,10 +864,12 @@ def _format_as_run(fmt: FormatConfig) -> dict[str, Any]:
     return data
 
 
-def dump_config(cfg: TournamentConfig) -> str:
-    """Return the config as run as YAML with sorted keys, stable for byte comparison."""
+def dump_config(cfg: TournamentConfig, folder: str | PathLike[str] | None = None) -> str:
+    """Return the config as run as YAML with sorted keys, stable for byte comparison; with
+    `folder`, to be saved there (its bot file paths relative to it)."""
     return yaml.safe_dump(
-        config_as_run(cfg), sort_keys=True, default_flow_style=False, allow_unicode=False
+        config_as_run(cfg, folder), sort_keys=True, default_flow_style=False,
+        allow_unicode=False,
     )
 
 

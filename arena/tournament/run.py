@@ -823,7 +823,7 @@ def _prepare(
         _check_unchanged(config_path, cfg)
     else:
         folder_files.clear(folder)  # nothing worth keeping: no stale replays or tables
-        folder_files.write_atomic(config_path, dump_config(cfg))
+        folder_files.write_atomic(config_path, dump_config(cfg, folder))
     if cfg.replays:
         (folder / folder_files.REPLAYS).mkdir(exist_ok=True)
     return recorded
@@ -838,8 +838,11 @@ def _check_unchanged(config_path: Path, cfg: TournamentConfig) -> None:
         ) from None
     infos = rule_infos(default_registry())
     defaults = added_defaults(infos[cfg.rules]) if cfg.rules in infos else {}
-    changes = config_differences(saved or {}, config_as_run(cfg), ignore=RESUME_IGNORES,
-                                 defaults=defaults)
+    changes = config_differences(saved or {}, config_as_run(cfg, config_path.parent),
+                                 ignore=RESUME_IGNORES, defaults=defaults)
+    if changes and not config_differences(saved or {}, config_as_run(cfg),
+                                          ignore=RESUME_IGNORES, defaults=defaults):
+        return  # saved before bot files were written relative to the results folder
     if changes:
         raise TournamentError(
             f"the configuration changed since {config_path.parent} was started: "

@@ -447,6 +447,21 @@ def test_a_bots_folder_in_the_current_directory_does_not_stop_a_run(tmp_path: Pa
     assert not (folder / results.LOCK).exists(), "a finished folder keeps no lock file"
 
 
+def test_nothing_in_the_current_directory_shadows_arenas_imports_in_its_workers(
+    tmp_path: Path,
+) -> None:
+    """An `arena_bots/` folder or a `random.py` beside the config reached the fork server."""
+    (tmp_path / "arena_bots").mkdir()
+    (tmp_path / "random.py").write_text("raise SystemExit('the random.py in the cwd was run')\n")
+    (tmp_path / "quickstart.yaml").write_bytes((ROOT / "configs" / "quickstart.yaml").read_bytes())
+    command = [str(Path(sys.executable).with_name("arena")), "run", "quickstart.yaml",
+               "--workers", "2", "-q"]  # fmt: skip
+    done = subprocess.run(command, cwd=tmp_path, capture_output=True, timeout=120, check=False)
+    assert (done.returncode, done.stderr) == (0, b"")
+    folder = tmp_path / "results" / "quickstart"
+    assert (folder / results.GAMES).read_bytes().count(b"\n") == 120
+
+
 WORKER_ONLY = '''
 import multiprocessing
 
@@ -526,3 +541,51 @@ def test_a_capped_round_robin_says_so_in_validate_and_run(tmp_path: Path) -> Non
     assert (ran.exit_code, ran.stderr) == (0, "arena: " + note)
     plain = _invoke("validate", _write(tmp_path, SMALL, "plain.yaml"))
     assert plain.stdout == "ok: 3 entrants, 6 games\n"
+
+
+# --- the saved configuration --------------------------------------------------------------
+
+
+def test_the_saved_config_is_valid_from_its_folder_and_resumes_from_any_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The saved config.yaml kept bot files as paths from the current folder: it did not
+    validate, and a resume from the config's own folder was refused as a change."""
+    import shutil
+
+    folders = []
+    for checkout in ("one", "two"):  # the same run from two checkouts
+        root = tmp_path / checkout
+        (root / "contest" / "bots").mkdir(parents=True)
+        shutil.copy(ROOT / "bots" / "random_bot.py", root / "contest" / "bots" / "my_bot.py")
+        _write(root / "contest", SMALL.replace("  - random\n", "  - bot: bots/my_bot.py\n", 1),
+               "x.yaml")
+        monkeypatch.chdir(root)
+        done = _invoke("run", "-q", "contest/x.yaml", "--out", "results/x", "--workers", "1")
+        assert done.exit_code == 0, done.output
+        folders.append(root / "results" / "x")
+    one, two = folders
+    for name in ("config.yaml", results.GAMES, "standings.md"):
+        assert (one / name).read_bytes() == (two / name).read_bytes(), name
+    saved = one / results.CONFIG
+    assert "bot: ../../contest/bots/my_bot.py" in saved.read_text()
+    monkeypatch.chdir(tmp_path)
+    checked = _invoke("validate", saved)
+    assert checked.exit_code == 0, checked.output
+    again = _invoke("run", "-q", saved, "--out", tmp_path / "again", "--workers", "1")
+    assert again.exit_code == 0, again.output
+    assert (tmp_path / "again" / results.GAMES).read_bytes() == (one / results.GAMES).read_bytes()
+    monkeypatch.chdir(tmp_path / "one" / "contest")
+    resumed = _invoke("run", "-q", "x.yaml", "--out", one, "--resume", "--workers", "1")
+    assert resumed.exit_code == 0, resumed.output
+    moved = _write(tmp_path / "one" / "contest", SMALL.replace(
+        "  - random\n", "  - bot: ../../two/contest/bots/my_bot.py\n", 1), "moved.yaml")
+    changed = _invoke("run", "-q", moved, "--out", one, "--resume", "--workers", "1")
+    assert changed.exit_code == 2
+    assert ('entrants.0.bot: "../../contest/bots/my_bot.py" -> '
+            '"../../../two/contest/bots/my_bot.py"') in changed.output, changed.output
+    old = saved.read_text().replace("../../contest/bots/my_bot.py", "contest/bots/my_bot.py")
+    saved.write_text(old)  # as an arena before saved it: from the folder it was run in
+    monkeypatch.chdir(tmp_path / "one")
+    resumed = _invoke("run", "-q", "contest/x.yaml", "--out", one, "--resume", "--workers", "1")
+    assert resumed.exit_code == 0, resumed.output

@@ -342,6 +342,7 @@ ERRORS = [
     (("{folder}/config.yaml",),
      "{folder}/config.yaml:1: not JSON: Expecting value: line 1 column 1 (char 0)"),
     (("{empty}", "--verify"), "{empty} is not a results folder (no games.jsonl)"),
+    (("{empty}",), "{empty} holds no games yet (no games.jsonl)"),
 ]  # fmt: skip
 
 
@@ -354,6 +355,23 @@ def test_replay_errors_are_one_line_with_status_2(
     result = CliRunner().invoke(cli, ["replay", *argv])
     assert result.exit_code == 2
     assert result.output == f"arena: error: {message.format(**places)}\n"
+
+
+def test_a_folder_without_games_says_it_holds_none_yet(
+    results_folder: Path, tmp_path: Path
+) -> None:
+    parent = tmp_path / "results"
+    _copy(results_folder, parent / "x")
+    told = CliRunner().invoke(cli, ["replay", str(parent)])
+    assert (told.exit_code, told.output) == (2, (
+        f"arena: error: {parent} holds no games yet (no games.jsonl); results folders in it: "
+        f"{parent / 'x'}\n"))  # fmt: skip
+    (tmp_path / "new").mkdir()
+    (tmp_path / "new" / "games.jsonl").write_text("")
+    told = CliRunner().invoke(cli, ["replay", str(tmp_path / "new")])
+    assert (told.exit_code, told.output) == (2, (
+        f"arena: error: {tmp_path / 'new'} is a results folder that holds no games yet "
+        f"({tmp_path / 'new' / 'games.jsonl'} is empty)\n"))  # fmt: skip
 
 
 def test_the_replay_file_is_gzip_json_lines(small_game: Path) -> None:

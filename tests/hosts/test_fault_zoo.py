@@ -153,6 +153,9 @@ def test_every_fault_message_ends_with_the_bots_last_stderr_lines(mode: str) -> 
 @pytest.mark.parametrize(("mode", "words"), [
     ("noturn", "answered without a turn number (turn 1 was asked)"),
     ("stale", "answered turn 0, but turn 1 was asked"),
+    ("textturn", 'turn must be a number, got "1" (turn 1 was asked)'),
+    ("noaction", 'the action message has no "action" field'),
+    ("typo", "sent an actoin message where an action was expected"),
     ("array", "sent [1,2,3], which is not a message (a JSON object with a type)"),
     ("junk", "sent a line that is not JSON: I am thinking about it"),
     ("badutf8", "sent a line that is not UTF-8 text"),

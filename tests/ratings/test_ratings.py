@@ -613,3 +613,12 @@ def test_entrants_that_faulted_in_every_game_are_named_with_their_commonest_faul
     assert summarise(games[:1], ["a", "b", "c"]).always_faulted() == (
         ("b", 1, "crash: boom at line 3"), ("c", 1, "crash: x"),
     )  # fmt: skip
+
+
+def test_a_long_commonest_fault_is_cut_at_a_word_with_an_ellipsis() -> None:
+    message = " ".join(f"word{i:03d}" for i in range(60))  # 479 characters
+    games = [game("g1", ["a", "b"], [1, 2], [{"seat": 1, "kind": "crash", "message": message}])]
+    ((_, _, fault),) = summarise(games, ["a", "b"]).always_faulted()
+    assert fault.endswith("…") and len(fault) <= 200
+    assert f"crash: {message}".startswith(fault[:-1])
+    assert fault[:-1].split()[-1] in message.split()

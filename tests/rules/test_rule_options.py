@@ -304,3 +304,47 @@ def test_the_choice_is_told_and_a_human_is_asked_for_it() -> None:
     assert any("seat 0 cannot be chosen" in line and "try: choose 1   |   choose 2" in line
                for line in said)
     assert any("chooses seat 1 (statistician) to receive the cup" in line for line in story)
+
+
+def test_a_bare_seat_number_is_a_choice_and_the_choose_prompt_shows_no_claims() -> None:
+    import arena
+    from arena.human import HumanBot
+
+    said: list[str] = []
+    helped: list[str] = []
+
+    def ask(prompt: str) -> str:
+        """Claim the top claim (so lose every round thrown), challenge, choose seat 2 (after
+        asking for help the first time)."""
+        if prompt.endswith("choose"):
+            helped.append("help")
+            return "help" if len(helped) == 1 else "2"
+        return {"claim": "claim five A", "respond": "challenge"}[prompt.split(", ")[-1]]
+
+    class Keyboard(HumanBot):
+        def __init__(self, context: arena.BotContext) -> None:
+            super().__init__(context, ask=ask, say=said.append)
+
+    record = arena.play_game("dice", [Keyboard, "statistician", "honest"], seed=2,
+                             options={"receiver": "loser_chooses"})
+    chosen = [e.action for e in record.log if isinstance(e, ActionEntry) and e.seat == 0
+              and isinstance(e.action, Choose)]
+    assert record.faults == ()
+    assert chosen and set(chosen) == {Choose(2)}
+    assert not any("not understood" in line for line in said)
+    views = [line for line in said if "you decide: choose" in line]
+    assert views and not any("claim" in line for line in views), views
+    assert all("choose the receiver, seat 1 or 2" in line for line in views), views
+    (help_text,) = [line for line in said if "you may:" in line]
+    assert "ladder" not in help_text and "'1' alone means 'choose 1'" in help_text, help_text
+
+
+def test_one_chip_is_paid_in_the_singular() -> None:
+    from arena.narrative import Narrator
+    from arena.rules.base import Event
+
+    narrator = Narrator("cards", ["a", "b"])
+    assert narrator.feed(Event("pay", 1, {"amount": 1, "payee": 0})) == [
+        "seat 1 (b) pays 1 chip to seat 0 (a)"]
+    assert narrator.feed(Event("pay", 0, {"amount": 2, "payee": -1})) == [
+        "seat 0 (a) pays 2 chips to the bank"]

@@ -398,7 +398,7 @@
           break;
         case "point": line(who(e.seat) + " takes a point (" + e.points + ")"); break;
         case "pay":
-          line(who(e.seat) + " pays " + e.amount + " chips to " + who(e.payee)); break;
+          line(who(e.seat) + " pays " + e.amount + (e.amount === 1 ? " chip" : " chips") + " to " + who(e.payee)); break;
         case "out": line(who(e.seat) + " is out " + ({
           points: "on points", chips: "of chips", forfeit: "by forfeit",
         }[e.reason] || e.reason)); break;
@@ -552,7 +552,7 @@
     let after = "";
     if (v.loser !== null) after = who(v.loser) + " takes a point.";
     if (v.paid) {
-      after = who(v.paid.from) + " pays " + v.paid.amount + " chips to " + who(v.paid.to) + ".";
+      after = who(v.paid.from) + " pays " + v.paid.amount + (v.paid.amount === 1 ? " chip" : " chips") + " to " + who(v.paid.to) + ".";
     }
     if (after) box.appendChild(el("div", "", after));
     box.hidden = false;

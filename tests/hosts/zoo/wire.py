@@ -16,6 +16,9 @@ chosen by its first argument, on its first decision:
   mute        reads on but never answers `hello`         -> timeout (when the game starts)
   noturn      answers without a turn number              -> protocol
   array       answers with a JSON array                  -> protocol
+  textturn    answers with the turn number as text ("1") -> protocol
+  noaction    answers without its action field           -> protocol
+  typo        answers with a misspelt message type       -> protocol
   positions   answers a reroll with positions as text    -> protocol
   illegal     answers with a readable action that is not legal now -> illegal
   spin        spins in a loop forever                    -> timeout (billed in CPU time)
@@ -78,6 +81,12 @@ def misbehave(turn: int, answer: dict[str, Any]) -> None:
         send({"type": "action", "action": answer})
     elif MODE == "array":
         out.write(b"[1,2,3]\n")
+    elif MODE == "textturn":
+        send({"type": "action", "turn": str(turn), "action": answer})
+    elif MODE == "noaction":
+        send({"type": "action", "turn": turn})
+    elif MODE == "typo":
+        send({"type": "actoin", "turn": turn, "action": answer})
     elif MODE == "positions":
         send({"type": "action", "turn": turn, "action": {"type": "reroll", "positions": ["3"]}})
     elif MODE == "illegal":
