@@ -29,9 +29,10 @@ import click
 from arena.cli.main import fail
 from arena.hosts.codec import event_from_json
 from arena.narrative import Narrator, result_lines
-from arena.replay import Replay, ReplayError, read_replay, verify_replay
+from arena.replay import Replay, ReplayError, read_replay
 from arena.rules import RulesError
 from arena.rules.base import Description, Event
+from arena.verify import verify_replay
 
 EXIT_DIFFERENT = 1
 PARALLEL_FROM = 200
