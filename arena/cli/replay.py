@@ -343,7 +343,8 @@ def report(folder: Path, workers: int | None) -> None:
     RESULTS_DIR/report.html is one page that opens offline: standings, ratings, head to
     head, bluffing, faults, the bracket, and every game linked to RESULTS_DIR/viewer.html.
     """
-    from arena.report.html import ReportError, build_report
+    from arena.report.folder import ReportError
+    from arena.report.html import build_report
 
     if not folder.is_dir():
         fail(f"{folder}: no such results folder")
