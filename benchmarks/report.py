@@ -29,7 +29,9 @@ import zlib
 from collections.abc import Callable
 from pathlib import Path
 
-from arena.report.html import REPORT, _read_folder, _scan_all, build_report
+from arena.report.folder import read_folder
+from arena.report.html import REPORT, build_report
+from arena.report.scan import scan_all
 from arena.tournament import results
 from arena.tournament.run import load_tournament, run_tournament
 
@@ -70,7 +72,7 @@ def _floor(folder: Path) -> None:
 
 
 def _scan(folder: Path) -> None:
-    _scan_all(folder, _read_folder(folder).log, 1, False)
+    scan_all(folder, read_folder(folder).log, 1, False)
 
 
 def _cpu() -> float:

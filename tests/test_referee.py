@@ -15,10 +15,11 @@ import arena
 from arena import play_game
 from arena.hosts.inline import InlineHost
 from arena.referee import ActionEntry, FaultEntry, LogEntry, Player, RefereeError
-from arena.replay import parse_replay, replay_lines, verify_replay
+from arena.replay import parse_replay, replay_lines
 from arena.rules import RULESETS
 from arena.rules.actions import Chance
 from arena.rules.playout import random_action
+from arena.verify import verify_replay
 
 
 class Raiser(arena.Bot):

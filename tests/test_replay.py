@@ -24,9 +24,9 @@ from arena.replay import (
     replay_lines,
     schema,
     timeless,
-    verify_replay,
     write_replay,
 )
+from arena.verify import verify_replay
 
 VALIDATOR = jsonschema.Draft202012Validator(schema())
 

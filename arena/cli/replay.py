@@ -29,9 +29,10 @@ import click
 from arena.cli.main import fail
 from arena.hosts.codec import event_from_json
 from arena.narrative import Narrator, result_lines
-from arena.replay import Replay, ReplayError, read_replay, verify_replay
+from arena.replay import Replay, ReplayError, read_replay
 from arena.rules import RulesError
 from arena.rules.base import Description, Event
+from arena.verify import verify_replay
 
 EXIT_DIFFERENT = 1
 PARALLEL_FROM = 200
@@ -356,7 +357,8 @@ def report(folder: Path, workers: int | None) -> None:
     RESULTS_DIR/report.html is one page that opens offline: standings, ratings, head to
     head, bluffing, faults, the bracket, and every game linked to RESULTS_DIR/viewer.html.
     """
-    from arena.report.html import ReportError, build_report
+    from arena.report.folder import ReportError
+    from arena.report.html import build_report
 
     if not folder.is_dir():
         fail(f"{folder}: no such results folder")

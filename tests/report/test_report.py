@@ -19,23 +19,18 @@ from peak_memory import peak
 from stumbling import stumbler
 
 import arena
-import arena.report.html
+import arena.report.scan
+import arena.report.viewer
 import arena.tournament.results
 from arena import hands, play_game
 from arena.cli.main import cli
 from arena.replay import encode_replay, read_replay, replay_lines
-from arena.report.html import (
-    REPORT,
-    VIEWER,
-    BluffStats,
-    ReportError,
-    bluff_stats,
-    build_report,
-    interval_chart,
-    pack_name,
-    pack_script,
-    scan_replay,
-)
+from arena.report.bluffing import BluffStats, bluff_stats
+from arena.report.charts import interval_chart
+from arena.report.folder import ReportError
+from arena.report.html import REPORT, VIEWER, build_report
+from arena.report.scan import scan_replay
+from arena.report.viewer import pack_name, pack_script
 from arena.tournament.run import load_tournament, run_tournament
 
 ROUND_ROBIN = """\
@@ -157,7 +152,7 @@ def test_games_are_packed_in_log_order_a_hundred_at_a_time(
 ) -> None:
     copy = tmp_path / "copy"
     shutil.copytree(dice_folder, copy, ignore=shutil.ignore_patterns(".lock"))
-    monkeypatch.setattr(arena.report.html, "PACK", 4)
+    monkeypatch.setattr(arena.report.viewer, "PACK", 4)
     build_report(copy)
     ids = [g["id"] for g in _games(dice_folder)]
     assert list(_packed(copy, 0)) == ids[:4] and list(_packed(copy, 1)) == ids[4:]
@@ -187,12 +182,12 @@ def test_rebuilding_gives_the_same_bytes(dice_folder: Path, tmp_path: Path) -> N
 def test_reading_the_replays_on_two_processes_changes_nothing(
     dice_folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(arena.report.html, "PACK", 2)
+    monkeypatch.setattr(arena.report.viewer, "PACK", 2)
     serial, parallel = tmp_path / "serial", tmp_path / "parallel"
     for copy in (serial, parallel):
         shutil.copytree(dice_folder, copy, ignore=shutil.ignore_patterns(".lock"))
     build_report(serial, workers=1)
-    monkeypatch.setattr(arena.report.html, "PARALLEL_FROM", 1)
+    monkeypatch.setattr(arena.report.scan, "PARALLEL_FROM", 1)
     summary = build_report(parallel, workers=2)
     assert summary.replays == len(_games(dice_folder))
     assert (parallel / REPORT).read_bytes() == (serial / REPORT).read_bytes()

@@ -230,7 +230,8 @@ def test_games_under_the_options_replay_validate_and_verify(rules_id: str, optio
     import jsonschema
 
     from arena import play_game
-    from arena.replay import encode_replay, read_replay, replay_lines, schema, verify_replay
+    from arena.replay import encode_replay, read_replay, replay_lines, schema
+    from arena.verify import verify_replay
 
     players = ["statistician", "random", "honest", "bluffer"]
     record = play_game(rules_id, players, seed=9, options=options)

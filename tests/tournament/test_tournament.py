@@ -19,7 +19,7 @@ from peak_memory import peak
 import arena
 from arena.plugins import Registry
 from arena.ratings.standings import standings
-from arena.replay import read_replay, schema, timeless, verify_replay
+from arena.replay import read_replay, schema, timeless
 from arena.tournament import results
 from arena.tournament import run as tournament
 from arena.tournament.config import ConfigError, config_as_run
@@ -31,6 +31,7 @@ from arena.tournament.run import (
     run_tournament,
 )
 from arena.tournament.schedule import GameSpec
+from arena.verify import verify_replay
 
 COMPARED = ("games.jsonl", *results.DERIVED)
 FIXTURES = Path(__file__).parents[1] / "fixtures"

@@ -1,0 +1,161 @@
+"""The report's charts: estimates with their intervals as inline SVG (the ratings), and the
+crosstable as a heat map of coloured table cells.
+
+This module must not read files or compute ratings: it draws what the results folder holds.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from arena.report.folder import Folder
+from arena.report.markup import escape
+
+__all__ = [
+    "heat_map",
+    "interval_chart",
+    "ratings_charts",
+]
+
+
+def _nice_step(span: float, target: int = 6) -> float:
+    raw = span / max(1, target)
+    power = 10 ** math.floor(math.log10(raw)) if raw > 0 else 1.0
+    for factor in (1, 2, 2.5, 5, 10):
+        if raw <= factor * power:
+            return factor * power
+    return 10 * power
+
+
+def interval_chart(
+    title: str,
+    rows: Sequence[tuple[str, float, float, float]],
+    *,
+    reference: float | None = None,
+    digits: int = 0,
+) -> str:
+    """An inline SVG of estimates with intervals, one row per (name, low, estimate, high)."""
+    if not rows:
+        return f'<p class="note">{escape(title)}: no rated entrants yet.</p>'
+    width, left, right, row_h, top = 760, 150, 170, 34, 18
+    extra = () if reference is None else (reference,)
+    low = min([r[1] for r in rows] + list(extra))
+    high = max([r[3] for r in rows] + list(extra))
+    step = _nice_step(high - low or 1.0)
+    low, high = math.floor(low / step) * step, math.ceil(high / step) * step
+    plot = width - left - right
+    sign = "+" if reference == 0 else ""
+    height = top + row_h * len(rows) + 34
+
+    def x(value: float) -> float:
+        return left + (value - low) / ((high - low) or 1.0) * plot
+
+    parts = [_axis(low, high, step, x, top, height - 30)]
+    if reference is not None:
+        rx = x(reference)
+        parts.append(f'<line class="ref" x1="{rx:.1f}" x2="{rx:.1f}" y1="{top - 8}" '
+                     f'y2="{height - 30}"/>')  # fmt: skip
+    for i, (name, lo, mid, hi) in enumerate(rows):
+        y = top + row_h * i + row_h / 2
+        parts.append(
+            f'<g class="row"><title>{escape(name)}: {mid:.{digits}f} '
+            f"(95% interval {lo:.{digits}f} to {hi:.{digits}f})</title>"
+            f'<text class="label" x="{left - 12}" y="{y + 5:.1f}">{escape(name)}</text>'
+            f'<line class="ci" x1="{x(lo):.1f}" x2="{x(hi):.1f}" y1="{y:.1f}" y2="{y:.1f}"/>'
+            f"{_cap(x(lo), y)}{_cap(x(hi), y)}"
+            f'<circle class="est" cx="{x(mid):.1f}" cy="{y:.1f}" r="6.5"/>'
+            f'<text class="value" x="{width - right + 14}" y="{y + 5:.1f}">{mid:{sign}.{digits}f} '
+            f'<tspan class="dim">[{lo:{sign}.{digits}f}, {hi:{sign}.{digits}f}]</tspan></text></g>'
+        )
+    return (
+        f'<figure class="chart"><figcaption>{escape(title)}</figcaption>'
+        f'<svg viewBox="0 0 {width} {height}" role="img" aria-label="{escape(title)}">'
+        f"{''.join(parts)}</svg></figure>"
+    )
+
+
+def _cap(at: float, y: float) -> str:
+    return f'<line class="cap" x1="{at:.1f}" x2="{at:.1f}" y1="{y - 7:.1f}" y2="{y + 7:.1f}"/>'
+
+
+def _axis(low: float, high: float, step: float, x: Any, top: int, bottom: int) -> str:
+    ticks = []
+    count = round((high - low) / step)
+    decimals = 0 if step == int(step) else max(1, -math.floor(math.log10(step)))
+    for i in range(count + 1):
+        value = low + i * step
+        tx = x(value)
+        label = f"{value + 0.0:.{decimals}f}"
+        ticks.append(
+            f'<line class="grid" x1="{tx:.1f}" x2="{tx:.1f}" y1="{top - 8}" y2="{bottom}"/>'
+            f'<text class="tick" x="{tx:.1f}" y="{bottom + 20}">{escape(label)}</text>'
+        )
+    return "".join(ticks)
+
+
+def ratings_charts(data: Folder) -> str:
+    entrants = data.ratings.get("entrants", {})
+    elo_rows, skill_rows = [], []
+    for name in data.entrants:
+        rating = entrants.get(name) or {}
+        elo = rating.get("elo")
+        if elo and elo.get("rating") is not None:
+            elo_rows.append((name, elo["low"], elo["rating"], elo["high"]))
+        skill = rating.get("openskill")
+        if skill and rating.get("games"):
+            skill_rows.append((name, skill["low"], skill["mu"], skill["high"]))
+    return (
+        '<div class="charts">'
+        + interval_chart("Elo rating, 95% interval (0 = the field's average)", elo_rows,
+                         reference=0.0)
+        + interval_chart("OpenSkill μ, 95% interval", skill_rows, digits=1)
+        + "</div>"
+        + '<p class="note">Dots are estimates, bars their 95% intervals: where two bars '
+        "overlap a lot, the games so far cannot tell those entrants apart.</p>"
+    )  # fmt: skip
+
+
+def _heat_colour(score: float) -> tuple[str, str]:
+    """Background and text colour: orange below 50%, white at 50%, blue above."""
+    strength = min(1.0, abs(score - 0.5) * 2)
+    base = (33, 102, 172) if score >= 0.5 else (214, 96, 77)
+    r, g, b = (round(255 + (c - 255) * strength) for c in base)
+    ink = "#ffffff" if strength > 0.6 else "#16202c"
+    return f"rgb({r},{g},{b})", ink
+
+
+def heat_map(data: Folder) -> str:
+    cells = {(r["entrant"], r["opponent"]): r for r in data.crosstable}
+    names = data.entrants
+    head = "".join(f'<th class="col"><span>{escape(n)}</span></th>' for n in names)
+    rows = []
+    for name in names:
+        tds = [f"<th class=name>{escape(name)}</th>"]
+        for other in names:
+            tds.append(_heat_cell(cells.get((name, other)), name == other))
+        rows.append(f"<tr>{''.join(tds)}</tr>")
+    return (
+        '<div class="scroll"><table class="heat"><thead><tr><th class="corner">entrant ↓ '
+        f"against →</th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
+        '<p class="note">Each cell: how often the row entrant finished above the column '
+        "entrant when they met (ties count half). Blue: the row does better; orange: worse. "
+        "Hover for the counts.</p>"
+    )
+
+
+def _heat_cell(row: Mapping[str, str] | None, same: bool) -> str:
+    if same:
+        return '<td class="self">—</td>'
+    games = int(row["games"]) if row else 0
+    if not games or row is None:
+        return '<td class="empty">·</td>'
+    above, below, ties = int(row["above"]), int(row["below"]), int(row["ties"])
+    score = (above + ties / 2) / games
+    background, ink = _heat_colour(score)
+    tip = f"{above} above, {below} below, {ties} tied in {games} games"
+    return (
+        f'<td style="background:{background};color:{ink}" title="{tip}" '
+        f'data-score="{score:.4f}">{round(100 * score)}%</td>'
+    )

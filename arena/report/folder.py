@@ -1,0 +1,221 @@
+"""Reading a finished results folder for the report: config.yaml, standings.csv,
+ratings.json, crosstable.csv, stages.json, and games.jsonl one game at a time.
+
+Memory does not grow with the games: games.jsonl is read one game at a time (for the
+counts and first fault examples here; again for the viewer packs and for the list of games,
+stopping at the games this first pass counted). Held whole: the small tables, and
+stages.json for an elimination only (its seeding round robin is capped, its knockout is
+small; other formats need only its format).
+
+This module must not read the replays, write anything, or change what `arena run` wrote.
+"""
+
+from __future__ import annotations
+
+import csv
+import itertools
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from arena.report import viewer
+from arena.rules import RulesError
+from arena.rules.base import Description
+from arena.tournament import results as folder_files
+
+__all__ = [
+    "Folder",
+    "GameRow",
+    "GamesLog",
+    "ReportError",
+    "game_rows",
+    "read_folder",
+]
+
+_FAULT_EXAMPLES = 3
+
+
+class ReportError(Exception):
+    """A folder the report cannot be built from; the message says what is missing."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameRow:
+    """One game as the report lists it."""
+
+    id: str
+    stage: str
+    table: int
+    entrants: tuple[str, ...]
+    placements: tuple[int, ...]
+    scores: tuple[int, ...]
+    faults: tuple[tuple[int, str, str], ...]
+    decisions: int
+    replay: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class GamesLog:
+    """What the report needs from games.jsonl beyond the list of games, from one pass."""
+
+    games: int
+    replays: int
+    """Games that list a replay file."""
+    names: tuple[str, ...]
+    """The entrants, then any other name seated, for the list of games."""
+    stages: tuple[str, ...]
+    """Stage names in order of first appearance, for the list of games."""
+    examples: Mapping[str, tuple[tuple[str, str, str], ...]]
+    """The first faults of each entrant: (game id, kind, message)."""
+    packs: Mapping[str, int]
+    """The viewer pack of the games linked outside the list: fault examples, bracket."""
+
+
+def _read_csv(path: Path) -> list[dict[str, str]]:
+    with open(path, encoding="utf-8", newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def game_rows(folder: Path, games: int | None = None) -> Iterator[GameRow]:
+    """The log's games, or its first `games`: what the first pass saw, should a resumed
+    run append more while the report is being built."""
+    lines = folder_files.iter_games(folder / folder_files.GAMES)
+    return map(_game_row, itertools.islice(lines, games))
+
+
+def _game_row(line: Mapping[str, Any]) -> GameRow:
+    faults = tuple((int(f["seat"]), str(f["kind"]), str(f["message"])) for f in line["faults"])
+    return GameRow(
+        id=str(line["id"]),
+        stage=str(line.get("stage") or ""),
+        table=int(line.get("table") or 0),
+        entrants=tuple(line["entrants"]),
+        placements=tuple(line["placements"]),
+        scores=tuple(line["scores"]),
+        faults=faults,
+        decisions=int(line.get("decisions") or 0),
+        replay=line.get("replay"),
+    )
+
+
+def _read_config(folder: Path) -> dict[str, Any]:
+    path = folder / folder_files.CONFIG
+    if not path.exists():
+        return {"name": folder.name}
+    loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
+    return loaded if isinstance(loaded, dict) else {"name": folder.name}
+
+
+def _read_stages(folder: Path, config: Mapping[str, Any]) -> dict[str, Any]:
+    """stages.json, needed whole only for an elimination's bracket: a round robin's lists
+    every game, so for another format named in the config it is left unread."""
+    fmt = config.get("format")
+    kind = fmt.get("type") if isinstance(fmt, dict) else None
+    path = folder / "stages.json"
+    if (kind is not None and kind != "elimination") or not path.exists():
+        return {}
+    loaded = json.loads(path.read_text(encoding="utf-8"))
+    return loaded if isinstance(loaded, dict) else {}
+
+
+def _bracket_games(stages: Mapping[str, Any]) -> frozenset[str]:
+    """The games the bracket links to: those of every elimination stage's tables."""
+    return frozenset(
+        game
+        for stage in stages.get("stages", ())
+        if stage.get("format") == "elimination"
+        for table in stage.get("tables", ())
+        for game in table.get("games") or ()
+    )
+
+
+def _read_log(folder: Path, entrants: Sequence[str], linked: frozenset[str]) -> GamesLog:
+    """Count the games and collect what the page shows of them, one game at a time."""
+    names = dict.fromkeys(entrants)
+    stages: dict[str, None] = {}
+    examples: dict[str, list[tuple[str, str, str]]] = {}
+    packs: dict[str, int] = {}
+    games = replays = 0
+    for game in game_rows(folder):
+        games += 1
+        names.update(dict.fromkeys(game.entrants))
+        stages.setdefault(game.stage)
+        found = _add_examples(examples, game)
+        if game.replay:
+            if found or game.id in linked:
+                packs[game.id] = replays // viewer.PACK
+            replays += 1
+    shown = {name: tuple(listed) for name, listed in examples.items()}
+    return GamesLog(games, replays, tuple(names), tuple(stages), shown, packs)
+
+
+def _add_examples(found: dict[str, list[tuple[str, str, str]]], game: GameRow) -> bool:
+    """Keep the game's faults among the first examples of each entrant; say if any was."""
+    added = False
+    for seat, kind, message in game.faults:
+        listed = found.setdefault(game.entrants[seat], [])
+        if len(listed) < _FAULT_EXAMPLES:
+            listed.append((game.id, kind, message[:160]))
+            added = True
+    return added
+
+
+@dataclass(frozen=True, slots=True)
+class Folder:
+    """Everything the report shows, read from one results folder (the games as a `GamesLog`)."""
+
+    path: Path
+    config: Mapping[str, Any]
+    log: GamesLog
+    standings: tuple[Mapping[str, str], ...]
+    ratings: Mapping[str, Any]
+    crosstable: tuple[Mapping[str, str], ...]
+    stages: Mapping[str, Any]
+
+    @property
+    def entrants(self) -> tuple[str, ...]:
+        return tuple(row["entrant"] for row in self.standings)
+
+    @property
+    def rules(self) -> str:
+        return str(self.config.get("rules") or "dice")
+
+    @property
+    def description(self) -> Description:
+        """The rule set's description: built in, or from an installed plugin."""
+        from arena.plugins import find_rules
+
+        try:
+            return find_rules(self.rules).description
+        except RulesError as exc:
+            raise ReportError(f"{self.path}: {exc}") from None
+
+
+def read_folder(folder: Path) -> Folder:
+    needed = [folder_files.GAMES, "standings.csv", "ratings.json", "crosstable.csv"]
+    missing = [name for name in needed if not (folder / name).exists()]
+    if missing:
+        raise ReportError(
+            f"{folder} is not a finished results folder (no {', '.join(missing)}); "
+            "run the tournament, or finish it with `arena run CONFIG --resume`"
+        )
+    try:
+        config = _read_config(folder)
+        stages = _read_stages(folder, config)
+        standings = tuple(_read_csv(folder / "standings.csv"))
+        entrants = [row["entrant"] for row in standings]
+        return Folder(
+            path=folder,
+            config=config,
+            log=_read_log(folder, entrants, _bracket_games(stages)),
+            standings=standings,
+            ratings=json.loads((folder / "ratings.json").read_text(encoding="utf-8")),
+            crosstable=tuple(_read_csv(folder / "crosstable.csv")),
+            stages=stages,
+        )
+    except (folder_files.ResultsError, KeyError, ValueError, TypeError, yaml.YAMLError) as exc:
+        raise ReportError(f"{folder}: cannot read the results: {exc}") from None

@@ -1,0 +1,146 @@
+"""The one pass over a tournament's replays: each replay is read once, its claim and challenge
+events counted, and (with the viewer) its bytes written into the viewer's data packs.
+
+The pass may be split over worker processes (arena.executor) for big tournaments, a pack of
+games a task. The events come from one regular expression over the replay text (parsing
+every line as JSON is ten times slower; the expression follows the key order of
+arena.hosts.codec, and tests pin it against a full parse).
+
+This module must not play or re-apply games, must not turn the counts into statistics
+(arena.report.bluffing does) and writes nothing but replays/pack-*.js.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+import zlib
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from arena.executor.local import Job, ordered_map, pool_size
+from arena.report import viewer
+from arena.report.folder import GamesLog
+from arena.report.viewer import pack_name, pack_script
+from arena.tournament import results as folder_files
+
+__all__ = [
+    "PARALLEL_FROM",
+    "TallyKey",
+    "scan_all",
+    "scan_replay",
+]
+
+PARALLEL_FROM = 2000
+"""Tournaments with at least this many replays are scanned on several processes."""
+
+# One claim (dice), pass (cards) or challenge event, in arena.hosts.codec's key order:
+# kind, seat, [claimant,] claim, [blind | hand, value, holds].
+_BLUFF_EVENT = re.compile(
+    rb'"kind":"(claim|pass|challenge)","seat":(\d+),(?:"claimant":(\d+),)?"claim":"([^"]+)"'
+    rb'(?:,"blind":(true|false))?(?:,"hand":\[[^\]]*\],"value":"[^"]*","holds":(true|false))?'
+)
+
+# (kind, seat, claimant, claim, blind, holds) as found in the replay text
+_Found = tuple[bytes, bytes, bytes, bytes, bytes, bytes]
+# (kind, entrant, claimant entrant, claim, blind, holds): what a tally counts
+TallyKey = tuple[str, str, str, str, bool, bool]
+
+
+@dataclass(slots=True)
+class _Scan:
+    """What one pass over some replays found (mutable while scanning, merged after)."""
+
+    tally: Counter[TallyKey] = field(default_factory=Counter)
+    missing: list[str] = field(default_factory=list)
+    scanned: int = 0
+
+
+def scan_replay(text: bytes) -> tuple[tuple[str, ...], Counter[_Found]]:
+    """The entrants by seat and the claim/challenge events of one replay's JSON-lines text."""
+    first, _, rest = text.partition(b"\n")
+    header = json.loads(first)
+    names = tuple(str(e["name"]) for e in header.get("entrants", ()))
+    return names, Counter(_BLUFF_EVENT.findall(rest))
+
+
+def _tally_game(tally: Counter[TallyKey], names: Sequence[str], found: Counter[_Found]) -> None:
+    for (kind, seat, claimant, claim, blind, holds), count in found.items():
+        who = names[int(seat)]
+        against = names[int(claimant)] if claimant else ""
+        key = (kind.decode(), who, against, claim.decode(), blind == b"true", holds == b"true")
+        tally[key] += count
+
+
+def _scan(
+    folder: str, pack: int, games: Sequence[tuple[str, str]], write_packs: bool
+) -> _Scan:
+    """Read each game's replay once: tally its claims; write the pack of viewer data."""
+    root = Path(folder)
+    scan = _Scan()
+    packed: list[tuple[str, bytes]] = []
+    for game_id, replay in games:
+        try:
+            raw = (root / replay).read_bytes()
+            names, found = scan_replay(zlib.decompress(raw, 31) if raw[:2] == b"\x1f\x8b" else raw)
+        except (OSError, zlib.error, ValueError, KeyError, TypeError):
+            scan.missing.append(game_id)  # gone or unreadable: `arena replay --verify` says why
+            continue
+        packed.append((game_id, raw))
+        _tally_game(scan.tally, names, found)
+        scan.scanned += 1
+    if write_packs:
+        _write_pack(root / folder_files.REPLAYS / pack_name(pack), pack_script(packed))
+    return scan
+
+
+def _write_pack(path: Path, content: bytes) -> None:
+    """Write a pack unless the same bytes are there already.
+
+    Rewriting a file in place is slow on ext4 (a file truncated and rewritten, or renamed
+    over, is flushed when closed), and a resumed tournament changes only its last packs, so
+    an unchanged pack is left alone and a changed one is removed before it is written.
+    """
+    try:
+        if path.read_bytes() == content:
+            return
+        path.unlink()
+    except FileNotFoundError:
+        pass
+    path.write_bytes(content)
+
+
+def _scan_task(_: None, task: tuple[str, int, tuple[tuple[str, str], ...], bool]) -> _Scan:
+    return _scan(*task)
+
+
+def _packs(folder: Path, games: int) -> Iterator[tuple[int, tuple[tuple[str, str], ...]]]:
+    """Games with a replay among the first `games` of the log, PACK at a time in log order:
+    a resumed run only adds packs."""
+    lines = itertools.islice(folder_files.iter_games(folder / folder_files.GAMES), games)
+    listed = ((str(line["id"]), line["replay"]) for line in lines if line.get("replay"))
+    for pack in itertools.count():
+        chunk = tuple(itertools.islice(listed, viewer.PACK))
+        if not chunk:
+            return
+        yield pack, chunk
+
+
+def scan_all(folder: Path, log: GamesLog, workers: int | None, write_packs: bool) -> _Scan:
+    """Scan the replays of the games in `log`, a pack at a time: in this process for small
+    tournaments, else on a process pool."""
+    packs = _packs(folder, log.games)
+    tasks = ((str(folder), pack, chunk, write_packs) for pack, chunk in packs)
+    count = pool_size(workers, log.replays, PARALLEL_FROM)
+    return _merge(_Scan(), ordered_map(Job(_scan_task), tasks, count))
+
+
+def _merge(total: _Scan, parts: Iterable[_Scan]) -> _Scan:
+    for part in parts:
+        total.tally.update(part.tally)
+        total.missing.extend(part.missing)
+        total.scanned += part.scanned
+    return total

@@ -1,0 +1,277 @@
+"""The report's tables, as HTML: the standings, the bluffing statistics, the faults with their
+first examples, and the bracket of an elimination (its games linked to the viewer).
+
+This module must not read files or compute anything the results folder does not hold,
+beyond the intervals of the rates it shows.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from arena import hands
+from arena.ratings.standings import FAULT_KINDS, wilson_interval
+from arena.report.bluffing import BluffStats
+from arena.report.folder import Folder
+from arena.report.markup import escape
+from arena.rules.base import Description
+
+__all__ = [
+    "bluff_table",
+    "bracket",
+    "faults_table",
+    "standings_table",
+]
+
+
+def _num(text: str | None, digits: int = 2, signed: bool = False) -> str:
+    if not text:
+        return "–"
+    value = float(text)
+    return f"{value:+.{digits}f}" if signed else f"{value:.{digits}f}"
+
+
+def _pct(text: str | None) -> str:
+    return "–" if not text else f"{100 * float(text):.1f}%"
+
+
+_RANKED_BY_ELO = (
+    "Ranked by Elo, a Bradley–Terry fit to who placed above whom over all games at once "
+    "(mean 0; the order games were played in does not matter). <abbr>~</abbr>: its 95% "
+    "interval overlaps the one ranked above, a statistical tie the games cannot yet break."
+)
+_RANKED_BY_BRACKET = (
+    "Ranked by the bracket: the champion first, then by the round reached (within a round, "
+    "by place at the table, then seed). Elo (Bradley–Terry, mean 0) and OpenSkill are columns."
+)
+_RANKED_BY_OPENSKILL = (
+    "Ranked by OpenSkill ordinal, as arena ranked before issue 11 (these tables were written "
+    "then; `arena run --force` remakes them ranked by Elo, or by the bracket)."
+)
+_COLUMNS_NOTE = (
+    " Under the win rate and the Elo: their 95% intervals. OpenSkill: ordinal μ − 3σ, updated "
+    "game by game, a cautious estimate that needs many games to rise."
+)
+
+
+def standings_table(data: Folder) -> str:
+    head = (
+        "<tr><th class=num>#</th><th>Entrant</th><th class=num>Games</th><th class=num>Wins</th>"
+        "<th class=num>Win rate</th><th class=num>Mean place</th><th class=num>Elo</th>"
+        "<th class=num>OpenSkill</th><th class=num>Faults</th></tr>"
+    )
+    body = "".join(_standing_row(row) for row in data.standings)
+    note = f'<p class="note" id="ranked-by">{_ranked_by(data)}{_COLUMNS_NOTE}</p>'
+    return (
+        f'<div class="scroll"><table class="standings data"><thead>{head}</thead>'
+        f"<tbody>{body}</tbody></table></div>{note}"
+    )
+
+
+def _ranked_by(data: Folder) -> str:
+    """What orders standings.csv: the bracket, Elo, or (a folder from before the `tied`
+    column) OpenSkill."""
+    if data.standings and "tied" not in data.standings[0]:
+        return _RANKED_BY_OPENSKILL
+    fmt = data.config.get("format")
+    kind = fmt.get("type") if isinstance(fmt, dict) else data.stages.get("format")
+    return _RANKED_BY_BRACKET if kind == "elimination" else _RANKED_BY_ELO
+
+
+_TIE = (
+    '<abbr class="tie" title="95% Elo interval overlaps the one above: a statistical tie">'
+    "~</abbr>"
+)
+
+
+def _standing_row(row: Mapping[str, str]) -> str:
+    faults = sum(int(row.get(kind) or 0) for kind in FAULT_KINDS)
+    ci = ""
+    if row.get("win_low"):
+        ci = f"<small>{_pct(row['win_low'])}–{_pct(row['win_high'])}</small>"
+    elo_ci = ""
+    if row.get("elo_low"):
+        elo_ci = f"{_num(row['elo_low'], 0, True)} to {_num(row['elo_high'], 0, True)}"
+    medal = f' class="medal m{row["rank"]}"' if row.get("rank") in ("1", "2", "3") else ""
+    tie = _TIE if row.get("tied") == "1" else ""
+    elo = _num(row.get("elo"), 0, True)
+    cells = [
+        f"<td class=num>{tie}<span{medal}>{escape(row.get('rank') or '–')}</span></td>",
+        f"<td class=name>{escape(row['entrant'])}</td>",
+        f"<td class=num>{escape(row['games'])}</td>",
+        f"<td class=num>{escape(row['wins'])}</td>",
+        f"<td class='num rate'><strong>{_pct(row.get('win_rate'))}</strong>{ci}</td>",
+        f"<td class=num>{_num(row.get('mean_placement'))}</td>",
+        f"<td class='num rate'><strong>{elo}</strong><small>{elo_ci}</small></td>",
+        f"<td class=num>{_num(row.get('rating'))}</td>",
+        f"<td class=\"num{' warn' if faults else ''}\">{faults or '–'}</td>",
+    ]
+    return f"<tr data-entrant=\"{escape(row['entrant'])}\">{''.join(cells)}</tr>"
+
+
+_CATEGORY_COLOURS = {
+    "high": "#c9d3df", "pair": "#8fb3d9", "two-pair": "#4f8fc9", "three": "#2b6aa6",
+    "straight": "#6b57a5", "flush": "#a0519b", "full": "#d0605e", "four": "#e08f3c",
+    "straight-flush": "#c9a227", "five": "#3e8e5c",
+}  # fmt: skip
+
+
+def bluff_table(bluffs: Sequence[BluffStats], rules: Description) -> str:
+    if not any(b.claims or b.challenges for b in bluffs):
+        return '<p class="note">No replays to read: bluffing statistics need replay files.</p>'
+    space = hands.claim_space(rules.hand).claims
+    dice = not rules.central  # a blind claim: only where the claim is about a hand held
+    used = [c for c in _CATEGORY_COLOURS if any(dict(b.categories).get(c) for b in bluffs)]
+    legend = "".join(
+        f'<span class="key"><i style="background:{_CATEGORY_COLOURS[c]}"></i>{escape(c)}</span>'
+        for c in used
+    )
+    head = (
+        "<tr><th>Entrant</th><th class=num>Claims</th>"
+        + ("<th class=num>Blind</th>" if dice else "")
+        + "<th>Mean claim</th><th class=wide>How high it claims</th>"
+        "<th class=num>True when challenged</th><th class=num>Challenges right</th></tr>"
+    )
+    rows = "".join(_bluff_row_html(b, space, dice) for b in bluffs)
+    return (
+        f'<div class="legend">{legend}</div>'
+        f'<div class="scroll"><table class="bluff data"><thead>{head}</thead>'
+        f"<tbody>{rows}</tbody></table></div>"
+        '<p class="note"><strong>True when challenged</strong>: of its claims that were '
+        f"{'challenged' if dice else 'rejected'}, how many held (high: it rarely bluffs, or "
+        f"bluffs where nobody dares call). <strong>Challenges right</strong>: of its "
+        f"{'challenges' if dice else 'rejections'}, how many caught a false claim. "
+        "<strong>Mean claim</strong>: the average position of its claims on the rule set's "
+        f"ladder of {len(space)} claims, and the claim at that position. Under each rate: how "
+        "many it is of, and its 95% interval.</p>"
+    )
+
+
+def _rate_cell(successes: int, trials: int) -> str:
+    if not trials:
+        return "<td class=num>–</td>"
+    low, high = wilson_interval(successes, trials)
+    return (
+        f"<td class='num rate'><strong>{100 * successes / trials:.0f}%</strong>"
+        f"<small>of {trials:,} · {100 * low:.0f}–{100 * high:.0f}%</small></td>"
+    )
+
+
+def _bluff_row_html(b: BluffStats, space: Sequence[hands.Value], dice: bool) -> str:
+    mean = b.mean_claim_index
+    mean_cell = "–"
+    if mean is not None:
+        said = str(space[round(mean)])  # tens as T, as claims are written everywhere
+        mean_cell = f"{escape(said)}<small>{mean + 1:.1f} of {len(space)}</small>"
+    blind = ""
+    if dice:
+        blind = f"<td class=num>{_pct(str(b.blind / b.claims)) if b.claims else '–'}</td>"
+    return (
+        f'<tr data-entrant="{escape(b.entrant)}"><td class=name>{escape(b.entrant)}</td>'
+        f"<td class=num>{b.claims:,}</td>{blind}<td class=mean>{mean_cell}</td>"
+        f"<td>{_category_bar(b)}</td>"
+        f"{_rate_cell(b.held, b.challenged)}{_rate_cell(b.right, b.challenges)}</tr>"
+    )
+
+
+def _category_bar(b: BluffStats) -> str:
+    if not b.claims:
+        return ""
+    parts = []
+    for category, count in b.categories:
+        share = 100 * count / b.claims
+        parts.append(
+            f'<i style="width:{share:.2f}%;background:{_CATEGORY_COLOURS.get(category, "#999")}" '
+            f'title="{escape(category)}: {count:,} claims ({share:.0f}%)"></i>'
+        )
+    return f'<div class="bar" role="img" aria-label="claims by category">{"".join(parts)}</div>'
+
+
+def _game_link(game_id: str, links: Mapping[str, int], text: object) -> str:
+    pack = links.get(game_id)
+    if pack is None:
+        return escape(text)
+    return f'<a href="viewer.html#game={escape(game_id)}&amp;pack={pack}">{escape(text)}</a>'
+
+
+def faults_table(data: Folder, links: Mapping[str, int]) -> str:
+    totals = {row["entrant"]: [int(row.get(k) or 0) for k in FAULT_KINDS] for row in data.standings}
+    if not any(sum(v) for v in totals.values()):
+        return '<p class="ok">No faults: every bot answered legally and in time.</p>'
+    examples = data.log.examples
+    head = "".join(f"<th class=num>{escape(k)}</th>" for k in FAULT_KINDS)
+    rows = []
+    for name, counts in totals.items():
+        cells = "".join(f"<td class=\"num{' warn' if c else ''}\">{c or '–'}</td>" for c in counts)
+        seen = "".join(
+            f"<li>{_game_link(g, links, g)} <b>{escape(k)}</b>: {escape(m)}</li>"
+            for g, k, m in examples.get(name, ())
+        )
+        rows.append(
+            f"<tr><td class=name>{escape(name)}</td>{cells}<td class=num>{sum(counts) or '–'}</td>"
+            f'<td><ul class="examples">{seen}</ul></td></tr>'
+        )
+    return (
+        f'<table class="faults data"><thead><tr><th>Entrant</th>{head}<th class=num>total</th>'
+        f"<th>First examples</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
+        '<p class="note">timeout: too slow; crash: the bot raised or died; illegal: an action '
+        "the rules do not allow; protocol: an answer that could not be read.</p>"
+    )
+
+
+def bracket(stages: Mapping[str, Any], links: Mapping[str, int]) -> str:
+    columns = []
+    for stage in stages.get("stages", ()):
+        if stage.get("format") != "elimination":
+            columns.append(_seeding_column(stage))
+            continue
+        tables = "".join(_bracket_table(t, links) for t in stage.get("tables", ()))
+        byes = stage.get("byes") or ()
+        bye = f'<p class="bye">bye: {escape(", ".join(byes))}</p>' if byes else ""
+        columns.append(
+            f'<div class="stage"><h3>{escape(stage["name"])}</h3>{tables}{bye}</div>'
+        )
+    ranking = stages.get("ranking")
+    scored = any(t.get("points") for s in stages.get("stages", ()) for t in s.get("tables", ()))
+    note = (
+        '<p class="note">Beside each name: its match score, the games it won (at tables of '
+        "more than two, seats − place points a game).</p>"
+        if scored
+        else ""
+    )
+    final = ""
+    if ranking:
+        items = "".join(f"<li>{escape(n)}</li>" for n in ranking)
+        final = f'<div class="stage final"><h3>final ranking</h3><ol>{items}</ol></div>'
+    return f'<div class="bracket">{"".join(columns)}{final}</div>{note}'
+
+
+def _seeding_column(stage: Mapping[str, Any]) -> str:
+    ranking = stage.get("ranking") or ()
+    items = "".join(f"<li>{escape(n)}</li>" for n in ranking)
+    games = sum(len(t.get("games", ())) for t in stage.get("tables", ()))
+    return (
+        f'<div class="stage"><h3>{escape(stage.get("name", "seeding"))}</h3>'
+        f'<p class="dim">round robin, {games} games; seeds:</p><ol>{items}</ol></div>'
+    )
+
+
+def _bracket_table(table: Mapping[str, Any], links: Mapping[str, int]) -> str:
+    advanced = set(table.get("advanced") or ())
+    order = table.get("ranking") or table.get("entrants") or ()
+    points: Sequence[Any] = table.get("points") or ()  # absent from folders before issue 11
+    scores = [f' <b class="score">{escape(p)}</b>' for p in points] if table.get("ranking") else []
+    rows = "".join(
+        f'<li class="{"through" if name in advanced else "out"}">{escape(name)}{score}</li>'
+        for name, score in itertools.zip_longest(order, scores[: len(order)], fillvalue="")
+    )
+    games: Sequence[Any] = table.get("games") or ()
+    game_links = " ".join(
+        _game_link(g, links, i) for i, g in enumerate(games, 1)
+    )
+    return (
+        f'<div class="match"><div class="match-head">table {escape(table.get("table", ""))}'
+        f'<span class="games">games {game_links}</span></div><ol>{rows}</ol></div>'
+    )
