@@ -31,7 +31,8 @@ from pathlib import Path
 
 from arena.report.html import REPORT, _read_folder, _scan_all, build_report
 from arena.tournament import results
-from arena.tournament.run import load_tournament, run_tournament
+from arena.tournament.load import load_tournament
+from arena.tournament.run import run_tournament
 
 CONFIG = """\
 name: bench-report

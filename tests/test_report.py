@@ -36,7 +36,8 @@ from arena.report.html import (
     pack_script,
     scan_replay,
 )
-from arena.tournament.run import load_tournament, run_tournament
+from arena.tournament.load import load_tournament
+from arena.tournament.run import run_tournament
 
 ROUND_ROBIN = """\
 name: class
