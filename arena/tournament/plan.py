@@ -20,14 +20,9 @@ from typing import Any
 
 from arena.ratings.standings import standings
 from arena.tournament.config import DEFAULT_CAP, TournamentConfig
-from arena.tournament.schedule import (
-    Elimination,
-    GameSpec,
-    elimination_2,
-    elimination_k,
-    gauntlet,
-    round_robin,
-)
+from arena.tournament.elimination import Elimination, elimination_2, elimination_k
+from arena.tournament.gauntlet import gauntlet
+from arena.tournament.schedule import GameSpec, round_robin
 
 __all__ = ["Placements", "Plan", "json_parts"]
 
