@@ -22,7 +22,8 @@ from arena.ratings.standings import standings
 from arena.replay import read_replay, schema, timeless, verify_replay
 from arena.tournament import derived, load, results
 from arena.tournament import plan as plan_module
-from arena.tournament.config import ConfigError, config_as_run
+from arena.tournament.config import ConfigError
+from arena.tournament.config_as_run import config_as_run
 from arena.tournament.errors import TournamentError
 from arena.tournament.load import load_tournament
 from arena.tournament.plan import Plan

@@ -23,7 +23,7 @@ EXIT_INTERRUPTED = 130
 def _load(config: str) -> TournamentConfig:
     """Load and check a tournament file and start each entrant once, or stop with the
     one-line error."""
-    from arena.tournament.config import key_lines
+    from arena.tournament.config_yaml import key_lines
     from arena.tournament.load import load_tournament
     from arena.trial import check_entrants
 

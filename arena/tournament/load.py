@@ -29,9 +29,9 @@ from arena.tournament.config import (
     OptionProblem,
     RuleSetInfo,
     TournamentConfig,
-    key_lines,
-    load_config,
 )
+from arena.tournament.config_load import load_config
+from arena.tournament.config_yaml import key_lines
 from arena.tournament.errors import TournamentError
 from arena.tournament.plan import Plan
 from arena.tournament.schedule import round_robin_count

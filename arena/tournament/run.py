@@ -45,8 +45,8 @@ import yaml
 from arena.executor.local import Executor
 from arena.plugins import default_registry
 from arena.tournament import results as folder_files
-from arena.tournament.config import (
-    TournamentConfig,
+from arena.tournament.config import TournamentConfig
+from arena.tournament.config_as_run import (
     added_defaults,
     config_as_run,
     config_differences,
