@@ -1,7 +1,7 @@
 """A tournament config checked against what is installed: `load_tournament`, and where each
 entrant runs.
 
-Beyond the config loader's checks (arena/tournament/config.py), each bot must play the
+Beyond the config loader's checks (arena/tournament/config_load.py), each bot must play the
 config's rule set, take the bot options given to it, run in a mode this arena can host, and
 every table the plan deals must be playable. Also here: the one trust policy as the
 tournament asks it (`entrant_mode`, `untrusted_inline`, `make_host`) and what the user should
