@@ -33,7 +33,8 @@ from arena.report.folder import read_folder
 from arena.report.html import REPORT, build_report
 from arena.report.scan import scan_all
 from arena.tournament import results
-from arena.tournament.run import load_tournament, run_tournament
+from arena.tournament.load import load_tournament
+from arena.tournament.run import run_tournament
 
 CONFIG = """\
 name: bench-report

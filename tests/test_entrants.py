@@ -18,7 +18,7 @@ from arena.compare import groups as cmp
 from arena.entrants import EntrantError, KeptHosts, Reference, mode_of, resolve
 from arena.plugins import Registry, build_registry
 from arena.tournament.config import EntrantConfig, Options
-from arena.tournament.run import entrant_mode
+from arena.tournament.load import entrant_mode
 
 BOT = """\
 import fcntl

@@ -23,8 +23,8 @@ EXIT_INTERRUPTED = 130
 def _load(config: str) -> TournamentConfig:
     """Load and check a tournament file and start each entrant once, or stop with the
     one-line error."""
-    from arena.tournament.config import key_lines
-    from arena.tournament.run import load_tournament
+    from arena.tournament.config_yaml import key_lines
+    from arena.tournament.load import load_tournament
     from arena.trial import check_entrants
 
     registry = load_registry()
@@ -41,7 +41,8 @@ def _load(config: str) -> TournamentConfig:
 @click.argument("config", type=click.Path(dir_okay=False))
 def validate(config: str) -> None:
     """Check a tournament file without playing: print its size, or the first problem."""
-    from arena.tournament.run import Plan, schedule_notes
+    from arena.tournament.load import schedule_notes
+    from arena.tournament.plan import Plan
 
     cfg = _load(config)
     click.echo(f"ok: {len(cfg.entrants)} entrants, {Plan(cfg).total()} games")
@@ -74,13 +75,9 @@ def run(
 ) -> None:
     """Play a tournament into results/<name>/ and print the standings."""
     from arena.report.html import build_report
-    from arena.tournament.run import (
-        Interrupted,
-        TournamentError,
-        run_tournament,
-        schedule_notes,
-        untrusted_inline,
-    )
+    from arena.tournament.errors import TournamentError
+    from arena.tournament.load import schedule_notes, untrusted_inline
+    from arena.tournament.run import Interrupted, run_tournament
 
     if resume and force:
         fail("--resume and --force contradict each other; choose one")

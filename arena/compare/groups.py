@@ -404,7 +404,8 @@ def group_results(setup: Setup, groups: int, workers: int = 1) -> Generator[Grou
     """Results of groups 0..groups-1 in group order: their games are scheduled games with
     the group's seed, played by the tournament's worker on the one executor."""
     from arena.executor.local import ordered_map
-    from arena.tournament.run import LostGames, TournamentError, game_job
+    from arena.tournament.errors import TournamentError
+    from arena.tournament.worker import LostGames, game_job
 
     games = (game for index in range(groups) for game in compare_games(setup, index))
     played = ordered_map(game_job(game_setup(setup)), games, workers, LostGames(hint="stopped"))
@@ -420,7 +421,7 @@ def group_results(setup: Setup, groups: int, workers: int = 1) -> Generator[Grou
 def game_setup(setup: Setup) -> Any:
     """The comparison as the tournament's worker takes it: entrants candidate, baseline,
     then the field, each its own entrant (a command bot gets its own process per seat)."""
-    from arena.tournament.run import GameSetup
+    from arena.tournament.worker import GameSetup
 
     entrants = tuple(_entrant_config(e) for e in (setup.candidate, setup.baseline, *setup.field))
     return GameSetup("compare", setup.rules, Options.of(dict(setup.options)), setup.limits,

@@ -18,8 +18,8 @@ from click.testing import CliRunner, Result
 
 from arena.cli.main import cli
 from arena.replay import read_replay, timeless
+from arena.tournament import load as tournament
 from arena.tournament import results
-from arena.tournament import run as tournament
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIGS = sorted((ROOT / "configs").glob("*.yaml"))

@@ -31,7 +31,8 @@ from arena.report.folder import ReportError
 from arena.report.html import REPORT, VIEWER, build_report
 from arena.report.scan import scan_replay
 from arena.report.viewer import pack_name, pack_script
-from arena.tournament.run import load_tournament, run_tournament
+from arena.tournament.load import load_tournament
+from arena.tournament.run import run_tournament
 
 ROUND_ROBIN = """\
 name: class

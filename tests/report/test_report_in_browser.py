@@ -23,7 +23,8 @@ from needs import require
 
 from arena.replay import read_replay
 from arena.report.html import build_report
-from arena.tournament.run import load_tournament, run_tournament
+from arena.tournament.load import load_tournament
+from arena.tournament.run import run_tournament
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
 CHROMIUM_ARGS = [

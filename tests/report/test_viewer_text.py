@@ -14,7 +14,8 @@ import pytest
 from needs import require
 
 from arena.report.html import build_report
-from arena.tournament.run import load_tournament, run_tournament
+from arena.tournament.load import load_tournament
+from arena.tournament.run import run_tournament
 
 CONFIG = """\
 name: tens

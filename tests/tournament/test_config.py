@@ -1,5 +1,5 @@
-"""Tests for arena.tournament.config: YAML -> frozen config, one-line errors, dump and
-differences."""
+"""Tests for arena.tournament.config and the config_* modules beside it: YAML -> frozen
+config, one-line errors, dump and differences."""
 
 from __future__ import annotations
 
@@ -21,12 +21,9 @@ from arena.tournament.config import (
     OptionProblem,
     Options,
     TournamentConfig,
-    config_as_run,
-    config_differences,
-    dump_config,
-    load_config,
-    load_config_text,
 )
+from arena.tournament.config_as_run import config_as_run, config_differences, dump_config
+from arena.tournament.config_load import load_config, load_config_text
 
 SOURCE = "configs/x.yaml"
 

@@ -1,5 +1,5 @@
-"""Tests for arena.tournament.schedule: counts, balance guarantees, brackets, stages, ids and
-seeds."""
+"""Tests for the schedules (arena.tournament.schedule, gauntlet, elimination): counts,
+balance guarantees, brackets, stages, ids and seeds."""
 
 from __future__ import annotations
 
@@ -14,16 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.seeds import derive_seed
-from arena.tournament.schedule import (
-    Elimination,
-    GameSpec,
-    balanced_tables,
-    elimination_2,
-    elimination_k,
-    gauntlet,
-    round_robin,
-    round_robin_count,
-)
+from arena.tournament.elimination import Elimination, elimination_2, elimination_k
+from arena.tournament.gauntlet import gauntlet
+from arena.tournament.schedule import GameSpec, balanced_tables, round_robin, round_robin_count
 
 ROOT = 20240601
 

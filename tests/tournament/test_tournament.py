@@ -20,16 +20,14 @@ import arena
 from arena.plugins import Registry
 from arena.ratings.standings import standings
 from arena.replay import read_replay, schema, timeless
-from arena.tournament import results
-from arena.tournament import run as tournament
-from arena.tournament.config import ConfigError, config_as_run
-from arena.tournament.run import (
-    Interrupted,
-    Plan,
-    TournamentError,
-    load_tournament,
-    run_tournament,
-)
+from arena.tournament import derived, load, results
+from arena.tournament import plan as plan_module
+from arena.tournament.config import ConfigError
+from arena.tournament.config_as_run import config_as_run
+from arena.tournament.errors import TournamentError
+from arena.tournament.load import load_tournament
+from arena.tournament.plan import Plan
+from arena.tournament.run import Interrupted, run_tournament
 from arena.tournament.schedule import GameSpec
 from arena.verify import verify_replay
 
@@ -188,7 +186,7 @@ def test_the_seeding_is_rated_once_per_outcome(
                         entrants=4))
     seeding = plan.batch({})
     rated: list[int] = []
-    monkeypatch.setattr(tournament, "standings",
+    monkeypatch.setattr(plan_module, "standings",
                         lambda games, names: rated.append(1) or standings(games, names))
     first = {g.id: (1, 2) for g in seeding}
     second = {g.id: (2, 1) for g in seeding}
@@ -426,8 +424,8 @@ def test_stages_json_in_parts_is_what_json_dumps_writes(tables: list[int]) -> No
         sort_keys=True,
         separators=(",", ":"),
     )
-    lazy = {**document, "stages": [{**stage, "tables": tournament._Tables(games, names)}]}
-    assert "".join(tournament._json_parts(lazy)) == plain
+    lazy = {**document, "stages": [{**stage, "tables": plan_module._Tables(games, names)}]}
+    assert "".join(plan_module.json_parts(lazy)) == plain
 
 
 
@@ -442,8 +440,8 @@ def test_the_derived_files_are_written_without_holding_the_games(tmp_path: Path)
         for g in plan.main
     )
     (out / results.GAMES).write_text("".join(line + "\n" for line in lines))
-    tournament.write_derived(out, cfg, plan, done)  # first use: the rating library sets up
-    written = peak(lambda: tournament.write_derived(out, cfg, plan, done))
+    derived.write_derived(out, cfg, plan, done)  # first use: the rating library sets up
+    written = peak(lambda: derived.write_derived(out, cfg, plan, done))
     held = peak(lambda: list(results.iter_games(out / results.GAMES)))
     assert len(plan.main) == 3000 and held > 1_500_000
     assert written < held / 4
@@ -500,10 +498,10 @@ def test_an_elimination_ranks_by_its_bracket_with_each_match_scored(
 
 def test_a_seeding_over_the_cap_is_noted(tmp_path: Path) -> None:
     cfg = _config(tmp_path, "{type: elimination, seats: 2, games: 1, seeding: 1}", entrants=8)
-    assert tournament.schedule_notes(cfg) == ()
+    assert load.schedule_notes(cfg) == ()
     big = replace(cfg, format=replace(cfg.format, seeding=400))
     note = (
         "the seeding round robin would be 22,400 games, more than the cap (20,000): "
         "20,000 games at balanced random tables instead"
     )
-    assert tournament.schedule_notes(big) == (note,)
+    assert load.schedule_notes(big) == (note,)

@@ -1,0 +1,257 @@
+"""Tournament configuration loaded: YAML text -> a validated, frozen `TournamentConfig`.
+
+`load_config` reads a file (`load_config_text` takes the text) and checks it section by
+section: the name, rules and their options, entrants (config_entrants.py), the format
+with its type's own keys, seed, limits, mode, workers, output and replays, filling every
+default. The first problem stops the check with one `ConfigError` line.
+
+This module must not import the rules, the referee, pluggy or click: what it needs to know
+about rule sets (`RuleSetInfo`) and bots (`bot_problem`, `known_bots`) is passed in. It
+never starts a game and never touches the results folder.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from os import PathLike
+from pathlib import Path
+from typing import Any
+
+from arena.limits import Limits
+from arena.tournament.config import (
+    DEFAULT_CAP,
+    ENTRANT_MODES,
+    FORMAT_ONLY,
+    FORMAT_TYPES,
+    LIMIT_KEYS,
+    NAME_PATTERN,
+    ConfigError,
+    EntrantConfig,
+    FormatConfig,
+    KeyPath,
+    OptionProblem,
+    Options,
+    RuleSetInfo,
+    TournamentConfig,
+    describe,
+    suggestion,
+)
+from arena.tournament.config_entrants import EntrantChecks
+from arena.tournament.config_yaml import parse
+
+__all__ = ["load_config", "load_config_text"]
+
+_TOP_KEYS = (
+    "name",
+    "rules",
+    "options",
+    "entrants",
+    "format",
+    "seed",
+    "limits",
+    "mode",
+    "workers",
+    "output",
+    "replays",
+)
+_FORMAT_COMMON = ("type", "seats", "games")
+_FORMAT_KEYS = _FORMAT_COMMON + tuple(k for keys in FORMAT_ONLY.values() for k in keys)
+
+
+def load_config(
+    path: str | PathLike[str],
+    *,
+    rules: Mapping[str, RuleSetInfo],
+    bot_problem: Callable[[str], str | None],
+    known_bots: Sequence[str],
+) -> TournamentConfig:
+    """Read and validate a tournament file, so every problem shows before any game starts.
+
+    A bot file's path is relative to the folder of the tournament file."""
+    source = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ConfigError(source, None, "", "the file is not UTF-8 text") from None
+    except OSError as exc:
+        raise ConfigError(source, None, "", f"cannot read the file: {exc.strerror}") from None
+    return load_config_text(text, source, rules=rules, bot_problem=bot_problem,
+                            known_bots=known_bots, folder=Path(path).parent)
+
+
+def load_config_text(
+    text: str,
+    source_name: str,
+    *,
+    rules: Mapping[str, RuleSetInfo],
+    bot_problem: Callable[[str], str | None],
+    known_bots: Sequence[str],
+    folder: str | PathLike[str] | None = None,
+) -> TournamentConfig:
+    """Validate tournament YAML given as text; `source_name` is the file named in errors.
+
+    With `folder` (the tournament file's own), a relative bot file path is found there and
+    kept as a path from the current folder; without it, bot files are taken as written."""
+    data, doc = parse(text, source_name)
+    base = None if folder is None else Path(folder)
+    return _Builder(doc, rules, bot_problem, tuple(known_bots), base).tournament(data)
+
+
+class _Builder(EntrantChecks):
+    """Checks plain YAML values section by section and builds the frozen tree."""
+
+    # sections
+
+    def tournament(self, data: Any) -> TournamentConfig:
+        if data is None:
+            self.doc.fail((), "the file is empty; expected a mapping with name, rules, entrants")
+        if not isinstance(data, dict):
+            self.doc.fail((), f"the top level must be a mapping of keys, got {describe(data)}")
+        top = self.mapping((), data, _TOP_KEYS)
+        name = self.name(top)
+        rules_id = self.choice(
+            ("rules",), self.required((), top, "rules"), sorted(self.rule_sets), "rule set"
+        )
+        info = self.rule_sets[rules_id]
+        options = self.rule_options(info, top.get("options"))
+        mode = self.default_mode(top.get("mode"))
+        entrants = self.entrants(self.required((), top, "entrants"), mode)
+        return TournamentConfig(
+            name=name,
+            rules=rules_id,
+            entrants=entrants,
+            format=self.format(top.get("format"), info, entrants),
+            options=options,
+            seed=self.whole(("seed",), top.get("seed", 1)),
+            limits=self.limits(top.get("limits")),
+            mode=mode,
+            workers=self.workers(top.get("workers")),
+            output=self.output(top.get("output"), name),
+            replays=self.flag(("replays",), top.get("replays", True)),
+        )
+
+    def name(self, top: Mapping[str, Any]) -> str:
+        name = self.text(("name",), self.required((), top, "name"))
+        if not NAME_PATTERN.fullmatch(name):
+            self.doc.fail(
+                ("name",), f"{name!r} may use only lowercase letters, digits, '-' and '_'"
+            )
+        return name
+
+    def rule_options(self, info: RuleSetInfo, raw: Any) -> Options:
+        given = self.free_mapping(("options",), raw)
+        try:
+            filled = info.check_options(dict(given))
+        except OptionProblem as problem:
+            hint = suggestion(problem.key, problem.choices, "") if problem.choices else ""
+            self.doc.fail(("options", problem.key), f"{problem.message}{hint}")
+        return Options.of(filled)
+
+    def default_mode(self, raw: Any) -> str | None:
+        if raw == "command":
+            self.doc.fail(("mode",), "'command' is set per entrant, by giving `command:`")
+        return None if raw is None else self.choice(("mode",), raw, ENTRANT_MODES[:2], "mode")
+
+    def workers(self, raw: Any) -> int | None:
+        return None if raw is None else self.whole(("workers",), raw, 1)
+
+    def output(self, raw: Any, name: str) -> str:
+        return f"results/{name}" if raw is None else self.text(("output",), raw)
+
+    def limits(self, raw: Any) -> Limits:
+        limits = {} if raw is None else self.mapping(("limits",), raw, tuple(LIMIT_KEYS))
+        game = limits.get("game")
+        return Limits(
+            decision=self.seconds(("limits", "decision"), limits.get("decision", 1.0)),
+            bank=None if game is None else self.seconds(("limits", "game"), game),
+            wall_factor=self.factor(("limits", "wall_factor"), limits.get("wall_factor", 2.0)),
+        )
+
+    # format
+
+    def format(
+        self, raw: Any, info: RuleSetInfo, entrants: tuple[EntrantConfig, ...]
+    ) -> FormatConfig:
+        path: KeyPath = ("format",)
+        if raw is None or isinstance(raw, str):
+            kind = self.choice(path, raw or "round-robin", FORMAT_TYPES, "format type")
+            section: dict[str, Any] = {}
+        else:
+            section = self.mapping(path, raw, _FORMAT_KEYS)
+            kind = self.choice(
+                (*path, "type"), self.required(path, section, "type"), FORMAT_TYPES, "format type"
+            )
+        for key in section:
+            if key not in _FORMAT_COMMON and key not in FORMAT_ONLY[kind]:
+                owner = next(t for t, keys in FORMAT_ONLY.items() if key in keys)
+                self.doc.fail((*path, key), f"{key!r} applies only to {owner}, not {kind}")
+        seats = self.seats(section.get("seats"), info, len(entrants))
+        return FormatConfig(
+            type=kind,
+            seats=seats,
+            games=self.whole((*path, "games"), section.get("games", 1), 1),
+            **self.format_extras(kind, section, seats, entrants),
+        )
+
+    def format_extras(
+        self, kind: str, section: Mapping[str, Any], seats: int, entrants: tuple[EntrantConfig, ...]
+    ) -> dict[str, Any]:
+        """The fields only one format type has, with their defaults."""
+        if kind == "round-robin":
+            return {"cap": self.whole(("format", "cap"), section.get("cap", DEFAULT_CAP), 1)}
+        if kind == "elimination":
+            return {
+                "advance": self.advance(section.get("advance", 1), seats),
+                "seeding": self.whole(("format", "seeding"), section.get("seeding", 0), 0),
+            }
+        return {"champions": self.champions(section.get("champions"), entrants, seats)}
+
+    def seats(self, raw: Any, info: RuleSetInfo, entrant_count: int) -> int:
+        path: KeyPath = ("format", "seats")
+        seats = self.whole(path, max(2, info.min_players) if raw is None else raw, 2)
+        if not info.min_players <= seats <= info.max_players:
+            self.doc.fail(
+                path,
+                f"rule set {info.id!r} is for {info.min_players} to "
+                f"{info.max_players} players, got {seats} seats",
+            )
+        if seats > entrant_count:
+            self.doc.fail(
+                path,
+                f"a table of {seats} seats needs at least {seats} entrants, got {entrant_count}",
+            )
+        return seats
+
+    def advance(self, raw: Any, seats: int) -> int:
+        path: KeyPath = ("format", "advance")
+        advance = self.whole(path, raw, 1)
+        if advance >= seats:
+            self.doc.fail(path, f"must be less than seats ({seats}), got {advance}")
+        return advance
+
+    def champions(
+        self, raw: Any, entrants: tuple[EntrantConfig, ...], seats: int
+    ) -> tuple[str, ...]:
+        path: KeyPath = ("format", "champions")
+        if not isinstance(raw, list) or not raw:
+            self.doc.fail(
+                path, f"a gauntlet needs a non-empty list of champion names, got {describe(raw)}"
+            )
+        names = [e.name for e in entrants]
+        for index, champion in enumerate(raw):
+            here = (*path, index)
+            if self.text(here, champion) not in names:
+                self.doc.fail(here, f"unknown entrant {champion!r}{suggestion(champion, names)}")
+            if champion in raw[:index]:
+                self.doc.fail(here, f"champion {champion!r} is listed twice")
+        if len(raw) >= len(entrants):
+            self.doc.fail(path, "every entrant is a champion; a gauntlet needs a challenger")
+        challengers = len(entrants) - len(raw)
+        if challengers < seats - 1:
+            self.doc.fail(
+                path,
+                f"a gauntlet of {seats} seats needs at least {seats - 1} challengers "
+                f"(entrants that are not champions), got {challengers}",
+            )
+        return tuple(raw)
+

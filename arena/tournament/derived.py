@@ -1,0 +1,72 @@
+"""The derived files of a results folder: ratings.json, standings.csv/.md, crosstable.csv
+and stages.json, all from one pass over games.jsonl.
+
+Each is written atomically (temp file, then rename), so a reader never sees half a file,
+and memory does not grow with the games. This module never plays a game, never appends to
+games.jsonl and never builds the report (arena/report/ reads these files).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from arena.ratings.standings import (
+    crosstable_csv,
+    ratings_json,
+    standings_csv,
+    standings_md,
+    summarise,
+)
+from arena.tournament import results as folder_files
+from arena.tournament.config import TournamentConfig
+from arena.tournament.plan import Placements, Plan, json_parts
+
+__all__ = ["Derived", "write_derived"]
+
+
+@dataclass(frozen=True, slots=True)
+class Derived:
+    """What the derived files tell the user at the end of a run."""
+
+    standings: str
+    """standings.md: the standings as a Markdown table."""
+    warnings: tuple[str, ...]
+    """One line for each entrant that faulted in every game it played."""
+
+
+def write_derived(
+    folder: Path, cfg: TournamentConfig, plan: Plan, results: Mapping[str, Placements]
+) -> Derived:
+    """Write ratings.json, standings.csv/.md, crosstable.csv and stages.json from one pass
+    over games.jsonl, each atomically; return the standings as Markdown, and warnings.
+
+    Memory does not grow with the games: the log is read one game at a time (a second time
+    only if it is not in id order, as an elimination's is, see arena/ratings/standings.py), and
+    stages.json, which lists every game, is encoded and written in parts."""
+    games = folder_files.GameFile(folder / folder_files.GAMES)
+    summary = summarise(games, [e.name for e in cfg.entrants])
+    bracket = plan.stages(results) if plan.elimination else None
+    ranking = bracket["ranking"] if bracket else None  # an elimination ranks by its bracket
+    rows = summary.standings(ranking)
+    derived = {
+        "ratings.json": ratings_json(summary.openskill(), summary.elo()),
+        "standings.csv": standings_csv(rows),
+        "standings.md": standings_md(rows, bracket=ranking is not None),
+        "crosstable.csv": crosstable_csv(summary.crosstable()),
+    }
+    for name, text in derived.items():
+        folder_files.write_atomic(folder / name, text)
+    ranked = [row.entrant for row in rows if row.rank is not None]
+    document = bracket or plan.stages(results, ranked)
+    stages = itertools.chain(json_parts(document), ["\n"])
+    folder_files.write_atomic(folder / "stages.json", stages)
+    warnings = tuple(
+        f"entrant {name!r} faulted in "
+        f"{'the one game' if games == 1 else f'all {games} games'} it played; "
+        f"commonest fault: {fault}"
+        for name, games, fault in summary.always_faulted()
+    )
+    return Derived(derived["standings.md"], warnings)

@@ -1,0 +1,175 @@
+"""A tournament config checked against what is installed: `load_tournament`, and where each
+entrant runs.
+
+Beyond the config loader's checks (arena/tournament/config_load.py), each bot must play the
+config's rule set, take the bot options given to it, run in a mode this arena can host, and
+every table the plan deals must be playable. Also here: the one trust policy as the
+tournament asks it (`entrant_mode`, `untrusted_inline`, `make_host`) and what the user should
+know about the schedule before it is played (`schedule_notes`).
+
+This module never plays a game, never writes a results folder and never prints; it knows the
+rule sets only through their public face (arena.rules).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from arena import entrants
+from arena.hosts.inline import Host
+from arena.plugins import BotSpec, Registry, default_registry
+from arena.rules import OptionError, RuleSet
+from arena.tournament.config import (
+    DEFAULT_CAP,
+    EntrantConfig,
+    KeyLines,
+    OptionProblem,
+    RuleSetInfo,
+    TournamentConfig,
+)
+from arena.tournament.config_load import load_config
+from arena.tournament.config_yaml import key_lines
+from arena.tournament.errors import TournamentError
+from arena.tournament.plan import Plan
+from arena.tournament.schedule import round_robin_count
+
+__all__ = [
+    "HOSTED_MODES",
+    "entrant_mode",
+    "load_tournament",
+    "make_host",
+    "rule_infos",
+    "schedule_notes",
+    "untrusted_inline",
+]
+
+HOSTED_MODES = ("inline", "process", "command")
+"""Where a bot can run: in the worker's own process, or isolated (arena/hosts/pipe.py)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _RuleInfo:
+    """A rule set as the config layer sees it (`RuleSetInfo`)."""
+
+    ruleset: RuleSet
+
+    @property
+    def id(self) -> str:
+        return self.ruleset.id
+
+    @property
+    def min_players(self) -> int:
+        return self.ruleset.min_players
+
+    @property
+    def max_players(self) -> int:
+        return self.ruleset.max_players
+
+    def check_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
+        names = [spec.name for spec in self.ruleset.option_specs]
+        try:
+            return self.ruleset.check_options(options)
+        except OptionError as problem:
+            if problem.key in names:
+                raise OptionProblem(problem.key, problem.message) from None
+            raise OptionProblem(problem.key, f"unknown option {problem.key!r}", names) from None
+
+
+def rule_infos(registry: Registry) -> dict[str, RuleSetInfo]:
+    """The installed rule sets in the form the config loader takes."""
+    return {rules_id: _RuleInfo(ruleset) for rules_id, ruleset in registry.rules.items()}
+
+
+def load_tournament(
+    path: str | os.PathLike[str], registry: Registry | None = None
+) -> TournamentConfig:
+    """Read and check a tournament file against the installed rule sets and bots.
+
+    Beyond the config loader's checks: each bot must play the config's rule set, take the
+    bot options given to it, and run in a mode this arena can host. Raises ConfigError.
+    """
+    registry = registry or default_registry()
+    cfg = load_config(
+        path,
+        rules=rule_infos(registry),
+        bot_problem=registry.problem,
+        known_bots=registry.names(),
+    )
+    lines = key_lines(path)
+    for index, entrant in enumerate(cfg.entrants):
+        _check_entrant(cfg, index, entrant, registry, lines)
+    _check_tables(cfg, registry.rules[cfg.rules], lines)
+    return cfg
+
+
+def _check_entrant(
+    cfg: TournamentConfig, index: int, entrant: EntrantConfig, registry: Registry, lines: KeyLines
+) -> None:
+    """Refuse an entrant whose bot does not play the rules or take its options."""
+    found = entrants.problem(entrants.resolve(entrant.reference, registry), cfg.rules)
+    if found is not None:
+        raise lines.error(("entrants", index, *found.where), found.message)
+
+
+def _check_tables(cfg: TournamentConfig, ruleset: RuleSet, lines: KeyLines) -> None:
+    """An elimination deals tables smaller than `seats` when the entrants do not divide
+    evenly (and finals of the survivors); each must still be playable."""
+    smallest = Plan(cfg).smallest_table()
+    if smallest is not None and smallest[1] < ruleset.min_players:
+        stage, size = smallest
+        raise lines.error(
+            ("format", "seats"),
+            f"with {len(cfg.entrants)} entrants, {stage} would have a table of {size}, but "
+            f"{ruleset.id!r} needs at least {ruleset.min_players} players; change the "
+            "number of entrants, seats or advance",
+        )
+
+
+def entrant_mode(entrant: EntrantConfig, spec: BotSpec | None = None) -> str:
+    """Where an entrant's bot runs, by the one trust policy (arena.entrants.mode_of)."""
+    return entrants.mode_of(entrant.reference, spec)
+
+
+def untrusted_inline(cfg: TournamentConfig, registry: Registry | None = None) -> list[str]:
+    """Entrants not from a trusted source (shipped with arena) that run inline, in the
+    referee's own process."""
+    names = []
+    for entrant in cfg.entrants:
+        seated = entrants.resolve(entrant.reference, registry)
+        if seated.mode == "inline" and not (seated.spec and seated.spec.builtin):
+            names.append(entrant.name)
+    return names
+
+
+def make_host(entrant: EntrantConfig, spec: BotSpec | None) -> Host:
+    """Build a new host for one entrant, by the one host builder (arena.entrants)."""
+    reference = entrant.reference
+    try:
+        return entrants.Resolved(reference, spec, entrants.mode_of(reference, spec)).host()
+    except entrants.EntrantError:
+        mode = entrant_mode(entrant, spec)
+        raise TournamentError(f"entrant {entrant.name!r}: mode {mode!r} cannot be hosted") from None
+
+
+def schedule_notes(cfg: TournamentConfig) -> tuple[str, ...]:
+    """What the user should know about the schedule before it is played: a round robin
+    over its cap is replaced by balanced random tables, which is not what was asked."""
+    fmt, n = cfg.format, len(cfg.entrants)
+    if fmt.type == "round-robin" and fmt.cap is not None:
+        asked, cap, what = round_robin_count(n, fmt.seats, fmt.games), fmt.cap, "format.cap"
+        stage = "a full round robin"
+    elif fmt.type == "elimination" and fmt.seeding:
+        asked, cap, what = round_robin_count(n, fmt.seats, fmt.seeding), DEFAULT_CAP, "the cap"
+        stage = "the seeding round robin"
+    else:
+        return ()
+    if asked <= cap:
+        return ()
+    instead = f"{cap:,} games at balanced random tables instead"
+    return (f"{stage} would be {asked:,} games, more than {what} ({cap:,}): {instead}",)
+
+
+# --- the plan: games, batch by batch ------------------------------------------------------

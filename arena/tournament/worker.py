@@ -1,0 +1,291 @@
+"""One game of a tournament, played in a worker: the executor's job for a tournament.
+
+`game_job(setup)` is what each worker process runs: bots resolved once per worker, built
+fresh for every game, their results sent back as `Played` (placements and the games.jsonl
+line). `LostGames` decides what happens to a game whose worker died: played again, and after
+LIVES deaths recorded as a `crash` of the inline seat whose bot call it died in (each inline
+bot call is marked in the worker's slot, `_Watched`), or the run stops.
+
+This module never schedules, never writes games.jsonl or the derived files (the run does,
+in schedule order) and never prints; it knows no rule of the game (the referee plays it).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from arena import entrants
+from arena.bot import Limits
+from arena.executor.local import Death, Job, mark, marked
+from arena.hosts.inline import BotFault, Host
+from arena.plugins import Registry, default_registry
+from arena.referee import GameRecord, Player, RefereeError, play_game
+from arena.replay import fault_json, replay_lines, write_replay
+from arena.tournament import results as folder_files
+from arena.tournament.config import EntrantConfig, Options
+from arena.tournament.errors import TournamentError
+from arena.tournament.plan import Placements
+from arena.tournament.schedule import GameSpec
+
+__all__ = ["LIVES", "GameSetup", "LostGames", "Played", "game_job", "game_line"]
+
+
+@dataclass(frozen=True, slots=True)
+class GameSetup:
+    """What a worker needs to play any game of the tournament; sent once per worker."""
+
+    tournament: str
+    rules: str
+    options: Options
+    limits: Limits
+    entrants: tuple[EntrantConfig, ...]
+    replays: str | None
+    """Absolute folder for replay files, or None when replays are off."""
+
+
+@dataclass(frozen=True, slots=True)
+class Played:
+    """A finished game as the main process needs it: id, placements by seat, its log line."""
+
+    id: str
+    placements: Placements
+    line: str
+
+
+class _Worker:
+    """Plays games of one tournament: bots resolved once, built fresh for every game."""
+
+    def __init__(self, setup: GameSetup, registry: Registry | None = None) -> None:
+        registry = registry or default_registry()
+        self.setup = setup
+        self.ruleset = registry.rules[setup.rules]
+        self.entrants = tuple(entrants.resolve(e.reference, registry) for e in setup.entrants)
+        self.limits = setup.limits
+        self.options = setup.options.dict()
+        self.replays = None if setup.replays is None else Path(setup.replays)
+        self.kept = entrants.KeptHosts(max(entrants.KEPT_CAP, self.ruleset.max_players))
+        """Isolated hosts by entrant: their bot processes serve many games of this worker."""
+
+    def player(self, index: int) -> Player:
+        entrant = self.entrants[index]
+        return entrant.player(self.kept.host(index, entrant), self.setup.entrants[index].name)
+
+    def shutdown(self) -> None:
+        """Stop the bot processes this worker kept."""
+        self.kept.close()
+
+    def play(self, game: GameSpec, crashed: _Crashed | None = None) -> Played:
+        players = [self.player(index) for index in game.seats]
+        if marked():
+            players = _watched(players, crashed)
+        try:
+            record = play_game(self.ruleset, players, game.seed, self.options, self.limits)
+        except RefereeError as exc:
+            raise TournamentError(f"game {game.id}: {exc}") from None
+        replay = None
+        if self.replays is not None:
+            replay = f"{folder_files.REPLAYS}/{game.id}.json.gz"
+            write_replay(self.replays / f"{game.id}.json.gz", self.replay(game, record))
+        line = game_line(game, record, replay)
+        return Played(game.id, record.result.placements, json.dumps(line, separators=(",", ":")))
+
+    def replay(self, game: GameSpec, record: GameRecord) -> list[dict[str, Any]]:
+        about = {
+            "id": game.id,
+            "stage": game.stage,
+            "table": game.table,
+            "tournament": self.setup.tournament,
+        }
+        seats = [
+            self.seat(index, player)
+            for index, player in zip(game.seats, record.players, strict=True)
+        ]
+        return replay_lines(record, about, seats)
+
+    def seat(self, index: int, player: Player) -> dict[str, Any]:
+        entrant = self.setup.entrants[index]
+        seat: dict[str, Any] = {"name": entrant.name, "bot": entrant.bot}
+        if entrant.command is not None:
+            seat["command"] = list(entrant.command)
+        return {
+            **seat,
+            "origin": player.origin,
+            "version": player.version,
+            "mode": player.host.mode,
+        }
+
+
+def game_line(game: GameSpec, record: GameRecord, replay: str | None) -> dict[str, Any]:
+    """The games.jsonl record of one game: who sat where and how it ended; no timings."""
+    return {
+        "id": game.id,
+        "stage": game.stage,
+        "table": game.table,
+        "seed": game.seed,
+        "entrants": [p.name for p in record.players],
+        "placements": list(record.result.placements),
+        "scores": list(record.result.scores),
+        "faults": [fault_json(f) for f in record.faults],
+        "decisions": record.decisions,
+        "replay": replay,
+    }
+
+
+LIVES = 2
+"""Deaths of a worker on one game before the game is recorded as a crash of the acting seat."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Crashed:
+    """A game that killed its worker LIVES times in a bot call of table seat `seat`: played
+    again with that call, and every later one of that seat, a `crash` fault."""
+
+    game: GameSpec
+    seat: int
+    call: int
+    cause: str
+
+
+class _Watched:
+    """An inline seat's host that marks each bot call in the worker's slot (seat, call
+    number), so a worker that dies inside one is blamed on that seat; from `dies_at` on,
+    the call is a crash fault instead."""
+
+    __slots__ = ("calls", "cause", "dies_at", "host", "mode", "seat")
+
+    def __init__(self, host: Host, seat: int, dies_at: int | None = None, cause: str = "") -> None:
+        self.host, self.seat, self.calls = host, seat, 0
+        self.dies_at, self.cause = dies_at, cause
+        self.mode = host.mode
+
+    @property
+    def listens(self) -> bool:
+        """Whether the bot takes events: its host knows once the bot is started."""
+        return bool(getattr(self.host, "listens", True))
+
+    @property
+    def billed(self) -> float | None:
+        return self.host.billed
+
+    def _enter(self) -> bool:
+        """Count and mark a call; False once the bot has crashed (it is not called again)."""
+        self.calls += 1
+        if self.dies_at is None or self.calls < self.dies_at:
+            mark(self.seat, self.calls)
+            return True
+        if self.calls == self.dies_at:
+            raise BotFault("crash", self.cause)
+        return False
+
+    def start(self, context: Any) -> None:
+        if self._enter():
+            try:
+                self.host.start(context)
+            finally:
+                mark(-1)
+
+    def act(self, observation: Any, timeout: float) -> Any:
+        if not self._enter():
+            raise BotFault("crash", self.cause)
+        try:
+            return self.host.act(observation, timeout)
+        finally:
+            mark(-1)
+
+    def notify(self, event: Any) -> None:
+        if self._enter():
+            try:
+                self.host.notify(event)
+            finally:
+                mark(-1)
+
+    def end(self, result: Any) -> None:
+        if self._enter():
+            try:
+                self.host.end(result)
+            finally:
+                mark(-1)
+
+    def close(self) -> None:
+        self.host.close()
+
+
+def _watched(players: list[Player], crashed: _Crashed | None) -> list[Player]:
+    """The inline seats' hosts marked (bots in their own process cannot kill the worker)."""
+    watched = []
+    for seat, player in enumerate(players):
+        if player.host.mode == "inline":
+            dies_at, cause = None, ""
+            if crashed is not None and crashed.seat == seat:
+                dies_at, cause = crashed.call, _crash_message(crashed)
+            player = replace(player, host=_Watched(player.host, seat, dies_at, cause))
+        watched.append(player)
+    return watched
+
+
+def _crash_message(crashed: _Crashed) -> str:
+    return (f"its worker process died ({crashed.cause}) in this bot call, {LIVES} times: "
+            "an inline bot runs in the worker's own process")
+
+
+def _start_worker(setup: GameSetup) -> _Worker:
+    """A worker for the games, or the one-line reason it cannot be built."""
+    try:
+        return _Worker(setup)
+    except Exception as exc:  # noqa: BLE001 - any reason stops the run, said in one line
+        text = " ".join(str(exc).split()) or type(exc).__name__
+        raise TournamentError(f"a worker could not start: {text}") from None
+
+
+def _play_in_worker(worker: _Worker, task: GameSpec | _Crashed) -> Played:
+    if isinstance(task, _Crashed):
+        return worker.play(task.game, task)
+    return worker.play(task)
+
+
+def _stop_worker(worker: _Worker) -> None:
+    worker.shutdown()
+
+
+def game_job(setup: GameSetup) -> Job:
+    """The executor's job that plays games of `setup`: a spec is a GameSpec, a result Played."""
+    return Job(_play_in_worker, _start_worker, setup, _stop_worker)
+
+
+class LostGames:
+    """What the executor does with a game whose worker died: play it again; after LIVES
+    deaths, as a crash of the seat whose bot call it died in, or stop when it died outside
+    any bot call. Each death is told to `info` and kept in `deaths`, one line each."""
+
+    def __init__(self, info: Callable[[str], None] | None = None,
+                 hint: str = "every finished game is saved: run again with --resume") -> None:
+        self.info, self.hint = info or _quiet, hint
+        self.deaths: list[str] = []
+
+    def __call__(self, death: Death) -> GameSpec | _Crashed:
+        task: GameSpec | _Crashed = death.spec
+        game = task.game if isinstance(task, _Crashed) else task
+        line = (f"a worker died ({death.cause}) in game {game.id}; its games are played "
+                "again on a new worker")
+        self.deaths.append(line)
+        self.info(line)
+        if death.deaths < LIVES:
+            return task
+        if death.mark is None or isinstance(task, _Crashed):
+            raise TournamentError(
+                f"game {game.id} killed its worker {death.deaths} times ({death.cause}), "
+                f"not in a bot's call; {self.hint}"
+            )
+        seat, call = death.mark
+        return _Crashed(game, seat, call, death.cause)
+
+
+# --- running ------------------------------------------------------------------------------
+
+
+def _quiet(_: str) -> None:
+    pass
