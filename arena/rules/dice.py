@@ -16,23 +16,24 @@ from arena import hands
 from arena.rules.actions import Action, Bid, Challenge, Chance, Choose, Look, Reroll
 from arena.rules.base import (
     CHANCE,
-    FAULT_OPTIONS,
     TERMINAL,
-    Decision,
-    Engine,
     Event,
     IllegalAction,
-    Legal,
     Observation,
     OptionSpec,
     Result,
     RulesError,
+)
+from arena.rules.engine import (
+    FAULT_OPTIONS,
+    Engine,
     add_to_seat,
     next_active,
     place_by_out_order,
     seat_out,
     with_defaults,
 )
+from arena.rules.legal import Decision, Legal
 
 DEAL, FILL, EXCHANGE, CLAIM, RESPOND, REROLL, OVER, CHOOSE = range(8)
 _DECISION: dict[int, Decision] = {EXCHANGE: "reroll", CLAIM: "claim", RESPOND: "respond",

@@ -22,7 +22,8 @@ from arena.rules import CHANCE, RULESETS, RuleSet
 from arena.rules import cards as cards_engine
 from arena.rules import dice as dice_engine
 from arena.rules.actions import Action, Challenge, Look, Reroll
-from arena.rules.base import Event, Legal
+from arena.rules.base import Event
+from arena.rules.legal import Legal
 from arena.rules.playout import random_action
 
 MAX_STEPS = 50_000
