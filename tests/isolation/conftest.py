@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from arena.hosts.processes import descendants, leftovers, started_tokens
+from arena.hosts.process_tree import descendants, leftovers, started_tokens
 
 
 def _live_children() -> list[int]:
