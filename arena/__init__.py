@@ -25,7 +25,8 @@ from arena.rules.actions import (
     Reroll,
     parse_action,
 )
-from arena.rules.base import Decision, Event, Legal, Observation, Result
+from arena.rules.base import Event, Observation, Result
+from arena.rules.legal import Decision, Legal
 from arena.rules.playout import random_action
 
 

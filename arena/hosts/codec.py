@@ -13,7 +13,8 @@ from typing import Any
 
 from arena import hands
 from arena.rules.actions import Accept, Action, Bid, Challenge, Chance, Choose, Look, Pass, Reroll
-from arena.rules.base import Event, Legal, Observation
+from arena.rules.base import Event, Observation
+from arena.rules.legal import Legal
 
 _CLAIM_KEYS = ("claim", "value")
 _EVENT_HEAD = ("kind", "seat", "to")

@@ -14,8 +14,9 @@ its wall time and the bot's CPU time, with a wall-clock limit of `limit × wall_
 while a sleeping or blocked bot is stopped.
 
 This module never sees the game state: it carries one seat's observations and events, encoded
-by `arena.hosts.codec`, and turns what goes wrong into a `BotFault`. It does not decide what a fault
-costs (the referee does) and never trusts a byte the bot writes.
+by `arena.hosts.codec`, and turns what goes wrong into a `BotFault` (the lines, their deadlines
+and the faults are `arena.hosts.pipe_lines`'). It does not decide what a fault costs (the
+referee does) and never trusts a byte the bot writes.
 """
 
 from __future__ import annotations
@@ -24,56 +25,31 @@ import contextlib
 import json
 import sys
 import time
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Self
 
 from arena.bot import BotContext, GameEnd
 from arena.hosts import wire
 from arena.hosts.codec import CodecError, action_from_json
-from arena.hosts.inline import SENT_CHARS, BotFault, shown
+from arena.hosts.inline import BotFault
+from arena.hosts.pipe_lines import PipeGame, PipeLines, an, brief, is_number
 from arena.hosts.processes import (
     BotProcess,
     InputStuck,
-    LineTooLong,
     OutputClosed,
     ProcessLimits,
 )
-from arena.hosts.wire import PROTOCOL, SPOKEN, SeatLog
+from arena.hosts.wire import PROTOCOL, SPOKEN
 from arena.rules.actions import Action
 from arena.rules.base import Event, Observation
 
 __all__ = ["CommandHost", "PipeHost", "ProcessHost", "ProcessLimits"]
 
 
-STDERR_LINES = 3
-"""How many of the bot's last stderr lines a fault message ends with."""
 HELLO_HINT = ("the program runs but said nothing: does it flush stdout after each line "
               "(print(..., flush=True), fflush(stdout)), and does it name its files by "
               "absolute path (it runs in an empty folder)?")
-
-
-def _text(line: bytes | bytearray) -> str:
-    """A line the bot sent, as text for its author (bytes that are not UTF-8 replaced)."""
-    return shown(bytes(line[: SENT_CHARS + 1]).decode("utf-8", "replace"))
-
-
-def _brief(value: object, length: int = 60) -> str:
-    """A value from the bot's message (text as it is, anything else as the JSON it sent),
-    cut short."""
-    text = value if isinstance(value, str) else json.dumps(value)
-    return text if len(text) <= length else text[:length] + "..."
-
-
-def _is_number(value: object) -> bool:
-    """A JSON number (true and false are not numbers, though Python counts them as ints)."""
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-def _a(word: str) -> str:
-    """The word with its article: "a hello", "an actoin"."""
-    return f"{'an' if word[:1].lower() in 'aeiou' and word[:1] else 'a'} {word}"
 
 
 def _context_json(context: BotContext, seed: int) -> dict[str, Any]:
@@ -88,19 +64,7 @@ def _context_json(context: BotContext, seed: int) -> dict[str, Any]:
     }
 
 
-@dataclass
-class _Game:
-    """What the host remembers about the game in progress."""
-
-    context: BotContext
-    seed: int
-    straight_over_full: bool
-    rng_state: list[Any]
-    faults: list[BotFault] = field(default_factory=list)
-    log: SeatLog = field(default_factory=SeatLog)
-
-
-class PipeHost:
+class PipeHost(PipeLines):
     """What ProcessHost and CommandHost share: the protocol, the clock and the fault policy."""
 
     mode = "pipe"
@@ -113,7 +77,7 @@ class PipeHost:
         self.name = ""
         self.turn = 0
         self.games = 0
-        self.game: _Game | None = None
+        self.game: PipeGame | None = None
         self.protocol = PROTOCOL
         self.last_wall = 0.0
         self.billed = 0.0
@@ -136,7 +100,7 @@ class PipeHost:
         state = context.rng.getstate()  # a Python bot continues the very stream it gets inline
         seed = context.rng.getrandbits(53)
         sof = bool(context.options.get("straight_over_full"))
-        self.game = _Game(context, seed, sof, [state[0], list(state[1]), state[2]])
+        self.game = PipeGame(context, seed, sof, [state[0], list(state[1]), state[2]])
         self.wall_factor = context.limits.wall_factor
         self.last_reply = None
         if self.refused is not None:
@@ -172,10 +136,10 @@ class PipeHost:
         if message["type"] == "error":
             raise self._fail("crash", str(message.get("message"))[:300], kill=False)
         if message["type"] != "action":
-            raise self._fail("protocol", f"sent {_a(_brief(message['type']))} message where an "
+            raise self._fail("protocol", f"sent {an(brief(message['type']))} message where an "
                                          f"action was expected", sent=sent)
         answered = message.get("turn")
-        if not _is_number(answered) or answered != turn:
+        if not is_number(answered) or answered != turn:
             raise self._fail("protocol", self._wrong_turn(answered, turn), sent=sent)
         if "action" not in message:
             raise self._fail("protocol", 'the action message has no "action" field', sent=sent)
@@ -189,9 +153,9 @@ class PipeHost:
     def _wrong_turn(answered: object, turn: int) -> str:
         if answered is None:
             return f"answered without a turn number (turn {turn} was asked)"
-        if not _is_number(answered):
+        if not is_number(answered):
             return f"turn must be a number, got {json.dumps(answered)} (turn {turn} was asked)"
-        return f"answered turn {_brief(answered)}, but turn {turn} was asked"
+        return f"answered turn {brief(answered)}, but turn {turn} was asked"
 
     def notify(self, event: Event) -> None:
         """Keep the event for the next request: a bot wakes once per decision, not per event
@@ -254,11 +218,7 @@ class PipeHost:
 
     # internals ----------------------------------------------------------------------------
 
-    _last_stderr = ""
-    _stderr_mark = 0
-    """How many bytes of the process's stderr came before this game."""
-
-    def _current(self) -> _Game:
+    def _current(self) -> PipeGame:
         if self.game is None:
             raise BotFault("crash", "the host was not started for a game")
         return self.game
@@ -298,7 +258,7 @@ class PipeHost:
                    time.monotonic() + self.limits.start_timeout)
         hello = self._expect("hello", self.limits.start_timeout, HELLO_HINT)
         if hello.get("protocol") not in SPOKEN:
-            raise self._fail("protocol", f"speaks protocol {_brief(hello.get('protocol'))}, "
+            raise self._fail("protocol", f"speaks protocol {brief(hello.get('protocol'))}, "
                                          f"the referee speaks {' or '.join(map(str, SPOKEN))}",
                              sent=self.last_reply)
         self.protocol = hello["protocol"]
@@ -308,152 +268,6 @@ class PipeHost:
     def _reference(self) -> str:
         config = self.launch_config()
         return str(config.get("bot") or " ".join(config.get("command", ())))
-
-    def _check_quiet(self) -> None:
-        """A line left over from the last game (a second reply) is a protocol fault."""
-        assert self.process is not None
-        line = self._line(0.0)
-        if line is not None:
-            raise self._fail("protocol", f"sent a line nobody asked for: {_text(line)}",
-                             sent=_text(line))
-
-    def _fail(self, kind: str, message: str, kill: bool = True,
-              sent: str | None = None) -> BotFault:
-        """Record a fault of this game (the process is replaced before the next game); its
-        message ends with the bot's last stderr lines, for the bot's author."""
-        fault = BotFault(kind, message + self.note(), sent)
-        if self.game is not None:
-            self.game.faults.append(fault)
-        if kill:
-            self._kill()
-        return fault
-
-    def note(self) -> str:
-        """'; stderr: ' and the last few lines (joined by ' | ') the bot wrote to stderr in
-        this game, or '': what ends every fault message, the referee's `illegal` too."""
-        if self.process is None:
-            return ""
-        self.process.drain()
-        tail = self.process.stderr_tail(self._stderr_mark)
-        lines = [t.strip() for t in tail.splitlines() if t.strip()]
-        if not lines:
-            return ""
-        note = " | ".join(lines[-STDERR_LINES:])
-        return "; stderr: " + (note if len(note) <= 300 else "..." + note[-300:])
-
-    def _kill(self) -> None:
-        if self.process is not None:
-            self.process.drain()
-            self._last_stderr = self.process.stderr_tail()
-            self.process.terminate()
-            self.process = None
-
-    def _death(self) -> str:
-        """Why the bot's output ended."""
-        assert self.process is not None
-        return self.process.exit_reason(0.5) or "closed its standard output"
-
-    def _check_alive(self) -> None:
-        """A bot that died, or closed its output while its helpers hold the pipe, is a crash."""
-        assert self.process is not None
-        if not self.process.alive():
-            raise self._fail("crash", self._death())
-        if not self.process.holds_output():
-            raise self._fail("crash", "closed its standard output")
-
-    def _send(self, data: bytes, until: float) -> None:
-        assert self.process is not None
-        try:
-            self.process.send(data, until)
-        except OutputClosed:
-            raise self._fail("crash", self._death()) from None
-        except InputStuck:
-            raise self._fail("timeout", "stopped reading its input") from None
-
-    def _line(self, wait: float) -> bytes | None:
-        assert self.process is not None
-        try:
-            return self.process.next_line(wait)
-        except LineTooLong:
-            raise self._fail("protocol", f"sent a line longer than {self.limits.line_bytes} "
-                                         f"bytes", sent=_text(self.process.buffer)) from None
-        except OutputClosed:
-            raise self._fail("crash", self._death()) from None
-
-    def _parse(self, line: bytes) -> dict[str, Any]:
-        sent = _text(line)
-        try:
-            text = line.decode("utf-8")
-        except UnicodeDecodeError:
-            raise self._fail("protocol", "sent a line that is not UTF-8 text", sent=sent) from None
-        try:
-            message = json.loads(text)
-        except ValueError:
-            raise self._fail("protocol", f"sent a line that is not JSON: {_brief(text, 80)}",
-                             sent=sent) from None
-        if not isinstance(message, dict) or not isinstance(message.get("type"), str):
-            raise self._fail("protocol", f"sent {_brief(text, 80)}, which is not a message "
-                                         f"(a JSON object with a type)", sent=sent)
-        self.last_reply = sent
-        return message
-
-    def _expect(self, kind: str, wait: float, hint: str = "") -> dict[str, Any]:
-        """Wait (wall clock) for a reply of one type; an error reply is a crash."""
-        until = time.monotonic() + wait
-        line = None
-        while line is None:
-            left = until - time.monotonic()
-            if left <= 0:
-                said = f": {hint}" if hint else ""
-                if hint and not self.note():
-                    said += " It wrote nothing to stderr."
-                raise self._fail("timeout", f"no {kind!r} reply within {wait:.3g}s{said}")
-            line = self._line(min(left, 0.1))
-            if line is None:
-                self._check_alive()
-        message = self._parse(line)
-        if message["type"] == "error":
-            raise self._fail("crash", str(message.get("message"))[:300], kill=kind == "hello")
-        if message["type"] != kind:
-            raise self._fail("protocol", f"sent {_a(_brief(message['type']))} message where "
-                                         f"{kind!r} was expected", sent=self.last_reply)
-        return message
-
-    def _reply_in_time(self, turn: int, limit: float, started: float,
-                       cpu0: Mapping[int, float]) -> bytes:
-        """Wait for the reply line; stop the bot once its CPU time or its wall limit runs out."""
-        process = self.process
-        assert process is not None
-        wall = limit * self.wall_factor
-        soft, hard = started + limit, started + wall
-        poll = min(0.05, max(0.005, limit / 20))
-        while True:
-            now = time.monotonic()
-            if now < soft:
-                wait = soft - now
-            else:
-                self._check_alive()  # its helpers may hold the pipe open after it died
-                process.track()  # a wrapper's child or a helper may do the work
-                used = process.cpu_since(cpu0)
-                if used > limit:
-                    raise self._fail("timeout", f"used {used:.3f}s of CPU time on turn {turn}, "
-                                                f"limit {limit:.3g}s")
-                if now >= hard:
-                    raise self._fail("timeout", f"no answer to turn {turn} after "
-                                                f"{now - started:.2f}s of wall time ({used:.2f}s "
-                                                f"CPU), wall limit {wall:.3g}s ({limit:.3g}s × "
-                                                f"wall_factor {self.wall_factor:g})")
-                wait = min(poll, hard - now)
-            line = self._line(wait)
-            if line is not None:
-                break
-        self.last_wall = took = time.monotonic() - started
-        self.billed = took if took <= limit else min(took, process.cpu_since(cpu0))
-        if self.billed > limit or took > wall:
-            raise self._fail("timeout", f"answered turn {turn} after {took:.2f}s of wall time "
-                                        f"({self.billed:.2f}s CPU), limit {limit:.3g}s, wall "
-                                        f"limit {wall:.3g}s", kill=False)
-        return line
 
 
 def _absolute_reference(bot: str) -> str:

@@ -15,23 +15,24 @@ from arena import hands
 from arena.rules.actions import Accept, Action, Challenge, Chance, Pass
 from arena.rules.base import (
     CHANCE,
-    FAULT_OPTIONS,
     TERMINAL,
-    Decision,
-    Engine,
     Event,
     IllegalAction,
-    Legal,
     Observation,
     OptionSpec,
     Result,
     RulesError,
+)
+from arena.rules.engine import (
+    FAULT_OPTIONS,
+    Engine,
     add_to_seat,
     next_active,
     place_by_out_order,
     seat_out,
     with_defaults,
 )
+from arena.rules.legal import Decision, Legal
 
 SHUFFLE, ACCEPT, TURN, OVER = range(4)
 _DECISION: dict[int, Decision] = {ACCEPT: "accept", TURN: "turn"}

@@ -12,7 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from arena.rules.actions import Accept, Action, Bid, Challenge, Choose, Look, Pass, Reroll
-from arena.rules.base import CHANCE, TERMINAL, Legal, RuleSet
+from arena.rules.base import CHANCE, TERMINAL, RuleSet
+from arena.rules.legal import Legal
 
 # Steps above the lowest legal claim, geometric with p = 0.4 (capped at 24): one draw each.
 _STEPS = tuple(min(24, int(math.log1p(-(i + 0.5) / 4096) / math.log(0.6))) for i in range(4096))

@@ -383,7 +383,7 @@ def test_ctrl_c_of_a_real_run_exits_130_and_resumes(
 def test_isolated_and_command_entrants_play_a_tournament(tmp_path: Path) -> None:
     """A bot not shipped with arena runs in its own process by default; a command entrant
     runs its program; the replay header says where each ran; no bot process outlives it."""
-    from arena.hosts.processes import leftovers
+    from arena.hosts.process_tree import leftovers
 
     bot = tmp_path / "student.py"
     bot.write_text(textwrap.dedent('''

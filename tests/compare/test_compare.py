@@ -319,7 +319,7 @@ def test_a_command_bot_can_be_compared_and_leaves_no_process() -> None:
     from pathlib import Path
 
     from arena.compare.groups import Bounds, Entrant, Setup, run_compare
-    from arena.hosts.processes import leftovers
+    from arena.hosts.process_tree import leftovers
 
     example = Path(__file__).resolve().parents[2] / "bots" / "examples" / "example_bot.py"
     setup = Setup(Entrant(f"cmd:{sys.executable} {example}"), Entrant("random"), seed=2)

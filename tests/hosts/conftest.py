@@ -10,7 +10,7 @@ from multiprocessing import forkserver, resource_tracker
 
 import pytest
 
-from arena.hosts.processes import descendants, leftovers, started_tokens
+from arena.hosts.process_tree import descendants, leftovers, started_tokens
 
 
 def _forkserver() -> set[int]:

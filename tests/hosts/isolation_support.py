@@ -13,7 +13,7 @@ import pytest
 from arena import play_game
 from arena.bot import Limits
 from arena.hosts.pipe import PipeHost, ProcessLimits
-from arena.hosts.processes import namespace_prefix
+from arena.hosts.process_tree import namespace_prefix
 from arena.referee import GameRecord, Player
 
 ZOO = Path(__file__).parent / "zoo"

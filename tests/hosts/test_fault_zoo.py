@@ -185,7 +185,7 @@ def test_illegal_and_protocol_faults_keep_what_the_bot_sent(mode: str, kind: str
 
 
 def test_a_bot_that_never_answers_hello_is_cut_off_after_its_first_failure() -> None:
-    from arena.hosts.processes import started_tokens
+    from arena.hosts.process_tree import started_tokens
 
     host = CommandHost(wire("mute"), replace(LIMITS, start_timeout=0.5))
     before = len(started_tokens())

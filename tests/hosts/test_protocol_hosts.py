@@ -23,7 +23,8 @@ from arena import play_game
 from arena.bot import BotContext, Limits
 from arena.entrants import Reference
 from arena.hosts.pipe import CommandHost, PipeHost, ProcessHost, ProcessLimits
-from arena.hosts.processes import TOKEN_VARIABLE, MiB, leftovers, remove_stale_folders
+from arena.hosts.process_tree import TOKEN_VARIABLE, leftovers
+from arena.hosts.processes import MiB, remove_stale_folders
 from arena.referee import ActionEntry, FaultEntry, GameRecord, Player
 from arena.rules.base import Event
 

@@ -20,9 +20,11 @@ from hypothesis import strategies as st
 from arena import hands
 from arena.rules import CHANCE, RULESETS, RuleSet
 from arena.rules import cards as cards_engine
-from arena.rules import dice as dice_engine
+from arena.rules import dice_play as dice_engine
 from arena.rules.actions import Action, Challenge, Look, Reroll
-from arena.rules.base import Event, Legal
+from arena.rules.base import Event
+from arena.rules.engine import next_active
+from arena.rules.legal import Legal
 from arena.rules.playout import random_action
 
 MAX_STEPS = 50_000
@@ -174,7 +176,7 @@ def check_the_receiver(before: Any, after: Any, events: tuple) -> None:
             assert event.data["receiver"] != event.seat
         if event.kind == "claim" and before.claim < 0:
             chosen = [e.data["receiver"] for e in before.history if e.kind == "choose"]
-            left = dice_engine.next_active(before.active, event.seat)
+            left = next_active(before.active, event.seat)
             assert after.holder == (chosen[0] if chosen else left)
 
 
@@ -186,7 +188,7 @@ def check_fresh_hand_goes_to(before: Any, after: Any, events: tuple) -> None:
         return
     rejecter = before.holder
     keeps = before.opts["fresh_hand_to"] == "rejecter" and after.active[rejecter]
-    expected = rejecter if keeps else cards_engine.next_active(after.active, rejecter)
+    expected = rejecter if keeps else next_active(after.active, rejecter)
     assert find_kind(events, "central").seat == expected
 
 

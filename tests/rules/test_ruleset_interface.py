@@ -16,7 +16,8 @@ from arena.rules import (
     get_rules,
 )
 from arena.rules.actions import Accept, Bid, Challenge, Chance, Choose, Look, Pass, Reroll
-from arena.rules.base import Event, Legal, Observation, Result
+from arena.rules.base import Event, Observation, Result
+from arena.rules.legal import Legal
 from arena.rules.playout import playout, random_action
 
 ALL = sorted(RULESETS)

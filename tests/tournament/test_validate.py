@@ -181,7 +181,7 @@ def test_a_dice_only_python_bot_is_refused_in_a_cards_tournament(tmp_path: Path)
 
 def test_an_entrant_that_starts_passes_in_every_mode(tmp_path: Path) -> None:
     """Inline, process and command entrants that start are fine, and are stopped again."""
-    from arena.hosts.processes import leftovers
+    from arena.hosts.process_tree import leftovers
 
     example = ROOT / "bots" / "examples" / "example_bot.py"
     config = _write(tmp_path / "t.yaml", f"""
