@@ -58,7 +58,8 @@ import yaml
 
 from arena import __version__, hands
 from arena.executor.local import Job, ordered_map, pool_size
-from arena.ratings.standings import FAULT_KINDS, wilson_interval
+from arena.ratings.games import FAULT_KINDS
+from arena.ratings.standings import wilson_interval
 from arena.rules import RulesError, description_of
 from arena.rules.base import Description
 from arena.tournament import results as folder_files

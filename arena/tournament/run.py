@@ -55,14 +55,8 @@ from arena.bot import Limits
 from arena.executor.local import Death, Executor, Job, mark, marked
 from arena.hosts.inline import BotFault, Host
 from arena.plugins import BotSpec, Registry, default_registry
-from arena.ratings.standings import (
-    crosstable_csv,
-    ratings_json,
-    standings,
-    standings_csv,
-    standings_md,
-    summarise,
-)
+from arena.ratings.render import crosstable_csv, ratings_json, standings_csv, standings_md
+from arena.ratings.summary import standings, summarise
 from arena.referee import GameRecord, Player, RefereeError, play_game
 from arena.replay import fault_json, replay_lines, write_replay
 from arena.rules import OptionError, RuleSet
