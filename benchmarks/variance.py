@@ -31,6 +31,7 @@ import arena
 from arena import hands
 from arena.compare import groups as cmp
 from arena.compare.groups import Bounds, Entrant, Setup
+from arena.compare.samples import Summary
 from arena.rules.actions import Accept, Bid, Challenge, Look, Pass, Reroll
 
 
@@ -88,7 +89,7 @@ CASES = (  # the stronger variant (by a measured small margin) is the candidate
 
 def variance(setup: Setup, groups: int) -> tuple[float, float]:
     """Mean and variance of the per-group difference d over `groups` groups."""
-    summary = cmp.stats.Summary()
+    summary = Summary()
     for index in range(groups):
         summary = summary.add(cmp.play_group(setup, index).diff)
     return summary.mean, summary.variance

@@ -18,6 +18,8 @@ from arena import hands
 from arena.cli.main import cli
 from arena.compare import groups as cmp
 from arena.compare.groups import Bounds, Entrant, GroupResult, Setup, Tally
+from arena.compare.samples import Summary
+from arena.compare.sprt import sprt_paired
 from arena.entrants import EntrantError
 from arena.plugins import Registry
 from arena.rules.actions import Bid, Challenge, Look, Reroll
@@ -222,9 +224,9 @@ def test_more_seats_use_the_paired_test() -> None:
     assert state.verdict == "worse"
     assert state.difference.upper < 0
     assert state.worse.sprt.llr == pytest.approx(
-        cmp.stats.sprt_paired(
-            cmp.stats.Summary(state.tally.summary.n, -state.tally.summary.total,
-                              state.tally.summary.total_squares),
+        sprt_paired(
+            Summary(state.tally.summary.n, -state.tally.summary.total,
+                    state.tally.summary.total_squares),
             *WIDE.group_t_values()).llr)
 
 

@@ -19,7 +19,8 @@ import click
 from arena.bot import Limits
 from arena.cli.main import fail, load_registry, parse_options
 from arena.compare import groups as cmp
-from arena.compare.stats import DEFAULT_ALPHA, DEFAULT_BETA, Estimate
+from arena.compare.estimates import Estimate
+from arena.compare.sprt import DEFAULT_ALPHA, DEFAULT_BETA
 from arena.entrants import EntrantError
 
 _SIDES = {"better": ("better", "not better"), "worse": ("worse", "not worse")}

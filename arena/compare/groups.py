@@ -12,7 +12,8 @@ The verdict is `better` or `worse` when either accepts its H1, `same` when both 
 and `inconclusive` when the game limit comes first.
 
 This module must not print, parse command lines, or compute statistics itself: the
-numbers come from `arena.compare.stats`, the games from the referee.
+numbers come from `arena.compare.sprt` and `arena.compare.estimates`, the games from the
+referee.
 """
 
 from __future__ import annotations
@@ -26,7 +27,25 @@ from types import MappingProxyType
 from typing import Any, Literal, TypeVar
 
 from arena.bot import Limits
-from arena.compare import stats
+from arena.compare.estimates import (
+    Estimate,
+    elo_estimate,
+    paired_difference,
+    paired_los,
+    paired_score,
+    pentanomial_los,
+    pentanomial_score,
+)
+from arena.compare.samples import Summary
+from arena.compare.sprt import (
+    DEFAULT_ALPHA,
+    DEFAULT_BETA,
+    NELO_PER_T,
+    Sprt,
+    sprt_bounds,
+    sprt_paired,
+    sprt_pentanomial,
+)
 from arena.entrants import EntrantError, KeptHosts, Reference, checked, resolve
 from arena.options import Options
 from arena.referee import Player
@@ -137,12 +156,12 @@ class Bounds:
 
     elo0: float = DEFAULT_ELO0
     elo1: float = DEFAULT_ELO1
-    alpha: float = stats.DEFAULT_ALPHA
-    beta: float = stats.DEFAULT_BETA
+    alpha: float = DEFAULT_ALPHA
+    beta: float = DEFAULT_BETA
 
     def group_t_values(self) -> tuple[float, float]:
         """The bounds as group t-values for the paired test (a pair's t is √2 per-game t)."""
-        scale = math.sqrt(2) / stats.NELO_PER_T
+        scale = math.sqrt(2) / NELO_PER_T
         return self.elo0 * scale, self.elo1 * scale
 
 
@@ -227,7 +246,7 @@ class Tally:
     groups: int = 0
     games: int = 0
     pentanomial: tuple[int, ...] = (0, 0, 0, 0, 0)
-    summary: stats.Summary = dataclasses.field(default_factory=stats.Summary)
+    summary: Summary = dataclasses.field(default_factory=Summary)
     candidate_faults: int = 0
     baseline_faults: int = 0
 
@@ -247,7 +266,7 @@ class Tally:
 class Look:
     """One sequential test's state: its last SPRT look, and the group it decided at, if any."""
 
-    sprt: stats.Sprt
+    sprt: Sprt
     decided_at: int | None = None
 
 
@@ -279,28 +298,28 @@ class Comparison:
         return self.decision or "inconclusive"
 
     @property
-    def score(self) -> stats.Estimate:
+    def score(self) -> Estimate:
         """The candidate's head-to-head score with its 95% interval (0.5 is equal)."""
         if self.setup.seats == 2:
-            return stats.pentanomial_score(self.tally.pentanomial)
-        return stats.paired_score(self.tally.summary)
+            return pentanomial_score(self.tally.pentanomial)
+        return paired_score(self.tally.summary)
 
     @property
-    def elo(self) -> stats.Estimate:
+    def elo(self) -> Estimate:
         """The score on the logistic Elo scale, interval included."""
-        return stats.elo_estimate(self.score)
+        return elo_estimate(self.score)
 
     @property
     def los(self) -> float:
         """Likelihood of superiority: the chance the candidate is truly the better."""
         if self.setup.seats == 2:
-            return stats.pentanomial_los(self.tally.pentanomial)
-        return stats.paired_los(self.tally.summary)
+            return pentanomial_los(self.tally.pentanomial)
+        return paired_los(self.tally.summary)
 
     @property
-    def difference(self) -> stats.Estimate:
+    def difference(self) -> Estimate:
         """Mean paired score difference per group, in [-1, 1], with its 95% interval."""
-        return stats.paired_difference(self.tally.summary)
+        return paired_difference(self.tally.summary)
 
     def add(self, result: GroupResult) -> Comparison:
         """Fold in the next group and look at both tests again."""
@@ -318,27 +337,27 @@ def _look(previous: Look, tally: Tally, seats: int, bounds: Bounds, mirror: bool
     return Look(sprt, tally.groups if sprt.verdict else None)
 
 
-def sprt_of(tally: Tally, seats: int, bounds: Bounds, mirror: bool = False) -> stats.Sprt:
+def sprt_of(tally: Tally, seats: int, bounds: Bounds, mirror: bool = False) -> Sprt:
     """The better? test on the totals, or with `mirror` the worse? test (sides swapped)."""
     if seats == 2:
         counts = tally.pentanomial[::-1] if mirror else tally.pentanomial
         try:
-            return stats.sprt_pentanomial(
+            return sprt_pentanomial(
                 counts, bounds.elo0, bounds.elo1, bounds.alpha, bounds.beta
             )
         except ValueError as exc:
             raise CompareError(f"--elo0/--elo1: {exc}") from exc
     summary = tally.summary
     if mirror:
-        summary = stats.Summary(summary.n, -summary.total, summary.total_squares)
+        summary = Summary(summary.n, -summary.total, summary.total_squares)
     d0, d1 = bounds.group_t_values()
-    return stats.sprt_paired(summary, d0, d1, bounds.alpha, bounds.beta)
+    return sprt_paired(summary, d0, d1, bounds.alpha, bounds.beta)
 
 
 def start(setup: Setup, bounds: Bounds, max_games: int) -> Comparison:
     """A comparison before any group: both tests at LLR 0."""
     tally = Tally()
-    begin = Look(stats.Sprt.judge(0.0, bounds.alpha, bounds.beta))
+    begin = Look(Sprt.judge(0.0, bounds.alpha, bounds.beta))
     return Comparison(setup, bounds, max_games, tally, begin, begin)
 
 
@@ -393,7 +412,7 @@ def _check_bounds(bounds: Bounds) -> None:
             "the worse? test mirrors the better? one"
         )
     try:
-        stats.sprt_bounds(bounds.alpha, bounds.beta)
+        sprt_bounds(bounds.alpha, bounds.beta)
     except ValueError as exc:
         raise CompareError(str(exc)) from exc
     for probe in ((1, 1, 1, 1, 1), (0, 0, 1, 0, 0), (1, 0, 0, 0, 0)):
@@ -539,7 +558,7 @@ def summary_dict(state: Comparison, require_better: bool = False) -> dict[str, A
     return out
 
 
-def _estimate(estimate: stats.Estimate) -> dict[str, float]:
+def _estimate(estimate: Estimate) -> dict[str, float]:
     return {"value": estimate.value, "lower": estimate.lower, "upper": estimate.upper}
 
 
