@@ -125,6 +125,7 @@ def _los(excess: float, stderr: float) -> float:
         return 0.5 if excess == 0 else float(excess > 0)
     return NormalDist().cdf(excess / stderr)
 
+
 def _check_z(z: float) -> None:
     """A quantile for an interval must be positive and finite."""
     if not (math.isfinite(z) and z > 0):

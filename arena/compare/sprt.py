@@ -132,6 +132,7 @@ def _pair_distribution(counts: Sequence[float]) -> tuple[float, tuple[float, ...
     total = sum(cells)
     return total, tuple(c / total for c in cells)
 
+
 def _mle_expected(observed: Sequence[float], score: float) -> tuple[float, ...]:
     """The distribution nearest the observed one with the given mean (fishtest's MLE_expected)."""
     shifted = tuple(a - score for a in PAIR_AVERAGES)
@@ -209,6 +210,7 @@ def sprt_paired(
     """Test per-group differences against Wald's bounds in one call."""
     _check_error_rates(alpha, beta)
     return Sprt.judge(llr_paired(summary, d0, d1), alpha, beta)
+
 
 def _t_value_loglik(mean: float, variance: float, t: float) -> float:
     """Per-group Gaussian log-likelihood (less a constant), best sigma given mu = t*sigma."""
