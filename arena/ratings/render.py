@@ -1,8 +1,9 @@
 """The ratings and standings as text: ratings.json, standings.csv, standings.md and
 crosstable.csv, byte for byte.
 
-Every number is rounded to 6 decimals (a sign of zero never changes the bytes), keys and
-rows come in a fixed order, so the same games always give the same files.
+JSON and CSV numbers are rounded to 6 decimals (a sign of zero never changes the bytes),
+keys and rows come in a fixed order, so the same games always give the same files; the
+Markdown table is for people (at most 120 columns), with one line saying what orders it.
 
 It must stay pure: renderers return strings (the tournament layer writes files
 atomically); it computes no rating and no rank.
