@@ -24,7 +24,7 @@ from multiprocessing import Pool
 from arena_bots.statistician import Statistician
 
 import arena
-from arena.compare.stats import Estimate, wilson_interval
+from arena.compare.estimates import Estimate, wilson_interval
 from arena.hosts.inline import InlineHost
 from arena.referee import ActionEntry, Player
 

@@ -29,8 +29,10 @@ from pathlib import Path
 
 import arena
 from arena import hands
-from arena.compare import groups as cmp
-from arena.compare.groups import Bounds, Entrant, Setup
+from arena.compare.groups import Entrant, Setup
+from arena.compare.run import group_results, run_compare
+from arena.compare.samples import Summary
+from arena.compare.verdict import DEFAULT_ELO1, Bounds
 from arena.rules.actions import Accept, Bid, Challenge, Look, Pass, Reroll
 
 
@@ -88,15 +90,15 @@ CASES = (  # the stronger variant (by a measured small margin) is the candidate
 
 def variance(setup: Setup, groups: int) -> tuple[float, float]:
     """Mean and variance of the per-group difference d over `groups` groups."""
-    summary = cmp.stats.Summary()
-    for index in range(groups):
-        summary = summary.add(cmp.play_group(setup, index).diff)
+    summary = Summary()
+    for result in group_results(setup, groups):
+        summary = summary.add(result.diff)
     return summary.mean, summary.variance
 
 
 def games_to_verdict(setup: Setup, bounds: Bounds) -> tuple[int, str]:
     """Games the comparison played, and its verdict."""
-    state = cmp.run_compare(setup, bounds)
+    state = run_compare(setup, bounds)
     return state.tally.games, state.verdict
 
 
@@ -115,7 +117,7 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=10, help="sequential tests per way")
     parser.add_argument("--groups", type=int, default=1000, help="groups for the variance")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
-    parser.add_argument("--elo1", type=float, default=cmp.DEFAULT_ELO1)
+    parser.add_argument("--elo1", type=float, default=DEFAULT_ELO1)
     parser.add_argument("--rules", default=",".join(s.rules for s in CASES),
                         help="comma-separated rule sets to measure (default: all three)")
     args = parser.parse_args()

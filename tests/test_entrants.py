@@ -14,7 +14,7 @@ from click.testing import CliRunner
 import arena
 from arena import referee
 from arena.cli.main import cli
-from arena.compare import groups as cmp
+from arena.compare.groups import Entrant
 from arena.entrants import EntrantError, KeptHosts, Reference, mode_of, resolve
 from arena.plugins import Registry, build_registry
 from arena.tournament.config import EntrantConfig, Options
@@ -93,7 +93,7 @@ def test_a_reference_reads_one_way(text: str, kind: str, ref: str, options: tupl
     assert (reference.kind, reference.ref, reference.options, reference.mode) == (
         kind, ref, options, None)
     assert reference.label == text
-    assert cmp.Entrant.parse(text) == reference  # arena compare and arena play read it so
+    assert Entrant.parse(text) == reference  # arena compare and arena play read it so
 
 
 def test_a_command_reference_names_its_program() -> None:

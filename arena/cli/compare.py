@@ -1,4 +1,4 @@
-"""`arena compare CANDIDATE BASELINE`: the click command over `arena.compare.groups`.
+"""`arena compare CANDIDATE BASELINE`: the click command over `arena.compare.run`.
 
 It parses the options, builds the `Setup`, runs the comparison with a progress bar on
 stderr, prints the report (or JSON) and exits with the verdict's status. It must not play
@@ -18,8 +18,20 @@ import click
 
 from arena.bot import Limits
 from arena.cli.main import fail, load_registry, parse_options
-from arena.compare import groups as cmp
-from arena.compare.stats import DEFAULT_ALPHA, DEFAULT_BETA, Estimate
+from arena.compare.estimates import Estimate
+from arena.compare.groups import DEFAULT_MAX_GROUPS, DEFAULT_SEED, CompareError, Entrant, Setup
+from arena.compare.players import DEFAULT_FIELD, check, default_field
+from arena.compare.run import run_compare
+from arena.compare.sprt import DEFAULT_ALPHA, DEFAULT_BETA
+from arena.compare.verdict import (
+    DEFAULT_ELO0,
+    DEFAULT_ELO1,
+    Bounds,
+    Comparison,
+    Look,
+    exit_status,
+    summary_dict,
+)
 from arena.entrants import EntrantError
 
 _SIDES = {"better": ("better", "not better"), "worse": ("worse", "not worse")}
@@ -44,18 +56,18 @@ def _cores() -> int:
 @click.option("--field", "field_refs", default=None, metavar="BOTS",
               help="Comma-separated bots for the other seats (3+ seats), cycled to fill "
                    "them [default: the installed ones of "
-                   + ", ".join(cmp.DEFAULT_FIELD) + "].")
+                   + ", ".join(DEFAULT_FIELD) + "].")
 @click.option("--games", "max_games", type=click.IntRange(min=1), default=None,
               help="Most games to play; inconclusive (exit 3) if reached [default: "
-                   f"{cmp.DEFAULT_MAX_GROUPS} groups, {2 * cmp.DEFAULT_MAX_GROUPS} games "
+                   f"{DEFAULT_MAX_GROUPS} groups, {2 * DEFAULT_MAX_GROUPS} games "
                    "for two seats].")
-@click.option("--seed", default=cmp.DEFAULT_SEED, show_default=True, type=int,
+@click.option("--seed", default=DEFAULT_SEED, show_default=True, type=int,
               help="Root seed; each group's seed is derived from it.")
 @click.option("--workers", type=click.IntRange(min=1), default=None,
               help="Worker processes [default: the number of cores].")
-@click.option("--elo0", default=cmp.DEFAULT_ELO0, show_default=True, type=float,
+@click.option("--elo0", default=DEFAULT_ELO0, show_default=True, type=float,
               help="H0 of the better? test, normalized Elo (mirrored for worse?).")
-@click.option("--elo1", default=cmp.DEFAULT_ELO1, show_default=True, type=float,
+@click.option("--elo1", default=DEFAULT_ELO1, show_default=True, type=float,
               help="H1 of the better? test, normalized Elo (mirrored for worse?).")
 @click.option("--alpha", default=DEFAULT_ALPHA, show_default=True, type=float,
               help="Chance of a false 'better' (or 'worse').")
@@ -91,45 +103,45 @@ def compare(candidate: str, baseline: str, rules_id: str, seats: int | None,
     try:
         setup = _setup(candidate, baseline, rules_id, seats, field_refs, seed,
                        parse_options(options), time_limit, trust)
-        bounds = cmp.Bounds(elo0, elo1, alpha, beta)
+        bounds = Bounds(elo0, elo1, alpha, beta)
         max_games = max_games or setup.default_max_games()
-        cmp.check(setup, bounds, max_games, load_registry())
+        check(setup, bounds, max_games, load_registry())
         with _progress_bar(setup, max_games, quiet or as_json) as progress:
-            state = cmp.run_compare(setup, bounds, max_games, workers or _cores(), progress)
+            state = run_compare(setup, bounds, max_games, workers or _cores(), progress)
     except EntrantError as exc:
         fail(str(exc))
     if as_json:
-        click.echo(json.dumps(cmp.summary_dict(state, require_better), indent=2))
+        click.echo(json.dumps(summary_dict(state, require_better), indent=2))
     elif quiet:
         click.echo(verdict_line(state))
     else:
         click.echo(report(state))
-    sys.exit(cmp.exit_status(state.verdict, require_better))
+    sys.exit(exit_status(state.verdict, require_better))
 
 
 def _setup(candidate: str, baseline: str, rules_id: str, seats: int | None,
            field_refs: str | None, seed: int, options: dict[str, Any],
-           time_limit: float | None, trust: bool = False) -> cmp.Setup:
+           time_limit: float | None, trust: bool = False) -> Setup:
     """Turn the command line into a Setup; CompareError for what cannot work."""
     field = tuple(_named(ref, trust) for ref in (field_refs or "").split(",") if ref.strip())
     seats = seats or _default_seats(rules_id, len(field))
     if seats == 2 and field:
-        raise cmp.CompareError("--field is for 3 or more seats; two seats are head to head")
+        raise CompareError("--field is for 3 or more seats; two seats are head to head")
     if len(field) > seats - 1:
-        raise cmp.CompareError(f"--field names {len(field)} bots for {seats - 1} other seats")
+        raise CompareError(f"--field names {len(field)} bots for {seats - 1} other seats")
     if seats > 2:
         field = (tuple(field[i % len(field)] for i in range(seats - 1)) if field
-                 else cmp.default_field(rules_id, seats, load_registry()))
+                 else default_field(rules_id, seats, load_registry()))
     if time_limit is not None and not time_limit > 0:
-        raise cmp.CompareError(f"--time-limit must be positive, got {time_limit:g}")
+        raise CompareError(f"--time-limit must be positive, got {time_limit:g}")
     limits = Limits(time_limit) if time_limit is not None else Limits()
-    return cmp.Setup(_named(candidate, trust), _named(baseline, trust), rules_id,
-                     seats, field, tuple(sorted(options.items())), seed, limits)
+    return Setup(_named(candidate, trust), _named(baseline, trust), rules_id,
+                 seats, field, tuple(sorted(options.items())), seed, limits)
 
 
-def _named(text: str, trust: bool) -> cmp.Entrant:
+def _named(text: str, trust: bool) -> Entrant:
     """A bot named on the command line, run inline when the user trusts it."""
-    reference = cmp.Entrant.parse(text)
+    reference = Entrant.parse(text)
     return reference.trusted() if trust else reference
 
 
@@ -142,8 +154,8 @@ def _default_seats(rules_id: str, field_size: int) -> int:
 
 
 @contextlib.contextmanager
-def _progress_bar(setup: cmp.Setup, max_games: int,
-                  quiet: bool) -> Iterator[Callable[[cmp.Comparison], None] | None]:
+def _progress_bar(setup: Setup, max_games: int,
+                  quiet: bool) -> Iterator[Callable[[Comparison], None] | None]:
     """A tqdm bar on stderr showing both LLRs; none when quiet or stderr is not a terminal."""
     if quiet or not sys.stderr.isatty():
         yield None
@@ -154,7 +166,7 @@ def _progress_bar(setup: cmp.Setup, max_games: int,
     with tqdm(total=total, unit="game", file=sys.stderr, leave=False,
               dynamic_ncols=True) as bar:
 
-        def update(state: cmp.Comparison) -> None:
+        def update(state: Comparison) -> None:
             bar.update(state.tally.games - bar.n)
             bar.set_postfix_str(f"better? {state.better.sprt.llr:+.2f}  "
                                 f"worse? {state.worse.sprt.llr:+.2f}", refresh=False)
@@ -165,7 +177,7 @@ def _progress_bar(setup: cmp.Setup, max_games: int,
 # --- the report ----------------------------------------------------------------------------
 
 
-def report(state: cmp.Comparison) -> str:
+def report(state: Comparison) -> str:
     """The full text report: who, how many games, score, Elo, LOS, both tests, verdict."""
     setup, tally = state.setup, state.tally
     unit = "pairs" if setup.seats == 2 else "groups"
@@ -200,7 +212,7 @@ def report(state: cmp.Comparison) -> str:
     return "\n".join(lines)
 
 
-def verdict_line(state: cmp.Comparison) -> str:
+def verdict_line(state: Comparison) -> str:
     """One line for --quiet: the verdict, the games, and the score."""
     return (f"{state.verdict}: {state.setup.candidate.label} vs {state.setup.baseline.label} "
             f"after {state.tally.games} games, score {_estimate(state.score, '.3f')}")
@@ -210,12 +222,12 @@ def _estimate(estimate: Estimate, spec: str) -> str:
     return (f"{estimate.value:{spec}}  [{estimate.lower:{spec}}, {estimate.upper:{spec}}]")
 
 
-def _bounds_line(bounds: cmp.Bounds) -> str:
+def _bounds_line(bounds: Bounds) -> str:
     return (f"tests       H0 {bounds.elo0:g}, H1 {bounds.elo1:g} nElo, each way; "
             f"alpha {bounds.alpha:g}, beta {bounds.beta:g}")
 
 
-def _test_line(title: str, look: cmp.Look, side: str, unit: str) -> str:
+def _test_line(title: str, look: Look, side: str, unit: str) -> str:
     sprt = look.sprt
     head = f"{title:<11} LLR {sprt.llr:+.2f}  [{sprt.lower:+.2f}, {sprt.upper:+.2f}]"
     if sprt.verdict is None:

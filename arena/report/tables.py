@@ -12,7 +12,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from arena import hands
-from arena.ratings.standings import FAULT_KINDS, wilson_interval
+from arena.ratings.games import FAULT_KINDS
+from arena.ratings.standings import wilson_interval
 from arena.report.bluffing import BluffStats
 from arena.report.folder import Folder
 from arena.report.markup import escape

@@ -13,13 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.ratings.standings import (
-    crosstable_csv,
-    ratings_json,
-    standings_csv,
-    standings_md,
-    summarise,
-)
+from arena.ratings.render import crosstable_csv, ratings_json, standings_csv, standings_md
+from arena.ratings.summary import summarise
 from arena.tournament import results as folder_files
 from arena.tournament.config import TournamentConfig
 from arena.tournament.plan import Placements, Plan, json_parts
@@ -44,7 +39,7 @@ def write_derived(
     over games.jsonl, each atomically; return the standings as Markdown, and warnings.
 
     Memory does not grow with the games: the log is read one game at a time (a second time
-    only if it is not in id order, as an elimination's is, see arena/ratings/standings.py), and
+    only if it is not in id order, as an elimination's is, see arena/ratings/summary.py), and
     stages.json, which lists every game, is encoded and written in parts."""
     games = folder_files.GameFile(folder / folder_files.GAMES)
     summary = summarise(games, [e.name for e in cfg.entrants])

@@ -7,7 +7,7 @@ never held whole.
 
 This module never plays a game, never touches a results folder and never knows a rule of
 the game: the schedule (arena/tournament/schedule.py) deals the games, the standings
-(arena/ratings/standings.py) rank a finished stage.
+(arena/ratings/summary.py) rank a finished stage.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from arena.ratings.standings import standings
+from arena.ratings.summary import standings
 from arena.tournament.config import DEFAULT_CAP, TournamentConfig
 from arena.tournament.elimination import Elimination, elimination_2, elimination_k
 from arena.tournament.gauntlet import gauntlet

@@ -16,8 +16,12 @@ from hypothesis import strategies as st
 import arena
 from arena import hands
 from arena.cli.main import cli
-from arena.compare import groups as cmp
-from arena.compare.groups import Bounds, Entrant, GroupResult, Setup, Tally
+from arena.compare.groups import Entrant, GroupResult, Setup, group_seed, plan_group, seat_score
+from arena.compare.players import build_player, default_field
+from arena.compare.run import run_compare
+from arena.compare.samples import Summary
+from arena.compare.sprt import sprt_paired
+from arena.compare.verdict import Bounds, Tally, summary_dict
 from arena.entrants import EntrantError
 from arena.plugins import Registry
 from arena.rules.actions import Bid, Challenge, Look, Reroll
@@ -99,7 +103,7 @@ def test_entrant_rejects_malformed_references(text: str) -> None:
 
 
 def test_bot_options_reach_the_bot() -> None:
-    player = cmp.build_player(Entrant.parse(f"{DOUBTER}?doubt=0.7"))
+    player = build_player(Entrant.parse(f"{DOUBTER}?doubt=0.7"))
     assert dict(player.options) == {"doubt": 0.7}
     assert player.name.endswith("?doubt=0.7")
 
@@ -107,10 +111,10 @@ def test_bot_options_reach_the_bot() -> None:
 def test_default_field_cycles_the_installed_mix() -> None:
     registry = Registry()
     registry.register(RandomBot, "test")
-    assert cmp.default_field("dice", 4, registry) == (Entrant("random"),) * 3
+    assert default_field("dice", 4, registry) == (Entrant("random"),) * 3
     registry.register(Doubter, "test")
     registry.register(Crasher, "test", name="honest")
-    assert cmp.default_field("dice", 4, registry) == (
+    assert default_field("dice", 4, registry) == (
         Entrant("honest"), Entrant("random"), Entrant("honest"))
 
 
@@ -119,19 +123,19 @@ def test_default_field_cycles_the_installed_mix() -> None:
 
 def test_two_seats_play_a_pair_with_seats_swapped_on_one_seed() -> None:
     cand, base = Entrant("a"), Entrant("b")
-    first, second = cmp.plan_group(Setup(cand, base), 5)
+    first, second = plan_group(Setup(cand, base), 5)
     assert first.seats == (cand, base) and second.seats == (base, cand)
     assert (first.candidate_seat, first.baseline_seat) == (0, 1)
     assert (second.candidate_seat, second.baseline_seat) == (1, 0)
-    assert first.seed == second.seed == cmp.group_seed(Setup(cand, base), 5)
-    assert cmp.group_seed(Setup(cand, base), 6) != first.seed
+    assert first.seed == second.seed == group_seed(Setup(cand, base), 5)
+    assert group_seed(Setup(cand, base), 6) != first.seed
 
 
 def test_more_seats_rotate_the_table_and_pair_each_rotation() -> None:
     cand, base = Entrant("a"), Entrant("b")
     field = (Entrant("x"), Entrant("y"), Entrant("z"))
     setup = Setup(cand, base, seats=4, field=field)
-    tables = cmp.plan_group(setup, 0)
+    tables = plan_group(setup, 0)
     assert len(tables) == setup.group_games == 8
     assert len({t.seed for t in tables}) == 1
     for s in range(4):
@@ -147,12 +151,12 @@ def test_more_seats_rotate_the_table_and_pair_each_rotation() -> None:
 def test_unpaired_play_gives_every_game_its_own_seed() -> None:
     setup = Setup(Entrant("a"), Entrant("b"), seats=3, field=(Entrant("x"),) * 2,
                   duplicate=False)
-    assert len({t.seed for t in cmp.plan_group(setup, 0)}) == 6
+    assert len({t.seed for t in plan_group(setup, 0)}) == 6
 
 
 @given(st.lists(st.integers(1, 6), min_size=2, max_size=6))
 def test_seat_scores_share_out_one_point_per_pair_of_seats(places: list[int]) -> None:
-    scores = [cmp.seat_score(tuple(places), seat) for seat in range(len(places))]
+    scores = [seat_score(tuple(places), seat) for seat in range(len(places))]
     assert all(0 <= s <= 1 for s in scores)
     assert sum(scores) == pytest.approx(len(places) / 2)
     best, worst = min(places), max(places)
@@ -175,8 +179,8 @@ def test_pair_points_fill_the_pentanomial_cells() -> None:
 
 
 def test_strong_bot_is_better_than_random_and_random_is_worse() -> None:
-    better = cmp.run_compare(Setup(trusted(DOUBTER), Entrant("random")), WIDE, 400)
-    worse = cmp.run_compare(Setup(Entrant("random"), trusted(DOUBTER)), WIDE, 400)
+    better = run_compare(Setup(trusted(DOUBTER), Entrant("random")), WIDE, 400)
+    worse = run_compare(Setup(Entrant("random"), trusted(DOUBTER)), WIDE, 400)
     assert better.verdict == "better" and worse.verdict == "worse"
     assert better.score.lower > 0.5 > worse.score.upper
     assert better.elo.value > 0 > worse.elo.value
@@ -185,15 +189,15 @@ def test_strong_bot_is_better_than_random_and_random_is_worse() -> None:
 
 
 def test_faults_are_counted_and_lose() -> None:
-    state = cmp.run_compare(Setup(trusted(CRASHER), Entrant("random")), WIDE, 400)
+    state = run_compare(Setup(trusted(CRASHER), Entrant("random")), WIDE, 400)
     assert state.verdict == "worse"
     assert state.tally.candidate_faults == state.tally.games  # it plays every game of a pair
     assert state.tally.baseline_faults == 0
 
 
 def test_swapping_candidate_and_baseline_mirrors_the_two_tests() -> None:
-    ab = cmp.run_compare(Setup(trusted(UNLUCKY), Entrant("random")), WIDE, 60)
-    ba = cmp.run_compare(Setup(Entrant("random"), trusted(UNLUCKY)), WIDE, 60)
+    ab = run_compare(Setup(trusted(UNLUCKY), Entrant("random")), WIDE, 60)
+    ba = run_compare(Setup(Entrant("random"), trusted(UNLUCKY)), WIDE, 60)
     assert ab.tally.pentanomial == ba.tally.pentanomial[::-1]
     assert ab.better.sprt.llr == pytest.approx(ba.worse.sprt.llr)
     assert ab.worse.sprt.llr == pytest.approx(ba.better.sprt.llr)
@@ -202,15 +206,15 @@ def test_swapping_candidate_and_baseline_mirrors_the_two_tests() -> None:
 @pytest.mark.parametrize("seed", range(1, 6))
 def test_same_strength_is_never_declared_worse(seed: int) -> None:
     setup = Setup(trusted(UNLUCKY), Entrant("random"), seed=seed)
-    state = cmp.run_compare(setup, Bounds(0.0, 60.0, 0.01, 0.05), 1000)
+    state = run_compare(setup, Bounds(0.0, 60.0, 0.01, 0.05), 1000)
     assert state.verdict != "worse"
     assert state.worse.sprt.verdict != "H1"
 
 
 def test_a_bot_against_itself_is_the_same_at_any_table() -> None:
     field = (Entrant("random"),)
-    state = cmp.run_compare(Setup(Entrant("random"), Entrant("random"), seats=3,
-                                  field=field * 2), Bounds(0.0, 120.0), 3000)
+    state = run_compare(Setup(Entrant("random"), Entrant("random"), seats=3,
+                              field=field * 2), Bounds(0.0, 120.0), 3000)
     assert state.verdict == "same"
     assert state.tally.summary.total == 0  # duplicate play: identical bots, identical games
 
@@ -218,21 +222,21 @@ def test_a_bot_against_itself_is_the_same_at_any_table() -> None:
 def test_more_seats_use_the_paired_test() -> None:
     setup = Setup(trusted(UNLUCKY), trusted(DOUBTER), seats=3,
                   field=(Entrant("random"), trusted(UNLUCKY)))
-    state = cmp.run_compare(setup, WIDE, 600)
+    state = run_compare(setup, WIDE, 600)
     assert state.verdict == "worse"
     assert state.difference.upper < 0
     assert state.worse.sprt.llr == pytest.approx(
-        cmp.stats.sprt_paired(
-            cmp.stats.Summary(state.tally.summary.n, -state.tally.summary.total,
-                              state.tally.summary.total_squares),
+        sprt_paired(
+            Summary(state.tally.summary.n, -state.tally.summary.total,
+                    state.tally.summary.total_squares),
             *WIDE.group_t_values()).llr)
 
 
 def test_the_verdict_does_not_depend_on_the_number_of_workers() -> None:
     setup = Setup(trusted(DOUBTER), Entrant.parse(f"{DOUBTER}?doubt=0.4").trusted(), seed=3)
-    one = cmp.run_compare(setup, WIDE, 200, workers=1)
-    two = cmp.run_compare(setup, WIDE, 200, workers=2)
-    assert cmp.summary_dict(one) == cmp.summary_dict(two)
+    one = run_compare(setup, WIDE, 200, workers=1)
+    two = run_compare(setup, WIDE, 200, workers=2)
+    assert summary_dict(one) == summary_dict(two)
     assert one.tally.groups > 10
 
 
@@ -318,7 +322,9 @@ def test_a_command_bot_can_be_compared_and_leaves_no_process() -> None:
     import sys
     from pathlib import Path
 
-    from arena.compare.groups import Bounds, Entrant, Setup, run_compare
+    from arena.compare.groups import Entrant, Setup
+    from arena.compare.run import run_compare
+    from arena.compare.verdict import Bounds
     from arena.hosts.process_tree import leftovers
 
     example = Path(__file__).resolve().parents[2] / "bots" / "examples" / "example_bot.py"

@@ -1,5 +1,5 @@
-"""Tests for arena.ratings.standings: hand-computed cases, ties, faults, intervals and byte
-determinism."""
+"""Tests for arena.ratings (games, elo, summary, standings, render): hand-computed cases,
+ties, faults, intervals and byte determinism."""
 
 from __future__ import annotations
 
@@ -16,20 +16,16 @@ from hypothesis import strategies as st
 from openskill.models import PlackettLuce
 from peak_memory import peak
 
-from arena.ratings import standings as ratings
-from arena.ratings.standings import (
-    FaultCounts,
+from arena.ratings import render
+from arena.ratings.render import crosstable_csv, ratings_json, standings_csv, standings_md
+from arena.ratings.standings import FaultCounts, wilson_interval
+from arena.ratings.summary import (
     Summary,
     crosstable,
-    crosstable_csv,
     elo_ratings,
     openskill_ratings,
-    ratings_json,
     standings,
-    standings_csv,
-    standings_md,
     summarise,
-    wilson_interval,
 )
 
 Game = dict[str, Any]
@@ -555,7 +551,7 @@ def test_shared_places_at_big_tables_rate_equal_and_are_marked_tied() -> None:
     assert y.elo > z.elo > w.elo
     table = standings_md(rows).splitlines()
     assert table[2].startswith("|   1 | x ") and table[3].startswith("|  ~2 | y ")
-    assert table[-1] == ratings.MD_NOTE
+    assert table[-1] == render.MD_NOTE
     assert [line.rsplit(",", 1)[1] for line in standings_csv(rows).splitlines()] == [
         "tied", "0", "1", "0", "0",
     ]  # fmt: skip
@@ -579,7 +575,7 @@ def test_a_given_ranking_orders_the_standings_and_keeps_the_ratings_as_columns()
     assert [(r.rank, r.entrant) for r in rows] == [(1, "b"), (2, "a"), (None, "idle")]
     assert rows[1].elo is not None and rows[0].elo is not None and rows[1].elo > rows[0].elo
     text = standings_md(rows, bracket=True)
-    assert text.splitlines()[-1] == ratings.MD_BRACKET_NOTE
+    assert text.splitlines()[-1] == render.MD_BRACKET_NOTE
     with pytest.raises(ValueError, match="unknown entrants"):
         standings(seven_three(), ["a", "b"], ranking=["a", "zed"])
 

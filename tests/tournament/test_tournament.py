@@ -18,7 +18,7 @@ from peak_memory import peak
 
 import arena
 from arena.plugins import Registry
-from arena.ratings.standings import standings
+from arena.ratings.summary import standings
 from arena.replay import read_replay, schema, timeless
 from arena.tournament import derived, load, results
 from arena.tournament import plan as plan_module

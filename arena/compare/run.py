@@ -1,0 +1,86 @@
+"""Playing `arena compare`: the groups played in order until a sequential test decides.
+
+It plays the groups (in a worker pool when asked): their games are the tournament's
+scheduled games with each group's seed (`arena.compare.groups`), played by the tournament's
+worker on the one executor, and their results come back strictly in group order to be
+folded into the verdict (`arena.compare.verdict`) after every group.
+
+It must not print, parse command lines, or compute statistics itself, and it plans no
+table: that is `arena.compare.groups`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator
+from contextlib import closing
+from typing import Any
+
+from arena.compare.groups import (
+    CompareError,
+    Entrant,
+    GroupResult,
+    Setup,
+    compare_games,
+    group_result,
+)
+from arena.compare.players import check
+from arena.compare.verdict import Bounds, Comparison, start
+from arena.options import Options
+
+
+def group_results(setup: Setup, groups: int, workers: int = 1) -> Generator[GroupResult]:
+    """Results of groups 0..groups-1 in group order: their games are scheduled games with
+    the group's seed, played by the tournament's worker on the one executor."""
+    from arena.executor.local import ordered_map
+    from arena.tournament.errors import TournamentError
+    from arena.tournament.worker import LostGames, game_job
+
+    games = (game for index in range(groups) for game in compare_games(setup, index))
+    played = ordered_map(game_job(game_setup(setup)), games, workers, LostGames(hint="stopped"))
+    try:
+        for index in range(groups):
+            yield group_result(setup, index, [next(played) for _ in range(setup.group_games)])
+    except TournamentError as exc:
+        raise CompareError(str(exc)) from None
+    finally:
+        played.close()
+
+
+def game_setup(setup: Setup) -> Any:
+    """The comparison as the tournament's worker takes it: entrants candidate, baseline,
+    then the field, each its own entrant (a command bot gets its own process per seat)."""
+    from arena.tournament.worker import GameSetup
+
+    entrants = tuple(_entrant_config(e) for e in (setup.candidate, setup.baseline, *setup.field))
+    return GameSetup("compare", setup.rules, Options.of(dict(setup.options)), setup.limits,
+                     entrants, None)
+
+
+def _entrant_config(entrant: Entrant) -> Any:
+    """The entrant as the tournament's worker hosts it, by the one trust policy: a `cmd:`
+    bot as its program, a Python bot where its reference's mode (or its origin) says."""
+    from arena.tournament.config import EntrantConfig
+
+    options = Options.of(dict(entrant.options))
+    if entrant.command is not None:
+        return EntrantConfig(entrant.label, command=entrant.command, options=options,
+                             mode="command")
+    return EntrantConfig(entrant.label, bot=entrant.ref, options=options, mode=entrant.mode)
+
+
+def run_compare(setup: Setup, bounds: Bounds | None = None,
+                max_games: int | None = None, workers: int = 1,
+                progress: Callable[[Comparison], None] | None = None) -> Comparison:
+    """Play groups until the tests decide or the next group would pass `max_games`."""
+    bounds = bounds or Bounds()
+    max_games = max_games or setup.default_max_games()
+    check(setup, bounds, max_games)
+    state = start(setup, bounds, max_games)
+    with closing(group_results(setup, max_games // setup.group_games, workers)) as results:
+        for result in results:
+            state = state.add(result)
+            if progress is not None:
+                progress(state)
+            if state.decision is not None:
+                break
+    return state

@@ -1,0 +1,174 @@
+"""The ratings and standings as text: ratings.json, standings.csv, standings.md and
+crosstable.csv, byte for byte.
+
+JSON and CSV numbers are rounded to 6 decimals (a sign of zero never changes the bytes),
+keys and rows come in a fixed order, so the same games always give the same files; the
+Markdown table is for people (at most 120 columns), with one line saying what orders it.
+
+It must stay pure: renderers return strings (the tournament layer writes files
+atomically); it computes no rating and no rank.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterable, Sequence
+
+from arena.ratings.elo import EloRating
+from arena.ratings.games import FAULT_KINDS
+from arena.ratings.standings import DECIMALS, FaultCounts, StandingRow
+from arena.ratings.summary import CrossRow, OpenSkillRating
+
+
+def _rounded(value: float | None) -> float | None:
+    # Adding 0.0 turns -0.0 into 0.0, so a sign of zero never changes the bytes.
+    return None if value is None else round(value, DECIMALS) + 0.0
+
+
+def _fixed(value: float | None) -> str:
+    return "" if value is None else f"{_rounded(value):.{DECIMALS}f}"
+
+
+def ratings_json(openskill: Sequence[OpenSkillRating], elo: Sequence[EloRating]) -> str:
+    """Render both rating systems as JSON keyed by entrant, sorted keys, 6 decimals."""
+    by_name = {row.entrant: row for row in elo}
+    document = {
+        "interval": 0.95,
+        "entrants": {
+            row.entrant: {
+                "games": row.games,
+                "openskill": {
+                    "mu": _rounded(row.mu),
+                    "sigma": _rounded(row.sigma),
+                    "ordinal": _rounded(row.ordinal),
+                    "low": _rounded(row.low),
+                    "high": _rounded(row.high),
+                },
+                "elo": _elo_json(by_name.get(row.entrant)),
+            }
+            for row in openskill
+        },
+    }
+    return json.dumps(document, sort_keys=True, indent=2, allow_nan=False) + "\n"
+
+
+def _elo_json(row: EloRating | None) -> dict[str, float | None] | None:
+    if row is None or row.rating is None:
+        return None
+    return {"rating": _rounded(row.rating), "low": _rounded(row.low), "high": _rounded(row.high)}
+
+
+_STANDING_COLUMNS: tuple[str, ...] = (
+    "rank", "entrant", "games", "wins", "win_rate", "win_low", "win_high", "mean_placement",
+    "rating", "mu", "sigma", "elo", "elo_low", "elo_high", *FAULT_KINDS, "tied",
+)  # fmt: skip
+"""`rating` is the OpenSkill ordinal; `tied` (1 or 0) was added last, so readers by position
+of older files still find every other column where it was."""
+
+
+def _csv(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows(rows)
+    return out.getvalue()
+
+
+def standings_csv(rows: Sequence[StandingRow]) -> str:
+    """Render the standings as CSV, one column per stat and per fault kind."""
+    return _csv(_STANDING_COLUMNS, (_standing_cells(row) for row in rows))
+
+
+def _standing_cells(row: StandingRow) -> list[object]:
+    floats = (
+        row.win_rate, row.win_low, row.win_high, row.mean_placement,
+        row.rating, row.mu, row.sigma, row.elo, row.elo_low, row.elo_high,
+    )  # fmt: skip
+    faults = [getattr(row.faults, kind) for kind in FAULT_KINDS]
+    rank = "" if row.rank is None else row.rank
+    tied = int(row.tied) if row.rank is not None else ""
+    return [rank, row.entrant, row.games, row.wins, *(_fixed(v) for v in floats), *faults, tied]
+
+
+def crosstable_csv(rows: Sequence[CrossRow]) -> str:
+    """Render the crosstable as CSV, one line per ordered pair."""
+    header = ("entrant", "opponent", "games", "above", "below", "ties")
+    return _csv(header, ((r.entrant, r.opponent, r.games, r.above, r.below, r.ties) for r in rows))
+
+
+_MD_HEADER: tuple[str, ...] = (
+    "#", "entrant", "games", "wins", "win rate (CI)", "place", "Elo ±95%", "OpenSkill", "faults",
+)  # fmt: skip
+_MD_LEFT = frozenset({"entrant", "faults"})
+_TIE_MARK = "~"
+MD_NOTE = (
+    "Ranked by Elo (Bradley-Terry over all games, ±95% CI); ~: CI overlaps the one above, a tie. "
+    "OpenSkill: mu - 3 sigma."
+)
+MD_BRACKET_NOTE = (
+    "Ranked by the bracket: champion first, then by round reached. Elo (±95% CI) and OpenSkill "
+    "(mu - 3 sigma): columns."
+)
+
+
+def standings_md(rows: Sequence[StandingRow], *, bracket: bool = False) -> str:
+    """Render the standings as an aligned Markdown table that also reads well in a terminal
+    (at most 120 columns for entrant names of up to 24 characters), with one line saying
+    what orders it: Elo and its ties, or an elimination's `bracket`."""
+    table = [list(_MD_HEADER), *(_md_cells(row) for row in rows)]
+    # At least three wide, so every rule cell holds a hyphen as Markdown requires.
+    widths = [max(3, *(len(line[col]) for line in table)) for col in range(len(_MD_HEADER))]
+    left = [name in _MD_LEFT for name in _MD_HEADER]
+    rule = [
+        "-" * w if is_left else "-" * (w - 1) + ":" for w, is_left in zip(widths, left, strict=True)
+    ]
+    lines = [_md_line(line, widths, left) for line in table]
+    lines.insert(1, "| " + " | ".join(rule) + " |")
+    return "\n".join(lines) + "\n\n" + (MD_BRACKET_NOTE if bracket else MD_NOTE) + "\n"
+
+
+def _md_line(cells: Sequence[str], widths: Sequence[int], left: Sequence[bool]) -> str:
+    padded = (
+        cell.ljust(width) if is_left else cell.rjust(width)
+        for cell, width, is_left in zip(cells, widths, left, strict=True)
+    )
+    return "| " + " | ".join(padded) + " |"
+
+
+def _md_cells(row: StandingRow) -> list[str]:
+    rank = "-" if row.rank is None else (_TIE_MARK if row.tied else "") + str(row.rank)
+    return [
+        rank,
+        row.entrant,
+        str(row.games),
+        str(row.wins),
+        _md_win_rate(row),
+        "-" if row.mean_placement is None else f"{row.mean_placement:.2f}",
+        _md_elo(row),
+        "-" if row.rating is None else f"{_rounded(row.rating):.2f}",
+        _md_faults(row.faults),
+    ]
+
+
+def _md_faults(faults: FaultCounts) -> str:
+    """The total and its kind, or `mixed`: one short cell however many kinds occurred (each
+    kind has its own column in standings.csv)."""
+    if not faults.total:
+        return "-"
+    kinds = [kind for kind in FAULT_KINDS if getattr(faults, kind)]
+    return f"{faults.total} {kinds[0] if len(kinds) == 1 else 'mixed'}"
+
+
+def _md_win_rate(row: StandingRow) -> str:
+    if row.win_rate is None or row.win_low is None or row.win_high is None:
+        return "-"
+    return f"{100 * row.win_rate:.1f}% ({100 * row.win_low:.0f}-{100 * row.win_high:.0f})"
+
+
+def _md_elo(row: StandingRow) -> str:
+    if row.elo is None or row.elo_low is None or row.elo_high is None:
+        return "-"
+    half = (row.elo_high - row.elo_low) / 2  # a Fisher interval is symmetric
+    return f"{round(row.elo) + 0:+d} ±{half:.0f}"
