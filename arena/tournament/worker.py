@@ -20,7 +20,8 @@ from typing import Any
 
 from arena import entrants
 from arena.bot import Limits
-from arena.executor.local import Death, Job, mark, marked
+from arena.executor.local import Death, Job
+from arena.executor.serve import mark, marked
 from arena.hosts.inline import BotFault, Host
 from arena.plugins import Registry, default_registry
 from arena.referee import GameRecord, Player, RefereeError, play_game
