@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import csv
 import os
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -329,3 +330,29 @@ def test_the_viewer_explains_a_missing_replay(page: Any, dice_folder: Path) -> N
     assert "The replay of game nope is not here (replays/pack-00009.js)" in page.inner_text(
         "#message"
     )
+
+
+ELIMINATION = Path(__file__).resolve().parents[2] / "configs" / "dice-elimination.yaml"
+
+
+def test_each_bracket_score_sits_beside_its_own_name_and_the_bracket_fits(
+    page: Any, tmp_path: Path
+) -> None:
+    # The score badges floated right and fell under long names, onto the next row (a final
+    # read "2. statistician 25"); the final ranking was cut off to the right.
+    text = re.sub(r"(?m)^seed: .*$", "seed: 15", ELIMINATION.read_text())  # the report's seed
+    (tmp_path / "cup.yaml").write_text(text)
+    run_tournament(load_tournament(tmp_path / "cup.yaml"), tmp_path / "cup", workers=1)
+    page.set_viewport_size({"width": 1280, "height": 900})
+    build_report(tmp_path / "cup")
+    page.goto((tmp_path / "cup" / "report.html").as_uri())
+    rows = page.eval_on_selector_all(".match li", """items => items.map(li => {
+        const name = li.getBoundingClientRect(), score = li.querySelector('.score');
+        const box = score && score.getBoundingClientRect();
+        return {score: !!score, same_row: !!box && box.top < name.bottom && box.bottom > name.top};
+    })""")
+    assert rows and all(row["score"] and row["same_row"] for row in rows)
+    bracket = page.eval_on_selector(".bracket", "b => [b.scrollWidth, b.clientWidth]")
+    assert bracket[0] <= bracket[1], "the bracket is wider than its section"
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.locator(".bracket").first.screenshot(path=str(ARTIFACTS / "bracket.png"))
