@@ -14,10 +14,13 @@ most `KEPT_CAP` of them. This module plays no game and reads no config file.
 
 from __future__ import annotations
 
+import os
 import shlex
+import shutil
 from collections import OrderedDict
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any, Literal, cast
 
 from arena.hosts.inline import Host, InlineHost
@@ -156,6 +159,24 @@ def resolve(reference: Reference, registry: Registry | None = None) -> Resolved:
     except PluginError as exc:
         raise EntrantError(str(exc)) from None
     return Resolved(reference, spec, mode_of(reference, spec))
+
+
+def command_problem(command: Sequence[str]) -> str | None:
+    """Why a bot command's program cannot be run from here (missing, not executable), or None;
+    said before starting it, since the launcher can only say the program did not run."""
+    program = command[0]
+    if "/" not in program:
+        if shutil.which(program) is None:
+            return f"program {program!r} is not on the PATH"
+        return None
+    path = Path(program).resolve()
+    if not path.exists():
+        return f"program {program!r} not found (looked at {path})"
+    if path.is_dir() or not os.access(path, os.X_OK):
+        shown = ", ".join([program, *command[1:]])
+        return (f"{path} is not executable (make it executable, or name its interpreter "
+                f"first: [sh, {shown}])")
+    return None
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from arena.bot import Limits
-from arena.entrants import EntrantError, KeptHosts, Reference, checked
+from arena.entrants import EntrantError, KeptHosts, Reference, checked, command_problem
 from arena.hosts.inline import InlineHost
 from arena.narrative import Narrator, result_lines
 from arena.plugins import find_rules
@@ -74,6 +74,9 @@ def make_players(refs: Sequence[str], rules_id: str, hosts: KeptHosts,
             entrant = checked(reference, rules_id, who=reference.ref)
         except EntrantError as exc:
             raise PlayError(str(exc)) from None
+        unrunnable = reference.command and command_problem(reference.command)
+        if unrunnable:  # said as compare says it, before a process is started for nothing
+            raise PlayError(f"bot {reference.ref!r}: {unrunnable}")
         players.append(entrant.player(hosts.host(seat, entrant)))
     return players
 

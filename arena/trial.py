@@ -13,25 +13,22 @@ This module plays no game and never writes the results folder.
 from __future__ import annotations
 
 import contextlib
-import os
 import random
-import shutil
 import signal
 import threading
 from collections.abc import Iterator, Mapping, Sequence
-from pathlib import Path
 from types import FrameType
 from typing import Any
 
 from arena.bot import BotContext, Limits
-from arena.entrants import Resolved, resolve
+from arena.entrants import Resolved, command_problem, resolve
 from arena.hosts.inline import BotFault, Host
 from arena.hosts.processes import ProcessLimits
 from arena.options import Options
 from arena.tournament.config import ConfigError, EntrantConfig, KeyLines, TournamentConfig
 
 __all__ = [
-    "START_TIMEOUT", "check_entrants", "command_problem", "entrant_problem", "start_problem",
+    "START_TIMEOUT", "check_entrants", "entrant_problem", "start_problem",
     "trial_context",
 ]
 
@@ -44,33 +41,13 @@ class _StartTimeout(BaseException):
     `except Exception` does not turn it into a crash."""
 
 
-def command_problem(command: Sequence[str]) -> str | None:
-    """Why a bot command's program cannot be run from here (missing, not executable), or None;
-    said before starting it, since the launcher can only say the program did not run."""
-    program = command[0]
-    if "/" not in program:
-        if shutil.which(program) is None:
-            return f"program {program!r} is not on the PATH"
-        return None
-    path = Path(program).resolve()
-    if not path.exists():
-        return f"program {program!r} not found (looked at {path})"
-    if path.is_dir() or not os.access(path, os.X_OK):
-        shown = ", ".join([program, *command[1:]])
-        return (f"{path} is not executable (make it executable, or name its interpreter "
-                f"first: [sh, {shown}])")
-    return None
-
-
 def entrant_problem(entrant: Resolved, rules: str, options: Mapping[str, Any], seats: int,
                     limits: Limits, names: Sequence[str],
                     bot_options: Mapping[str, Any] | None = None) -> str | None:
     """Start an entrant once as every command hosts it (arena.entrants), for seat 0 of a
-    game of `seats`: why it did not start, or None. `bot_options` replace its own."""
-    if entrant.reference.command is not None:
-        problem = command_problem(entrant.reference.command)
-        if problem is not None:
-            return problem
+    game of `seats`: why it did not start, or None. `bot_options` replace its own. A command
+    whose program cannot run is each caller's first check (`entrants.command_problem`), so
+    it can say where."""
     own = dict(entrant.reference.options) if bot_options is None else bot_options
     context = trial_context(rules, options, seats, limits, own, names[:seats])
     return start_problem(entrant.host(), context)

@@ -42,8 +42,9 @@ def check_entrant(entrant: Entrant, rules: str, registry: Any = None) -> None:
 def check_start(entrant: Entrant, setup: Setup, registry: Any = None) -> None:
     """Raise CompareError unless the bot starts, hosted as it will play, for a game of this
     comparison: a bot that refuses its options or the rule set can only fault."""
+    from arena.entrants import command_problem
     from arena.plugins import default_registry
-    from arena.trial import command_problem, entrant_problem
+    from arena.trial import entrant_problem
 
     known = registry or default_registry()
     if entrant.command is not None:

@@ -128,6 +128,17 @@ def test_play_refuses_an_option_the_bot_does_not_have() -> None:
                              "(known: doubt)\n")
 
 
+def test_play_refuses_a_command_that_cannot_run_in_the_words_of_compare(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # it said "exited with code 127; stderr: arena launcher: cannot run './nope'"
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, ["play", "--bots", "cmd:./nope,random"])
+    assert result.exit_code == 2
+    assert result.output == ("arena: error: bot 'cmd:./nope': program './nope' not found "
+                             f"(looked at {tmp_path}/nope)\n")
+
+
 def test_play_refuses_an_option_value_the_bot_refuses() -> None:
     result = CliRunner().invoke(cli, ["play", "--bots", "statistician?threshold=abc,random"])
     assert result.exit_code == 2
