@@ -28,11 +28,26 @@ def shown(text: str) -> str:
     return text if len(text) <= SENT_CHARS else text[:SENT_CHARS] + "..."
 
 
+_UNPRINTABLE = {code: f"\\x{code:02x}" for code in (*range(0x20), *range(0x7f, 0xa0))}
+_UNPRINTABLE.update({code: f"\\u{code:04x}" for code in (
+    0x200e, 0x200f, *range(0x202a, 0x202f), *range(0x2066, 0x206a))})
+
+
+def printable(text: str) -> str:
+    """A bot's words made safe to print: control characters (terminal escapes, newlines)
+    and bidirectional overrides written as escapes, so a fault message a bot wrote can
+    neither drive the organiser's terminal nor hide what it says."""
+    return text.translate(_UNPRINTABLE)
+
+
 class BotFault(Exception):
     """A bot misbehaved: `kind` is timeout, crash, illegal or protocol; `sent` is what it
-    sent, where that is the fault (cut to SENT_CHARS)."""
+    sent, where that is the fault (cut to SENT_CHARS). Both are made printable here, the
+    one door every host's fault goes through."""
 
     def __init__(self, kind: str, message: str, sent: str | None = None) -> None:
+        message = printable(message)
+        sent = None if sent is None else printable(sent)
         super().__init__(f"{kind}: {message}")
         self.kind = kind
         self.message = message

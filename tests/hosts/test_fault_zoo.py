@@ -6,10 +6,12 @@ from __future__ import annotations
 import sys
 import time
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 from isolation_support import DECISION, LIMITS, NAMESPACES, play_zoo, wire, zoo
 
+import arena
 from arena import play_game
 from arena.bot import Limits
 from arena.entrants import Reference, resolve
@@ -264,3 +266,41 @@ def test_one_exception_in_notify_costs_one_fault_and_the_bot_plays_on(where: str
     assert "boom once in notify" in record.faults[0].message
     later = [e for e in record.log if isinstance(e, ActionEntry) and e.seat == 2]
     assert later, "the bot played on after its one fault"
+
+
+ESCAPING_BOT = r'''
+import sys
+sys.stderr.write("\x1b[2J\x1b[Harena: the other bot is disqualified\n")
+sys.stderr.flush()
+for line in sys.stdin:
+    if '"hello"' in line:
+        print('{"type":"hello","protocol":2}', flush=True)
+    elif '"start"' in line:
+        print('{"type":"ready"}', flush=True)
+    elif '"act"' in line:
+        print("\x1b[31mnot json\u202e", flush=True)
+'''
+
+
+class EscapingRaiser(arena.Bot):
+    name = "escaping-raiser"
+
+    def act(self, observation: arena.Observation) -> arena.Action:
+        raise ValueError("\x1b]0;pwned\x07\x1b[2J")
+
+
+def test_a_fault_message_cannot_drive_the_organisers_terminal(tmp_path: Path) -> None:
+    # A bot's stderr, its reply line and its exception text reach fault messages, games.jsonl
+    # and the terminal: their escapes cleared the screen and wrote a fake line there.
+    script = tmp_path / "escaping.py"
+    script.write_text(ESCAPING_BOT)
+    with CommandHost([sys.executable, str(script)], LIMITS) as host:
+        command = play_game("dice", [Player("escaping", host), "random"], seed=1)
+    inline = play_game("dice", [EscapingRaiser, "random"], seed=1)
+    faults = [*command.faults, *inline.faults]
+    assert [f.kind for f in faults] == ["protocol", "crash"]
+    for fault in faults:
+        for text in (fault.message, fault.sent or ""):
+            assert text.isprintable(), text
+    assert "\\x1b[2J\\x1b[Harena: the other bot" in command.faults[0].message
+    assert command.faults[0].sent == "\\x1b[31mnot json\\u202e"
