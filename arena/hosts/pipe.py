@@ -32,7 +32,7 @@ from typing import Any, Self
 from arena.bot import BotContext, GameEnd
 from arena.hosts import wire
 from arena.hosts.codec import CodecError, action_from_json
-from arena.hosts.inline import BotFault
+from arena.hosts.inline import BotFault, printable
 from arena.hosts.pipe_lines import PipeGame, PipeLines, an, brief, is_number
 from arena.hosts.processes import (
     BotProcess,
@@ -262,7 +262,7 @@ class PipeHost(PipeLines):
                                          f"the referee speaks {' or '.join(map(str, SPOKEN))}",
                              sent=self.last_reply)
         self.protocol = hello["protocol"]
-        self.name = str(hello.get("name", ""))[:100]
+        self.name = printable(str(hello.get("name", ""))[:100])
         self.process.locate()
 
     def _reference(self) -> str:
