@@ -4,7 +4,7 @@ entrant runs.
 Beyond the config loader's checks (arena/tournament/config_load.py), each bot must play the
 config's rule set, take the bot options given to it, run in a mode this arena can host, and
 every table the plan deals must be playable. Also here: the one trust policy as the
-tournament asks it (`entrant_mode`, `untrusted_inline`, `make_host`) and what the user should
+tournament asks it (`entrant_mode`, `untrusted_inline`) and what the user should
 know about the schedule before it is played (`schedule_notes`).
 
 This module never plays a game, never writes a results folder and never prints; it knows the
@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena import entrants
-from arena.hosts.inline import Host
 from arena.plugins import BotSpec, Registry, default_registry
 from arena.rules import OptionError, RuleSet
 from arena.tournament.config import (
@@ -32,7 +31,6 @@ from arena.tournament.config import (
 )
 from arena.tournament.config_load import load_config
 from arena.tournament.config_yaml import key_lines
-from arena.tournament.errors import TournamentError
 from arena.tournament.plan import Plan
 from arena.tournament.schedule import round_robin_count
 
@@ -40,7 +38,6 @@ __all__ = [
     "HOSTED_MODES",
     "entrant_mode",
     "load_tournament",
-    "make_host",
     "rule_infos",
     "schedule_notes",
     "untrusted_inline",
@@ -142,16 +139,6 @@ def untrusted_inline(cfg: TournamentConfig, registry: Registry | None = None) ->
         if seated.mode == "inline" and not (seated.spec and seated.spec.builtin):
             names.append(entrant.name)
     return names
-
-
-def make_host(entrant: EntrantConfig, spec: BotSpec | None) -> Host:
-    """Build a new host for one entrant, by the one host builder (arena.entrants)."""
-    reference = entrant.reference
-    try:
-        return entrants.Resolved(reference, spec, entrants.mode_of(reference, spec)).host()
-    except entrants.EntrantError:
-        mode = entrant_mode(entrant, spec)
-        raise TournamentError(f"entrant {entrant.name!r}: mode {mode!r} cannot be hosted") from None
 
 
 def schedule_notes(cfg: TournamentConfig) -> tuple[str, ...]:
