@@ -162,6 +162,8 @@ class PipeLines:
         except ValueError:
             raise self._fail("protocol", f"sent a line that is not JSON: {brief(text, 80)}",
                              sent=sent) from None
+        except RecursionError:  # the bot's doing, not the referee's: its reply is refused
+            raise self._fail("protocol", "sent JSON nested too deeply to read", sent=sent) from None
         if not isinstance(message, dict) or not isinstance(message.get("type"), str):
             raise self._fail("protocol", f"sent {brief(text, 80)}, which is not a message "
                                          f"(a JSON object with a type)", sent=sent)

@@ -16,6 +16,7 @@ chosen by its first argument, on its first decision:
   mute        reads on but never answers `hello`         -> timeout (when the game starts)
   noturn      answers without a turn number              -> protocol
   array       answers with a JSON array                  -> protocol
+  nested      answers with an action nested 30,000 deep  -> protocol (not a referee bug)
   textturn    answers with the turn number as text ("1") -> protocol
   noaction    answers without its action field           -> protocol
   typo        answers with a misspelt message type       -> protocol
@@ -65,6 +66,9 @@ def misbehave(turn: int, answer: dict[str, Any]) -> None:
     sys.stderr.flush()
     if MODE == "junk":
         out.write(b"I am thinking about it\n")
+    elif MODE == "nested":
+        out.write(b'{"type":"action","turn":%d,"action":' % turn + b"[" * 30000 + b"]" * 30000
+                  + b"}\n")
     elif MODE == "enormous":
         out.write(b"[" + b"1," * (4 << 20) + b"1]\n")
     elif MODE == "unfinished":
