@@ -2,8 +2,11 @@
 
 A `Reference` is a bot as the user names it (registered name, `FILE.py[:Class]`,
 `module:Class` or `cmd:PROGRAM ARGS`, bot options after `?key=value&...`, and an optional
-explicit mode). `resolve` finds its class; `problem` says whether it plays these rules and
-takes these options; `arena.trial.entrant_problem` starts it once as it will play.
+explicit mode). `resolve` finds its class where it runs in this process, and never loads
+a file or `module:Class` that runs in its own process: that bot's card (name, rule sets,
+options) is what it says at hello from inside its process (`introduced`). `problem` says,
+by the card, whether it plays these rules and takes these options; `arena.trial.dry_run`
+starts it once as it will play.
 
 Where it runs is decided here, from where its class came from (data recorded by the plugin
 registry, never display text): built-in bots run inline; every other Python bot runs in its
@@ -121,8 +124,8 @@ class Resolved:
         if self.spec is not None:
             return self.spec.origin
         kind = self.reference.kind
-        if kind == "file":
-            return f"file {self.reference.ref}"
+        if kind == "file":  # as the loader names it: the file's path, without its class
+            return f"file {Path(self.reference.ref.partition('.py:')[0].removesuffix('.py'))}.py"
         return f"module {self.reference.ref}" if kind == "module" else "command"
 
     def host(self) -> Host:
@@ -261,7 +264,9 @@ def problem(entrant: Resolved, rules: str, who: str | None = None) -> Problem | 
 
 def checked(reference: Reference, rules: str, registry: Registry | None = None,
             who: str | None = None) -> Resolved:
-    """Resolve and check a reference for a game of `rules`; raise EntrantError if it fails."""
+    """Resolve and check a reference for a game of `rules`, as far as its card is known
+    without starting it (a bot in its own process is checked at its dry run); raise
+    EntrantError if it fails."""
     entrant = resolve(reference, registry)
     found = problem(entrant, rules, who)
     if found is not None:

@@ -14,6 +14,7 @@ import textwrap
 import time
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 import arena
@@ -133,3 +134,19 @@ def test_a_bot_file_that_hoards_memory_at_import_is_refused_with_one_line(
         assert result.stdout == "", (name, result.stdout)
         assert result.stderr.count("\n") == 1, (name, result.stderr)
         assert "MemoryError" in result.stderr, (name, result.stderr)
+
+
+def test_a_module_class_reference_is_never_imported_outside_its_process(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    shutil.copy(ZOO / "tamperer.py", tmp_path / "tamperer_mod.py")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    played = _invoke("play", "--bots", "tamperer_mod:Tamperer,statistician", "--seed", "4")
+    assert played.exit_code == 0, played.output
+    assert " 2nd  seat 0 (tamperer_mod:Tamperer)  5 points\n" in played.stdout
+    validated = _invoke("validate", _config(tmp_path, "tamperer_mod:Tamperer"))
+    assert validated.exit_code == 0, validated.output
+    assert "says it is 'tamperer', plays dice" in validated.stdout
+    missing = _invoke("validate", _config(tmp_path, "no_such_module_xyz:Bot"))
+    assert missing.exit_code == 2
+    assert "cannot import module 'no_such_module_xyz'" in missing.stderr
+    assert _marker(tmp_path) == ""
