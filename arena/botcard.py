@@ -10,10 +10,14 @@ module holds values only: it imports no bot, host or rule set.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["BotCard"]
+__all__ = ["CARD_ITEMS", "BotCard", "read_card"]
+
+CARD_ITEMS = 64
+"""Most rule sets, and most bot options, a bot may name at hello."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,3 +43,26 @@ class BotCard:
         if self.rules is None:
             return "rule sets not said"
         return "plays " + (", ".join(self.rules) or "nothing")
+
+
+def read_card(hello: Mapping[str, Any], clean: Callable[[str], str]) -> BotCard | str:
+    """The card in a bot's hello (its texts passed through `clean`), or what is wrong with
+    it: a field sent in a form arena cannot read. A field left out is not said."""
+    rules, options = hello.get("rules"), hello.get("options")
+    if rules is not None and not (isinstance(rules, list) and len(rules) <= CARD_ITEMS
+                                  and all(map(_short, rules))):
+        return '"rules" is not a list of rule set ids'
+    if options is not None and not (isinstance(options, dict) and len(options) <= CARD_ITEMS
+                                    and all(map(_short, options))):
+        return '"options" is not an object of bot options and their defaults'
+    return BotCard(
+        clean(str(hello.get("name", ""))[:100]),
+        None if rules is None else tuple(map(clean, rules)),
+        None if options is None else tuple(sorted((clean(k), v) for k, v in options.items())),
+        clean(str(hello.get("version") or "")[:100]),
+        clean(str(hello.get("summary") or "")[:200]))
+
+
+def _short(value: object) -> bool:
+    """A rule set id or an option name as a card holds it: short text."""
+    return isinstance(value, str) and 0 < len(value) <= 100

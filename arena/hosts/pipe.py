@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, Self
 
 from arena.bot import BotContext, GameEnd
-from arena.botcard import BotCard
+from arena.botcard import BotCard, read_card
 from arena.hosts import wire
 from arena.hosts.codec import CodecError, action_from_json
 from arena.hosts.inline import BotFault, printable
@@ -48,8 +48,6 @@ from arena.rules.base import Event, Observation
 __all__ = ["CommandHost", "PipeHost", "ProcessHost", "ProcessLimits"]
 
 
-CARD_ITEMS = 64
-"""Most rule sets, and most bot options, a bot may name at hello."""
 LOAD_HINT = ("loading the bot did not finish (its module-level code runs as it is loaded, in "
              "its own process, under its limits).")
 HELLO_HINT = ("the program runs but said nothing: does it flush stdout after each line "
@@ -284,21 +282,10 @@ class PipeHost(PipeLines):
     def _card(self, hello: dict[str, Any]) -> BotCard:
         """What the bot said about itself at hello: a field it sent in a form arena cannot
         read is a protocol fault, a field it left out is not said."""
-        rules, options = hello.get("rules"), hello.get("options")
-        if rules is not None and not (isinstance(rules, list) and len(rules) <= CARD_ITEMS
-                                      and all(_short(r) for r in rules)):
-            raise self._fail("protocol", 'sent a hello whose "rules" is not a list of rule set '
-                                         "ids", sent=self.last_reply)
-        if options is not None and not (isinstance(options, dict) and len(options) <= CARD_ITEMS
-                                        and all(map(_short, options))):
-            raise self._fail("protocol", 'sent a hello whose "options" is not an object of bot '
-                                         "options and their defaults", sent=self.last_reply)
-        return BotCard(
-            printable(str(hello.get("name", ""))[:100]),
-            None if rules is None else tuple(rules),
-            None if options is None else tuple(sorted(options.items())),
-            printable(str(hello.get("version") or "")[:100]),
-            printable(str(hello.get("summary") or "")[:200]))
+        card = read_card(hello, printable)
+        if isinstance(card, str):
+            raise self._fail("protocol", f"sent a hello whose {card}", sent=self.last_reply)
+        return card
 
     def introduce(self) -> BotCard:
         """Start the bot's process if it is not running, and return what it said at hello
@@ -311,11 +298,6 @@ class PipeHost(PipeLines):
     def _reference(self) -> str:
         config = self.launch_config()
         return str(config.get("bot") or " ".join(config.get("command", ())))
-
-
-def _short(value: object) -> bool:
-    """A rule set id or option name as a card may hold it: short text."""
-    return isinstance(value, str) and 0 < len(value) <= 100
 
 
 def _absolute_reference(bot: str) -> str:

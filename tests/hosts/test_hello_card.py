@@ -89,3 +89,12 @@ def test_a_card_arena_cannot_read_is_the_bots_protocol_fault(
     assert err.startswith("arena: error: t.yaml:6: entrants.2.command: does not start for a "
                           "'dice' game of 2 seats: sent a hello whose ")
     assert said in err
+
+
+def test_what_a_card_says_reaches_the_organiser_only_printable(tmp_path: Path) -> None:
+    card = {"name": "x\x1b[2J", "rules": ["dice\x1b]0;pwned\x07"], "summary": "\x1b[31m"}
+    code, out, err = _validate(tmp_path, card, "cards")
+    assert (code, out) == (2, "")
+    assert "\x1b" not in err and "\\x1b" in err
+    assert err.endswith("bot 'x\\\\x1b[2J' does not play 'cards' (it plays "
+                        "dice\\x1b]0;pwned\\x07)\n")
