@@ -2,8 +2,11 @@
 
 A `Reference` is a bot as the user names it (registered name, `FILE.py[:Class]`,
 `module:Class` or `cmd:PROGRAM ARGS`, bot options after `?key=value&...`, and an optional
-explicit mode). `resolve` finds its class; `problem` says whether it plays these rules and
-takes these options; `arena.trial.entrant_problem` starts it once as it will play.
+explicit mode). `resolve` finds its class where it runs in this process, and never loads
+a file or `module:Class` that runs in its own process: that bot's card (name, rule sets,
+options) is what it says at hello from inside its process (`introduced`). `problem` says,
+by the card, whether it plays these rules and takes these options; `arena.trial.dry_run`
+starts it once as it will play.
 
 Where it runs is decided here, from where its class came from (data recorded by the plugin
 registry, never display text): built-in bots run inline; every other Python bot runs in its
@@ -23,7 +26,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal, cast
 
-from arena.hosts.inline import Host, InlineHost
+from arena.botcard import BotCard
+from arena.hosts.inline import BotFault, Host, InlineHost
 from arena.options import Options
 from arena.plugins import BotSpec, PluginError, Registry, default_registry
 from arena.referee import Player, as_player
@@ -105,22 +109,30 @@ class Reference:
 
 @dataclass(frozen=True, slots=True)
 class Resolved:
-    """A resolved reference: its bot class (None for a command) and the mode it runs in."""
+    """A resolved reference: its bot class when it runs in this process (else None: arena
+    never loads it here), the mode it runs in, and its card (None until its process said
+    it at hello, `introduced`)."""
 
     reference: Reference
     spec: BotSpec | None
     mode: Mode
+    card: BotCard | None = None
 
     @property
     def origin(self) -> str:
-        """Where the bot came from, for the replay header."""
-        return "command" if self.spec is None else self.spec.origin
+        """Where the bot came from, for the replay header (arena's words, never the bot's)."""
+        if self.spec is not None:
+            return self.spec.origin
+        kind = self.reference.kind
+        if kind == "file":  # as the loader names it: the file's path, without its class
+            return f"file {Path(self.reference.ref.partition('.py:')[0].removesuffix('.py'))}.py"
+        return f"module {self.reference.ref}" if kind == "module" else "command"
 
     def host(self) -> Host:
         """A new host for this entrant, in its mode."""
         if self.mode == "inline" and self.spec is not None:
             return InlineHost(self.spec.factory)
-        if self.mode == "process" and self.spec is not None:
+        if self.mode == "process" and self.reference.kind != "command":
             from arena.hosts.pipe import ProcessHost
 
             return ProcessHost(self.reference.ref)
@@ -133,7 +145,7 @@ class Resolved:
 
     def player(self, host: Host, name: str | None = None) -> Player:
         """The seat's Player on this host, named as given (else by the bot's label)."""
-        version = "" if self.spec is None else self.spec.version
+        version = "" if self.card is None else self.card.version
         options = Options.of(dict(self.reference.options))
         return Player(name or self.reference.label, host, self.origin, version, options)
 
@@ -144,21 +156,63 @@ def mode_of(reference: Reference, spec: BotSpec | None) -> Mode:
     if reference.mode is not None:
         return reference.mode
     if spec is None:
-        return "command"
+        return "command" if reference.kind == "command" else "process"
     return "inline" if spec.source in TRUSTED_SOURCES else "process"
 
 
-def resolve(reference: Reference, registry: Registry | None = None) -> Resolved:
-    """Find the reference's bot class; raise EntrantError if it cannot be found."""
+def resolve(reference: Reference, registry: Registry | None = None,
+            card: BotCard | None = None) -> Resolved:
+    """Find the reference's bot; raise EntrantError if it cannot be found. A bot file or
+    `module:Class` that does not run inline is not loaded here: its card is the one given
+    (what it said at hello before), else None until it is `introduced`."""
     if reference.kind == "command":
         if not reference.command:
             raise EntrantError(f"{reference.ref!r}: name the program after {COMMAND_PREFIX!r}")
-        return Resolved(reference, None, mode_of(reference, None))
+        return Resolved(reference, None, mode_of(reference, None), card)
+    if reference.kind != "name" and reference.mode != "inline":
+        missing = file_problem(reference.ref)
+        if missing is not None:
+            raise EntrantError(missing)
+        return Resolved(reference, None, mode_of(reference, None), card)
     try:
         spec = (registry or default_registry()).resolve(reference.ref)
     except PluginError as exc:
         raise EntrantError(str(exc)) from None
-    return Resolved(reference, spec, mode_of(reference, spec))
+    return Resolved(reference, spec, mode_of(reference, spec), spec.card)
+
+
+def file_problem(ref: str) -> str | None:
+    """Why a bot file reference (`path.py[:Class]`) names no file, or None (for every other
+    reference too); said without loading the file."""
+    path = ref.partition(".py:")[0] + ".py" if ".py:" in ref else ref
+    if not path.endswith(".py") or Path(path).is_file():
+        return None
+    return f"bot file {path!r} not found: looked at {Path(path).resolve()}"
+
+
+def reference_problem(ref: str, registry: Registry | None = None) -> str | None:
+    """Why a bot reference names nothing, or None, loading no untrusted code: a name must be
+    registered and a file must be there (what it holds is checked where it runs)."""
+    if ref.endswith(".py") or ":" in ref:
+        return file_problem(ref)
+    return (registry or default_registry()).problem(ref)
+
+
+def introduced(entrant: Resolved, host: Host) -> Resolved:
+    """The entrant with its card: a bot run in its own process says it at hello (its process
+    started on `host` if need be, within the start-up timeout). Raise EntrantError, in one
+    line, when it does not: the loader's words for a file that does not load."""
+    introduce = getattr(host, "introduce", None)
+    if entrant.card is not None or introduce is None:
+        return entrant
+    try:
+        card = introduce()
+    except BotFault as fault:
+        said = fault.message
+        if entrant.reference.ref.partition("?")[0].partition(".py:")[0] not in said:
+            said = f"bot {entrant.reference.label!r} did not say hello: {said}"
+        raise EntrantError(said) from None
+    return replace(entrant, card=replace(card, origin=entrant.origin))
 
 
 def command_problem(command: Sequence[str]) -> str | None:
@@ -188,15 +242,18 @@ class Problem:
 
 
 def problem(entrant: Resolved, rules: str, who: str | None = None) -> Problem | None:
-    """Whether the bot plays these rules and takes its options (None: it does)."""
-    spec = entrant.spec
-    if spec is None:
+    """Whether the bot plays these rules and takes its options, by its card (None: it does,
+    or its card is not known yet, or it did not say)."""
+    card = entrant.card
+    if card is None:
         return None
-    who = who or spec.name
-    if rules not in spec.rules:
-        plays = ", ".join(spec.rules) or "nothing"
+    who = who or card.name
+    if card.rules is not None and rules not in card.rules:
+        plays = ", ".join(card.rules) or "nothing"
         return Problem(("bot",), f"bot {who!r} does not play {rules!r} (it plays {plays})")
-    known = sorted(spec.factory.options)
+    known = card.option_names
+    if known is None:
+        return None
     for key, _ in entrant.reference.options:
         if key not in known:
             listing = ", ".join(known) or "none"
@@ -207,7 +264,9 @@ def problem(entrant: Resolved, rules: str, who: str | None = None) -> Problem | 
 
 def checked(reference: Reference, rules: str, registry: Registry | None = None,
             who: str | None = None) -> Resolved:
-    """Resolve and check a reference for a game of `rules`; raise EntrantError if it fails."""
+    """Resolve and check a reference for a game of `rules`, as far as its card is known
+    without starting it (a bot in its own process is checked at its dry run); raise
+    EntrantError if it fails."""
     entrant = resolve(reference, registry)
     found = problem(entrant, rules, who)
     if found is not None:
@@ -265,8 +324,12 @@ def seat_all(items: Sequence[object], registry: Registry | None = None,
         if isinstance(item, str | Reference):
             reference = Reference.parse(item) if isinstance(item, str) else item
             entrant = resolve(reference, registry)
-            name = None if entrant.spec is None else entrant.spec.name
-            players.append(entrant.player(hosts.host(seat, entrant), name))
+            host = hosts.host(seat, entrant)
+            if entrant.mode == "process":
+                entrant = introduced(entrant, host)
+            name = None if entrant.card is None or entrant.mode == "command" else \
+                entrant.card.name
+            players.append(entrant.player(host, name))
         else:
             players.append(as_player(item))
     return players

@@ -11,8 +11,17 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from arena.bot import Limits
-from arena.entrants import EntrantError, KeptHosts, Reference, checked, command_problem
-from arena.hosts.inline import InlineHost
+from arena.entrants import (
+    EntrantError,
+    KeptHosts,
+    Reference,
+    Resolved,
+    command_problem,
+    introduced,
+    problem,
+    resolve,
+)
+from arena.hosts.inline import Host, InlineHost
 from arena.narrative import Narrator, result_lines
 from arena.plugins import find_rules
 from arena.referee import Player, play_game
@@ -71,14 +80,29 @@ def make_players(refs: Sequence[str], rules_id: str, hosts: KeptHosts,
         try:
             reference = Reference.parse(ref)
             reference = reference.trusted() if trust else reference
-            entrant = checked(reference, rules_id, who=reference.ref)
+            entrant = resolve(reference)
         except EntrantError as exc:
             raise PlayError(str(exc)) from None
         unrunnable = reference.command and command_problem(reference.command)
         if unrunnable:  # said as compare says it, before a process is started for nothing
             raise PlayError(f"bot {reference.ref!r}: {unrunnable}")
-        players.append(entrant.player(hosts.host(seat, entrant)))
+        host = hosts.host(seat, entrant)
+        _check(entrant, host, rules_id)
+        players.append(entrant.player(host))
     return players
+
+
+def _check(entrant: Resolved, host: Host, rules_id: str) -> None:
+    """Refuse a bot that does not play these rules or take its options, by its card: a bot
+    in its own process says it at hello, from there (this process never loads it)."""
+    try:
+        if entrant.mode == "process":
+            entrant = introduced(entrant, host)
+    except EntrantError as exc:
+        raise PlayError(str(exc)) from None
+    found = problem(entrant, rules_id, who=entrant.reference.ref)
+    if found is not None:
+        raise PlayError(found.message)
 
 
 def check_starts(players: Sequence[Player], rules_id: str, options: dict[str, Any],

@@ -24,6 +24,7 @@ import pluggy
 
 from arena import hookspecs
 from arena.bot import Bot
+from arena.botcard import BotCard
 from arena.rules import RULESETS, RulesError, RuleSet
 from arena.rules.base import Description
 
@@ -51,6 +52,13 @@ class BotSpec:
     origin: str
     version: str = ""
     source: Source = "plugin"
+
+    @property
+    def card(self) -> BotCard:
+        """What the bot is, as data (read from its class, loaded in this process)."""
+        options = tuple(sorted(dict(self.factory.options).items()))
+        return BotCard(self.name, self.rules, options, self.version, self.description,
+                       self.origin)
 
     @property
     def builtin(self) -> bool:

@@ -5,7 +5,9 @@ is refused up front with one line, instead of faulting in every game.
 An entrant is started as every command hosts it (`arena.entrants`: inline in this process,
 `process` behind the launcher with its limits, `command` as its program) for a game of the
 tournament's (or comparison's, or game's) rule set, options, table size and time limits, and
-then stopped.
+then stopped. This start is the dry run of an untrusted bot: its name, rule sets and options
+(its card) are what it says at hello from inside its own process, and are checked here; its
+code never runs in the organiser's processes.
 A start has a time limit (`START_TIMEOUT`; process hosts keep their own `start_timeout`).
 This module plays no game and never writes the results folder.
 """
@@ -17,19 +19,29 @@ import random
 import signal
 import threading
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import replace
 from types import FrameType
 from typing import Any
 
 from arena.bot import BotContext, Limits
-from arena.entrants import Resolved, command_problem, resolve
+from arena.botcard import BotCard
+from arena.entrants import (
+    EntrantError,
+    Problem,
+    Resolved,
+    command_problem,
+    introduced,
+    problem,
+    resolve,
+)
 from arena.hosts.inline import BotFault, Host
 from arena.hosts.processes import ProcessLimits
 from arena.options import Options
 from arena.tournament.config import ConfigError, EntrantConfig, KeyLines, TournamentConfig
 
 __all__ = [
-    "START_TIMEOUT", "check_entrants", "entrant_problem", "start_problem",
-    "trial_context",
+    "START_TIMEOUT", "CardError", "StartError", "check_entrants", "dry_run", "entrant_problem",
+    "start_problem", "trial_context",
 ]
 
 START_TIMEOUT = ProcessLimits().start_timeout
@@ -43,14 +55,65 @@ class _StartTimeout(BaseException):
 
 def entrant_problem(entrant: Resolved, rules: str, options: Mapping[str, Any], seats: int,
                     limits: Limits, names: Sequence[str],
-                    bot_options: Mapping[str, Any] | None = None) -> str | None:
+                    bot_options: Mapping[str, Any] | None = None,
+                    host: Host | None = None) -> str | None:
     """Start an entrant once as every command hosts it (arena.entrants), for seat 0 of a
-    game of `seats`: why it did not start, or None. `bot_options` replace its own. A command
-    whose program cannot run is each caller's first check (`entrants.command_problem`), so
-    it can say where."""
+    game of `seats` (on `host`, whose process may already be up, else a new one): why it did
+    not start, or None. `bot_options` replace its own. A command whose program cannot run is
+    each caller's first check (`entrants.command_problem`), so it can say where."""
     own = dict(entrant.reference.options) if bot_options is None else bot_options
     context = trial_context(rules, options, seats, limits, own, names[:seats])
-    return start_problem(entrant.host(), context)
+    return start_problem(host or entrant.host(), context)
+
+
+def dry_run(entrant: Resolved, rules: str, options: Mapping[str, Any], seats: int,
+            limits: Limits, names: Sequence[str], who: str | None = None) -> Resolved:
+    """Start an entrant once, in its own process where it runs in one: what it says at hello
+    (its card: a file is never loaded here) is checked against these rules and its options,
+    then one game is started; return it with its card. Raise EntrantError with the one line
+    why it cannot play, in each check's words (a `Problem`'s where is in `.where`)."""
+    host = entrant.host()
+    try:
+        if entrant.mode == "process":
+            entrant = introduced(entrant, host)
+        _check_card(entrant, rules, who)
+        refused = entrant_problem(entrant, rules, options, seats, limits, names, host=host)
+        said = getattr(host, "card", None)  # a command says what it is at its start's hello
+        if entrant.mode == "command" and isinstance(said, BotCard):
+            entrant = replace(entrant, card=replace(said, origin=entrant.origin))
+            _check_card(entrant, rules, who)
+    finally:
+        _stop(host)
+    if refused is not None:
+        raise StartError(refused)
+    return entrant
+
+
+class StartError(EntrantError):
+    """An entrant said hello and passed its card's checks, but did not start for a game."""
+
+
+class CardError(EntrantError):
+    """What an entrant's card says does not fit (a rule set it does not play, an option it
+    does not take); `where` is the key of its entry that is wrong."""
+
+    def __init__(self, found: Problem) -> None:
+        super().__init__(found.message)
+        self.where = found.where
+
+
+def _check_card(entrant: Resolved, rules: str, who: str | None) -> None:
+    found = problem(entrant, rules, who)
+    if found is not None:
+        raise CardError(found)
+
+
+def _stop(host: Host) -> None:
+    """Close a host after its trial and stop its bot process, if it has one."""
+    host.close()
+    shutdown = getattr(host, "shutdown", None)
+    if shutdown is not None:
+        shutdown()
 
 
 def start_problem(host: Host, context: BotContext, timeout: float = START_TIMEOUT) -> str | None:
@@ -63,10 +126,7 @@ def start_problem(host: Host, context: BotContext, timeout: float = START_TIMEOU
     except _StartTimeout:
         return f"did not start within {timeout:.3g}s"
     finally:
-        host.close()
-        shutdown = getattr(host, "shutdown", None)
-        if shutdown is not None:
-            shutdown()
+        _stop(host)
     return None
 
 
@@ -108,42 +168,57 @@ def trial_context(
 # --- a tournament's entrants --------------------------------------------------------------
 
 
-def check_entrants(cfg: TournamentConfig, lines: KeyLines, registry: Any = None) -> None:
-    """Start every distinct entrant once; raise ConfigError at the first that cannot start."""
-    tried: set[tuple[Any, ...]] = set()
+def check_entrants(cfg: TournamentConfig, lines: KeyLines,
+                   registry: Any = None) -> tuple[Resolved, ...]:
+    """Start every distinct entrant once (a dry run); raise ConfigError at the first that
+    cannot play. Return each entrant with its card, in the config's order."""
+    tried: dict[tuple[Any, ...], Resolved] = {}
     for index, entrant in enumerate(cfg.entrants):
         key = (entrant.bot, entrant.command, entrant.options, entrant.mode)
         if key not in tried:
-            tried.add(key)
-            _check_entrant(cfg, index, entrant, lines, registry)
+            tried[key] = _check_entrant(cfg, index, entrant, lines, registry)
+    return tuple(tried[(e.bot, e.command, e.options, e.mode)] for e in cfg.entrants)
 
 
 def _check_entrant(
     cfg: TournamentConfig, index: int, entrant: EntrantConfig, lines: KeyLines, registry: Any
-) -> None:
-    """Refuse one entrant whose program cannot run or whose bot does not start."""
+) -> Resolved:
+    """Refuse one entrant whose program cannot run, whose bot does not load or say hello,
+    does not play the rules or take its options, or does not start."""
     here = ("entrants", index)
-    if entrant.command is not None:
-        problem = command_problem(entrant.command)
-        if problem is not None:
-            raise lines.error((*here, "command"), problem)
-    problem = _start(cfg, entrant, registry, entrant.options)
-    if problem is None:
-        return
-    if entrant.options and _start(cfg, entrant, registry, {}) is None:
-        raise _option_error(entrant, here, lines, problem)
-    game = f"a {cfg.rules!r} game of {cfg.format.seats} seats"
     source = "command" if entrant.command is not None else "bot"
-    raise lines.error((*here, source), f"does not start for {game}: {problem}")
+    if entrant.command is not None:
+        found = command_problem(entrant.command)
+        if found is not None:
+            raise lines.error((*here, "command"), found)
+    try:
+        return _start(cfg, entrant, resolve(entrant.reference, registry))
+    except CardError as exc:
+        raise lines.error((*here, *exc.where), str(exc)) from None
+    except StartError as exc:
+        refused = str(exc)
+    except EntrantError as exc:  # it does not load, or said no hello
+        raise lines.error((*here, source), str(exc)) from None
+    if entrant.options and _starts_plain(cfg, entrant, registry):
+        raise _option_error(entrant, here, lines, refused)
+    game = f"a {cfg.rules!r} game of {cfg.format.seats} seats"
+    raise lines.error((*here, source), f"does not start for {game}: {refused}")
 
 
-def _start(
-    cfg: TournamentConfig, entrant: EntrantConfig, registry: Any, bot_options: Mapping[str, Any]
-) -> str | None:
-    """Start the entrant once as the tournament will host it, with these bot options."""
+def _start(cfg: TournamentConfig, entrant: EntrantConfig, resolved: Resolved) -> Resolved:
+    """Dry-run the entrant once as the tournament will host it."""
     names = [entrant.name, *(e.name for e in cfg.entrants if e is not entrant)]
-    return entrant_problem(resolve(entrant.reference, registry), cfg.rules, cfg.options,
-                           cfg.format.seats, cfg.limits, names, bot_options)
+    return dry_run(resolved, cfg.rules, cfg.options, cfg.format.seats, cfg.limits, names)
+
+
+def _starts_plain(cfg: TournamentConfig, entrant: EntrantConfig, registry: Any) -> bool:
+    """Whether the entrant starts without its bot options (so they are what it refuses)."""
+    plain = replace(entrant.reference, options=())
+    try:
+        _start(cfg, entrant, resolve(plain, registry))
+    except EntrantError:
+        return False
+    return True
 
 
 def _option_error(

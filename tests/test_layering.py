@@ -22,7 +22,7 @@ PACKAGE = ROOT / "arena"
 
 LAYERS: dict[str, tuple[str, ...]] = {
     "rules": ("arena.rules", "arena.hands"),
-    "values": ("arena.options",),
+    "values": ("arena.options", "arena.botcard"),
     "referee": ("arena.referee",),
     "hosts": ("arena.hosts",),
     "plugins": ("arena.plugins", "arena.hookspecs"),

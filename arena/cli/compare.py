@@ -105,9 +105,9 @@ def compare(candidate: str, baseline: str, rules_id: str, seats: int | None,
                        parse_options(options), time_limit, trust)
         bounds = Bounds(elo0, elo1, alpha, beta)
         max_games = max_games or setup.default_max_games()
-        check(setup, bounds, max_games, load_registry())
+        cards = check(setup, bounds, max_games, load_registry())
         with _progress_bar(setup, max_games, quiet or as_json) as progress:
-            state = run_compare(setup, bounds, max_games, workers or _cores(), progress)
+            state = run_compare(setup, bounds, max_games, workers or _cores(), progress, cards)
     except EntrantError as exc:
         fail(str(exc))
     if as_json:

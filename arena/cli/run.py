@@ -11,18 +11,22 @@ from __future__ import annotations
 import shlex
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from arena.cli.main import fail, load_registry
 from arena.tournament.config import ConfigError, TournamentConfig
 
+if TYPE_CHECKING:
+    from arena.entrants import Resolved
+
 EXIT_INTERRUPTED = 130
 
 
-def _load(config: str) -> TournamentConfig:
-    """Load and check a tournament file and start each entrant once, or stop with the
-    one-line error."""
+def _load(config: str) -> tuple[TournamentConfig, tuple[Resolved, ...]]:
+    """Load and check a tournament file and start each entrant once (a dry run), or stop
+    with the one-line error; return it and each entrant with its card."""
     from arena.tournament.config_yaml import key_lines
     from arena.tournament.load import load_tournament
     from arena.trial import check_entrants
@@ -30,24 +34,38 @@ def _load(config: str) -> TournamentConfig:
     registry = load_registry()
     try:
         cfg = load_tournament(config, registry)
-        check_entrants(cfg, key_lines(config), registry)
-        return cfg
+        return cfg, check_entrants(cfg, key_lines(config), registry)
     except ConfigError as exc:
         fail(str(exc))
         raise  # unreachable: fail exits
 
 
+def card_line(name: str, entrant: Resolved) -> str:
+    """What an entrant started in its own process said it is, in one line."""
+    card = entrant.card
+    said = "said nothing about itself" if card is None else (
+        f"says it is {card.name!r}, {card.plays()}")
+    where = entrant.mode if entrant.origin == entrant.mode else f"{entrant.mode}, {entrant.origin}"
+    return f"entrant {name!r} ({where}): {said}"
+
+
 @click.command(name="validate")
 @click.argument("config", type=click.Path(dir_okay=False))
 def validate(config: str) -> None:
-    """Check a tournament file without playing: print its size, or the first problem."""
+    """Check a tournament file without playing: print its size, or the first problem.
+
+    Each entrant is started once as it will play (a dry run): a bot that is not arena's own
+    says what it is from inside its own process, one line each."""
     from arena.tournament.load import schedule_notes
     from arena.tournament.plan import Plan
 
-    cfg = _load(config)
+    cfg, entrants = _load(config)
     click.echo(f"ok: {len(cfg.entrants)} entrants, {Plan(cfg).total()} games")
     for note in schedule_notes(cfg):
         click.echo(f"note: {note}")
+    for entrant, resolved in zip(cfg.entrants, entrants, strict=True):
+        if resolved.spec is None:  # a bot arena did not load: what its dry run said
+            click.echo(card_line(entrant.name, resolved))
 
 
 @click.command(name="run")
@@ -81,7 +99,7 @@ def run(
 
     if resume and force:
         fail("--resume and --force contradict each other; choose one")
-    cfg = _load(config)
+    cfg, entrants = _load(config)
     for note in schedule_notes(cfg):  # even with --quiet: not the games the config asks for
         _note(f"note: {note}")
     for name in untrusted_inline(cfg):
@@ -98,6 +116,7 @@ def run(
             progress=progress,
             info=_note if not quiet else None,
             after=lambda folder, count: build_report(folder, workers=count),
+            cards=tuple(e.card for e in entrants),
         )
     except Interrupted as stop:
         again = shlex.join(["arena", "run", config, *(["--out", out] if out else []), "--resume"])

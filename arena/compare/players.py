@@ -14,10 +14,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from arena.botcard import BotCard
 from arena.compare.groups import CompareError, Entrant, Setup
 from arena.compare.sprt import sprt_bounds
 from arena.compare.verdict import Bounds, Tally, sprt_of
-from arena.entrants import KeptHosts, checked, resolve
+from arena.entrants import EntrantError, KeptHosts, checked, resolve
 from arena.referee import Player
 
 DEFAULT_FIELD = ("statistician", "honest", "bluffer", "random")
@@ -39,12 +40,13 @@ def check_entrant(entrant: Entrant, rules: str, registry: Any = None) -> None:
     checked(entrant, rules, registry, who=entrant.ref)
 
 
-def check_start(entrant: Entrant, setup: Setup, registry: Any = None) -> None:
+def check_start(entrant: Entrant, setup: Setup, registry: Any = None) -> BotCard | None:
     """Raise CompareError unless the bot starts, hosted as it will play, for a game of this
-    comparison: a bot that refuses its options or the rule set can only fault."""
+    comparison (a dry run: a bot in its own process says what it is at hello, from there),
+    plays its rules and takes its options; return what it said it is."""
     from arena.entrants import command_problem
     from arena.plugins import default_registry
-    from arena.trial import entrant_problem
+    from arena.trial import CardError, StartError, dry_run
 
     known = registry or default_registry()
     if entrant.command is not None:
@@ -53,11 +55,14 @@ def check_start(entrant: Entrant, setup: Setup, registry: Any = None) -> None:
             raise CompareError(f"bot {entrant.label!r}: {problem}")
     options = known.rules[setup.rules].check_options(dict(setup.options))
     names = [entrant.label, *(e.label for e in setup.field)]
-    problem = entrant_problem(resolve(entrant, known), setup.rules, options, setup.seats,
-                              setup.limits, names)
-    if problem is not None:
+    try:
+        return dry_run(resolve(entrant, known), setup.rules, options, setup.seats,
+                       setup.limits, names, who=entrant.ref).card
+    except StartError as exc:
         raise CompareError(f"bot {entrant.label!r} does not start for a {setup.rules!r} game "
-                           f"of {setup.seats} seats: {problem}")
+                           f"of {setup.seats} seats: {exc}") from None
+    except (CardError, EntrantError) as exc:
+        raise CompareError(str(exc)) from None
 
 
 def default_field(rules: str, seats: int, registry: Any = None) -> tuple[Entrant, ...]:
@@ -72,8 +77,10 @@ def default_field(rules: str, seats: int, registry: Any = None) -> tuple[Entrant
     return tuple(Entrant(mix[i % len(mix)]) for i in range(seats - 1))
 
 
-def check(setup: Setup, bounds: Bounds, max_games: int, registry: Any = None) -> None:
-    """Raise CompareError for anything that would stop the comparison before its first game."""
+def check(setup: Setup, bounds: Bounds, max_games: int,
+          registry: Any = None) -> dict[Entrant, BotCard | None]:
+    """Raise CompareError for anything that would stop the comparison before its first game;
+    return what each bot said it is at its dry run."""
     from arena.plugins import default_registry
 
     known = registry or default_registry()
@@ -85,8 +92,8 @@ def check(setup: Setup, bounds: Bounds, max_games: int, registry: Any = None) ->
         raise CompareError(
             f"--games {max_games} is less than one group ({setup.group_games} games)"
         )
-    for entrant in dict.fromkeys((setup.candidate, setup.baseline, *setup.field)):
-        check_start(entrant, setup, known)
+    return {entrant: check_start(entrant, setup, known)
+            for entrant in dict.fromkeys((setup.candidate, setup.baseline, *setup.field))}
 
 
 def _check_table(setup: Setup, registry: Any) -> None:

@@ -11,10 +11,11 @@ table: that is `arena.compare.groups`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Mapping
 from contextlib import closing
 from typing import Any
 
+from arena.botcard import BotCard
 from arena.compare.groups import (
     CompareError,
     Entrant,
@@ -28,7 +29,9 @@ from arena.compare.verdict import Bounds, Comparison, start
 from arena.options import Options
 
 
-def group_results(setup: Setup, groups: int, workers: int = 1) -> Generator[GroupResult]:
+def group_results(setup: Setup, groups: int, workers: int = 1,
+                  cards: Mapping[Entrant, BotCard | None] | None = None
+                  ) -> Generator[GroupResult]:
     """Results of groups 0..groups-1 in group order: their games are scheduled games with
     the group's seed, played by the tournament's worker on the one executor."""
     from arena.executor.local import ordered_map
@@ -36,7 +39,8 @@ def group_results(setup: Setup, groups: int, workers: int = 1) -> Generator[Grou
     from arena.tournament.worker import LostGames, game_job
 
     games = (game for index in range(groups) for game in compare_games(setup, index))
-    played = ordered_map(game_job(game_setup(setup)), games, workers, LostGames(hint="stopped"))
+    played = ordered_map(game_job(game_setup(setup, cards)), games, workers,
+                         LostGames(hint="stopped"))
     try:
         for index in range(groups):
             yield group_result(setup, index, [next(played) for _ in range(setup.group_games)])
@@ -46,14 +50,16 @@ def group_results(setup: Setup, groups: int, workers: int = 1) -> Generator[Grou
         played.close()
 
 
-def game_setup(setup: Setup) -> Any:
+def game_setup(setup: Setup, cards: Mapping[Entrant, BotCard | None] | None = None) -> Any:
     """The comparison as the tournament's worker takes it: entrants candidate, baseline,
-    then the field, each its own entrant (a command bot gets its own process per seat)."""
+    then the field, each its own entrant (a command bot gets its own process per seat), with
+    what each said it is at its dry run."""
     from arena.tournament.worker import GameSetup
 
-    entrants = tuple(_entrant_config(e) for e in (setup.candidate, setup.baseline, *setup.field))
+    seats = (setup.candidate, setup.baseline, *setup.field)
+    entrants = tuple(_entrant_config(e) for e in seats)
     return GameSetup("compare", setup.rules, Options.of(dict(setup.options)), setup.limits,
-                     entrants, None)
+                     entrants, None, tuple((cards or {}).get(e) for e in seats))
 
 
 def _entrant_config(entrant: Entrant) -> Any:
@@ -70,13 +76,17 @@ def _entrant_config(entrant: Entrant) -> Any:
 
 def run_compare(setup: Setup, bounds: Bounds | None = None,
                 max_games: int | None = None, workers: int = 1,
-                progress: Callable[[Comparison], None] | None = None) -> Comparison:
-    """Play groups until the tests decide or the next group would pass `max_games`."""
+                progress: Callable[[Comparison], None] | None = None,
+                cards: Mapping[Entrant, BotCard | None] | None = None) -> Comparison:
+    """Play groups until the tests decide or the next group would pass `max_games`; `cards`
+    are what `check` returned (else it is run here: each bot's dry run)."""
     bounds = bounds or Bounds()
     max_games = max_games or setup.default_max_games()
-    check(setup, bounds, max_games)
+    if cards is None:
+        cards = check(setup, bounds, max_games)
     state = start(setup, bounds, max_games)
-    with closing(group_results(setup, max_games // setup.group_games, workers)) as results:
+    groups = max_games // setup.group_games
+    with closing(group_results(setup, groups, workers, cards)) as results:
         for result in results:
             state = state.add(result)
             if progress is not None:

@@ -130,6 +130,15 @@ def _description(data: Mapping[str, Any] | None) -> Any:
     return None if data is None else Description.from_json(data)
 
 
+def _plain(value: Any) -> Any:
+    """A bot option's default as JSON can carry it (else as its text)."""
+    try:
+        _encode(value)
+    except (TypeError, ValueError):
+        return repr(value)[:200]
+    return value
+
+
 def _reap_orphans() -> None:
     """Collect finished helper processes a previous game left to this subreaper."""
     while True:
@@ -194,18 +203,26 @@ class BotServer:
         self.reply(message)
 
     def hello(self, message: Mapping[str, Any]) -> None:
-        """Load the bot class (the first bot code this process runs) and say its name."""
-        from arena.plugins import Registry, default_registry
+        """Load the bot class (the first bot code this process runs) and say what it is:
+        its name, rule sets, bot options with their defaults, version and summary, the card
+        the organiser knows it by (it never loads the bot itself)."""
+        from arena.plugins import PluginError, Registry, default_registry
 
         # a file or module:Class reference resolves without loading every installed plugin
         registry = Registry() if ":" in self.ref or self.ref.endswith(".py") else None
         try:
             spec = (registry or default_registry()).resolve(self.ref)
+            options = {str(k): _plain(v) for k, v in dict(spec.factory.options).items()}
+            card = {"name": spec.name, "rules": [str(r) for r in spec.rules],
+                    "options": options, "version": spec.version, "summary": spec.description}
+        except PluginError as exc:  # the organiser's words for a bot that does not load
+            self.error(str(exc).splitlines()[0][:500] if str(exc) else _message(exc))
+            return
         except Exception as exc:  # noqa: BLE001 - the bot's import failed: report it
             self.error(f"while loading {self.ref}: {_message(exc)}")
             return
         self.factory = spec.factory
-        self.reply({"type": "hello", "protocol": PROTOCOL, "name": spec.name})
+        self.reply({"type": "hello", "protocol": PROTOCOL, **card})
 
     def start(self, message: Mapping[str, Any]) -> None:
         """Build a fresh bot for this game from the context sent."""

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Self
 
 from arena.bot import BotContext, GameEnd
+from arena.botcard import BotCard, read_card
 from arena.hosts import wire
 from arena.hosts.codec import CodecError, action_from_json
 from arena.hosts.inline import BotFault, printable
@@ -47,6 +48,8 @@ from arena.rules.base import Event, Observation
 __all__ = ["CommandHost", "PipeHost", "ProcessHost", "ProcessLimits"]
 
 
+LOAD_HINT = ("loading the bot did not finish (its module-level code runs as it is loaded, in "
+             "its own process, under its limits).")
 HELLO_HINT = ("the program runs but said nothing: does it flush stdout after each line "
               "(print(..., flush=True), fflush(stdout)), and does it name its files by "
               "absolute path (it runs in an empty folder)?")
@@ -68,6 +71,8 @@ class PipeHost(PipeLines):
     """What ProcessHost and CommandHost share: the protocol, the clock and the fault policy."""
 
     mode = "pipe"
+    hello_hint = HELLO_HINT
+    """What a missing hello most likely means, for the bot's author."""
     sweeps_helpers = False
     """Whether helper processes the bot leaves running are killed at the end of each game."""
 
@@ -85,6 +90,8 @@ class PipeHost(PipeLines):
         self.last_reply: str | None = None
         """The text of the bot's last reply to a decision (what an illegal answer was)."""
         self.refused: BotFault | None = None
+        self.card: BotCard | None = None
+        """What the bot said about itself at hello (None until its process said it)."""
         """Why the bot's process could not be started (no hello): every later game faults
         at once with it, instead of waiting for a hello again."""
 
@@ -242,11 +249,17 @@ class PipeHost(PipeLines):
 
     def _spawn(self) -> None:
         """Start the process and exchange hellos; a failure here is kept for later games."""
+        if self.refused is not None:
+            raise BotFault(self.refused.kind, self.refused.message, self.refused.sent)
         try:
             self._hello()
         except BotFault as fault:
-            self.refused = fault
-            raise
+            self.refused = BotFault(fault.kind, self._shown(fault.message), fault.sent)
+            raise self.refused from None
+
+    def _shown(self, message: str) -> str:
+        """A fault at hello in the user's words (a bot file named as the user wrote it)."""
+        return message
 
     def _hello(self) -> None:
         self._stderr_mark = 0  # a new process: all it writes belongs to this game
@@ -256,14 +269,31 @@ class PipeHost(PipeLines):
             raise self._fail("crash", f"cannot start the bot process: {exc}") from None
         self._send(wire.line({"type": "hello", "protocol": PROTOCOL, "bot": self._reference()}),
                    time.monotonic() + self.limits.start_timeout)
-        hello = self._expect("hello", self.limits.start_timeout, HELLO_HINT)
+        hello = self._expect("hello", self.limits.start_timeout, self.hello_hint)
         if hello.get("protocol") not in SPOKEN:
             raise self._fail("protocol", f"speaks protocol {brief(hello.get('protocol'))}, "
                                          f"the referee speaks {' or '.join(map(str, SPOKEN))}",
                              sent=self.last_reply)
         self.protocol = hello["protocol"]
-        self.name = printable(str(hello.get("name", ""))[:100])
+        self.card = self._card(hello)
+        self.name = self.card.name
         self.process.locate()
+
+    def _card(self, hello: dict[str, Any]) -> BotCard:
+        """What the bot said about itself at hello: a field it sent in a form arena cannot
+        read is a protocol fault, a field it left out is not said."""
+        card = read_card(hello, printable)
+        if isinstance(card, str):
+            raise self._fail("protocol", f"sent a hello whose {card}", sent=self.last_reply)
+        return card
+
+    def introduce(self) -> BotCard:
+        """Start the bot's process if it is not running, and return what it said at hello
+        (the start-up timeout holds); raise BotFault with why it did not say hello."""
+        if self.process is None or self.card is None:
+            self._spawn()
+        assert self.card is not None
+        return self.card
 
     def _reference(self) -> str:
         config = self.launch_config()
@@ -285,12 +315,20 @@ class ProcessHost(PipeHost):
     behind the trusted launcher; the process is reused across the games of one worker."""
 
     mode = "process"
+    hello_hint = LOAD_HINT
     sweeps_helpers = True  # the launcher is the bot: anything it started belongs to one game
 
     def __init__(self, bot: str, limits: ProcessLimits | None = None) -> None:
         super().__init__(limits)
+        self.written = bot
         self.bot = _absolute_reference(bot)
         self._path = [str(Path(p or ".").resolve()) for p in sys.path]
+
+    def _shown(self, message: str) -> str:
+        """The launcher names a bot file by its absolute path: name it as the user did."""
+        file, written = (ref.partition(".py:")[0].removesuffix(".py")
+                         for ref in (self.bot, self.written))
+        return message.replace(file + ".py", written + ".py") if file != written else message
 
     def launch_config(self) -> dict[str, Any]:
         """Serve the bot class found by its reference, importing like this process does."""

@@ -92,7 +92,7 @@ def load_tournament(
     cfg = load_config(
         path,
         rules=rule_infos(registry),
-        bot_problem=registry.problem,
+        bot_problem=lambda ref: entrants.reference_problem(ref, registry),
         known_bots=registry.names(),
     )
     lines = key_lines(path)
@@ -105,8 +105,15 @@ def load_tournament(
 def _check_entrant(
     cfg: TournamentConfig, index: int, entrant: EntrantConfig, registry: Registry, lines: KeyLines
 ) -> None:
-    """Refuse an entrant whose bot does not play the rules or take its options."""
-    found = entrants.problem(entrants.resolve(entrant.reference, registry), cfg.rules)
+    """Refuse an entrant whose bot does not play the rules or take its options, as far as
+    its card is known here (a bot in its own process says it at its dry run, arena.trial);
+    a bot file run inline is loaded here, as the user asked."""
+    where = ("entrants", index, "command" if entrant.command is not None else "bot")
+    try:
+        resolved = entrants.resolve(entrant.reference, registry)
+    except entrants.EntrantError as exc:
+        raise lines.error(where, str(exc)) from None
+    found = entrants.problem(resolved, cfg.rules)
     if found is not None:
         raise lines.error(("entrants", index, *found.where), found.message)
 

@@ -42,6 +42,7 @@ from typing import Any
 
 import yaml
 
+from arena.botcard import BotCard
 from arena.executor.local import Executor
 from arena.plugins import default_registry
 from arena.tournament import results as folder_files
@@ -104,6 +105,7 @@ def run_tournament(
     progress: bool = False,
     info: Callable[[str], None] | None = None,
     after: Callable[[Path, int], object] | None = None,
+    cards: tuple[BotCard | None, ...] = (),
 ) -> RunReport:
     """Play a whole tournament into its results folder; with `resume`, only what is missing.
 
@@ -112,6 +114,7 @@ def run_tournament(
 
     Raises TournamentError (FolderLocked, changed config, games already there) before any
     game starts, and Interrupted on Ctrl-C or SIGTERM with every finished game kept.
+    `cards`, by entrant, are what their dry runs said (arena.trial), passed to the workers.
     """
     folder = Path(out if out is not None else (cfg.output or f"results/{cfg.name}"))
     count = workers or cfg.workers or os.cpu_count() or 1
@@ -125,7 +128,7 @@ def run_tournament(
     try:
         with folder_files.locked(folder):
             recorded = _prepare(folder, as_run, resume=resume, force=force)
-            report = _Run(as_run, folder, count, progress, info or _quiet).play(recorded)
+            report = _Run(as_run, folder, count, progress, info or _quiet, cards).play(recorded)
             if after is not None:
                 after(folder, count)
             return report
@@ -201,6 +204,7 @@ class _Run:
         workers: int,
         progress: bool,
         info: Callable[[str], None],
+        cards: tuple[BotCard | None, ...] = (),
     ) -> None:
         self.cfg, self.folder, self.workers = cfg, folder, workers
         self.plan = Plan(cfg)
@@ -210,7 +214,8 @@ class _Run:
         self.executor: Executor | None = None
         self.lost = LostGames(info)
         replays = str((folder / folder_files.REPLAYS).resolve()) if cfg.replays else None
-        self.setup = GameSetup(cfg.name, cfg.rules, cfg.options, cfg.limits, cfg.entrants, replays)
+        self.setup = GameSetup(cfg.name, cfg.rules, cfg.options, cfg.limits, cfg.entrants, replays,
+                               cards)
 
     def play(self, recorded: list[tuple[str, Placements]]) -> RunReport:
         missing = self.total - len(recorded)

@@ -1,6 +1,7 @@
 """One game of a tournament, played in a worker: the executor's job for a tournament.
 
-`game_job(setup)` is what each worker process runs: bots resolved once per worker, built
+`game_job(setup)` is what each worker process runs: bots resolved once per worker (a bot
+that runs in its own process is never loaded here: its card comes in the setup), built
 fresh for every game, their results sent back as `Played` (placements and the games.jsonl
 line). `LostGames` decides what happens to a game whose worker died: played again, and after
 LIVES deaths recorded as a `crash` of the inline seat whose bot call it died in (each inline
@@ -20,6 +21,7 @@ from typing import Any
 
 from arena import entrants
 from arena.bot import Limits
+from arena.botcard import BotCard
 from arena.executor.local import Death, Job
 from arena.executor.serve import mark, marked
 from arena.hosts.inline import BotFault, Host
@@ -46,6 +48,9 @@ class GameSetup:
     entrants: tuple[EntrantConfig, ...]
     replays: str | None
     """Absolute folder for replay files, or None when replays are off."""
+    cards: tuple[BotCard | None, ...] = ()
+    """By entrant, what it said it is at its dry run (arena.trial), if it had one: a worker
+    never loads a bot that runs in its own process."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +69,9 @@ class _Worker:
         registry = registry or default_registry()
         self.setup = setup
         self.ruleset = registry.rules[setup.rules]
-        self.entrants = tuple(entrants.resolve(e.reference, registry) for e in setup.entrants)
+        cards = setup.cards or (None,) * len(setup.entrants)
+        self.entrants = tuple(entrants.resolve(e.reference, registry, card)
+                              for e, card in zip(setup.entrants, cards, strict=True))
         self.limits = setup.limits
         self.options = setup.options.dict()
         self.replays = None if setup.replays is None else Path(setup.replays)

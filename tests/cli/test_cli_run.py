@@ -483,12 +483,15 @@ class Homebody(arena.Bot):
 
 def test_a_worker_that_cannot_start_stops_the_run_with_one_line(tmp_path: Path) -> None:
     (tmp_path / "homebody.py").write_text(WORKER_ONLY)
-    config = _write(tmp_path, SMALL.replace("  - random\n", "  - bot: homebody.py\n", 1))
+    # trusted: run inline, so every worker loads it (untrusted, no worker ever does)
+    entrant = "  - {bot: homebody.py, mode: inline}\n"
+    config = _write(tmp_path, SMALL.replace("  - random\n", entrant, 1))
     command = [sys.executable, "-m", "arena", "run", str(config), "--out", "out",
                "--workers", "2", "-q"]  # fmt: skip
     done = subprocess.run(command, cwd=tmp_path, capture_output=True, timeout=30, check=False)
     assert (done.returncode, done.stdout) == (2, b"")
-    error = done.stderr.decode()
+    warning, _, error = done.stderr.decode().partition("\n")
+    assert warning.startswith("arena: warning: entrant 'homebody' runs inline")
     assert error.count("\n") == 1, error
     assert error.startswith("arena: error: a worker could not start: ")
     assert error.endswith("homebody.py: RuntimeError: this bot cannot load in a worker\n")

@@ -157,7 +157,9 @@ def test_a_dice_only_command_bot_is_refused_in_a_cards_tournament(tmp_path: Path
     script = _write(tmp_path / "dice_only.py", DICE_ONLY)
     command = f'["{sys.executable}", "{script}"]'
     ok = _invoke("validate", _command_config(tmp_path, command, "dice"))
-    assert (ok.exit_code, ok.stdout, ok.stderr) == (0, "ok: 3 entrants, 3 games\n", "")
+    assert (ok.exit_code, ok.stderr) == (0, "")
+    assert ok.stdout == ("ok: 3 entrants, 3 games\n"  # what its dry run said, one line
+                         "entrant 'theirs' (command): says it is 'dice-only', rule sets not said\n")
     config = _command_config(tmp_path, command, "cards")
     error = _refused(config, tmp_path / "out")
     assert error.startswith(
@@ -196,7 +198,10 @@ def test_an_entrant_that_starts_passes_in_every_mode(tmp_path: Path) -> None:
             alias: example
     """)
     result = _invoke("validate", config)
-    assert (result.exit_code, result.stdout, result.stderr) == (0, "ok: 3 entrants, 6 games\n", "")
+    assert (result.exit_code, result.stderr) == (0, "")
+    assert result.stdout == ("ok: 3 entrants, 6 games\n"
+                             "entrant 'example' (command): says it is 'example-py', rule sets "
+                             "not said\n")
     assert leftovers() == []
 
 
@@ -261,7 +266,10 @@ def test_a_bot_file_is_found_relative_to_the_config_file(
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)
     result = _invoke("validate", config)
-    assert (result.exit_code, result.stdout, result.stderr) == (0, "ok: 2 entrants, 2 games\n", "")
+    assert (result.exit_code, result.stderr) == (0, "")
+    assert result.stdout == (f"ok: 2 entrants, 2 games\nentrant 'mine' (process, file "
+                             f"{tmp_path}/contest/mine.py): says it is 'mine', plays dice, "
+                             "dice-cards, cards\n")
     ran = _invoke("run", config, "--out", tmp_path / "out", "-q", "--workers", "1")
     assert ran.exit_code == 0, ran.output
     games = (tmp_path / "out" / "games.jsonl").read_text().splitlines()
@@ -344,4 +352,7 @@ def test_an_entrant_is_started_with_the_configs_time_limits(tmp_path: Path) -> N
         limits: {{decision: 0.5, game: 7, wall_factor: 3}}
     """)
     result = _invoke("validate", config)
-    assert (result.exit_code, result.stdout, result.stderr) == (0, "ok: 2 entrants, 2 games\n", "")
+    assert (result.exit_code, result.stderr) == (0, "")
+    assert result.stdout == ("ok: 2 entrants, 2 games\n"
+                             "entrant 'checker' (command): says it is 'limits-checker', rule "
+                             "sets not said\n")
