@@ -168,7 +168,8 @@ class BotProcess:
             popen = subprocess.Popen(
                 argv,
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                cwd=folder, env=_clean_env("/tmp" if sandbox else folder, token),
+                cwd=folder, env=sandbox.environment(_clean_env("/tmp", token)) if sandbox
+                else _clean_env(folder, token),
                 start_new_session=True, bufsize=0, pass_fds=sandbox.fds if sandbox else (),
             )
         except OSError:

@@ -43,6 +43,9 @@ ETC = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alterna
        "/etc/localtime", "/etc/ssl/openssl.cnf")
 TMP_BYTES = 64 * 1024 * 1024
 SHM_BYTES = 16 * 1024 * 1024
+PATH = os.pathsep.join([os.path.dirname(sys.executable), "/usr/local/bin", "/usr/bin", "/bin"])
+"""A command's PATH in the sandbox: this interpreter's folder first (`python3` is the Python
+arena runs on, never a shim whose tool the sandbox does not show), then the system's."""
 CAPS_FOR_SETPRIV = ("CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP")
 """All bubblewrap keeps as root, for setpriv to change to the bot's uid and drop them too."""
 
@@ -191,6 +194,10 @@ class Sandbox:
         fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
         return ["--perms", "0555", "--ro-bind-data", self._fd(fd), path]
 
+    def environment(self, env: Mapping[str, str]) -> dict[str, str]:
+        """The bot's environment in the sandbox: `env` with the sandbox's PATH."""
+        return {**env, "PATH": PATH}
+
     def close_fds(self) -> None:
         """Close the descriptors bubblewrap has inherited (after it started)."""
         for fd in self.fds:
@@ -225,7 +232,7 @@ def exposed_for(config: Mapping[str, Any]) -> list[str]:
         return []
     from shutil import which
 
-    program = which(str(command[0]))
+    program = which(str(command[0]), path=PATH)
     paths = [program] if program else []
     words = [w for a in command[1:] for w in str(a).split()]  # `sh -c "python /x/bot.py"` too
     paths += [w for w in (w.strip(";&|()'\"") for w in words)

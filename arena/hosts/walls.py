@@ -29,6 +29,7 @@ NEEDS: Mapping[str, tuple[str, ...]] = {
 }
 """The walls each level refuses to start without."""
 CGROUP_ROOT = Path("/sys/fs/cgroup")
+USER_NAMESPACES = Path("/proc/sys/user/max_user_namespaces")
 CGROUP_CONTROLLERS = ("memory", "pids", "cpu")
 """The controllers strict needs: total memory, tasks, CPU share and usage."""
 
@@ -82,7 +83,7 @@ def bubblewrap() -> Wall:
 def user_namespaces() -> Wall:
     """Whether unprivileged users may make user namespaces (bubblewrap needs them for non-root)."""
     try:
-        count = int(Path("/proc/sys/user/max_user_namespaces").read_text())
+        count = int(USER_NAMESPACES.read_text())
     except (OSError, ValueError):
         count = 0
     return Wall("userns", "user namespaces", count > 0, f"max {count}",

@@ -174,7 +174,8 @@ def test_dev_shm_left_by_one_bot_process_is_gone_for_the_next() -> None:
 
 
 @pytest.mark.parametrize(("mode", "signal_name"),
-                         [("segv", "SIGSEGV"), ("term", "SIGTERM"), ("abort", "SIGABRT")])
+                         [("segv", "SIGSEGV"), ("term", "SIGTERM"), ("abort", "SIGABRT"),
+                          ("x32", "SIGSYS")])
 def test_a_command_bot_that_signals_itself_dies_of_that_signal(
         mode: str, signal_name: str) -> None:
     host = CommandHost([sys.executable, zoo("self_signal.py"), mode], LIMITS)
@@ -206,3 +207,20 @@ def test_a_bot_runs_in_an_empty_private_tmp_with_a_clean_environment(
     assert report["cwd"] == "/tmp" and report["files"] == []
     assert "ARENA_SECRET_FOR_TEST" not in report["env"]
     assert report["limits"]["RLIMIT_AS"] == [LIMITS.memory] * 2
+
+
+def _uid(pid: int | None) -> int:
+    return Path(f"/proc/{pid}").stat().st_uid
+
+
+def test_as_root_each_bot_process_at_a_table_runs_as_its_own_unprivileged_uid() -> None:
+    require(walls.level().uses("uids"), "one uid per bot needs root and setpriv")
+    hosts = [ProcessHost(zoo("inspector.py"), LIMITS) for _ in range(3)]
+    try:
+        play_game("dice", [Player(f"i{n}", h) for n, h in enumerate(hosts)], seed=1)
+        uids = [_uid(h.process.handle.bot_pid) for h in hosts if h.process is not None]
+    finally:
+        for host in hosts:
+            host.shutdown()
+    assert len(set(uids)) == 3
+    assert all(61000 <= uid < 65000 for uid in uids)

@@ -4,6 +4,7 @@ program can (issue 13, item 9), chosen by its first argument:
   segv    raise(SIGSEGV)             -> crash, killed by SIGSEGV
   term    kill(getpid(), SIGTERM)    -> crash, killed by SIGTERM
   abort   abort()                    -> crash, killed by SIGABRT
+  x32     getpid through the x32 ABI     -> crash, killed by SIGSYS (seccomp: a foreign ABI)
 
 If the signal is dropped (a bot that is PID 1 of its namespace), it answers as if nothing had
 happened, and the game shows no fault.
@@ -32,6 +33,8 @@ def hurt_myself() -> None:
         os.kill(os.getpid(), signal.SIGTERM)
     elif MODE == "abort":
         os.abort()
+    elif MODE == "x32":
+        ctypes.CDLL(None).syscall(0x40000000 | 39)
 
 
 for line in sys.stdin:
