@@ -65,7 +65,8 @@ def test_a_bot_that_unmounts_proc_sees_no_other_process_and_cannot_jam_a_pipe(
         "umount": "Operation not permitted", "mount": "Operation not permitted",
         "unshare": "Operation not permitted", "visible": 0, "referee_cmdline": False,
         "secret": False, "other_bots": 0, "memory": 0, "ptrace": [], "vm_readv": [],
-        "pipes_jammed": 0, "signal_referee": "No such process"}
+        "pipes_jammed": 0, "signal_referee": "No such process",
+        "ptrace_parent": "Operation not permitted", "vm_readv_parent": "Operation not permitted"}
 
 
 def test_a_bot_reads_and_writes_nothing_outside_its_own_file_and_its_tmp(
@@ -159,6 +160,19 @@ def test_two_bots_at_one_table_pass_nothing_over_sockets_or_dev_shm() -> None:
     assert not Path(f"/dev/shm/arena-collude-{tag}").exists()
     with socket.socket(socket.AF_UNIX) as probe, pytest.raises(OSError):
         probe.connect(f"\0arena-{tag}")  # nothing listens in the host's namespace either
+
+
+def test_an_entrant_allowed_the_network_may_use_loopback_tcp() -> None:
+    tag, port = f"w{os.getpid()}", random.randrange(20000, 40000)
+    walled = replace(LIMITS, network=True)
+    tell = ProcessHost(zoo("colluder.py"), walled)
+    listen = ProcessHost(zoo("colluder.py"), walled)
+    _play([Player("tell", tell, options={"role": "tell", "port": port, "tag": tag}),
+           Player("listen", listen, options={"role": "listen", "port": port, "tag": tag})])
+    assert _reports(tell, "TOLD")[0]["tcp"] == "ok"
+    heard = _reports(listen, "COLLUDE")
+    assert heard and all(h["tcp"].startswith("[") for h in heard)  # its hand, as JSON
+    assert all(h["shm"].startswith("error") for h in heard)  # /dev/shm stays its own
 
 
 def test_dev_shm_left_by_one_bot_process_is_gone_for_the_next() -> None:

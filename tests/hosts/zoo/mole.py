@@ -105,6 +105,8 @@ def dig(referee: int, secret: str) -> dict[str, Any]:
         "ptrace": sorted({_call(libc.ptrace(PTRACE_ATTACH, pid, None, None)) for pid in bots}),
         "vm_readv": sorted({_vm_read(pid) for pid in bots}),
         "pipes_jammed": _jam_pipes(bots),
+        "ptrace_parent": _call(libc.ptrace(PTRACE_ATTACH, os.getppid(), None, None)),
+        "vm_readv_parent": _vm_read(os.getppid()),
         "mount": _call(libc.mount(b"proc", b"/proc", b"proc", 0, None)),
         "unshare": _call(libc.unshare(CLONE_NEWUSER | CLONE_NEWNS)),
     }
