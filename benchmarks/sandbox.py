@@ -17,10 +17,10 @@ import statistics
 import time
 from typing import Any
 
+from arena import play_game
 from arena.bot import BotContext, GameEnd, Limits
 from arena.hosts.pipe import ProcessHost, ProcessLimits
 from arena.hosts.walls import level as find_level
-from arena import play_game
 from arena.referee import Player
 from arena.rules import RULESETS
 from arena.rules.actions import Action
