@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
+from needs import require
 
 from arena.cli.main import cli
 from arena.hosts import landlock, seccomp, walls
@@ -138,3 +139,27 @@ def test_the_level_used_is_printed_and_written_in_the_replays_and_the_saved_conf
     assert {s["name"]: s.get("isolation") for game in seats for s in game} == {
         "random": None, "inspector": used}
     assert f"isolation: {used}\n" in (out / "config.yaml").read_text()
+
+
+def test_standard_without_libseccomp_is_refused_naming_it(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setattr(seccomp, "library", lambda: None)
+    monkeypatch.setattr(seccomp, "filter_bpf", seccomp.filter_bpf.__wrapped__)
+    result = _invoke("validate", _config(tmp_path), "--isolation", "standard")
+    assert result.exit_code == 2
+    assert result.output == ("arena: error: isolation standard needs seccomp, which is missing "
+                             "here (libseccomp not found): apt-get install libseccomp2\n")
+
+
+def test_without_landlock_the_default_is_standard_and_a_bot_still_plays_walled_in(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    require(walls.strongest() != "none", "bubblewrap and libseccomp are needed here")
+    monkeypatch.setattr(landlock, "abi", lambda: 0)
+    walls.survey.cache_clear()
+    assert "level: standard: " in _invoke("doctor").output
+    out = tmp_path / "out"
+    result = _invoke("run", _config(tmp_path), "--out", out, "--workers", "1")
+    assert result.exit_code == 0, result.output
+    assert "arena: isolation: standard (bubblewrap" in result.stderr
+    seats = read_replay(next(out.glob("replays/*.json.gz"))).header["entrants"]
+    assert seats[1]["isolation"] == "standard"
