@@ -107,9 +107,12 @@ def _system_args() -> list[str]:
 
 
 def python_folders() -> list[str]:
-    """The interpreter's prefixes (the venv's and its base), outside the system folders."""
+    """The interpreter's prefixes (the venv's and its base) and any other site-packages on
+    its path (the user's), outside the system folders: where installed plugins live."""
     found: list[str] = []
-    for prefix in (sys.base_prefix, sys.prefix, os.path.dirname(os.path.realpath(sys.executable))):
+    sites = [p for p in sys.path if p.endswith(("site-packages", "dist-packages"))]
+    for prefix in (sys.base_prefix, sys.prefix, os.path.dirname(os.path.realpath(sys.executable)),
+                   *filter(os.path.isdir, sites)):
         real = os.path.realpath(prefix)
         if not _under(real, SYSTEM) and not _under(real, found):
             found.append(real)
@@ -141,7 +144,8 @@ class Sandbox:
         """The full command line: bubblewrap, (setpriv to the bot's uid), then the launcher
         with its config, which finds arena under ROOT and walls itself in with Landlock."""
         landlock = {"network": self.network} if self.level.uses("landlock") else None
-        config = {**launch, "path": [ROOT], "landlock": landlock}
+        sites = [p for p in sys.path if p.endswith(("site-packages", "dist-packages"))]
+        config = {**launch, "path": [ROOT, *sites], "landlock": landlock}
         return [*self.prefix, python, "-I", "-B", "-u", LAUNCHER, json.dumps(config)]
 
     def _fd(self, fd: int) -> str:
