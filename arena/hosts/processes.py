@@ -35,9 +35,8 @@ from arena.hosts.process_tree import (
     namespace_prefix,
     note_started,
     stop_all,
-    terminate,
 )
-from arena.hosts.sandbox import Sandbox, exposed_for
+from arena.hosts.sandbox import Sandbox, end_sandboxed, exposed_for
 
 KiB = 1024
 MiB = KiB * KiB
@@ -131,15 +130,6 @@ def _clean_env(folder: str, token: str) -> dict[str, str]:
     }
 
 
-def _end(handle: ProcessHandle, sandbox: Sandbox | None) -> None:
-    """Kill the bot's processes, then give back its sandbox's uid."""
-    try:
-        terminate(handle)
-    finally:
-        if sandbox is not None:
-            sandbox.release()
-
-
 class BotProcess:
     """One bot process and its pipes: reads capped lines with deadlines, drains stderr into a
     bounded tail, reads the process's CPU time, and kills its whole tree."""
@@ -181,7 +171,7 @@ class BotProcess:
             if sandbox is not None:
                 sandbox.close_fds()
         self.handle = ProcessHandle(popen, token, folder, self.namespace)
-        self._finalizer = weakref.finalize(self, _end, self.handle, sandbox)
+        self._finalizer = weakref.finalize(self, end_sandboxed, self.handle, sandbox)
         assert popen.stdin and popen.stdout and popen.stderr
         self.input, self.output, self.errors = (
             popen.stdin.fileno(), popen.stdout.fileno(), popen.stderr.fileno())
