@@ -1,5 +1,6 @@
 """Bot processes: one started behind the trusted launcher with a clean environment, an empty
-folder, resource limits and, where the kernel allows it, its own PID namespace; its pipes read
+folder, resource limits and, at isolation strict or standard, in the bubblewrap sandbox of
+`arena.hosts.sandbox` (at none, its own PID namespace where the kernel allows it); its pipes read
 without blocking the referee; its CPU time; and its whole process tree killed (finding and
 stopping the tree's processes is `arena.hosts.process_tree`'s).
 

@@ -23,7 +23,6 @@ import fcntl
 import importlib.util
 import json
 import os
-import random
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -56,9 +55,7 @@ class UidLease:
 
     def __init__(self, locks: Path = UID_LOCKS) -> None:
         locks.mkdir(mode=0o700, parents=True, exist_ok=True)
-        start = random.randrange(len(UIDS))
-        for step in range(len(UIDS)):
-            uid = UIDS[(start + step) % len(UIDS)]
+        for uid in UIDS:  # the lowest free one: only the lock keeps two referees apart
             fd = os.open(locks / str(uid), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

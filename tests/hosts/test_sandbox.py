@@ -238,3 +238,37 @@ def test_as_root_each_bot_process_at_a_table_runs_as_its_own_unprivileged_uid() 
             host.shutdown()
     assert len(set(uids)) == 3
     assert all(61000 <= uid < 65000 for uid in uids)
+
+
+OTHER_REFEREE = """
+import sys
+from arena import play_game
+from arena.hosts.pipe import ProcessHost, ProcessLimits
+from arena.referee import Player
+hosts = [ProcessHost(sys.argv[1], ProcessLimits(start_timeout=20.0)) for _ in range(3)]
+play_game("dice", [Player(f"i{n}", h) for n, h in enumerate(hosts)], seed=2)
+print(" ".join(str(h.process.handle.bot_pid) for h in hosts), flush=True)
+sys.stdin.read()
+for host in hosts:
+    host.shutdown()
+"""
+
+
+def test_two_referees_on_one_machine_never_give_two_live_bots_one_uid() -> None:
+    require(walls.level().uses("uids"), "one uid per bot needs root and setpriv")
+    import subprocess
+
+    other = subprocess.Popen([sys.executable, "-c", OTHER_REFEREE, zoo("inspector.py")],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    hosts = [ProcessHost(zoo("inspector.py"), LIMITS) for _ in range(3)]
+    try:
+        assert other.stdout is not None
+        theirs = [int(pid) for pid in other.stdout.readline().split()]
+        play_game("dice", [Player(f"i{n}", h) for n, h in enumerate(hosts)], seed=1)
+        ours = [h.process.handle.bot_pid for h in hosts if h.process is not None]
+        uids = [_uid(pid) for pid in [*theirs, *ours]]
+    finally:
+        for host in hosts:
+            host.shutdown()
+        other.communicate("", timeout=30)
+    assert len(uids) == 6 and len(set(uids)) == 6
