@@ -173,6 +173,8 @@ class Level:
         words = [w.detail if w.key in ("bubblewrap", "landlock") else
                  w.detail.split(" (")[0] if w.key == "cgroups" else w.name
                  for w in self.walls]
+        if not self.uses("cgroups"):
+            words.append("rlimits, no cgroups")
         if not self.uses("uids"):
             words.append("one uid for all bots")
         return f"{self.name} ({', '.join(words)})"
