@@ -24,13 +24,16 @@ from collections import OrderedDict
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from arena.botcard import BotCard
 from arena.hosts.inline import BotFault, Host, InlineHost
 from arena.options import Options
 from arena.plugins import BotSpec, PluginError, Registry, default_registry
 from arena.referee import Player, as_player
+
+if TYPE_CHECKING:
+    from arena.hosts.processes import ProcessLimits
 
 Mode = Literal["inline", "process", "command"]
 Kind = Literal["name", "file", "module", "command"]
@@ -56,6 +59,9 @@ class Reference:
     ref: str
     options: tuple[tuple[str, Any], ...] = ()
     mode: Mode | None = None
+    isolation: str | None = None
+    """The sandbox level of a process or command (arena.hosts.walls; None: the strongest)."""
+    network: bool = False
 
     @classmethod
     def parse(cls, text: str, mode: Mode | None = None) -> Reference:
@@ -135,13 +141,19 @@ class Resolved:
         if self.mode == "process" and self.reference.kind != "command":
             from arena.hosts.pipe import ProcessHost
 
-            return ProcessHost(self.reference.ref)
+            return ProcessHost(self.reference.ref, self.limits())
         command = self.reference.command
         if self.mode == "command" and command:
             from arena.hosts.pipe import CommandHost
 
-            return CommandHost(command)
+            return CommandHost(command, self.limits())
         raise EntrantError(f"bot {self.reference.label!r}: mode {self.mode!r} cannot be hosted")
+
+    def limits(self) -> ProcessLimits:
+        """A bot process's limits, with the entrant's isolation level and network access."""
+        from arena.hosts.pipe import ProcessLimits
+
+        return ProcessLimits(isolation=self.reference.isolation, network=self.reference.network)
 
     def player(self, host: Host, name: str | None = None) -> Player:
         """The seat's Player on this host, named as given (else by the bot's label)."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import signal
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from arena.bot import Limits
@@ -66,7 +67,7 @@ class TerminalHost(InlineHost):
 
 
 def make_players(refs: Sequence[str], rules_id: str, hosts: KeptHosts,
-                 trust: bool = False) -> list[Player]:
+                 trust: bool = False, isolation: str | None = None) -> list[Player]:
     """Resolve bot references as every command reads them (names, FILE.py, module:Class,
     `cmd:PROGRAM ARGS`, each with `?key=value` bot options), and 'human', into players
     hosted by the trust policy (`trust`: every Python bot inline)."""
@@ -79,7 +80,7 @@ def make_players(refs: Sequence[str], rules_id: str, hosts: KeptHosts,
             continue
         try:
             reference = Reference.parse(ref)
-            reference = reference.trusted() if trust else reference
+            reference = reference.trusted() if trust else replace(reference, isolation=isolation)
             entrant = resolve(reference)
         except EntrantError as exc:
             raise PlayError(str(exc)) from None
@@ -124,7 +125,8 @@ def check_starts(players: Sequence[Player], rules_id: str, options: dict[str, An
 
 def play_in_terminal(rules_id: str, refs: Sequence[str], seed: int, options: dict[str, Any],
                      time_limit: float | None, reveal: bool,
-                     echo: Callable[[str], None], trust: bool = False) -> None:
+                     echo: Callable[[str], None], trust: bool = False,
+                     isolation: str | None = None) -> None:
     """Play and narrate one game; humans see their own private events only."""
     echo = guard_pipe(echo)
     try:
@@ -136,16 +138,16 @@ def play_in_terminal(rules_id: str, refs: Sequence[str], seed: int, options: dic
     limit = time_limit or 1.0
     hosts = KeptHosts()
     try:
-        _play(ruleset, refs, seed, options, limit, reveal, echo, trust, hosts)
+        _play(ruleset, refs, seed, options, limit, reveal, echo, trust, hosts, isolation)
     finally:
         hosts.close()
 
 
 def _play(ruleset: RuleSet, refs: Sequence[str], seed: int, options: dict[str, Any],
           limit: float, reveal: bool, echo: Callable[[str], None], trust: bool,
-          hosts: KeptHosts) -> None:
+          hosts: KeptHosts, isolation: str | None = None) -> None:
     """Seat, start, play and narrate the game on these kept hosts."""
-    players = make_players(refs, ruleset.id, hosts, trust)
+    players = make_players(refs, ruleset.id, hosts, trust, isolation)
     check_starts(players, ruleset.id, options, Limits(decision=limit))
     humans = [seat for seat, ref in enumerate(refs) if ref == "human"]
     viewer = humans[0] if len(humans) == 1 else (None if reveal and not humans else -1)

@@ -142,7 +142,8 @@ def test_a_bot_file_runs_in_its_own_process_unless_trusted(tmp_path: Path) -> No
 
 def test_arena_play_runs_a_bot_file_in_its_own_process(tmp_path: Path) -> None:
     path, log = _bot(tmp_path)
-    result = CliRunner().invoke(cli, ["play", "--bots", f"{path},random", "--seed", "2"])
+    result = CliRunner().invoke(cli, ["play", "--bots", f"{path},random", "--seed", "2",
+                                      "--isolation", "none"])  # it writes beside its file
     assert result.exit_code == 0, result.output
     assert _starts(log) and not _starts(log) & _here()
     assert {seen for _, seen in _starts(log)} == {"clean"}
@@ -158,7 +159,8 @@ def test_arena_play_runs_a_trusted_bot_file_inline(tmp_path: Path) -> None:
 @pytest.mark.parametrize("trust", [False, True])
 def test_arena_compare_hosts_a_bot_file_by_the_same_policy(tmp_path: Path, trust: bool) -> None:
     path, log = _bot(tmp_path)
-    args = ["compare", str(path), "random", "--games", "2", "--workers", "1", "-q"]
+    args = ["compare", str(path), "random", "--games", "2", "--workers", "1", "-q",
+            "--isolation", "none"]  # the bot writes its log beside its file
     result = CliRunner().invoke(cli, args + ["--trust"] * trust)
     assert result.exit_code in (0, 1, 3), result.output
     starts = _starts(log)
@@ -167,7 +169,7 @@ def test_arena_compare_hosts_a_bot_file_by_the_same_policy(tmp_path: Path, trust
 
 def test_arena_play_game_hosts_a_named_bot_file_in_its_own_process(tmp_path: Path) -> None:
     path, log = _bot(tmp_path)
-    record = arena.play_game("dice", [str(path), "random"], seed=1)
+    record = arena.play_game("dice", [Reference(str(path), isolation="none"), "random"], seed=1)
     assert [p.host.mode for p in record.players] == ["process", "inline"]
     assert record.players[0].name == "mine"
     assert _starts(log) and not _starts(log) & _here()
@@ -190,7 +192,7 @@ def test_the_referee_takes_players_not_names() -> None:
 
 def test_kept_hosts_beyond_the_cap_are_closed_oldest_first(tmp_path: Path) -> None:
     (first, first_log), (second, second_log) = (_bot(tmp_path, stem) for stem in ("a", "b"))
-    one, two = resolve(Reference(str(first))), resolve(Reference(str(second)))
+    one, two = (resolve(Reference(str(bot), isolation="none")) for bot in (first, second))
     kept = KeptHosts(cap=1)
     try:
         host = kept.host("a", one)

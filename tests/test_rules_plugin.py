@@ -168,7 +168,8 @@ def test_it_is_narrated_as_a_dice_game(installed: Path) -> None:
     bot = installed / "student.py"
     bot.write_text(BOT_FILE)
     result = CliRunner().invoke(cli, ["play", "--rules", RULES_ID, "--bots",
-                                      f"shorty,{bot}", "--seed", "4", "--reveal"])
+                                      f"shorty,{bot}", "--seed", "4", "--reveal",
+                                      "--isolation", "none"])  # the sandbox shows no test site
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     assert lines[0] == f"{RULES_ID}, seed 4: seat 0 shorty, seat 1 {bot}"
@@ -253,7 +254,8 @@ def test_a_rule_set_id_no_plugin_registered_is_an_error_naming_the_known_ones(
 
 def test_a_central_hand_variant_is_narrated_as_the_cards_game(installed: Path) -> None:
     result = CliRunner().invoke(cli, ["play", "--rules", "cards-poor", "--bots",
-                                      "shorty,shorty,shorty", "--seed", "2", "--reveal"])
+                                      "shorty,shorty,shorty", "--seed", "2", "--reveal",
+                                      "--isolation", "none"])
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     assert lines[0] == "cards-poor, seed 2: seat 0 shorty, seat 1 shorty, seat 2 shorty"
@@ -266,7 +268,8 @@ def test_a_central_hand_variant_is_narrated_as_the_cards_game(installed: Path) -
 
 def test_the_human_prompt_reads_the_description(installed: Path) -> None:
     result = CliRunner().invoke(cli, ["play", "--rules", "cards-poor", "--bots",
-                                      "human,shorty,shorty", "--seed", "2"], input="help\n")
+                                      "human,shorty,shorty", "--seed", "2",
+                                      "--isolation", "none"], input="help\n")
     shown = result.output.splitlines()
     assert "  chips: seat 0: 3  seat 1: 3  seat 2: 3" in shown, result.output
     assert any(line.startswith("  your cards: ") for line in shown)

@@ -12,12 +12,14 @@ import json
 import os
 import sys
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from typing import Any
 
 import click
 
 from arena.bot import Limits
-from arena.cli.main import fail, load_registry, parse_options
+from arena.cli.doctor import isolation_level
+from arena.cli.main import fail, isolation_option, load_registry, parse_options
 from arena.compare.estimates import Estimate
 from arena.compare.groups import DEFAULT_MAX_GROUPS, DEFAULT_SEED, CompareError, Entrant, Setup
 from arena.compare.players import DEFAULT_FIELD, check, default_field
@@ -82,6 +84,7 @@ def _cores() -> int:
               help="A rule option, e.g. --option max_points=3 (repeatable).")
 @click.option("--time-limit", default=None, type=float,
               help="Seconds per decision for each bot [default: 1].")
+@isolation_option
 @click.option("--trust", is_flag=True,
               help="Run every Python bot inline, in arena's own process (faster; only for "
                    "code you trust).")
@@ -89,7 +92,7 @@ def compare(candidate: str, baseline: str, rules_id: str, seats: int | None,
             field_refs: str | None, max_games: int | None, seed: int, workers: int | None,
             elo0: float, elo1: float, alpha: float, beta: float, require_better: bool,
             as_json: bool, quiet: bool, options: tuple[str, ...],
-            time_limit: float | None, trust: bool) -> None:
+            time_limit: float | None, trust: bool, isolation: str | None) -> None:
     """Is CANDIDATE better or worse than BASELINE? Plays duplicate games until a
     sequential test decides.
 
@@ -103,6 +106,7 @@ def compare(candidate: str, baseline: str, rules_id: str, seats: int | None,
     try:
         setup = _setup(candidate, baseline, rules_id, seats, field_refs, seed,
                        parse_options(options), time_limit, trust)
+        setup = _walled(setup, isolation_level(isolation))
         bounds = Bounds(elo0, elo1, alpha, beta)
         max_games = max_games or setup.default_max_games()
         cards = check(setup, bounds, max_games, load_registry())
@@ -137,6 +141,13 @@ def _setup(candidate: str, baseline: str, rules_id: str, seats: int | None,
     limits = Limits(time_limit) if time_limit is not None else Limits()
     return Setup(_named(candidate, trust), _named(baseline, trust), rules_id,
                  seats, field, tuple(sorted(options.items())), seed, limits)
+
+
+def _walled(setup: Setup, level: str) -> Setup:
+    """Every bot of the comparison at this isolation level."""
+    field = tuple(replace(e, isolation=level) for e in setup.field)
+    return replace(setup, candidate=replace(setup.candidate, isolation=level),
+                   baseline=replace(setup.baseline, isolation=level), field=field)
 
 
 def _named(text: str, trust: bool) -> Entrant:

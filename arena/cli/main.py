@@ -7,13 +7,14 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 import click
 
 from arena import __version__
 
+F = TypeVar("F", bound=Callable[..., Any])
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 # Commands that live in their own modules, loaded by name so that `arena --help` stays fast.
@@ -24,6 +25,7 @@ _COMMANDS = {
     "replay": "arena.cli.replay:replay",
     "report": "arena.cli.replay:report",
     "bench": "arena.cli.bench:bench",
+    "doctor": "arena.cli.doctor:doctor",
 }
 
 
@@ -56,6 +58,14 @@ class LazyGroup(click.Group):
 @click.version_option(__version__, prog_name="arena")
 def cli() -> None:
     """Referee and tournament runner for Liar's Poker (Póker Mentiroso) bots."""
+
+
+def isolation_option(command: F) -> F:
+    """The `--isolation strict|standard|none` option (default: the strongest level here)."""
+    return click.option(
+        "--isolation", type=click.Choice(["strict", "standard", "none"]), default=None,
+        help="How untrusted bots are walled in (default: the strongest this machine gives; "
+             "see arena doctor).")(command)
 
 
 def fail(message: str) -> None:
@@ -134,19 +144,22 @@ def indent(text: str) -> str:
 @click.option("--trust", is_flag=True,
               help="Run every Python bot inline, in arena's own process (faster; only for "
                    "code you trust).")
+@isolation_option
 def play(rules_id: str, bots: str, seed: int, options: tuple[str, ...],
-         time_limit: float | None, reveal: bool, trust: bool) -> None:
+         time_limit: float | None, reveal: bool, trust: bool, isolation: str | None) -> None:
     """Play one game in the terminal, narrated; 'human' seats are prompted. End of input
     or Ctrl-C stops the game (exit status 130).
 
     Built-in bots run inline; every other Python bot runs in its own process, with limits
     (--trust runs it inline); a cmd: bot runs as its program."""
+    from arena.cli.doctor import isolation_level
     from arena.human import Quit
     from arena.play import OutputClosed, PlayError, play_in_terminal
 
+    level = isolation_level(isolation)
     try:
         play_in_terminal(rules_id, [b.strip() for b in bots.split(",") if b.strip()], seed,
-                         parse_options(options), time_limit, reveal, click.echo, trust)
+                         parse_options(options), time_limit, reveal, click.echo, trust, level)
     except PlayError as exc:
         fail(str(exc))
     except Quit as exc:

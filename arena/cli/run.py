@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from arena.cli.doctor import isolation_level, isolation_line, isolation_option
 from arena.cli.main import fail, load_registry
 from arena.tournament.config import ConfigError, TournamentConfig
 
@@ -24,8 +25,9 @@ if TYPE_CHECKING:
 EXIT_INTERRUPTED = 130
 
 
-def _load(config: str) -> tuple[TournamentConfig, tuple[Resolved, ...]]:
-    """Load and check a tournament file and start each entrant once (a dry run), or stop
+def _load(config: str, isolation: str | None) -> tuple[TournamentConfig, tuple[Resolved, ...]]:
+    """Load and check a tournament file, fix its isolation level (`--isolation`, else the
+    config's, else the strongest here) and start each entrant once at it (a dry run), or stop
     with the one-line error; return it and each entrant with its card."""
     from arena.tournament.config_yaml import key_lines
     from arena.tournament.load import load_tournament
@@ -34,6 +36,7 @@ def _load(config: str) -> tuple[TournamentConfig, tuple[Resolved, ...]]:
     registry = load_registry()
     try:
         cfg = load_tournament(config, registry)
+        cfg = cfg.at_isolation(isolation_level(isolation or cfg.isolation))
         return cfg, check_entrants(cfg, key_lines(config), registry)
     except ConfigError as exc:
         fail(str(exc))
@@ -51,7 +54,8 @@ def card_line(name: str, entrant: Resolved) -> str:
 
 @click.command(name="validate")
 @click.argument("config", type=click.Path(dir_okay=False))
-def validate(config: str) -> None:
+@isolation_option
+def validate(config: str, isolation: str | None) -> None:
     """Check a tournament file without playing: print its size, or the first problem.
 
     Each entrant is started once as it will play (a dry run): a bot that is not arena's own
@@ -59,7 +63,7 @@ def validate(config: str) -> None:
     from arena.tournament.load import schedule_notes
     from arena.tournament.plan import Plan
 
-    cfg, entrants = _load(config)
+    cfg, entrants = _load(config, isolation)
     click.echo(f"ok: {len(cfg.entrants)} entrants, {Plan(cfg).total()} games")
     for note in schedule_notes(cfg):
         click.echo(f"note: {note}")
@@ -88,20 +92,24 @@ def validate(config: str) -> None:
 )
 @click.option("--force", is_flag=True, help="Delete the folder's earlier results and start over.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no progress notes.")
+@isolation_option
 def run(
-    config: str, out: str | None, workers: int | None, resume: bool, force: bool, quiet: bool
+    config: str, out: str | None, workers: int | None, resume: bool, force: bool, quiet: bool,
+    isolation: str | None,
 ) -> None:
     """Play a tournament into results/<name>/ and print the standings."""
     from arena.report.html import build_report
     from arena.tournament.errors import TournamentError
-    from arena.tournament.load import schedule_notes, untrusted_inline
+    from arena.tournament.load import sandboxed_entrants, schedule_notes, untrusted_inline
     from arena.tournament.run import Interrupted, run_tournament
 
     if resume and force:
         fail("--resume and --force contradict each other; choose one")
-    cfg, entrants = _load(config)
+    cfg, entrants = _load(config, isolation)
     for note in schedule_notes(cfg):  # even with --quiet: not the games the config asks for
         _note(f"note: {note}")
+    if not quiet and sandboxed_entrants(cfg):
+        _note(isolation_line(cfg.isolation or "none"))
     for name in untrusted_inline(cfg):
         click.echo(f"arena: warning: entrant {name!r} runs inline, in the referee's own "
                    "process: only for bots you trust (see docs/protocol.md)", err=True)

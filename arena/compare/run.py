@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Generator, Mapping
 from contextlib import closing
+from dataclasses import replace
 from typing import Any
 
 from arena.botcard import BotCard
@@ -69,9 +70,11 @@ def _entrant_config(entrant: Entrant) -> Any:
 
     options = Options.of(dict(entrant.options))
     if entrant.command is not None:
-        return EntrantConfig(entrant.label, command=entrant.command, options=options,
-                             mode="command")
-    return EntrantConfig(entrant.label, bot=entrant.ref, options=options, mode=entrant.mode)
+        found = EntrantConfig(entrant.label, command=entrant.command, options=options,
+                              mode="command")
+    else:
+        found = EntrantConfig(entrant.label, bot=entrant.ref, options=options, mode=entrant.mode)
+    return replace(found, isolation=entrant.isolation, network=entrant.network)
 
 
 def run_compare(setup: Setup, bounds: Bounds | None = None,

@@ -37,8 +37,12 @@ def main(argv: list[str]) -> None:
     config = json.loads(argv[0])
     apply_limits(config["limits"])
     guard_parent(config.get("parent"))
+    if config.get("landlock") is not None:
+        wall_off(config["landlock"])
     if config.get("command"):
         command = config["command"]
+        for default in (signal.SIGPIPE, signal.SIGXFSZ):  # Python ignores them; exec keeps that
+            signal.signal(default, signal.SIG_DFL)
         try:
             os.execvp(command[0], command)
         except OSError as exc:
@@ -48,6 +52,22 @@ def main(argv: list[str]) -> None:
         if entry not in sys.path:
             sys.path.insert(0, entry)
     serve(config["bot"])
+
+
+def wall_off(landlock: Mapping[str, Any]) -> None:
+    """Restrict this process with Landlock (the sibling module, loaded by its path), or exit."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "arena_landlock", os.path.join(os.path.dirname(__file__), "landlock.py"))
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+        module.restrict(bool(landlock.get("network")))
+    except OSError as exc:
+        sys.stderr.write(f"arena launcher: {exc}\n")
+        os._exit(70)
 
 
 def _cap(kind: int, value: int | None, hard_extra: int = 0) -> None:

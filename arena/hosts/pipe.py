@@ -99,6 +99,13 @@ class PipeHost(PipeLines):
         """What the launcher runs: {"bot": ref} or {"command": argv}."""
         raise NotImplementedError
 
+    @property
+    def isolation(self) -> str:
+        """The isolation level the bot's process runs at (strict, standard or none)."""
+        from arena.hosts.walls import level
+
+        return level(self.limits.isolation).name
+
     # the Host protocol --------------------------------------------------------------------
 
     def start(self, context: BotContext) -> None:

@@ -1,5 +1,6 @@
 """Bot processes: one started behind the trusted launcher with a clean environment, an empty
-folder, resource limits and, where the kernel allows it, its own PID namespace; its pipes read
+folder, resource limits and, at isolation strict or standard, in the bubblewrap sandbox of
+`arena.hosts.sandbox` (at none, its own PID namespace where the kernel allows it); its pipes read
 without blocking the referee; its CPU time; and its whole process tree killed (finding and
 stopping the tree's processes is `arena.hosts.process_tree`'s).
 
@@ -27,6 +28,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from arena.hosts import walls
 from arena.hosts.process_tree import (
     TOKEN_VARIABLE,
     ProcessHandle,
@@ -34,8 +36,8 @@ from arena.hosts.process_tree import (
     namespace_prefix,
     note_started,
     stop_all,
-    terminate,
 )
+from arena.hosts.sandbox import Sandbox, end_sandboxed, exposed_for
 
 KiB = 1024
 MiB = KiB * KiB
@@ -54,7 +56,10 @@ class ProcessLimits:
     the bot may add to its user's count: RLIMIT_NPROC, which the kernel ignores for root),
     `line_bytes` (longest reply line), `stderr_bytes` (stderr tail kept), `start_timeout`
     (spawn, hello, start and end) and `pid_namespace` (None: use one when `unshare` works
-    here). A decision's own wall-clock limit is the game's (`arena.bot.Limits.wall_factor`).
+    here; level `none` only). `isolation` is the level (`arena.hosts.walls`: strict,
+    standard or none; None: the strongest this machine gives) and `network` lets the bot's
+    sandbox share the machine's network. A decision's own wall-clock limit is the game's
+    (`arena.bot.Limits.wall_factor`).
     """
 
     memory: int | None = 1024 * MiB
@@ -66,6 +71,8 @@ class ProcessLimits:
     stderr_bytes: int = 64 * KiB
     start_timeout: float = 10.0
     pid_namespace: bool | None = None
+    isolation: str | None = None
+    network: bool = False
 
     def __post_init__(self) -> None:
         for name in ("memory", "cpu", "file_size", "open_files", "processes"):
@@ -129,28 +136,43 @@ class BotProcess:
     bounded tail, reads the process's CPU time, and kills its whole tree."""
 
     def __init__(self, config: Mapping[str, Any], limits: ProcessLimits) -> None:
-        prefix = namespace_prefix() if limits.pid_namespace is not False else ()
-        if limits.pid_namespace and not prefix:
-            raise OSError("a PID namespace was asked for, but `unshare` does not work here")
+        self.level = walls.level(limits.isolation)
+        sandbox = self.sandbox = (Sandbox(self.level, exposed_for(config), limits.network)
+                                  if self.level.sandboxed else None)
+        prefix: tuple[str, ...] = ()
+        if sandbox is None and limits.pid_namespace is not False:
+            prefix = namespace_prefix()
+            if limits.pid_namespace and not prefix:
+                raise OSError("a PID namespace was asked for, but `unshare` does not work here")
         self.limits = limits
-        self.namespace = bool(prefix)
+        self.namespace = bool(prefix) or sandbox is not None
         remove_stale_folders()
         folder = tempfile.mkdtemp(prefix=f"{FOLDER_PREFIX}{os.getpid()}-")
         token = secrets.token_hex(8)
         note_started(token)
         launch = {**config, "limits": limits.rlimits(),
-                  "parent": None if prefix else os.getpid()}
+                  "parent": None if self.namespace else os.getpid()}
         argv = [*prefix, sys.executable, "-I", "-B", "-u", str(LAUNCHER), json.dumps(launch)]
+        if sandbox is not None:
+            argv = sandbox.argv(sys.executable, launch)
         try:
             popen = subprocess.Popen(
-                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                cwd=folder, env=_clean_env(folder, token), start_new_session=True, bufsize=0,
+                argv,
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                cwd=folder, env=sandbox.environment(_clean_env("/tmp", token)) if sandbox
+                else _clean_env(folder, token),
+                start_new_session=True, bufsize=0, pass_fds=sandbox.fds if sandbox else (),
             )
         except OSError:
             shutil.rmtree(folder, ignore_errors=True)
+            if sandbox is not None:
+                sandbox.release()
             raise
+        finally:
+            if sandbox is not None:
+                sandbox.close_fds()
         self.handle = ProcessHandle(popen, token, folder, self.namespace)
-        self._finalizer = weakref.finalize(self, terminate, self.handle)
+        self._finalizer = weakref.finalize(self, end_sandboxed, self.handle, sandbox)
         assert popen.stdin and popen.stdout and popen.stderr
         self.input, self.output, self.errors = (
             popen.stdin.fileno(), popen.stdout.fileno(), popen.stderr.fileno())
@@ -174,8 +196,8 @@ class BotProcess:
     def locate(self) -> None:
         """Find the bot's own process (the namespace's init) and follow its CPU counters."""
         pid = self.pid
-        if self.namespace:
-            pid = next(iter(descendants(self.pid)), self.pid)
+        for _ in range(2 if self.sandbox else 1 if self.namespace else 0):
+            pid = next(iter(descendants(pid)), pid)  # unshare's init; bubblewrap's init
         self.handle.bot_pid = pid
         self.track()
 
@@ -327,6 +349,8 @@ class BotProcess:
             code = self.handle.popen.wait(wait)
         except subprocess.TimeoutExpired:
             return None
+        if self.sandbox is not None and code > 128 and code - 128 in signal.valid_signals():
+            code = 128 - code  # bubblewrap exits 128 + N when its child dies of signal N
         if code >= 0:
             return f"exited with code {code}"
         try:

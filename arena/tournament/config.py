@@ -23,7 +23,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, NoReturn, Protocol
 
 from arena.limits import Limits
@@ -57,6 +57,8 @@ __all__ = [
 
 FORMAT_TYPES = ("round-robin", "elimination", "gauntlet")
 ENTRANT_MODES = ("inline", "process", "command")
+ISOLATION_LEVELS = ("strict", "standard", "none")
+"""The sandbox levels of arena.hosts.walls (docs/security.md)."""
 DEFAULT_CAP = 20000
 NAME_PATTERN = re.compile(r"[a-z0-9_-]+")
 ENTRANT_NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
@@ -145,6 +147,10 @@ class EntrantConfig:
     options: Options = NO_OPTIONS
     mode: str | None = None
     """inline | process | command; None lets the tournament choose."""
+    network: bool = False
+    """Whether its sandbox shares the machine's network (`network: true`)."""
+    isolation: str | None = None
+    """The config's isolation level (None: the strongest this machine gives)."""
 
     @property
     def reference(self) -> Reference:
@@ -153,8 +159,10 @@ class EntrantConfig:
 
         mode, options = as_mode(self.mode), self.options.dict()
         if self.command is not None:
-            return Reference.of_command(self.command, options, mode)
-        return Reference(self.bot or "", tuple(sorted(options.items())), mode)
+            found = Reference.of_command(self.command, options, mode)
+        else:
+            found = Reference(self.bot or "", tuple(sorted(options.items())), mode)
+        return replace(found, isolation=self.isolation, network=self.network)
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,11 +195,18 @@ class TournamentConfig:
     limits: Limits = field(default_factory=Limits)
     """The game's time limits, the one class the referee uses (YAML `limits.game` is `bank`)."""
     mode: str | None = None
+    isolation: str | None = None
+    """strict | standard | none for every process and command entrant; None: the strongest."""
     workers: int | None = None
     """Worker processes; None means one per core (decided at run time, not here)."""
     output: str | None = None
     """Output folder; the loader fills in results/<name>."""
     replays: bool = True
+
+    def at_isolation(self, level: str) -> TournamentConfig:
+        """The same tournament with every entrant at this isolation level."""
+        return replace(self, isolation=level,
+                       entrants=tuple(replace(e, isolation=level) for e in self.entrants))
 
 
 # --- where an error points, and how it words a value ----------------------------------

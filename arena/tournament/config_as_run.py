@@ -54,6 +54,7 @@ def config_as_run(
         "limits": {"decision": cfg.limits.decision, "game": cfg.limits.bank,
                    "wall_factor": cfg.limits.wall_factor},
         "mode": cfg.mode,
+        "isolation": cfg.isolation,
         "workers": cfg.workers,
         "output": cfg.output or f"results/{cfg.name}",
         "replays": cfg.replays,
@@ -71,6 +72,7 @@ def _entrant_as_run(
         "alias": entrant.name,
         **source,
         "mode": entrant.mode,
+        **({"network": True} if entrant.network else {}),
         "options": entrant.options.dict(),
     }
 

@@ -29,7 +29,7 @@ from arena.tournament.config_checks import FieldChecks
 
 __all__ = ["EntrantChecks"]
 
-_ENTRANT_KEYS = ("bot", "command", "alias", "options", "mode")
+_ENTRANT_KEYS = ("bot", "command", "alias", "options", "mode", "network")
 
 
 class EntrantChecks(FieldChecks):
@@ -61,6 +61,7 @@ class EntrantChecks(FieldChecks):
                 command=self.command((*path, "command"), item["command"]),
                 options=options,
                 mode=self.command_mode(path, item.get("mode")),
+                network=self.flag((*path, "network"), item.get("network", False)),
             )
         bot_path = path if short else (*path, "bot")
         bot = self.bot(bot_path, item["bot"])
@@ -69,6 +70,7 @@ class EntrantChecks(FieldChecks):
             bot=bot,
             options=options,
             mode=self.bot_mode(path, item.get("mode"), default_mode),
+            network=self.flag((*path, "network"), item.get("network", False)),
         )
 
     def bot(self, path: KeyPath, raw: Any) -> str:

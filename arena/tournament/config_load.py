@@ -13,6 +13,7 @@ never starts a game and never touches the results folder.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from os import PathLike
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ from arena.tournament.config import (
     ENTRANT_MODES,
     FORMAT_ONLY,
     FORMAT_TYPES,
+    ISOLATION_LEVELS,
     LIMIT_KEYS,
     NAME_PATTERN,
     ConfigError,
@@ -50,6 +52,7 @@ _TOP_KEYS = (
     "seed",
     "limits",
     "mode",
+    "isolation",
     "workers",
     "output",
     "replays",
@@ -115,7 +118,9 @@ class _Builder(EntrantChecks):
         info = self.rule_sets[rules_id]
         options = self.rule_options(info, top.get("options"))
         mode = self.default_mode(top.get("mode"))
-        entrants = self.entrants(self.required((), top, "entrants"), mode)
+        isolation = self.isolation(top.get("isolation"))
+        entrants = tuple(replace(e, isolation=isolation)
+                         for e in self.entrants(self.required((), top, "entrants"), mode))
         return TournamentConfig(
             name=name,
             rules=rules_id,
@@ -125,6 +130,7 @@ class _Builder(EntrantChecks):
             seed=self.whole(("seed",), top.get("seed", 1)),
             limits=self.limits(top.get("limits")),
             mode=mode,
+            isolation=isolation,
             workers=self.workers(top.get("workers")),
             output=self.output(top.get("output"), name),
             replays=self.flag(("replays",), top.get("replays", True)),
@@ -151,6 +157,10 @@ class _Builder(EntrantChecks):
         if raw == "command":
             self.doc.fail(("mode",), "'command' is set per entrant, by giving `command:`")
         return None if raw is None else self.choice(("mode",), raw, ENTRANT_MODES[:2], "mode")
+
+    def isolation(self, raw: Any) -> str | None:
+        return None if raw is None else self.choice(("isolation",), raw, ISOLATION_LEVELS,
+                                                    "isolation level")
 
     def workers(self, raw: Any) -> int | None:
         return None if raw is None else self.whole(("workers",), raw, 1)

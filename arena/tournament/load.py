@@ -148,6 +148,12 @@ def untrusted_inline(cfg: TournamentConfig, registry: Registry | None = None) ->
     return names
 
 
+def sandboxed_entrants(cfg: TournamentConfig, registry: Registry | None = None) -> list[str]:
+    """Entrants that run in a bot process (process or command), at the config's isolation."""
+    return [e.name for e in cfg.entrants
+            if entrants.resolve(e.reference, registry).mode != "inline"]
+
+
 def schedule_notes(cfg: TournamentConfig) -> tuple[str, ...]:
     """What the user should know about the schedule before it is played: a round robin
     over its cap is replaced by balanced random tables, which is not what was asked."""

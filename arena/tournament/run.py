@@ -62,8 +62,9 @@ from arena.tournament.worker import GameSetup, LostGames, game_job
 
 __all__ = ["RESUME_IGNORES", "Interrupted", "RunReport", "run_tournament"]
 
-RESUME_IGNORES = ("workers", "output")
-"""Config keys that may change between a run and its resume without changing results."""
+RESUME_IGNORES = ("workers", "output", "isolation")
+"""Config keys that may change between a run and its resume without changing results (each
+replay header says at which isolation level its game was played)."""
 
 
 class Interrupted(TournamentError):

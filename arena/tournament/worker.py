@@ -124,6 +124,7 @@ class _Worker:
             "origin": player.origin,
             "version": player.version,
             "mode": player.host.mode,
+            **({"isolation": player.host.isolation} if hasattr(player.host, "isolation") else {}),
         }
 
 

@@ -38,7 +38,8 @@ def test_in_a_process_the_same_cheat_finds_nothing(namespace: bool, tmp_path: Pa
     replays = tmp_path / "replays"
     replays.mkdir()
     (replays / "earlier-game.json").write_text('{"hand": ["K", "K", "K", "A", "A"]}')
-    host = ProcessHost(zoo("peeker.py"), replace(LIMITS, pid_namespace=namespace))
+    limits = replace(LIMITS, pid_namespace=namespace, isolation="none")  # sandbox: test_sandbox
+    host = ProcessHost(zoo("peeker.py"), limits)
     player = Player("peeker", host, options={"look_in": [str(replays)]})
     try:
         record = play_game("dice", ["random", player, "random"], seed=5, limits=Limits(30.0))

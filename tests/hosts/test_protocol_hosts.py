@@ -32,6 +32,14 @@ RULES = ("dice", "dice-cards", "cards")
 EXAMPLES = Path(__file__).parents[2] / "bots" / "examples"
 
 
+def parent_of(pid: int | None) -> int | None:
+    """A process's parent, read from /proc (None once it is gone)."""
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 def moves(record: GameRecord) -> list[tuple]:
     """The log without think times, which differ from run to run."""
     return [entry[:2] if isinstance(entry, ActionEntry) else
@@ -155,6 +163,7 @@ def test_a_python_bot_s_helpers_are_stopped_at_the_end_of_its_game() -> None:
                    if t.startswith("HELPER ")]
         assert helpers
         bot = {host.process.pid, host.process.handle.bot_pid}  # with `unshare`, two processes
+        bot |= {parent_of(pid) for pid in bot}  # in bubblewrap, three (its init between)
         until = time.monotonic() + 3  # SIGKILL takes a moment to finish them
         while set(leftovers([host.process.handle.token])) - bot and time.monotonic() < until:
             time.sleep(0.02)
@@ -185,7 +194,7 @@ def test_a_bot_runs_limited_in_an_empty_folder_with_a_clean_environment(
         kind: str, namespace: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ARENA_SECRET_FOR_TEST", "the dice are 9 9 9 9 9")
     limits = replace(LIMITS, memory=300 * MiB, file_size=2 * MiB, open_files=40, cpu=50,
-                     pid_namespace=namespace)
+                     pid_namespace=namespace, isolation="none")  # the sandbox: test_sandbox.py
     host: PipeHost = (ProcessHost(zoo("inspector.py"), limits) if kind == "process"
                       else CommandHost(wire("inspect"), limits))
     with host:

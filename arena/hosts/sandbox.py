@@ -1,0 +1,251 @@
+"""The bubblewrap sandbox of one bot process: the command line that starts it, the files it
+shows, and (as root) the unprivileged uid it runs as.
+
+The bot sees only /usr (and /lib, /bin... as the host has them), the few /etc files the
+dynamic loader needs, the Python interpreter's prefixes and arena's own package read-only
+(under the neutral folder /arena, never the repository: its results/ and tests/ stay out),
+its own file (or a command's program and the files its arguments name) read-only, a private
+writable /tmp (its working folder, HOME and TMPDIR) and /dev/shm, a fresh /proc and a minimal
+/dev. Nothing else: no other entrant's files, no results folder, no host /proc, /root, /home
+or /sys. It runs in new PID, IPC, UTS, cgroup and network namespaces (its own loopback only,
+unless the entrant may use the network), with every capability dropped, in a new session,
+under the seccomp filter of `arena.hosts.seccomp`, and dies with the referee. bubblewrap stays
+PID 1 of the namespace (its reaper), so the bot is not init and its own signals act as outside.
+
+As root, each bot process gets a uid of its own from UIDS, held with a flock'ed lock file so
+no two live bot processes on the machine share one, and released when the process is gone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import importlib.util
+import json
+import os
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from arena.hosts import seccomp
+from arena.hosts.process_tree import ProcessHandle, terminate
+from arena.hosts.walls import Level
+
+ROOT = "/arena"
+"""Where arena's package (and its built-in bots) appear in the sandbox."""
+ARENA = Path(__file__).resolve().parent.parent
+LAUNCHER = f"{ROOT}/arena/hosts/launcher.py"
+UIDS = range(61000, 65000)
+UID_LOCKS = Path("/run/arena-uids")
+SYSTEM = ("/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin")
+ETC = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives",
+       "/etc/localtime", "/etc/ssl/openssl.cnf")
+TMP_BYTES = 64 * 1024 * 1024
+SHM_BYTES = 16 * 1024 * 1024
+PATH = os.pathsep.join([os.path.dirname(sys.executable), "/usr/local/bin", "/usr/bin", "/bin"])
+"""A command's PATH in the sandbox: this interpreter's folder first (`python3` is the Python
+arena runs on, never a shim whose tool the sandbox does not show), then the system's."""
+CAPS_FOR_SETPRIV = ("CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP")
+"""All bubblewrap keeps as root, for setpriv to change to the bot's uid and drop them too."""
+
+
+class UidLease:
+    """One uid of UIDS held by this process (a flock on its lock file) until released."""
+
+    def __init__(self, locks: Path = UID_LOCKS) -> None:
+        locks.mkdir(mode=0o700, parents=True, exist_ok=True)
+        for uid in UIDS:  # the lowest free one: only the lock keeps two referees apart
+            fd = os.open(locks / str(uid), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                continue
+            self.uid, self._fd = uid, fd
+            return
+        raise OSError("every sandbox uid is in use by a live bot process")
+
+    def release(self) -> None:
+        """Give the uid back (its bot process is gone)."""
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+
+def _package_folder(name: str) -> Path | None:
+    """The folder of an importable package, found without importing it."""
+    spec = importlib.util.find_spec(name)
+    locations = list(spec.submodule_search_locations or []) if spec else []
+    return Path(locations[0]).resolve() if locations else None
+
+
+def _under(path: str, folders: Iterable[str]) -> bool:
+    return any(path == f or path.startswith(f.rstrip("/") + "/") for f in folders)
+
+
+def _parents(path: str) -> list[str]:
+    """The folders above `path`, outermost first, '/' excluded."""
+    parts = Path(path).parts[1:-1]
+    return ["/" + "/".join(parts[: i + 1]) for i in range(len(parts))]
+
+
+def _system_args() -> list[str]:
+    args: list[str] = []
+    for path in SYSTEM:
+        if os.path.islink(path):
+            args += ["--symlink", os.readlink(path), path]
+        elif os.path.isdir(path):
+            args += ["--ro-bind", path, path]
+    for path in ETC:  # bubblewrap would make the folders above a bind target mode 0700
+        for parent in _parents(path):
+            args += ["--perms", "0755", "--dir", parent]
+        args += ["--ro-bind-try", path, path]
+    return args
+
+
+def python_folders() -> list[str]:
+    """The interpreter's prefixes (the venv's and its base) and any other site-packages on
+    its path (the user's), outside the system folders: where installed plugins live."""
+    found: list[str] = []
+    sites = [p for p in sys.path if p.endswith(("site-packages", "dist-packages"))]
+    for prefix in (sys.base_prefix, sys.prefix, os.path.dirname(os.path.realpath(sys.executable)),
+                   *filter(os.path.isdir, sites)):
+        real = os.path.realpath(prefix)
+        if not _under(real, SYSTEM) and not _under(real, found):
+            found.append(real)
+    return found
+
+
+class Sandbox:
+    """The sandbox of one bot process: its bubblewrap command line, the file descriptors it
+    reads (the seccomp filter, copies of files shown to another uid) and its uid lease."""
+
+    def __init__(self, level: Level, exposed: Sequence[str], network: bool = False) -> None:
+        self.level = level
+        self.network = network
+        self.fds: list[int] = []
+        self.lease = UidLease() if level.uses("uids") else None
+        try:
+            self.prefix = self._prefix(exposed)
+        except BaseException:
+            self.close_fds()
+            self.release()
+            raise
+
+    @property
+    def uid(self) -> int | None:
+        """The uid the bot runs as (None: this user's)."""
+        return None if self.lease is None else self.lease.uid
+
+    def argv(self, python: str, launch: Mapping[str, Any]) -> list[str]:
+        """The full command line: bubblewrap, (setpriv to the bot's uid), then the launcher
+        with its config, which finds arena under ROOT and walls itself in with Landlock."""
+        landlock = {"network": self.network} if self.level.uses("landlock") else None
+        sites = [p for p in sys.path if p.endswith(("site-packages", "dist-packages"))]
+        config = {**launch, "path": [ROOT, *sites], "landlock": landlock}
+        return [*self.prefix, python, "-I", "-B", "-u", LAUNCHER, json.dumps(config)]
+
+    def _fd(self, fd: int) -> str:
+        self.fds.append(fd)
+        return str(fd)
+
+    def _prefix(self, exposed: Sequence[str]) -> list[str]:
+        bwrap = _bwrap()
+        args = [bwrap, *self._namespaces(), *_system_args(),
+                "--proc", "/proc", "--dev", "/dev",
+                "--size", str(TMP_BYTES), "--perms", "1777", "--tmpfs", "/tmp",
+                "--size", str(SHM_BYTES), "--perms", "1777", "--tmpfs", "/dev/shm"]
+        folders = python_folders()
+        files = [os.path.abspath(p) for p in exposed
+                 if not _under(os.path.abspath(p), [*SYSTEM, *folders])]
+        dirs = {p for f in [*folders, *files] for p in _parents(f)} | {ROOT}
+        for path in sorted(dirs, key=lambda d: d.count("/")):
+            args += ["--perms", "0755", "--dir", path]
+        for folder in folders:
+            args += ["--ro-bind", folder, folder]
+        args += ["--ro-bind", str(ARENA), ROOT + "/arena"]
+        bots = _package_folder("arena_bots")
+        if bots is not None:
+            args += ["--ro-bind", str(bots), ROOT + "/arena_bots"]
+        for path in files:
+            args += self._show(path)
+        args += ["--chdir", "/tmp", "--seccomp", self._fd(seccomp.filter_fd())]
+        if self.uid is not None:
+            args += ["--", "/usr/bin/setpriv", f"--reuid={self.uid}", f"--regid={self.uid}",
+                     "--clear-groups", "--inh-caps=-all", "--bounding-set=-all",
+                     "--no-new-privs"]
+        return [*args, "--"]
+
+    def _namespaces(self) -> list[str]:
+        args = ["--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup-try",
+                "--hostname", "arena", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+        if not self.network:
+            args.append("--unshare-net")
+        if self.uid is not None:
+            for cap in CAPS_FOR_SETPRIV:
+                args += ["--cap-add", cap]
+        elif os.geteuid() != 0:
+            args += ["--unshare-user", "--disable-userns"]
+        return args
+
+    def _show(self, path: str) -> list[str]:
+        """Show one file or folder read-only; a file, to another uid, as a copy it can read."""
+        if os.path.isdir(path) or self.uid is None:
+            return ["--ro-bind", path, path]
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        return ["--perms", "0555", "--ro-bind-data", self._fd(fd), path]
+
+    def environment(self, env: Mapping[str, str]) -> dict[str, str]:
+        """The bot's environment in the sandbox: `env` with the sandbox's PATH."""
+        return {**env, "PATH": PATH}
+
+    def close_fds(self) -> None:
+        """Close the descriptors bubblewrap has inherited (after it started)."""
+        for fd in self.fds:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self.fds.clear()
+
+    def release(self) -> None:
+        """Give back the uid (the bot process is gone)."""
+        if self.lease is not None:
+            self.lease.release()
+
+
+def end_sandboxed(handle: ProcessHandle, sandbox: Sandbox | None) -> None:
+    """Kill a bot's processes, then give back its sandbox's uid (none of them is left)."""
+    try:
+        terminate(handle)
+    finally:
+        if sandbox is not None:
+            sandbox.release()
+
+
+def _bwrap() -> str:
+    from arena.hosts.walls import find_program
+
+    found = find_program("bwrap")
+    if found is None:
+        raise OSError("bubblewrap is not installed: apt-get install bubblewrap")
+    return found
+
+
+def exposed_for(config: Mapping[str, Any]) -> list[str]:
+    """The files a launcher config names that the bot needs to see: its bot file, or its
+    command's program and the existing files its arguments name by absolute path."""
+    bot = config.get("bot")
+    if isinstance(bot, str):
+        path = bot.partition(".py:")[0] + ".py" if ".py:" in bot else bot
+        return [path] if path.endswith(".py") and os.path.exists(path) else []
+    command = config.get("command")
+    if not isinstance(command, list) or not command:
+        return []
+    from shutil import which
+
+    program = which(str(command[0]), path=PATH)
+    paths = [program] if program else []
+    words = [w for a in command[1:] for w in str(a).split()]  # `sh -c "python /x/bot.py"` too
+    paths += [w for w in (w.strip(";&|()'\"") for w in words)
+              if w.startswith("/") and os.path.exists(w)]
+    return paths

@@ -1,0 +1,135 @@
+"""The seccomp filter a sandboxed bot runs under, compiled by libseccomp (Debian's libseccomp2)
+through its documented C API (seccomp_init, seccomp_rule_add_array, seccomp_export_bpf,
+seccomp_release): no hand-written BPF. bubblewrap loads it (`--seccomp FD`) just before it
+starts the bot, so bubblewrap's own mounts are done and the bot can make none.
+
+What it refuses (EPERM) is what an attacker uses to undo the sandbox: mounts (old and new
+API), chroot and pivot_root, new namespaces (unshare, setns, clone with a namespace flag),
+reading or steering other processes (ptrace, process_vm_*, pidfd_getfd, kcmp), the kernel's
+keyrings, BPF, modules, kexec, perf, userfaultfd and io_uring. clone3 answers ENOSYS, so libc
+falls back to clone, whose flags the filter can read. A system call of another architecture
+(i386, x32) kills the process.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import errno
+import functools
+import os
+
+LIBRARY = "libseccomp.so.2"
+ACT_KILL_PROCESS = 0x80000000
+ACT_ALLOW = 0x7FFF0000
+FILTER_ATTR_ACT_BADARCH = 2
+CMP_MASKED_EQ = 7
+
+DENIED = (
+    "mount", "umount2", "pivot_root", "chroot",
+    "open_tree", "move_mount", "fsopen", "fsconfig", "fsmount", "fspick", "mount_setattr",
+    "ptrace", "process_vm_readv", "process_vm_writev", "pidfd_getfd", "kcmp",
+    "setns", "unshare", "keyctl", "add_key", "request_key", "bpf",
+    "init_module", "finit_module", "delete_module", "kexec_load", "kexec_file_load",
+    "perf_event_open", "userfaultfd", "io_uring_setup", "io_uring_enter", "io_uring_register",
+    "swapon", "swapoff", "reboot", "open_by_handle_at", "name_to_handle_at",
+    "acct", "quotactl", "syslog", "lookup_dcookie", "uselib", "personality",
+)
+"""System calls refused with EPERM (names this kernel or libseccomp does not know are skipped)."""
+NAMESPACE_FLAGS = (0x00000080, 0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000,
+                   0x20000000, 0x40000000)
+"""CLONE_NEWTIME, NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET: clone refuses each."""
+
+
+class SeccompError(OSError):
+    """libseccomp is missing or refused to build the filter."""
+
+
+class _ArgCmp(ctypes.Structure):
+    """struct scmp_arg_cmp: one comparison of a system call argument."""
+
+    _fields_ = [("arg", ctypes.c_uint), ("op", ctypes.c_int),
+                ("datum_a", ctypes.c_uint64), ("datum_b", ctypes.c_uint64)]
+
+
+def _errno_action(code: int) -> int:
+    """SCMP_ACT_ERRNO(code)."""
+    return 0x00050000 | (code & 0xFFFF)
+
+
+@functools.cache
+def library() -> ctypes.CDLL | None:
+    """libseccomp, or None where it is not installed."""
+    for name in (LIBRARY, ctypes.util.find_library("seccomp")):
+        if name:
+            try:
+                lib = ctypes.CDLL(name, use_errno=True)
+            except OSError:
+                continue
+            lib.seccomp_init.restype = ctypes.c_void_p
+            lib.seccomp_init.argtypes = [ctypes.c_uint32]
+            lib.seccomp_release.argtypes = [ctypes.c_void_p]
+            lib.seccomp_attr_set.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_uint32]
+            lib.seccomp_syscall_resolve_name.argtypes = [ctypes.c_char_p]
+            lib.seccomp_rule_add_array.argtypes = [
+                ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int, ctypes.c_uint,
+                ctypes.POINTER(_ArgCmp)]
+            lib.seccomp_export_bpf.argtypes = [ctypes.c_void_p, ctypes.c_int]
+            return lib
+    return None
+
+
+def _rule(lib: ctypes.CDLL, ctx: int, action: int, name: str,
+          compare: tuple[_ArgCmp, ...] = ()) -> None:
+    """Add one rule; a system call unknown here is skipped."""
+    number = lib.seccomp_syscall_resolve_name(name.encode())
+    if number < 0:
+        return
+    array = (_ArgCmp * max(1, len(compare)))(*compare)
+    result = lib.seccomp_rule_add_array(ctx, action, number, len(compare), array)
+    if result < 0:
+        raise SeccompError(-result, f"libseccomp refused the rule for {name}")
+
+
+def _add_rules(lib: ctypes.CDLL, ctx: int) -> None:
+    """The rules: the denied calls, clone with a namespace flag, clone3."""
+    if lib.seccomp_attr_set(ctx, FILTER_ATTR_ACT_BADARCH, ACT_KILL_PROCESS) < 0:
+        raise SeccompError(errno.EINVAL, "libseccomp cannot kill other architectures' calls")
+    eperm = _errno_action(errno.EPERM)
+    for name in DENIED:
+        _rule(lib, ctx, eperm, name)
+    for flag in NAMESPACE_FLAGS:
+        _rule(lib, ctx, eperm, "clone", (_ArgCmp(0, CMP_MASKED_EQ, flag, flag),))
+    _rule(lib, ctx, _errno_action(errno.ENOSYS), "clone3")
+
+
+@functools.cache
+def filter_bpf() -> bytes:
+    """The compiled filter (BPF program bytes), built once per process."""
+    lib = library()
+    if lib is None:
+        raise SeccompError(errno.ENOENT, "libseccomp is not installed: apt-get install libseccomp2")
+    ctx = lib.seccomp_init(ACT_ALLOW)
+    if not ctx:
+        raise SeccompError(errno.ENOMEM, "seccomp_init failed")
+    try:
+        _add_rules(lib, ctx)
+        fd = os.memfd_create("arena-seccomp", os.MFD_CLOEXEC)
+        try:
+            if lib.seccomp_export_bpf(ctx, fd) < 0:
+                raise SeccompError(errno.EIO, "seccomp_export_bpf failed")
+            size = os.lseek(fd, 0, os.SEEK_END)
+            return os.pread(fd, size, 0)
+        finally:
+            os.close(fd)
+    finally:
+        lib.seccomp_release(ctx)
+
+
+def filter_fd() -> int:
+    """A fresh readable file descriptor holding the filter, for bubblewrap's `--seccomp FD`
+    (the caller passes it to the child and closes it)."""
+    fd = os.memfd_create("arena-seccomp")
+    os.write(fd, filter_bpf())
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd

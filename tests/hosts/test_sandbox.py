@@ -1,0 +1,275 @@
+"""The sandbox (issue 13, items 2, 4, 8 and 9): each attack a hostile entrant tried is played
+by a zoo bot in a real game, at the strongest level this machine gives, and must fail while
+the innocent seats play on unharmed. The tests need bubblewrap and libseccomp (CI installs
+them; `tests/needs.py` fails a test there when one is missing)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import random
+import socket
+import sys
+import textwrap
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from isolation_support import LIMITS, ZOO, zoo
+from needs import require
+
+from arena import play_game
+from arena.bot import Limits
+from arena.cli.main import cli
+from arena.hosts import walls
+from arena.hosts.pipe import CommandHost, PipeHost, ProcessHost
+from arena.hosts.sandbox import ARENA
+from arena.referee import GameRecord, Player
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(autouse=True)
+def sandbox_here() -> None:
+    """Every test here needs a level with bubblewrap and seccomp."""
+    require(walls.strongest() != "none",
+            "bubblewrap and libseccomp are needed: apt-get install bubblewrap libseccomp2")
+
+
+def _reports(host: PipeHost, marker: str) -> list[dict]:
+    return [json.loads(t[len(marker) + 1:]) for t in host.stderr_tail().splitlines()
+            if t.startswith(marker + " ")]
+
+
+def _play(seats: list[object], seed: int = 1, decision: float = 2.0) -> GameRecord:
+    try:
+        return play_game("dice", seats, seed=seed, limits=Limits(decision))
+    finally:
+        for seat in seats:
+            if isinstance(seat, Player) and isinstance(seat.host, PipeHost):
+                seat.host.shutdown()
+
+
+def test_a_bot_that_unmounts_proc_sees_no_other_process_and_cannot_jam_a_pipe(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ARENA_SECRET_FOR_TEST", "the secret seed is 42")
+    mole = ProcessHost(zoo("mole.py"), LIMITS)
+    victim = ProcessHost("random", LIMITS)
+    options = {"referee": os.getpid(), "secret": "the secret seed is 42"}
+    record = _play([Player("mole", mole, options=options), Player("victim", victim), "random"])
+    assert record.faults == ()  # the victim's pipe carried no junk: nobody forfeited
+    [report] = _reports(mole, "MOLE")
+    assert report == {
+        "umount": "Operation not permitted", "mount": "Operation not permitted",
+        "unshare": "Operation not permitted", "visible": 0, "referee_cmdline": False,
+        "secret": False, "other_bots": 0, "memory": 0, "ptrace": [], "vm_readv": [],
+        "pipes_jammed": 0, "signal_referee": "No such process",
+        "ptrace_parent": "Operation not permitted", "vm_readv_parent": "Operation not permitted"}
+
+
+def test_a_bot_reads_and_writes_nothing_outside_its_own_file_and_its_tmp(
+        tmp_path: Path) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir(mode=0o777)
+    tmp_path.chmod(0o755)
+    victim = shared / "victim.py"
+    victim.write_text((ZOO / "peeker.py").read_text())
+    victim.chmod(0o666)
+    (shared / "games.jsonl").write_text("{}\n")
+    (shared / "games.jsonl").chmod(0o666)
+    guarded = [victim, shared / "games.jsonl", ARENA / "__init__.py"]
+    before = {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in guarded}
+    reads = [str(victim), str(shared), str(ROOT / "tests" / "hosts" / "test_sandbox.py"),
+             str(ROOT / "configs" / "quickstart.yaml"), str(ZOO / "mole.py"), "/home",
+             str(ARENA / "__init__.py")]
+    writes = [str(victim), str(shared / "games.jsonl"), str(shared / "new.py"),
+              str(ARENA / "__init__.py"), "/arena/arena/__init__.py", "/arena/arena/new.py",
+              str(ZOO / "vandal.py")]
+    vandal = ProcessHost(zoo("vandal.py"), LIMITS)
+    record = _play([Player("vandal", vandal, options={"read": reads, "write": writes}),
+                    "random", "random"])
+    assert record.faults == ()
+    [report] = _reports(vandal, "VANDAL")
+    assert report == {"read": dict.fromkeys(reads, False), "write": dict.fromkeys(writes, False)}
+    assert {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in guarded} == before
+    assert not (shared / "new.py").exists()
+
+
+def test_a_bot_in_a_run_cannot_touch_games_jsonl_or_another_entrants_source(
+        tmp_path: Path) -> None:
+    tmp_path.chmod(0o755)
+    student = tmp_path / "student.py"
+    student.write_text(textwrap.dedent('''
+        import arena
+
+        class Student(arena.Bot):
+            name = "student"
+
+            def act(self, observation):
+                if observation.is_legal(arena.Challenge()):
+                    return arena.Challenge()
+                return observation.legal_actions()[0]
+    '''))
+    student.chmod(0o666)
+    source = student.read_bytes()
+    out = tmp_path / "out"
+    writes = [str(student), str(out / "games.jsonl"), str(out / "config.yaml")]
+    config = tmp_path / "vandal.yaml"
+    config.write_text(textwrap.dedent(f"""
+        name: vandal
+        rules: dice
+        entrants:
+          - bot: {student}
+          - bot: {zoo("vandal.py")}
+            options: {{write: {json.dumps(writes)}}}
+        format: {{type: round-robin, seats: 2, games: 3}}
+        seed: 5
+    """))
+    result = CliRunner().invoke(cli, ["run", str(config), "--out", str(out), "--workers", "1",
+                                      "-q"])
+    assert result.exit_code == 0, result.output
+    assert student.read_bytes() == source
+    lines = (out / "games.jsonl").read_text().splitlines()
+    assert len(lines) == 6
+    assert all('"faults":[]' in line and "vandal was here" not in line for line in lines)
+    games = [json.loads(line) for line in lines]  # every line is the referee's own
+    assert len({g["id"] for g in games}) == 6
+    assert all(sorted(g["entrants"]) == ["student", "vandal"] for g in games)
+
+
+def _colluders(tag: str, port: int) -> tuple[ProcessHost, ProcessHost, list[Player]]:
+    tell, listen = ProcessHost(zoo("colluder.py"), LIMITS), ProcessHost(zoo("colluder.py"), LIMITS)
+    seats = [Player("tell", tell, options={"role": "tell", "port": port, "tag": tag}),
+             Player("listen", listen, options={"role": "listen", "port": port, "tag": tag})]
+    return tell, listen, seats
+
+
+def test_two_bots_at_one_table_pass_nothing_over_sockets_or_dev_shm() -> None:
+    tag, port = f"t{os.getpid()}", random.randrange(20000, 40000)
+    tell, listen, seats = _colluders(tag, port)
+    record = _play([*seats], seed=1)
+    assert record.faults == ()
+    [told] = _reports(tell, "TOLD")
+    tcp = "Permission denied" if walls.level().uses("landlock") else "ok"  # Landlock: no TCP
+    assert told == {"unix": "ok", "tcp": tcp, "shm": "ok"}  # each in its own sandbox
+    heard = _reports(listen, "COLLUDE")
+    assert len(heard) >= 3
+    assert all(h["unix"].startswith("error") and h["tcp"].startswith("error")
+               and h["shm"].startswith("error") for h in heard), heard
+    assert not Path(f"/dev/shm/arena-collude-{tag}").exists()
+    with socket.socket(socket.AF_UNIX) as probe, pytest.raises(OSError):
+        probe.connect(f"\0arena-{tag}")  # nothing listens in the host's namespace either
+
+
+def test_an_entrant_allowed_the_network_may_use_loopback_tcp() -> None:
+    tag, port = f"w{os.getpid()}", random.randrange(20000, 40000)
+    walled = replace(LIMITS, network=True)
+    tell = ProcessHost(zoo("colluder.py"), walled)
+    listen = ProcessHost(zoo("colluder.py"), walled)
+    _play([Player("tell", tell, options={"role": "tell", "port": port, "tag": tag}),
+           Player("listen", listen, options={"role": "listen", "port": port, "tag": tag})])
+    assert _reports(tell, "TOLD")[0]["tcp"] == "ok"
+    heard = _reports(listen, "COLLUDE")
+    assert heard and all(h["tcp"].startswith("[") for h in heard)  # its hand, as JSON
+    assert all(h["shm"].startswith("error") for h in heard)  # /dev/shm stays its own
+
+
+def test_dev_shm_left_by_one_bot_process_is_gone_for_the_next() -> None:
+    tag, port = f"n{os.getpid()}", random.randrange(20000, 40000)
+    tell, _, seats = _colluders(tag, port)
+    _play([seats[0], "random"], seed=2)
+    assert _reports(tell, "TOLD")[0]["shm"] == "ok"
+    listen = ProcessHost(zoo("colluder.py"), LIMITS)
+    _play([Player("listen", listen, options={"role": "listen", "port": port, "tag": tag}),
+           "random"], seed=3)
+    assert all(h["shm"] == "error: No such file or directory"
+               for h in _reports(listen, "COLLUDE"))
+
+
+@pytest.mark.parametrize(("mode", "signal_name"),
+                         [("segv", "SIGSEGV"), ("term", "SIGTERM"), ("abort", "SIGABRT"),
+                          ("x32", "SIGSYS")])
+def test_a_command_bot_that_signals_itself_dies_of_that_signal(
+        mode: str, signal_name: str) -> None:
+    host = CommandHost([sys.executable, zoo("self_signal.py"), mode], LIMITS)
+    record = _play([Player("self", host), "random"])
+    assert [(f.seat, f.kind) for f in record.faults] == [(0, "crash")]
+    assert record.faults[0].message.startswith(f"killed by {signal_name}")
+    assert record.result.placements == (2, 1)
+
+
+@pytest.mark.parametrize("isolation", ["none", None])
+def test_a_command_bot_starts_with_sigpipe_and_sigxfsz_at_their_defaults(
+        isolation: str | None) -> None:
+    script = f"grep SigIgn /proc/self/status >&2; exec {sys.executable} {zoo('wire.py')} ok"
+    command = ["sh", "-c", script]
+    host = CommandHost(command, replace(LIMITS, isolation=isolation))
+    record = _play([Player("sh", host), "random"])
+    assert record.faults == ()
+    ignored = int(host.stderr_tail().split("SigIgn:")[1].split()[0], 16)
+    assert ignored & (1 << (13 - 1)) == 0 and ignored & (1 << (25 - 1)) == 0
+
+
+def test_a_bot_runs_in_an_empty_private_tmp_with_a_clean_environment(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ARENA_SECRET_FOR_TEST", "the dice are 9 9 9 9 9")
+    host = ProcessHost(zoo("inspector.py"), LIMITS)
+    record = _play([Player("i", host), "random"], seed=3)
+    [report] = _reports(host, "INSPECT")
+    assert record.faults == ()
+    assert report["cwd"] == "/tmp" and report["files"] == []
+    assert "ARENA_SECRET_FOR_TEST" not in report["env"]
+    assert report["limits"]["RLIMIT_AS"] == [LIMITS.memory] * 2
+
+
+def _uid(pid: int | None) -> int:
+    return Path(f"/proc/{pid}").stat().st_uid
+
+
+def test_as_root_each_bot_process_at_a_table_runs_as_its_own_unprivileged_uid() -> None:
+    require(walls.level().uses("uids"), "one uid per bot needs root and setpriv")
+    hosts = [ProcessHost(zoo("inspector.py"), LIMITS) for _ in range(3)]
+    try:
+        play_game("dice", [Player(f"i{n}", h) for n, h in enumerate(hosts)], seed=1)
+        uids = [_uid(h.process.handle.bot_pid) for h in hosts if h.process is not None]
+    finally:
+        for host in hosts:
+            host.shutdown()
+    assert len(set(uids)) == 3
+    assert all(61000 <= uid < 65000 for uid in uids)
+
+
+OTHER_REFEREE = """
+import sys
+from arena import play_game
+from arena.hosts.pipe import ProcessHost, ProcessLimits
+from arena.referee import Player
+hosts = [ProcessHost(sys.argv[1], ProcessLimits(start_timeout=20.0)) for _ in range(3)]
+play_game("dice", [Player(f"i{n}", h) for n, h in enumerate(hosts)], seed=2)
+print(" ".join(str(h.process.handle.bot_pid) for h in hosts), flush=True)
+sys.stdin.read()
+for host in hosts:
+    host.shutdown()
+"""
+
+
+def test_two_referees_on_one_machine_never_give_two_live_bots_one_uid() -> None:
+    require(walls.level().uses("uids"), "one uid per bot needs root and setpriv")
+    import subprocess
+
+    other = subprocess.Popen([sys.executable, "-c", OTHER_REFEREE, zoo("inspector.py")],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    hosts = [ProcessHost(zoo("inspector.py"), LIMITS) for _ in range(3)]
+    try:
+        assert other.stdout is not None
+        theirs = [int(pid) for pid in other.stdout.readline().split()]
+        play_game("dice", [Player(f"i{n}", h) for n, h in enumerate(hosts)], seed=1)
+        ours = [h.process.handle.bot_pid for h in hosts if h.process is not None]
+        uids = [_uid(pid) for pid in [*theirs, *ours]]
+    finally:
+        for host in hosts:
+            host.shutdown()
+        other.communicate("", timeout=30)
+    assert len(uids) == 6 and len(set(uids)) == 6
