@@ -143,7 +143,8 @@ class Sandbox:
         with its config, which finds arena under ROOT and walls itself in with Landlock."""
         landlock = {"network": self.network} if self.level.uses("landlock") else None
         sites = [p for p in sys.path if p.endswith(("site-packages", "dist-packages"))]
-        config = {**launch, "path": [ROOT, *sites], "landlock": landlock}
+        path = [ROOT, *sites, *module_folders(launch.get("bot"))]
+        config = {**launch, "path": path, "landlock": landlock}
         return [*self.prefix, python, "-I", "-B", "-u", LAUNCHER, json.dumps(config)]
 
     def _fd(self, fd: int) -> str:
@@ -231,12 +232,35 @@ def _bwrap() -> str:
     return found
 
 
+def module_location(bot: str) -> list[str]:
+    """Where the top-level module of a `module:Class` bot lives (its file, or its package's
+    folder), found without importing it, so that the sandbox can show it."""
+    top = bot.partition(":")[0].split(".")[0]
+    try:
+        spec = importlib.util.find_spec(top)
+    except (ImportError, ValueError):
+        return []
+    if spec is None:
+        return []
+    places = list(spec.submodule_search_locations or []) or [spec.origin or ""]
+    return [p for p in places[:1] if os.path.exists(p)]
+
+
+def module_folders(bot: object) -> list[str]:
+    """The folders a `module:Class` bot is imported from: its module's parent folder."""
+    if not isinstance(bot, str) or ".py" in bot or ":" not in bot:
+        return []
+    return [os.path.dirname(p) for p in module_location(bot)]
+
+
 def exposed_for(config: Mapping[str, Any]) -> list[str]:
     """The files a launcher config names that the bot needs to see: its bot file, or its
     command's program and the existing files its arguments name by absolute path."""
     bot = config.get("bot")
     if isinstance(bot, str):
         path = bot.partition(".py:")[0] + ".py" if ".py:" in bot else bot
+        if not path.endswith(".py") and ":" in bot:
+            return module_location(bot)
         return [path] if path.endswith(".py") and os.path.exists(path) else []
     command = config.get("command")
     if not isinstance(command, list) or not command:
