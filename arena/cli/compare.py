@@ -19,7 +19,7 @@ import click
 from arena.bot import Limits
 from arena.cli.main import fail, load_registry, parse_options
 from arena.compare.estimates import Estimate
-from arena.compare.groups import DEFAULT_MAX_GROUPS, DEFAULT_SEED, CompareError, Entrant, Setup
+from arena.compare.groups import DEFAULT_MAX_GROUPS, CompareError, Entrant, Setup
 from arena.compare.players import DEFAULT_FIELD, check, default_field
 from arena.compare.run import run_compare
 from arena.compare.sprt import DEFAULT_ALPHA, DEFAULT_BETA
@@ -61,8 +61,9 @@ def _cores() -> int:
               help="Most games to play; inconclusive (exit 3) if reached [default: "
                    f"{DEFAULT_MAX_GROUPS} groups, {2 * DEFAULT_MAX_GROUPS} games "
                    "for two seats].")
-@click.option("--seed", default=DEFAULT_SEED, show_default=True, type=int,
-              help="Root seed; each group's seed is derived from it.")
+@click.option("--seed", default=None, type=int,
+              help="Root seed; each group's seed is derived from it [default: a secret one, "
+                   "drawn and printed].")
 @click.option("--workers", type=click.IntRange(min=1), default=None,
               help="Worker processes [default: the number of cores].")
 @click.option("--elo0", default=DEFAULT_ELO0, show_default=True, type=float,
@@ -100,12 +101,19 @@ def compare(candidate: str, baseline: str, rules_id: str, seats: int | None,
     Exit status: 0 better or same (not worse), 1 worse (with --require-better: not better),
     2 usage error, 3 inconclusive at the game limit.
     """
+    from arena.seeds import draw_secret
+
+    drawn = seed is None
     try:
-        setup = _setup(candidate, baseline, rules_id, seats, field_refs, seed,
-                       parse_options(options), time_limit, trust)
+        setup = _setup(candidate, baseline, rules_id, seats, field_refs,
+                       draw_secret() if seed is None else seed, parse_options(options),
+                       time_limit, trust)
         bounds = Bounds(elo0, elo1, alpha, beta)
         max_games = max_games or setup.default_max_games()
         check(setup, bounds, max_games, load_registry())
+        if drawn and not (quiet or as_json):  # said once; the report and --json say it again
+            click.echo(f"arena: seed: {setup.seed} (secret: drawn for this comparison and "
+                       f"kept nowhere; --seed {setup.seed} plays it again)", err=True)
         with _progress_bar(setup, max_games, quiet or as_json) as progress:
             state = run_compare(setup, bounds, max_games, workers or _cores(), progress)
     except EntrantError as exc:

@@ -1,5 +1,6 @@
 """The configuration as run: plain data with every default filled, saved as config.yaml in
-the results folder and compared with the current config on resume.
+the results folder and compared with the current config on resume. The seed is not in it:
+it is the run's secret, kept in its own file (arena/tournament/results.py, `secret`).
 
 `config_as_run` and `dump_config` give it (sorted keys, stable bytes); `config_differences`
 lists how one became the other, one dotted key per line; `added_defaults` names the keys a
@@ -50,7 +51,6 @@ def config_as_run(
         "options": cfg.options.dict(),
         "entrants": [_entrant_as_run(e, folder) for e in cfg.entrants],
         "format": _format_as_run(cfg.format),
-        "seed": cfg.seed,
         "limits": {"decision": cfg.limits.decision, "game": cfg.limits.bank,
                    "wall_factor": cfg.limits.wall_factor},
         "mode": cfg.mode,

@@ -122,7 +122,7 @@ class _Builder(EntrantChecks):
             entrants=entrants,
             format=self.format(top.get("format"), info, entrants),
             options=options,
-            seed=self.whole(("seed",), top.get("seed", 1)),
+            seed=None if top.get("seed") is None else self.whole(("seed",), top["seed"]),
             limits=self.limits(top.get("limits")),
             mode=mode,
             workers=self.workers(top.get("workers")),
