@@ -185,6 +185,13 @@ def remove_temporaries(folder: str | os.PathLike[str]) -> int:
     return removed
 
 
+def remove_derived(folder: str | os.PathLike[str]) -> None:
+    """Remove the derived files and pages, which must not outlive the log they came from."""
+    for name in (*DERIVED, *PAGES):
+        with contextlib.suppress(FileNotFoundError):
+            (Path(folder) / name).unlink()
+
+
 def clear(folder: str | os.PathLike[str]) -> None:
     """Remove what a run writes (not the lock), to start over with `--force`."""
     root = Path(folder)

@@ -47,6 +47,7 @@ from arena.executor.local import Executor
 from arena.plugins import default_registry
 from arena.seeds import draw_secret
 from arena.tournament import results as folder_files
+from arena.tournament.audit import audit_log
 from arena.tournament.config import TournamentConfig
 from arena.tournament.config_as_run import (
     added_defaults,
@@ -309,6 +310,11 @@ class _Run:
         return self.executor
 
     def _finish(self, resumed: int) -> RunReport:
+        problem = audit_log(self.folder, self.results, self.workers, self.cfg.replays)
+        if problem is not None:
+            folder_files.remove_derived(self.folder)
+            raise TournamentError(f"{problem}; the results were changed outside this run, so "
+                                  "no standings are written")
         derived = write_derived(self.folder, self.cfg, self.plan, self.results)
         ranking = None
         if self.plan.elimination:

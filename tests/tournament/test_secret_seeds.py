@@ -10,7 +10,6 @@ import textwrap
 from pathlib import Path
 
 import yaml
-
 from click.testing import CliRunner, Result
 
 from arena import play_game
