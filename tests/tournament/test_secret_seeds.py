@@ -161,3 +161,13 @@ def test_a_comparison_without_a_seed_draws_a_secret_and_says_it(tmp_path: Path) 
     given = _invoke("compare", "random", "honest", "--games", "4", "--workers", "1",
                     "--seed", seeds[0])
     assert "arena: seed:" not in given.output and f"seed {seeds[0]}\n" in given.output
+
+
+def test_arena_compare_no_longer_calls_the_oracle_better(tmp_path: Path) -> None:
+    ran = _invoke("compare", ZOO / "oracle.py", "statistician", "--games", "60",
+                  "--workers", "1", "--json")
+    summary = json.loads(ran.output[ran.output.index("{"):])
+    # Before (the seed was 1 unless given): score 0.92 over 60 games, better at once.
+    assert summary["faults"] == {"candidate": 0, "baseline": 0}
+    assert summary["score"]["value"] <= 0.6, summary["score"]
+    assert summary["verdict"] != "better"
