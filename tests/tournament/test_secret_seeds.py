@@ -171,3 +171,25 @@ def test_arena_compare_no_longer_calls_the_oracle_better(tmp_path: Path) -> None
     assert summary["faults"] == {"candidate": 0, "baseline": 0}
     assert summary["score"]["value"] <= 0.6, summary["score"]
     assert summary["verdict"] != "better"
+
+
+def test_a_folder_from_before_secret_seeds_resumes_with_the_seed_in_its_config_yaml(
+    tmp_path: Path,
+) -> None:
+    given = _write(tmp_path, SMALL + "    seed: 3\n", "given.yaml")
+    full, old = tmp_path / "full", tmp_path / "old"
+    for out in (full, old):
+        assert _invoke("run", given, "--out", out, "-q").exit_code == 0
+    (old / results.SECRET).unlink()  # as an older arena left it: the seed in config.yaml
+    saved = yaml.safe_load((old / results.CONFIG).read_text())
+    (old / results.CONFIG).write_text(yaml.safe_dump({**saved, "seed": 3}))
+    lines = (old / results.GAMES).read_bytes().splitlines(keepends=True)
+    (old / results.GAMES).write_bytes(b"".join(lines[:5]))
+    again = _invoke("run", _write(tmp_path, SMALL), "--out", old, "--resume")
+    assert again.exit_code == 0, again.output
+    assert not SAID.search(again.output)
+    assert (old / results.GAMES).read_bytes() == (full / results.GAMES).read_bytes()
+    assert (old / results.SECRET).read_text() == "3\n"
+    other = _write(tmp_path, SMALL + "    seed: 4\n", "other.yaml")
+    refused = _invoke("run", other, "--out", old, "--resume", "-q")
+    assert refused.exit_code == 2 and "its seed is not the one saved" in refused.output
