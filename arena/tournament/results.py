@@ -231,7 +231,8 @@ def read_secret(folder: str | os.PathLike[str]) -> int | None:
     except (OSError, UnicodeDecodeError) as exc:
         raise ResultsError(f"{path}: cannot read the run's seed: {exc}") from None
     if not text.lstrip("-").isdigit():
-        raise ResultsError(f"{path}: not a seed ({text[:20]!r}); restore it, or --force")
+        raise ResultsError(f"{path}: not a seed ({text[:20]!r}); put the run's seed back, "
+                           "or start over with --force")
     return int(text)
 
 

@@ -193,3 +193,13 @@ def test_a_folder_from_before_secret_seeds_resumes_with_the_seed_in_its_config_y
     other = _write(tmp_path, SMALL + "    seed: 4\n", "other.yaml")
     refused = _invoke("run", other, "--out", old, "--resume", "-q")
     assert refused.exit_code == 2 and "its seed is not the one saved" in refused.output
+
+
+def test_a_damaged_secret_stops_a_resume_with_one_line(tmp_path: Path) -> None:
+    config, out = _write(tmp_path, SMALL), tmp_path / "out"
+    assert _invoke("run", config, "--out", out, "-q").exit_code == 0
+    (out / results.SECRET).write_text("not a seed\n")
+    again = _invoke("run", config, "--out", out, "--resume", "-q")
+    assert again.exit_code == 2
+    assert again.output == (f"arena: error: {out / results.SECRET}: not a seed ('not a seed'); "
+                            "put the run's seed back, or start over with --force\n")
