@@ -149,9 +149,10 @@ def test_a_given_seed_is_used_as_given_kept_0600_and_not_copied_into_the_saved_c
 
 
 def test_a_comparison_without_a_seed_draws_a_secret_and_says_it(tmp_path: Path) -> None:
-    seeds = []
+    seeds, reports = [], []
     for _ in range(2):
         ran = _invoke("compare", "random", "honest", "--games", "4", "--workers", "1")
+        reports.append(ran.stdout)
         said = re.findall(r"^arena: seed: (\d+) \(secret: drawn for this comparison and kept "
                           r"nowhere; --seed \1 plays it again\)$", ran.output, re.MULTILINE)
         assert len(said) == 1, ran.output
@@ -161,6 +162,7 @@ def test_a_comparison_without_a_seed_draws_a_secret_and_says_it(tmp_path: Path) 
     given = _invoke("compare", "random", "honest", "--games", "4", "--workers", "1",
                     "--seed", seeds[0])
     assert "arena: seed:" not in given.output and f"seed {seeds[0]}\n" in given.output
+    assert given.stdout == reports[0]  # the secret plays the same comparison again
 
 
 def test_arena_compare_no_longer_calls_the_oracle_better(tmp_path: Path) -> None:
