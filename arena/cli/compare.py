@@ -103,17 +103,13 @@ def compare(candidate: str, baseline: str, rules_id: str, seats: int | None,
     """
     from arena.seeds import draw_secret
 
-    drawn = seed is None
+    drawn, seed = seed is None, draw_secret() if seed is None else seed
     try:
-        setup = _setup(candidate, baseline, rules_id, seats, field_refs,
-                       draw_secret() if seed is None else seed, parse_options(options),
-                       time_limit, trust)
+        setup = _setup(candidate, baseline, rules_id, seats, field_refs, seed,
+                       parse_options(options), time_limit, trust)
         bounds = Bounds(elo0, elo1, alpha, beta)
         max_games = max_games or setup.default_max_games()
         check(setup, bounds, max_games, load_registry())
-        if drawn and not (quiet or as_json):  # said once; the report and --json say it again
-            click.echo(f"arena: seed: {setup.seed} (secret: drawn for this comparison and "
-                       f"kept nowhere; --seed {setup.seed} plays it again)", err=True)
         with _progress_bar(setup, max_games, quiet or as_json) as progress:
             state = run_compare(setup, bounds, max_games, workers or _cores(), progress)
     except EntrantError as exc:
@@ -124,6 +120,9 @@ def compare(candidate: str, baseline: str, rules_id: str, seats: int | None,
         click.echo(verdict_line(state))
     else:
         click.echo(report(state))
+    if drawn and not as_json:  # --json has it; said once, with what to do to play it again
+        click.echo(f"arena: seed: {seed} (secret: drawn for this comparison and kept nowhere; "
+                   f"--seed {seed} plays it again)", err=True)
     sys.exit(exit_status(state.verdict, require_better))
 
 

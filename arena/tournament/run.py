@@ -128,10 +128,6 @@ def run_tournament(
     try:
         with folder_files.locked(folder):
             recorded = _prepare(folder, as_run, resume=resume, force=force)
-            seed, drawn = _run_seed(folder, as_run, resume=resume)
-            if drawn and info is not None:
-                info(f"seed: {seed} (secret: saved in {folder / folder_files.SECRET}, mode 0600)")
-            as_run = replace(as_run, seed=seed)
             report = _Run(as_run, folder, count, progress, info or _quiet).play(recorded)
             if after is not None:
                 after(folder, count)
@@ -176,13 +172,13 @@ def _prepare(
     return recorded
 
 
-def _run_seed(folder: Path, cfg: TournamentConfig, *, resume: bool) -> tuple[int, bool]:
+def _run_seed(folder: Path, cfg: TournamentConfig) -> tuple[int, bool]:
     """The run's root seed, saved as the folder's secret, and whether it was drawn now: the
     secret already there (a resume), else the config's seed, else a fresh secret. A folder
-    from before seeds were secret has its seed in config.yaml."""
+    from before seeds were secret has its seed in config.yaml (a new run's has none)."""
     saved = folder_files.read_secret(folder)
     config_path = folder / folder_files.CONFIG
-    if saved is None and resume and config_path.exists():
+    if saved is None and config_path.exists():
         old = _saved_config(config_path).get("seed")
         saved = old if isinstance(old, int) else None
     if saved is not None and cfg.seed is not None and saved != cfg.seed:
@@ -237,6 +233,10 @@ class _Run:
         progress: bool,
         info: Callable[[str], None],
     ) -> None:
+        seed, drawn = _run_seed(folder, cfg)  # before any game is planned
+        if drawn:
+            info(f"seed: {seed} (secret: saved in {folder / folder_files.SECRET}, mode 0600)")
+        cfg = replace(cfg, seed=seed)
         self.cfg, self.folder, self.workers = cfg, folder, workers
         self.plan = Plan(cfg)
         self.total = self.plan.total()
