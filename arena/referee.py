@@ -25,7 +25,7 @@ from arena.options import NO_OPTIONS, Options
 from arena.rules import CHANCE, TERMINAL, RuleSet, get_rules
 from arena.rules.actions import Action, Chance
 from arena.rules.base import Event, Observation, Result
-from arena.seeds import derive_seed
+from arena.seeds import bot_seed, derive_seed
 
 MAX_DECISIONS = 200_000
 
@@ -200,7 +200,7 @@ class _Game:
         for seat, player in enumerate(self.players):
             context = BotContext(
                 seat, len(self.players), self.rules.id, self.options,
-                self.limits, random.Random(derive_seed(self.seed, "bot", seat)),
+                self.limits, random.Random(bot_seed(self.seed, seat)),
                 player.options, names, getattr(self.rules, "description", None),
             )
             try:

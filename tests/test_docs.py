@@ -169,7 +169,7 @@ def test_a_file_bot_is_named_as_the_bot_page_says(
     runner = CliRunner()
     played = runner.invoke(cli, ["play", "--rules", "dice", "--bots", "./my_bot.py,random"])
     assert played.exit_code == 0
-    assert played.output.startswith("dice, seed 1: seat 0 ./my_bot.py, seat 1 random\n")
+    assert re.match(r"dice, seed \d+: seat 0 \./my_bot\.py, seat 1 random\n", played.output)
     ran = runner.invoke(cli, ["run", "t.yaml", "--quiet"])
     assert ran.exit_code == 0, ran.output
     standings = (tmp_path / "results" / "t" / "standings.csv").read_text(encoding="utf-8")

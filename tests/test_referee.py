@@ -324,7 +324,7 @@ class DeafWhenOut(RandomBot):
 
 
 def test_a_fault_in_notify_of_a_seat_already_out_is_recorded_and_changes_nothing() -> None:
-    quiet = play_game("dice", [DeafWhenOut, RandomBot, RandomBot], seed=2)
+    quiet = play_game("dice", [DeafWhenOut, RandomBot, RandomBot], seed=5)
     out = next(e for e in quiet.log if isinstance(e, arena.Event) and e.kind == "out")
     assert out.seat == 0, "the test needs seat 0 out first"
     assert [(f.seat, f.kind) for f in quiet.faults] == [(0, "crash")]

@@ -21,7 +21,7 @@ from arena.bot import Limits
 from arena.cli.doctor import isolation_level
 from arena.cli.main import fail, isolation_option, load_registry, parse_options
 from arena.compare.estimates import Estimate
-from arena.compare.groups import DEFAULT_MAX_GROUPS, DEFAULT_SEED, CompareError, Entrant, Setup
+from arena.compare.groups import DEFAULT_MAX_GROUPS, CompareError, Entrant, Setup
 from arena.compare.players import DEFAULT_FIELD, check, default_field
 from arena.compare.run import run_compare
 from arena.compare.sprt import DEFAULT_ALPHA, DEFAULT_BETA
@@ -63,8 +63,9 @@ def _cores() -> int:
               help="Most games to play; inconclusive (exit 3) if reached [default: "
                    f"{DEFAULT_MAX_GROUPS} groups, {2 * DEFAULT_MAX_GROUPS} games "
                    "for two seats].")
-@click.option("--seed", default=DEFAULT_SEED, show_default=True, type=int,
-              help="Root seed; each group's seed is derived from it.")
+@click.option("--seed", default=None, type=int,
+              help="Root seed; each group's seed is derived from it [default: a secret one, "
+                   "drawn and printed].")
 @click.option("--workers", type=click.IntRange(min=1), default=None,
               help="Worker processes [default: the number of cores].")
 @click.option("--elo0", default=DEFAULT_ELO0, show_default=True, type=float,
@@ -103,6 +104,9 @@ def compare(candidate: str, baseline: str, rules_id: str, seats: int | None,
     Exit status: 0 better or same (not worse), 1 worse (with --require-better: not better),
     2 usage error, 3 inconclusive at the game limit.
     """
+    from arena.seeds import draw_secret
+
+    drawn, seed = seed is None, draw_secret() if seed is None else seed
     try:
         setup = _setup(candidate, baseline, rules_id, seats, field_refs, seed,
                        parse_options(options), time_limit, trust)
@@ -120,6 +124,9 @@ def compare(candidate: str, baseline: str, rules_id: str, seats: int | None,
         click.echo(verdict_line(state))
     else:
         click.echo(report(state))
+    if drawn and not as_json:  # --json has it; said once, with what to do to play it again
+        click.echo(f"arena: seed: {seed} (secret: drawn for this comparison and kept nowhere; "
+                   f"--seed {seed} plays it again)", err=True)
     sys.exit(exit_status(state.verdict, require_better))
 
 

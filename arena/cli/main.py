@@ -135,7 +135,8 @@ def indent(text: str) -> str:
               help="Comma-separated bots by seat, as for `arena compare`: names, FILE.py, "
                    "module:Class or 'cmd:PROGRAM ARGS', each with ?key=value bot options; "
                    "or 'human'.")
-@click.option("--seed", default=1, show_default=True, type=int, help="Game seed.")
+@click.option("--seed", default=None, type=int,
+              help="Game seed [default: a secret one, drawn and printed].")
 @click.option("--option", "options", multiple=True, metavar="KEY=VALUE",
               help="A rule option, e.g. --option max_points=3 (repeatable).")
 @click.option("--time-limit", default=None, type=float,
@@ -145,7 +146,7 @@ def indent(text: str) -> str:
               help="Run every Python bot inline, in arena's own process (faster; only for "
                    "code you trust).")
 @isolation_option
-def play(rules_id: str, bots: str, seed: int, options: tuple[str, ...],
+def play(rules_id: str, bots: str, seed: int | None, options: tuple[str, ...],
          time_limit: float | None, reveal: bool, trust: bool, isolation: str | None) -> None:
     """Play one game in the terminal, narrated; 'human' seats are prompted. End of input
     or Ctrl-C stops the game (exit status 130).
@@ -155,8 +156,11 @@ def play(rules_id: str, bots: str, seed: int, options: tuple[str, ...],
     from arena.cli.doctor import isolation_level
     from arena.human import Quit
     from arena.play import OutputClosed, PlayError, play_in_terminal
+    from arena.seeds import draw_secret
 
     level = isolation_level(isolation)
+    if seed is None:  # said in the game's first line
+        seed = draw_secret()
     try:
         play_in_terminal(rules_id, [b.strip() for b in bots.split(",") if b.strip()], seed,
                          parse_options(options), time_limit, reveal, click.echo, trust, level)

@@ -20,7 +20,6 @@ import difflib
 import re
 import sys
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -32,12 +31,10 @@ from arena.narrative import Narrator, result_lines
 from arena.replay import Replay, ReplayError, read_replay
 from arena.rules import RulesError
 from arena.rules.base import Description, Event
+from arena.tournament.audit import PARALLEL_FROM, GameCheck
 from arena.verify import verify_replay
 
 EXIT_DIFFERENT = 1
-PARALLEL_FROM = 200
-"""Folders with at least this many replays are verified on several processes."""
-_CHUNK = 25
 _NUMBERED = re.compile(r"(.*?)(\d+)")
 """A game id split into its prefix and its number: rr-000042 -> rr-, 42."""
 
@@ -109,61 +106,9 @@ def _event(data: Mapping[str, Any], sof: bool) -> Event:
 # --- verifying a folder -------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class GameCheck:
-    """The outcome of checking one game of a results folder: None when it verified."""
-
-    game: str
-    problem: str | None
-
-
-def check_game(folder: str, line: Mapping[str, Any]) -> GameCheck:
-    """Verify one game's replay through the rules, and against its games.jsonl line."""
-    game_id = str(line.get("id"))
-    path = Path(folder) / str(line["replay"])
-    try:
-        replay = read_replay(path)
-    except ReplayError as exc:
-        return GameCheck(game_id, str(exc))
-    difference = verify_replay(replay)
-    if difference is not None:
-        return GameCheck(game_id, str(difference))
-    return GameCheck(game_id, _against_log(replay, line))
-
-
-def _against_log(replay: Replay, line: Mapping[str, Any]) -> str | None:
-    """Where the replay and its games.jsonl line tell different stories, if anywhere."""
-    names = [e.get("name") for e in replay.header.get("entrants", ())]
-    pairs = [
-        ("id", replay.header.get("game", {}).get("id"), line.get("id")),
-        ("entrants", names, line.get("entrants")),
-        *((key, replay.result.get(key), line.get(key)) for key in
-          ("placements", "scores", "decisions")),
-    ]  # fmt: skip
-    for key, in_replay, in_log in pairs:
-        if in_replay != in_log:
-            return f"games.jsonl has {key} {in_log!r}, the replay {in_replay!r}"
-    return None
-
-
-def _check_task(_: None, task: tuple[str, tuple[Mapping[str, Any], ...]]) -> list[GameCheck]:
-    folder, lines = task
-    return [check_game(folder, line) for line in lines]
-
-
-def check_folder(folder: Path, lines: Sequence[Mapping[str, Any]],
-                 workers: int | None = None) -> Iterator[GameCheck]:  # fmt: skip
-    """Check every listed game, in games.jsonl order; big folders on several processes."""
-    from arena.executor.local import Job, ordered_map, pool_size
-
-    count = pool_size(workers, len(lines), PARALLEL_FROM)
-    tasks = [(str(folder), tuple(lines[i : i + _CHUNK])) for i in range(0, len(lines), _CHUNK)]
-    for checks in ordered_map(Job(_check_task), tasks, count):
-        yield from checks
-
-
 def _verify_folder(folder: Path, workers: int | None) -> None:
     from arena.tournament import results
+    from arena.tournament.audit import check_folder
 
     games_path = folder / results.GAMES
     if not games_path.exists():

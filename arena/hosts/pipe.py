@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -343,11 +344,13 @@ class ProcessHost(PipeHost):
 
 
 def _absolute_arguments(command: Sequence[str]) -> list[str]:
-    """Make arguments naming existing files absolute: the command runs in an empty folder."""
+    """Make arguments naming existing files absolute, since the command runs in an empty
+    folder, and otherwise as written: no symlink is resolved (`/lib/x` stays `/lib/x`)."""
     out = []
     for arg in command:
         path = Path(arg)
-        out.append(str(path.resolve()) if ("/" in arg or path.suffix) and path.exists() else arg)
+        named = ("/" in arg or path.suffix) and path.exists()
+        out.append(os.path.abspath(arg) if named else arg)
     return out
 
 

@@ -191,7 +191,8 @@ class TournamentConfig:
     entrants: tuple[EntrantConfig, ...]
     format: FormatConfig = FormatConfig()
     options: Options = NO_OPTIONS
-    seed: int = 1
+    seed: int | None = None
+    """The root seed as given; None means none was given, and a run draws a secret one."""
     limits: Limits = field(default_factory=Limits)
     """The game's time limits, the one class the referee uses (YAML `limits.game` is `bank`)."""
     mode: str | None = None
@@ -207,6 +208,12 @@ class TournamentConfig:
         """The same tournament with every entrant at this isolation level."""
         return replace(self, isolation=level,
                        entrants=tuple(replace(e, isolation=level) for e in self.entrants))
+
+    @property
+    def planned_seed(self) -> int:
+        """The root seed games are planned with: a run puts its secret in `seed` first; a
+        config without one is planned (counted, checked) under 0."""
+        return 0 if self.seed is None else self.seed
 
 
 # --- where an error points, and how it words a value ----------------------------------

@@ -1,5 +1,6 @@
 """The configuration as run: plain data with every default filled, saved as config.yaml in
-the results folder and compared with the current config on resume.
+the results folder and compared with the current config on resume. The seed is not in it:
+it is the run's secret, kept in its own file (arena/tournament/results.py, `secret`).
 
 `config_as_run` and `dump_config` give it (sorted keys, stable bytes); `config_differences`
 lists how one became the other, one dotted key per line; `added_defaults` names the keys a
@@ -31,7 +32,7 @@ from arena.tournament.config import (
     TournamentConfig,
     dotted,
 )
-from arena.tournament.config_entrants import file_reference
+from arena.tournament.config_entrants import file_reference, names_a_path
 
 __all__ = ["added_defaults", "config_as_run", "config_differences", "dump_config"]
 
@@ -50,7 +51,6 @@ def config_as_run(
         "options": cfg.options.dict(),
         "entrants": [_entrant_as_run(e, folder) for e in cfg.entrants],
         "format": _format_as_run(cfg.format),
-        "seed": cfg.seed,
         "limits": {"decision": cfg.limits.decision, "game": cfg.limits.bank,
                    "wall_factor": cfg.limits.wall_factor},
         "mode": cfg.mode,
@@ -65,7 +65,8 @@ def _entrant_as_run(
     entrant: EntrantConfig, folder: str | PathLike[str] | None = None
 ) -> dict[str, Any]:
     source: dict[str, Any] = (
-        {"command": list(entrant.command)} if entrant.command is not None
+        {"command": [_part_from(part, i == 0, folder) for i, part in enumerate(entrant.command)]}
+        if entrant.command is not None
         else {"bot": _bot_from(entrant.bot, folder)}
     )
     return {
@@ -87,6 +88,14 @@ def _bot_from(ref: str | None, folder: str | PathLike[str] | None) -> str | None
     if file is None:
         return ref
     return Path(os.path.relpath(os.path.abspath(file), os.path.abspath(folder))).as_posix() + cls
+
+
+def _part_from(part: str, program: bool, folder: str | PathLike[str] | None) -> str:
+    """A command's part as written in a file in `folder`: a relative path to something that
+    exists made relative to that folder (no symlink resolved); anything else as it is."""
+    if folder is None or not names_a_path(part, program) or not os.path.exists(part):
+        return part
+    return Path(os.path.relpath(os.path.abspath(part), os.path.abspath(folder))).as_posix()
 
 
 def _format_as_run(fmt: FormatConfig) -> dict[str, Any]:

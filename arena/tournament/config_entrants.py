@@ -3,7 +3,9 @@ command, an alias (or the name the bot reference gives), options and mode; names
 
 A bot file's path is relative to the config file's folder and kept as a path from the
 current folder; a reference that does not resolve is refused with the installed names'
-near miss (`bot_problem` and `known_bots` are passed in).
+near miss (`bot_problem` and `known_bots` are passed in). A command's relative path to
+something in the config's folder is made a path from the current folder the same way;
+neither ever resolves a symlink (`os.path.normpath`, not `Path.resolve`).
 
 This module must not import the rules, the referee, pluggy or click, and never loads a bot
 itself; it never starts a game.
@@ -27,7 +29,15 @@ from arena.tournament.config import (
 )
 from arena.tournament.config_checks import FieldChecks
 
-__all__ = ["EntrantChecks"]
+__all__ = ["EntrantChecks", "names_a_path"]
+
+
+def names_a_path(part: str, program: bool) -> bool:
+    """Whether a command's part is a relative path: a program with a '/' (one without is
+    looked up on the PATH), an argument with a '/' or a file suffix."""
+    if os.path.isabs(part):
+        return False
+    return "/" in part or (not program and bool(Path(part).suffix))
 
 _ENTRANT_KEYS = ("bot", "command", "alias", "options", "mode", "network")
 
@@ -102,7 +112,17 @@ class EntrantChecks(FieldChecks):
             self.doc.fail(
                 path, f"must be a non-empty list like [node, bot.js], got {describe(raw)}"
             )
-        return tuple(self.text((*path, i), part) for i, part in enumerate(raw))
+        return tuple(self.argument(self.text((*path, i), part), i == 0)
+                     for i, part in enumerate(raw))
+
+    def argument(self, part: str, program: bool) -> str:
+        """A command's part as its bot gets it: a relative path to something in the config's
+        folder becomes a path from the current folder (no symlink resolved), anything else
+        stays as written."""
+        if self.folder is None or not names_a_path(part, program):
+            return part
+        found = os.path.normpath(self.folder / part)
+        return found if os.path.exists(found) else part
 
     def alias(self, path: KeyPath, item: Mapping[str, Any], bot: tuple[KeyPath, str] | None) -> str:
         """The entrant's name: its alias, else the name its bot reference gives."""

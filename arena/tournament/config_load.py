@@ -127,7 +127,7 @@ class _Builder(EntrantChecks):
             entrants=entrants,
             format=self.format(top.get("format"), info, entrants),
             options=options,
-            seed=self.whole(("seed",), top.get("seed", 1)),
+            seed=None if top.get("seed") is None else self.whole(("seed",), top["seed"]),
             limits=self.limits(top.get("limits")),
             mode=mode,
             isolation=isolation,

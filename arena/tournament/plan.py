@@ -40,12 +40,12 @@ class Plan:
         self.main: tuple[GameSpec, ...] = ()
         self.seeding: tuple[GameSpec, ...] = ()
         if fmt.type == "round-robin":
-            self.main = tuple(round_robin(n, fmt.seats, fmt.games, cfg.seed, fmt.cap))
+            self.main = tuple(round_robin(n, fmt.seats, fmt.games, cfg.planned_seed, fmt.cap))
         elif fmt.type == "gauntlet":
             champions = [self.names.index(name) for name in fmt.champions]
-            self.main = tuple(gauntlet(champions, n, fmt.seats, fmt.games, cfg.seed))
+            self.main = tuple(gauntlet(champions, n, fmt.seats, fmt.games, cfg.planned_seed))
         elif fmt.seeding:
-            games = round_robin(n, fmt.seats, fmt.seeding, cfg.seed, DEFAULT_CAP)
+            games = round_robin(n, fmt.seats, fmt.seeding, cfg.planned_seed, DEFAULT_CAP)
             self.seeding = tuple(replace(g, stage="seeding") for g in games)
         self._seeding_ids = frozenset(g.id for g in self.seeding)
         self._seeded: tuple[tuple[Placements, ...], tuple[int, ...]] | None = None
@@ -103,9 +103,11 @@ class Plan:
         """The elimination state machine with every knockout result recorded."""
         fmt, order = self.cfg.format, self.seed_order(results)
         if fmt.seats == 2:
-            machine = elimination_2(order, fmt.games, self.cfg.seed)
+            machine = elimination_2(order, fmt.games, self.cfg.planned_seed)
         else:
-            machine = elimination_k(order, fmt.seats, fmt.advance or 1, fmt.games, self.cfg.seed)
+            machine = elimination_k(
+                order, fmt.seats, fmt.advance or 1, fmt.games, self.cfg.planned_seed
+            )
         played = {k: v for k, v in results.items() if k not in self._seeding_ids}
         return machine.record(played) if played else machine
 

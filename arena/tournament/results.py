@@ -4,7 +4,9 @@ Layout of `results/<name>/`:
 
     .lock            held (fcntl.flock) by the one `arena run` using the folder, and
                      removed when it ends (a killed run leaves it; the next run takes it)
-    config.yaml      the configuration as run
+    config.yaml      the configuration as run (without its seed)
+    secret           the run's root seed, mode 0600: drawn when the config gives none,
+                     read back on resume; no bot's sandbox shows this folder
     games.jsonl      one JSON line per finished game, appended in schedule order
     replays/         one `<game id>.json.gz` per game (see arena/replay.py)
     ratings.json, standings.csv, standings.md, crosstable.csv, stages.json
@@ -38,6 +40,7 @@ from typing import IO, Any, Self
 
 GAMES = "games.jsonl"
 CONFIG = "config.yaml"
+SECRET = "secret"
 REPLAYS = "replays"
 LOCK = ".lock"
 DERIVED = ("ratings.json", "standings.csv", "standings.md", "crosstable.csv", "stages.json")
@@ -160,7 +163,7 @@ def foreign(folder: str | os.PathLike[str]) -> list[str]:
     root = Path(folder)
     if not root.is_dir():
         return []
-    ours = {GAMES, CONFIG, REPLAYS, LOCK, *DERIVED, *PAGES}
+    ours = {GAMES, CONFIG, SECRET, REPLAYS, LOCK, *DERIVED, *PAGES}
     return sorted(
         p.name
         for p in root.iterdir()
@@ -182,14 +185,55 @@ def remove_temporaries(folder: str | os.PathLike[str]) -> int:
     return removed
 
 
+def remove_derived(folder: str | os.PathLike[str]) -> None:
+    """Remove the derived files and pages, which must not outlive the log they came from."""
+    for name in (*DERIVED, *PAGES):
+        with contextlib.suppress(FileNotFoundError):
+            (Path(folder) / name).unlink()
+
+
 def clear(folder: str | os.PathLike[str]) -> None:
     """Remove what a run writes (not the lock), to start over with `--force`."""
     root = Path(folder)
-    for name in (GAMES, CONFIG, *DERIVED, *PAGES):
+    for name in (GAMES, CONFIG, SECRET, *DERIVED, *PAGES):
         with contextlib.suppress(FileNotFoundError):
             (root / name).unlink()
     shutil.rmtree(root / REPLAYS, ignore_errors=True)
     remove_temporaries(root)
+
+
+# --- the secret ---------------------------------------------------------------------------
+
+
+def write_secret(folder: str | os.PathLike[str], seed: int) -> None:
+    """Save the run's root seed readable by its owner only (created 0600, then renamed)."""
+    target = Path(folder) / SECRET
+    temporary = target.with_name(f".{SECRET}.{os.getpid()}{TEMPORARY_SUFFIX}")
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.fchmod(descriptor, 0o600)  # whatever the umask, and a file left by a crash
+        os.write(descriptor, f"{seed}\n".encode())
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+    os.replace(temporary, target)
+    sync_folder(target.parent)
+
+
+def read_secret(folder: str | os.PathLike[str]) -> int | None:
+    """The run's root seed saved in the folder, or None when there is none (a new folder, or
+    one written before arena kept seeds secret)."""
+    path = Path(folder) / SECRET
+    try:
+        text = path.read_text(encoding="ascii").strip()
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ResultsError(f"{path}: cannot read the run's seed: {exc}") from None
+    if not text.lstrip("-").isdigit():
+        raise ResultsError(f"{path}: not a seed ({text[:20]!r}); put the run's seed back, "
+                           "or start over with --force")
+    return int(text)
 
 
 # --- games.jsonl --------------------------------------------------------------------------

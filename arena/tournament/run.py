@@ -8,10 +8,11 @@ result in schedule order, and finally derives ratings, standings, the crosstable
 stages.json from the log (derived.py).
 
 Reproducibility: every game's seed comes from the tournament seed and the game id (the
-schedule does it), every bot is built fresh for each game, and results are written in
-schedule order whatever order the workers finish in, so 1 or 16 workers write the same
-bytes. Wall-clock times stay out of games.jsonl and the derived files (replays keep the
-seconds per decision; see docs/replay-format.md).
+schedule does it; a config without a seed gets a secret one, drawn once and saved in the
+folder's `secret`, mode 0600, which `--resume` reads back), every bot is built fresh for
+each game, and results are written in schedule order whatever order the workers finish
+in, so 1 or 16 workers write the same bytes. Wall-clock times stay out of games.jsonl and
+the derived files (replays keep the seconds per decision; see docs/replay-format.md).
 
 Workers: the one executor (arena/executor/local.py): worker processes forked from a server
 that imported arena once, inheriting no threads, locks or open files of the main process
@@ -45,7 +46,9 @@ import yaml
 from arena.botcard import BotCard
 from arena.executor.local import Executor
 from arena.plugins import default_registry
+from arena.seeds import draw_secret
 from arena.tournament import results as folder_files
+from arena.tournament.audit import audit_log
 from arena.tournament.config import TournamentConfig
 from arena.tournament.config_as_run import (
     added_defaults,
@@ -173,19 +176,47 @@ def _prepare(
     return recorded
 
 
-def _check_unchanged(config_path: Path, cfg: TournamentConfig) -> None:
+def _run_seed(folder: Path, cfg: TournamentConfig) -> tuple[int, bool]:
+    """The run's root seed, saved as the folder's secret, and whether it was drawn now: the
+    secret already there (a resume), else the config's seed, else a fresh secret. A folder
+    from before seeds were secret has its seed in config.yaml (a new run's has none)."""
+    saved = folder_files.read_secret(folder)
+    config_path = folder / folder_files.CONFIG
+    if saved is None and config_path.exists():
+        old = _saved_config(config_path).get("seed")
+        saved = old if isinstance(old, int) else None
+    if saved is not None and cfg.seed is not None and saved != cfg.seed:
+        raise TournamentError(
+            f"the configuration changed since {folder} was started: its seed is not the one "
+            f"saved in {folder / folder_files.SECRET} (resume with the original "
+            "configuration, or --force to start over)"
+        )
+    seed = saved if saved is not None else cfg.seed
+    if seed is None:
+        seed = draw_secret()
+    folder_files.write_secret(folder, seed)
+    return seed, cfg.seed is None and saved is None
+
+
+def _saved_config(config_path: Path) -> dict[str, Any]:
     try:
         saved = yaml.safe_load(config_path.read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError) as exc:
         raise TournamentError(
             f"{config_path}: cannot read the saved configuration: {exc}"
         ) from None
+    return saved if isinstance(saved, dict) else {}
+
+
+def _check_unchanged(config_path: Path, cfg: TournamentConfig) -> None:
+    saved = _saved_config(config_path)
     infos = rule_infos(default_registry())
     defaults = added_defaults(infos[cfg.rules]) if cfg.rules in infos else {}
-    changes = config_differences(saved or {}, config_as_run(cfg, config_path.parent),
-                                 ignore=RESUME_IGNORES, defaults=defaults)
-    if changes and not config_differences(saved or {}, config_as_run(cfg),
-                                          ignore=RESUME_IGNORES, defaults=defaults):
+    ignore = (*RESUME_IGNORES, "seed")  # the seed is checked against the secret
+    changes = config_differences(saved, config_as_run(cfg, config_path.parent),
+                                 ignore=ignore, defaults=defaults)
+    if changes and not config_differences(saved, config_as_run(cfg),
+                                          ignore=ignore, defaults=defaults):
         return  # saved before bot files were written relative to the results folder
     if changes:
         raise TournamentError(
@@ -207,6 +238,10 @@ class _Run:
         info: Callable[[str], None],
         cards: tuple[BotCard | None, ...] = (),
     ) -> None:
+        seed, drawn = _run_seed(folder, cfg)  # before any game is planned
+        if drawn:
+            info(f"seed: {seed} (secret: saved in {folder / folder_files.SECRET}, mode 0600)")
+        cfg = replace(cfg, seed=seed)
         self.cfg, self.folder, self.workers = cfg, folder, workers
         self.plan = Plan(cfg)
         self.total = self.plan.total()
@@ -281,6 +316,11 @@ class _Run:
         return self.executor
 
     def _finish(self, resumed: int) -> RunReport:
+        problem = audit_log(self.folder, self.results, self.workers, self.cfg.replays)
+        if problem is not None:
+            folder_files.remove_derived(self.folder)
+            raise TournamentError(f"{problem}; the results were changed outside this run, so "
+                                  "no standings are written")
         derived = write_derived(self.folder, self.cfg, self.plan, self.results)
         ranking = None
         if self.plan.elimination:

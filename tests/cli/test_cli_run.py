@@ -240,8 +240,9 @@ def test_resume_with_a_changed_config_and_a_locked_folder_are_refused(tmp_path: 
     result = _invoke("run", changed, "--out", out, "--resume", "-q")
     assert result.exit_code == 2
     assert result.stderr == (
-        f"arena: error: the configuration changed since {out} was started: seed: 3 -> 4 "
-        "(resume with the original configuration, or --force to start over)\n"
+        f"arena: error: the configuration changed since {out} was started: its seed is not "
+        f"the one saved in {out / results.SECRET} (resume with the original configuration, "
+        "or --force to start over)\n"
     )
     with results.locked(out):
         result = _invoke("run", config, "--out", out, "--resume", "-q")
@@ -576,8 +577,13 @@ def test_the_saved_config_is_valid_from_its_folder_and_resumes_from_any_folder(
     checked = _invoke("validate", saved)
     assert checked.exit_code == 0, checked.output
     again = _invoke("run", "-q", saved, "--out", tmp_path / "again", "--workers", "1")
+    assert again.exit_code == 0, again.output  # under a new secret: the seed is not in it
+    seeded = one / "seeded.yaml"  # with the run's secret as its seed: the same games
+    seeded.write_text(saved.read_text() + (one / results.SECRET).read_text().join(["seed: ", ""]))
+    again = _invoke("run", "-q", seeded, "--out", tmp_path / "seeded", "--workers", "1")
+    seeded.unlink()
     assert again.exit_code == 0, again.output
-    assert (tmp_path / "again" / results.GAMES).read_bytes() == (one / results.GAMES).read_bytes()
+    assert (tmp_path / "seeded" / results.GAMES).read_bytes() == (one / results.GAMES).read_bytes()
     monkeypatch.chdir(tmp_path / "one" / "contest")
     resumed = _invoke("run", "-q", "x.yaml", "--out", one, "--resume", "--workers", "1")
     assert resumed.exit_code == 0, resumed.output

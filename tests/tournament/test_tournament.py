@@ -64,8 +64,10 @@ def _entrants(count: int) -> str:
 
 
 def _config(folder: Path, fmt: str, *, rules: str = "dice", entrants: int = 3, **extra: Any) -> Any:
+    """A tournament of built-in bots; with a seed (1 unless given), so two runs can match."""
+    extra = {"seed": 1, **extra}
     lines = ["name: t", f"rules: {rules}", f"entrants: {_entrants(entrants)}", f"format: {fmt}"]
-    lines += [f"{key}: {value}" for key, value in extra.items()]
+    lines += [f"{key}: {value}" for key, value in extra.items() if value is not None]
     return load_tournament(_write(folder, "\n".join(lines) + "\n"))
 
 
@@ -219,9 +221,10 @@ def _same_results(a: Path, b: Path) -> None:
 def test_one_and_two_workers_write_the_same_bytes(
     tmp_path: Path, rules: str, fmt: str, entrants: int
 ) -> None:
-    cfg = _config(tmp_path, fmt, rules=rules, entrants=entrants)
-    one = run_tournament(cfg, tmp_path / "one", workers=1)
-    two = run_tournament(cfg, tmp_path / "two", workers=2)
+    cfg = _config(tmp_path, fmt, rules=rules, entrants=entrants, seed=None)
+    one = run_tournament(cfg, tmp_path / "one", workers=1)  # a secret seed, drawn
+    secret = int((tmp_path / "one" / results.SECRET).read_text())
+    two = run_tournament(replace(cfg, seed=secret), tmp_path / "two", workers=2)
     _same_results(tmp_path / "one", tmp_path / "two")
     assert one.standings == two.standings and one.ranking == two.ranking
     assert one.played == one.total == Plan(cfg).total() and one.resumed == 0
@@ -297,7 +300,7 @@ def test_ctrl_c_keeps_finished_games_and_resume_completes(
     entrants = f"[random, {{bot: random, alias: r2}}, {{bot: '{bot}', alias: c, mode: inline}}]"
     fmt = "{type: round-robin, seats: 2, games: 5}"
     cfg = load_tournament(_write(tmp_path, f"name: t\nrules: dice\nentrants: {entrants}\n"
-                                           f"format: {fmt}\n"))
+                                           f"format: {fmt}\nseed: 1\n"))
     run_tournament(cfg, tmp_path / "full", workers=1)
     monkeypatch.setenv(ctrl_c.ARMED, ctrl_c.armed(5, tmp_path / "ends"))  # c's 5th game
     with pytest.raises(Interrupted) as stop:
@@ -333,8 +336,16 @@ def test_resume_refuses_a_changed_config_but_not_other_workers(tmp_path: Path) -
         run_tournament(changed, tmp_path / "out", resume=True)
     assert str(refused.value) == (
         f"the configuration changed since {tmp_path / 'out'} was started: "
-        "format.games: 1 -> 2; seed: 1 -> 9 "
+        "format.games: 1 -> 2 "
         "(resume with the original configuration, or --force to start over)"
+    )
+    reseeded = _config(tmp_path, "{type: round-robin, seats: 2, games: 1}", seed=9)
+    with pytest.raises(TournamentError) as refused:
+        run_tournament(reseeded, tmp_path / "out", resume=True)
+    assert str(refused.value) == (
+        f"the configuration changed since {tmp_path / 'out'} was started: its seed is not "
+        f"the one saved in {tmp_path / 'out' / 'secret'} (resume with the original "
+        "configuration, or --force to start over)"
     )
     same = _config(tmp_path, "{type: round-robin, seats: 2, games: 1}", workers=2)
     assert run_tournament(same, tmp_path / "out", workers=1, resume=True).resumed == 6

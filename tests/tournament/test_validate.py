@@ -113,7 +113,7 @@ def test_a_command_program_that_is_not_executable_is_refused(
     config = _command_config(tmp_path, "[./bot.sh]")
     assert _refused(config, tmp_path / "out") == (
         f"{config}:6: entrants.2.command: {tmp_path}/bot.sh is not executable "
-        "(make it executable, or name its interpreter first: [sh, ./bot.sh])"
+        f"(make it executable, or name its interpreter first: [sh, {tmp_path}/bot.sh])"
     )
 
 

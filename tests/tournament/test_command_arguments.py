@@ -1,0 +1,119 @@
+"""Command arguments are passed as written: a path through a symlink reaches the bot as it
+was written (`/lib/x` stays `/lib/x`, not `/usr/lib/x`), and a relative path in a config's
+command is taken from the config's folder without resolving symlinks, in the config as run
+too (issue 13, item 9)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from arena import play_game
+from arena.cli.main import cli
+from arena.hosts.pipe import CommandHost, ProcessLimits
+from arena.referee import Player
+from arena.tournament import results
+
+ZOO = Path(__file__).resolve().parents[1] / "hosts" / "zoo"
+THROUGH_A_LINK = "/lib/os-release"
+"""On Debian /lib is a symlink to usr/lib."""
+
+
+def _arguments(stderr: str) -> list[str]:
+    lines = [t for t in stderr.splitlines() if t.startswith("ARGUMENTS ")]
+    assert lines, stderr
+    return list(json.loads(lines[-1].removeprefix("ARGUMENTS ")))
+
+
+def test_a_command_gets_an_argument_through_a_symlink_as_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if not (os.path.islink("/lib") and os.path.exists(THROUGH_A_LINK)):
+        pytest.skip("this machine's /lib is not a symlink")
+    (tmp_path / "real").mkdir()
+    (tmp_path / "real" / "book.txt").write_text("opening book\n")
+    (tmp_path / "link").symlink_to("real")
+    monkeypatch.chdir(tmp_path)
+    host = CommandHost([sys.executable, str(ZOO / "arguments.py"), THROUGH_A_LINK,
+                        "link/book.txt", "--fast"], ProcessLimits(start_timeout=20.0))
+    try:
+        record = play_game("dice", [Player("a", host), "random"], seed=2)
+        seen = _arguments(host.stderr_tail())
+    finally:
+        host.shutdown()
+    assert record.faults == ()
+    assert seen == [THROUGH_A_LINK, str(tmp_path / "link" / "book.txt"), "--fast"]
+
+
+def test_a_relative_path_in_a_configs_command_is_taken_from_its_folder_without_symlinks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    contest = tmp_path / "contest-2026"
+    (contest / "data").mkdir(parents=True)
+    (contest / "data" / "book.txt").write_text("opening book\n")
+    (tmp_path / "contest").symlink_to("contest-2026")
+    (contest / "t.yaml").write_text(textwrap.dedent(f"""
+        name: t
+        rules: dice
+        entrants:
+          - random
+          - command: ["{sys.executable}", "{ZOO / 'arguments.py'}", data/book.txt, absent.txt]
+            alias: theirs
+        format: {{type: round-robin, seats: 2, games: 1}}
+        seed: 1
+        workers: 1
+    """).lstrip())
+    monkeypatch.chdir(tmp_path)
+    for config, out, written in [
+        (tmp_path / "contest" / "t.yaml", tmp_path / "a", str(tmp_path / "contest/data/book.txt")),
+        (Path("contest/t.yaml"), Path("elsewhere/out"), "../../contest/data/book.txt"),
+    ]:
+        ran = CliRunner().invoke(cli, ["run", str(config), "--out", str(out), "-q"],
+                                 catch_exceptions=False)
+        assert ran.exit_code == 0, ran.output
+        games = list(results.iter_games(out / results.GAMES))
+        assert len(games) == 2 and all(g["faults"] == [] for g in games)
+        saved = yaml.safe_load((out / results.CONFIG).read_text())
+        assert saved["entrants"][1]["command"][2:] == [written, "absent.txt"]
+    monkeypatch.chdir(tmp_path / "contest-2026")  # the saved config works from anywhere
+    from arena.tournament.load import load_tournament
+
+    again = load_tournament(tmp_path / "elsewhere" / "out" / results.CONFIG)
+    assert again.entrants[1].command[2:] == (  # type: ignore[index]
+        str(tmp_path / "contest" / "data" / "book.txt"), "absent.txt")
+
+
+def test_the_command_a_config_gives_is_what_the_bot_receives(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from arena.tournament.load import load_tournament
+
+    (tmp_path / "real").mkdir()
+    (tmp_path / "real" / "book.txt").write_text("x\n")
+    (tmp_path / "link").symlink_to("real")
+    config = tmp_path / "link" / "t.yaml"
+    config.write_text(textwrap.dedent(f"""
+        name: t
+        rules: dice
+        entrants:
+          - random
+          - command: ["{sys.executable}", "{ZOO / 'arguments.py'}", book.txt, --depth, "3"]
+            alias: theirs
+    """).lstrip())
+    monkeypatch.chdir(tmp_path / "real")
+    cfg = load_tournament(config)
+    assert cfg.entrants[1].command[2:] == (str(tmp_path / "link" / "book.txt"), "--depth", "3")
+    host = CommandHost(cfg.entrants[1].command or (), ProcessLimits(start_timeout=20.0))
+    try:
+        play_game("dice", [Player("a", host), "random"], seed=2)
+        seen = _arguments(host.stderr_tail())
+    finally:
+        host.shutdown()
+    assert seen == [str(tmp_path / "link" / "book.txt"), "--depth", "3"]

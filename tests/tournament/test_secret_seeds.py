@@ -1,0 +1,207 @@
+"""Secret seeds: a run without a seed draws a secret one, saves it where no bot reads it, and
+nothing a bot is sent lets it recognise its game or foresee the dice (issue 13, item 3)."""
+
+from __future__ import annotations
+
+import json
+import re
+import stat
+import textwrap
+from pathlib import Path
+
+import yaml
+from click.testing import CliRunner, Result
+
+from arena import play_game
+from arena.bot import Limits
+from arena.cli.main import cli
+from arena.hosts.pipe import ProcessHost, ProcessLimits
+from arena.referee import Player
+from arena.replay import read_replay
+from arena.tournament import results
+
+ZOO = Path(__file__).resolve().parents[1] / "hosts" / "zoo"
+ORACLE_GAMES = 20
+"""Tables of the oracle against statistician; each is played at both seatings."""
+
+
+def _invoke(*args: str | Path) -> Result:
+    return CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
+
+
+def _write(folder: Path, text: str, name: str = "t.yaml") -> Path:
+    path = folder / name
+    path.write_text(textwrap.dedent(text).lstrip())
+    return path
+
+
+def _oracle_config(tmp_path: Path) -> Path:
+    return _write(tmp_path, f"""
+        name: oracle
+        rules: dice
+        entrants:
+          - bot: {ZOO / 'oracle.py'}
+            alias: oracle
+            mode: process
+          - statistician
+        format: {{type: round-robin, seats: 2, games: {ORACLE_GAMES}}}
+        workers: 1
+    """)
+
+
+def _oracle_reports(out: Path) -> list[dict[str, object]]:
+    """Each game of the run played again from its recorded seed, the oracle in a process as
+    in the run, for what the oracle says it foresaw (its stderr)."""
+    host = ProcessHost(str(ZOO / "oracle.py"), ProcessLimits(start_timeout=20.0))
+    try:
+        for line in results.iter_games(out / results.GAMES):
+            header = read_replay(out / line["replay"]).header
+            seats = [Player("oracle", host) if name == "oracle" else "statistician"
+                     for name in line["entrants"]]
+            again = play_game("dice", seats, seed=header["seed"], limits=Limits(30.0))
+            assert list(again.result.placements) == line["placements"]  # the very game
+        text = host.stderr_tail()
+    finally:
+        host.shutdown()
+    return [json.loads(t[7:]) for t in text.splitlines() if t.startswith("ORACLE ")]
+
+
+def test_a_bot_that_knows_the_source_cannot_foresee_the_dice_of_a_run_without_a_seed(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "out"
+    ran = _invoke("run", _oracle_config(tmp_path), "--out", out, "-q")
+    assert ran.exit_code == 0, ran.output
+    games = list(results.iter_games(out / results.GAMES))
+    assert len(games) == 2 * ORACLE_GAMES
+    assert not any(g["faults"] for g in games), "the innocent statistician was not faulted"
+    wins = sum(g["placements"][g["entrants"].index("oracle")] == 1 for g in games)
+    reports = _oracle_reports(out)
+    assert len(reports) == len(games)
+    recognised = sum(bool(r["recognised"]) for r in reports)
+    throws = sum(int(r["throws"]) for r in reports)  # type: ignore[call-overload]
+    foreseen = sum(int(r["predicted"]) for r in reports)  # type: ignore[call-overload]
+    # Before: recognised 40 of 40 games, foresaw 96 of 96 of its own throws, won 36 of 40.
+    evidence = (f"recognised {recognised} of {len(games)} games, foresaw {foreseen} of "
+                f"{throws} of its throws, won {wins} of {len(games)}")
+    assert recognised == 0, evidence
+    assert throws > 20 and foreseen <= 1, evidence
+    assert wins <= 30, evidence  # statistician against itself: about half
+
+
+SMALL = """
+    name: small
+    rules: dice
+    entrants: [random, honest, statistician]
+    format: {type: round-robin, seats: 2, games: 2}
+    workers: 1
+"""
+SAID = re.compile(r"^arena: seed: (\d+) \(secret: saved in (.+), mode 0600\)$", re.MULTILINE)
+
+
+def test_a_run_without_a_seed_draws_a_secret_says_it_once_and_keeps_it_from_everyone_else(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "out"
+    ran = _invoke("run", _write(tmp_path, SMALL), "--out", out)
+    assert ran.exit_code == 0, ran.output
+    said = SAID.findall(ran.output)
+    assert len(said) == 1 and said[0][1] == str(out / "secret"), ran.output
+    seed = said[0][0]
+    secret = out / results.SECRET
+    assert secret.read_text() == f"{seed}\n"
+    assert stat.S_IMODE(secret.stat().st_mode) == 0o600
+    for name in (results.CONFIG, "report.html", "standings.md", "ratings.json"):
+        assert seed not in (out / name).read_text(), f"the secret is in {name}"
+    assert "seed" not in yaml.safe_load((out / results.CONFIG).read_text())
+    other = tmp_path / "other"
+    assert _invoke("run", _write(tmp_path, SMALL), "--out", other, "-q").exit_code == 0
+    assert (other / results.SECRET).read_text() != secret.read_text()  # a fresh one each run
+
+
+def test_resume_reuses_the_secret_and_ends_with_the_same_bytes(tmp_path: Path) -> None:
+    config, out = _write(tmp_path, SMALL), tmp_path / "out"
+    assert _invoke("run", config, "--out", out, "-q").exit_code == 0
+    full = (out / results.GAMES).read_bytes()
+    secret = (out / results.SECRET).read_bytes()
+    (out / results.GAMES).write_bytes(b"".join(full.splitlines(keepends=True)[:5]))
+    again = _invoke("run", config, "--out", out, "--resume")
+    assert again.exit_code == 0, again.output
+    assert not SAID.search(again.output), "said once, when drawn"
+    assert (out / results.SECRET).read_bytes() == secret
+    assert (out / results.GAMES).read_bytes() == full
+
+
+def test_a_given_seed_is_used_as_given_kept_0600_and_not_copied_into_the_saved_config(
+    tmp_path: Path,
+) -> None:
+    given = SMALL + "    seed: 98765432123\n"
+    out, again = tmp_path / "out", tmp_path / "again"
+    ran = _invoke("run", _write(tmp_path, given), "--out", out)
+    assert ran.exit_code == 0, ran.output
+    assert not SAID.search(ran.output)
+    secret = out / results.SECRET
+    assert secret.read_text() == "98765432123\n"
+    assert stat.S_IMODE(secret.stat().st_mode) == 0o600
+    assert "98765432123" not in (out / results.CONFIG).read_text()
+    assert _invoke("run", _write(tmp_path, given), "--out", again, "-q").exit_code == 0
+    assert (again / results.GAMES).read_bytes() == (out / results.GAMES).read_bytes()
+
+
+def test_a_comparison_without_a_seed_draws_a_secret_and_says_it(tmp_path: Path) -> None:
+    seeds, reports = [], []
+    for _ in range(2):
+        ran = _invoke("compare", "random", "honest", "--games", "4", "--workers", "1")
+        reports.append(ran.stdout)
+        said = re.findall(r"^arena: seed: (\d+) \(secret: drawn for this comparison and kept "
+                          r"nowhere; --seed \1 plays it again\)$", ran.output, re.MULTILINE)
+        assert len(said) == 1, ran.output
+        assert f", 2 seats, seed {said[0]}\n" in ran.output
+        seeds.append(said[0])
+    assert seeds[0] != seeds[1]
+    given = _invoke("compare", "random", "honest", "--games", "4", "--workers", "1",
+                    "--seed", seeds[0])
+    assert "arena: seed:" not in given.output and f"seed {seeds[0]}\n" in given.output
+    assert given.stdout == reports[0]  # the secret plays the same comparison again
+
+
+def test_arena_compare_no_longer_calls_the_oracle_better(tmp_path: Path) -> None:
+    ran = _invoke("compare", ZOO / "oracle.py", "statistician", "--games", "60",
+                  "--workers", "1", "--json")
+    summary = json.loads(ran.output[ran.output.index("{"):])
+    # Before (the seed was 1 unless given): score 0.92 over 60 games, better at once.
+    assert summary["faults"] == {"candidate": 0, "baseline": 0}
+    assert summary["score"]["value"] <= 0.6, summary["score"]
+    assert summary["verdict"] != "better"
+
+
+def test_a_folder_from_before_secret_seeds_resumes_with_the_seed_in_its_config_yaml(
+    tmp_path: Path,
+) -> None:
+    given = _write(tmp_path, SMALL + "    seed: 3\n", "given.yaml")
+    full, old = tmp_path / "full", tmp_path / "old"
+    for out in (full, old):
+        assert _invoke("run", given, "--out", out, "-q").exit_code == 0
+    (old / results.SECRET).unlink()  # as an older arena left it: the seed in config.yaml
+    saved = yaml.safe_load((old / results.CONFIG).read_text())
+    (old / results.CONFIG).write_text(yaml.safe_dump({**saved, "seed": 3}))
+    lines = (old / results.GAMES).read_bytes().splitlines(keepends=True)
+    (old / results.GAMES).write_bytes(b"".join(lines[:5]))
+    again = _invoke("run", _write(tmp_path, SMALL), "--out", old, "--resume")
+    assert again.exit_code == 0, again.output
+    assert not SAID.search(again.output)
+    assert (old / results.GAMES).read_bytes() == (full / results.GAMES).read_bytes()
+    assert (old / results.SECRET).read_text() == "3\n"
+    other = _write(tmp_path, SMALL + "    seed: 4\n", "other.yaml")
+    refused = _invoke("run", other, "--out", old, "--resume", "-q")
+    assert refused.exit_code == 2 and "its seed is not the one saved" in refused.output
+
+
+def test_a_damaged_secret_stops_a_resume_with_one_line(tmp_path: Path) -> None:
+    config, out = _write(tmp_path, SMALL), tmp_path / "out"
+    assert _invoke("run", config, "--out", out, "-q").exit_code == 0
+    (out / results.SECRET).write_text("not a seed\n")
+    again = _invoke("run", config, "--out", out, "--resume", "-q")
+    assert again.exit_code == 2
+    assert again.output == (f"arena: error: {out / results.SECRET}: not a seed ('not a seed'); "
+                            "put the run's seed back, or start over with --force\n")
