@@ -296,19 +296,35 @@ class KeptHosts:
             raise ValueError(f"a worker keeps at least one host, not {cap}")
         self.cap = cap
         self._hosts: OrderedDict[Hashable, Host] = OrderedDict()
+        self._streams: dict[Hashable, set[Hashable]] = {}
+        """The chance streams (game seeds) each kept host's process has played."""
 
     def __len__(self) -> int:
         return len(self._hosts)
 
-    def host(self, key: Hashable, entrant: Resolved) -> Host:
-        """The host of `key` (one seat of one entrant), started anew or kept from before."""
+    def host(self, key: Hashable, entrant: Resolved, stream: Hashable | None = None) -> Host:
+        """The host of `key` (one seat of one entrant), started anew or kept from before.
+
+        A process never plays one chance stream twice (`stream`: the game's seed): the twin
+        games of duplicate play deal the same dice, so a process that remembered the first
+        would know its opponent's hand in the second; it gets a fresh process instead."""
         if entrant.mode == "inline":
             return entrant.host()
-        host = self._hosts.pop(key, None) or entrant.host()
+        host = self._hosts.pop(key, None)
+        seen = self._streams.setdefault(key, set())
+        if host is not None and stream is not None and stream in seen:
+            _shutdown(host)
+            host = None
+        if host is None:
+            host = entrant.host()
+            seen.clear()
+        if stream is not None:
+            seen.add(stream)
         self._hosts[key] = host
         while len(self._hosts) > self.cap:
-            _, oldest = self._hosts.popitem(last=False)
-            _shutdown(oldest)
+            oldest, evicted = self._hosts.popitem(last=False)
+            self._streams.pop(oldest, None)
+            _shutdown(evicted)
         return host
 
     def close(self) -> None:

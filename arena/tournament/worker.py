@@ -78,16 +78,17 @@ class _Worker:
         self.kept = entrants.KeptHosts(max(entrants.KEPT_CAP, self.ruleset.max_players))
         """Isolated hosts by entrant: their bot processes serve many games of this worker."""
 
-    def player(self, index: int) -> Player:
+    def player(self, index: int, game: GameSpec) -> Player:
         entrant = self.entrants[index]
-        return entrant.player(self.kept.host(index, entrant), self.setup.entrants[index].name)
+        host = self.kept.host(index, entrant, game.seed)
+        return entrant.player(host, self.setup.entrants[index].name)
 
     def shutdown(self) -> None:
         """Stop the bot processes this worker kept."""
         self.kept.close()
 
     def play(self, game: GameSpec, crashed: _Crashed | None = None) -> Played:
-        players = [self.player(index) for index in game.seats]
+        players = [self.player(index, game) for index in game.seats]
         if marked():
             players = _watched(players, crashed)
         try:
