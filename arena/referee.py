@@ -20,7 +20,14 @@ from typing import Any, NamedTuple, TypeAlias
 
 from arena.bot import Bot, BotContext, GameEnd, Limits
 from arena.hosts.codec import action_to_json
-from arena.hosts.inline import BotFault, Host, InlineHost, decision_alarm, shown
+from arena.hosts.inline import (
+    BotFault,
+    Host,
+    InlineHost,
+    RefereeFailure,
+    decision_alarm,
+    shown,
+)
 from arena.options import NO_OPTIONS, Options
 from arena.rules import CHANCE, TERMINAL, RuleSet, get_rules
 from arena.rules.actions import Action, Chance
@@ -155,7 +162,7 @@ class _Game:
         """Run the game to its end; any exception not from a bot is a referee bug."""
         try:
             return self._play()
-        except RefereeError:
+        except (RefereeError, RefereeFailure):
             raise
         except Exception as exc:
             frame = traceback.extract_tb(exc.__traceback__)[-1]

@@ -129,8 +129,8 @@ class PipeHost(PipeLines):
         request = game.log.act_line(turn, timeout, observation, self.protocol)
         started = time.monotonic()
         self._send(game.log.flush(request), started + timeout * self.wall_factor)
-        cpu = process.cpu_times()  # read while the bot works: off the decision's path
-        line = self._reply_in_time(turn, timeout, started, cpu)
+        cpu, waited = process.cpu_times(), process.waited()  # read while the bot works
+        line = self._reply_in_time(turn, timeout, started, cpu, waited)
         message = self._parse(line)
         sent = self.last_reply
         if message["type"] == "error":
@@ -239,6 +239,7 @@ class PipeHost(PipeLines):
         self._expect("ready", self.limits.start_timeout)
         assert self.process is not None
         self.process.track()
+        self._cpu_mark = self.process.cpu_times()
 
     def _spawn(self) -> None:
         """Start the process and exchange hellos; a failure here is kept for later games."""

@@ -27,6 +27,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from arena.hosts.cgroups import BotGroup, GroupLimits, group_for
 from arena.hosts.process_tree import (
     TOKEN_VARIABLE,
     ProcessHandle,
@@ -48,10 +49,12 @@ _CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 class ProcessLimits:
     """Limits for one bot process (bytes and seconds); None leaves an OS limit as it is.
 
-    `memory` (RLIMIT_AS), `cpu` (RLIMIT_CPU over the process's life: a backstop, since
-    decisions are timed separately; the host starts a fresh process before a game once half
-    is used), `file_size` (RLIMIT_FSIZE), `open_files` (RLIMIT_NOFILE), `processes` (tasks
-    the bot may add to its user's count: RLIMIT_NPROC, which the kernel ignores for root),
+    `memory` (RLIMIT_AS of each process and, where cgroups are delegated, the resident total
+    of the bot and all its helpers, swap none), `cpu` (RLIMIT_CPU over the process's life: a
+    backstop, since decisions are timed separately; the host starts a fresh process before a
+    game once half is used), `file_size` (RLIMIT_FSIZE), `open_files` (RLIMIT_NOFILE),
+    `processes` (tasks the bot may add to its user's count: RLIMIT_NPROC, which the kernel
+    ignores for root; and the cgroup's pids.max, the bot's tasks in all, root's too),
     `line_bytes` (longest reply line), `stderr_bytes` (stderr tail kept), `start_timeout`
     (spawn, hello, start and end) and `pid_namespace` (None: use one when `unshare` works
     here). A decision's own wall-clock limit is the game's (`arena.bot.Limits.wall_factor`).
@@ -81,6 +84,15 @@ class ProcessLimits:
         """The OS limits, as the launcher reads them."""
         keys = ("memory", "cpu", "file_size", "open_files", "processes")
         return {k: v for k, v in asdict(self).items() if k in keys}
+
+
+def _end(handle: ProcessHandle, group: BotGroup | None) -> None:
+    """Kill every process of the bot (its whole group first), reap it, remove its group."""
+    if group is not None:
+        group.kill()
+    terminate(handle)
+    if group is not None:
+        group.remove()
 
 
 class OutputClosed(Exception):
@@ -141,16 +153,22 @@ class BotProcess:
         launch = {**config, "limits": limits.rlimits(),
                   "parent": None if prefix else os.getpid()}
         argv = [*prefix, sys.executable, "-I", "-B", "-u", str(LAUNCHER), json.dumps(launch)]
+        self.group: BotGroup | None = None
         try:
+            self.group = group_for(GroupLimits(limits.memory, limits.processes))
+            if self.group is not None:
+                argv = self.group.wrap(argv)
             popen = subprocess.Popen(
                 argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                 cwd=folder, env=_clean_env(folder, token), start_new_session=True, bufsize=0,
             )
         except OSError:
             shutil.rmtree(folder, ignore_errors=True)
+            if self.group is not None:
+                self.group.remove()
             raise
         self.handle = ProcessHandle(popen, token, folder, self.namespace)
-        self._finalizer = weakref.finalize(self, terminate, self.handle)
+        self._finalizer = weakref.finalize(self, _end, self.handle, self.group)
         assert popen.stdin and popen.stdout and popen.stderr
         self.input, self.output, self.errors = (
             popen.stdin.fileno(), popen.stdout.fileno(), popen.stderr.fileno())
@@ -165,6 +183,7 @@ class BotProcess:
         self.stderr_seen = 0
         """Bytes the bot has written to stderr in all (the tail keeps the last of them)."""
         self._stats: dict[int, int] = {}  # pid -> open /proc/<pid>/stat of the bot's tree
+        self._schedstat: int | None = None  # the bot process's /proc/<pid>/schedstat
 
     @property
     def pid(self) -> int:
@@ -177,12 +196,23 @@ class BotProcess:
         if self.namespace:
             pid = next(iter(descendants(self.pid)), self.pid)
         self.handle.bot_pid = pid
+        with contextlib.suppress(OSError):
+            self._schedstat = os.open(f"/proc/{pid}/schedstat", os.O_RDONLY)
         self.track()
+
+    def waited(self) -> float:
+        """Seconds the bot's process waited, runnable, for a CPU others held (schedstat)."""
+        if self._schedstat is None:
+            return 0.0
+        try:
+            return int(os.pread(self._schedstat, 256, 0).split()[1]) / 1e9
+        except (OSError, IndexError, ValueError):
+            return 0.0
 
     def track(self) -> None:
         """Follow the CPU counters of the bot's process and of its helpers alive now."""
         root = self.handle.bot_pid
-        if root is None:
+        if root is None or self.group is not None:
             return
         pids = {root, *descendants(root)}
         for pid in set(self._stats) - pids:
@@ -193,7 +223,9 @@ class BotProcess:
                 self._stats[pid] = os.open(f"/proc/{pid}/stat", os.O_RDONLY)
 
     def cpu_times(self) -> dict[int, float]:
-        """CPU seconds by followed process, counting the helpers each has waited for."""
+        """CPU seconds by followed process (and reaped helpers), or the cgroup's total at -1."""
+        if self.group is not None:
+            return {-1: self.group.cpu()}
         times = {}
         for pid, fd in self._stats.items():
             try:
@@ -335,7 +367,13 @@ class BotProcess:
             name = f"signal {-code}"
         hint = {"SIGKILL": " (CPU or memory limit?)", "SIGXCPU": " (CPU time limit)",
                 "SIGXFSZ": " (file size limit)"}.get(name, "")
+        if name == "SIGKILL" and self.group is not None and self.group.out_of_memory():
+            hint = f" (memory limit: {self.group.memory_text()})"
         return f"killed by {name}{hint}"
+
+    def over_limit(self) -> str | None:
+        """Which total of its cgroup the bot broke since last asked (memory, tasks), or None."""
+        return None if self.group is None else self.group.broken()
 
     def stderr_tail(self, since: int = 0) -> str:
         """The last bytes the bot wrote to stderr (those after the first `since`), as text."""
@@ -353,8 +391,9 @@ class BotProcess:
         """Kill the whole process tree and reap it."""
         with contextlib.suppress(OSError):
             self.selector.close()
-        for fd in self._stats.values():
+        for fd in [*self._stats.values(), *([] if self._schedstat is None else [self._schedstat])]:
             with contextlib.suppress(OSError):
                 os.close(fd)
         self._stats.clear()
+        self._schedstat = None
         self._finalizer()

@@ -1,0 +1,83 @@
+"""Totals per bot, through its own cgroup: a bot and every helper it starts share one memory
+limit, one task limit and one CPU share, and the CPU its helpers burn while others play is
+billed to it, so a hog cannot starve its opponents into timeouts. Each attack is played
+against innocent bots, which must finish their games unharmed."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from isolation_support import LIMITS, zoo
+from needs import require
+
+from arena import play_game
+from arena.bot import Limits
+from arena.hosts.cgroups import controllers
+from arena.hosts.pipe import ProcessHost
+from arena.referee import GameRecord, Player
+
+
+def needs_cgroups() -> None:
+    """These walls are the kernel's cgroups: CI's machine delegates them."""
+    require(controllers().version is not None,
+            "cgroups (v2 with cpu, memory, pids delegated, or the v1 controllers)")
+
+
+def play(attacker: ProcessHost, innocents: list[ProcessHost], decision: float, work: float,
+         **bot_options: object) -> GameRecord:
+    """One dice game, the attacker in seat 0 and innocent burners that use `work` of CPU
+    time on each decision; every host is shut down afterwards."""
+    hosts = [attacker, *innocents]
+    players = [Player("attacker", attacker, options=dict(bot_options)),
+               *(Player(f"innocent{i}", h, options={"work": work})
+                 for i, h in enumerate(innocents, 1))]
+    try:
+        return play_game("dice", players, seed=3, limits=Limits(decision, wall_factor=2.0))
+    finally:
+        for host in hosts:
+            host.shutdown()
+
+
+def assert_only_the_attacker_faulted(record: GameRecord, kind: str, words: str) -> None:
+    """Seat 0 faulted once, in this way; the innocents finished the game without a fault."""
+    assert [(f.seat, f.kind) for f in record.faults] == [(0, kind)], record.faults
+    assert words in record.faults[0].message, record.faults[0].message
+    assert record.result.placements[0] == len(record.players)
+
+
+@pytest.mark.parametrize(("delay", "words"), [
+    (0.0, "the bot and its helpers together"),  # they spin during its own decision
+    (0.3, "between its turns"),  # they wait for the others' turns
+], ids=["spinning-at-once", "spinning-off-turn"])
+def test_a_hogs_helpers_are_billed_to_it_and_its_opponents_are_not_starved(
+        delay: float, words: str) -> None:
+    needs_cgroups()
+    burners = [ProcessHost(zoo("burner.py"), LIMITS) for _ in range(2)]
+    record = play(ProcessHost(zoo("hog.py"), LIMITS), burners, 0.25, 0.2, helpers=40,
+                  delay=delay)
+    assert_only_the_attacker_faulted(record, "timeout", words)
+
+
+def test_memory_held_by_many_children_is_capped_in_total() -> None:
+    needs_cgroups()
+    limits = replace(LIMITS, memory=256 << 20)  # per process and for the bot in all
+    hoarder = ProcessHost(zoo("hoarder.py"), limits)
+    record = play(hoarder, [ProcessHost(zoo("burner.py"), LIMITS)], 2.0, 0.05,
+                  children=9, each=100)
+    assert_only_the_attacker_faulted(record, "crash", "memory limit (256 MiB for the bot and "
+                                                      "its helpers)")
+    held = [int(w) for line in hoarder.stderr_tail().splitlines() if line.startswith("HELD")
+            for w in line.split()[1:2]]
+    assert all(h < 256 for h in held), held
+
+
+def test_forks_are_capped_in_total_even_as_root() -> None:
+    needs_cgroups()
+    swarm = ProcessHost(zoo("swarm.py"), replace(LIMITS, processes=64))
+    record = play(swarm, [ProcessHost(zoo("burner.py"), LIMITS)], 2.0, 0.05,
+                  forks=300)
+    assert_only_the_attacker_faulted(record, "crash", "task limit (64 processes and threads")
+    forked = [int(line.split()[1]) for line in swarm.stderr_tail().splitlines()
+              if line.startswith("FORKED")]  # none if it was stopped while still forking
+    assert all(n < 64 for n in forked), forked
