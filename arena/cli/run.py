@@ -14,7 +14,7 @@ from pathlib import Path
 
 import click
 
-from arena.cli.main import fail, load_registry
+from arena.cli.main import fail, load_registry, referee_failed
 from arena.tournament.config import ConfigError, TournamentConfig
 
 EXIT_INTERRUPTED = 130
@@ -74,6 +74,7 @@ def run(
     config: str, out: str | None, workers: int | None, resume: bool, force: bool, quiet: bool
 ) -> None:
     """Play a tournament into results/<name>/ and print the standings."""
+    from arena.hosts.inline import RefereeFailure
     from arena.report.html import build_report
     from arena.tournament.errors import TournamentError
     from arena.tournament.load import schedule_notes, untrusted_inline
@@ -106,6 +107,9 @@ def run(
     except KeyboardInterrupt:  # after the games, while writing the tables
         click.echo("arena: interrupted; every game is saved, run again with --resume", err=True)
         sys.exit(EXIT_INTERRUPTED)
+    except RefereeFailure as exc:
+        again = shlex.join(["arena", "run", config, *(["--out", out] if out else []), "--resume"])
+        referee_failed(str(exc), f"every finished game is saved; once fixed: {again}")
     except TournamentError as exc:
         fail(str(exc))
         return

@@ -32,7 +32,7 @@ from typing import Any, Self
 from arena.bot import BotContext, GameEnd
 from arena.hosts import wire
 from arena.hosts.codec import CodecError, action_from_json
-from arena.hosts.inline import BotFault, printable
+from arena.hosts.inline import BotFault, RefereeFailure, printable
 from arena.hosts.pipe_lines import PipeGame, PipeLines, an, brief, is_number
 from arena.hosts.processes import (
     BotProcess,
@@ -253,8 +253,8 @@ class PipeHost(PipeLines):
         self._stderr_mark = 0  # a new process: all it writes belongs to this game
         try:
             self.process = BotProcess(self.launch_config(), self.limits)
-        except OSError as exc:
-            raise self._fail("crash", f"cannot start the bot process: {exc}") from None
+        except OSError as exc:  # nothing of the bot ran yet: no fd, memory, process or tool
+            raise RefereeFailure(f"the referee cannot start a bot process: {exc}") from None
         self._send(wire.line({"type": "hello", "protocol": PROTOCOL, "bot": self._reference()}),
                    time.monotonic() + self.limits.start_timeout)
         hello = self._expect("hello", self.limits.start_timeout, HELLO_HINT)

@@ -1,7 +1,7 @@
 """Bot processes: one started behind the trusted launcher with a clean environment, an empty
-folder, resource limits and, where the kernel allows it, its own PID namespace; its pipes read
-without blocking the referee; its CPU time; and its whole process tree killed (finding and
-stopping the tree's processes is `arena.hosts.process_tree`'s).
+folder, resource limits, its own cgroup (`arena.hosts.cgroups`) and PID namespace where the
+kernel allows them; its pipes read without blocking the referee; its CPU time; and its whole
+process tree killed (finding and stopping it is `arena.hosts.process_tree`'s).
 
 It knows nothing of the protocol or the game (that is `arena.hosts.pipe`'s): it moves bytes,
 counts CPU seconds and stops processes, and never trusts a byte the bot writes.
@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.hosts.cgroups import BotGroup, GroupLimits, group_for
+from arena.hosts.machine import require_tools
 from arena.hosts.process_tree import (
     TOKEN_VARIABLE,
     ProcessHandle,
@@ -43,6 +44,7 @@ MiB = KiB * KiB
 LAUNCHER = Path(__file__).with_name("launcher.py")
 FOLDER_PREFIX = "arena-bot-"  # then the referee's pid: folders of dead referees are removed
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+TRACKED_FILES = 4  # /proc/<pid>/stat files of a bot's tree held open; more are read by name
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,9 +157,9 @@ class BotProcess:
         argv = [*prefix, sys.executable, "-I", "-B", "-u", str(LAUNCHER), json.dumps(launch)]
         self.group: BotGroup | None = None
         try:
+            require_tools([*prefix, sys.executable])
             self.group = group_for(GroupLimits(limits.memory, limits.processes))
-            if self.group is not None:
-                argv = self.group.wrap(argv)
+            argv = argv if self.group is None else self.group.wrap(argv)
             popen = subprocess.Popen(
                 argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                 cwd=folder, env=_clean_env(folder, token), start_new_session=True, bufsize=0,
@@ -180,10 +182,9 @@ class BotProcess:
         self.scanned = 0
         self.eof = False
         self.stderr = bytearray()
-        self.stderr_seen = 0
-        """Bytes the bot has written to stderr in all (the tail keeps the last of them)."""
+        self.stderr_seen = 0  # bytes written to stderr in all (the tail keeps the last)
         self._stats: dict[int, int] = {}  # pid -> open /proc/<pid>/stat of the bot's tree
-        self._schedstat: int | None = None  # the bot process's /proc/<pid>/schedstat
+        self._schedstat = -1  # the bot process's /proc/<pid>/schedstat, once it is found
 
     @property
     def pid(self) -> int:
@@ -202,8 +203,6 @@ class BotProcess:
 
     def waited(self) -> float:
         """Seconds the bot's process waited, runnable, for a CPU others held (schedstat)."""
-        if self._schedstat is None:
-            return 0.0
         try:
             return int(os.pread(self._schedstat, 256, 0).split()[1]) / 1e9
         except (OSError, IndexError, ValueError):
@@ -217,10 +216,11 @@ class BotProcess:
         pids = {root, *descendants(root)}
         for pid in set(self._stats) - pids:
             with contextlib.suppress(OSError):
-                os.close(self._stats.pop(pid))
+                os.close(self._stats.pop(pid))  # -1 (read by name) raises, and is dropped
         for pid in pids - set(self._stats):
-            with contextlib.suppress(OSError):
-                self._stats[pid] = os.open(f"/proc/{pid}/stat", os.O_RDONLY)
+            with contextlib.suppress(OSError):  # a few held open: the referee's fds are finite
+                held = sum(fd >= 0 for fd in self._stats.values()) < TRACKED_FILES
+                self._stats[pid] = os.open(f"/proc/{pid}/stat", os.O_RDONLY) if held else -1
 
     def cpu_times(self) -> dict[int, float]:
         """CPU seconds by followed process (and reaped helpers), or the cgroup's total at -1."""
@@ -229,7 +229,8 @@ class BotProcess:
         times = {}
         for pid, fd in self._stats.items():
             try:
-                fields = os.pread(fd, 1024, 0).rsplit(b")", 1)[1].split()
+                data = os.pread(fd, 1024, 0) if fd >= 0 else Path(f"/proc/{pid}/stat").read_bytes()
+                fields = data.rsplit(b")", 1)[1].split()
             except OSError:
                 continue
             times[pid] = sum(int(f) for f in fields[11:15]) / _CLOCK_TICKS
@@ -391,9 +392,9 @@ class BotProcess:
         """Kill the whole process tree and reap it."""
         with contextlib.suppress(OSError):
             self.selector.close()
-        for fd in [*self._stats.values(), *([] if self._schedstat is None else [self._schedstat])]:
+        for fd in [*self._stats.values(), self._schedstat]:
             with contextlib.suppress(OSError):
                 os.close(fd)
         self._stats.clear()
-        self._schedstat = None
+        self._schedstat = -1
         self._finalizer()
