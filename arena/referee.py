@@ -3,7 +3,9 @@ records every event. It owns everything impure about a game; the rules stay pure
 
 No exception from a bot escapes: each becomes a recorded fault and the game finishes. An
 exception from the rules or the referee itself is a referee bug and raises `RefereeError`, so
-it is never charged to a bot. This module does not read configs or write files.
+it is never charged to a bot; nor is the machine's failure (`RefereeFailure`: no descriptor,
+memory or tool to start a bot with), which passes through as it is. This module does not
+read configs or write files.
 """
 
 from __future__ import annotations

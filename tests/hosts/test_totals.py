@@ -5,16 +5,19 @@ against innocent bots, which must finish their games unharmed."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from dataclasses import replace
 
 import pytest
-from isolation_support import LIMITS, zoo
+from isolation_support import LIMITS, play_zoo, wire, zoo
 from needs import require
 
 from arena import play_game
 from arena.bot import Limits
 from arena.hosts.cgroups import controllers
-from arena.hosts.pipe import ProcessHost
+from arena.hosts.pipe import CommandHost, ProcessHost
 from arena.referee import GameRecord, Player
 
 
@@ -81,3 +84,44 @@ def test_forks_are_capped_in_total_even_as_root() -> None:
     forked = [int(line.split()[1]) for line in swarm.stderr_tail().splitlines()
               if line.startswith("FORKED")]  # none if it was stopped while still forking
     assert all(n < 64 for n in forked), forked
+
+
+def dead_pid() -> int:
+    """The pid of a process that has exited and been reaped."""
+    child = subprocess.Popen(["true"])
+    child.wait()
+    return child.pid
+
+
+def test_groups_left_by_a_referee_that_died_are_removed_by_the_next_one() -> None:
+    needs_cgroups()
+    delegated = controllers()
+    parents = {delegated.folder(name) for name in delegated.names}
+    stale = [parent / f"arena-{dead_pid()}-1" for parent in parents if parent is not None]
+    alive = [parent / f"arena-{os.getpid()}-999999" for parent in parents if parent is not None]
+    for folder in stale + alive:
+        folder.mkdir()
+    try:
+        code = "from arena.hosts.cgroups import remove_stale_groups as r; print(len(r()))"
+        removed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                                 check=True).stdout
+        assert int(removed) >= len(stale)
+        assert [f for f in stale if f.exists()] == [] and all(f.exists() for f in alive)
+    finally:
+        for folder in stale + alive:
+            if folder.exists():
+                folder.rmdir()
+
+
+def test_without_cgroups_the_rlimits_and_the_process_tree_still_bill_a_wrappers_child(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ARENA_NO_CGROUPS", "1")
+    controllers.cache_clear()
+    try:
+        assert controllers().version is None
+        command = ["sh", "-c", " ".join(wire("spin")) + "; true"]
+        record = play_zoo(CommandHost(command, LIMITS), wall_factor=20.0)
+    finally:
+        controllers.cache_clear()
+    assert [(f.seat, f.kind) for f in record.faults] == [(0, "timeout")]
+    assert "CPU time" in record.faults[0].message
