@@ -2,8 +2,9 @@
 
 Each command parses its options, calls one library function and prints. A problem the
 user can fix is one line `arena: error: ...` on stderr with exit status 2; Ctrl-C during
-a run keeps every finished game, says how to resume, and exits with status 130. Nothing
-here plays games or knows the results folder's layout.
+a run keeps every finished game, says how to resume, and exits with status 130; so does
+the referee's own failure (no descriptor, memory or tool to start a bot with), blaming no
+bot, with status 75. Nothing here plays games or knows the results folder's layout.
 """
 
 from __future__ import annotations
