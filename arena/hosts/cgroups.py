@@ -32,7 +32,8 @@ from pathlib import Path
 
 PREFIX = "arena-"
 """Group names: arena-<referee pid>-<n>."""
-V1 = ("cpu", "cpuacct", "memory", "pids")
+V1 = ("cpu", "memory", "pids", "cpuacct")
+"""In the order a process joins them: `cpuacct` last, so its CPU time is 0 until it is in all."""
 V2 = ("cpu", "memory", "pids")
 JOIN_FAILED = 125
 """The trampoline's exit status when it cannot join the group (the referee's failure)."""
@@ -209,6 +210,7 @@ class BotGroup:
         self._events = [os.open(self._file(c, n), os.O_RDONLY) for c, n in self._event_files()]
         self._seen = (0, 0)
         self.closed = False
+        self.used: float | None = None  # its CPU seconds when removed
 
     def _file(self, controller: str, name: str) -> Path:
         parent = self.delegated.folder(controller)
@@ -287,6 +289,11 @@ class BotGroup:
         """'N MiB for the bot and its helpers' (the total, as a fault says it)."""
         return f"{(self.limits.memory or 0) >> 20} MiB for the bot and its helpers"
 
+    def ran(self) -> bool:
+        """Whether a process ever ran in the group (joined every controller): a bot process
+        that never did failed to join, the referee's failure rather than the bot's."""
+        return (self.cpu() if self.used is None else self.used) > 0
+
     def pids(self) -> list[int]:
         """The processes in the group now."""
         return _pids(self.folders[0])
@@ -302,6 +309,7 @@ class BotGroup:
         if getattr(self, "closed", False):
             return
         self.closed = True
+        self.used = self.cpu() if hasattr(self, "_usage") else 0.0
         for fd in [getattr(self, "_usage", -1), *getattr(self, "_events", ())]:
             with contextlib.suppress(OSError):
                 os.close(fd)

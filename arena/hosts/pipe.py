@@ -255,9 +255,16 @@ class PipeHost(PipeLines):
             self.process = BotProcess(self.launch_config(), self.limits)
         except OSError as exc:  # nothing of the bot ran yet: no fd, memory, process or tool
             raise RefereeFailure(f"the referee cannot start a bot process: {exc}") from None
-        self._send(wire.line({"type": "hello", "protocol": PROTOCOL, "bot": self._reference()}),
-                   time.monotonic() + self.limits.start_timeout)
-        hello = self._expect("hello", self.limits.start_timeout, HELLO_HINT)
+        group = self.process.group
+        try:
+            self._send(wire.line({"type": "hello", "protocol": PROTOCOL,
+                                  "bot": self._reference()}),
+                       time.monotonic() + self.limits.start_timeout)
+            hello = self._expect("hello", self.limits.start_timeout, HELLO_HINT)
+        except BotFault:
+            if group is not None and not group.ran():
+                raise RefereeFailure("a bot process could not join its cgroup") from None
+            raise
         if hello.get("protocol") not in SPOKEN:
             raise self._fail("protocol", f"speaks protocol {brief(hello.get('protocol'))}, "
                                          f"the referee speaks {' or '.join(map(str, SPOKEN))}",

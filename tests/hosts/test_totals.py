@@ -16,7 +16,9 @@ from needs import require
 
 from arena import play_game
 from arena.bot import Limits
+from arena.hosts import cgroups
 from arena.hosts.cgroups import controllers
+from arena.hosts.inline import RefereeFailure
 from arena.hosts.pipe import CommandHost, ProcessHost
 from arena.referee import GameRecord, Player
 
@@ -125,3 +127,14 @@ def test_without_cgroups_the_rlimits_and_the_process_tree_still_bill_a_wrappers_
         controllers.cache_clear()
     assert [(f.seat, f.kind) for f in record.faults] == [(0, "timeout")]
     assert "CPU time" in record.faults[0].message
+
+
+def test_a_bot_process_that_cannot_join_its_cgroup_is_the_referees_failure_not_a_crash(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The kernel refusing the join (here: a trampoline that gives up before joining, as
+    one does when cgroup.procs cannot be written) must not become the bot's crash."""
+    needs_cgroups()
+    monkeypatch.setattr(cgroups, "TRAMPOLINE", 'echo "arena: cannot join" >&2; exit 125')
+    host = ProcessHost(zoo("burner.py"), LIMITS)
+    with pytest.raises(RefereeFailure, match="could not join its cgroup"):
+        play_zoo(host)
