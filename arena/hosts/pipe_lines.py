@@ -13,7 +13,7 @@ import json
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NoReturn
 
 from arena.bot import BotContext
 from arena.hosts.inline import SENT_CHARS, BotFault, RefereeFailure, shown
@@ -261,7 +261,7 @@ class PipeLines:
         return f", {off:.3f}s of it used between its turns" if off else ""
 
     def _wall_fault(self, turn: int, took: float, queued: float, used: float,
-                    limit: float) -> None:
+                    limit: float) -> NoReturn:
         wall = limit * self.wall_factor
         waiting = f", {queued:.2f}s of it queued for a CPU and not counted" if queued else ""
         raise self._fail("timeout", f"no answer to turn {turn} after {took:.2f}s of wall time"
