@@ -33,6 +33,7 @@ from arena.hosts.process_tree import (
     TOKEN_VARIABLE,
     ProcessHandle,
     descendants,
+    holds_pipe,
     namespace_prefix,
     note_started,
     stop_all,
@@ -247,18 +248,7 @@ class BotProcess:
     def holds_output(self) -> bool:
         """Whether the bot process still holds the pipe it answers on (True if unknown)."""
         pid = self.handle.bot_pid
-        if pid is None:
-            return True
-        target = f"pipe:[{os.fstat(self.output).st_ino}]"
-        try:
-            fds = os.listdir(f"/proc/{pid}/fd")
-        except OSError:
-            return True
-        for fd in fds:
-            with contextlib.suppress(OSError):
-                if os.readlink(f"/proc/{pid}/fd/{fd}") == target:
-                    return True
-        return False
+        return pid is None or holds_pipe(pid, os.fstat(self.output).st_ino)
 
     def alive(self) -> bool:
         """Whether the process we started is still running."""
