@@ -3,7 +3,9 @@ records every event. It owns everything impure about a game; the rules stay pure
 
 No exception from a bot escapes: each becomes a recorded fault and the game finishes. An
 exception from the rules or the referee itself is a referee bug and raises `RefereeError`, so
-it is never charged to a bot. This module does not read configs or write files.
+it is never charged to a bot; nor is the machine's failure (`RefereeFailure`: no descriptor,
+memory or tool to start a bot with), which passes through as it is. This module does not
+read configs or write files.
 """
 
 from __future__ import annotations
@@ -20,7 +22,14 @@ from typing import Any, NamedTuple, TypeAlias
 
 from arena.bot import Bot, BotContext, GameEnd, Limits
 from arena.hosts.codec import action_to_json
-from arena.hosts.inline import BotFault, Host, InlineHost, decision_alarm, shown
+from arena.hosts.inline import (
+    BotFault,
+    Host,
+    InlineHost,
+    RefereeFailure,
+    decision_alarm,
+    shown,
+)
 from arena.options import NO_OPTIONS, Options
 from arena.rules import CHANCE, TERMINAL, RuleSet, get_rules
 from arena.rules.actions import Action, Chance
@@ -155,7 +164,7 @@ class _Game:
         """Run the game to its end; any exception not from a bot is a referee bug."""
         try:
             return self._play()
-        except RefereeError:
+        except (RefereeError, RefereeFailure):
             raise
         except Exception as exc:
             frame = traceback.extract_tb(exc.__traceback__)[-1]

@@ -16,6 +16,9 @@ from arena import __version__
 
 F = TypeVar("F", bound=Callable[..., Any])
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+EXIT_REFEREE_FAILED = 75
+"""The referee or its machine failed (no file descriptor, memory or process left, a missing
+tool): no bot is blamed; run the command again once it is fixed (sysexits' EX_TEMPFAIL)."""
 
 # Commands that live in their own modules, loaded by name so that `arena --help` stays fast.
 _COMMANDS = {
@@ -53,11 +56,29 @@ class LazyGroup(click.Group):
         loaded: click.Command = getattr(importlib.import_module(module), attr)
         return loaded
 
+    def invoke(self, ctx: click.Context) -> Any:
+        """Run the command; the referee's own failure is one line, blaming no bot."""
+        from arena.hosts.inline import RefereeFailure
+
+        try:
+            return super().invoke(ctx)
+        except RefereeFailure as exc:
+            referee_failed(str(exc), "no bot is blamed: fix this, then run the command again")
+
 
 @click.group(cls=LazyGroup, context_settings=CONTEXT)
 @click.version_option(__version__, prog_name="arena")
 def cli() -> None:
     """Referee and tournament runner for Liar's Poker (Póker Mentiroso) bots."""
+    from arena.hosts.machine import raise_open_files
+
+    raise_open_files()  # many bot processes at once need many pipes: use what is allowed
+
+
+def referee_failed(message: str, then: str) -> None:
+    """Print the referee's own failure in one line, and what to do, and exit with status 75."""
+    click.echo(f"arena: the referee failed, not a bot: {message}; {then}", err=True)
+    sys.exit(EXIT_REFEREE_FAILED)
 
 
 def isolation_option(command: F) -> F:

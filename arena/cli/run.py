@@ -2,8 +2,9 @@
 
 Each command parses its options, calls one library function and prints. A problem the
 user can fix is one line `arena: error: ...` on stderr with exit status 2; Ctrl-C during
-a run keeps every finished game, says how to resume, and exits with status 130. Nothing
-here plays games or knows the results folder's layout.
+a run keeps every finished game, says how to resume, and exits with status 130; so does
+the referee's own failure (no descriptor, memory or tool to start a bot with), blaming no
+bot, with status 75. Nothing here plays games or knows the results folder's layout.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import TYPE_CHECKING
 import click
 
 from arena.cli.doctor import isolation_level, isolation_line, isolation_option
-from arena.cli.main import fail, load_registry
+from arena.cli.main import fail, load_registry, referee_failed
 from arena.tournament.config import ConfigError, TournamentConfig
 
 if TYPE_CHECKING:
@@ -98,6 +99,7 @@ def run(
     isolation: str | None,
 ) -> None:
     """Play a tournament into results/<name>/ and print the standings."""
+    from arena.hosts.inline import RefereeFailure
     from arena.report.html import build_report
     from arena.tournament.errors import TournamentError
     from arena.tournament.load import sandboxed_entrants, schedule_notes, untrusted_inline
@@ -133,6 +135,9 @@ def run(
     except KeyboardInterrupt:  # after the games, while writing the tables
         click.echo("arena: interrupted; every game is saved, run again with --resume", err=True)
         sys.exit(EXIT_INTERRUPTED)
+    except RefereeFailure as exc:
+        again = shlex.join(["arena", "run", config, *(["--out", out] if out else []), "--resume"])
+        referee_failed(str(exc), f"every finished game is saved; once fixed: {again}")
     except TournamentError as exc:
         fail(str(exc))
         return

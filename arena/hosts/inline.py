@@ -54,6 +54,12 @@ class BotFault(Exception):
         self.sent = sent
 
 
+class RefereeFailure(Exception):
+    """The referee or its machine failed, not the bot (no file descriptor, memory or process
+    left to start it, a sandbox tool missing, no CPU for it): the run stops, blaming no one,
+    and `--resume` plays on once it is fixed."""
+
+
 class Host(Protocol):
     """How the referee reaches one bot for one game."""
 

@@ -34,7 +34,7 @@ from arena.bot import BotContext, GameEnd
 from arena.botcard import BotCard, read_card
 from arena.hosts import wire
 from arena.hosts.codec import CodecError, action_from_json
-from arena.hosts.inline import BotFault, printable
+from arena.hosts.inline import BotFault, RefereeFailure, printable
 from arena.hosts.pipe_lines import PipeGame, PipeLines, an, brief, is_number
 from arena.hosts.processes import (
     BotProcess,
@@ -144,8 +144,8 @@ class PipeHost(PipeLines):
         request = game.log.act_line(turn, timeout, observation, self.protocol)
         started = time.monotonic()
         self._send(game.log.flush(request), started + timeout * self.wall_factor)
-        cpu = process.cpu_times()  # read while the bot works: off the decision's path
-        line = self._reply_in_time(turn, timeout, started, cpu)
+        cpu, waited = process.cpu_times(), process.waited()  # read while the bot works
+        line = self._reply_in_time(turn, timeout, started, cpu, waited)
         message = self._parse(line)
         sent = self.last_reply
         if message["type"] == "error":
@@ -254,6 +254,7 @@ class PipeHost(PipeLines):
         self._expect("ready", self.limits.start_timeout)
         assert self.process is not None
         self.process.track()
+        self._cpu_mark = self.process.cpu_times()
 
     def _spawn(self) -> None:
         """Start the process and exchange hellos; a failure here is kept for later games."""
@@ -273,11 +274,18 @@ class PipeHost(PipeLines):
         self._stderr_mark = 0  # a new process: all it writes belongs to this game
         try:
             self.process = BotProcess(self.launch_config(), self.limits)
-        except OSError as exc:
-            raise self._fail("crash", f"cannot start the bot process: {exc}") from None
-        self._send(wire.line({"type": "hello", "protocol": PROTOCOL, "bot": self._reference()}),
-                   time.monotonic() + self.limits.start_timeout)
-        hello = self._expect("hello", self.limits.start_timeout, self.hello_hint)
+        except OSError as exc:  # nothing of the bot ran yet: no fd, memory, process or tool
+            raise RefereeFailure(f"the referee cannot start a bot process: {exc}") from None
+        group = self.process.group
+        try:
+            self._send(wire.line({"type": "hello", "protocol": PROTOCOL,
+                                  "bot": self._reference()}),
+                       time.monotonic() + self.limits.start_timeout)
+            hello = self._expect("hello", self.limits.start_timeout, self.hello_hint)
+        except BotFault:
+            if group is not None and not group.ran():
+                raise RefereeFailure("a bot process could not join its cgroup") from None
+            raise
         if hello.get("protocol") not in SPOKEN:
             raise self._fail("protocol", f"speaks protocol {brief(hello.get('protocol'))}, "
                                          f"the referee speaks {' or '.join(map(str, SPOKEN))}",

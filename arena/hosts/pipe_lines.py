@@ -13,10 +13,10 @@ import json
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NoReturn
 
 from arena.bot import BotContext
-from arena.hosts.inline import SENT_CHARS, BotFault, shown
+from arena.hosts.inline import SENT_CHARS, BotFault, RefereeFailure, shown
 from arena.hosts.processes import (
     BotProcess,
     InputStuck,
@@ -28,6 +28,13 @@ from arena.hosts.wire import SeatLog
 
 STDERR_LINES = 3
 """How many of the bot's last stderr lines a fault message ends with."""
+OFF_TURN_FREE = 0.05
+"""CPU seconds a bot's processes may use between two of its decisions unbilled (reading the
+events); past it, what they used is billed to its next decision (docs/protocol.md)."""
+BACKSTOP = 4.0
+"""A decision is never waited for longer than this many times its wall limit: a bot that
+was still within its limit then, counting out the time it queued for a CPU, was starved by
+the machine, and the run stops (`RefereeFailure`) rather than blame it."""
 
 
 def _text(line: bytes | bytearray) -> str:
@@ -71,12 +78,16 @@ class PipeLines:
     process: BotProcess | None
     game: PipeGame | None
     limits: ProcessLimits
+    name: str
     wall_factor: float
     last_reply: str | None
     last_wall: float
     billed: float
 
     _last_stderr = ""
+    _cpu_mark: Mapping[int, float] | None = None
+    """The bot's CPU counters when it last answered (or became ready): what its processes
+    use from then on, off its turn, is billed to its next decision."""
     _stderr_mark = 0
     """How many bytes of the process's stderr came before this game."""
 
@@ -118,6 +129,7 @@ class PipeLines:
             self._last_stderr = self.process.stderr_tail()
             self.process.terminate()
             self.process = None
+            self._cpu_mark = None
 
     def _death(self) -> str:
         """Why the bot's output ended."""
@@ -192,13 +204,29 @@ class PipeLines:
                                          f"{kind!r} was expected", sent=self.last_reply)
         return message
 
+    def _off_turn(self, turn: int, limit: float, cpu: Mapping[int, float]) -> float:
+        """CPU seconds the bot's processes used since it last answered, past the free
+        allowance: billed to this decision, a fault at once if they exceed its limit."""
+        mark = self._cpu_mark
+        if mark is None:
+            return 0.0
+        used = sum(max(0.0, t - mark.get(pid, 0.0)) for pid, t in cpu.items())
+        billed = max(0.0, used - OFF_TURN_FREE)
+        if billed > limit:
+            raise self._fail("timeout", f"its processes used {used:.2f}s of CPU time between "
+                                        f"its turns (helpers working while others played), "
+                                        f"billed to turn {turn}, limit {limit:.3g}s")
+        return billed
+
     def _reply_in_time(self, turn: int, limit: float, started: float,
-                       cpu0: Mapping[int, float]) -> bytes:
-        """Wait for the reply line; stop the bot once its CPU time or its wall limit runs out."""
+                       cpu0: Mapping[int, float], waited0: float) -> bytes:
+        """Wait for the reply line; stop the bot once its CPU time or its wall limit (not
+        counting the time it queued for a CPU) runs out."""
         process = self.process
         assert process is not None
+        off = self._off_turn(turn, limit, cpu0)
         wall = limit * self.wall_factor
-        soft, hard = started + limit, started + wall
+        soft, backstop = started + limit, started + wall * BACKSTOP
         poll = min(0.05, max(0.005, limit / 20))
         while True:
             now = time.monotonic()
@@ -207,23 +235,56 @@ class PipeLines:
             else:
                 self._check_alive()  # its helpers may hold the pipe open after it died
                 process.track()  # a wrapper's child or a helper may do the work
-                used = process.cpu_since(cpu0)
+                used = process.cpu_since(cpu0) + off
+                broken = process.over_limit()
+                if broken is not None:
+                    raise self._fail("crash", f"broke its {broken}")
                 if used > limit:
-                    raise self._fail("timeout", f"used {used:.3f}s of CPU time on turn {turn}, "
-                                                f"limit {limit:.3g}s")
-                if now >= hard:
-                    raise self._fail("timeout", f"no answer to turn {turn} after "
-                                                f"{now - started:.2f}s of wall time ({used:.2f}s "
-                                                f"CPU), wall limit {wall:.3g}s ({limit:.3g}s × "
-                                                f"wall_factor {self.wall_factor:g})")
-                wait = min(poll, hard - now)
-            line = self._line(wait)
+                    raise self._fail("timeout", f"used {used:.3f}s of CPU time on turn {turn} "
+                                                f"(the bot and its helpers together"
+                                                f"{self._off_note(off)}), limit {limit:.3g}s")
+                queued = process.waited() - waited0
+                if now - queued >= started + wall:
+                    self._wall_fault(turn, now - started, queued, used, limit)
+                if now >= backstop:
+                    raise RefereeFailure(
+                        f"bot {self.name or '?'} got no CPU for {now - started:.1f}s on turn "
+                        f"{turn}: it queued {queued:.1f}s behind other processes (wall limit "
+                        f"{wall:.3g}s); the machine is overloaded")
+                wait = min(poll, started + wall + queued - now, backstop - now)
+            line = self._line(max(wait, 0.0))
             if line is not None:
                 break
-        self.last_wall = took = time.monotonic() - started
-        self.billed = took if took <= limit else min(took, process.cpu_since(cpu0))
-        if self.billed > limit or took > wall:
-            raise self._fail("timeout", f"answered turn {turn} after {took:.2f}s of wall time "
-                                        f"({self.billed:.2f}s CPU), limit {limit:.3g}s, wall "
-                                        f"limit {wall:.3g}s", kill=False)
+        self._account(turn, limit, started, cpu0, waited0, off)
         return line
+
+    @staticmethod
+    def _off_note(off: float) -> str:
+        return f", {off:.3f}s of it used between its turns" if off else ""
+
+    def _wall_fault(self, turn: int, took: float, queued: float, used: float,
+                    limit: float) -> NoReturn:
+        wall = limit * self.wall_factor
+        waiting = f", {queued:.2f}s of it queued for a CPU and not counted" if queued else ""
+        raise self._fail("timeout", f"no answer to turn {turn} after {took:.2f}s of wall time"
+                                    f"{waiting} ({used:.2f}s CPU), wall limit {wall:.3g}s "
+                                    f"({limit:.3g}s × wall_factor {self.wall_factor:g})")
+
+    def _account(self, turn: int, limit: float, started: float, cpu0: Mapping[int, float],
+                 waited0: float, off: float) -> None:
+        """Bill the answered decision: its wall time or, past its limit, the smaller of wall
+        and CPU time, plus what its processes used between turns; check its cgroup totals."""
+        process = self.process
+        assert process is not None
+        self.last_wall = took = time.monotonic() - started
+        self.billed = (took if took <= limit else min(took, process.cpu_since(cpu0))) + off
+        self._cpu_mark = process.cpu_times()
+        broken = process.over_limit()
+        if broken is not None:
+            raise self._fail("crash", f"broke its {broken}")
+        wall = limit * self.wall_factor
+        counted = took if took <= wall else took - (process.waited() - waited0)
+        if self.billed > limit or counted > wall:
+            raise self._fail("timeout", f"answered turn {turn} after {took:.2f}s of wall time "
+                                        f"({self.billed:.2f}s billed{self._off_note(off)}), limit "
+                                        f"{limit:.3g}s, wall limit {wall:.3g}s", kill=False)

@@ -71,6 +71,20 @@ def descendants(pid: int) -> list[int]:
     return found
 
 
+def holds_pipe(pid: int, inode: int) -> bool:
+    """Whether a process holds the pipe with this inode open (True if that cannot be read)."""
+    target = f"pipe:[{inode}]"
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return True
+    for fd in fds:
+        with contextlib.suppress(OSError):
+            if os.readlink(f"/proc/{pid}/fd/{fd}") == target:
+                return True
+    return False
+
+
 def _token_of(pid: str) -> str | None:
     try:
         with open(f"/proc/{pid}/environ", "rb") as f:

@@ -24,70 +24,54 @@ import tempfile
 import time
 import weakref
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from arena.hosts import walls
+from arena.hosts.cgroups import BotGroup, GroupLimits, group_for
+from arena.hosts.machine import require_tools
+from arena.hosts.process_limits import KiB, MiB, ProcessLimits
 from arena.hosts.process_tree import (
     TOKEN_VARIABLE,
     ProcessHandle,
     descendants,
+    holds_pipe,
     namespace_prefix,
     note_started,
     stop_all,
+    terminate,
 )
-from arena.hosts.sandbox import Sandbox, end_sandboxed, exposed_for
+from arena.hosts.sandbox import Sandbox, exposed_for
 
-KiB = 1024
-MiB = KiB * KiB
+__all__ = [
+    "BotProcess",
+    "InputStuck",
+    "KiB",
+    "LineTooLong",
+    "MiB",
+    "OutputClosed",
+    "ProcessLimits",
+    "remove_stale_folders",
+]
+
 LAUNCHER = Path(__file__).with_name("launcher.py")
 FOLDER_PREFIX = "arena-bot-"  # then the referee's pid: folders of dead referees are removed
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+TRACKED_FILES = 4  # /proc/<pid>/stat files of a bot's tree held open; more are read by name
 
 
-@dataclass(frozen=True, slots=True)
-class ProcessLimits:
-    """Limits for one bot process (bytes and seconds); None leaves an OS limit as it is.
-
-    `memory` (RLIMIT_AS), `cpu` (RLIMIT_CPU over the process's life: a backstop, since
-    decisions are timed separately; the host starts a fresh process before a game once half
-    is used), `file_size` (RLIMIT_FSIZE), `open_files` (RLIMIT_NOFILE), `processes` (tasks
-    the bot may add to its user's count: RLIMIT_NPROC, which the kernel ignores for root),
-    `line_bytes` (longest reply line), `stderr_bytes` (stderr tail kept), `start_timeout`
-    (spawn, hello, start and end) and `pid_namespace` (None: use one when `unshare` works
-    here; level `none` only). `isolation` is the level (`arena.hosts.walls`: strict,
-    standard or none; None: the strongest this machine gives) and `network` lets the bot's
-    sandbox share the machine's network. A decision's own wall-clock limit is the game's
-    (`arena.bot.Limits.wall_factor`).
-    """
-
-    memory: int | None = 1024 * MiB
-    cpu: int | None = 600
-    file_size: int | None = 8 * MiB
-    open_files: int | None = 64
-    processes: int | None = 64
-    line_bytes: int = 64 * KiB
-    stderr_bytes: int = 64 * KiB
-    start_timeout: float = 10.0
-    pid_namespace: bool | None = None
-    isolation: str | None = None
-    network: bool = False
-
-    def __post_init__(self) -> None:
-        for name in ("memory", "cpu", "file_size", "open_files", "processes"):
-            value = getattr(self, name)
-            if value is not None and (type(value) is not int or value < 0):
-                raise ValueError(f"{name} must be a whole number of zero or more, not {value!r}")
-        if self.line_bytes < 64 or self.stderr_bytes < 0:
-            raise ValueError("line_bytes must be at least 64 and stderr_bytes zero or more")
-        if not self.start_timeout > 0:
-            raise ValueError(f"start_timeout must be positive, not {self.start_timeout!r}")
-
-    def rlimits(self) -> dict[str, int | None]:
-        """The OS limits, as the launcher reads them."""
-        keys = ("memory", "cpu", "file_size", "open_files", "processes")
-        return {k: v for k, v in asdict(self).items() if k in keys}
+def _end(handle: ProcessHandle, group: BotGroup | None, sandbox: Sandbox | None) -> None:
+    """Kill every process of the bot (its whole group first), reap it, remove its group, and
+    only then give back its sandbox's uid (none of its processes is left)."""
+    try:
+        if group is not None:
+            group.kill()
+        terminate(handle)
+        if group is not None:
+            group.remove()
+    finally:
+        if sandbox is not None:
+            sandbox.release()
 
 
 class OutputClosed(Exception):
@@ -153,9 +137,15 @@ class BotProcess:
         launch = {**config, "limits": limits.rlimits(),
                   "parent": None if self.namespace else os.getpid()}
         argv = [*prefix, sys.executable, "-I", "-B", "-u", str(LAUNCHER), json.dumps(launch)]
+        tools = [*prefix, sys.executable]
         if sandbox is not None:
             argv = sandbox.argv(sys.executable, launch)
+            tools = [argv[0], sys.executable, *(["/usr/bin/setpriv"] if sandbox.uid else [])]
+        self.group: BotGroup | None = None
         try:
+            require_tools(tools)
+            self.group = group_for(GroupLimits(limits.memory, limits.processes))
+            argv = argv if self.group is None else self.group.wrap(argv)
             popen = subprocess.Popen(
                 argv,
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -165,6 +155,8 @@ class BotProcess:
             )
         except OSError:
             shutil.rmtree(folder, ignore_errors=True)
+            if self.group is not None:
+                self.group.remove()
             if sandbox is not None:
                 sandbox.release()
             raise
@@ -172,7 +164,7 @@ class BotProcess:
             if sandbox is not None:
                 sandbox.close_fds()
         self.handle = ProcessHandle(popen, token, folder, self.namespace)
-        self._finalizer = weakref.finalize(self, end_sandboxed, self.handle, sandbox)
+        self._finalizer = weakref.finalize(self, _end, self.handle, self.group, sandbox)
         assert popen.stdin and popen.stdout and popen.stderr
         self.input, self.output, self.errors = (
             popen.stdin.fileno(), popen.stdout.fileno(), popen.stderr.fileno())
@@ -184,9 +176,9 @@ class BotProcess:
         self.scanned = 0
         self.eof = False
         self.stderr = bytearray()
-        self.stderr_seen = 0
-        """Bytes the bot has written to stderr in all (the tail keeps the last of them)."""
+        self.stderr_seen = 0  # bytes written to stderr in all (the tail keeps the last)
         self._stats: dict[int, int] = {}  # pid -> open /proc/<pid>/stat of the bot's tree
+        self._schedstat = -1  # the bot process's /proc/<pid>/schedstat, once it is found
 
     @property
     def pid(self) -> int:
@@ -199,27 +191,40 @@ class BotProcess:
         for _ in range(2 if self.sandbox else 1 if self.namespace else 0):
             pid = next(iter(descendants(pid)), pid)  # unshare's init; bubblewrap's init
         self.handle.bot_pid = pid
+        with contextlib.suppress(OSError):
+            self._schedstat = os.open(f"/proc/{pid}/schedstat", os.O_RDONLY)
         self.track()
+
+    def waited(self) -> float:
+        """Seconds the bot's process waited, runnable, for a CPU others held (schedstat)."""
+        try:
+            return int(os.pread(self._schedstat, 256, 0).split()[1]) / 1e9
+        except (OSError, IndexError, ValueError):
+            return 0.0
 
     def track(self) -> None:
         """Follow the CPU counters of the bot's process and of its helpers alive now."""
         root = self.handle.bot_pid
-        if root is None:
+        if root is None or self.group is not None:
             return
         pids = {root, *descendants(root)}
         for pid in set(self._stats) - pids:
             with contextlib.suppress(OSError):
-                os.close(self._stats.pop(pid))
+                os.close(self._stats.pop(pid))  # -1 (read by name) raises, and is dropped
         for pid in pids - set(self._stats):
-            with contextlib.suppress(OSError):
-                self._stats[pid] = os.open(f"/proc/{pid}/stat", os.O_RDONLY)
+            with contextlib.suppress(OSError):  # a few held open: the referee's fds are finite
+                held = sum(fd >= 0 for fd in self._stats.values()) < TRACKED_FILES
+                self._stats[pid] = os.open(f"/proc/{pid}/stat", os.O_RDONLY) if held else -1
 
     def cpu_times(self) -> dict[int, float]:
-        """CPU seconds by followed process, counting the helpers each has waited for."""
+        """CPU seconds by followed process (and reaped helpers), or the cgroup's total at -1."""
+        if self.group is not None:
+            return {-1: self.group.cpu()}
         times = {}
         for pid, fd in self._stats.items():
             try:
-                fields = os.pread(fd, 1024, 0).rsplit(b")", 1)[1].split()
+                data = os.pread(fd, 1024, 0) if fd >= 0 else Path(f"/proc/{pid}/stat").read_bytes()
+                fields = data.rsplit(b")", 1)[1].split()
             except OSError:
                 continue
             times[pid] = sum(int(f) for f in fields[11:15]) / _CLOCK_TICKS
@@ -236,18 +241,7 @@ class BotProcess:
     def holds_output(self) -> bool:
         """Whether the bot process still holds the pipe it answers on (True if unknown)."""
         pid = self.handle.bot_pid
-        if pid is None:
-            return True
-        target = f"pipe:[{os.fstat(self.output).st_ino}]"
-        try:
-            fds = os.listdir(f"/proc/{pid}/fd")
-        except OSError:
-            return True
-        for fd in fds:
-            with contextlib.suppress(OSError):
-                if os.readlink(f"/proc/{pid}/fd/{fd}") == target:
-                    return True
-        return False
+        return pid is None or holds_pipe(pid, os.fstat(self.output).st_ino)
 
     def alive(self) -> bool:
         """Whether the process we started is still running."""
@@ -359,7 +353,13 @@ class BotProcess:
             name = f"signal {-code}"
         hint = {"SIGKILL": " (CPU or memory limit?)", "SIGXCPU": " (CPU time limit)",
                 "SIGXFSZ": " (file size limit)"}.get(name, "")
+        if name == "SIGKILL" and self.group is not None and self.group.out_of_memory():
+            hint = f" (memory limit: {self.group.memory_text()})"
         return f"killed by {name}{hint}"
+
+    def over_limit(self) -> str | None:
+        """Which total of its cgroup the bot broke since last asked (memory, tasks), or None."""
+        return None if self.group is None else self.group.broken()
 
     def stderr_tail(self, since: int = 0) -> str:
         """The last bytes the bot wrote to stderr (those after the first `since`), as text."""
@@ -377,8 +377,9 @@ class BotProcess:
         """Kill the whole process tree and reap it."""
         with contextlib.suppress(OSError):
             self.selector.close()
-        for fd in self._stats.values():
+        for fd in [*self._stats.values(), self._schedstat]:
             with contextlib.suppress(OSError):
                 os.close(fd)
         self._stats.clear()
+        self._schedstat = -1
         self._finalizer()

@@ -29,7 +29,6 @@ from pathlib import Path
 from typing import Any
 
 from arena.hosts import seccomp
-from arena.hosts.process_tree import ProcessHandle, terminate
 from arena.hosts.walls import Level
 
 ROOT = "/arena"
@@ -212,15 +211,6 @@ class Sandbox:
         """Give back the uid (the bot process is gone)."""
         if self.lease is not None:
             self.lease.release()
-
-
-def end_sandboxed(handle: ProcessHandle, sandbox: Sandbox | None) -> None:
-    """Kill a bot's processes, then give back its sandbox's uid (none of them is left)."""
-    try:
-        terminate(handle)
-    finally:
-        if sandbox is not None:
-            sandbox.release()
 
 
 def _bwrap() -> str:

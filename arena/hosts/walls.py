@@ -28,7 +28,6 @@ NEEDS: Mapping[str, tuple[str, ...]] = {
     "none": (),
 }
 """The walls each level refuses to start without."""
-CGROUP_ROOT = Path("/sys/fs/cgroup")
 USER_NAMESPACES = Path("/proc/sys/user/max_user_namespaces")
 CGROUP_CONTROLLERS = ("memory", "pids", "cpu")
 """The controllers strict needs: total memory, tasks, CPU share and usage."""
@@ -112,15 +111,16 @@ def landlock_wall() -> Wall:
 
 
 def cgroup_controllers() -> tuple[str, tuple[str, ...]]:
-    """The cgroup version and the controllers arena can write here ("", () if none); read-only."""
-    unified = CGROUP_ROOT / "cgroup.controllers"
-    if unified.exists():
-        names = tuple(unified.read_text().split()) if os.access(CGROUP_ROOT, os.W_OK) else ()
-        return "v2", tuple(c for c in CGROUP_CONTROLLERS if c in names)
-    found = tuple(c for c in CGROUP_CONTROLLERS
-                  if (CGROUP_ROOT / c / "cgroup.procs").exists()
-                  and os.access(CGROUP_ROOT / c, os.W_OK))
-    return ("v1", found) if found else ("", ())
+    """The cgroup version and the controllers arena uses here ("", () if none), as
+    `arena.hosts.cgroups` finds them for every bot process (one finder)."""
+    from arena.hosts.cgroups import controllers
+
+    delegated = controllers()
+    if delegated.version is None:
+        return "", ()
+    names = {"cpuacct": "cpu"}  # v1 bills CPU time in cpuacct, beside cpu's share
+    found = {names.get(c, c) for c in delegated.names}
+    return f"v{delegated.version}", tuple(c for c in CGROUP_CONTROLLERS if c in found)
 
 
 def cgroups() -> Wall:

@@ -24,7 +24,8 @@ from arena.bot import Limits
 from arena.botcard import BotCard
 from arena.executor.local import Death, Job
 from arena.executor.serve import mark, marked
-from arena.hosts.inline import BotFault, Host
+from arena.hosts.inline import BotFault, Host, RefereeFailure
+from arena.hosts.machine import hosts_that_fit
 from arena.plugins import Registry, default_registry
 from arena.referee import GameRecord, Player, RefereeError, play_game
 from arena.replay import fault_json, replay_lines, write_replay
@@ -75,7 +76,8 @@ class _Worker:
         self.limits = setup.limits
         self.options = setup.options.dict()
         self.replays = None if setup.replays is None else Path(setup.replays)
-        self.kept = entrants.KeptHosts(max(entrants.KEPT_CAP, self.ruleset.max_players))
+        fitting = hosts_that_fit(entrants.KEPT_CAP)  # what the open-file limit holds
+        self.kept = entrants.KeptHosts(max(fitting, self.ruleset.max_players))
         """Isolated hosts by entrant: their bot processes serve many games of this worker."""
 
     def player(self, index: int, game: GameSpec) -> Player:
@@ -95,6 +97,8 @@ class _Worker:
             record = play_game(self.ruleset, players, game.seed, self.options, self.limits)
         except RefereeError as exc:
             raise TournamentError(f"game {game.id}: {exc}") from None
+        except RefereeFailure as exc:  # the machine's, not a bot's: no game is recorded
+            raise RefereeFailure(f"game {game.id}: {exc}") from None
         replay = None
         if self.replays is not None:
             replay = f"{folder_files.REPLAYS}/{game.id}.json.gz"

@@ -46,7 +46,7 @@ def _bare_machine(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setattr(seccomp, "library", lambda: None)
     monkeypatch.setattr(seccomp, "filter_bpf", seccomp.filter_bpf.__wrapped__)
     monkeypatch.setattr(landlock, "abi", lambda: 0)
-    monkeypatch.setattr(walls, "CGROUP_ROOT", tmp_path / "no-cgroups")
+    monkeypatch.setenv("ARENA_NO_CGROUPS", "1")
 
 
 def test_doctor_on_a_machine_without_any_wall_says_what_each_would_stop_and_how_to_get_it(

@@ -26,7 +26,8 @@ def hogs() -> Iterator[None]:
     inherit the affinity), for the length of the test."""
     cores = os.sched_getaffinity(0)
     os.sched_setaffinity(0, {min(cores)})
-    procs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(6)]
+    procs = [subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True)
+             for _ in range(6)]  # each its own session: under autogroup, its own CPU share
     try:
         yield
     finally:
@@ -75,3 +76,23 @@ def test_cpu_time_is_billed_so_a_loaded_machine_does_not_forfeit(hogs: None) -> 
             spinner.act(observation, DECISION)
         assert fault.value.kind == "timeout"
         spinner.close()
+
+
+def test_time_a_bot_queued_for_a_cpu_others_held_does_not_count_against_its_wall_limit(
+        hogs: None) -> None:
+    """Six hogs share the bot's core: its 0.28 s of work takes longer than its wall limit
+    (0.8 s) in wall time, all of it waiting for the CPU, and it is not forfeited."""
+    observation = first_observation()
+    tight = BotContext(0, 2, "dice", {}, Limits(DECISION, wall_factor=2.0), random.Random(1),
+                       {"work": DECISION * 0.7})
+    walls = []
+    with ProcessHost(zoo("burner.py"), LIMITS) as burner:
+        burner.start(tight)
+        for _ in range(3):
+            try:
+                burner.act(observation, DECISION)
+            except BotFault as fault:
+                pytest.fail(f"forfeited for the others' load: {fault} (walls so far: {walls})")
+            walls.append(burner.last_wall)
+        burner.close()
+    assert max(walls) > DECISION * 2.0, f"the load did not slow the bot past its wall: {walls}"

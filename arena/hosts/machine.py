@@ -1,0 +1,56 @@
+"""What the referee itself needs from the machine to start bots: the tools it runs them with,
+and open files (its soft limit raised to the hard limit once per process, in the CLI and
+every worker, and no more bot hosts kept by one worker than fit in it). Lacking them is the
+referee's failure (`arena.hosts.inline.RefereeFailure`), never a bot's fault.
+
+A kept process host holds `FILES_PER_HOST` descriptors: its three pipes, the selector that
+waits on them, its /proc schedstat file and either its cgroup's three counters or up to
+`arena.hosts.processes.TRACKED_FILES` /proc stat files of its tree.
+"""
+
+from __future__ import annotations
+
+import errno
+import functools
+import os
+import resource
+from collections.abc import Iterable
+
+FILES_PER_HOST = 10
+"""Descriptors one kept bot host holds (8 measured with a cgroup, 9 without; one spare)."""
+RESERVE = 64
+"""Descriptors kept for the referee itself: Python's own, the results files, the worker's
+pipes, and the pipes a bot process's start holds for a moment."""
+
+
+@functools.cache
+def raise_open_files() -> int:
+    """Raise this process's soft limit of open files to its hard limit; return the soft one."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    for wanted in (hard, 1 << 20):
+        if wanted == resource.RLIM_INFINITY or wanted <= soft:
+            continue
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+            return wanted
+        except (ValueError, OSError):
+            continue
+    return soft
+
+
+def hosts_that_fit(wanted: int) -> int:
+    """How many of `wanted` kept hosts fit in the open-file limit (at least one)."""
+    soft = raise_open_files()
+    if soft == resource.RLIM_INFINITY:
+        return wanted
+    return max(1, min(wanted, (soft - RESERVE) // FILES_PER_HOST))
+
+
+def require_tools(paths: Iterable[str]) -> None:
+    """Raise FileNotFoundError unless each program (each absolute path: the rest are their
+    arguments) the referee starts bots with can run: a missing tool is found here, not as a
+    bot that "exited with code 127"."""
+    for path in paths:
+        if os.path.isabs(path) and not (os.path.isfile(path) and os.access(path, os.X_OK)):
+            raise FileNotFoundError(errno.ENOENT, "a program arena starts bots with is missing",
+                                    path)

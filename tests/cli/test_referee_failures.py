@@ -1,0 +1,140 @@
+"""The referee's own failures are never a bot's fault. Many process entrants need many open
+files in the referee: its soft limit is raised to the hard limit and a worker keeps only the
+hosts that fit, so a contest of 16 process entrants under 128 open files plays with no
+fault; and when the referee does run out (here its limit is lowered under it mid-run), the
+run stops with one line and a `--resume` hint, no bot blamed, and resuming gives the results
+of a run that never stopped."""
+
+from __future__ import annotations
+
+import json
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from arena.cli.main import cli
+
+ENTRANTS = 16
+UNDER_LIMIT = """
+import resource, sys
+soft, hard = int(sys.argv[1]), int(sys.argv[2])
+if soft:
+    resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+from arena.cli.main import cli
+cli.main(sys.argv[3:], prog_name="arena")
+"""
+
+
+def contest(folder: Path) -> Path:
+    """A gauntlet: one champion against 15 challengers, every one in its own process."""
+    lines = ["name: many", "rules: dice", "entrants:"]
+    for n in range(1, ENTRANTS + 1):
+        lines += ["  - bot: random", f"    alias: p{n:02d}", "    mode: process"]
+    lines += ["format:", "  type: gauntlet", "  champions: [p01]", "  games: 1",
+              "seed: 5", "workers: 1", "replays: false"]
+    path = folder / "many.yaml"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def arena(*args: object, files: tuple[int, int] = (0, 0)) -> subprocess.Popen[str]:
+    """`arena ARGS` in its own process, under this soft and hard limit of open files."""
+    return subprocess.Popen([sys.executable, "-c", UNDER_LIMIT, *map(str, files),
+                             *map(str, args)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+
+
+def finished(run: subprocess.Popen[str]) -> tuple[int, str, str]:
+    out, err = run.communicate(timeout=300)
+    return run.returncode, out, err
+
+
+def games(folder: Path) -> list[dict]:
+    path = folder / "games.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+
+def results(folder: Path) -> list[tuple[str, list[int]]]:
+    return sorted((g["id"], g["placements"]) for g in games(folder))
+
+
+def faults(folder: Path) -> list[object]:
+    return [f for g in games(folder) for f in g.get("faults", [])]
+
+
+def test_a_contest_of_process_entrants_under_128_open_files_plays_with_no_fault(
+        tmp_path: Path) -> None:
+    config = contest(tmp_path)
+    for files in [(128, resource.getrlimit(resource.RLIMIT_NOFILE)[1]), (128, 128)]:
+        out = tmp_path / f"under-{files[1]}"
+        code, _, err = finished(arena("run", config, "--out", out, "-q", files=files))
+        assert code == 0, err
+        assert len(games(out)) == 2 * (ENTRANTS - 1)
+        assert faults(out) == [], faults(out)[:3]
+
+
+def test_a_referee_out_of_open_files_stops_the_run_blaming_no_bot_and_resume_finishes_it(
+        tmp_path: Path) -> None:
+    config = contest(tmp_path)
+    whole, cut = tmp_path / "whole", tmp_path / "cut"
+    assert finished(arena("run", config, "--out", whole, "-q"))[0] == 0
+    run = arena("run", config, "--out", cut, "-q")
+    until = time.monotonic() + 120
+    while len(games(cut)) < 6 and run.poll() is None and time.monotonic() < until:
+        time.sleep(0.01)
+    held = len(list(Path(f"/proc/{run.pid}/fd").iterdir()))
+    resource.prlimit(run.pid, resource.RLIMIT_NOFILE, (held + 2, held + 2))
+    code, _, err = finished(run)
+    if code == 0:
+        pytest.fail(f"the run ended before its limit was lowered: {err}")
+    lines = err.strip().splitlines()
+    assert code == 75 and len(lines) == 1, err
+    assert "the referee failed, not a bot" in lines[0] and "Too many open files" in lines[0]
+    assert lines[0].endswith(f"arena run {config} --out {cut} --resume")
+    played = games(cut)
+    assert 6 <= len(played) < 2 * (ENTRANTS - 1) and faults(cut) == []
+
+    code, _, err = finished(arena("run", config, "--out", cut, "--resume", "-q"))
+    assert code == 0, err
+    assert games(cut)[: len(played)] == played  # nothing played was lost or played again
+    assert results(cut) == results(whole) and faults(cut) == []
+    standings = "standings.csv"
+    assert (cut / standings).read_text() == (whole / standings).read_text()
+
+
+BOT = '''
+import arena
+from arena.rules.playout import random_action
+
+
+class Plain(arena.Bot):
+    name = "plain"
+
+    def act(self, observation):
+        return random_action(observation.legal, self.rng)
+'''
+
+
+@pytest.mark.parametrize("command", ["play", "compare", "validate", "run"])
+def test_a_missing_tool_to_start_bots_with_is_the_referees_one_line_not_a_crash(
+        command: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    bot = tmp_path / "plain.py"
+    bot.write_text(BOT)
+    config = tmp_path / "two.yaml"
+    config.write_text(f"name: two\nrules: dice\nentrants: [{bot}, random]\nworkers: 1\n")
+    args = {"play": ["play", "--rules", "dice", "--bots", f"{bot},random", "--seed", "1"],
+            "compare": ["compare", str(bot), "random", "--games", "4", "--workers", "1"],
+            "validate": ["validate", str(config)],
+            "run": ["run", str(config), "--out", str(tmp_path / "out"), "-q"]}[command]
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "no-such-python"))
+    result = CliRunner().invoke(cli, args, catch_exceptions=False)
+    lines = result.stderr.strip().splitlines()
+    assert result.exit_code == 75, result.output
+    assert len(lines) == 1 and lines[0].startswith("arena: the referee failed, not a bot: "), lines
+    assert "no-such-python" in lines[0] and "crash" not in result.output
+    assert not (tmp_path / "out" / "games.jsonl").exists() or games(tmp_path / "out") == []
