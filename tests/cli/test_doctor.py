@@ -13,7 +13,7 @@ from click.testing import CliRunner, Result
 from needs import require
 
 from arena.cli.main import cli
-from arena.hosts import landlock, seccomp, walls
+from arena.hosts import cgroups, landlock, seccomp, walls
 from arena.hosts.process_tree import started_tokens
 from arena.replay import read_replay
 
@@ -28,8 +28,10 @@ def _invoke(*args: object) -> Result:
 def fresh_survey() -> Iterator[None]:
     """Each test looks at the machine anew (the survey is cached per process)."""
     walls.survey.cache_clear()
+    cgroups.controllers.cache_clear()
     yield
     walls.survey.cache_clear()
+    cgroups.controllers.cache_clear()
 
 
 def _missing(monkeypatch: pytest.MonkeyPatch, *programs: str) -> None:
