@@ -23,7 +23,7 @@ from needs import require
 from arena import play_game
 from arena.bot import Limits
 from arena.cli.main import cli
-from arena.hosts import walls
+from arena.hosts import sandbox, walls
 from arena.hosts.pipe import CommandHost, PipeHost, ProcessHost
 from arena.hosts.sandbox import ARENA
 from arena.referee import GameRecord, Player
@@ -219,7 +219,9 @@ def test_a_bot_runs_in_an_empty_private_tmp_with_a_clean_environment(
     record = _play([Player("i", host), "random"], seed=3)
     [report] = _reports(host, "INSPECT")
     assert record.faults == ()
-    assert report["cwd"] == "/tmp" and report["files"] == []
+    # an interpreter that lives under /tmp (a venv there) is shown at its own path, read-only
+    shown = sorted({Path(p).parts[2] for p in sandbox.python_folders() if p.startswith("/tmp/")})
+    assert report["cwd"] == "/tmp" and report["files"] == shown
     assert "ARENA_SECRET_FOR_TEST" not in report["env"]
     assert report["limits"]["RLIMIT_AS"] == [LIMITS.memory] * 2
 
