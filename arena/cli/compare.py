@@ -195,6 +195,17 @@ def _progress_bar(setup: Setup, max_games: int,
 # --- the report ----------------------------------------------------------------------------
 
 
+def _sandboxed(setup: Setup) -> str | None:
+    """The isolation level of the comparison's bot processes, said in full; None if every
+    bot runs inline."""
+    from arena.entrants import resolve
+    from arena.hosts.walls import level
+
+    walled = [e for e in (setup.candidate, setup.baseline, *setup.field)
+              if resolve(e).mode != "inline"]
+    return level(walled[0].isolation).describe() if walled else None
+
+
 def report(state: Comparison) -> str:
     """The full text report: who, how many games, score, Elo, LOS, both tests, verdict."""
     setup, tally = state.setup, state.tally
@@ -207,6 +218,9 @@ def report(state: Comparison) -> str:
         lines.append(f"field       {', '.join(e.label for e in setup.field)}")
     options = "".join(f", {k}={v}" for k, v in setup.options)
     lines.append(f"rules       {setup.rules}{options}, {setup.seats} seats, seed {setup.seed}")
+    walled = _sandboxed(setup)
+    if walled is not None:
+        lines.append(f"isolation   {walled}")
     lines.append(f"games       {tally.games} ({tally.groups} {unit}) of at most "
                  f"{state.max_games}")
     if setup.seats == 2:

@@ -165,3 +165,14 @@ def test_without_landlock_the_default_is_standard_and_a_bot_still_plays_walled_i
     assert "arena: isolation: standard (bubblewrap" in result.stderr
     seats = read_replay(next(out.glob("replays/*.json.gz"))).header["entrants"]
     assert seats[1]["isolation"] == "standard"
+
+
+def test_compare_says_the_isolation_its_bot_processes_run_at_and_none_when_all_are_inline(
+        ) -> None:
+    napper = ZOO / "napper.py"
+    walled = _invoke("compare", napper, "random", "--games", "2", "--workers", "1",
+                     "--seed", "1", "--isolation", "none")
+    assert "\nisolation   none (" in walled.output, walled.output
+    inline = _invoke("compare", "honest", "random", "--games", "2", "--workers", "1",
+                     "--seed", "1")
+    assert "isolation" not in inline.output
