@@ -23,6 +23,7 @@ import fcntl
 import importlib.util
 import json
 import os
+import stat
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -40,6 +41,15 @@ UID_LOCKS = Path("/run/arena-uids")
 SYSTEM = ("/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin")
 ETC = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives",
        "/etc/localtime", "/etc/ssl/openssl.cnf")
+KERNEL = ("/proc", "/sys", "/dev", "/run")
+"""Folders of the kernel's and the running system's: never shown from a command's arguments."""
+PROC_COUNTERS = ("loadavg", "stat", "uptime", "meminfo", "vmstat", "schedstat", "diskstats",
+                 "interrupts", "softirqs", "sched_debug", "timer_list", "locks", "swaps",
+                 "zoneinfo", "buddyinfo", "pagetypeinfo", "slabinfo", "key-users")
+"""The machine-wide counters in /proc (load, processes, memory, CPU time): two bots could
+signal each other through them (one sets a thread count, the other reads the load), so each
+reads a fixed, quiet copy instead. /proc/pressure is an empty folder."""
+QUIET = {"loadavg": b"0.00 0.00 0.00 1/1 1\n"}
 TMP_BYTES = 64 * 1024 * 1024
 SHM_BYTES = 16 * 1024 * 1024
 PATH = os.pathsep.join([os.path.dirname(sys.executable), "/usr/local/bin", "/usr/bin", "/bin"])
@@ -153,7 +163,7 @@ class Sandbox:
     def _prefix(self, exposed: Sequence[str]) -> list[str]:
         bwrap = _bwrap()
         args = [bwrap, *self._namespaces(), *_system_args(),
-                "--proc", "/proc", "--dev", "/dev",
+                "--proc", "/proc", *self._quiet_proc(), "--dev", "/dev",
                 "--size", str(TMP_BYTES), "--perms", "1777", "--tmpfs", "/tmp",
                 "--size", str(SHM_BYTES), "--perms", "1777", "--tmpfs", "/dev/shm"]
         folders = python_folders()
@@ -176,6 +186,17 @@ class Sandbox:
                      "--clear-groups", "--inh-caps=-all", "--bounding-set=-all",
                      "--no-new-privs"]
         return [*args, "--"]
+
+    def _quiet_proc(self) -> list[str]:
+        """Cover the machine-wide counters of /proc with fixed copies (PROC_COUNTERS)."""
+        args = ["--tmpfs", "/proc/pressure"] if os.path.isdir("/proc/pressure") else []
+        for name in PROC_COUNTERS:
+            if os.path.exists(f"/proc/{name}"):
+                fd = os.memfd_create(f"arena-{name}")
+                os.write(fd, QUIET.get(name, b""))
+                os.lseek(fd, 0, os.SEEK_SET)
+                args += ["--perms", "0444", "--ro-bind-data", self._fd(fd), f"/proc/{name}"]
+        return args
 
     def _namespaces(self) -> list[str]:
         args = ["--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup-try",
@@ -258,8 +279,19 @@ def exposed_for(config: Mapping[str, Any]) -> list[str]:
     from shutil import which
 
     program = which(str(command[0]), path=PATH)
-    paths = [program] if program else []
+    paths = [program] if program and os.path.isfile(program) else []
     words = [w for a in command[1:] for w in str(a).split()]  # `sh -c "python /x/bot.py"` too
-    paths += [w for w in (w.strip(";&|()'\"") for w in words)
-              if w.startswith("/") and os.path.exists(w)]
+    paths += [w for w in (w.strip(";&|()'\"") for w in words) if _anyones_file(w)]
     return paths
+
+
+def _anyones_file(word: str) -> bool:
+    """Whether a command's argument names a file its own mode lets anyone read (never a
+    folder, nothing of the kernel's, nothing its owner keeps private: the results' secret
+    (0600), /etc/shadow (0640)), so that a command line cannot hand a bot the machine."""
+    if not word.startswith("/") or _under(os.path.realpath(word), KERNEL) or _under(word, KERNEL):
+        return False
+    try:
+        return os.path.isfile(word) and bool(os.stat(word).st_mode & stat.S_IROTH)
+    except OSError:
+        return False

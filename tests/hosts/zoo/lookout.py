@@ -1,0 +1,44 @@
+"""Zoo: a command bot that looks at what it is shown and at the machine's counters, reports it
+on stderr as `LOOKOUT {json}`, then plays legally (the wire zoo's `ok`).
+
+Its first argument is the wire zoo it plays with; the rest are paths it was given (a folder,
+/proc, a root-only file, its own data file): for each, what it could read. Then the
+machine-wide counters two colluding bots could signal each other through: /proc/loadavg,
+/proc/stat, sysinfo (os.getloadavg)."""
+
+from __future__ import annotations
+
+import json
+import os
+import runpy
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def looked(path: str) -> Any:
+    """What the bot could see of one path."""
+    try:
+        if os.path.isdir(path):
+            return {"folder": sorted(os.listdir(path))}
+        return {"file": Path(path).read_text(errors="replace")[:80]}
+    except OSError as exc:
+        return {"error": exc.errno}
+
+
+def counters() -> dict[str, Any]:
+    """The machine-wide counters as the bot reads them."""
+    try:
+        load: Any = list(os.getloadavg())
+    except OSError as exc:
+        load = {"error": exc.errno}
+    return {"loadavg": looked("/proc/loadavg"), "stat": looked("/proc/stat"),
+            "getloadavg": load, "pressure": looked("/proc/pressure")}
+
+
+wire, paths = sys.argv[1], sys.argv[2:]
+report = {"paths": {p: looked(p) for p in paths}, **counters()}
+sys.stderr.write("LOOKOUT " + json.dumps(report) + "\n")
+sys.stderr.flush()
+sys.argv = [wire, "ok"]
+runpy.run_path(sys.argv[0], run_name="__main__")
