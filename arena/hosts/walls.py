@@ -199,11 +199,14 @@ def level(name: str | None = None, walls: tuple[Wall, ...] | None = None) -> Lev
     name = strongest(walls) if name is None else name
     if name not in LEVELS:
         raise IsolationError(f"isolation must be one of {', '.join(LEVELS)}, not {name!r}")
-    for key in NEEDS[name]:
-        wall = _wall(walls, key)
-        if not wall.found:
-            raise IsolationError(f"isolation {name} needs {wall.name}, which is missing here "
-                                 f"({wall.detail}): {wall.install}")
+    missing = [w for w in (_wall(walls, key) for key in NEEDS[name]) if not w.found]
+    if len(missing) == 1:
+        wall = missing[0]
+        raise IsolationError(f"isolation {name} needs {wall.name}, which is missing here "
+                             f"({wall.detail}): {wall.install}")
+    if missing:  # every one named, so that fixing the first is not a dead end
+        said = "; ".join(f"{w.name} ({w.detail}): {w.install}" for w in missing)
+        raise IsolationError(f"isolation {name} needs {len(missing)} walls missing here: {said}")
     if name == "none":
         return Level(name, ())
     used = ("bubblewrap", "seccomp", "landlock", "cgroups", "uids")

@@ -176,3 +176,16 @@ def test_compare_says_the_isolation_its_bot_processes_run_at_and_none_when_all_a
     inline = _invoke("compare", "honest", "random", "--games", "2", "--workers", "1",
                      "--seed", "1")
     assert "isolation" not in inline.output
+
+
+def test_strict_as_an_ordinary_user_without_cgroups_names_every_missing_wall(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ARENA_NO_CGROUPS", "1")
+    monkeypatch.setattr(walls.os, "geteuid", lambda: 1000)
+    result = CliRunner().invoke(cli, ["play", "--bots", "random,random", "--seed", "1",
+                                      "--isolation", "strict"])
+    assert result.exit_code == 2
+    [line] = result.stderr.splitlines()
+    assert line.startswith("arena: error: isolation strict needs 2 walls missing here: ")
+    assert "cgroups (" in line and "one uid per bot (not root" in line
+    assert "run arena as root" in line
