@@ -137,7 +137,7 @@ def run(
         sys.exit(EXIT_INTERRUPTED)
     except RefereeFailure as exc:
         again = shlex.join(["arena", "run", config, *(["--out", out] if out else []), "--resume"])
-        referee_failed(str(exc), f"every finished game is saved; once fixed: {again}")
+        referee_failed(str(exc), f"the games in games.jsonl are kept; once fixed: {again}")
     except TournamentError as exc:
         fail(str(exc))
         return

@@ -95,6 +95,7 @@ def test_a_referee_out_of_open_files_stops_the_run_blaming_no_bot_and_resume_fin
     lines = err.strip().splitlines()
     assert code == 75 and len(lines) == 1, err
     assert "the referee failed, not a bot" in lines[0] and "Too many open files" in lines[0]
+    assert "; the games in games.jsonl are kept; once fixed: " in lines[0]
     assert lines[0].endswith(f"arena run {config} --out {cut} --resume")
     played = games(cut)
     assert 6 <= len(played) < 2 * (ENTRANTS - 1) and faults(cut) == []
