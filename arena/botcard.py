@@ -53,7 +53,8 @@ def read_card(hello: Mapping[str, Any], clean: Callable[[str], str]) -> BotCard 
                                   and all(map(_short, rules))):
         return '"rules" is not a list of rule set ids'
     if options is not None and not (isinstance(options, dict) and len(options) <= CARD_ITEMS
-                                    and all(map(_short, options))):
+                                    and all(map(_short, options))
+                                    and all(map(_plain, options.values()))):
         return '"options" is not an object of bot options and their defaults'
     return BotCard(
         clean(str(hello.get("name", ""))[:100]),
@@ -61,6 +62,17 @@ def read_card(hello: Mapping[str, Any], clean: Callable[[str], str]) -> BotCard 
         None if options is None else tuple(sorted((clean(k), v) for k, v in options.items())),
         clean(str(hello.get("version") or "")[:100]),
         clean(str(hello.get("summary") or "")[:200]))
+
+
+def _plain(value: object, depth: int = 0) -> bool:
+    """An option's default as a card holds it: a number, a short text, true, false, null, or
+    a short list of them (never a structure deep enough to trouble whoever reads it)."""
+    if value is None or isinstance(value, bool | int | float):
+        return True
+    if isinstance(value, str):
+        return len(value) <= 200
+    return (isinstance(value, list) and depth == 0 and len(value) <= CARD_ITEMS
+            and all(_plain(v, 1) for v in value))
 
 
 def _short(value: object) -> bool:

@@ -4,7 +4,7 @@ traceback."""
 
 from __future__ import annotations
 
-import importlib
+import importlib.util
 import os
 import sys
 from collections.abc import Callable, Sequence

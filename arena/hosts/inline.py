@@ -30,13 +30,14 @@ def shown(text: str) -> str:
 
 _UNPRINTABLE = {code: f"\\x{code:02x}" for code in (*range(0x20), *range(0x7f, 0xa0))}
 _UNPRINTABLE.update({code: f"\\u{code:04x}" for code in (
-    0x200e, 0x200f, *range(0x202a, 0x202f), *range(0x2066, 0x206a))})
+    0x200e, 0x200f, *range(0x202a, 0x202f), *range(0x2066, 0x206a), *range(0xd800, 0xe000))})
 
 
 def printable(text: str) -> str:
     """A bot's words made safe to print: control characters (terminal escapes, newlines)
     and bidirectional overrides written as escapes, so a fault message a bot wrote can
-    neither drive the organiser's terminal nor hide what it says."""
+    neither drive the organiser's terminal nor hide what it says; lone surrogates too, which
+    no UTF-8 file (games.jsonl, the report) can hold."""
     return text.translate(_UNPRINTABLE)
 
 

@@ -352,13 +352,13 @@ class ProcessHost(PipeHost):
 
 
 def _absolute_arguments(command: Sequence[str]) -> list[str]:
-    """Make arguments naming existing files absolute, since the command runs in an empty
-    folder, and otherwise as written: no symlink is resolved (`/lib/x` stays `/lib/x`)."""
+    """Put the current folder before relative arguments naming existing files, since the
+    command runs in an empty folder; everything else exactly as written: no symlink is
+    resolved and no `..` or trailing slash is taken away (`/lib/x` stays `/lib/x`)."""
     out = []
     for arg in command:
-        path = Path(arg)
-        named = ("/" in arg or path.suffix) and path.exists()
-        out.append(os.path.abspath(arg) if named else arg)
+        named = not arg.startswith("/") and ("/" in arg or Path(arg).suffix) and Path(arg).exists()
+        out.append(os.path.join(os.getcwd(), arg) if named else arg)
     return out
 
 

@@ -45,10 +45,11 @@ KERNEL = ("/proc", "/sys", "/dev", "/run")
 """Folders of the kernel's and the running system's: never shown from a command's arguments."""
 PROC_COUNTERS = ("loadavg", "stat", "uptime", "meminfo", "vmstat", "schedstat", "diskstats",
                  "interrupts", "softirqs", "sched_debug", "timer_list", "locks", "swaps",
-                 "zoneinfo", "buddyinfo", "pagetypeinfo", "slabinfo", "key-users")
+                 "zoneinfo", "buddyinfo", "pagetypeinfo", "slabinfo", "key-users", "cgroups")
 """The machine-wide counters in /proc (load, processes, memory, CPU time): two bots could
 signal each other through them (one sets a thread count, the other reads the load), so each
-reads a fixed, quiet copy instead. /proc/pressure is an empty folder."""
+reads a fixed, quiet copy instead. /proc/pressure and /proc/sys (pty/nr, fs/aio-nr, file-nr:
+machine-wide counts a bot can move) are empty folders."""
 QUIET = {"loadavg": b"0.00 0.00 0.00 1/1 1\n"}
 TMP_BYTES = 64 * 1024 * 1024
 SHM_BYTES = 16 * 1024 * 1024
@@ -189,7 +190,8 @@ class Sandbox:
 
     def _quiet_proc(self) -> list[str]:
         """Cover the machine-wide counters of /proc with fixed copies (PROC_COUNTERS)."""
-        args = ["--tmpfs", "/proc/pressure"] if os.path.isdir("/proc/pressure") else []
+        args = [a for f in ("/proc/pressure", "/proc/sys") if os.path.isdir(f)
+                for a in ("--tmpfs", f)]
         for name in PROC_COUNTERS:
             if os.path.exists(f"/proc/{name}"):
                 fd = os.memfd_create(f"arena-{name}")

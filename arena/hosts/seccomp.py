@@ -6,8 +6,9 @@ starts the bot, so bubblewrap's own mounts are done and the bot can make none.
 What it refuses (EPERM) is what an attacker uses to undo the sandbox: mounts (old and new
 API), chroot and pivot_root, new namespaces (unshare, setns, clone with a namespace flag),
 reading or steering other processes (ptrace, process_vm_*, pidfd_getfd, kcmp), the kernel's
-keyrings, BPF, modules, kexec, perf, userfaultfd and io_uring; and sysinfo, whose
-machine-wide load and process count two bots could signal each other through. clone3 answers
+keyrings, BPF, modules, kexec, perf, userfaultfd and io_uring; and sysinfo and Linux AIO
+(io_setup...), whose machine-wide load, process count and AIO count two bots could signal
+each other through. clone3 answers
 ENOSYS, so libc falls back to clone, whose flags the filter can read. A system call of another
 architecture (i386, x32) kills the process.
 """
@@ -35,7 +36,8 @@ DENIED = (
     "perf_event_open", "userfaultfd", "io_uring_setup", "io_uring_enter", "io_uring_register",
     "swapon", "swapoff", "reboot", "open_by_handle_at", "name_to_handle_at",
     "acct", "quotactl", "syslog", "lookup_dcookie", "uselib", "personality",
-    "sysinfo",
+    "sysinfo", "io_setup", "io_destroy", "io_submit", "io_cancel", "io_getevents",
+    "io_pgetevents",
 )
 """System calls refused with EPERM (names this kernel or libseccomp does not know are skipped)."""
 NAMESPACE_FLAGS = (0x00000080, 0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000,

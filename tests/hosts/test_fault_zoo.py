@@ -161,6 +161,7 @@ def test_every_fault_message_ends_with_the_bots_last_stderr_lines(mode: str) -> 
     ("array", "sent [1,2,3], which is not a message (a JSON object with a type)"),
     ("junk", "sent a line that is not JSON: I am thinking about it"),
     ("nested", "sent JSON nested too deeply to read"),
+    ("surrogate", 'unknown action type "\\udc80"'),  # as an escape: games.jsonl is UTF-8
     ("badutf8", "sent a line that is not UTF-8 text"),
     ("positions", 'positions must be a list of whole numbers, got ["3"]'),
     ("unreadable", 'unknown action type "dance"'),

@@ -81,6 +81,10 @@ def test_a_command_that_says_only_its_name_is_not_checked(tmp_path: Path) -> Non
     ({"name": "x", "rules": [1, 2]}, '"rules" is not a list of rule set ids'),
     ({"name": "x", "options": ["doubt"]}, '"options" is not an object of bot options'),
     ({"name": "x", "rules": ["dice"] * 65}, '"rules" is not a list of rule set ids'),
+    # a default nested 950 deep passed hello, then stopped the run pickling it for a worker:
+    # a default is a number, a short text or a flat short list
+    ({"name": "x", "options": {"k": [[1]]}}, '"options" is not an object of bot options'),
+    ({"name": "x", "options": {"k": "d" * 201}}, '"options" is not an object of bot options'),
 ])
 def test_a_card_arena_cannot_read_is_the_bots_protocol_fault(
         tmp_path: Path, card: dict[str, object], said: str) -> None:

@@ -65,3 +65,6 @@ def test_the_machine_wide_counters_read_quiet_in_the_sandbox() -> None:
     assert seen["stat"] == {"file": ""}
     assert "error" in seen["getloadavg"]  # sysinfo refused: no load, no process count
     assert seen["pressure"] in ({"folder": []}, {"error": 2})
+    # machine-wide counts another sandbox moves (open ptys, AIO contexts, open files)
+    assert seen["pty"] == seen["aio"] == seen["files"] == {"error": 2}
+    assert seen["cgroups"] == {"file": ""}

@@ -52,6 +52,19 @@ def test_a_command_gets_an_argument_through_a_symlink_as_written(
     assert seen == [THROUGH_A_LINK, str(tmp_path / "link" / "book.txt"), "--fast"]
 
 
+def test_an_absolute_argument_keeps_its_dots_and_its_trailing_slash(tmp_path: Path) -> None:
+    (tmp_path / "data").mkdir()
+    written = [f"{tmp_path}/data/../data/", f"{tmp_path}/data/"]
+    host = CommandHost([sys.executable, str(ZOO / "arguments.py"), *written],
+                       ProcessLimits(start_timeout=20.0))
+    try:
+        play_game("dice", [Player("a", host), "random"], seed=2)
+        seen = _arguments(host.stderr_tail())
+    finally:
+        host.shutdown()
+    assert seen == written
+
+
 def test_a_relative_path_in_a_configs_command_is_taken_from_its_folder_without_symlinks(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

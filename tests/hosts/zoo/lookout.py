@@ -33,7 +33,9 @@ def counters() -> dict[str, Any]:
     except OSError as exc:
         load = {"error": exc.errno}
     return {"loadavg": looked("/proc/loadavg"), "stat": looked("/proc/stat"),
-            "getloadavg": load, "pressure": looked("/proc/pressure")}
+            "getloadavg": load, "pressure": looked("/proc/pressure"),
+            "pty": looked("/proc/sys/kernel/pty/nr"), "aio": looked("/proc/sys/fs/aio-nr"),
+            "files": looked("/proc/sys/fs/file-nr"), "cgroups": looked("/proc/cgroups")}
 
 
 wire, paths = sys.argv[1], sys.argv[2:]

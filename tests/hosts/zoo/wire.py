@@ -17,6 +17,7 @@ chosen by its first argument, on its first decision:
   noturn      answers without a turn number              -> protocol
   array       answers with a JSON array                  -> protocol
   nested      answers with an action nested 30,000 deep  -> protocol (not a referee bug)
+  surrogate   answers with an action type that is a lone surrogate -> protocol (printable)
   textturn    answers with the turn number as text ("1") -> protocol
   noaction    answers without its action field           -> protocol
   typo        answers with a misspelt message type       -> protocol
@@ -66,6 +67,8 @@ def misbehave(turn: int, answer: dict[str, Any]) -> None:
     sys.stderr.flush()
     if MODE == "junk":
         out.write(b"I am thinking about it\n")
+    elif MODE == "surrogate":
+        out.write(b'{"type":"action","turn":%d,"action":{"type":"\\udc80"}}\n' % turn)
     elif MODE == "nested":
         out.write(b'{"type":"action","turn":%d,"action":' % turn + b"[" * 30000 + b"]" * 30000
                   + b"}\n")
