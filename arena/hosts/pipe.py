@@ -91,10 +91,10 @@ class PipeHost(PipeLines):
         self.last_reply: str | None = None
         """The text of the bot's last reply to a decision (what an illegal answer was)."""
         self.refused: BotFault | None = None
-        self.card: BotCard | None = None
-        """What the bot said about itself at hello (None until its process said it)."""
         """Why the bot's process could not be started (no hello): every later game faults
         at once with it, instead of waiting for a hello again."""
+        self.card: BotCard | None = None
+        """What the bot said about itself at hello (None until its process said it)."""
 
     def launch_config(self) -> dict[str, Any]:
         """What the launcher runs: {"bot": ref} or {"command": argv}."""

@@ -114,13 +114,17 @@ def _system_args() -> list[str]:
     return args
 
 
+def site_folders() -> list[str]:
+    """The site-packages folders on this interpreter's path: where installed packages live."""
+    return [p for p in sys.path if p.endswith(("site-packages", "dist-packages"))]
+
+
 def python_folders() -> list[str]:
     """The interpreter's prefixes (the venv's and its base) and any other site-packages on
     its path (the user's), outside the system folders: where installed plugins live."""
     found: list[str] = []
-    sites = [p for p in sys.path if p.endswith(("site-packages", "dist-packages"))]
     for prefix in (sys.base_prefix, sys.prefix, os.path.dirname(os.path.realpath(sys.executable)),
-                   *filter(os.path.isdir, sites)):
+                   *filter(os.path.isdir, site_folders())):
         real = os.path.realpath(prefix)
         if not _under(real, SYSTEM) and not _under(real, found):
             found.append(real)
@@ -152,8 +156,7 @@ class Sandbox:
         """The full command line: bubblewrap, (setpriv to the bot's uid), then the launcher
         with its config, which finds arena under ROOT and walls itself in with Landlock."""
         landlock = {"network": self.network} if self.level.uses("landlock") else None
-        sites = [p for p in sys.path if p.endswith(("site-packages", "dist-packages"))]
-        path = [ROOT, *sites, *module_folders(launch.get("bot"))]
+        path = [ROOT, *site_folders(), *module_folders(launch.get("bot"))]
         config = {**launch, "path": path, "landlock": landlock}
         return [*self.prefix, python, "-I", "-B", "-u", LAUNCHER, json.dumps(config)]
 

@@ -14,7 +14,9 @@ from pathlib import Path
 
 import ctrl_c
 import pytest
-from click.testing import CliRunner, Result
+from cli_support import invoke_cli as _invoke
+from cli_support import write_config as _write
+from click.testing import CliRunner
 
 from arena.cli.main import cli
 from arena.replay import read_replay, timeless
@@ -42,16 +44,6 @@ SMALL = """
 """
 # Big enough to interrupt mid-way: 600 two-seat games of random bots.
 LONG = SMALL.replace("games: 1", "games: 100").replace("name: small", "name: long")
-
-
-def _invoke(*args: str | Path) -> Result:
-    return CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
-
-
-def _write(folder: Path, text: str, name: str = "t.yaml") -> Path:
-    path = folder / name
-    path.write_text(textwrap.dedent(text).lstrip())
-    return path
 
 
 def _same_results(a: Path, b: Path) -> None:

@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import gzip
 import json
-import textwrap
 from pathlib import Path
 
-from click.testing import CliRunner, Result
+from cli_support import invoke_cli as _invoke
+from cli_support import write_config as _write
 
-from arena.cli.main import cli
 from arena.tournament import results
 
 ZOO = Path(__file__).resolve().parents[1] / "hosts" / "zoo"
@@ -26,16 +25,6 @@ SMALL = """
     format: {type: round-robin, seats: 2, games: 2}
     workers: 1
 """
-
-
-def _invoke(*args: str | Path) -> Result:
-    return CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
-
-
-def _write(folder: Path, text: str, name: str = "t.yaml") -> Path:
-    path = folder / name
-    path.write_text(textwrap.dedent(text).lstrip())
-    return path
 
 
 def _finished(tmp_path: Path) -> tuple[Path, Path]:

@@ -6,15 +6,14 @@ from __future__ import annotations
 import json
 import re
 import stat
-import textwrap
 from pathlib import Path
 
 import yaml
-from click.testing import CliRunner, Result
+from cli_support import invoke_cli as _invoke
+from cli_support import write_config as _write
 
 from arena import play_game
 from arena.bot import Limits
-from arena.cli.main import cli
 from arena.hosts.pipe import ProcessHost, ProcessLimits
 from arena.referee import Player
 from arena.replay import read_replay
@@ -23,16 +22,6 @@ from arena.tournament import results
 ZOO = Path(__file__).resolve().parents[1] / "hosts" / "zoo"
 ORACLE_GAMES = 20
 """Tables of the oracle against statistician; each is played at both seatings."""
-
-
-def _invoke(*args: str | Path) -> Result:
-    return CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
-
-
-def _write(folder: Path, text: str, name: str = "t.yaml") -> Path:
-    path = folder / name
-    path.write_text(textwrap.dedent(text).lstrip())
-    return path
 
 
 def _oracle_config(tmp_path: Path) -> Path:

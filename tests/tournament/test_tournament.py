@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import textwrap
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -14,6 +13,7 @@ import jsonschema
 import pytest
 import yaml
 from arena_bots.random_bot import RandomBot
+from cli_support import write_config as _write
 from peak_memory import peak
 
 import arena
@@ -51,12 +51,6 @@ def _registry() -> Registry:
     registry.register(RandomBot, "arena test")
     registry.register(CardsOnly, "arena test")
     return registry
-
-
-def _write(folder: Path, text: str, name: str = "t.yaml") -> Path:
-    path = folder / name
-    path.write_text(textwrap.dedent(text).lstrip())
-    return path
 
 
 def _entrants(count: int) -> str:
