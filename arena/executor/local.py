@@ -30,8 +30,9 @@ breaks the whole pool and loses every task in flight. Here each worker has one p
 at most `DEPTH` specs, played in the order sent, each result sent back at once: this
 process knows exactly which specs a dead worker held, and which one it was playing.
 
-This is the seam a distributed backend plugs into: anything with `map(specs) -> results in
-order` and `close(abort=...)`.
+The other backend is a Dask cluster (`cluster=Cluster(address)`, arena/executor/cluster.py):
+the same `map(specs) -> results in order` and `close(abort=...)`, the specs played in
+batches by this module's own workers on the cluster's machines.
 """
 
 from __future__ import annotations
@@ -45,9 +46,13 @@ import signal
 from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
 from multiprocessing.sharedctypes import RawArray
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.executor.serve import ExecutorError, serve
+
+if TYPE_CHECKING:
+    from arena.executor.cluster import Cluster
+    from arena.executor.cluster import ClusterMap as _Cluster
 
 __all__ = [
     "DEPTH",
@@ -118,17 +123,35 @@ class Executor:
     """Maps a `Job` over specs, in this process for one worker, else on worker processes."""
 
     def __init__(self, job: Job, workers: int = 1,
-                 lost: Callable[[Death], Any] | None = None) -> None:
+                 lost: Callable[[Death], Any] | None = None, *,
+                 cluster: Cluster | None = None, told: Callable[[str], None] | None = None,
+                 apart: bool = False) -> None:
         self.job, self.workers = job, max(1, workers)
         self.lost = lost or replay_once
-        self._backend: _Local | _Workers | None = None
+        self.cluster, self.told, self.apart = cluster, told, apart
+        """`apart`: even one worker runs in its own process (a Dask worker's thread does, so
+        that a bot killing its process cannot take the Dask worker down with it)."""
+        self._backend: _Local | _Workers | _Cluster | None = None
 
     def map(self, specs: Iterable[Any]) -> Iterator[Any]:
         """The results of `work` over `specs`, in the order of the specs."""
         if self._backend is None:
-            self._backend = _Local(self.job) if self.workers == 1 else _Workers(
-                self.job, self.workers, self.lost)
+            self._backend = self._start()
         return self._backend.map(specs)
+
+    def _start(self) -> _Local | _Workers | _Cluster:
+        if self.cluster is not None:
+            from arena.executor.cluster import ClusterMap
+
+            return ClusterMap(self.job, self.cluster, self.lost, self.told)
+        if self.workers == 1 and not self.apart:
+            return _Local(self.job)
+        return _Workers(self.job, self.workers, self.lost)
+
+    @property
+    def cannot_start(self) -> bool:
+        """Whether the map stopped because a worker's setup failed (not a spec's work)."""
+        return isinstance(self._backend, _Workers) and self._backend.cannot_start
 
     def close(self, *, abort: bool = False) -> None:
         """Stop the workers: at once with `abort` (or when they hold specs whose results
@@ -214,6 +237,7 @@ class _Workers:
         self.deaths: collections.Counter[int] = collections.Counter()
         self.workers = [_Worker(self.context, job) for _ in range(count)]
         self.generation = 0
+        self.cannot_start = False
 
     def map(self, specs: Iterable[Any]) -> Iterator[Any]:
         self.generation += 1
@@ -280,6 +304,7 @@ class _Workers:
             while worker.conn.poll():
                 sent_in, index, ok, value = worker.conn.recv()
                 if sent_in == -1:
+                    self.cannot_start = True
                     raise value
                 if sent_in != generation:
                     continue

@@ -44,6 +44,7 @@ from typing import Any
 import yaml
 
 from arena.botcard import BotCard
+from arena.executor.cluster import Cluster
 from arena.executor.local import Executor
 from arena.plugins import default_registry
 from arena.seeds import draw_secret
@@ -110,6 +111,7 @@ def run_tournament(
     info: Callable[[str], None] | None = None,
     after: Callable[[Path, int], object] | None = None,
     cards: tuple[BotCard | None, ...] = (),
+    cluster: Cluster | None = None,
 ) -> RunReport:
     """Play a whole tournament into its results folder; with `resume`, only what is missing.
 
@@ -119,6 +121,8 @@ def run_tournament(
     Raises TournamentError (FolderLocked, changed config, games already there) before any
     game starts, and Interrupted on Ctrl-C or SIGTERM with every finished game kept.
     `cards`, by entrant, are what their dry runs said (arena.trial), passed to the workers.
+    With `cluster`, the games are played on that Dask cluster (arena/executor/cluster.py),
+    the same bytes written here; losing it raises ClusterLost with every game taken kept.
     """
     folder = Path(out if out is not None else (cfg.output or f"results/{cfg.name}"))
     count = workers or cfg.workers or os.cpu_count() or 1
@@ -132,7 +136,8 @@ def run_tournament(
     try:
         with folder_files.locked(folder):
             recorded = _prepare(folder, as_run, resume=resume, force=force)
-            report = _Run(as_run, folder, count, progress, info or _quiet, cards).play(recorded)
+            run = _Run(as_run, folder, count, progress, info or _quiet, cards, cluster)
+            report = run.play(recorded)
             if after is not None:
                 after(folder, count)
             return report
@@ -237,6 +242,7 @@ class _Run:
         progress: bool,
         info: Callable[[str], None],
         cards: tuple[BotCard | None, ...] = (),
+        cluster: Cluster | None = None,
     ) -> None:
         seed, drawn = _run_seed(folder, cfg)  # before any game is planned
         if drawn:
@@ -248,6 +254,7 @@ class _Run:
         self.progress, self.info = progress, info
         self.results: dict[str, Placements] = {}
         self.executor: Executor | None = None
+        self.cluster = cluster
         self.lost = LostGames(info)
         replays = str((folder / folder_files.REPLAYS).resolve()) if cfg.replays else None
         self.setup = GameSetup(cfg.name, cfg.rules, cfg.options, cfg.limits, cfg.entrants, replays,
@@ -256,10 +263,10 @@ class _Run:
     def play(self, recorded: list[tuple[str, Placements]]) -> RunReport:
         missing = self.total - len(recorded)
         resumed = f", {len(recorded)} already played" if recorded else ""
-        self.info(
-            f"{self.cfg.name}: {self.total} games{resumed}; playing {missing} on "
-            f"{self.workers} worker{'s' * (self.workers != 1)} into {self.folder}"
-        )
+        where = (f"the cluster at {self.cluster.address}" if self.cluster is not None
+                 else f"{self.workers} worker{'s' * (self.workers != 1)}")
+        self.info(f"{self.cfg.name}: {self.total} games{resumed}; playing {missing} on {where} "
+                  f"into {self.folder}")
         bar = _progress_bar(self.total, len(recorded), self.cfg.name, enabled=self.progress)
         log = folder_files.GameLog(self.folder / folder_files.GAMES)
         aborted = True
@@ -312,7 +319,8 @@ class _Run:
 
     def _executor(self) -> Executor:
         if self.executor is None:
-            self.executor = Executor(game_job(self.setup), self.workers, lost=self.lost)
+            self.executor = Executor(game_job(self.setup), self.workers, lost=self.lost,
+                                     cluster=self.cluster, told=self.info)
         return self.executor
 
     def _finish(self, resumed: int) -> RunReport:

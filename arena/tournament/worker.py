@@ -280,13 +280,24 @@ class LostGames:
         self.info, self.hint = info or _quiet, hint
         self.deaths: list[str] = []
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Sent to a cluster's workers without `info` (it talks to this terminal): their
+        copies start with no lines and keep theirs, given back here by `tell`."""
+        return {"hint": self.hint}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.info, self.hint, self.deaths = _quiet, state["hint"], []
+
+    def tell(self, line: str) -> None:
+        """Keep and tell one line about a worker's death."""
+        self.deaths.append(line)
+        self.info(line)
+
     def __call__(self, death: Death) -> GameSpec | _Crashed:
         task: GameSpec | _Crashed = death.spec
         game = task.game if isinstance(task, _Crashed) else task
-        line = (f"a worker died ({death.cause}) in game {game.id}; its games are played "
-                "again on a new worker")
-        self.deaths.append(line)
-        self.info(line)
+        self.tell(f"a worker died ({death.cause}) in game {game.id}; its games are played "
+                  "again on a new worker")
         if death.deaths < LIVES:
             return task
         if death.mark is None or isinstance(task, _Crashed):

@@ -1,0 +1,288 @@
+"""The executor's second backend: the specs played in batches on an existing Dask cluster.
+
+    executor = Executor(job, lost=policy, cluster=Cluster("tcp://host:8786"), told=print)
+
+The job is scattered once to every worker; a task plays a batch of specs (sized so that it
+takes about TARGET_SECONDS on its worker, between SMALLEST and LARGEST specs) on that worker
+thread's own executor (arena.executor.remote), whose state outlives the batch. Results are
+taken batch by batch in the order of the specs, so the caller sees exactly what the local
+backend gives. Dask plays a batch again elsewhere when its worker dies or leaves (specs are
+seeded: the same results, and each batch's result is taken once). A worker that refuses the
+job (`Refused`) is told of once and given no more batches. The scheduler lost, or a batch
+that killed Dask workers `distributed.scheduler.allowed-failures` times, stops the map with
+`ClusterLost`: what was taken is the caller's, the rest can be played again.
+
+Dask is an optional dependency (`pip install 'arena[dask]'`), imported only here and in
+arena.executor.remote, and only when a cluster is asked for.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import itertools
+import time
+import uuid
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from arena.executor.local import Death, Job
+from arena.executor.remote import Batch, Refused, fingerprint, play_batch, release
+from arena.executor.serve import ExecutorError
+
+__all__ = ["Cluster", "ClusterError", "ClusterLost", "ClusterMap", "install_hint"]
+
+TARGET_SECONDS = 1.0
+"""How long a batch should take on its worker: the scheduler's cost per task (about a
+millisecond) is then a thousandth of the work."""
+FIRST, SMALLEST, LARGEST = 50, 1, 500
+"""Specs in the first batch, and the bounds of every later one."""
+AHEAD = 2
+"""Batches in flight per worker thread: one playing, one waiting there."""
+POLL_SECONDS = 1.0
+"""How often the workers are looked at (joined, left) while a result is awaited."""
+
+
+class ClusterError(ExecutorError):
+    """A cluster that cannot be used: Dask missing, no scheduler at the address, bad TLS."""
+
+
+class ClusterLost(ExecutorError):
+    """The cluster went away mid-map (the scheduler, or the workers, over and over)."""
+
+
+def install_hint() -> str | None:
+    """What to install for `--cluster`, or None when Dask's distributed is there."""
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        return "--cluster needs Dask: pip install 'arena[dask]'"
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Cluster:
+    """A Dask scheduler's address (tcp:// or tls://) and, for TLS, the CA that signed the
+    cluster's certificates and this client's own certificate and key (PEM files)."""
+
+    address: str
+    ca_file: str | None = None
+    cert_file: str | None = None
+    key_file: str | None = None
+
+    def problem(self) -> str | None:
+        """Why this cannot be a cluster to connect to, in one line, or None."""
+        hint = install_hint()
+        if hint is not None:
+            return hint
+        scheme = self.address.partition("://")[0] if "://" in self.address else ""
+        if scheme not in ("tcp", "tls"):
+            return (f"cluster address {self.address!r} must start with tcp:// or tls:// "
+                    "(the scheduler's address, as `dask scheduler` prints it)")
+        files = (self.ca_file, self.cert_file, self.key_file)
+        if scheme == "tls" and None in files:
+            return ("a tls:// cluster needs its CA file and this client's certificate and key "
+                    "(--tls-ca, --tls-cert, --tls-key)")
+        if scheme == "tcp" and any(files):
+            return "TLS files were given for a tcp:// address: use the scheduler's tls:// one"
+        return None
+
+    def connect(self) -> Any:
+        """A Dask client of this cluster, or ClusterError in one line."""
+        problem = self.problem()
+        if problem is not None:
+            raise ClusterError(problem)
+        from distributed import Client
+        from distributed.security import Security
+
+        security = None
+        if self.ca_file is not None:
+            security = Security(  # type: ignore[no-untyped-call]
+                tls_ca_file=self.ca_file, tls_client_cert=self.cert_file,
+                tls_client_key=self.key_file, require_encryption=True)
+        try:
+            return Client(  # type: ignore[no-untyped-call]
+                self.address, security=security, timeout=10, set_as_default=False)
+        except (OSError, TimeoutError, ValueError) as exc:
+            said = " ".join(str(exc).split()) or type(exc).__name__
+            raise ClusterError(f"cannot reach the Dask scheduler at {self.address}: {said}"
+                               ) from None
+
+
+class ClusterMap:
+    """One executor's maps on a cluster: the job scattered once, batches in spec order."""
+
+    def __init__(self, job: Job, cluster: Cluster, lost: Callable[[Death], Any],
+                 told: Callable[[str], None] | None = None) -> None:
+        self.cluster, self.lost = cluster, lost
+        self.told = told or _quiet
+        self.client = cluster.connect()
+        self.token = uuid.uuid4().hex
+        self.print = fingerprint()
+        self.job = self.client.scatter(job, broadcast=True, hash=False)
+        self.size = FIRST
+        self.members = _Members(self.client, self.told)
+        self.refused: dict[str, str] = {}
+        self.pending: collections.deque[tuple[Any, list[Any]]] = collections.deque()
+
+    def map(self, specs: Iterable[Any]) -> Iterator[Any]:
+        self._cancel()
+        return self._run(iter(specs))
+
+    def _run(self, specs: Iterator[Any]) -> Iterator[Any]:
+        try:
+            while True:
+                self._top_up(specs)
+                if not self.pending:
+                    return
+                batch = self._next_batch()
+                yield from batch.results
+        finally:
+            self._cancel()
+
+    def _top_up(self, specs: Iterator[Any]) -> None:
+        """Keep AHEAD batches in flight per worker thread that may play them."""
+        while len(self.pending) < AHEAD * max(1, self.members.threads(self.refused)):
+            chunk = list(itertools.islice(specs, self.size))
+            if not chunk:
+                return
+            self.pending.append((self._submit(chunk), chunk))
+
+    def _submit(self, chunk: list[Any]) -> Any:
+        allowed = self.members.allowed(self.refused)
+        return self.client.submit(
+            play_batch, self.token, self.job, self.lost, self.print, chunk,
+            pure=False, workers=allowed, allow_other_workers=False)
+
+    def _next_batch(self) -> Batch:
+        """The oldest batch's result, once it is there; a refused batch is sent elsewhere."""
+        while True:
+            future, chunk = self.pending[0]
+            try:
+                batch: Batch = self._wait(future)
+            except Refused as refusal:
+                self._refuse(refusal)
+                self.pending[0] = (self._submit(chunk), chunk)
+                continue
+            self.pending.popleft()
+            for line in batch.told:
+                _tell(self.lost, line)
+            self._resize(len(chunk), batch.seconds)
+            return batch
+
+    def _wait(self, future: Any) -> Any:
+        from distributed import TimeoutError as DaskTimeout
+        from distributed.client import FutureCancelledError
+        from distributed.scheduler import KilledWorker
+
+        while True:
+            try:
+                return future.result(timeout=POLL_SECONDS)
+            except (DaskTimeout, TimeoutError):
+                self.members.look()
+            except FutureCancelledError as exc:
+                raise ClusterLost(f"the Dask scheduler at {self.cluster.address} is gone "
+                                  f"({_reason(exc)})") from None
+            except KilledWorker as exc:
+                raise ClusterLost(f"a batch of games killed every Dask worker that took it "
+                                  f"({_said(exc)})") from None
+
+    def _refuse(self, refusal: Refused) -> None:
+        if refusal.worker not in self.refused:
+            self.refused[refusal.worker] = refusal.reason
+            self.told(f"cluster: {refusal}; it is given no more games")
+        if not self.members.allowed(self.refused):
+            raise ClusterError("no worker of the cluster can play these games: " + "; ".join(
+                f"{who}: {why}" for who, why in self.refused.items()))
+
+    def _resize(self, count: int, seconds: float) -> None:
+        """Aim the next batches at TARGET_SECONDS, changing by at most a factor of two."""
+        if count < self.size:
+            return  # the tail of a map says little
+        wanted = count * TARGET_SECONDS / max(seconds, 1e-3)
+        self.size = int(max(SMALLEST, min(LARGEST, 2 * count, max(count / 2, wanted))))
+
+    def _cancel(self) -> None:
+        """Drop the batches still in flight (a map that was left, or a new one)."""
+        if self.pending:
+            with contextlib.suppress(Exception):
+                self.client.cancel([future for future, _ in self.pending])
+            self.pending.clear()
+
+    def close(self, *, abort: bool = False) -> None:
+        """Stop this map's executors on every worker, and leave the cluster."""
+        self._cancel()
+        with contextlib.suppress(Exception):  # a cluster that is gone has nothing to stop
+            if self.client.status == "running":
+                self.client.run(release, self.token, wait=not abort)
+        with contextlib.suppress(Exception):
+            self.client.close(timeout=2 if abort else 10)
+
+
+class _Members:
+    """The cluster's workers as last seen: who joined and left is told, one line each."""
+
+    def __init__(self, client: Any, told: Callable[[str], None]) -> None:
+        self.client, self.told = client, told
+        self.workers: dict[str, dict[str, Any]] = {}
+        self.seen = 0.0
+        self.look(first=True)
+
+    def look(self, first: bool = False) -> None:
+        """Read the workers again (at most once per POLL_SECONDS) and tell what changed."""
+        now = time.monotonic()
+        if not first and now - self.seen < POLL_SECONDS:
+            return
+        self.seen = now
+        with contextlib.suppress(Exception):  # a scheduler gone is noticed on the futures
+            workers = dict(self.client.scheduler_info(n_workers=-1)["workers"])
+            if first:
+                threads = sum(int(w.get("nthreads", 1)) for w in workers.values())
+                self.told(f"cluster: {len(workers)} workers, {threads} threads at "
+                          f"{self.client.scheduler.address}")
+            else:
+                for address in workers.keys() - self.workers.keys():
+                    self.told(f"cluster: worker {address} joined ({_host(workers[address])})")
+                for address in self.workers.keys() - workers.keys():
+                    self.told(f"cluster: worker {address} left; its games are played again "
+                              "elsewhere")
+            self.workers = workers
+
+    def allowed(self, refused: dict[str, str]) -> list[str] | None:
+        """The workers a batch may go to (None: any, none has refused)."""
+        if not refused:
+            return None
+        self.look()
+        names = {who.split()[1] for who in refused if who.startswith("worker ")}
+        return [address for address in self.workers if address not in names]
+
+    def threads(self, refused: dict[str, str]) -> int:
+        """How many worker threads may play batches."""
+        allowed = self.allowed(refused)
+        return sum(int(w.get("nthreads", 1)) for address, w in self.workers.items()
+                   if allowed is None or address in allowed)
+
+
+def _tell(lost: Any, line: str) -> None:
+    """Give the policy a line its copy on a worker wrote (a worker process died there)."""
+    tell = getattr(lost, "tell", None)
+    if tell is not None:
+        tell(line)
+
+
+def _host(worker: dict[str, Any]) -> str:
+    return f"{worker.get('host', '?')}, {worker.get('nthreads', 1)} threads"
+
+
+def _reason(exc: BaseException) -> str:
+    said = str(exc)
+    return said.rpartition("reason: ")[2].rstrip(".") if "reason: " in said else "cancelled"
+
+
+def _said(exc: BaseException) -> str:
+    return " ".join(str(exc).split())[:200] or type(exc).__name__
+
+
+def _quiet(_: str) -> None:
+    pass

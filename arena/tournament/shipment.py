@@ -1,0 +1,87 @@
+"""Bot files sent with the work to the machines that play it: a cluster's workers see none
+of the organiser's folders, so each file bot's source travels with the job, is written
+there once under its digest, and the entrant is played from that copy.
+
+`pack` reads the files the entrants name (on the organiser's machine); `Shipment.unpack`
+writes them on a worker (content-addressed, so a run's second batch or a second run finds
+them there, checked again) and `located` gives the entrants pointing at the copies. A file
+is never imported here: it is only bytes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from arena.tournament.config import EntrantConfig
+
+__all__ = ["SHIPPED_FOLDER", "Shipment", "bot_path", "located", "pack"]
+
+SHIPPED_FOLDER = "arena-shipped-bots"
+"""Under the worker's temporary folder, with the worker's uid: one folder per digest, the
+file under its name."""
+
+
+@dataclass(frozen=True, slots=True)
+class Shipment:
+    """Bot files by their path as the config names them, with their bytes."""
+
+    files: tuple[tuple[str, bytes], ...] = ()
+
+    def unpack(self, root: str | os.PathLike[str] | None = None) -> dict[str, str]:
+        """Write each file where this machine keeps shipped bots; their paths by config path."""
+        base = Path(root or tempfile.gettempdir()) / f"{SHIPPED_FOLDER}-{os.getuid()}"
+        base.mkdir(mode=0o755, exist_ok=True)
+        if base.is_symlink() or base.stat().st_uid != os.getuid():
+            raise OSError(f"{base} belongs to another user: shipped bots are not kept there")
+        return {path: str(_written(base, path, data)) for path, data in self.files}
+
+
+def bot_path(ref: str) -> str | None:
+    """The file a bot reference names (`path.py` or `path.py:Class`), else None."""
+    path = ref.partition(".py:")[0] + ".py" if ".py:" in ref else ref
+    return path if path.endswith(".py") else None
+
+
+def pack(entrants: Sequence[EntrantConfig]) -> Shipment:
+    """The bot files of these entrants, read once (each file once)."""
+    paths = dict.fromkeys(p for e in entrants if e.bot and (p := bot_path(e.bot)))
+    return Shipment(tuple((path, Path(path).read_bytes()) for path in paths))
+
+
+def located(entrants: Sequence[EntrantConfig], places: Mapping[str, str]
+            ) -> tuple[EntrantConfig, ...]:
+    """The entrants with each shipped bot file named where it was written on this machine."""
+    moved = []
+    for entrant in entrants:
+        path = bot_path(entrant.bot or "")
+        if entrant.bot and path is not None and path in places:
+            entrant = replace(entrant, bot=places[path] + entrant.bot[len(path):])
+        moved.append(entrant)
+    return tuple(moved)
+
+
+def _written(base: Path, path: str, data: bytes) -> Path:
+    """The copy of one file, written atomically unless an identical one is there; readable
+    by anyone (a bot's sandbox runs under its own uid), changeable only by this user."""
+    digest = hashlib.sha256(data).hexdigest()
+    folder = base / digest[:32]
+    target = folder / Path(path).name
+    if target.is_file() and hashlib.sha256(target.read_bytes()).hexdigest() == digest:
+        return target
+    folder.mkdir(mode=0o755, exist_ok=True)
+    os.chmod(folder, 0o755)
+    fd, temporary = tempfile.mkstemp(dir=folder, prefix=".part-")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return target
