@@ -214,8 +214,8 @@ class ClusterMap:
         """Stop this map's executors on every worker, and leave the cluster."""
         self._cancel()
         with contextlib.suppress(Exception):  # a cluster that is gone has nothing to stop
-            if self.client.status == "running":
-                self.client.run(release, self.token, wait=not abort)
+            if self.client.status == "running":  # run() waits: Dask has no wait=False
+                self.client.run(release, self.token, abort)  # for a plain function
         with contextlib.suppress(Exception):
             self.client.close(timeout=2 if abort else 10)
 

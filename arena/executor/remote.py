@@ -120,8 +120,9 @@ def _done(token: str, state: _State) -> None:
         _drop(token)
 
 
-def release(token: str) -> int:
-    """Stop the map's executors on this worker (a busy one when its batch ends)."""
+def release(token: str, abort: bool = False) -> int:
+    """Stop the map's executors on this worker (a busy one when its batch ends); with
+    `abort`, without waiting for their workers' shutdown (a run that was stopped)."""
     with _LOCK:
         mine = [(key, s) for key, s in _STATES.items() if key[0] == token]
         for key, state in mine:
@@ -130,7 +131,7 @@ def release(token: str) -> int:
                 del _STATES[key]
     for _, state in mine:
         if not state.busy:
-            state.executor.close()
+            state.executor.close(abort=abort)
     return len(mine)
 
 

@@ -1,0 +1,156 @@
+"""Real Dask clusters for the tests, on loopback: a LocalCluster of worker processes, and a
+`dask scheduler` and `dask worker`s as subprocesses where a test must kill one or start one
+on a machine that is made weaker (its own PATH, its own copy of arena)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from distributed import Client, LocalCluster
+
+from arena.tournament import results
+
+COMPARED = (results.GAMES, *results.DERIVED)
+DASK = Path(sys.executable).with_name("dask")
+"""The `dask` command of the interpreter running the tests (an operator's `dask worker`)."""
+WAIT = 60.0
+"""Longest a test waits for an event of a cluster before it fails."""
+
+
+@contextlib.contextmanager
+def local_cluster(workers: int = 2) -> Iterator[LocalCluster]:
+    """A LocalCluster of `workers` worker processes (each behind a nanny), one thread each."""
+    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                      host="127.0.0.1", dashboard_address=None) as cluster:
+        yield cluster
+
+
+def client_of(address: str) -> Client:
+    """A client for looking at and acting on a cluster (not the run's own)."""
+    return Client(address, timeout=WAIT, set_as_default=False)
+
+
+def worker_pids(client: Client) -> dict[str, int]:
+    """Each Dask worker's process id, by address."""
+    return dict(client.run(os.getpid))
+
+
+def wait_for(ready: Callable[[], Any], what: str, timeout: float = WAIT) -> Any:
+    """Wait until `ready()` is truthy (looked at every 20 ms), or fail naming `what`."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        found = ready()
+        if found:
+            return found
+        time.sleep(0.02)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def lines(folder: Path) -> int:
+    """Complete lines of games.jsonl so far (0 when there is none yet)."""
+    path = folder / results.GAMES
+    return path.read_bytes().count(b"\n") if path.exists() else 0
+
+
+def differing(left: Path, right: Path, names: tuple[str, ...] = COMPARED) -> list[str]:
+    """The result files whose bytes differ between two folders (or are missing in one)."""
+    return [name for name in names
+            if not (left / name).exists() or not (right / name).exists()
+            or (left / name).read_bytes() != (right / name).read_bytes()]
+
+
+class Scheduler:
+    """A `dask scheduler` subprocess on loopback; its address once it is up."""
+
+    def __init__(self, folder: Path) -> None:
+        self.file = folder / "scheduler.json"
+        self.process = subprocess.Popen(
+            [str(DASK), "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+             "--scheduler-file", str(self.file)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        wait_for(self._address, "the scheduler to write its address")
+
+    def _address(self) -> str | None:
+        import json
+
+        if self.process.poll() is not None:
+            raise AssertionError(f"dask scheduler exited ({self.process.returncode})")
+        with contextlib.suppress(OSError, ValueError):
+            return str(json.loads(self.file.read_text())["address"])
+        return None
+
+    @property
+    def address(self) -> str:
+        return str(self._address())
+
+    def kill(self) -> None:
+        """kill -9, as a machine that dies."""
+        _kill(self.process)
+
+
+class Worker:
+    """A `dask worker` subprocess (no nanny: one process, which is the worker), started with
+    its own environment changes (a PATH, a PYTHONPATH)."""
+
+    def __init__(self, address: str, name: str, env: Mapping[str, str] | None = None,
+                 cwd: Path | None = None) -> None:
+        environ = {**os.environ, **(env or {})}
+        self.name = name
+        self.process = subprocess.Popen(
+            [sys.executable, str(DASK), "worker", address, "--name", name, "--nthreads", "1",
+             "--no-nanny", "--no-dashboard", "--host", "127.0.0.1"],
+            env=environ, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            start_new_session=True)
+
+    def kill(self) -> None:
+        _kill(self.process)
+
+
+def wait_for_workers(client: Client, names: set[str]) -> None:
+    """Wait until every named worker has joined the scheduler."""
+    def joined() -> bool:
+        info = client.scheduler_info(n_workers=-1)["workers"]
+        return names <= {w.get("name") for w in info.values()}
+    wait_for(joined, f"workers {sorted(names)} to join")
+
+
+def _kill(process: subprocess.Popen[bytes]) -> None:
+    if process.poll() is None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+    process.wait(10)
+
+
+def descendants(pids: set[int]) -> set[int]:
+    """Every living process below these ones (by parent id, read from /proc)."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError, IndexError, ValueError):
+                stat = (entry / "stat").read_text()
+                parents[int(entry.name)] = int(stat.rpartition(")")[2].split()[1])
+    found: set[int] = set()
+    frontier = set(pids)
+    while frontier:
+        frontier = {pid for pid, parent in parents.items() if parent in frontier} - found
+        found |= frontier
+    return found
+
+
+def bot_processes(pids: set[int]) -> list[str]:
+    """The command lines of arena's bot launchers (and what they started) below `pids`."""
+    found = []
+    for pid in descendants(pids):
+        with contextlib.suppress(OSError):
+            line = (Path("/proc") / str(pid) / "cmdline").read_bytes().replace(b"\0", b" ")
+            if b"launcher" in line or b"bwrap" in line:
+                found.append(f"{pid}: {line.decode(errors='replace')}")
+    return found

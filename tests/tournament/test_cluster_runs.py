@@ -1,0 +1,189 @@
+"""Tournaments on a real Dask cluster (worker processes on loopback) write the same bytes as
+on one machine: every format, 1 and 2 Dask workers, inline, sandboxed and command bots in the
+field, a bot that kills its own process, and no bot process left on a worker afterwards."""
+
+from __future__ import annotations
+
+import _thread
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from cluster_support import (
+    bot_processes,
+    client_of,
+    differing,
+    lines,
+    local_cluster,
+    wait_for,
+    worker_pids,
+)
+from distributed import Client
+
+from arena.executor.cluster import Cluster
+from arena.tournament.load import load_tournament
+from arena.tournament.run import Interrupted, run_tournament
+
+ROOT = Path(__file__).parents[2]
+EXAMPLE = ROOT / "bots" / "examples" / "example_bot.py"
+MINE = """
+from arena_bots.random_bot import RandomBot
+
+
+class Mine(RandomBot):
+    name = "mine"
+"""
+KILLER = '''
+import os
+import signal
+from pathlib import Path
+
+from arena_bots.random_bot import RandomBot
+
+MARK = Path(__file__).with_name("killed")
+CALLS = [0]
+
+
+class Killer(RandomBot):
+    """Sends SIGKILL to its own process at its 40th decision there, once per folder."""
+
+    name = "killer"
+
+    def act(self, observation):
+        CALLS[0] += 1
+        if CALLS[0] == 40 and not MARK.exists():
+            MARK.write_text("")
+            os.kill(os.getpid(), signal.SIGKILL)
+        return super().act(observation)
+'''
+FORMATS = {
+    "round-robin": "{type: round-robin, seats: 2, games: 10}",
+    "gauntlet": "{type: gauntlet, seats: 2, games: 20, champions: [honest]}",
+    "elimination": "{type: elimination, seats: 2, games: 5, seeding: 6}",
+}
+INLINE = ("honest", "random", "statistician", "bluffer")
+ISOLATED = ("bot: {folder}/mine.py",
+            f'command: ["{sys.executable}", "{EXAMPLE}"]\n    alias: example')
+"""A bot file in the sandbox and a command bot (its program in the sandbox too)."""
+
+
+@pytest.fixture(scope="module")
+def clusters() -> Iterator[dict[int, str]]:
+    """A cluster of one Dask worker process and one of two, by worker count: addresses."""
+    with local_cluster(1) as one, local_cluster(2) as two:
+        yield {1: one.scheduler_address, 2: two.scheduler_address}
+
+
+@pytest.fixture(scope="module")
+def watcher(clusters: dict[int, str]) -> Iterator[Client]:
+    """A client of the two-worker cluster, to look at its workers."""
+    with client_of(clusters[2]) as client:
+        yield client
+
+
+def _config(folder: Path, fmt: str, field: tuple[str, ...] = INLINE, extra: str = "") -> Path:
+    """A tournament of `field` (`{folder}` there is this folder), sandboxed at `strict`."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "mine.py").write_text(MINE)
+    entrants = "".join(f"  - {e.format(folder=folder)}\n" for e in field)
+    path = folder / "t.yaml"
+    path.write_text(f"name: t\nrules: dice\nentrants:\n{entrants}{extra}"
+                    f"format: {fmt}\nisolation: strict\nseed: 7\n")
+    return path
+
+
+def _same_as_locally(folder: Path, path: Path, clusters: dict[int, str]) -> None:
+    """Run the config locally on 2 workers, then on each cluster: the same bytes."""
+    cfg = load_tournament(path)
+    local = run_tournament(cfg, folder / "local", workers=2)
+    assert local.played > 50, "too few games to give both Dask workers a batch"
+    for count, address in sorted(clusters.items()):
+        told: list[str] = []
+        report = run_tournament(cfg, folder / f"on-{count}", cluster=Cluster(address),
+                                info=told.append)
+        assert differing(folder / "local", folder / f"on-{count}") == [], (count, told)
+        assert (report.played, report.standings) == (local.played, local.standings)
+        assert f"cluster: {count} workers, {count} threads at {address}" in told
+
+
+@pytest.mark.parametrize("fmt", sorted(FORMATS))
+def test_every_format_writes_the_bytes_of_a_local_run_on_one_and_two_dask_workers(
+    tmp_path: Path, clusters: dict[int, str], fmt: str,
+) -> None:
+    _same_as_locally(tmp_path, _config(tmp_path, FORMATS[fmt]), clusters)
+
+
+def test_sandboxed_and_command_bots_write_the_bytes_of_a_local_run_on_a_cluster(
+    tmp_path: Path, clusters: dict[int, str],
+) -> None:
+    fmt = "{type: round-robin, seats: 2, games: 5}"
+    _same_as_locally(tmp_path, _config(tmp_path, fmt, ("honest", "random", *ISOLATED)),
+                     clusters)
+
+
+def test_an_inline_bot_that_kills_its_process_is_recorded_as_locally_its_dask_worker_lives(
+    tmp_path: Path, clusters: dict[int, str], watcher: Client,
+) -> None:
+    def play(where: str, **how: object) -> list[str]:
+        folder = tmp_path / where
+        folder.mkdir()
+        (folder / "killer.py").write_text(KILLER)
+        extra = f"  - bot: {folder / 'killer.py'}\n    mode: inline\n"
+        cfg = load_tournament(_config(folder, FORMATS["round-robin"], INLINE[:3], extra))
+        told: list[str] = []
+        run_tournament(cfg, folder / "out", info=told.append, **how)  # type: ignore[arg-type]
+        assert (folder / "killed").exists(), f"the killer never killed ({where})"
+        return told
+
+    before = worker_pids(watcher)
+    play("local", workers=2)
+    told = play("cluster", cluster=Cluster(watcher.scheduler.address))
+    assert differing(tmp_path / "local" / "out", tmp_path / "cluster" / "out") == []
+    assert sum("a worker died (killed by SIGKILL) in game rr-" in line for line in told) == 1
+    assert worker_pids(watcher) == before, "a Dask worker died or was replaced"
+
+
+def test_no_bot_process_is_left_on_any_worker_after_a_run(
+    tmp_path: Path, watcher: Client,
+) -> None:
+    fmt = "{type: round-robin, seats: 2, games: 10}"
+    cfg = load_tournament(_config(tmp_path, fmt, ("random", *ISOLATED)))
+    pids = set(worker_pids(watcher).values())
+    out = tmp_path / "out"
+    running: list[list[str]] = []
+
+    def look() -> None:  # once games are written, the bots' processes are up
+        wait_for(lambda: lines(out) > 0, "a first game")
+        running.append(bot_processes(pids))
+
+    looker = threading.Thread(target=look, daemon=True)
+    looker.start()
+    run_tournament(cfg, out, cluster=Cluster(watcher.scheduler.address))
+    looker.join()
+    assert running and running[0], "no bot process was seen running on the workers"
+    assert bot_processes(pids) == []
+
+
+def test_no_bot_process_is_left_on_any_worker_after_ctrl_c_in_the_main_process(
+    tmp_path: Path, watcher: Client,
+) -> None:
+    fmt = "{type: round-robin, seats: 2, games: 200}"  # stopped after a batch or two
+    cfg = load_tournament(_config(tmp_path, fmt, ("random", *ISOLATED)))
+    pids = set(worker_pids(watcher).values())
+    out = tmp_path / "out"
+    pressed: list[list[str]] = []
+
+    def ctrl_c() -> None:  # once games are written and the bots' processes are up
+        wait_for(lambda: lines(out) > 0, "a first game")
+        pressed.append(bot_processes(pids))
+        _thread.interrupt_main()
+
+    presser = threading.Thread(target=ctrl_c, daemon=True)
+    presser.start()
+    with pytest.raises(Interrupted):
+        run_tournament(cfg, out, cluster=Cluster(watcher.scheduler.address))
+    presser.join()
+    assert pressed and pressed[0], "no bot process was seen running on the workers"
+    wait_for(lambda: not bot_processes(pids), "the bot processes to stop", timeout=30)
