@@ -247,9 +247,17 @@ def _crash_message(crashed: _Crashed) -> str:
 
 
 def _start_worker(setup: GameSetup) -> _Worker:
-    """A worker for the games, or the one-line reason it cannot be built."""
+    """A worker for the games, or the one-line reason it cannot be built: also when this
+    machine cannot give a bot process its isolation level (a cluster's weaker worker then
+    refuses the games before playing one, instead of failing each of them)."""
+    from arena.hosts.walls import level
+
     try:
-        return _Worker(setup)
+        worker = _Worker(setup)
+        for entrant in worker.entrants:
+            if entrant.mode != "inline":
+                level(entrant.reference.isolation)
+        return worker
     except Exception as exc:  # noqa: BLE001 - any reason stops the run, said in one line
         text = " ".join(str(exc).split()) or type(exc).__name__
         raise TournamentError(f"a worker could not start: {text}") from None

@@ -1,0 +1,313 @@
+"""The cluster's faults, on real Dask processes: a worker killed or retired mid-run, the main
+process killed and resumed (across local and cluster runs), the scheduler killed, workers that
+must refuse (no bubblewrap, another arena): the run finishes or stops as promised, and its
+results are the bytes of a calm local run."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from cluster_support import (
+    Scheduler,
+    Worker,
+    client_of,
+    differing,
+    lines,
+    local_cluster,
+    wait_for,
+    wait_for_workers,
+    worker_pids,
+)
+from distributed import Client, LocalCluster
+
+from arena.executor.cluster import Cluster, ClusterError, ClusterLost
+from arena.tournament import results
+from arena.tournament.load import load_tournament
+from arena.tournament.run import run_tournament
+
+ROOT = Path(__file__).parents[2]
+SLOW = '''
+import time
+
+from arena_bots.random_bot import RandomBot
+
+
+class Slow(RandomBot):
+    """Random, a few milliseconds a decision: batches last long enough to be hit mid-run."""
+
+    name = "slow"
+
+    def act(self, observation):
+        time.sleep(0.003)
+        return super().act(observation)
+'''
+MINE = """
+from arena_bots.random_bot import RandomBot
+
+
+class Mine(RandomBot):
+    name = "mine"
+"""
+MAIN = """
+import sys
+
+from arena.executor.cluster import Cluster
+from arena.tournament.load import load_tournament
+from arena.tournament.run import run_tournament
+
+if __name__ == "__main__":
+    config, out, where = sys.argv[1:]
+    how = {"workers": 2} if where == "local" else {"cluster": Cluster(where)}
+    run_tournament(load_tournament(config), out, **how)
+"""
+
+
+def _config(folder: Path, entrants: str = "", isolation: str = "none", games: int = 10,
+            slow: bool = True) -> Path:
+    """Three built-in bots and a slow inline bot file (plus `entrants`), 2-seat dice."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "slow.py").write_text(SLOW)
+    (folder / "mine.py").write_text(MINE)
+    fourth = f"bot: {folder / 'slow.py'}\n    mode: inline" if slow else "bluffer"
+    path = folder / "t.yaml"
+    path.write_text(
+        f"name: t\nrules: dice\nentrants:\n  - honest\n  - random\n  - statistician\n"
+        f"  - {fourth}\n{entrants}"
+        f"format: {{type: round-robin, seats: 2, games: {games}}}\n"
+        f"isolation: {isolation}\nseed: 9\n")
+    return path
+
+
+@pytest.fixture(scope="module")
+def calm(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The results of the test tournament played locally on 2 workers, undisturbed."""
+    folder = tmp_path_factory.mktemp("calm")
+    run_tournament(load_tournament(_config(folder)), folder / "out", workers=2)
+    return folder / "out"
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[LocalCluster]:
+    with local_cluster(2) as found:
+        yield found
+
+
+@pytest.fixture(scope="module")
+def watcher(cluster: LocalCluster) -> Iterator[Client]:
+    with client_of(cluster.scheduler_address) as client:
+        yield client
+
+
+def _unique_ids(folder: Path) -> bool:
+    ids = [json.loads(line)["id"] for line in (folder / results.GAMES).read_text().splitlines()]
+    return len(ids) == len(set(ids))
+
+
+def _meanwhile(action: Callable[[], None]) -> threading.Thread:
+    """Run `action` beside the run (it waits for its moment itself)."""
+    thread = threading.Thread(target=action, daemon=True)
+    thread.start()
+    return thread
+
+
+def _busy_worker(client: Client) -> str:
+    """A worker holding a batch now."""
+    return str(wait_for(lambda: next((w for w, held in client.processing().items() if held),
+                                     None), "a worker with a batch"))
+
+
+def test_a_dask_worker_killed_mid_run_costs_no_game_and_changes_no_byte(
+    tmp_path: Path, calm: Path, cluster: LocalCluster, watcher: Client,
+) -> None:
+    out, told, killed = tmp_path / "out", [], []
+
+    def kill() -> None:
+        wait_for(lambda: lines(out) > 0, "a first batch")
+        victim = _busy_worker(watcher)
+        os.kill(worker_pids(watcher)[victim], signal.SIGKILL)
+        killed.append(victim)
+
+    killer = _meanwhile(kill)
+    run_tournament(load_tournament(_config(tmp_path)), out,
+                   cluster=Cluster(cluster.scheduler_address), info=told.append)
+    killer.join()
+    assert killed, "no worker was killed"
+    assert differing(calm, out) == [] and _unique_ids(out)
+    assert any(line.startswith(f"cluster: worker {killed[0]} left") for line in told), told
+    wait_for(lambda: len(watcher.scheduler_info()["workers"]) == 2, "the nanny's new worker")
+
+
+def test_a_dask_worker_retired_mid_run_costs_no_game_and_changes_no_byte(
+    tmp_path: Path, calm: Path,
+) -> None:
+    out, told, retired = tmp_path / "out", [], []
+    with local_cluster(2) as own, client_of(own.scheduler_address) as watcher:
+
+        def retire() -> None:
+            wait_for(lambda: lines(out) > 0, "a first batch")
+            victim = _busy_worker(watcher)
+            watcher.retire_workers([victim], close_workers=True)
+            retired.append(victim)
+
+        retirer = _meanwhile(retire)
+        run_tournament(load_tournament(_config(tmp_path)), out,
+                       cluster=Cluster(own.scheduler_address), info=told.append)
+        retirer.join()
+    assert retired, "no worker was retired"
+    assert differing(calm, out) == [] and _unique_ids(out)
+    assert any(line.startswith(f"cluster: worker {retired[0]} left") for line in told), told
+
+
+def _killed_main(config: Path, out: Path, where: str) -> None:
+    """Start a run in its own process and kill -9 it once games are written."""
+    script = out.parent / "main.py"
+    script.write_text(MAIN)
+    main = subprocess.Popen([sys.executable, str(script), str(config), str(out), where],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        wait_for(lambda: lines(out) > 0 or main.poll() is not None, "a first game")
+        main.kill()
+    finally:
+        main.wait(30)
+    assert main.returncode == -signal.SIGKILL, main.stderr.read() if main.stderr else ""
+
+
+@pytest.mark.parametrize("first", ["local", "cluster"])
+def test_a_run_killed_mid_way_resumes_on_the_other_backend_with_the_same_bytes(
+    tmp_path: Path, calm: Path, cluster: LocalCluster, first: str,
+) -> None:
+    config, out = _config(tmp_path), tmp_path / "out"
+    address = cluster.scheduler_address
+    _killed_main(config, out, "local" if first == "local" else address)
+    kept = lines(out)
+    assert 0 < kept < lines(calm), kept
+    then = {"cluster": Cluster(address)} if first == "local" else {"workers": 2}
+    report = run_tournament(load_tournament(config), out, resume=True, **then)  # type: ignore[arg-type]
+    assert report.resumed == kept
+    assert differing(calm, out) == [] and _unique_ids(out)
+
+
+@pytest.fixture
+def scheduler(tmp_path: Path) -> Iterator[Scheduler]:
+    started = Scheduler(tmp_path)
+    try:
+        yield started
+    finally:
+        started.kill()
+
+
+def test_the_scheduler_killed_mid_run_stops_it_at_once_and_a_local_resume_completes_it(
+    tmp_path: Path, calm: Path, scheduler: Scheduler,
+) -> None:
+    address = scheduler.address
+    workers = [Worker(address, f"w{i}") for i in range(2)]
+    out, stopped = tmp_path / "out", []
+    try:
+        with client_of(address) as client:
+            wait_for_workers(client, {"w0", "w1"})
+
+        def kill() -> None:
+            wait_for(lambda: lines(out) > 0, "a first batch")
+            scheduler.kill()
+            stopped.append(time.monotonic())
+
+        killer = _meanwhile(kill)
+        with pytest.raises(ClusterLost) as lost:
+            run_tournament(load_tournament(_config(tmp_path)), out, cluster=Cluster(address))
+        seconds = time.monotonic() - stopped[0]
+        killer.join()
+    finally:
+        for worker in workers:
+            worker.kill()
+    assert str(lost.value).startswith(f"the Dask scheduler at {address} is gone"), lost.value
+    assert seconds < 30, f"the run took {seconds:.1f} s to stop"
+    text = (out / results.GAMES).read_text()
+    assert text.endswith("\n") and all(json.loads(line) for line in text.splitlines())
+    kept = lines(out)
+    assert 0 < kept < lines(calm)
+    report = run_tournament(load_tournament(_config(tmp_path)), out, resume=True, workers=2)
+    assert report.resumed == kept
+    assert differing(calm, out) == []
+
+
+def _without_bubblewrap(folder: Path) -> str:
+    """A PATH of this machine's programs but bubblewrap: a worker machine without it."""
+    tools = folder / "tools"
+    tools.mkdir()
+    for place in ("/usr/local/bin", "/usr/bin", "/usr/sbin"):
+        for program in Path(place).iterdir():
+            if program.name != "bwrap" and not (tools / program.name).exists():
+                (tools / program.name).symlink_to(program)
+    assert shutil.which("bwrap", path=str(tools)) is None
+    return str(tools)
+
+
+def _another_arena(folder: Path) -> str:
+    """A copy of this arena with one file changed: a machine with another arena installed."""
+    import arena
+
+    copy = folder / "other" / "arena"
+    shutil.copytree(Path(arena.__file__).parent, copy,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    with (copy / "referee.py").open("a") as referee:
+        referee.write("\n# changed on this machine\n")
+    return str(copy.parent)
+
+
+SANDBOXED = "  - bot: {folder}/mine.py\n"
+
+
+def test_workers_that_cannot_play_the_games_refuse_them_and_the_others_play_them(
+    tmp_path: Path, scheduler: Scheduler,
+) -> None:
+    config = _config(tmp_path, SANDBOXED.format(folder=tmp_path), "strict", slow=False)
+    run_tournament(load_tournament(config), tmp_path / "local", workers=2)
+    workers = [
+        Worker(scheduler.address, "able"),
+        Worker(scheduler.address, "no-bwrap", {"PATH": _without_bubblewrap(tmp_path)}),
+        Worker(scheduler.address, "other-arena", {"PYTHONPATH": _another_arena(tmp_path)}),
+    ]
+    told: list[str] = []
+    try:
+        with client_of(scheduler.address) as client:
+            wait_for_workers(client, {"able", "no-bwrap", "other-arena"})
+            addresses = {w["name"]: a for a, w in client.scheduler_info()["workers"].items()}
+        run_tournament(load_tournament(config), tmp_path / "out",
+                       cluster=Cluster(scheduler.address), info=told.append)
+    finally:
+        for worker in workers:
+            worker.kill()
+    assert differing(tmp_path / "local", tmp_path / "out") == []
+    refusals = {line.split()[2]: line for line in told if " refuses: " in line}
+    assert set(refusals) == {addresses["no-bwrap"], addresses["other-arena"]}, told
+    assert "isolation strict needs bubblewrap" in refusals[addresses["no-bwrap"]]
+    assert "its arena is not the run's" in refusals[addresses["other-arena"]]
+
+
+def test_when_every_worker_refuses_the_run_stops_in_one_line_naming_why(
+    tmp_path: Path, scheduler: Scheduler,
+) -> None:
+    config = _config(tmp_path, SANDBOXED.format(folder=tmp_path), "strict", slow=False)
+    weak = Worker(scheduler.address, "no-bwrap", {"PATH": _without_bubblewrap(tmp_path)})
+    try:
+        with client_of(scheduler.address) as client:
+            wait_for_workers(client, {"no-bwrap"})
+        with pytest.raises(ClusterError) as refused:
+            run_tournament(load_tournament(config), tmp_path / "out",
+                           cluster=Cluster(scheduler.address))
+    finally:
+        weak.kill()
+    said = str(refused.value)
+    assert "\n" not in said
+    assert said.startswith("no worker of the cluster can play these games: worker tcp://")
+    assert "isolation strict needs bubblewrap, which is missing here" in said
