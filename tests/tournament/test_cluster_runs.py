@@ -22,6 +22,8 @@ from cluster_support import (
 )
 from distributed import Client
 
+from arena.compare.groups import Entrant, Setup
+from arena.compare.run import run_compare
 from arena.executor.cluster import Cluster
 from arena.tournament.load import load_tournament
 from arena.tournament.run import Interrupted, run_tournament
@@ -187,3 +189,14 @@ def test_no_bot_process_is_left_on_any_worker_after_ctrl_c_in_the_main_process(
     presser.join()
     assert pressed and pressed[0], "no bot process was seen running on the workers"
     wait_for(lambda: not bot_processes(pids), "the bot processes to stop", timeout=30)
+
+
+def test_a_comparison_on_a_cluster_reaches_the_verdict_it_reaches_locally(
+    clusters: dict[int, str],
+) -> None:
+    setup = Setup(Entrant("statistician"), Entrant("honest"), seats=3,
+                  field=(Entrant("random"), Entrant("bluffer")))
+    local = run_compare(setup, max_games=240, workers=2)
+    there = run_compare(setup, max_games=240, cluster=Cluster(clusters[2]))
+    assert local.tally.games > 50, "too few games to give both Dask workers a batch"
+    assert there == local
