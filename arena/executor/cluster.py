@@ -166,6 +166,7 @@ class ClusterMap:
                 self.pending[0] = (self._submit(chunk), chunk)
                 continue
             self.pending.popleft()
+            self.members.look()  # a worker that left while results kept coming is told too
             for line in batch.told:
                 _tell(self.lost, line)
             self._resize(len(chunk), batch.seconds)

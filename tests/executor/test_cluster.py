@@ -182,17 +182,18 @@ def _killed_main(config: Path, out: Path, where: str) -> None:
     assert main.returncode == -signal.SIGKILL, main.stderr.read() if main.stderr else ""
 
 
-@pytest.mark.parametrize("first", ["local", "cluster"])
-def test_a_run_killed_mid_way_resumes_on_the_other_backend_with_the_same_bytes(
-    tmp_path: Path, calm: Path, cluster: LocalCluster, first: str,
+@pytest.mark.parametrize(("first", "then"),
+                         [("cluster", "cluster"), ("local", "cluster"), ("cluster", "local")])
+def test_a_main_process_killed_mid_run_resumes_on_either_backend_with_the_same_bytes(
+    tmp_path: Path, calm: Path, cluster: LocalCluster, first: str, then: str,
 ) -> None:
     config, out = _config(tmp_path), tmp_path / "out"
     address = cluster.scheduler_address
     _killed_main(config, out, "local" if first == "local" else address)
     kept = lines(out)
     assert 0 < kept < lines(calm), kept
-    then = {"cluster": Cluster(address)} if first == "local" else {"workers": 2}
-    report = run_tournament(load_tournament(config), out, resume=True, **then)  # type: ignore[arg-type]
+    how = {"cluster": Cluster(address)} if then == "cluster" else {"workers": 2}
+    report = run_tournament(load_tournament(config), out, resume=True, **how)  # type: ignore[arg-type]
     assert report.resumed == kept
     assert differing(calm, out) == [] and _unique_ids(out)
 
