@@ -21,6 +21,7 @@ from cluster_support import (
     Scheduler,
     Worker,
     client_of,
+    descendants,
     differing,
     lines,
     local_cluster,
@@ -129,12 +130,14 @@ def _busy_worker(client: Client) -> str:
 def test_a_dask_worker_killed_mid_run_costs_no_game_and_changes_no_byte(
     tmp_path: Path, calm: Path, cluster: LocalCluster, watcher: Client,
 ) -> None:
-    out, told, killed = tmp_path / "out", [], []
+    out, told, killed, below = tmp_path / "out", [], [], set()
 
     def kill() -> None:
         wait_for(lambda: lines(out) > 0, "a first batch")
         victim = _busy_worker(watcher)
-        os.kill(worker_pids(watcher)[victim], signal.SIGKILL)
+        pid = worker_pids(watcher)[victim]
+        below.update(descendants({pid}))  # its arena worker process and fork server
+        os.kill(pid, signal.SIGKILL)
         killed.append(victim)
 
     killer = _meanwhile(kill)
@@ -144,6 +147,9 @@ def test_a_dask_worker_killed_mid_run_costs_no_game_and_changes_no_byte(
     assert killed, "no worker was killed"
     assert differing(calm, out) == [] and _unique_ids(out)
     assert any(line.startswith(f"cluster: worker {killed[0]} left") for line in told), told
+    assert below, "the killed worker had no process of arena's"
+    wait_for(lambda: not any(Path(f"/proc/{pid}").exists() for pid in below),
+             "the killed worker's processes to end")
     wait_for(lambda: len(watcher.scheduler_info()["workers"]) == 2, "the nanny's new worker")
 
 
