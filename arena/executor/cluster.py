@@ -42,6 +42,13 @@ AHEAD = 2
 """Batches in flight per worker thread: one playing, one waiting there."""
 POLL_SECONDS = 1.0
 """How often the workers are looked at (joined, left) while a result is awaited."""
+SCATTERS = 4
+"""Times the job is sent to the cluster: once, and again each time every worker holding it
+died (a one-worker cluster whose nanny restarts it); more, and the cluster is lost."""
+RESETS = 3
+"""Connections cut in a row while a result is fetched before the cluster counts as lost."""
+WORKER_SECONDS = 60.0
+"""How long a cluster with no worker left is waited for (a nanny restarting one)."""
 
 
 class ClusterError(ExecutorError):
@@ -50,6 +57,10 @@ class ClusterError(ExecutorError):
 
 class ClusterLost(ExecutorError):
     """The cluster went away mid-map (the scheduler, or the workers, over and over)."""
+
+
+class _JobLost(Exception):
+    """Every worker holding the scattered job died: the scheduler has forgotten it."""
 
 
 def install_hint() -> str | None:
@@ -120,11 +131,17 @@ class ClusterMap:
         self.client = cluster.connect()
         self.token = uuid.uuid4().hex
         self.print = fingerprint()
-        self.job = self.client.scatter(job, broadcast=True, hash=False)
+        self.plain_job, self.scatters = job, 0
+        self.job = self._scatter()
         self.size = FIRST
         self.members = _Members(self.client, self.told)
         self.refused: dict[str, str] = {}
         self.pending: collections.deque[tuple[Any, list[Any]]] = collections.deque()
+
+    def _scatter(self) -> Any:
+        """The job sent once to every worker (a worker joining later is given it by one)."""
+        self.scatters += 1
+        return self.client.scatter(self.plain_job, broadcast=True, hash=False)
 
     def map(self, specs: Iterable[Any]) -> Iterator[Any]:
         self._cancel()
@@ -165,6 +182,9 @@ class ClusterMap:
                 self._refuse(refusal)
                 self.pending[0] = (self._submit(chunk), chunk)
                 continue
+            except _JobLost:
+                self._scatter_again()
+                continue
             self.pending.popleft()
             self.members.look()  # a worker that left while results kept coming is told too
             for line in batch.told:
@@ -175,19 +195,46 @@ class ClusterMap:
     def _wait(self, future: Any) -> Any:
         from distributed import TimeoutError as DaskTimeout
         from distributed.client import FutureCancelledError
+        from distributed.comm.core import CommClosedError
         from distributed.scheduler import KilledWorker
 
+        resets = 0
         while True:
             try:
                 return future.result(timeout=POLL_SECONDS)
             except (DaskTimeout, TimeoutError):
                 self.members.look()
+            except (CommClosedError, OSError) as exc:  # a connection cut while fetching
+                resets += 1
+                if self.client.status == "running" and resets < RESETS:
+                    if isinstance(exc, CommClosedError):
+                        continue  # a worker gone as it sent the result: fetched elsewhere
+                    raise  # the batch's own OSError, raised on its worker
+                raise ClusterLost(f"the Dask scheduler at {self.cluster.address} is gone "
+                                  f"({_said(exc)})") from None
             except FutureCancelledError as exc:
+                if self.client.status == "running" and self.job.status != "finished":
+                    raise _JobLost from None
                 raise ClusterLost(f"the Dask scheduler at {self.cluster.address} is gone "
                                   f"({_reason(exc)})") from None
             except KilledWorker as exc:
                 raise ClusterLost(f"a batch of games killed every Dask worker that took it "
                                   f"({_said(exc)})") from None
+
+    def _scatter_again(self) -> None:
+        """The job died with every worker that held it: once a worker is there again, send
+        it the job again and every batch in flight (seeded: the same results)."""
+        if self.scatters >= SCATTERS:
+            raise ClusterLost(f"every Dask worker of the cluster died {self.scatters} times "
+                              "during the run")
+        try:
+            self.client.wait_for_workers(1, timeout=WORKER_SECONDS)
+            self.job = self._scatter()
+        except (OSError, TimeoutError) as exc:
+            raise ClusterLost(f"no Dask worker is left in the cluster at "
+                              f"{self.cluster.address} ({_said(exc)})") from None
+        self.pending = collections.deque((self._submit(chunk), chunk)
+                                         for _, chunk in self.pending)
 
     def _refuse(self, refusal: Refused) -> None:
         if refusal.worker not in self.refused:

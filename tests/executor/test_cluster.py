@@ -153,6 +153,27 @@ def test_a_dask_worker_killed_mid_run_costs_no_game_and_changes_no_byte(
     wait_for(lambda: len(watcher.scheduler_info()["workers"]) == 2, "the nanny's new worker")
 
 
+def test_the_only_dask_worker_killed_mid_run_is_replaced_and_the_run_goes_on_there(
+    tmp_path: Path, calm: Path,
+) -> None:
+    out, told, killed = tmp_path / "out", [], []
+    with local_cluster(1) as own, client_of(own.scheduler_address) as watcher:
+
+        def kill() -> None:  # the job's only copy dies with it: the nanny's new worker
+            wait_for(lambda: lines(out) > 0, "a first batch")  # is sent it again
+            (victim, pid), = worker_pids(watcher).items()
+            os.kill(pid, signal.SIGKILL)
+            killed.append(victim)
+
+        killer = _meanwhile(kill)
+        run_tournament(load_tournament(_config(tmp_path)), out,
+                       cluster=Cluster(own.scheduler_address), info=told.append)
+        killer.join()
+    assert killed, "no worker was killed"
+    assert differing(calm, out) == [] and _unique_ids(out)
+    assert any(line.startswith(f"cluster: worker {killed[0]} left") for line in told), told
+
+
 def test_a_dask_worker_retired_mid_run_costs_no_game_and_changes_no_byte(
     tmp_path: Path, calm: Path,
 ) -> None:
