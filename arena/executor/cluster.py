@@ -7,10 +7,12 @@ takes about TARGET_SECONDS on its worker, between SMALLEST and LARGEST specs) on
 thread's own executor (arena.executor.remote), whose state outlives the batch. Results are
 taken batch by batch in the order of the specs, so the caller sees exactly what the local
 backend gives. Dask plays a batch again elsewhere when its worker dies or leaves (specs are
-seeded: the same results, and each batch's result is taken once). A worker that refuses the
-job (`Refused`) is told of once and given no more batches. The scheduler lost, or a batch
-that killed Dask workers `distributed.scheduler.allowed-failures` times, stops the map with
-`ClusterLost`: what was taken is the caller's, the rest can be played again.
+seeded: the same results, and each batch's result is taken once); when every worker that
+held the job died with it (one worker, restarted by its nanny), the job is scattered again
+and the batches in flight sent again. A worker that refuses the job (`Refused`) is told of
+once and given no more batches. The scheduler lost, or a batch that killed Dask workers
+`distributed.scheduler.allowed-failures` times, stops the map with `ClusterLost`: what was
+taken is the caller's, the rest can be played again.
 
 Dask is an optional dependency (`pip install 'arena[dask]'`), imported only here and in
 arena.executor.remote, and only when a cluster is asked for.
@@ -204,7 +206,7 @@ class ClusterMap:
                 return future.result(timeout=POLL_SECONDS)
             except (DaskTimeout, TimeoutError):
                 self.members.look()
-            except (CommClosedError, OSError) as exc:  # a connection cut while fetching
+            except OSError as exc:  # CommClosedError: a connection cut while fetching
                 resets += 1
                 if self.client.status == "running" and resets < RESETS:
                     if isinstance(exc, CommClosedError):
