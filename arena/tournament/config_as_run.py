@@ -58,6 +58,7 @@ def config_as_run(
         "workers": cfg.workers,
         "output": cfg.output or f"results/{cfg.name}",
         "replays": cfg.replays,
+        **({"cluster": cfg.cluster.address} if cfg.cluster is not None else {}),
     }
 
 
