@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Generator, Mapping
 from contextlib import closing
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.botcard import BotCard
 from arena.compare.groups import (
@@ -29,26 +29,32 @@ from arena.compare.players import check
 from arena.compare.verdict import Bounds, Comparison, start
 from arena.options import Options
 
+if TYPE_CHECKING:
+    from arena.executor.cluster import Cluster
+
 
 def group_results(setup: Setup, groups: int, workers: int = 1,
-                  cards: Mapping[Entrant, BotCard | None] | None = None
+                  cards: Mapping[Entrant, BotCard | None] | None = None,
+                  cluster: Cluster | None = None, told: Callable[[str], None] | None = None,
                   ) -> Generator[GroupResult]:
     """Results of groups 0..groups-1 in group order: their games are scheduled games with
-    the group's seed, played by the tournament's worker on the one executor."""
-    from arena.executor.local import ordered_map
+    the group's seed, played by the tournament's worker on the one executor (on `cluster`,
+    when given: the same results; `told` hears its workers join and leave)."""
+    from arena.executor.local import Executor
     from arena.tournament.errors import TournamentError
     from arena.tournament.worker import LostGames, game_job
 
     games = (game for index in range(groups) for game in compare_games(setup, index))
-    played = ordered_map(game_job(game_setup(setup, cards)), games, workers,
-                         LostGames(hint="stopped"))
+    executor = Executor(game_job(game_setup(setup, cards)), workers,
+                        LostGames(hint="stopped"), cluster=cluster, told=told)
+    played = executor.map(games)
     try:
         for index in range(groups):
             yield group_result(setup, index, [next(played) for _ in range(setup.group_games)])
     except TournamentError as exc:
         raise CompareError(str(exc)) from None
     finally:
-        played.close()
+        executor.close()
 
 
 def game_setup(setup: Setup, cards: Mapping[Entrant, BotCard | None] | None = None) -> Any:
@@ -80,16 +86,19 @@ def _entrant_config(entrant: Entrant) -> Any:
 def run_compare(setup: Setup, bounds: Bounds | None = None,
                 max_games: int | None = None, workers: int = 1,
                 progress: Callable[[Comparison], None] | None = None,
-                cards: Mapping[Entrant, BotCard | None] | None = None) -> Comparison:
+                cards: Mapping[Entrant, BotCard | None] | None = None,
+                cluster: Cluster | None = None,
+                told: Callable[[str], None] | None = None) -> Comparison:
     """Play groups until the tests decide or the next group would pass `max_games`; `cards`
-    are what `check` returned (else it is run here: each bot's dry run)."""
+    are what `check` returned (else it is run here: each bot's dry run). With `cluster`,
+    the games are played on that Dask cluster; losing it raises ClusterLost."""
     bounds = bounds or Bounds()
     max_games = max_games or setup.default_max_games()
     if cards is None:
         cards = check(setup, bounds, max_games)
     state = start(setup, bounds, max_games)
     groups = max_games // setup.group_games
-    with closing(group_results(setup, groups, workers, cards)) as results:
+    with closing(group_results(setup, groups, workers, cards, cluster, told)) as results:
         for result in results:
             state = state.add(result)
             if progress is not None:

@@ -243,3 +243,24 @@ def _uid(said: str) -> str:
     found = re.search(r"uid=\d+", said)
     assert found is not None
     return found.group(0)
+
+
+# --- compare and doctor --------------------------------------------------------------------
+
+
+def test_compare_on_the_cluster_gives_the_local_verdict(cluster: str) -> None:
+    asked = ("compare", "statistician", "random", "--games", "400", "--seed", "11")
+    here = invoke_cli(*asked, "--workers", "2")
+    there = invoke_cli(*asked, "--cluster", cluster)
+    assert here.stdout.splitlines()[-1] == "verdict     better"
+    assert (there.exit_code, there.stdout) == (here.exit_code, here.stdout)
+    assert "arena: cluster: 2 workers, 2 threads at " in there.stderr
+
+
+def test_compare_on_a_cluster_that_cannot_be_used_is_one_line(
+    monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "distributed", None)
+    result = invoke_cli("compare", "honest", "random", "--cluster", "tcp://127.0.0.1:8786")
+    assert (result.exit_code, result.stdout, result.stderr) == (
+        2, "", "arena: error: --cluster needs Dask: pip install 'arena[dask]'\n")
