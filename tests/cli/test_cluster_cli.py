@@ -264,3 +264,15 @@ def test_compare_on_a_cluster_that_cannot_be_used_is_one_line(
     result = invoke_cli("compare", "honest", "random", "--cluster", "tcp://127.0.0.1:8786")
     assert (result.exit_code, result.stdout, result.stderr) == (
         2, "", "arena: error: --cluster needs Dask: pip install 'arena[dask]'\n")
+
+
+def test_doctor_says_each_workers_sandbox_level(cluster: str) -> None:
+    with Client(cluster, timeout=30) as client:
+        workers = sorted(client.scheduler_info(n_workers=-1)["workers"])
+    host = socket.gethostname()
+    result = invoke_cli("doctor", "--cluster", cluster)
+    assert (result.exit_code, result.stderr) == (0, "")
+    assert result.stdout == "".join(
+        [f"cluster {cluster}: 2 workers\n"]
+        + [f"worker {w} ({host}): level strict: every wall, for bots written by strangers\n"
+           for w in workers])
