@@ -20,7 +20,7 @@ import click
 from arena.cli.cluster import chosen_cluster, cluster_options, flags_again, given_flags, lost
 from arena.cli.doctor import isolation_level, isolation_line, isolation_option
 from arena.cli.main import fail, load_registry, referee_failed
-from arena.tournament.config import ConfigError, KeyLines, TournamentConfig
+from arena.tournament.config import ClusterConfig, ConfigError, KeyLines, TournamentConfig
 
 if TYPE_CHECKING:
     from arena.entrants import Resolved
@@ -51,7 +51,9 @@ def _load(config: str, isolation: str | None) -> Loaded:
     try:
         cfg = load_tournament(config, registry)
         cluster = chosen_cluster(flags, cfg.cluster)
-        if cluster is not None:
+        if cluster is not None:  # saved as run: where it was played, the flag's if given
+            cfg = replace(cfg, cluster=ClusterConfig(cluster.address, cluster.ca_file,
+                                                     cluster.cert_file, cluster.key_file))
             cfg = cfg.at_isolation(isolation or cfg.isolation or "strict")
             return cfg, _tried_on(cluster, cfg, key_lines(config), registry), cluster
         cfg = cfg.at_isolation(isolation_level(isolation or cfg.isolation))

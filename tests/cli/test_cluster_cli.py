@@ -104,9 +104,10 @@ def test_the_config_key_plays_on_the_cluster_and_the_flag_wins(
     keyed = write_config(tmp_path, SMALL + f"    cluster: {cluster}\n", "k.yaml")
     by_flag = invoke_cli("run", config, "--cluster", cluster, "--out", tmp_path / "flag")
     by_key = invoke_cli("run", keyed, "--out", tmp_path / "key")
-    for result in (by_flag, by_key):
+    for result, out in ((by_flag, "flag"), (by_key, "key")):
         assert result.exit_code == 0, result.stderr
         assert f"on the cluster at {cluster} into " in result.stderr
+        assert (tmp_path / out / "config.yaml").read_text().startswith(f"cluster: {cluster}\n")
 
 
 def test_a_scheduler_lost_mid_run_keeps_the_games_and_says_how_to_resume(

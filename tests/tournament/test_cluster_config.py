@@ -63,6 +63,21 @@ def test_a_wrong_cluster_is_one_line(tmp_path: Path, tail: str, said: str) -> No
         "t.yaml", str(tmp_path / "t.yaml"))
 
 
+def test_the_saved_config_names_the_cluster_and_its_files_from_the_results_folder(
+    tmp_path: Path
+) -> None:
+    for name in ("ca.pem", "me.pem", "me.key"):
+        (tmp_path / name).write_text("x")
+    cfg = _load(tmp_path, "cluster:\n  address: tls://host:8786\n  ca: ca.pem\n"
+                          "  cert: me.pem\n  key: me.key\n")
+    run_tournament(cfg, tmp_path / "out", workers=1)  # type: ignore[arg-type]
+    saved = (tmp_path / "out" / "config.yaml").read_text()
+    assert "cluster:\n  address: tls://host:8786\n  ca: ../ca.pem\n  cert: ../me.pem\n" \
+           "  key: ../me.key\n" in saved
+    again = load_tournament(tmp_path / "out" / "config.yaml")
+    assert again.cluster == cfg.cluster  # type: ignore[attr-defined]
+
+
 def test_resume_goes_across_local_and_cluster_runs(tmp_path: Path) -> None:
     local = _load(tmp_path, "")
     run_tournament(local, tmp_path / "out", workers=1)  # type: ignore[arg-type]
