@@ -83,9 +83,11 @@ def tried_here(shipment: Shipment, cfg: TournamentConfig, lines: KeyLines,
                run_print: str) -> Trial:
     """On a worker: the dry run of every entrant, from the shipped bot files, at the run's
     isolation level as this machine gives it."""
+    from arena.entrants import EntrantError
     from arena.hosts.inline import RefereeFailure
     from arena.hosts.walls import IsolationError, level
-    from arena.plugins import default_registry
+    from arena.plugins import PluginError, default_registry
+    from arena.tournament.load import sandboxed_entrants
     from arena.trial import check_entrants
 
     mine = fingerprint()
@@ -94,13 +96,15 @@ def tried_here(shipment: Shipment, cfg: TournamentConfig, lines: KeyLines,
                         f"{run_print[:12]}): install the same arena on every machine")
     places: dict[str, str] = {}
     try:
-        level(cfg.isolation)
+        registry = default_registry()
         places = shipment.unpack()
         moved = replace(cfg, entrants=located(cfg.entrants, places))
-        tried = check_entrants(moved, lines, default_registry())
+        if sandboxed_entrants(moved, registry):  # built-in bots alone need no sandbox
+            level(cfg.isolation)
+        tried = check_entrants(moved, lines, registry)
     except ConfigError as exc:
         return Trial(error=_put_back(exc, places))
-    except (IsolationError, RefereeFailure, OSError) as exc:
+    except (IsolationError, RefereeFailure, EntrantError, PluginError, OSError) as exc:
         return _refused(" ".join(str(exc).split()))
     return Trial(cards=tuple(entrant.card for entrant in tried))
 

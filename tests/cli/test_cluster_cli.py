@@ -277,3 +277,30 @@ def test_doctor_says_each_workers_sandbox_level(cluster: str) -> None:
         [f"cluster {cluster}: 2 workers\n"]
         + [f"worker {w} ({host}): level strict: every wall, for bots written by strangers\n"
            for w in workers])
+
+
+def test_when_no_worker_gives_the_level_the_run_stops_before_any_game_saying_why(
+    tmp_path: Path
+) -> None:
+    weak = {"PATH": str(Path(sys.executable).parent)}  # no bubblewrap, no setpriv there
+    config = _with_bot(tmp_path, SPY.format(marker="/nonexistent/marker"), "spy.py")
+    with LocalCluster(n_workers=1, threads_per_worker=1, dashboard_address=None,
+                      processes=True, env=weak) as cluster:
+        address = cluster.scheduler_address
+        worker = next(iter(cluster.scheduler_info["workers"]))
+        doctor = invoke_cli("doctor", "--cluster", address)
+        refused = invoke_cli("run", config, "--cluster", address, "--out", tmp_path / "out")
+        trusted = invoke_cli("run", write_config(tmp_path, SMALL), "--cluster", address,
+                             "--out", tmp_path / "trusted")
+    host = socket.gethostname()
+    assert doctor.stdout == (
+        f"cluster {address}: 1 workers\nworker {worker} ({host}): level none: no sandbox, for "
+        "bots you trust only; strict would need: bubblewrap, one uid per bot\n")
+    assert (refused.exit_code, refused.stdout) == (2, "")
+    assert refused.stderr == (
+        f"arena: error: no worker of the cluster can play these games: worker {worker} ({host}) "
+        "refuses: isolation strict needs 2 walls missing here: bubblewrap (not installed): "
+        "apt-get install bubblewrap; one uid per bot (not root: every bot shares this user's "
+        "uid): run arena as root (util-linux setpriv: apt-get install util-linux)\n")
+    assert not (tmp_path / "out").exists()
+    assert trusted.exit_code == 0, trusted.stderr  # built-in bots alone need no sandbox
