@@ -4,6 +4,7 @@ one line (exit 2) for a cluster that cannot be used, exit 75 for one lost mid-ru
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import re
@@ -110,29 +111,38 @@ def test_the_config_key_plays_on_the_cluster_and_the_flag_wins(
         assert (tmp_path / out / "config.yaml").read_text().startswith(f"cluster: {cluster}\n")
 
 
-def test_a_scheduler_lost_mid_run_keeps_the_games_and_says_how_to_resume(
-    tmp_path: Path
-) -> None:
-    config = write_config(tmp_path, SMALL.replace("games: 2", "games: 20"))
-    out, port = tmp_path / "out", _closed_port()
+@contextlib.contextmanager
+def _dask_processes() -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """A scheduler and one worker as `dask scheduler` and `dask worker` run them, each its
+    own process (so the scheduler can be killed); its address and the scheduler."""
+    port = _closed_port()
     address = f"tcp://127.0.0.1:{port}"
-    dask = [sys.executable, "-m", "distributed.cli.dask_"]
-    scheduler = subprocess.Popen([dask[0], dask[1], dask[2] + "scheduler", "--host",
+    dask = [sys.executable, "-m"]
+    scheduler = subprocess.Popen([*dask, "distributed.cli.dask_scheduler", "--host",
                                   "127.0.0.1", "--port", str(port), "--dashboard-address", ":0"],
                                  stderr=subprocess.DEVNULL)
-    worker = subprocess.Popen([dask[0], dask[1], dask[2] + "worker", address, "--nthreads",
+    worker = subprocess.Popen([*dask, "distributed.cli.dask_worker", address, "--nthreads",
                                "1"], stderr=subprocess.DEVNULL)
     try:
         with Client(address, timeout=30) as client:
             client.wait_for_workers(1, timeout=30)
-        killer = threading.Thread(target=_kill_when_played, args=(scheduler, out), daemon=True)
-        killer.start()
-        result = invoke_cli("run", config, "--cluster", address, "--out", out)
-        killer.join()
+        yield address, scheduler
     finally:
         for process in (scheduler, worker):
             process.kill()
             process.wait()
+
+
+def test_a_scheduler_lost_mid_run_keeps_the_games_and_says_how_to_resume(
+    tmp_path: Path
+) -> None:
+    config = write_config(tmp_path, SMALL.replace("games: 2", "games: 20"))
+    out = tmp_path / "out"
+    with _dask_processes() as (address, scheduler):
+        killer = threading.Thread(target=_kill_when_played, args=(scheduler, out), daemon=True)
+        killer.start()
+        result = invoke_cli("run", config, "--cluster", address, "--out", out)
+        killer.join()
     assert result.exit_code == 75
     last = result.stderr.splitlines()[-1]
     assert last.startswith("arena: the cluster was lost: ")
@@ -153,6 +163,28 @@ def _kill_when_played(scheduler: subprocess.Popen[bytes], out: Path) -> None:
         if games.exists() and games.stat().st_size > 0:
             break
         time.sleep(0.02)
+    scheduler.kill()
+
+
+def test_a_scheduler_lost_mid_comparison_exits_75() -> None:
+    with _dask_processes() as (address, scheduler):
+        killer = threading.Thread(target=_kill_when_busy, args=(scheduler, address), daemon=True)
+        killer.start()
+        result = invoke_cli("compare", "random", "honest", "--games", "100000", "--seed", "2",
+                            "--cluster", address)
+        killer.join()
+    assert (result.exit_code, result.stdout) == (75, "")
+    last = result.stderr.splitlines()[-1]
+    assert last.startswith("arena: the cluster was lost: ")
+    assert last.endswith("; a comparison keeps nothing: run it again once the cluster is back")
+
+
+def _kill_when_busy(scheduler: subprocess.Popen[bytes], address: str) -> None:
+    """Kill the cluster's scheduler once a batch of games is being played."""
+    with Client(address, timeout=30) as watcher:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not any(watcher.processing().values()):
+            time.sleep(0.02)
     scheduler.kill()
 
 
