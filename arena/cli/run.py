@@ -80,7 +80,8 @@ def _tried_on(cluster: Cluster, cfg: TournamentConfig, lines: KeyLines,
     found = []
     for entrant, card in zip(cfg.entrants, cards, strict=True):
         here = resolve(entrant.reference, registry)
-        found.append(replace(here, card=card and replace(card, origin=here.origin)))
+        said = None if card is None else replace(card, origin=here.origin)
+        found.append(replace(here, card=said))
     return tuple(found)
 
 
