@@ -18,6 +18,7 @@ from typing import Any
 import click
 
 from arena.bot import Limits
+from arena.cli.cluster import chosen_cluster, cluster_options, given_flags, lost
 from arena.cli.doctor import isolation_level
 from arena.cli.main import fail, isolation_option, load_registry, parse_options
 from arena.compare.estimates import Estimate
@@ -89,6 +90,7 @@ def _cores() -> int:
 @click.option("--trust", is_flag=True,
               help="Run every Python bot inline, in arena's own process (faster; only for "
                    "code you trust).")
+@cluster_options
 def compare(candidate: str, baseline: str, rules_id: str, seats: int | None,
             field_refs: str | None, max_games: int | None, seed: int, workers: int | None,
             elo0: float, elo1: float, alpha: float, beta: float, require_better: bool,
@@ -104,8 +106,11 @@ def compare(candidate: str, baseline: str, rules_id: str, seats: int | None,
     Exit status: 0 better or same (not worse), 1 worse (with --require-better: not better),
     2 usage error, 3 inconclusive at the game limit.
     """
+    from arena.executor.cluster import ClusterError, ClusterLost
     from arena.seeds import draw_secret
 
+    cluster = chosen_cluster(given_flags())
+    told = None if quiet or as_json else _told
     drawn, seed = seed is None, draw_secret() if seed is None else seed
     try:
         setup = _setup(candidate, baseline, rules_id, seats, field_refs, seed,
@@ -115,8 +120,13 @@ def compare(candidate: str, baseline: str, rules_id: str, seats: int | None,
         max_games = max_games or setup.default_max_games()
         cards = check(setup, bounds, max_games, load_registry())
         with _progress_bar(setup, max_games, quiet or as_json) as progress:
-            state = run_compare(setup, bounds, max_games, workers or _cores(), progress, cards)
+            state = run_compare(setup, bounds, max_games, workers or _cores(), progress, cards,
+                                cluster, told)
     except EntrantError as exc:
+        fail(str(exc))
+    except ClusterLost as exc:
+        lost(str(exc), "a comparison keeps nothing: run it again once the cluster is back")
+    except ClusterError as exc:
         fail(str(exc))
     if as_json:
         click.echo(json.dumps(summary_dict(state, require_better), indent=2))
@@ -128,6 +138,10 @@ def compare(candidate: str, baseline: str, rules_id: str, seats: int | None,
         click.echo(f"arena: seed: {seed} (secret: drawn for this comparison and kept nowhere; "
                    f"--seed {seed} plays it again)", err=True)
     sys.exit(exit_status(state.verdict, require_better))
+
+
+def _told(line: str) -> None:
+    click.echo(f"arena: {line}", err=True)
 
 
 def _setup(candidate: str, baseline: str, rules_id: str, seats: int | None,

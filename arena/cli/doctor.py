@@ -5,9 +5,15 @@ give in one line, before any bot starts (docs/security.md)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
+from arena.cli.cluster import chosen_cluster, cluster_options, given_flags
 from arena.cli.main import fail, isolation_option
+
+if TYPE_CHECKING:
+    from arena.executor.cluster import Cluster
 
 __all__ = ["doctor", "isolation_level", "isolation_line", "isolation_option"]
 LEVEL_WORDS = {
@@ -36,10 +42,16 @@ def isolation_line(name: str) -> str:
 
 
 @click.command(name="doctor")
+@cluster_options
 def doctor() -> None:
-    """Say which walls this machine gives untrusted bots, and the isolation level they make."""
+    """Say which walls this machine gives untrusted bots, and the isolation level they make;
+    with --cluster, the level each worker of that Dask cluster gives, one line each."""
     from arena.hosts.walls import NEEDS, strongest, survey
 
+    cluster = chosen_cluster(given_flags())
+    if cluster is not None:
+        _workers(cluster)
+        return
     walls = survey()
     for wall in walls:
         mark = "found  " if wall.found else "missing"
@@ -53,3 +65,35 @@ def doctor() -> None:
         missing = [w.name for w in walls if w.key in NEEDS[name] and not w.found]
         if missing:
             click.echo(f"{name} would need: {', '.join(missing)}")
+
+
+def _workers(cluster: Cluster) -> None:
+    """One line per worker of the cluster: its level as `arena doctor` words it there, and
+    what it lacks for strict (a worker below a run's level refuses its games)."""
+    from arena.executor.cluster import ClusterError
+
+    try:
+        client = cluster.connect()
+    except ClusterError as exc:
+        fail(str(exc))
+    try:
+        levels = client.run(level_here)
+    finally:
+        client.close()
+    click.echo(f"cluster {cluster.address}: {len(levels)} workers")
+    for address in sorted(levels):
+        host, said = levels[address]
+        click.echo(f"worker {address} ({host}): {said}")
+
+
+def level_here() -> tuple[str, str]:
+    """On a worker: its host name, and 'level L: words' with what strict would need."""
+    import socket
+
+    from arena.hosts.walls import NEEDS, strongest, survey
+
+    walls = survey()
+    best = strongest(walls)
+    missing = [w.name for w in walls if w.key in NEEDS["strict"] and not w.found]
+    need = f"; strict would need: {', '.join(missing)}" if missing else ""
+    return socket.gethostname(), f"level {best}: {LEVEL_WORDS[best]}{need}"

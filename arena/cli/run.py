@@ -11,37 +11,78 @@ from __future__ import annotations
 
 import shlex
 import sys
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
+from arena.cli.cluster import chosen_cluster, cluster_options, flags_again, given_flags, lost
 from arena.cli.doctor import isolation_level, isolation_line, isolation_option
 from arena.cli.main import fail, load_registry, referee_failed
-from arena.tournament.config import ConfigError, TournamentConfig
+from arena.tournament.config import ClusterConfig, ConfigError, KeyLines, TournamentConfig
 
 if TYPE_CHECKING:
     from arena.entrants import Resolved
+    from arena.executor.cluster import Cluster
 
 EXIT_INTERRUPTED = 130
 
 
-def _load(config: str, isolation: str | None) -> tuple[TournamentConfig, tuple[Resolved, ...]]:
-    """Load and check a tournament file, fix its isolation level (`--isolation`, else the
-    config's, else the strongest here) and start each entrant once at it (a dry run), or stop
-    with the one-line error; return it and each entrant with its card."""
+Loaded = tuple[TournamentConfig, tuple["Resolved", ...], "Cluster | None"]
+
+
+def _load(config: str, isolation: str | None) -> Loaded:
+    """Load and check a tournament file, fix its isolation level and start each entrant once
+    at it (a dry run), or stop with the one-line error; return it, each entrant with its
+    card, and the cluster its games are played on (`--cluster`, else the config's key).
+
+    Here, the level is `--isolation`, else the config's, else the strongest this machine
+    gives, checked here. On a cluster it is `strict` unless said, each worker checks it, and
+    the dry run is on a worker: strangers' code never runs on this machine."""
     from arena.tournament.config_yaml import key_lines
     from arena.tournament.load import load_tournament
     from arena.trial import check_entrants
 
+    flags = given_flags()
+    if flags[0] is not None:
+        chosen_cluster(flags)  # Dask missing or a wrong address: said before the config
     registry = load_registry()
     try:
         cfg = load_tournament(config, registry)
+        cluster = chosen_cluster(flags, cfg.cluster)
+        if cluster is not None:  # saved as run: where it was played, the flag's if given
+            cfg = replace(cfg, cluster=ClusterConfig(cluster.address, cluster.ca_file,
+                                                     cluster.cert_file, cluster.key_file))
+            cfg = cfg.at_isolation(isolation or cfg.isolation or "strict")
+            return cfg, _tried_on(cluster, cfg, key_lines(config), registry), cluster
         cfg = cfg.at_isolation(isolation_level(isolation or cfg.isolation))
-        return cfg, check_entrants(cfg, key_lines(config), registry)
+        return cfg, check_entrants(cfg, key_lines(config), registry), cluster
     except ConfigError as exc:
         fail(str(exc))
         raise  # unreachable: fail exits
+
+
+def _tried_on(cluster: Cluster, cfg: TournamentConfig, lines: KeyLines,
+              registry: Any) -> tuple[Resolved, ...]:
+    """Each entrant with the card its dry run on a cluster worker gave, where from in this
+    machine's words; a cluster that cannot play is one line (exit 2), one lost exit 75."""
+    from arena.entrants import resolve
+    from arena.executor.cluster import ClusterError, ClusterLost
+    from arena.tournament.trial_remote import check_on_cluster
+
+    try:
+        cards = check_on_cluster(cluster, cfg, lines)
+    except ClusterLost as exc:
+        lost(str(exc), "nothing was played; run the command again once it is back")
+    except ClusterError as exc:
+        fail(str(exc))
+    found = []
+    for entrant, card in zip(cfg.entrants, cards, strict=True):
+        here = resolve(entrant.reference, registry)
+        said = None if card is None else replace(card, origin=here.origin)
+        found.append(replace(here, card=said))
+    return tuple(found)
 
 
 def card_line(name: str, entrant: Resolved) -> str:
@@ -56,6 +97,7 @@ def card_line(name: str, entrant: Resolved) -> str:
 @click.command(name="validate")
 @click.argument("config", type=click.Path(dir_okay=False))
 @isolation_option
+@cluster_options
 def validate(config: str, isolation: str | None) -> None:
     """Check a tournament file without playing: print its size, or the first problem.
 
@@ -64,7 +106,7 @@ def validate(config: str, isolation: str | None) -> None:
     from arena.tournament.load import schedule_notes
     from arena.tournament.plan import Plan
 
-    cfg, entrants = _load(config, isolation)
+    cfg, entrants, _ = _load(config, isolation)
     click.echo(f"ok: {len(cfg.entrants)} entrants, {Plan(cfg).total()} games")
     for note in schedule_notes(cfg):
         click.echo(f"note: {note}")
@@ -94,11 +136,13 @@ def validate(config: str, isolation: str | None) -> None:
 @click.option("--force", is_flag=True, help="Delete the folder's earlier results and start over.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no progress notes.")
 @isolation_option
+@cluster_options
 def run(
     config: str, out: str | None, workers: int | None, resume: bool, force: bool, quiet: bool,
     isolation: str | None,
 ) -> None:
     """Play a tournament into results/<name>/ and print the standings."""
+    from arena.executor.cluster import ClusterError, ClusterLost
     from arena.hosts.inline import RefereeFailure
     from arena.report.html import build_report
     from arena.tournament.errors import TournamentError
@@ -107,10 +151,14 @@ def run(
 
     if resume and force:
         fail("--resume and --force contradict each other; choose one")
-    cfg, entrants = _load(config, isolation)
+    cfg, entrants, cluster = _load(config, isolation)
+    again = shlex.join(["arena", "run", config, *(["--out", out] if out else []),
+                        *flags_again(given_flags()), "--resume"])
     for note in schedule_notes(cfg):  # even with --quiet: not the games the config asks for
         _note(f"note: {note}")
-    if not quiet and sandboxed_entrants(cfg):
+    if not quiet and cluster is not None:
+        _note(f"cluster: {cluster.address}; isolation {cfg.isolation}, checked by each worker")
+    elif not quiet and sandboxed_entrants(cfg):
         _note(isolation_line(cfg.isolation or "none"))
     for name in untrusted_inline(cfg):
         click.echo(f"arena: warning: entrant {name!r} runs inline, in the referee's own "
@@ -127,17 +175,20 @@ def run(
             info=_note if not quiet else None,
             after=lambda folder, count: build_report(folder, workers=count),
             cards=tuple(e.card for e in entrants),
+            cluster=cluster,
         )
     except Interrupted as stop:
-        again = shlex.join(["arena", "run", config, *(["--out", out] if out else []), "--resume"])
         click.echo(f"arena: {stop}; to play the rest: {again}", err=True)
         sys.exit(EXIT_INTERRUPTED)
     except KeyboardInterrupt:  # after the games, while writing the tables
         click.echo("arena: interrupted; every game is saved, run again with --resume", err=True)
         sys.exit(EXIT_INTERRUPTED)
     except RefereeFailure as exc:
-        again = shlex.join(["arena", "run", config, *(["--out", out] if out else []), "--resume"])
         referee_failed(str(exc), f"the games in games.jsonl are kept; once fixed: {again}")
+    except ClusterLost as exc:
+        lost(str(exc), f"the games in games.jsonl are kept; to play the rest: {again}")
+    except ClusterError as exc:
+        fail(str(exc))
     except TournamentError as exc:
         fail(str(exc))
         return

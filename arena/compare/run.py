@@ -35,17 +35,18 @@ if TYPE_CHECKING:
 
 def group_results(setup: Setup, groups: int, workers: int = 1,
                   cards: Mapping[Entrant, BotCard | None] | None = None,
-                  cluster: Cluster | None = None) -> Generator[GroupResult]:
+                  cluster: Cluster | None = None, told: Callable[[str], None] | None = None,
+                  ) -> Generator[GroupResult]:
     """Results of groups 0..groups-1 in group order: their games are scheduled games with
     the group's seed, played by the tournament's worker on the one executor (on `cluster`,
-    a Dask cluster, when given)."""
+    when given: the same results; `told` hears its workers join and leave)."""
     from arena.executor.local import Executor
     from arena.tournament.errors import TournamentError
     from arena.tournament.worker import LostGames, game_job
 
     games = (game for index in range(groups) for game in compare_games(setup, index))
     executor = Executor(game_job(game_setup(setup, cards)), workers,
-                        LostGames(hint="stopped"), cluster=cluster)
+                        LostGames(hint="stopped"), cluster=cluster, told=told)
     played = iter(executor.map(games))
     try:
         for index in range(groups):
@@ -86,17 +87,18 @@ def run_compare(setup: Setup, bounds: Bounds | None = None,
                 max_games: int | None = None, workers: int = 1,
                 progress: Callable[[Comparison], None] | None = None,
                 cards: Mapping[Entrant, BotCard | None] | None = None,
-                cluster: Cluster | None = None) -> Comparison:
+                cluster: Cluster | None = None,
+                told: Callable[[str], None] | None = None) -> Comparison:
     """Play groups until the tests decide or the next group would pass `max_games`; `cards`
-    are what `check` returned (else it is run here: each bot's dry run); on `cluster`, a
-    Dask cluster, when given (the same verdict)."""
+    are what `check` returned (else it is run here: each bot's dry run). With `cluster`,
+    the games are played on that Dask cluster; losing it raises ClusterLost."""
     bounds = bounds or Bounds()
     max_games = max_games or setup.default_max_games()
     if cards is None:
         cards = check(setup, bounds, max_games)
     state = start(setup, bounds, max_games)
     groups = max_games // setup.group_games
-    with closing(group_results(setup, groups, workers, cards, cluster)) as results:
+    with closing(group_results(setup, groups, workers, cards, cluster, told)) as results:
         for result in results:
             state = state.add(result)
             if progress is not None:

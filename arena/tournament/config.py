@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from arena.entrants import Reference
 
 __all__ = [
+    "CLUSTER_SCHEMES",
     "DEFAULT_CAP",
     "ENTRANT_MODES",
     "ENTRANT_NAME_PATTERN",
@@ -40,6 +41,7 @@ __all__ = [
     "FORMAT_TYPES",
     "LIMIT_KEYS",
     "NAME_PATTERN",
+    "ClusterConfig",
     "ConfigError",
     "EntrantConfig",
     "FormatConfig",
@@ -57,6 +59,8 @@ __all__ = [
 
 FORMAT_TYPES = ("round-robin", "elimination", "gauntlet")
 ENTRANT_MODES = ("inline", "process", "command")
+CLUSTER_SCHEMES = ("tcp://", "tls://")
+"""How a Dask scheduler's address starts (arena.executor.cluster)."""
 ISOLATION_LEVELS = ("strict", "standard", "none")
 """The sandbox levels of arena.hosts.walls (docs/security.md)."""
 DEFAULT_CAP = 20000
@@ -183,6 +187,17 @@ class FormatConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class ClusterConfig:
+    """The Dask cluster that plays the games: its scheduler's address and, for tls://, the
+    CA file and this client's certificate and key (paths from the current folder)."""
+
+    address: str
+    ca: str | None = None
+    cert: str | None = None
+    key: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class TournamentConfig:
     """A whole tournament, validated: everything a run needs, defaults filled in."""
 
@@ -203,6 +218,9 @@ class TournamentConfig:
     output: str | None = None
     """Output folder; the loader fills in results/<name>."""
     replays: bool = True
+    cluster: ClusterConfig | None = None
+    """Where the games are played when not on this machine's workers (`arena run
+    --cluster` overrides it)."""
 
     def at_isolation(self, level: str) -> TournamentConfig:
         """The same tournament with every entrant at this isolation level."""

@@ -25,6 +25,7 @@ from arena.limits import Limits
 from arena.tournament.config import (
     FORMAT_ONLY,
     LIMIT_KEYS,
+    ClusterConfig,
     EntrantConfig,
     FormatConfig,
     KeyPath,
@@ -58,7 +59,23 @@ def config_as_run(
         "workers": cfg.workers,
         "output": cfg.output or f"results/{cfg.name}",
         "replays": cfg.replays,
+        **({"cluster": _cluster_as_run(cfg.cluster, folder)} if cfg.cluster else {}),
     }
+
+
+def _cluster_as_run(cluster: ClusterConfig, folder: str | PathLike[str] | None) -> Any:
+    """The scheduler's address, with its TLS files (relative to `folder`, as bot files)."""
+    files = {"ca": cluster.ca, "cert": cluster.cert, "key": cluster.key}
+    if not any(files.values()):
+        return cluster.address
+    return {"address": cluster.address, **{key: _file_from(path, folder)
+                                           for key, path in files.items() if path}}
+
+
+def _file_from(path: str, folder: str | PathLike[str] | None) -> str:
+    if folder is None:
+        return path
+    return Path(os.path.relpath(os.path.abspath(path), os.path.abspath(folder))).as_posix()
 
 
 def _entrant_as_run(

@@ -12,6 +12,7 @@ never starts a game and never touches the results folder.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from os import PathLike
@@ -20,6 +21,7 @@ from typing import Any
 
 from arena.limits import Limits
 from arena.tournament.config import (
+    CLUSTER_SCHEMES,
     DEFAULT_CAP,
     ENTRANT_MODES,
     FORMAT_ONLY,
@@ -27,6 +29,7 @@ from arena.tournament.config import (
     ISOLATION_LEVELS,
     LIMIT_KEYS,
     NAME_PATTERN,
+    ClusterConfig,
     ConfigError,
     EntrantConfig,
     FormatConfig,
@@ -56,7 +59,9 @@ _TOP_KEYS = (
     "workers",
     "output",
     "replays",
+    "cluster",
 )
+_CLUSTER_KEYS = ("address", "ca", "cert", "key")
 _FORMAT_COMMON = ("type", "seats", "games")
 _FORMAT_KEYS = _FORMAT_COMMON + tuple(k for keys in FORMAT_ONLY.values() for k in keys)
 
@@ -134,6 +139,7 @@ class _Builder(EntrantChecks):
             workers=self.workers(top.get("workers")),
             output=self.output(top.get("output"), name),
             replays=self.flag(("replays",), top.get("replays", True)),
+            cluster=self.cluster(top.get("cluster")),
         )
 
     def name(self, top: Mapping[str, Any]) -> str:
@@ -167,6 +173,40 @@ class _Builder(EntrantChecks):
 
     def output(self, raw: Any, name: str) -> str:
         return f"results/{name}" if raw is None else self.text(("output",), raw)
+
+    def cluster(self, raw: Any) -> ClusterConfig | None:
+        """A scheduler's address, or a mapping of it and the TLS files."""
+        if raw is None:
+            return None
+        if isinstance(raw, str):
+            return ClusterConfig(self.address(("cluster",), raw))
+        if not isinstance(raw, dict):
+            self.doc.fail(("cluster",), "must be a scheduler's address or a mapping of "
+                          f"address, ca, cert, key; got {describe(raw)}")
+        section = self.mapping(("cluster",), raw, _CLUSTER_KEYS)
+        address = self.address(("cluster", "address"), self.required(("cluster",), section,
+                                                                     "address"))
+        files = [None if section.get(key) is None else self.tls_file(key, section[key])
+                 for key in _CLUSTER_KEYS[1:]]
+        return ClusterConfig(address, *files)
+
+    def address(self, path: KeyPath, raw: Any) -> str:
+        address = self.text(path, raw)
+        if not address.startswith(CLUSTER_SCHEMES):
+            self.doc.fail(path, f"{address!r} must start with tcp:// or tls:// (the "
+                          "scheduler's address, as `dask scheduler` prints it)")
+        return address
+
+    def tls_file(self, key: str, raw: Any) -> str:
+        """A TLS file named relative to the config file's folder, as a bot file is."""
+        path: KeyPath = ("cluster", key)
+        given = self.text(path, raw)
+        found = Path(given) if self.folder is None else self.folder / given
+        found = Path(os.path.normpath(found))
+        if not found.is_file():
+            self.doc.fail(path, f"file {given!r} not found: looked at {found.resolve()} (a TLS "
+                          "file is found relative to the config file)")
+        return str(found)
 
     def limits(self, raw: Any) -> Limits:
         limits = {} if raw is None else self.mapping(("limits",), raw, tuple(LIMIT_KEYS))

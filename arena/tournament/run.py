@@ -66,7 +66,7 @@ from arena.tournament.worker import GameSetup, LostGames, game_job
 
 __all__ = ["RESUME_IGNORES", "Interrupted", "RunReport", "run_tournament"]
 
-RESUME_IGNORES = ("workers", "output", "isolation")
+RESUME_IGNORES = ("workers", "output", "isolation", "cluster")
 """Config keys that may change between a run and its resume without changing results (each
 replay header says at which isolation level its game was played)."""
 

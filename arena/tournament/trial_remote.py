@@ -1,0 +1,124 @@
+"""The dry run of a tournament's entrants on a worker of the Dask cluster that will play it,
+never on the organiser's machine: strangers' code runs only where its games run, in that
+machine's sandbox, at the run's isolation level (which that worker checks, not this one).
+
+    cards = check_on_cluster(cluster, cfg, key_lines(path))
+
+One task ships the bot files (arena.tournament.shipment) and runs `arena.trial.check_entrants`
+there; it answers each entrant's card, or the one-line ConfigError exactly as a dry run here
+would word it (the shipped copies' paths put back as the config names them). A worker that
+cannot give the isolation level, or runs another arena, refuses; the next worker is asked.
+This module plays no game and never touches the results folder.
+"""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from arena.botcard import BotCard
+from arena.executor.cluster import Cluster, ClusterError, ClusterLost
+from arena.executor.remote import fingerprint
+from arena.tournament.config import ConfigError, KeyLines, TournamentConfig
+from arena.tournament.shipment import Shipment, located, pack
+
+__all__ = ["Trial", "check_on_cluster", "tried_here"]
+
+Cards = tuple[BotCard | None, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Trial:
+    """What a worker's dry run found: each entrant's card, or the config error, or why this
+    worker cannot play the run at all (`refused`, one line naming the worker)."""
+
+    cards: Cards = ()
+    error: ConfigError | None = None
+    refused: str | None = None
+
+
+def check_on_cluster(cluster: Cluster, cfg: TournamentConfig, lines: KeyLines) -> Cards:
+    """Each entrant's card from a dry run on one worker of the cluster that can play the run;
+    ConfigError as a dry run here would raise it, ClusterError if no worker can play."""
+    client = cluster.connect()
+    try:
+        shipment, run_print = pack(cfg.entrants), fingerprint()
+        workers = sorted(client.scheduler_info(n_workers=-1)["workers"])
+        if not workers:
+            raise ClusterError(f"the Dask cluster at {cluster.address} has no workers")
+        refusals = []
+        for worker in workers:
+            future = client.submit(tried_here, shipment, cfg, lines, run_print, pure=False,
+                                   workers=[worker], allow_other_workers=False)
+            trial = _answer(future, cluster)
+            if trial.error is not None:
+                raise trial.error
+            if trial.refused is None:
+                return trial.cards
+            refusals.append(trial.refused)
+        raise ClusterError("no worker of the cluster can play these games: "
+                           + "; ".join(refusals))
+    finally:
+        client.close()
+
+
+def _answer(future: Any, cluster: Cluster) -> Trial:
+    """The worker's trial, or ClusterLost when the scheduler or the worker went away."""
+    from distributed.client import FutureCancelledError
+    from distributed.scheduler import KilledWorker
+
+    try:
+        trial: Trial = future.result()
+    except FutureCancelledError:
+        raise ClusterLost(f"the Dask scheduler at {cluster.address} is gone") from None
+    except KilledWorker:
+        raise ClusterLost("the dry run of the entrants killed the Dask worker that took it"
+                          ) from None
+    return trial
+
+
+def tried_here(shipment: Shipment, cfg: TournamentConfig, lines: KeyLines,
+               run_print: str) -> Trial:
+    """On a worker: the dry run of every entrant, from the shipped bot files, at the run's
+    isolation level as this machine gives it."""
+    from arena.entrants import EntrantError
+    from arena.hosts.inline import RefereeFailure
+    from arena.hosts.walls import IsolationError, level
+    from arena.plugins import PluginError, default_registry
+    from arena.tournament.load import sandboxed_entrants
+    from arena.trial import check_entrants
+
+    mine = fingerprint()
+    if mine != run_print:
+        return _refused(f"its arena is not the run's (code {mine[:12]}, the run's "
+                        f"{run_print[:12]}): install the same arena on every machine")
+    places: dict[str, str] = {}
+    try:
+        registry = default_registry()
+        places = shipment.unpack()
+        moved = replace(cfg, entrants=located(cfg.entrants, places))
+        if sandboxed_entrants(moved, registry):  # built-in bots alone need no sandbox
+            level(cfg.isolation)
+        tried = check_entrants(moved, lines, registry)
+    except ConfigError as exc:
+        return Trial(error=_put_back(exc, places))
+    except (IsolationError, RefereeFailure, EntrantError, PluginError, OSError) as exc:
+        return _refused(" ".join(str(exc).split()))
+    return Trial(cards=tuple(entrant.card for entrant in tried))
+
+
+def _put_back(error: ConfigError, places: Mapping[str, str]) -> ConfigError:
+    """The error with each shipped copy named as the config names the file."""
+    message = error.message
+    for path, copy in places.items():
+        message = message.replace(copy, path)
+    return ConfigError(error.source, error.line, error.key, message)
+
+
+def _refused(reason: str) -> Trial:
+    from distributed import get_worker
+
+    return Trial(refused=f"worker {get_worker().address} ({socket.gethostname()}) refuses: "
+                         f"{reason}")
