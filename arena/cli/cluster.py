@@ -33,7 +33,8 @@ _TLS_FLAGS = ("--tls-ca", "--tls-cert", "--tls-key")
 
 
 def cluster_options(command: F) -> F:
-    """`--cluster ADDRESS` and the TLS files, passed to the command as `cluster_flags`."""
+    """`--cluster ADDRESS` and the TLS files, kept in the command's context (read back with
+    `given_flags`) so that the commands' own parameters stay as they are."""
     def keep(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
         flags = ctx.meta.setdefault("cluster_flags", {})
         flags[param.name] = value
@@ -71,8 +72,8 @@ def chosen_cluster(flags: ClusterFlags, key: ClusterConfig | None = None) -> Clu
     address, *files = flags
     if address is None and key is None:
         if any(files):
-            fail(f"{', '.join(f for f, v in zip(_TLS_FLAGS, files, strict=True) if v)} "
-                 "need --cluster ADDRESS (or a cluster key in the config)")
+            given = ", ".join(f for f, v in zip(_TLS_FLAGS, files, strict=True) if v)
+            fail(f"{given}: TLS files are for a tls:// cluster; give its address with --cluster")
         return None
     if address is None and key is not None:
         address = key.address

@@ -67,7 +67,8 @@ def test_without_dask_cluster_says_how_to_install(
      "(--tls-ca, --tls-cert, --tls-key)")),
     (("--cluster", "tls://127.0.0.1:8786", "--tls-ca", "ca.pem", "--tls-cert", "me.pem",
       "--tls-key", "me.key"), "--tls-ca ca.pem: no such file"),
-    (("--tls-ca", "ca.pem"), "--tls-ca need --cluster ADDRESS (or a cluster key in the config)"),
+    (("--tls-ca", "ca.pem"),
+     "--tls-ca: TLS files are for a tls:// cluster; give its address with --cluster"),
 ])
 def test_a_cluster_that_cannot_be_used_is_one_line(
     tmp_path: Path, flags: tuple[str, ...], said: str
