@@ -60,7 +60,7 @@ def game_setup(setup: Setup, cards: Mapping[Entrant, BotCard | None] | None = No
     seats = (setup.candidate, setup.baseline, *setup.field)
     entrants = tuple(_entrant_config(e) for e in seats)
     return GameSetup("compare", setup.rules, Options.of(dict(setup.options)), setup.limits,
-                     entrants, None, tuple((cards or {}).get(e) for e in seats))
+                     entrants, False, tuple((cards or {}).get(e) for e in seats))
 
 
 def _entrant_config(entrant: Entrant) -> Any:
