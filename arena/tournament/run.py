@@ -64,6 +64,7 @@ from arena.tournament.errors import TournamentError
 from arena.tournament.load import rule_infos
 from arena.tournament.plan import Placements, Plan
 from arena.tournament.schedule import GameSpec
+from arena.tournament.shipment import pack
 from arena.tournament.worker import GameSetup, LostGames, game_job, replay_name
 
 __all__ = ["RESUME_IGNORES", "Interrupted", "RunReport", "run_tournament", "tournament_setup"]
@@ -156,7 +157,7 @@ def _quiet(_: str) -> None:
 def tournament_setup(cfg: TournamentConfig, cards: tuple[BotCard | None, ...] = ()) -> GameSetup:
     """What every worker gets to play the tournament's games, on this machine or another."""
     return GameSetup(cfg.name, cfg.rules, cfg.options, cfg.limits, cfg.entrants, cfg.replays,
-                     cards)
+                     cards, pack(cfg.entrants))
 
 
 def _prepare(

@@ -36,6 +36,7 @@ from arena.tournament.config import EntrantConfig, Options
 from arena.tournament.errors import TournamentError
 from arena.tournament.plan import Placements
 from arena.tournament.schedule import GameSpec
+from arena.tournament.shipment import NOTHING_SHIPPED, Shipment, located
 
 __all__ = ["LIVES", "GameSetup", "LostGames", "Played", "game_job", "game_line", "replay_name"]
 
@@ -54,6 +55,8 @@ class GameSetup:
     cards: tuple[BotCard | None, ...] = ()
     """By entrant, what it said it is at its dry run (arena.trial), if it had one: a worker
     never loads a bot that runs in its own process."""
+    shipment: Shipment = NOTHING_SHIPPED
+    """The entrants' bot files, played from copies on the worker's machine."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,8 +78,9 @@ class _Worker:
         self.setup = setup
         self.ruleset = registry.rules[setup.rules]
         cards = setup.cards or (None,) * len(setup.entrants)
-        self.entrants = tuple(entrants.resolve(e.reference, registry, card)
-                              for e, card in zip(setup.entrants, cards, strict=True))
+        references = located(setup.entrants, setup.shipment.unpack())
+        self.entrants = tuple(entrants.resolve(reference, registry, card)
+                              for reference, card in zip(references, cards, strict=True))
         self.limits = setup.limits
         self.options = setup.options.dict()
         fitting = hosts_that_fit(entrants.KEPT_CAP)  # what the open-file limit holds
