@@ -47,6 +47,7 @@ class Shipment:
 
 
 NOTHING_SHIPPED = Shipment()
+"""The shipment of a setup that names no bot file."""
 
 
 def _own_folder(base: Path) -> Path:
