@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 from arena.botcard import BotCard
 from arena.hosts.inline import BotFault, Host, InlineHost
 from arena.options import Options
-from arena.plugins import BotSpec, PluginError, Registry, default_registry
+from arena.plugins import BotSpec, PluginError, Registry, bot_from_file, default_registry
 from arena.referee import Player, as_player
 
 if TYPE_CHECKING:
@@ -62,6 +62,10 @@ class Reference:
     isolation: str | None = None
     """The sandbox level of a process or command (arena.hosts.walls; None: the strongest)."""
     network: bool = False
+    located: str | None = None
+    """Where this machine keeps the bot file, when it plays a copy of the one the user named
+    (a shipped bot, arena.tournament.shipment): it is loaded from there, and still named,
+    described and reported by `ref`."""
 
     @classmethod
     def parse(cls, text: str, mode: Mode | None = None) -> Reference:
@@ -108,6 +112,11 @@ class Reference:
         query = "&".join(f"{key}={value}" for key, value in self.options)
         return f"{self.ref}?{query}" if query else self.ref
 
+    @property
+    def where(self) -> str:
+        """The reference this machine loads the bot by: its copy's, else the user's."""
+        return self.located or self.ref
+
     def trusted(self) -> Reference:
         """The same reference run inline (`--trust`); a command stays its program."""
         return self if self.kind == "command" else replace(self, mode="inline")
@@ -130,8 +139,8 @@ class Resolved:
         if self.spec is not None:
             return self.spec.origin
         kind = self.reference.kind
-        if kind == "file":  # as the loader names it: the file's path, without its class
-            return f"file {Path(self.reference.ref.partition('.py:')[0].removesuffix('.py'))}.py"
+        if kind == "file":
+            return file_origin(self.reference.ref)
         return f"module {self.reference.ref}" if kind == "module" else "command"
 
     def host(self) -> Host:
@@ -141,7 +150,7 @@ class Resolved:
         if self.mode == "process" and self.reference.kind != "command":
             from arena.hosts.pipe import ProcessHost
 
-            return ProcessHost(self.reference.ref, self.limits())
+            return ProcessHost(self.reference.where, self.limits(), shown=self.reference.ref)
         command = self.reference.command
         if self.mode == "command" and command:
             from arena.hosts.pipe import CommandHost
@@ -182,15 +191,31 @@ def resolve(reference: Reference, registry: Registry | None = None,
             raise EntrantError(f"{reference.ref!r}: name the program after {COMMAND_PREFIX!r}")
         return Resolved(reference, None, mode_of(reference, None), card)
     if reference.kind != "name" and reference.mode != "inline":
-        missing = file_problem(reference.ref)
+        missing = file_problem(reference.where)
         if missing is not None:
             raise EntrantError(missing)
         return Resolved(reference, None, mode_of(reference, None), card)
     try:
-        spec = (registry or default_registry()).resolve(reference.ref)
+        spec = _located_spec(reference) or (registry or default_registry()).resolve(reference.ref)
     except PluginError as exc:
         raise EntrantError(str(exc)) from None
     return Resolved(reference, spec, mode_of(reference, spec), spec.card)
+
+
+def _located_spec(reference: Reference) -> BotSpec | None:
+    """A trusted bot file's class loaded from its copy on this machine (None: not a copy),
+    as the file the user named: one module in a process that read both."""
+    if reference.located is None:
+        return None
+    copy, _, cls = reference.located.partition(".py:")
+    named = reference.ref.partition(".py:")[0]
+    return bot_from_file(Path(copy.removesuffix(".py") + ".py"), cls or None,
+                         Path(named.removesuffix(".py") + ".py"))
+
+
+def file_origin(ref: str) -> str:
+    """A bot file's origin as the loader names it: the file's path, without its class."""
+    return f"file {Path(ref.partition('.py:')[0].removesuffix('.py'))}.py"
 
 
 def file_problem(ref: str) -> str | None:

@@ -149,10 +149,13 @@ def _bot_classes(module: ModuleType) -> list[type[Bot]]:
             and obj.__module__ == module.__name__]
 
 
-def _import_file(path: Path) -> ModuleType:
+def _import_file(path: Path, named: Path | None = None) -> ModuleType:
+    """The module of a bot file, imported once per process under the name of the file the
+    user named (`named`, when `path` is a copy of it: one module, whichever was read)."""
     resolved = path.resolve()
-    digest = hashlib.sha1(str(resolved).encode()).hexdigest()[:10]
-    name = f"arena_botfile_{resolved.stem}_{digest}"
+    known = (named or path).resolve()
+    digest = hashlib.sha1(str(known).encode()).hexdigest()[:10]
+    name = f"arena_botfile_{known.stem}_{digest}"
     if name in sys.modules:
         return sys.modules[name]
     spec = importlib.util.spec_from_file_location(name, resolved)
@@ -168,12 +171,13 @@ def _import_file(path: Path) -> ModuleType:
     return module
 
 
-def bot_from_file(path: Path, cls_name: str | None = None) -> BotSpec:
-    """Load a bot class from a Python file; with several classes, name one as `file.py:Class`."""
+def bot_from_file(path: Path, cls_name: str | None = None, named: Path | None = None) -> BotSpec:
+    """Load a bot class from a Python file; with several classes, name one as `file.py:Class`.
+    A copy of the file the user named (`named`) is loaded, named and reported as that file."""
     if not path.is_file():
         raise PluginError(f"bot file {str(path)!r} not found: looked at {path.resolve()}")
-    module = _import_file(path)
-    return _pick(module, cls_name, f"file {path}", "file")
+    module = _import_file(path, named)
+    return _pick(module, cls_name, f"file {named or path}", "file")
 
 
 def bot_from_module(ref: str) -> BotSpec:

@@ -61,12 +61,13 @@ def game_setup(setup: Setup, cards: Mapping[Entrant, BotCard | None] | None = No
     """The comparison as the tournament's worker takes it: entrants candidate, baseline,
     then the field, each its own entrant (a command bot gets its own process per seat), with
     what each said it is at its dry run."""
+    from arena.tournament.shipment import pack
     from arena.tournament.worker import GameSetup
 
     seats = (setup.candidate, setup.baseline, *setup.field)
     entrants = tuple(_entrant_config(e) for e in seats)
     return GameSetup("compare", setup.rules, Options.of(dict(setup.options)), setup.limits,
-                     entrants, None, tuple((cards or {}).get(e) for e in seats))
+                     entrants, False, tuple((cards or {}).get(e) for e in seats), pack(entrants))
 
 
 def _entrant_config(entrant: Entrant) -> Any:

@@ -334,9 +334,11 @@ class ProcessHost(PipeHost):
     hello_hint = LOAD_HINT
     sweeps_helpers = True  # the launcher is the bot: anything it started belongs to one game
 
-    def __init__(self, bot: str, limits: ProcessLimits | None = None) -> None:
+    def __init__(self, bot: str, limits: ProcessLimits | None = None,
+                 shown: str | None = None) -> None:
         super().__init__(limits)
-        self.written = bot
+        self.written = shown or bot
+        """The reference as the user wrote it (`bot` may be a copy's: a shipped bot)."""
         self.bot = _absolute_reference(bot)
         self._path = [str(Path(p or ".").resolve()) for p in sys.path]
 

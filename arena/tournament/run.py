@@ -4,7 +4,9 @@ The flow: `load_tournament` (arena/tournament/load.py) checks the YAML against t
 rule sets and bots; the plan (plan.py) turns the config into games, batch by batch (an
 elimination's next stage depends on the results before it); `run_tournament` plays the games
 that are not yet in games.jsonl on a pool of worker processes (worker.py), appends each
-result in schedule order, and finally derives ratings, standings, the crosstable and
+result in schedule order (its replay, sent back with it, written just before its line: a
+line never names a missing replay, and a replay without its line is played again on
+resume), and finally derives ratings, standings, the crosstable and
 stages.json from the log (derived.py).
 
 Reproducibility: every game's seed comes from the tournament seed and the game id (the
@@ -62,9 +64,10 @@ from arena.tournament.errors import TournamentError
 from arena.tournament.load import rule_infos
 from arena.tournament.plan import Placements, Plan
 from arena.tournament.schedule import GameSpec
-from arena.tournament.worker import GameSetup, LostGames, game_job
+from arena.tournament.shipment import pack
+from arena.tournament.worker import GameSetup, LostGames, game_job, replay_name
 
-__all__ = ["RESUME_IGNORES", "Interrupted", "RunReport", "run_tournament"]
+__all__ = ["RESUME_IGNORES", "Interrupted", "RunReport", "run_tournament", "tournament_setup"]
 
 RESUME_IGNORES = ("workers", "output", "isolation", "cluster")
 """Config keys that may change between a run and its resume without changing results (each
@@ -149,6 +152,12 @@ def run_tournament(
 
 def _quiet(_: str) -> None:
     pass
+
+
+def tournament_setup(cfg: TournamentConfig, cards: tuple[BotCard | None, ...] = ()) -> GameSetup:
+    """What every worker gets to play the tournament's games, on this machine or another."""
+    return GameSetup(cfg.name, cfg.rules, cfg.options, cfg.limits, cfg.entrants, cfg.replays,
+                     cards, pack(cfg.entrants))
 
 
 def _prepare(
@@ -256,9 +265,7 @@ class _Run:
         self.executor: Executor | None = None
         self.cluster = cluster
         self.lost = LostGames(info)
-        replays = str((folder / folder_files.REPLAYS).resolve()) if cfg.replays else None
-        self.setup = GameSetup(cfg.name, cfg.rules, cfg.options, cfg.limits, cfg.entrants, replays,
-                               cards)
+        self.setup = tournament_setup(cfg, cards)
 
     def play(self, recorded: list[tuple[str, Placements]]) -> RunReport:
         missing = self.total - len(recorded)
@@ -298,6 +305,9 @@ class _Run:
                 else:
                     todo.append(game)
             for played in self._executor().map(todo) if todo else ():
+                if played.replay is not None:  # before the line that names it
+                    folder_files.write_atomic(self.folder / replay_name(played.id),
+                                              played.replay, durable=False)
                 log.append((played.line,))
                 self.results[played.id] = played.placements
                 bar.update(1)

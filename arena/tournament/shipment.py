@@ -2,24 +2,30 @@
 of the organiser's folders, so each file bot's source travels with the job, is written
 there once under its digest, and the entrant is played from that copy.
 
-`pack` reads the files the entrants name (on the organiser's machine); `Shipment.unpack`
-writes them on a worker (content-addressed, so a run's second batch or a second run finds
-them there, checked again) and `located` gives the entrants pointing at the copies. A file
-is never imported here: it is only bytes.
+`pack` reads the files the entrants name (on the organiser's machine, once, when the run
+starts: a file edited or deleted later changes no game); `Shipment.unpack` writes them on a
+worker (content-addressed, so a run's second batch or a second run finds them there, checked
+again) and `located` gives the entrants' references pointing at the copies, still named,
+described and reported by the config's path. Every run ships, on one machine too: one
+mechanism. A file is never imported here: it is only bytes.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
+import stat
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from arena.entrants import Reference
 from arena.tournament.config import EntrantConfig
+from arena.tournament.errors import TournamentError
 
-__all__ = ["SHIPPED_FOLDER", "Shipment", "bot_path", "located", "pack"]
+__all__ = ["NOTHING_SHIPPED", "SHIPPED_FOLDER", "Shipment", "bot_path", "located", "pack"]
 
 SHIPPED_FOLDER = "arena-shipped-bots"
 """Under the worker's temporary folder, with the worker's uid: one folder per digest, the
@@ -34,11 +40,27 @@ class Shipment:
 
     def unpack(self, root: str | os.PathLike[str] | None = None) -> dict[str, str]:
         """Write each file where this machine keeps shipped bots; their paths by config path."""
-        base = Path(root or tempfile.gettempdir()) / f"{SHIPPED_FOLDER}-{os.getuid()}"
-        base.mkdir(mode=0o755, exist_ok=True)
-        if base.is_symlink() or base.stat().st_uid != os.getuid():
-            raise OSError(f"{base} belongs to another user: shipped bots are not kept there")
+        if not self.files:
+            return {}
+        base = _own_folder(Path(root or tempfile.gettempdir()) / f"{SHIPPED_FOLDER}-{os.getuid()}")
         return {path: str(_written(base, path, data)) for path, data in self.files}
+
+
+NOTHING_SHIPPED = Shipment()
+"""The shipment of a setup that names no bot file."""
+
+
+def _own_folder(base: Path) -> Path:
+    """The folder, made now or before by this user and writable by no other: anyone else's
+    (or a symlink to it) could swap a copy for a bot of their own between two games."""
+    with contextlib.suppress(FileExistsError):
+        base.mkdir(mode=0o755)
+    found = os.lstat(base)
+    if not stat.S_ISDIR(found.st_mode) or found.st_uid != os.getuid():
+        raise OSError(f"{base} belongs to another user: shipped bots are not kept there")
+    if found.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        raise OSError(f"{base} is writable by other users: shipped bots are not kept there")
+    return base
 
 
 def bot_path(ref: str) -> str | None:
@@ -50,18 +72,26 @@ def bot_path(ref: str) -> str | None:
 def pack(entrants: Sequence[EntrantConfig]) -> Shipment:
     """The bot files of these entrants, read once (each file once)."""
     paths = dict.fromkeys(p for e in entrants if e.bot and (p := bot_path(e.bot)))
-    return Shipment(tuple((path, Path(path).read_bytes()) for path in paths))
+    return Shipment(tuple((path, _read(path)) for path in paths))
+
+
+def _read(path: str) -> bytes:
+    try:
+        return Path(path).read_bytes()
+    except OSError as exc:
+        raise TournamentError(f"bot file {path!r} cannot be read: {exc.strerror}") from None
 
 
 def located(entrants: Sequence[EntrantConfig], places: Mapping[str, str]
-            ) -> tuple[EntrantConfig, ...]:
-    """The entrants with each shipped bot file named where it was written on this machine."""
+            ) -> tuple[Reference, ...]:
+    """The entrants' references, each shipped bot file located where it was written here."""
     moved = []
     for entrant in entrants:
+        reference = entrant.reference
         path = bot_path(entrant.bot or "")
         if entrant.bot and path is not None and path in places:
-            entrant = replace(entrant, bot=places[path] + entrant.bot[len(path):])
-        moved.append(entrant)
+            reference = replace(reference, located=places[path] + entrant.bot[len(path):])
+        moved.append(reference)
     return tuple(moved)
 
 

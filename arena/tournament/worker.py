@@ -2,13 +2,16 @@
 
 `game_job(setup)` is what each worker process runs: bots resolved once per worker (a bot
 that runs in its own process is never loaded here: its card comes in the setup), built
-fresh for every game, their results sent back as `Played` (placements and the games.jsonl
-line). `LostGames` decides what happens to a game whose worker died: played again, and after
-LIVES deaths recorded as a `crash` of the inline seat whose bot call it died in (each inline
-bot call is marked in the worker's slot, `_Watched`), or the run stops.
+fresh for every game, their results sent back as `Played` (placements, the games.jsonl
+line and the replay's bytes: the worker writes no file of the results, whose folder lives
+only on the machine that runs the tournament). `LostGames` decides what happens to a game
+whose worker died: played again, and after LIVES deaths recorded as a `crash` of the inline
+seat whose bot call it died in (each inline bot call is marked in the worker's slot,
+`_Watched`), or the run stops.
 
-This module never schedules, never writes games.jsonl or the derived files (the run does,
-in schedule order) and never prints; it knows no rule of the game (the referee plays it).
+This module never schedules, never writes a file of the results (the run writes each
+replay and games.jsonl line, in schedule order) and never prints; it knows no rule of the
+game (the referee plays it).
 """
 
 from __future__ import annotations
@@ -16,7 +19,6 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Any
 
 from arena import entrants
@@ -28,14 +30,15 @@ from arena.hosts.inline import BotFault, Host, RefereeFailure
 from arena.hosts.machine import hosts_that_fit
 from arena.plugins import Registry, default_registry
 from arena.referee import GameRecord, Player, RefereeError, play_game
-from arena.replay import fault_json, replay_lines, write_replay
+from arena.replay import encode_replay, fault_json, replay_lines
 from arena.tournament import results as folder_files
 from arena.tournament.config import EntrantConfig, Options
 from arena.tournament.errors import TournamentError
 from arena.tournament.plan import Placements
 from arena.tournament.schedule import GameSpec
+from arena.tournament.shipment import NOTHING_SHIPPED, Shipment, located
 
-__all__ = ["LIVES", "GameSetup", "LostGames", "Played", "game_job", "game_line"]
+__all__ = ["LIVES", "GameSetup", "LostGames", "Played", "game_job", "game_line", "replay_name"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,20 +50,24 @@ class GameSetup:
     options: Options
     limits: Limits
     entrants: tuple[EntrantConfig, ...]
-    replays: str | None
-    """Absolute folder for replay files, or None when replays are off."""
+    replays: bool
+    """Whether each game's replay is sent back with its result."""
     cards: tuple[BotCard | None, ...] = ()
     """By entrant, what it said it is at its dry run (arena.trial), if it had one: a worker
     never loads a bot that runs in its own process."""
+    shipment: Shipment = NOTHING_SHIPPED
+    """The entrants' bot files, played from copies on the worker's machine."""
 
 
 @dataclass(frozen=True, slots=True)
 class Played:
-    """A finished game as the main process needs it: id, placements by seat, its log line."""
+    """A finished game as the main process needs it: id, placements by seat, its log line,
+    and its replay file's bytes (None when replays are off; a few KB of gzip)."""
 
     id: str
     placements: Placements
     line: str
+    replay: bytes | None = None
 
 
 class _Worker:
@@ -71,11 +78,11 @@ class _Worker:
         self.setup = setup
         self.ruleset = registry.rules[setup.rules]
         cards = setup.cards or (None,) * len(setup.entrants)
-        self.entrants = tuple(entrants.resolve(e.reference, registry, card)
-                              for e, card in zip(setup.entrants, cards, strict=True))
+        references = located(setup.entrants, setup.shipment.unpack())
+        self.entrants = tuple(entrants.resolve(reference, registry, card)
+                              for reference, card in zip(references, cards, strict=True))
         self.limits = setup.limits
         self.options = setup.options.dict()
-        self.replays = None if setup.replays is None else Path(setup.replays)
         fitting = hosts_that_fit(entrants.KEPT_CAP)  # what the open-file limit holds
         self.kept = entrants.KeptHosts(max(fitting, self.ruleset.max_players))
         """Isolated hosts by entrant: their bot processes serve many games of this worker."""
@@ -99,12 +106,12 @@ class _Worker:
             raise TournamentError(f"game {game.id}: {exc}") from None
         except RefereeFailure as exc:  # the machine's, not a bot's: no game is recorded
             raise RefereeFailure(f"game {game.id}: {exc}") from None
-        replay = None
-        if self.replays is not None:
-            replay = f"{folder_files.REPLAYS}/{game.id}.json.gz"
-            write_replay(self.replays / f"{game.id}.json.gz", self.replay(game, record))
-        line = game_line(game, record, replay)
-        return Played(game.id, record.result.placements, json.dumps(line, separators=(",", ":")))
+        if not self.setup.replays:
+            line = json.dumps(game_line(game, record, None), separators=(",", ":"))
+            return Played(game.id, record.result.placements, line)
+        line = json.dumps(game_line(game, record, replay_name(game.id)), separators=(",", ":"))
+        replay = encode_replay(self.replay(game, record))
+        return Played(game.id, record.result.placements, line, replay)
 
     def replay(self, game: GameSpec, record: GameRecord) -> list[dict[str, Any]]:
         about = {
@@ -131,6 +138,11 @@ class _Worker:
             "mode": player.host.mode,
             **({"isolation": player.host.isolation} if hasattr(player.host, "isolation") else {}),
         }
+
+
+def replay_name(game_id: str) -> str:
+    """Where a game's replay is in the results folder, as games.jsonl names it."""
+    return f"{folder_files.REPLAYS}/{game_id}.json.gz"
 
 
 def game_line(game: GameSpec, record: GameRecord, replay: str | None) -> dict[str, Any]:

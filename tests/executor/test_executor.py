@@ -25,7 +25,7 @@ from pathlib import Path
 
 from arena_bots.random_bot import RandomBot
 
-MARK = Path(__file__).with_name("killed")
+MARK = Path(FOLDER) / "killed"  # FOLDER: the run's, written first (the bot plays a copy)
 CALLS = [0]
 
 
@@ -88,7 +88,7 @@ def _run(folder: Path, bot: str, source: str, games: int, *, killed: bool = Fals
     folder.mkdir()
     if killed:
         (folder / "killed").write_text("")
-    (folder / bot).write_text(source)
+    (folder / bot).write_text(f"FOLDER = {str(folder)!r}\n{source}")
     config = folder / "t.yaml"
     config.write_text(textwrap.dedent(CONFIG.format(bot=bot, games=games)).lstrip())
     args = ["run", str(config), "--out", str(folder / "out"), "--workers", "2", "-q"]
