@@ -21,8 +21,8 @@ from typing import Any
 from arena.botcard import BotCard
 from arena.executor.cluster import Cluster, ClusterError, ClusterLost
 from arena.executor.remote import fingerprint
-from arena.tournament.config import ConfigError, KeyLines, TournamentConfig
-from arena.tournament.shipment import Shipment, located, pack
+from arena.tournament.config import ConfigError, EntrantConfig, KeyLines, TournamentConfig
+from arena.tournament.shipment import Shipment, bot_path, pack
 
 __all__ = ["Trial", "check_on_cluster", "tried_here"]
 
@@ -98,7 +98,7 @@ def tried_here(shipment: Shipment, cfg: TournamentConfig, lines: KeyLines,
     try:
         registry = default_registry()
         places = shipment.unpack()
-        moved = replace(cfg, entrants=located(cfg.entrants, places))
+        moved = replace(cfg, entrants=tuple(_moved(e, places) for e in cfg.entrants))
         if sandboxed_entrants(moved, registry):  # built-in bots alone need no sandbox
             level(cfg.isolation)
         tried = check_entrants(moved, lines, registry)
@@ -107,6 +107,15 @@ def tried_here(shipment: Shipment, cfg: TournamentConfig, lines: KeyLines,
     except (IsolationError, RefereeFailure, EntrantError, PluginError, OSError) as exc:
         return _refused(" ".join(str(exc).split()))
     return Trial(cards=tuple(entrant.card for entrant in tried))
+
+
+def _moved(entrant: EntrantConfig, places: Mapping[str, str]) -> EntrantConfig:
+    """The entrant with its shipped bot file named where it was written on this worker (the
+    dry run's words are put back into the config's by `_put_back`)."""
+    path = bot_path(entrant.bot or "")
+    if entrant.bot is None or path is None or path not in places:
+        return entrant
+    return replace(entrant, bot=places[path] + entrant.bot[len(path):])
 
 
 def _put_back(error: ConfigError, places: Mapping[str, str]) -> ConfigError:

@@ -44,7 +44,7 @@ from pathlib import Path
 
 from arena_bots.random_bot import RandomBot
 
-MARK = Path(__file__).with_name("killed")
+MARK = Path(FOLDER) / "killed"  # FOLDER: the test's, written first (the bot plays a copy)
 CALLS = [0]
 
 
@@ -131,7 +131,7 @@ def test_an_inline_bot_that_kills_its_process_is_recorded_as_locally_its_dask_wo
     def play(where: str, **how: object) -> list[str]:
         folder = tmp_path / where
         folder.mkdir()
-        (folder / "killer.py").write_text(KILLER)
+        (folder / "killer.py").write_text(f"FOLDER = {str(folder)!r}\n{KILLER}")
         extra = f"  - bot: {folder / 'killer.py'}\n    mode: inline\n"
         cfg = load_tournament(_config(folder, FORMATS["round-robin"], INLINE[:3], extra))
         told: list[str] = []
