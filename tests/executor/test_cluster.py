@@ -121,10 +121,17 @@ def _meanwhile(action: Callable[[], None]) -> threading.Thread:
     return thread
 
 
-def _busy_worker(client: Client) -> str:
-    """A worker holding a batch now."""
-    return str(wait_for(lambda: next((w for w, held in client.processing().items() if held),
-                                     None), "a worker with a batch"))
+def _busy_worker(client: Client) -> tuple[str, int, set[int]]:
+    """A worker playing a batch now: its address, pid and arena's processes below it."""
+    def playing() -> tuple[str, int, set[int]] | None:
+        pids = worker_pids(client)
+        for address, held in client.processing().items():
+            below = descendants({pids.get(address, -1)})
+            if held and below:
+                return address, pids[address], below
+        return None
+    found: tuple[str, int, set[int]] = wait_for(playing, "a worker playing a batch")
+    return found
 
 
 def test_a_dask_worker_killed_mid_run_costs_no_game_and_changes_no_byte(
@@ -133,10 +140,8 @@ def test_a_dask_worker_killed_mid_run_costs_no_game_and_changes_no_byte(
     out, told, killed, below = tmp_path / "out", [], [], set()
 
     def kill() -> None:
-        wait_for(lambda: lines(out) > 0, "a first batch")
-        victim = _busy_worker(watcher)
-        pid = worker_pids(watcher)[victim]
-        below.update(descendants({pid}))  # its arena worker process and fork server
+        victim, pid, processes = _busy_worker(watcher)
+        below.update(processes)  # its arena worker process and fork server
         os.kill(pid, signal.SIGKILL)
         killed.append(victim)
 
@@ -160,8 +165,7 @@ def test_the_only_dask_worker_killed_mid_run_is_replaced_and_the_run_goes_on_the
     with local_cluster(1) as own, client_of(own.scheduler_address) as watcher:
 
         def kill() -> None:  # the job's only copy dies with it: the nanny's new worker
-            wait_for(lambda: lines(out) > 0, "a first batch")  # is sent it again
-            (victim, pid), = worker_pids(watcher).items()
+            victim, pid, _ = _busy_worker(watcher)  # is sent it again
             os.kill(pid, signal.SIGKILL)
             killed.append(victim)
 
@@ -181,8 +185,7 @@ def test_a_dask_worker_retired_mid_run_costs_no_game_and_changes_no_byte(
     with local_cluster(2) as own, client_of(own.scheduler_address) as watcher:
 
         def retire() -> None:
-            wait_for(lambda: lines(out) > 0, "a first batch")
-            victim = _busy_worker(watcher)
+            victim, _, _ = _busy_worker(watcher)
             watcher.retire_workers([victim], close_workers=True)
             retired.append(victim)
 

@@ -15,7 +15,6 @@ from cluster_support import (
     bot_processes,
     client_of,
     differing,
-    lines,
     local_cluster,
     wait_for,
     worker_pids,
@@ -156,9 +155,8 @@ def test_no_bot_process_is_left_on_any_worker_after_a_run(
     out = tmp_path / "out"
     running: list[list[str]] = []
 
-    def look() -> None:  # once games are written, the bots' processes are up
-        wait_for(lambda: lines(out) > 0, "a first game")
-        running.append(bot_processes(pids))
+    def look() -> None:
+        running.append(wait_for(lambda: bot_processes(pids), "the bots' processes"))
 
     looker = threading.Thread(target=look, daemon=True)
     looker.start()
@@ -177,9 +175,8 @@ def test_no_bot_process_is_left_on_any_worker_after_ctrl_c_in_the_main_process(
     out = tmp_path / "out"
     pressed: list[list[str]] = []
 
-    def ctrl_c() -> None:  # once games are written and the bots' processes are up
-        wait_for(lambda: lines(out) > 0, "a first game")
-        pressed.append(bot_processes(pids))
+    def ctrl_c() -> None:  # once the bots' processes are up
+        pressed.append(wait_for(lambda: bot_processes(pids), "the bots' processes"))
         _thread.interrupt_main()
 
     presser = threading.Thread(target=ctrl_c, daemon=True)
