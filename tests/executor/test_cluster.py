@@ -25,6 +25,7 @@ from cluster_support import (
     differing,
     lines,
     local_cluster,
+    strict_here,
     wait_for,
     wait_for_workers,
     worker_pids,
@@ -301,6 +302,7 @@ SANDBOXED = "  - bot: {folder}/mine.py\n"
 def test_workers_that_cannot_play_the_games_refuse_them_and_the_others_play_them(
     tmp_path: Path, scheduler: Scheduler,
 ) -> None:
+    strict_here()
     config = _config(tmp_path, SANDBOXED.format(folder=tmp_path), "strict", slow=False)
     run_tournament(load_tournament(config), tmp_path / "local", workers=2)
     workers = [
@@ -328,6 +330,7 @@ def test_workers_that_cannot_play_the_games_refuse_them_and_the_others_play_them
 def test_when_every_worker_refuses_the_run_stops_in_one_line_naming_why(
     tmp_path: Path, scheduler: Scheduler,
 ) -> None:
+    strict_here()
     config = _config(tmp_path, SANDBOXED.format(folder=tmp_path), "strict", slow=False)
     weak = Worker(scheduler.address, "no-bwrap", {"PATH": _without_bubblewrap(tmp_path)})
     try:

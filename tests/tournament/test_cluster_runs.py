@@ -16,6 +16,7 @@ from cluster_support import (
     client_of,
     differing,
     local_cluster,
+    strict_here,
     wait_for,
     worker_pids,
 )
@@ -119,6 +120,7 @@ def test_every_format_writes_the_bytes_of_a_local_run_on_one_and_two_dask_worker
 def test_sandboxed_and_command_bots_write_the_bytes_of_a_local_run_on_a_cluster(
     tmp_path: Path, clusters: dict[int, str],
 ) -> None:
+    strict_here()
     fmt = "{type: round-robin, seats: 2, games: 5}"
     _same_as_locally(tmp_path, _config(tmp_path, fmt, ("honest", "random", *ISOLATED)),
                      clusters)
@@ -149,6 +151,7 @@ def test_an_inline_bot_that_kills_its_process_is_recorded_as_locally_its_dask_wo
 def test_no_bot_process_is_left_on_any_worker_after_a_run(
     tmp_path: Path, watcher: Client,
 ) -> None:
+    strict_here()
     fmt = "{type: round-robin, seats: 2, games: 10}"
     cfg = load_tournament(_config(tmp_path, fmt, ("random", *ISOLATED)))
     pids = set(worker_pids(watcher).values())
@@ -169,6 +172,7 @@ def test_no_bot_process_is_left_on_any_worker_after_a_run(
 def test_no_bot_process_is_left_on_any_worker_after_ctrl_c_in_the_main_process(
     tmp_path: Path, watcher: Client,
 ) -> None:
+    strict_here()
     fmt = "{type: round-robin, seats: 2, games: 200}"  # stopped after a batch or two
     cfg = load_tournament(_config(tmp_path, fmt, ("random", *ISOLATED)))
     pids = set(worker_pids(watcher).values())
