@@ -15,7 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from distributed import Client, LocalCluster
+from needs import require
 
+from arena.hosts import walls
 from arena.tournament import results
 
 COMPARED = (results.GAMES, *results.DERIVED)
@@ -23,6 +25,12 @@ DASK = Path(sys.executable).with_name("dask")
 """The `dask` command of the interpreter running the tests (an operator's `dask worker`)."""
 WAIT = 60.0
 """Longest a test waits for an event of a cluster before it fails."""
+
+
+def strict_here() -> None:
+    """Skip (locally) or fail (in CI) a test whose bots run at isolation strict."""
+    require(walls.strongest() == "strict",
+            "isolation strict is not available here (`arena doctor` says what is missing)")
 
 
 @contextlib.contextmanager

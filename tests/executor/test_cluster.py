@@ -25,6 +25,7 @@ from cluster_support import (
     differing,
     lines,
     local_cluster,
+    strict_here,
     wait_for,
     wait_for_workers,
     worker_pids,
@@ -121,10 +122,17 @@ def _meanwhile(action: Callable[[], None]) -> threading.Thread:
     return thread
 
 
-def _busy_worker(client: Client) -> str:
-    """A worker holding a batch now."""
-    return str(wait_for(lambda: next((w for w, held in client.processing().items() if held),
-                                     None), "a worker with a batch"))
+def _busy_worker(client: Client) -> tuple[str, int, set[int]]:
+    """A worker playing a batch now: its address, pid and arena's processes below it."""
+    def playing() -> tuple[str, int, set[int]] | None:
+        pids = worker_pids(client)
+        for address, held in client.processing().items():
+            below = descendants({pids.get(address, -1)})
+            if held and below:
+                return address, pids[address], below
+        return None
+    found: tuple[str, int, set[int]] = wait_for(playing, "a worker playing a batch")
+    return found
 
 
 def test_a_dask_worker_killed_mid_run_costs_no_game_and_changes_no_byte(
@@ -133,10 +141,8 @@ def test_a_dask_worker_killed_mid_run_costs_no_game_and_changes_no_byte(
     out, told, killed, below = tmp_path / "out", [], [], set()
 
     def kill() -> None:
-        wait_for(lambda: lines(out) > 0, "a first batch")
-        victim = _busy_worker(watcher)
-        pid = worker_pids(watcher)[victim]
-        below.update(descendants({pid}))  # its arena worker process and fork server
+        victim, pid, processes = _busy_worker(watcher)
+        below.update(processes)  # its arena worker process and fork server
         os.kill(pid, signal.SIGKILL)
         killed.append(victim)
 
@@ -160,8 +166,7 @@ def test_the_only_dask_worker_killed_mid_run_is_replaced_and_the_run_goes_on_the
     with local_cluster(1) as own, client_of(own.scheduler_address) as watcher:
 
         def kill() -> None:  # the job's only copy dies with it: the nanny's new worker
-            wait_for(lambda: lines(out) > 0, "a first batch")  # is sent it again
-            (victim, pid), = worker_pids(watcher).items()
+            victim, pid, _ = _busy_worker(watcher)  # is sent it again
             os.kill(pid, signal.SIGKILL)
             killed.append(victim)
 
@@ -181,8 +186,7 @@ def test_a_dask_worker_retired_mid_run_costs_no_game_and_changes_no_byte(
     with local_cluster(2) as own, client_of(own.scheduler_address) as watcher:
 
         def retire() -> None:
-            wait_for(lambda: lines(out) > 0, "a first batch")
-            victim = _busy_worker(watcher)
+            victim, _, _ = _busy_worker(watcher)
             watcher.retire_workers([victim], close_workers=True)
             retired.append(victim)
 
@@ -298,6 +302,7 @@ SANDBOXED = "  - bot: {folder}/mine.py\n"
 def test_workers_that_cannot_play_the_games_refuse_them_and_the_others_play_them(
     tmp_path: Path, scheduler: Scheduler,
 ) -> None:
+    strict_here()
     config = _config(tmp_path, SANDBOXED.format(folder=tmp_path), "strict", slow=False)
     run_tournament(load_tournament(config), tmp_path / "local", workers=2)
     workers = [
@@ -325,6 +330,7 @@ def test_workers_that_cannot_play_the_games_refuse_them_and_the_others_play_them
 def test_when_every_worker_refuses_the_run_stops_in_one_line_naming_why(
     tmp_path: Path, scheduler: Scheduler,
 ) -> None:
+    strict_here()
     config = _config(tmp_path, SANDBOXED.format(folder=tmp_path), "strict", slow=False)
     weak = Worker(scheduler.address, "no-bwrap", {"PATH": _without_bubblewrap(tmp_path)})
     try:

@@ -15,8 +15,8 @@ from cluster_support import (
     bot_processes,
     client_of,
     differing,
-    lines,
     local_cluster,
+    strict_here,
     wait_for,
     worker_pids,
 )
@@ -120,6 +120,7 @@ def test_every_format_writes_the_bytes_of_a_local_run_on_one_and_two_dask_worker
 def test_sandboxed_and_command_bots_write_the_bytes_of_a_local_run_on_a_cluster(
     tmp_path: Path, clusters: dict[int, str],
 ) -> None:
+    strict_here()
     fmt = "{type: round-robin, seats: 2, games: 5}"
     _same_as_locally(tmp_path, _config(tmp_path, fmt, ("honest", "random", *ISOLATED)),
                      clusters)
@@ -150,15 +151,15 @@ def test_an_inline_bot_that_kills_its_process_is_recorded_as_locally_its_dask_wo
 def test_no_bot_process_is_left_on_any_worker_after_a_run(
     tmp_path: Path, watcher: Client,
 ) -> None:
+    strict_here()
     fmt = "{type: round-robin, seats: 2, games: 10}"
     cfg = load_tournament(_config(tmp_path, fmt, ("random", *ISOLATED)))
     pids = set(worker_pids(watcher).values())
     out = tmp_path / "out"
     running: list[list[str]] = []
 
-    def look() -> None:  # once games are written, the bots' processes are up
-        wait_for(lambda: lines(out) > 0, "a first game")
-        running.append(bot_processes(pids))
+    def look() -> None:
+        running.append(wait_for(lambda: bot_processes(pids), "the bots' processes"))
 
     looker = threading.Thread(target=look, daemon=True)
     looker.start()
@@ -171,15 +172,15 @@ def test_no_bot_process_is_left_on_any_worker_after_a_run(
 def test_no_bot_process_is_left_on_any_worker_after_ctrl_c_in_the_main_process(
     tmp_path: Path, watcher: Client,
 ) -> None:
+    strict_here()
     fmt = "{type: round-robin, seats: 2, games: 200}"  # stopped after a batch or two
     cfg = load_tournament(_config(tmp_path, fmt, ("random", *ISOLATED)))
     pids = set(worker_pids(watcher).values())
     out = tmp_path / "out"
     pressed: list[list[str]] = []
 
-    def ctrl_c() -> None:  # once games are written and the bots' processes are up
-        wait_for(lambda: lines(out) > 0, "a first game")
-        pressed.append(bot_processes(pids))
+    def ctrl_c() -> None:  # once the bots' processes are up
+        pressed.append(wait_for(lambda: bot_processes(pids), "the bots' processes"))
         _thread.interrupt_main()
 
     presser = threading.Thread(target=ctrl_c, daemon=True)
