@@ -33,6 +33,7 @@ import json
 import math
 import operator
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -224,10 +225,11 @@ def tournament(folder: Path, games: int, mode: str, address: str | None,
     cfg = load_tournament(path)
     cfg = cfg.at_isolation(level(cfg.isolation).name)
     cards = tuple(e.card for e in check_entrants(cfg, key_lines(path)))
-    out = folder / f"out-{mode}-{'cluster' if address else 'local'}"
+    out = folder / f"out-{mode}"
+    shutil.rmtree(out, ignore_errors=True)  # a fresh folder: no lines of the run before
     lines = _Lines(out / "games.jsonl", games, cluster_pid)
     timing = _timed(games, lambda: run_tournament(
-        cfg, out, workers=WORKERS, force=True, cards=cards,
+        cfg, out, workers=WORKERS, cards=cards,
         cluster=Cluster(address) if address else None), cluster_pid, lines)
     return timing, (out / "games.jsonl").read_bytes()
 
@@ -276,39 +278,53 @@ def _ratio(local: list[Timing], remote: list[Timing], key: str) -> float:
                              for h, r in zip(local, remote, strict=True))
 
 
-def _print_pair(title: str, local: list[Timing], remote: list[Timing]) -> dict[str, Any]:
-    """One part's medians, local and cluster, and the cluster's ratios to local."""
-    here, there = _medians(local), _medians(remote)
-    print(f"\n{title} (medians of {len(local)})")
-    print(f"  {'games/s:':8} {'run':>6} {'play':>6} {'steady':>6}   CPU µs/game: "
+def _print_runs(title: str, runs: dict[str, list[Timing]]) -> dict[str, Any]:
+    """One part's medians by contender, and each cluster's ratios to the local pool."""
+    figures = {name: _medians(timings) for name, timings in runs.items()}
+    print(f"\n{title} (medians of {len(runs['local'])})")
+    print(f"  {'games/s:':10} {'run':>6} {'play':>6} {'steady':>6}   CPU µs/game: "
           + " ".join(f"{name:>6}" for name in SHORT))
-    for name, f in (("local", here), ("cluster", there)):
-        print(f"  {name:8} {f['rate']:>6.0f} {f['play_rate']:>6.0f} {f['steady_rate']:>6.0f}"
+    for name, f in figures.items():
+        print(f"  {name:10} {f['rate']:>6.0f} {f['play_rate']:>6.0f} {f['steady_rate']:>6.0f}"
               "                " + " ".join(f"{f['cpu'][role]:>6.0f}" for role in ROLES))
-    ratios = {key: _ratio(local, remote, key) for key in ("rate", "play_rate", "steady_rate")}
-    print(f"  cluster/local: {ratios['play_rate']:.2f}x games/s to the last game, "
-          f"{ratios['steady_rate']:.2f}x first to last, {ratios['rate']:.2f}x whole run "
-          "(audit and tables included, local in both)")
-    return {"local": here, "cluster": there, "ratios": ratios,
-            "runs": {"local": [asdict(t) for t in local],
-                     "cluster": [asdict(t) for t in remote]}}
+    ratios = {}
+    for name in runs.keys() - {"local"}:
+        ratios[name] = {key: _ratio(runs["local"], runs[name], key)
+                        for key in ("rate", "play_rate", "steady_rate")}
+        print(f"  {name}/local: {ratios[name]['play_rate']:.2f}x games/s to the last game, "
+              f"{ratios[name]['steady_rate']:.2f}x first to last, {ratios[name]['rate']:.2f}x "
+              "whole run (audit and tables included, local in both)")
+    return {"figures": figures, "ratios": ratios,
+            "runs": {name: [asdict(t) for t in timings] for name, timings in runs.items()}}
 
 
-def tournaments(address: str, pid: int, mode: str, games: int, repeat: int) -> dict[str, Any]:
-    """Part 1 for one mode: local and cluster taking turns, the same bytes checked."""
-    local, remote = [], []
+def tournaments(address: str, pid: int, mode: str, games: int, repeat: int,
+                aheads: tuple[int, ...]) -> dict[str, Any]:
+    """Part 1 for one mode: local and cluster taking turns (the order turning round each
+    repetition), the same bytes checked; one cluster contender per AHEAD asked."""
+    from arena.executor import cluster as dask_backend
+
+    contenders: list[tuple[str, int | None]] = [("local", None)] + [
+        ("cluster" if len(aheads) == 1 else f"ahead {ahead}", ahead) for ahead in aheads]
+    runs: dict[str, list[Timing]] = {name: [] for name, _ in contenders}
+    default = dask_backend.AHEAD
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as folder:
         for number in range(repeat):
-            first, second = (None, address) if number % 2 == 0 else (address, None)
-            played = {}
-            for where in (first, second):
-                timing, log = tournament(Path(folder), games, mode, where, pid if where else None)
-                (remote if where else local).append(timing)
-                played[where is not None] = log
-            if played[True] != played[False]:
+            turn = number % len(contenders)
+            played = set()
+            for name, ahead in contenders[turn:] + contenders[:turn]:
+                dask_backend.AHEAD = ahead or default
+                try:
+                    timing, log = tournament(Path(folder), games, mode,
+                                             address if ahead else None, pid if ahead else None)
+                finally:
+                    dask_backend.AHEAD = default
+                runs[name].append(timing)
+                played.add(log)
+            if len(played) != 1:
                 raise SystemExit(f"{mode}: the cluster wrote another games.jsonl than local")
-    return _print_pair(f"{games} games of 4-seat dice, {mode} random bots, "
-                       f"{WORKERS} workers", local, remote)
+    return _print_runs(f"{games} games of 4-seat dice, {mode} random bots, {WORKERS} workers",
+                       runs)
 
 
 def overhead(address: str, pid: int, specs: int, repeat: int) -> dict[str, Any]:
@@ -349,6 +365,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--specs", type=int, default=20000, help="specs of the nearly free job")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--parts", default="inline,process,overhead")
+    parser.add_argument("--ahead", default=None,
+                        help="batches in flight per worker thread to try, e.g. 2,4 "
+                             "(default: arena's AHEAD)")
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--serve", type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -356,14 +375,18 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         serve(args.serve)
         return {}
     parts, found = args.parts.split(","), {}
+    from arena.executor.cluster import AHEAD
+
+    aheads = tuple(int(a) for a in args.ahead.split(",")) if args.ahead else (AHEAD,)
     with cluster_process(WORKERS) as (address, pid):
         print(f"cluster: {address}, {WORKERS} worker processes of 1 thread; "
               f"local pool: {WORKERS} workers")
         if "inline" in parts:
-            found["inline"] = tournaments(address, pid, "inline", args.games, args.repeat)
+            found["inline"] = tournaments(address, pid, "inline", args.games, args.repeat,
+                                          aheads)
         if "process" in parts:
             found["process"] = tournaments(address, pid, "process", args.process_games,
-                                           args.repeat)
+                                           args.repeat, aheads)
         if "overhead" in parts:
             found["overhead"] = overhead(address, pid, args.specs, args.repeat)
     if args.json is not None:
