@@ -1,16 +1,19 @@
 """Benchmark: a Dask cluster on this machine against the local pool, in the same run.
 
     python benchmarks/cluster.py                    # all three parts, 5 repetitions
-    python benchmarks/cluster.py --repeat 3 --games 3000 --json out.json
+    python benchmarks/cluster.py --repeat 8 --games 1200 --parts inline --json out.json
+    python benchmarks/cluster.py --parts inline --ahead 2,4   # batches in flight per thread
 
 1. Tournaments: a `dice` round robin of 6 `random` entrants at 4-seat tables, capped to
    exactly N games, played by `run_tournament` on the local pool of 2 workers and on a
    LocalCluster of 2 worker processes of 1 thread each, taking turns, repetition by
    repetition; once with the bots `inline`, once in `process` mode (each bot in its own
-   process, in the sandbox this machine gives). Figures: games/s of the whole run (start-up
-   and tables included) and while playing (first line of games.jsonl to the last), CPU
-   seconds per game of every process involved (load-independent), medians and the ratio
-   cluster/local. The two runs of a repetition must write the same games.jsonl.
+   process, in the sandbox this machine gives). Figures: games/s of the whole run (start-up,
+   audit and tables included), from its start to the last game written ("play"), and from
+   the first game written to the last ("steady"); CPU µs per game up to the last game, by
+   process (main, local workers, the cluster's scheduler and nannies, the Dask workers, the
+   arena processes under them); medians, and the median of the per-repetition ratios
+   cluster/local. Every run of a repetition must write the same games.jsonl.
 2. The cluster path's own cost: a job whose work is nearly free (it gives back its spec, a
    string the size of a games.jsonl line) mapped over many specs locally and on the
    cluster; the difference per spec is the per-game overhead (batches, scatter, the Dask
