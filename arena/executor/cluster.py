@@ -25,7 +25,7 @@ import contextlib
 import itertools
 import time
 import uuid
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sized
 from dataclasses import dataclass
 from typing import Any
 
@@ -136,6 +136,8 @@ class ClusterMap:
         self.plain_job, self.scatters = job, 0
         self.job = self._scatter()
         self.size = FIRST
+        self.left: int | None = None
+        """Specs of the map not yet in a batch, when the map said how many it has."""
         self.members = _Members(self.client, self.told)
         self.refused: dict[str, str] = {}
         self.pending: collections.deque[tuple[Any, list[Any]]] = collections.deque()
@@ -147,6 +149,7 @@ class ClusterMap:
 
     def map(self, specs: Iterable[Any]) -> Iterator[Any]:
         self._cancel()
+        self.left = len(specs) if isinstance(specs, Sized) else None
         return self._run(iter(specs))
 
     def _run(self, specs: Iterator[Any]) -> Iterator[Any]:
@@ -162,11 +165,22 @@ class ClusterMap:
 
     def _top_up(self, specs: Iterator[Any]) -> None:
         """Keep AHEAD batches in flight per worker thread that may play them."""
-        while len(self.pending) < AHEAD * max(1, self.members.threads(self.refused)):
-            chunk = list(itertools.islice(specs, self.size))
+        threads = max(1, self.members.threads(self.refused))
+        while len(self.pending) < AHEAD * threads:
+            chunk = list(itertools.islice(specs, self._batch_size(threads)))
             if not chunk:
                 return
+            if self.left is not None:
+                self.left -= len(chunk)
             self.pending.append((self._submit(chunk), chunk))
+
+    def _batch_size(self, threads: int) -> int:
+        """The sized batch, or an even share of what is left when that is smaller: the end of
+        a map, and a short map (an elimination's stage), is played on every worker thread
+        at once, not on one while the others wait."""
+        if self.left is None:
+            return self.size
+        return max(SMALLEST, min(self.size, -(-self.left // (AHEAD * threads))))
 
     def _submit(self, chunk: list[Any]) -> Any:
         allowed = self.members.allowed(self.refused)

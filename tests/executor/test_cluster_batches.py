@@ -1,0 +1,62 @@
+"""How a tournament's games are cut into batches on a Dask cluster, as the games show it: a
+short map (an elimination's stage, a small tournament, the end of a long one) is shared by
+every worker of the cluster, never left to one while the others wait."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from cli_support import write_config
+from distributed import LocalCluster
+
+from arena.executor.cluster import Cluster
+from arena.tournament.load import load_tournament
+from arena.tournament.run import run_tournament
+
+WITNESS = '''
+import os
+from pathlib import Path
+
+from arena_bots.random_bot import RandomBot
+
+SEEN = Path(__file__).with_name("players")
+
+
+class Witness(RandomBot):
+    """Notes which process plays each of its games."""
+
+    name = "witness"
+
+    def start(self, context):
+        super().start(context)
+        with SEEN.open("a") as seen:
+            seen.write(f"{os.getpid()}\\n")
+'''
+
+
+@pytest.fixture(scope="module")
+def address() -> Iterator[str]:
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=None) as cluster:
+        yield cluster.scheduler_address
+
+
+def test_a_short_tournament_is_played_on_every_worker_of_the_cluster(
+        tmp_path: Path, address: str) -> None:
+    (tmp_path / "witness.py").write_text(WITNESS)
+    config = write_config(tmp_path, f"""
+        name: short
+        rules: dice
+        entrants:
+          - {{bot: {tmp_path / "witness.py"}, mode: inline}}
+          - random
+        format: {{type: round-robin, seats: 2, games: 12}}
+        seed: 1
+        replays: false
+    """)
+    report = run_tournament(load_tournament(config), tmp_path / "out", cluster=Cluster(address))
+    players = (tmp_path / "players").read_text().split()
+    assert report.played == len(players) == 24
+    assert len(set(players)) == 2
