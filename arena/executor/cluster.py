@@ -23,6 +23,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import itertools
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sized
@@ -41,7 +42,9 @@ millisecond) is then a thousandth of the work."""
 FIRST, SMALLEST, LARGEST = 50, 1, 500
 """Specs in the first batch, and the bounds of every later one."""
 AHEAD = 2
-"""Batches in flight per worker thread: one playing, one waiting there."""
+"""Unfinished batches per worker thread: one playing, one waiting there."""
+WINDOW = 8
+"""Batches per worker thread held here at most, finished or not (results wait in order)."""
 POLL_SECONDS = 1.0
 """How often the workers are looked at (joined, left) while a result is awaited."""
 SCATTERS = 4
@@ -141,6 +144,9 @@ class ClusterMap:
         self.members = _Members(self.client, self.told)
         self.refused: dict[str, str] = {}
         self.pending: collections.deque[tuple[Any, list[Any]]] = collections.deque()
+        self.specs: Iterator[Any] | None = None
+        self.finished = threading.Event()
+        """Set when a batch in flight is done (Dask calls back on a thread of its own)."""
 
     def _scatter(self) -> Any:
         """The job sent once to every worker (a worker joining later is given it by one)."""
@@ -153,6 +159,7 @@ class ClusterMap:
         return self._run(iter(specs))
 
     def _run(self, specs: Iterator[Any]) -> Iterator[Any]:
+        self.specs = specs
         try:
             while True:
                 self._top_up(specs)
@@ -164,15 +171,19 @@ class ClusterMap:
             self._cancel()
 
     def _top_up(self, specs: Iterator[Any]) -> None:
-        """Keep AHEAD batches in flight per worker thread that may play them."""
+        """Keep AHEAD unfinished batches per worker thread that may play them: a batch done
+        early waits for the ones before it without holding its thread idle, up to WINDOW
+        batches per thread (finished or not) held here."""
         threads = max(1, self.members.threads(self.refused))
-        while len(self.pending) < AHEAD * threads:
+        unfinished = sum(not future.done() for future, _ in self.pending)
+        while unfinished < AHEAD * threads and len(self.pending) < WINDOW * threads:
             chunk = list(itertools.islice(specs, self._batch_size(threads)))
             if not chunk:
                 return
             if self.left is not None:
                 self.left -= len(chunk)
             self.pending.append((self._submit(chunk), chunk))
+            unfinished += 1
 
     def _batch_size(self, threads: int) -> int:
         """The sized batch, or an even share of what is left when that is smaller: the end of
@@ -184,9 +195,11 @@ class ClusterMap:
 
     def _submit(self, chunk: list[Any]) -> Any:
         allowed = self.members.allowed(self.refused)
-        return self.client.submit(
+        future = self.client.submit(
             play_batch, self.token, self.job, self.lost, self.print, chunk,
             pure=False, workers=allowed, allow_other_workers=False)
+        future.add_done_callback(lambda _: self.finished.set())
+        return future
 
     def _next_batch(self) -> Batch:
         """The oldest batch's result, once it is there; a refused batch is sent elsewhere."""
@@ -216,6 +229,9 @@ class ClusterMap:
 
         resets = 0
         while True:
+            if not future.done():
+                self._meanwhile()
+                continue
             try:
                 return future.result(timeout=POLL_SECONDS)
             except (DaskTimeout, TimeoutError):
@@ -236,6 +252,15 @@ class ClusterMap:
             except KilledWorker as exc:
                 raise ClusterLost(f"a batch of games killed every Dask worker that took it "
                                   f"({_said(exc)})") from None
+
+    def _meanwhile(self) -> None:
+        """Top up, then wait until some batch in flight is done (or POLL_SECONDS pass) and
+        look at the workers: a thread that finished its batch is given the next at once."""
+        self.finished.clear()  # set by any batch done from now on (its done callback)
+        if self.specs is not None:
+            self._top_up(self.specs)
+        self.finished.wait(POLL_SECONDS)
+        self.members.look()
 
     def _scatter_again(self) -> None:
         """The job died with every worker that held it: once a worker is there again, send

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from arena_bots.random_bot import RandomBot
 
-SEEN = Path(__file__).with_name("players")
+SEEN = Path(FOLDER) / "players"  # FOLDER: the test's, written first (the bot plays a copy)
 
 
 class Witness(RandomBot):
@@ -45,7 +45,7 @@ def address() -> Iterator[str]:
 
 def test_a_short_tournament_is_played_on_every_worker_of_the_cluster(
         tmp_path: Path, address: str) -> None:
-    (tmp_path / "witness.py").write_text(WITNESS)
+    (tmp_path / "witness.py").write_text(f"FOLDER = {str(tmp_path)!r}\n{WITNESS}")
     config = write_config(tmp_path, f"""
         name: short
         rules: dice
