@@ -9,7 +9,6 @@ import dataclasses
 import os
 import re
 import socket
-import subprocess
 import sys
 import threading
 import time
@@ -18,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from cli_support import invoke_cli, write_config
+from cluster_support import Scheduler, Worker, client_of, wait_for_workers
 from distributed import Client, LocalCluster
 
 RUN_FILES = ("games.jsonl", "ratings.json", "standings.md", "crosstable.csv")
@@ -113,25 +113,18 @@ def test_the_config_key_plays_on_the_cluster_and_the_flag_wins(
 
 
 @contextlib.contextmanager
-def _dask_processes() -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+def _dask_processes(folder: Path) -> Iterator[tuple[str, Scheduler]]:
     """A scheduler and one worker as `dask scheduler` and `dask worker` run them, each its
     own process (so the scheduler can be killed); its address and the scheduler."""
-    port = _closed_port()
-    address = f"tcp://127.0.0.1:{port}"
-    dask = [sys.executable, "-m"]
-    scheduler = subprocess.Popen([*dask, "distributed.cli.dask_scheduler", "--host",
-                                  "127.0.0.1", "--port", str(port), "--dashboard-address", ":0"],
-                                 stderr=subprocess.DEVNULL)
-    worker = subprocess.Popen([*dask, "distributed.cli.dask_worker", address, "--nthreads",
-                               "1"], stderr=subprocess.DEVNULL)
+    scheduler = Scheduler(folder)
+    worker = Worker(scheduler.address, "only")
     try:
-        with Client(address, timeout=30) as client:
-            client.wait_for_workers(1, timeout=30)
-        yield address, scheduler
+        with client_of(scheduler.address) as client:
+            wait_for_workers(client, {"only"})
+        yield scheduler.address, scheduler
     finally:
-        for process in (scheduler, worker):
-            process.kill()
-            process.wait()
+        worker.kill()
+        scheduler.kill()
 
 
 def test_a_scheduler_lost_mid_run_keeps_the_games_and_says_how_to_resume(
@@ -139,7 +132,7 @@ def test_a_scheduler_lost_mid_run_keeps_the_games_and_says_how_to_resume(
 ) -> None:
     config = write_config(tmp_path, SMALL.replace("games: 2", "games: 20"))
     out = tmp_path / "out"
-    with _dask_processes() as (address, scheduler):
+    with _dask_processes(tmp_path) as (address, scheduler):
         killer = threading.Thread(target=_kill_when_played, args=(scheduler, out), daemon=True)
         killer.start()
         result = invoke_cli("run", config, "--cluster", address, "--out", out)
@@ -156,7 +149,7 @@ def test_a_scheduler_lost_mid_run_keeps_the_games_and_says_how_to_resume(
     assert f"{len(kept)} already played" in resumed.stderr
 
 
-def _kill_when_played(scheduler: subprocess.Popen[bytes], out: Path) -> None:
+def _kill_when_played(scheduler: Scheduler, out: Path) -> None:
     """Kill the cluster's scheduler once the run has written some games."""
     games = out / "games.jsonl"
     deadline = time.monotonic() + 60
@@ -167,8 +160,8 @@ def _kill_when_played(scheduler: subprocess.Popen[bytes], out: Path) -> None:
     scheduler.kill()
 
 
-def test_a_scheduler_lost_mid_comparison_exits_75() -> None:
-    with _dask_processes() as (address, scheduler):
+def test_a_scheduler_lost_mid_comparison_exits_75(tmp_path: Path) -> None:
+    with _dask_processes(tmp_path) as (address, scheduler):
         killer = threading.Thread(target=_kill_when_busy, args=(scheduler, address), daemon=True)
         killer.start()
         result = invoke_cli("compare", "random", "honest", "--games", "100000", "--seed", "2",
@@ -180,7 +173,7 @@ def test_a_scheduler_lost_mid_comparison_exits_75() -> None:
     assert last.endswith("; a comparison keeps nothing: run it again once the cluster is back")
 
 
-def _kill_when_busy(scheduler: subprocess.Popen[bytes], address: str) -> None:
+def _kill_when_busy(scheduler: Scheduler, address: str) -> None:
     """Kill the cluster's scheduler once a batch of games is being played."""
     with Client(address, timeout=30) as watcher:
         deadline = time.monotonic() + 60

@@ -14,33 +14,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
+from killer_bot import KILLER
 
 from arena.cli.main import cli
 from arena.tournament import results
-
-KILLER = '''
-import os
-import signal
-from pathlib import Path
-
-from arena_bots.random_bot import RandomBot
-
-MARK = Path(FOLDER) / "killed"  # FOLDER: the run's, written first (the bot plays a copy)
-CALLS = [0]
-
-
-class Killer(RandomBot):
-    """Sends SIGKILL to its own worker at its 40th decision there, once per folder."""
-
-    name = "killer"
-
-    def act(self, observation):
-        CALLS[0] += 1
-        if CALLS[0] == 40 and not MARK.exists():
-            MARK.write_text("")
-            os.kill(os.getpid(), signal.SIGKILL)
-        return super().act(observation)
-'''
 
 QUITTER = '''
 import os

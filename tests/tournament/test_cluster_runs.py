@@ -21,6 +21,7 @@ from cluster_support import (
     worker_pids,
 )
 from distributed import Client
+from killer_bot import KILLER
 
 from arena.compare.groups import Entrant, Setup
 from arena.compare.run import run_compare
@@ -37,29 +38,6 @@ from arena_bots.random_bot import RandomBot
 class Mine(RandomBot):
     name = "mine"
 """
-KILLER = '''
-import os
-import signal
-from pathlib import Path
-
-from arena_bots.random_bot import RandomBot
-
-MARK = Path(FOLDER) / "killed"  # FOLDER: the test's, written first (the bot plays a copy)
-CALLS = [0]
-
-
-class Killer(RandomBot):
-    """Sends SIGKILL to its own process at its 40th decision there, once per folder."""
-
-    name = "killer"
-
-    def act(self, observation):
-        CALLS[0] += 1
-        if CALLS[0] == 40 and not MARK.exists():
-            MARK.write_text("")
-            os.kill(os.getpid(), signal.SIGKILL)
-        return super().act(observation)
-'''
 FORMATS = {
     "round-robin": "{type: round-robin, seats: 2, games: 10}",
     "gauntlet": "{type: gauntlet, seats: 2, games: 20, champions: [honest]}",
