@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ClusterFlags", "chosen_cluster", "cluster_options", "flags_again", "given_flags", "lost",
+    "refuse_open_network",
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -83,10 +84,32 @@ def chosen_cluster(flags: ClusterFlags, key: ClusterConfig | None = None) -> Clu
     problem = cluster.problem()
     if problem is not None:
         fail(problem)
+    _quiet_dask()
     for flag, path in zip(_TLS_FLAGS, files, strict=True):
         if path is not None and not Path(path).is_file():
             fail(f"{flag} {path}: no such file")
     return cluster
+
+
+def refuse_open_network(cluster: Cluster, networked: list[str]) -> None:
+    """Refuse an entrant with the network on a cluster without TLS: from a worker its bot
+    could reach the scheduler, which runs any task whoever connects sends it."""
+    if networked and not cluster.address.startswith("tls://"):
+        fail(f"entrant {networked[0]!r} has network: true, and the cluster at "
+             f"{cluster.address} has no TLS: its bot could reach the scheduler from a worker "
+             "and run code on every worker; play it on a tls:// cluster (docs/cluster.md)")
+
+
+def _quiet_dask() -> None:
+    """Keep Dask's own log (its tracebacks when the scheduler goes) off the user's terminal:
+    arena says what happened to the run in one line."""
+    import logging
+
+    for name in ("distributed", "tornado", "asyncio"):
+        logger = logging.getLogger(name)
+        logger.setLevel(logging.CRITICAL + 1)
+        for handler in logger.handlers:
+            handler.setLevel(logging.CRITICAL + 1)
 
 
 def flags_again(flags: ClusterFlags) -> list[str]:

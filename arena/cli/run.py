@@ -17,7 +17,14 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from arena.cli.cluster import chosen_cluster, cluster_options, flags_again, given_flags, lost
+from arena.cli.cluster import (
+    chosen_cluster,
+    cluster_options,
+    flags_again,
+    given_flags,
+    lost,
+    refuse_open_network,
+)
 from arena.cli.doctor import isolation_level, isolation_line, isolation_option
 from arena.cli.main import fail, load_registry, referee_failed
 from arena.tournament.config import ClusterConfig, ConfigError, KeyLines, TournamentConfig
@@ -55,6 +62,7 @@ def _load(config: str, isolation: str | None) -> Loaded:
             cfg = replace(cfg, cluster=ClusterConfig(cluster.address, cluster.ca_file,
                                                      cluster.cert_file, cluster.key_file))
             cfg = cfg.at_isolation(isolation or cfg.isolation or "strict")
+            refuse_open_network(cluster, [e.name for e in cfg.entrants if e.network])
             return cfg, _tried_on(cluster, cfg, key_lines(config), registry), cluster
         cfg = cfg.at_isolation(isolation_level(isolation or cfg.isolation))
         return cfg, check_entrants(cfg, key_lines(config), registry), cluster

@@ -45,6 +45,9 @@ AHEAD = 2
 """Unfinished batches per worker thread: one playing, one waiting there."""
 WINDOW = 8
 """Batches per worker thread held here at most, finished or not (results wait in order)."""
+CONNECT_SECONDS = 15.0
+"""Longest a connection to the scheduler may take (Dask's own timeout does not cover a port
+that accepts but never answers)."""
 POLL_SECONDS = 1.0
 """How often the workers are looked at (joined, left) while a result is awaited."""
 SCATTERS = 4
@@ -96,6 +99,9 @@ class Cluster:
         if scheme not in ("tcp", "tls"):
             return (f"cluster address {self.address!r} must start with tcp:// or tls:// "
                     "(the scheduler's address, as `dask scheduler` prints it)")
+        if not _host_and_port(self.address):
+            return (f"cluster address {self.address!r} must name the scheduler's host and "
+                    f"port, as `dask scheduler` prints it ({scheme}://HOST:8786)")
         files = (self.ca_file, self.cert_file, self.key_file)
         if scheme == "tls" and None in files:
             return ("a tls:// cluster needs its CA file and this client's certificate and key "
@@ -117,13 +123,26 @@ class Cluster:
             security = Security(  # type: ignore[no-untyped-call]
                 tls_ca_file=self.ca_file, tls_client_cert=self.cert_file,
                 tls_client_key=self.key_file, require_encryption=True)
-        try:
-            return Client(  # type: ignore[no-untyped-call]
-                self.address, security=security, timeout=10, set_as_default=False)
-        except (OSError, TimeoutError, ValueError) as exc:
-            said = " ".join(str(exc).split()) or type(exc).__name__
-            raise ClusterError(f"cannot reach the Dask scheduler at {self.address}: {said}"
-                               ) from None
+        made: list[Any] = []
+
+        def dial() -> None:  # a port that accepts but never answers (a dashboard) hangs it
+            try:
+                made.append(Client(  # type: ignore[no-untyped-call]
+                    self.address, security=security, timeout=10, set_as_default=False))
+            except Exception as exc:  # noqa: BLE001 - told below, in one line
+                made.append(exc)
+
+        dialing = threading.Thread(target=dial, name="arena-dial", daemon=True)
+        dialing.start()
+        dialing.join(CONNECT_SECONDS)
+        if not made:
+            raise ClusterError(f"no Dask scheduler answered at {self.address} within "
+                               f"{CONNECT_SECONDS:.0f} s (is it the scheduler's address, "
+                               "as `dask scheduler` prints it, not its dashboard's?)")
+        if isinstance(made[0], Exception):
+            said = " ".join(str(made[0]).split()) or type(made[0]).__name__
+            raise ClusterError(f"cannot reach the Dask scheduler at {self.address}: {said}")
+        return made[0]
 
 
 class ClusterMap:
@@ -325,7 +344,7 @@ class _Members:
             return
         self.seen = now
         with contextlib.suppress(Exception):  # a scheduler gone is noticed on the futures
-            workers = dict(self.client.scheduler_info(n_workers=-1)["workers"])
+            workers = dict(self._ask()["workers"])
             if first:
                 threads = sum(int(w.get("nthreads", 1)) for w in workers.values())
                 self.told(f"cluster: {len(workers)} workers, {threads} threads at "
@@ -337,6 +356,14 @@ class _Members:
                     self.told(f"cluster: worker {address} left; its games are played again "
                               "elsewhere")
             self.workers = workers
+
+    def _ask(self) -> dict[str, Any]:
+        """The scheduler's own list of workers, asked now: the client's cached
+        `scheduler_info()` may be cut short by its periodic refresh (a worker seen to leave
+        that never left)."""
+        identity: dict[str, Any] = self.client.sync(self.client.scheduler.identity,
+                                                    n_workers=-1)
+        return identity
 
     def allowed(self, refused: dict[str, str]) -> list[str] | None:
         """The workers a batch may go to (None: any, none has refused)."""
@@ -351,6 +378,17 @@ class _Members:
         allowed = self.allowed(refused)
         return sum(int(w.get("nthreads", 1)) for address, w in self.workers.items()
                    if allowed is None or address in allowed)
+
+
+def _host_and_port(address: str) -> bool:
+    """Whether an address names a host and a numeric port."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(address)
+        return bool(parts.hostname) and parts.port is not None
+    except ValueError:
+        return False
 
 
 def _tell(lost: Any, line: str) -> None:

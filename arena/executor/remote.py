@@ -62,6 +62,8 @@ class _State:
     told: int = 0
     busy: bool = False
     closing: bool = False
+    aborted: bool = False
+    """The run was stopped: its batch ends after the game being played."""
 
     def news(self) -> list[str]:
         """The death lines the policy wrote since the last batch."""
@@ -81,7 +83,11 @@ def play_batch(token: str, job: Job, lost: Callable[[Death], Any] | None, run_pr
     state = _state(token, job, lost, run_print)
     start = time.perf_counter()
     try:
-        results = list(state.executor.map(specs))
+        results = []
+        for result in state.executor.map(specs):
+            results.append(result)
+            if state.aborted:  # the run was stopped: nobody reads the rest
+                break
     except Exception as exc:
         if state.executor.cannot_start:
             _drop(token)
@@ -121,12 +127,13 @@ def _done(token: str, state: _State) -> None:
 
 
 def release(token: str, abort: bool = False) -> int:
-    """Stop the map's executors on this worker (a busy one when its batch ends); with
-    `abort`, without waiting for their workers' shutdown (a run that was stopped)."""
+    """Stop the map's executors on this worker (a busy one when its batch ends, or, with
+    `abort`, after the game it is playing); with `abort`, without waiting for their
+    workers' shutdown (a run that was stopped)."""
     with _LOCK:
         mine = [(key, s) for key, s in _STATES.items() if key[0] == token]
         for key, state in mine:
-            state.closing = True
+            state.closing, state.aborted = True, abort
             if not state.busy:
                 del _STATES[key]
     for _, state in mine:

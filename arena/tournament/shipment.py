@@ -52,14 +52,16 @@ NOTHING_SHIPPED = Shipment()
 
 def _own_folder(base: Path) -> Path:
     """The folder, made now or before by this user and writable by no other: anyone else's
-    (or a symlink to it) could swap a copy for a bot of their own between two games."""
+    (or a symlink to it) could swap a copy for a bot of their own between two games. Nobody
+    else may list it: a copy is found only by its digest, which only its source gives."""
     with contextlib.suppress(FileExistsError):
-        base.mkdir(mode=0o755)
+        base.mkdir(mode=0o711)
     found = os.lstat(base)
     if not stat.S_ISDIR(found.st_mode) or found.st_uid != os.getuid():
         raise OSError(f"{base} belongs to another user: shipped bots are not kept there")
     if found.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
         raise OSError(f"{base} is writable by other users: shipped bots are not kept there")
+    os.chmod(base, 0o711)  # others may pass through to a copy (a bot's uid) but not list
     return base
 
 

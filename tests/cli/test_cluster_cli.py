@@ -330,3 +330,26 @@ def test_when_no_worker_gives_the_level_the_run_stops_before_any_game_saying_why
         "uid): run arena as root (util-linux setpriv: apt-get install util-linux)\n")
     assert not (tmp_path / "out").exists()
     assert trusted.exit_code == 0, trusted.stderr  # built-in bots alone need no sandbox
+
+
+def test_an_entrant_with_the_network_is_refused_on_a_cluster_without_tls(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "mine.py").write_text("from arena_bots.random_bot import RandomBot\n\n\n"
+                                      "class Mine(RandomBot):\n    name = 'mine'\n")
+    config = write_config(tmp_path, """\
+        name: open
+        rules: dice
+        entrants:
+          - random
+          - {bot: mine.py, alias: online, network: true}
+        format: {type: round-robin, seats: 2, games: 2}
+    """)
+    address = f"tcp://127.0.0.1:{_closed_port()}"
+    result = invoke_cli("run", config, "--cluster", address, "--out", tmp_path / "out")
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        f"arena: error: entrant 'online' has network: true, and the cluster at {address} has "
+        "no TLS: its bot could reach the scheduler from a worker and run code on every "
+        "worker; play it on a tls:// cluster (docs/cluster.md)\n")
+    assert not (tmp_path / "out").exists()
