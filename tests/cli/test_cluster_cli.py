@@ -69,6 +69,12 @@ def test_without_dask_cluster_says_how_to_install(
       "--tls-key", "me.key"), "--tls-ca ca.pem: no such file"),
     (("--tls-ca", "ca.pem"),
      "--tls-ca: TLS files are for a tls:// cluster; give its address with --cluster"),
+    (("--cluster", "tcp://127.0.0.1"),
+     ("cluster address 'tcp://127.0.0.1' must name the scheduler's host and port, as `dask "
+      "scheduler` prints it (tcp://HOST:8786)")),
+    (("--cluster", "tcp://127.0.0.1:abc"),
+     ("cluster address 'tcp://127.0.0.1:abc' must name the scheduler's host and port, as "
+      "`dask scheduler` prints it (tcp://HOST:8786)")),
 ])
 def test_a_cluster_that_cannot_be_used_is_one_line(
     tmp_path: Path, flags: tuple[str, ...], said: str
@@ -85,6 +91,29 @@ def test_no_scheduler_at_the_address_is_one_line(tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert result.stderr.startswith(f"arena: error: cannot reach the Dask scheduler at {address}: ")
     assert result.stderr.count("\n") == 1
+
+
+def test_a_port_that_never_answers_is_one_line_not_a_hang(tmp_path: Path) -> None:
+    listener = socket.create_server(("127.0.0.1", 0))  # accepts, as a dashboard does, and
+    accepted: list[socket.socket] = []  # never says a word of Dask's
+
+    def accept() -> None:
+        with contextlib.suppress(OSError):
+            while True:
+                accepted.append(listener.accept()[0])
+
+    threading.Thread(target=accept, daemon=True).start()
+    address = f"tcp://127.0.0.1:{listener.getsockname()[1]}"
+    try:
+        result = invoke_cli("doctor", "--cluster", address)
+    finally:
+        listener.close()
+        for connection in accepted:
+            connection.close()
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        f"arena: error: no Dask scheduler answered at {address} within 15 s (is it the "
+        "scheduler's address, as `dask scheduler` prints it, not its dashboard's?)\n")
 
 
 def test_a_run_on_the_cluster_writes_what_a_local_run_writes(tmp_path: Path, cluster: str) -> None:
