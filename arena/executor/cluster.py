@@ -24,13 +24,13 @@ import collections
 import contextlib
 import itertools
 import threading
-import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sized
 from dataclasses import dataclass
 from typing import Any
 
 from arena.executor.local import Death, Job
+from arena.executor.members import POLL_SECONDS, Members
 from arena.executor.remote import Batch, Refused, fingerprint, play_batch, release
 from arena.executor.serve import ExecutorError
 
@@ -48,8 +48,6 @@ WINDOW = 8
 CONNECT_SECONDS = 15.0
 """Longest a connection to the scheduler may take (Dask's own timeout does not cover a port
 that accepts but never answers)."""
-POLL_SECONDS = 1.0
-"""How often the workers are looked at (joined, left) while a result is awaited."""
 SCATTERS = 4
 """Times the job is sent to the cluster: once, and again each time every worker holding it
 died (a one-worker cluster whose nanny restarts it); more, and the cluster is lost."""
@@ -160,7 +158,7 @@ class ClusterMap:
         self.size = FIRST
         self.left: int | None = None
         """Specs of the map not yet in a batch, when the map said how many it has."""
-        self.members = _Members(self.client, self.told)
+        self.members = Members(self.client, self.told)
         self.refused: dict[str, str] = {}
         self.pending: collections.deque[tuple[Any, list[Any]]] = collections.deque()
         self.specs: Iterator[Any] | None = None
@@ -328,58 +326,6 @@ class ClusterMap:
             self.client.close(timeout=2 if abort else 10)
 
 
-class _Members:
-    """The cluster's workers as last seen: who joined and left is told, one line each."""
-
-    def __init__(self, client: Any, told: Callable[[str], None]) -> None:
-        self.client, self.told = client, told
-        self.workers: dict[str, dict[str, Any]] = {}
-        self.seen = 0.0
-        self.look(first=True)
-
-    def look(self, first: bool = False) -> None:
-        """Read the workers again (at most once per POLL_SECONDS) and tell what changed."""
-        now = time.monotonic()
-        if not first and now - self.seen < POLL_SECONDS:
-            return
-        self.seen = now
-        with contextlib.suppress(Exception):  # a scheduler gone is noticed on the futures
-            workers = dict(self._ask()["workers"])
-            if first:
-                threads = sum(int(w.get("nthreads", 1)) for w in workers.values())
-                self.told(f"cluster: {len(workers)} workers, {threads} threads at "
-                          f"{self.client.scheduler.address}")
-            else:
-                for address in workers.keys() - self.workers.keys():
-                    self.told(f"cluster: worker {address} joined ({_host(workers[address])})")
-                for address in self.workers.keys() - workers.keys():
-                    self.told(f"cluster: worker {address} left; its games are played again "
-                              "elsewhere")
-            self.workers = workers
-
-    def _ask(self) -> dict[str, Any]:
-        """The scheduler's own list of workers, asked now: the client's cached
-        `scheduler_info()` may be cut short by its periodic refresh (a worker seen to leave
-        that never left)."""
-        identity: dict[str, Any] = self.client.sync(self.client.scheduler.identity,
-                                                    n_workers=-1)
-        return identity
-
-    def allowed(self, refused: dict[str, str]) -> list[str] | None:
-        """The workers a batch may go to (None: any, none has refused)."""
-        if not refused:
-            return None
-        self.look()
-        names = {who.split()[1] for who in refused if who.startswith("worker ")}
-        return [address for address in self.workers if address not in names]
-
-    def threads(self, refused: dict[str, str]) -> int:
-        """How many worker threads may play batches."""
-        allowed = self.allowed(refused)
-        return sum(int(w.get("nthreads", 1)) for address, w in self.workers.items()
-                   if allowed is None or address in allowed)
-
-
 def _host_and_port(address: str) -> bool:
     """Whether an address names a host and a numeric port."""
     from urllib.parse import urlsplit
@@ -396,10 +342,6 @@ def _tell(lost: Any, line: str) -> None:
     tell = getattr(lost, "tell", None)
     if tell is not None:
         tell(line)
-
-
-def _host(worker: dict[str, Any]) -> str:
-    return f"{worker.get('host', '?')}, {worker.get('nthreads', 1)} threads"
 
 
 def _reason(exc: BaseException) -> str:

@@ -1,0 +1,71 @@
+"""A Dask cluster's workers as a run sees them: who joined and who left is told, one line
+each, and which of them may be given batches once some have refused (arena.executor.cluster).
+Asked of the scheduler itself, at most once per POLL_SECONDS."""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["POLL_SECONDS", "Members"]
+
+POLL_SECONDS = 1.0
+"""How often the workers are looked at (joined, left) while a result is awaited."""
+
+
+class Members:
+    """The cluster's workers as last seen: who joined and left is told, one line each."""
+
+    def __init__(self, client: Any, told: Callable[[str], None]) -> None:
+        self.client, self.told = client, told
+        self.workers: dict[str, dict[str, Any]] = {}
+        self.seen = 0.0
+        self.look(first=True)
+
+    def look(self, first: bool = False) -> None:
+        """Read the workers again (at most once per POLL_SECONDS) and tell what changed."""
+        now = time.monotonic()
+        if not first and now - self.seen < POLL_SECONDS:
+            return
+        self.seen = now
+        with contextlib.suppress(Exception):  # a scheduler gone is noticed on the futures
+            workers = dict(self._ask()["workers"])
+            if first:
+                threads = sum(int(w.get("nthreads", 1)) for w in workers.values())
+                self.told(f"cluster: {len(workers)} workers, {threads} threads at "
+                          f"{self.client.scheduler.address}")
+            else:
+                for address in workers.keys() - self.workers.keys():
+                    self.told(f"cluster: worker {address} joined ({_host(workers[address])})")
+                for address in self.workers.keys() - workers.keys():
+                    self.told(f"cluster: worker {address} left; its games are played again "
+                              "elsewhere")
+            self.workers = workers
+
+    def _ask(self) -> dict[str, Any]:
+        """The scheduler's own list of workers, asked now: the client's cached
+        `scheduler_info()` may be cut short by its periodic refresh (a worker seen to leave
+        that never left)."""
+        identity: dict[str, Any] = self.client.sync(self.client.scheduler.identity,
+                                                    n_workers=-1)
+        return identity
+
+    def allowed(self, refused: dict[str, str]) -> list[str] | None:
+        """The workers a batch may go to (None: any, none has refused)."""
+        if not refused:
+            return None
+        self.look()
+        names = {who.split()[1] for who in refused if who.startswith("worker ")}
+        return [address for address in self.workers if address not in names]
+
+    def threads(self, refused: dict[str, str]) -> int:
+        """How many worker threads may play batches."""
+        allowed = self.allowed(refused)
+        return sum(int(w.get("nthreads", 1)) for address, w in self.workers.items()
+                   if allowed is None or address in allowed)
+
+
+def _host(worker: dict[str, Any]) -> str:
+    return f"{worker.get('host', '?')}, {worker.get('nthreads', 1)} threads"
