@@ -9,10 +9,18 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["POLL_SECONDS", "Members"]
+__all__ = ["POLL_SECONDS", "Members", "workers_of"]
 
 POLL_SECONDS = 1.0
 """How often the workers are looked at (joined, left) while a result is awaited."""
+
+
+def workers_of(client: Any) -> dict[str, dict[str, Any]]:
+    """The scheduler's own list of workers by address, asked now: the client's cached
+    `scheduler_info()` may be cut short by its periodic refresh (a worker seen to leave that
+    never left)."""
+    identity: dict[str, Any] = client.sync(client.scheduler.identity, n_workers=-1)
+    return dict(identity["workers"])
 
 
 class Members:
@@ -31,7 +39,7 @@ class Members:
             return
         self.seen = now
         with contextlib.suppress(Exception):  # a scheduler gone is noticed on the futures
-            workers = dict(self._ask()["workers"])
+            workers = workers_of(self.client)
             if first:
                 threads = sum(int(w.get("nthreads", 1)) for w in workers.values())
                 self.told(f"cluster: {len(workers)} workers, {threads} threads at "
@@ -43,14 +51,6 @@ class Members:
                     self.told(f"cluster: worker {address} left; its games are played again "
                               "elsewhere")
             self.workers = workers
-
-    def _ask(self) -> dict[str, Any]:
-        """The scheduler's own list of workers, asked now: the client's cached
-        `scheduler_info()` may be cut short by its periodic refresh (a worker seen to leave
-        that never left)."""
-        identity: dict[str, Any] = self.client.sync(self.client.scheduler.identity,
-                                                    n_workers=-1)
-        return identity
 
     def allowed(self, refused: dict[str, str]) -> list[str] | None:
         """The workers a batch may go to (None: any, none has refused)."""

@@ -25,7 +25,10 @@ from typing import Any
 
 from arena.executor.local import Death, Executor, Job
 
-__all__ = ["IDLE_SECONDS", "Batch", "Refused", "fingerprint", "play_batch", "release"]
+__all__ = [
+    "IDLE_SECONDS", "Batch", "Refused", "fingerprint", "foreign_code", "play_batch", "release",
+    "worker_name",
+]
 
 IDLE_SECONDS = 300.0
 """A map's executor unused this long on a worker is stopped (its run is gone)."""
@@ -91,7 +94,7 @@ def play_batch(token: str, job: Job, lost: Callable[[Death], Any] | None, run_pr
     except Exception as exc:
         if state.executor.cannot_start:
             _drop(token)
-            raise Refused(_address(), " ".join(str(exc).split())) from None
+            raise Refused(worker_name(), " ".join(str(exc).split())) from None
         raise
     finally:
         _done(token, state)
@@ -105,10 +108,9 @@ def _state(token: str, job: Job, lost: Any, run_print: str) -> _State:
         if state is not None:
             state.busy, state.used = True, time.monotonic()
             return state
-    mine = fingerprint()
-    if mine != run_print:
-        raise Refused(_address(), f"its arena is not the run's (code {mine[:12]}, the run's "
-                      f"{run_print[:12]}): install the same arena on every machine")
+    foreign = foreign_code(run_print)
+    if foreign is not None:
+        raise Refused(worker_name(), foreign)
     _may_have_children()
     lost = copy.deepcopy(lost)  # each thread counts its own deaths
     state = _State(Executor(job, 1, lost, apart=True), lost, busy=True)
@@ -181,7 +183,16 @@ def _may_have_children() -> None:
         process.daemon = False
 
 
-def _address() -> str:
+def foreign_code(run_print: str) -> str | None:
+    """Why this machine's arena is not the run's (its `fingerprint` differs), or None."""
+    mine = fingerprint()
+    if mine == run_print:
+        return None
+    return (f"its arena is not the run's (code {mine[:12]}, the run's {run_print[:12]}): "
+            "install the same arena on every machine")
+
+
+def worker_name() -> str:
     """This Dask worker's address and host name, for the organiser's messages."""
     import socket
 

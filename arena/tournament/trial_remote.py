@@ -13,14 +13,14 @@ This module plays no game and never touches the results folder.
 
 from __future__ import annotations
 
-import socket
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
 from arena.botcard import BotCard
 from arena.executor.cluster import Cluster, ClusterError, ClusterLost
-from arena.executor.remote import fingerprint
+from arena.executor.members import workers_of
+from arena.executor.remote import fingerprint, foreign_code, worker_name
 from arena.tournament.config import ConfigError, EntrantConfig, KeyLines, TournamentConfig
 from arena.tournament.shipment import Shipment, bot_path, pack
 
@@ -45,7 +45,7 @@ def check_on_cluster(cluster: Cluster, cfg: TournamentConfig, lines: KeyLines) -
     client = cluster.connect()
     try:
         shipment, run_print = pack(cfg.entrants), fingerprint()
-        workers = sorted(client.scheduler_info(n_workers=-1)["workers"])
+        workers = sorted(workers_of(client))
         if not workers:
             raise ClusterError(f"the Dask cluster at {cluster.address} has no workers")
         refusals = []
@@ -90,10 +90,9 @@ def tried_here(shipment: Shipment, cfg: TournamentConfig, lines: KeyLines,
     from arena.tournament.load import sandboxed_entrants
     from arena.trial import check_entrants
 
-    mine = fingerprint()
-    if mine != run_print:
-        return _refused(f"its arena is not the run's (code {mine[:12]}, the run's "
-                        f"{run_print[:12]}): install the same arena on every machine")
+    foreign = foreign_code(run_print)
+    if foreign is not None:
+        return _refused(foreign)
     places: dict[str, str] = {}
     try:
         registry = default_registry()
@@ -127,7 +126,4 @@ def _put_back(error: ConfigError, places: Mapping[str, str]) -> ConfigError:
 
 
 def _refused(reason: str) -> Trial:
-    from distributed import get_worker
-
-    return Trial(refused=f"worker {get_worker().address} ({socket.gethostname()}) refuses: "
-                         f"{reason}")
+    return Trial(refused=f"{worker_name()} refuses: {reason}")
