@@ -160,6 +160,7 @@ class ClusterMap:
         """Specs of the map not yet in a batch, when the map said how many it has."""
         self.members = Members(self.client, self.told)
         self.refused: dict[str, str] = {}
+        """Each refusing worker's address, and its refusal in the organiser's words."""
         self.pending: collections.deque[tuple[Any, list[Any]]] = collections.deque()
         self.specs: Iterator[Any] | None = None
         self.finished = threading.Event()
@@ -295,12 +296,12 @@ class ClusterMap:
                                          for _, chunk in self.pending)
 
     def _refuse(self, refusal: Refused) -> None:
-        if refusal.worker not in self.refused:
-            self.refused[refusal.worker] = refusal.reason
+        if refusal.address not in self.refused:
+            self.refused[refusal.address] = str(refusal)
             self.told(f"cluster: {refusal}; it is given no more games")
         if not self.members.allowed(self.refused):
-            raise ClusterError("no worker of the cluster can play these games: " + "; ".join(
-                f"{who}: {why}" for who, why in self.refused.items()))
+            raise ClusterError("no worker of the cluster can play these games: "
+                               + "; ".join(self.refused.values()))
 
     def _resize(self, count: int, seconds: float) -> None:
         """Aim the next batches at TARGET_SECONDS, changing by at most a factor of two."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 __all__ = ["POLL_SECONDS", "Members", "workers_of"]
@@ -52,15 +52,15 @@ class Members:
                               "elsewhere")
             self.workers = workers
 
-    def allowed(self, refused: dict[str, str]) -> list[str] | None:
-        """The workers a batch may go to (None: any, none has refused)."""
+    def allowed(self, refused: Mapping[str, str]) -> list[str] | None:
+        """The workers a batch may go to (None: any, none has refused); `refused` is keyed by
+        the refusing workers' addresses."""
         if not refused:
             return None
         self.look()
-        names = {who.split()[1] for who in refused if who.startswith("worker ")}
-        return [address for address in self.workers if address not in names]
+        return [address for address in self.workers if address not in refused]
 
-    def threads(self, refused: dict[str, str]) -> int:
+    def threads(self, refused: Mapping[str, str]) -> int:
         """How many worker threads may play batches."""
         allowed = self.allowed(refused)
         return sum(int(w.get("nthreads", 1)) for address, w in self.workers.items()

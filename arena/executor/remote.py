@@ -37,9 +37,14 @@ IDLE_SECONDS = 300.0
 class Refused(Exception):
     """This worker cannot play the map's specs; the message says why, in one line."""
 
-    def __init__(self, worker: str, reason: str) -> None:
-        super().__init__(worker, reason)
-        self.worker, self.reason = worker, reason
+    def __init__(self, worker: str, reason: str, address: str = "") -> None:
+        super().__init__(worker, reason, address)
+        self.worker, self.reason, self.address = worker, reason, address
+
+    @classmethod
+    def here(cls, reason: str) -> Refused:
+        """This Dask worker's refusal: its name for the organiser, its address for the run."""
+        return cls(worker_name(), reason, _dask_address())
 
     def __str__(self) -> str:
         return f"{self.worker} refuses: {self.reason}"
@@ -94,7 +99,7 @@ def play_batch(token: str, job: Job, lost: Callable[[Death], Any] | None, run_pr
     except Exception as exc:
         if state.executor.cannot_start:
             _drop(token)
-            raise Refused(worker_name(), " ".join(str(exc).split())) from None
+            raise Refused.here(" ".join(str(exc).split())) from None
         raise
     finally:
         _done(token, state)
@@ -110,7 +115,7 @@ def _state(token: str, job: Job, lost: Any, run_print: str) -> _State:
             return state
     foreign = foreign_code(run_print)
     if foreign is not None:
-        raise Refused(worker_name(), foreign)
+        raise Refused.here(foreign)
     _may_have_children()
     lost = copy.deepcopy(lost)  # each thread counts its own deaths
     state = _State(Executor(job, 1, lost, apart=True), lost, busy=True)
@@ -196,12 +201,19 @@ def worker_name() -> str:
     """This Dask worker's address and host name, for the organiser's messages."""
     import socket
 
+    address = _dask_address()
+    return f"worker {address} ({socket.gethostname()})" if address else (
+        f"worker on {socket.gethostname()}")
+
+
+def _dask_address() -> str:
+    """This Dask worker's address ('' outside one)."""
     try:
         from distributed import get_worker
 
-        return f"worker {get_worker().address} ({socket.gethostname()})"
+        return str(get_worker().address)
     except (ImportError, ValueError):
-        return f"worker on {socket.gethostname()}"
+        return ""
 
 
 _PRINT: list[str] = []
