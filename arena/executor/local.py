@@ -10,7 +10,9 @@ groups, report scans, `replay --verify`), so they share one way of running in pa
     executor.close()                                 # close(abort=True) on Ctrl-C
 
 - `setup(argument)` runs once in each worker and returns its state; `work(state, spec)`
-  returns one result; `shutdown(state)` runs when the worker is stopped normally.
+  returns one result; `shutdown(state)` runs when the worker is stopped normally;
+  `lanes(state)`, if given, how many specs a worker process plays at once (its lanes,
+  threads that overlap specs waiting on other processes: arena.executor.serve), else one.
 - One worker (see `pool_size`, the one "serial below N" rule) runs everything in this
   process: no processes, same results. Otherwise worker processes are started with the
   `forkserver` method on every platform (each is forked from a server that imported arena
@@ -22,13 +24,14 @@ groups, report scans, `replay --verify`), so they share one way of running in pa
   given, decides what the spec that was running becomes: the same spec, another one (a
   tournament replays the game with the acting seat crashed), or an exception to stop.
   A worker marks where it is with `mark(where, count)` in a shared slot (two integers, no
-  system call), so `lost` can tell whose call it died in.
+  system call), so `lost` can tell whose call it died in. A worker with several lanes
+  dies holding several specs in flight: each of them goes to `lost`.
 
 Why own processes and pipes, not `multiprocessing.Pool`: a Pool never notices that a worker
 died with a task, and waits for its result for ever; `concurrent.futures` notices, but then
 breaks the whole pool and loses every task in flight. Here each worker has one pipe and
-at most `DEPTH` specs, played in the order sent, each result sent back at once: this
-process knows exactly which specs a dead worker held, and which one it was playing.
+at most `DEPTH` specs, taken in the order sent, each result sent back at once: this
+process knows exactly which specs a dead worker held, and which ones it was playing.
 
 The other backend is a Dask cluster (`cluster=Cluster(address)`, arena/executor/cluster.py):
 the same `map(specs) -> results in order` and `close(abort=...)`, the specs played in
@@ -76,12 +79,16 @@ PRELOAD = ("arena.tournament.worker", "arena.compare.run", "arena.cli.replay", "
 @dataclass(frozen=True, slots=True)
 class Job:
     """What each worker runs: `setup(argument)` once, `work(state, spec)` per spec,
-    `shutdown(state)` at a normal stop. Functions must be importable (they are pickled)."""
+    `shutdown(state)` at a normal stop, `lanes(state)` specs at once in a worker process.
+    Functions must be importable (they are pickled)."""
 
     work: Callable[[Any, Any], Any]
     setup: Callable[[Any], Any] | None = None
     argument: Any = None
     shutdown: Callable[[Any], None] | None = None
+    lanes: Callable[[Any], int] | None = None
+    """How many specs a worker process plays at once with this state (None: one): more
+    than one only for work that is thread-safe and never marks (`mark`) its calls."""
 
     def start(self) -> Any:
         """The worker's state."""
@@ -91,6 +98,10 @@ class Job:
         """Release what the worker's state holds."""
         if self.shutdown is not None:
             self.shutdown(state)
+
+    def lanes_of(self, state: Any) -> int:
+        """How many specs a worker process plays at once."""
+        return 1 if self.lanes is None else max(1, self.lanes(state))
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,8 +217,8 @@ class _Worker:
     """One worker process, its pipe, its slot, and the specs it holds (in the order sent)."""
 
     def __init__(self, context: Any, job: Job) -> None:
-        self.slot = RawArray("q", 2)
-        self.slot[0] = -1
+        self.slot = RawArray("q", 3)  # the mark (where, count), and the worker's lanes
+        self.slot[0], self.slot[2] = -1, 1
         self.conn, theirs = multiprocessing.Pipe()
         self.process = context.Process(target=serve, args=(theirs, job, self.slot), daemon=True)
         with _safe_path():
@@ -225,6 +236,10 @@ class _Worker:
 
     def last_mark(self) -> tuple[int, int] | None:
         return None if self.slot[0] < 0 else (int(self.slot[0]), int(self.slot[1]))
+
+    def lanes(self) -> int:
+        """How many specs the process plays at once (its oldest held are those in flight)."""
+        return max(1, int(self.slot[2]))
 
 
 class _Workers:
@@ -317,17 +332,15 @@ class _Workers:
 
     def _replace(self, worker: _Worker, todo: collections.deque[tuple[int, Any]],
                  done: dict[int, Any], generation: int) -> None:
-        """A worker died: start another, and play what it held again, the first (the one it
-        was playing) as `lost` decides."""
+        """A worker died: start another, and play what it held again, the first (those it
+        was playing: one per lane) as `lost` decides."""
         self._take(worker, done, generation)
-        cause, last = worker.cause(), worker.last_mark()
+        cause, last, lanes = worker.cause(), worker.last_mark(), worker.lanes()
         held = list(worker.held.items())
         self._renew(worker)
-        if not held:
-            return
-        index, spec = held[0]
-        self.deaths[index] += 1
-        held[0] = (index, self.lost(Death(spec, self.deaths[index], cause, last)))
+        for place, (index, spec) in enumerate(held[:lanes]):
+            self.deaths[index] += 1
+            held[place] = (index, self.lost(Death(spec, self.deaths[index], cause, last)))
         todo.extendleft(reversed(held))
 
     def close(self, *, abort: bool = False) -> None:

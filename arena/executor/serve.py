@@ -1,6 +1,11 @@
 """What runs inside a worker process: ignore Ctrl-C, watch the parent, set the job up,
-play the specs that come down the pipe in order, send each result back, shut down; and the
-shared slot where the worker marks whose call it is in (`mark`), so a death can be blamed.
+play the specs that come down the pipe, send each result back, shut down; and the shared
+slot where the worker marks whose call it is in (`mark`), so a death can be blamed.
+
+A job whose state allows it plays several specs at once, one per lane (a thread of this
+process): while one lane waits on a bot's pipe (the GIL released), another plays. A lane
+takes the oldest spec not yet taken, so the specs in flight are always the oldest held.
+Marks need one spec at a time: a job that marks its calls asks for one lane.
 
 This module plays no game itself and never starts a process (arena.executor.local does).
 """
@@ -8,6 +13,7 @@ This module plays no game itself and never starts a process (arena.executor.loca
 from __future__ import annotations
 
 import os
+import queue
 import signal
 import threading
 import time
@@ -16,8 +22,11 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from arena.executor.local import Job
 
-__all__ = ["ExecutorError", "mark", "marked", "serve"]
+__all__ = ["LANES", "ExecutorError", "lanes_wanted", "mark", "marked", "serve"]
 
+LANES = 2
+"""Specs a worker plays at once when its job allows it (benchmarks/overlap.py: with bots in
+their own processes, 2 lanes play the most games per second on 2 workers)."""
 _WATCH_SECONDS = 0.25
 _SLOT: Any = None
 """This worker's shared slot (where, count), or None in the main process."""
@@ -40,6 +49,16 @@ def marked() -> bool:
     return _SLOT is not None
 
 
+def lanes_wanted() -> int:
+    """LANES, or ARENA_LANES from the environment (1: one spec at a time, as before lanes)."""
+    text = os.environ.get("ARENA_LANES", "").strip()
+    if not text:
+        return LANES
+    if not text.isdigit() or int(text) < 1:
+        raise ExecutorError(f"ARENA_LANES must be a whole number of lanes from 1, not {text!r}")
+    return int(text)
+
+
 def serve(conn: Any, job: Job, slot: Any) -> None:
     """A worker's life: ignore Ctrl-C, watch the parent, set up, play what comes, shut down.
     A setup that fails is reported once (a worker respawned on it would fail for ever)."""
@@ -49,21 +68,67 @@ def serve(conn: Any, job: Job, slot: Any) -> None:
     _SLOT = slot
     try:
         state = job.start()
+        lanes = job.lanes_of(state)
     except Exception as exc:  # noqa: BLE001 - any reason stops the map, told to the parent
         _reply(conn, (-1, -1, False, _cannot_start(exc)))
         return
+    slot[2] = lanes  # the parent counts a death against the specs in flight
+    try:
+        if lanes == 1:
+            _in_order(conn, job, state)
+        else:
+            _in_lanes(conn, job, state, lanes)
+    finally:
+        job.stop(state)
+
+
+def _in_order(conn: Any, job: Job, state: Any) -> None:
+    """One spec after another, in the order sent."""
+    while (message := _next(conn)) is not None:
+        generation, batch = message
+        for index, spec in batch:
+            reply = _played(job, state, generation, index, spec)
+            mark(-1)
+            _reply(conn, reply)
+
+
+def _in_lanes(conn: Any, job: Job, state: Any, lanes: int) -> None:
+    """Specs played `lanes` at once, each taken by the first free lane in the order sent,
+    each result sent back as it is ready (the parent puts them back in order)."""
+    taken: queue.SimpleQueue[tuple[int, int, Any] | None] = queue.SimpleQueue()
+    sending = threading.Lock()
+
+    def lane() -> None:
+        try:
+            while (item := taken.get()) is not None:
+                reply = _played(job, state, *item)
+                with sending:
+                    _reply(conn, reply)
+        except BaseException:  # noqa: BLE001 - the worker dies, and its specs are replayed
+            os._exit(70)
+
+    threads = [threading.Thread(target=lane, daemon=True) for _ in range(lanes)]
+    for thread in threads:
+        thread.start()
     try:
         while (message := _next(conn)) is not None:
             generation, batch = message
             for index, spec in batch:
-                try:
-                    reply = (generation, index, True, job.work(state, spec))
-                except Exception as exc:  # noqa: BLE001 - raised again in the parent
-                    reply = (generation, index, False, exc)
-                mark(-1)
-                _reply(conn, reply)
+                taken.put((generation, index, spec))
     finally:
-        job.stop(state)
+        for _ in threads:
+            taken.put(None)
+        for thread in threads:
+            thread.join()
+
+
+def _played(job: Job, state: Any, generation: int, index: int, spec: Any,
+            ) -> tuple[int, int, bool, Any]:
+    """The reply for one spec: its result, or the error it raised (raised in the parent)."""
+    try:
+        return (generation, index, True, job.work(state, spec))
+    except Exception as exc:  # noqa: BLE001 - raised again in the parent
+        return (generation, index, False, exc)
 
 
 def _next(conn: Any) -> Any:

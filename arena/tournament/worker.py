@@ -17,6 +17,7 @@ game (the referee plays it).
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -25,7 +26,7 @@ from arena import entrants
 from arena.bot import Limits
 from arena.botcard import BotCard
 from arena.executor.local import Death, Job
-from arena.executor.serve import mark, marked
+from arena.executor.serve import ExecutorError, lanes_wanted, mark, marked
 from arena.hosts.inline import BotFault, Host, RefereeFailure
 from arena.hosts.machine import hosts_that_fit
 from arena.plugins import Registry, default_registry
@@ -57,6 +58,8 @@ class GameSetup:
     never loads a bot that runs in its own process."""
     shipment: Shipment = NOTHING_SHIPPED
     """The entrants' bot files, played from copies on the worker's machine."""
+    lanes: int = 1
+    """Games a worker process plays at once when no bot runs inline (`game_job` sets it)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,8 +87,30 @@ class _Worker:
         self.limits = setup.limits
         self.options = setup.options.dict()
         fitting = hosts_that_fit(entrants.KEPT_CAP)  # what the open-file limit holds
-        self.kept = entrants.KeptHosts(max(fitting, self.ruleset.max_players))
-        """Isolated hosts by entrant: their bot processes serve many games of this worker."""
+        needed = max(self.ruleset.max_players, len(self.entrants))
+        self.lanes = 1
+        """Games this worker plays at once: one per lane, each lane with kept hosts of its
+        own (a bot process never serves two games at once). One when a bot runs inline (it
+        gains nothing from lanes, and its calls are marked one game at a time), and as many
+        as can each keep every entrant's process within the open-file budget (a lane that
+        had to stop and start bot processes would lose more than the overlap gains)."""
+        if all(entrant.mode != "inline" for entrant in self.entrants):
+            self.lanes = max(1, min(setup.lanes, fitting // needed))
+        self.cap = max(fitting // self.lanes, self.ruleset.max_players)
+        """Hosts kept per lane: the lanes share the open-file budget."""
+        self._lane = threading.local()
+        self._kept: list[entrants.KeptHosts] = []
+        self._keeping = threading.Lock()
+
+    @property
+    def kept(self) -> entrants.KeptHosts:
+        """This lane's isolated hosts by entrant: their processes serve many of its games."""
+        kept: entrants.KeptHosts | None = getattr(self._lane, "kept", None)
+        if kept is None:
+            kept = self._lane.kept = entrants.KeptHosts(self.cap)
+            with self._keeping:
+                self._kept.append(kept)
+        return kept
 
     def player(self, index: int, game: GameSpec) -> Player:
         entrant = self.entrants[index]
@@ -93,8 +118,11 @@ class _Worker:
         return entrant.player(host, self.setup.entrants[index].name)
 
     def shutdown(self) -> None:
-        """Stop the bot processes this worker kept."""
-        self.kept.close()
+        """Stop the bot processes this worker's lanes kept."""
+        with self._keeping:
+            kept, self._kept = self._kept, []
+        for hosts in kept:
+            hosts.close()
 
     def play(self, game: GameSpec, crashed: _Crashed | None = None) -> Played:
         players = [self.player(index, game) for index in game.seats]
@@ -285,9 +313,19 @@ def _stop_worker(worker: _Worker) -> None:
     worker.shutdown()
 
 
-def game_job(setup: GameSetup) -> Job:
-    """The executor's job that plays games of `setup`: a spec is a GameSpec, a result Played."""
-    return Job(_play_in_worker, _start_worker, setup, _stop_worker)
+def _lanes(worker: _Worker) -> int:
+    return worker.lanes
+
+
+def game_job(setup: GameSetup, lanes: int | None = None) -> Job:
+    """The executor's job that plays games of `setup`: a spec is a GameSpec, a result Played;
+    `lanes` of them at once in a worker process when every bot runs in its own process
+    (None: ARENA_LANES, else LANES of arena.executor.serve)."""
+    try:
+        lanes = lanes_wanted() if lanes is None else lanes
+    except ExecutorError as exc:
+        raise TournamentError(str(exc)) from None
+    return Job(_play_in_worker, _start_worker, replace(setup, lanes=lanes), _stop_worker, _lanes)
 
 
 class LostGames:

@@ -1,0 +1,220 @@
+"""Lanes: a worker plays several games at once when every bot runs in its own process, with
+the same bytes of results as one game at a time, and survives faults, a kill -9 and Ctrl-C."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from cli_support import write_config as _write
+
+from arena.replay import read_replay, timeless
+from arena.tournament import results, worker
+from arena.tournament.errors import TournamentError
+from arena.tournament.load import load_tournament
+from arena.tournament.run import run_tournament, tournament_setup
+from arena.tournament.worker import GameSetup, _Worker, game_job
+
+FAULTY = '''
+import os
+
+from arena_bots.random_bot import RandomBot
+
+
+class Faulty(RandomBot):
+    """Random, but in about one game in three (its own seeded draw) it leaves its process
+    or raises (a timeout's message tells its process's turn count and times: not the same
+    bytes from one run to the next, with lanes or without)."""
+
+    name = "faulty"
+
+    def start(self, context):
+        super().start(context)
+        self.fate = self.rng.choice(["exit", "raise"] + ["play"] * 4)
+
+    def act(self, observation):
+        if self.fate == "exit":
+            os._exit(3)
+        if self.fate == "raise":
+            raise ValueError("faulty gives up")
+        return super().act(observation)
+'''
+
+CONFIG = """
+name: lanes
+rules: dice
+entrants:
+  - {{bot: random, mode: process}}
+  - {{bot: honest, mode: process}}
+  - {{bot: '{faulty}', alias: faulty}}
+format: {{type: round-robin, seats: 2, games: {games}}}
+seed: 4
+"""
+
+
+def _config(tmp_path: Path, games: int) -> Path:
+    faulty = tmp_path / "faulty.py"
+    faulty.write_text(FAULTY)
+    return _write(tmp_path, textwrap.dedent(CONFIG.format(faulty=faulty, games=games)).lstrip())
+
+
+def _same_results(one: Path, two: Path) -> None:
+    for name in (results.GAMES, *results.DERIVED):
+        assert (one / name).read_bytes() == (two / name).read_bytes(), name
+    replays = sorted(p.name for p in (one / results.REPLAYS).glob("*.json.gz"))
+    assert replays == sorted(p.name for p in (two / results.REPLAYS).glob("*.json.gz"))
+    for name in replays:
+        mine, theirs = (read_replay(x / results.REPLAYS / name) for x in (one, two))
+        assert timeless(mine) == timeless(theirs), name
+
+
+def test_lanes_write_the_same_bytes_as_one_game_at_a_time_faults_and_all(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cfg = load_tournament(_config(tmp_path, games=6))
+    monkeypatch.setenv("ARENA_LANES", "1")
+    run_tournament(cfg, tmp_path / "alone", workers=2)
+    monkeypatch.setenv("ARENA_LANES", "3")
+    for workers in (1, 2):
+        run_tournament(cfg, tmp_path / f"lanes-{workers}", workers=workers)
+        _same_results(tmp_path / "alone", tmp_path / f"lanes-{workers}")
+    games = list(results.iter_games(tmp_path / "alone" / results.GAMES))
+    messages = {f["message"] for g in games for f in g["faults"]}
+    assert {"exited with code 3", "ValueError: faulty gives up"} <= messages, messages
+    fine = [g for g in games if "faulty" not in g["entrants"]]
+    assert fine and not any(g["faults"] for g in fine), "only the faulty bot is faulted"
+
+
+def _setup(tmp_path: Path, lanes: int, *entrants: str) -> GameSetup:
+    body = "".join(f"\n  - {e}" for e in entrants)
+    cfg = load_tournament(_write(tmp_path, f"name: t\nrules: dice\nentrants:{body}\n"
+                                           "format: {type: round-robin, seats: 2}\nseed: 1\n"))
+    setup: GameSetup = game_job(tournament_setup(cfg), lanes).argument
+    return setup
+
+
+@pytest.mark.parametrize(("fitting", "lanes"), [(32, 3), (12, 2), (11, 1), (1, 1)])
+def test_the_lanes_share_the_open_file_budget_each_keeping_every_entrants_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fitting: int, lanes: int
+) -> None:
+    monkeypatch.setattr(worker, "hosts_that_fit", lambda wanted: min(wanted, fitting))
+    setup = _setup(tmp_path, 3, "{bot: random, mode: process}", "{bot: honest, mode: process}")
+    playing = _Worker(setup)
+    try:
+        assert playing.lanes == lanes
+        seats = playing.ruleset.max_players
+        assert playing.cap >= seats
+        assert playing.lanes == 1 or playing.lanes * playing.cap <= fitting
+    finally:
+        playing.shutdown()
+
+
+def test_a_bot_inline_keeps_its_worker_to_one_game_at_a_time(tmp_path: Path) -> None:
+    setup = _setup(tmp_path, 3, "{bot: random, mode: process}", "honest")
+    playing = _Worker(setup)
+    try:
+        assert playing.lanes == 1
+    finally:
+        playing.shutdown()
+
+
+@pytest.mark.parametrize("text", ["0", "two", "-1"])
+def test_lanes_asked_for_in_words_or_below_one_are_refused_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str
+) -> None:
+    monkeypatch.setenv("ARENA_LANES", text)
+    cfg = load_tournament(_config(tmp_path, games=1))
+    with pytest.raises(TournamentError, match=f"ARENA_LANES must be a whole number of lanes "
+                                              f"from 1, not '{text}'"):
+        run_tournament(cfg, tmp_path / "out", workers=2)
+
+
+# --- a run in its own process: kill -9 of a worker, Ctrl-C ---------------------------------
+
+PLAIN = """
+name: plain
+rules: dice
+entrants:
+  - {bot: random, mode: process}
+  - {bot: honest, mode: process}
+  - {bot: random, alias: other, mode: process}
+format: {type: round-robin, seats: 2, games: 40}
+seed: 2
+"""
+
+
+def _run(config: Path, out: Path, *more: str) -> subprocess.Popen[bytes]:
+    command = [sys.executable, "-m", "arena", "run", str(config), "--out", str(out),
+               "--workers", "2", "-q", *more]  # fmt: skip
+    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env={**os.environ, "ARENA_LANES": "3"})
+
+
+def _wait_for_games(process: subprocess.Popen[bytes], games: Path, count: int) -> None:
+    while not games.exists() or games.read_bytes().count(b"\n") < count:
+        assert process.poll() is None, process.communicate()
+        time.sleep(0.005)
+
+
+def _children(pid: int) -> set[int]:
+    found = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rpartition(")")[2].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.add(int(stat.parent.name))
+    return found
+
+
+def _a_worker(pid: int) -> int:
+    """A worker of the run `pid`: a child of its fork server (its child)."""
+    workers = {w for server in _children(pid) for w in _children(server)}
+    assert workers, "no worker process found"
+    return min(workers)
+
+
+@pytest.fixture
+def calm(tmp_path: Path) -> Path:
+    """The plain tournament played to its end, its config beside it."""
+    config = _write(tmp_path, textwrap.dedent(PLAIN).lstrip())
+    process = _run(config, tmp_path / "calm")
+    _, stderr = process.communicate(timeout=300)
+    assert process.returncode == 0, stderr
+    return tmp_path / "calm"
+
+
+def test_a_worker_killed_with_games_in_flight_plays_each_again_once(calm: Path) -> None:
+    out = calm.parent / "killed"
+    process = _run(calm.parent / "t.yaml", out)
+    _wait_for_games(process, out / results.GAMES, 20)
+    os.kill(_a_worker(process.pid), signal.SIGKILL)
+    _, stderr = process.communicate(timeout=300)
+    assert process.returncode == 0, stderr
+    assert b"a worker died (killed by SIGKILL) in game rr-" in stderr
+    _same_results(calm, out)
+
+
+def test_ctrl_c_with_games_in_flight_keeps_the_finished_ones_and_resume_completes(
+    calm: Path,
+) -> None:
+    out = calm.parent / "stopped"
+    process = _run(calm.parent / "t.yaml", out)
+    _wait_for_games(process, out / results.GAMES, 20)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=300)
+    assert process.returncode != 0
+    saved = (out / results.GAMES).read_bytes()
+    assert f"games are saved in {out}".encode() in stderr, stderr
+    assert saved == (calm / results.GAMES).read_bytes()[: len(saved)]
+    resumed = _run(calm.parent / "t.yaml", out, "--resume")
+    _, stderr = resumed.communicate(timeout=300)
+    assert resumed.returncode == 0, stderr
+    _same_results(calm, out)
