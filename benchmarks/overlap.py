@@ -1,0 +1,106 @@
+"""Benchmark: games per second of a tournament of bots in their own processes, one game at a
+time per worker (lanes 1: today's way) against several games in flight per worker (lanes 2,
+3, 4: while one game waits for a bot, the worker advances another), in the same run.
+
+Each run is a real `arena run` subprocess of a 2-player `dice` round robin between `random`
+and `honest`, both in `process` mode at one isolation level (`none`, `standard`, `strict`:
+the sandbox), on 2 workers, replays off, its lanes set by ARENA_LANES. games.jsonl is
+sampled every 20 ms; the rate is games per second of playing, from the first game written
+to the last (the bots' start is left out). The contenders take turns in every round (their
+order rotated from round to round), so all see the same load; each figure is a median over
+the rounds, and its ratio is against lanes 1 at the same level, in the same rounds. The
+CPU per game (the run's whole process tree, the bots' included) says what the overlap costs.
+
+    python benchmarks/overlap.py                        # 3 rounds, 1,200 games, every level
+    python benchmarks/overlap.py --rounds 5 --levels strict --lanes 1,2
+
+Measures only; asserts nothing (no test may assert a speed). Same results either way: the
+tests pin that lanes change no byte of the results.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+TOURNAMENT = """name: overlap-bench
+rules: dice
+entrants:
+  - {{bot: random, mode: process}}
+  - {{bot: honest, mode: process}}
+isolation: {level}
+format: {{type: round-robin, seats: 2, games: {rounds}}}
+workers: 2
+replays: false
+seed: 1
+"""
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def tournament(level: str, lanes: int, games: int) -> tuple[float, float]:
+    """Games per second of playing and CPU milliseconds per game of one `arena run`."""
+    with tempfile.TemporaryDirectory() as folder:
+        config, games_file = Path(folder) / "bench.yaml", Path(folder) / "out" / "games.jsonl"
+        config.write_text(TOURNAMENT.format(level=level, rounds=games // 2))
+        environment = {**os.environ, "ARENA_LANES": str(lanes)}
+        cpu = _children_cpu()
+        run = subprocess.Popen([sys.executable, "-m", "arena", "run", str(config), "--out",
+                                str(games_file.parent), "--quiet"], stdout=subprocess.DEVNULL,
+                               env=environment)
+        seen: list[tuple[float, int]] = []
+        while run.poll() is None:
+            if games_file.exists():
+                seen.append((time.perf_counter(), games_file.read_bytes().count(b"\n")))
+            time.sleep(0.02)
+        if run.returncode != 0:
+            raise SystemExit(f"arena run failed (isolation {level}, lanes {lanes})")
+        cpu = _children_cpu() - cpu
+    playing = [(t, n) for t, n in seen if 0 < n < games]
+    (begun, first), (ended, last) = playing[0], playing[-1]
+    return (last - first) / (ended - begun), 1000 * cpu / games
+
+
+def main() -> None:
+    """Run every contender once per round, then print one table per isolation level."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--games", type=int, default=1200, help="games per run")
+    parser.add_argument("--levels", default="none,standard,strict")
+    parser.add_argument("--lanes", default="1,2,3,4", help="lane counts; the first is the base")
+    args = parser.parse_args()
+    levels, lanes = args.levels.split(","), [int(n) for n in args.lanes.split(",")]
+    contenders = [(level, n) for level in levels for n in lanes]
+    rates: dict[tuple[str, int], list[float]] = {c: [] for c in contenders}
+    cpus: dict[tuple[str, int], list[float]] = {c: [] for c in contenders}
+    for round_ in range(args.rounds):
+        turn = round_ % len(contenders)
+        for contender in contenders[turn:] + contenders[:turn]:
+            rate, cpu = tournament(*contender, args.games)
+            rates[contender].append(rate)
+            cpus[contender].append(cpu)
+            print(f"round {round_ + 1}: isolation {contender[0]}, lanes {contender[1]}: "
+                  f"{rate:.0f} games/s, {cpu:.1f} ms CPU/game", file=sys.stderr, flush=True)
+    print(f"\n2-player dice, random against honest, both in process mode, 2 workers, "
+          f"{args.games} games a run; medians of {args.rounds} interleaved rounds")
+    for level in levels:
+        base = statistics.median(rates[(level, lanes[0])])
+        print(f"\nisolation {level}\n  lanes  games/s  ratio   CPU ms/game  (runs: games/s)")
+        for n in lanes:
+            rate, cpu = statistics.median(rates[(level, n)]), statistics.median(cpus[(level, n)])
+            runs = " ".join(f"{r:.0f}" for r in rates[(level, n)])
+            print(f"  {n:>5}  {rate:7.0f}  {rate / base:5.2f}x  {cpu:11.1f}  ({runs})")
+
+
+if __name__ == "__main__":
+    main()
