@@ -8,11 +8,14 @@ the sandbox), on 2 workers, replays off, its lanes set by ARENA_LANES. games.jso
 sampled every 20 ms; the rate is games per second of playing, from the first game written
 to the last (the bots' start is left out). The contenders take turns in every round (their
 order rotated from round to round), so all see the same load; each figure is a median over
-the rounds, and its ratio is against lanes 1 at the same level, in the same rounds. The
-CPU per game (the run's whole process tree, the bots' included) says what the overlap costs.
+the rounds, and its ratio is against lanes 1 at the same level, in the same rounds. The CPU
+per game (of the processes the run reaped: a hint of what overlapping costs, not a measure;
+a sandboxed bot's own time may be left out) does not depend on the load as rates do.
 
     python benchmarks/overlap.py                        # 3 rounds, 1,200 games, every level
     python benchmarks/overlap.py --rounds 5 --levels strict --lanes 1,2
+    python benchmarks/overlap.py --today /tmp/arena-before   # also arena's source from before
+                                                             # lanes (run from that folder)
 
 Measures only; asserts nothing (no test may assert a speed). Same results either way: the
 tests pin that lanes change no byte of the results.
@@ -48,12 +51,16 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def tournament(level: str, lanes: int, games: int) -> tuple[float, float]:
-    """Games per second of playing and CPU milliseconds per game of one `arena run`."""
+def tournament(level: str, lanes: int, games: int, today: str | None = None,
+               ) -> tuple[float, float]:
+    """Games per second of playing and CPU milliseconds per game of one `arena run` (of the
+    arena package in the folder `today`, when given, instead of this one)."""
     with tempfile.TemporaryDirectory() as folder:
         config, games_file = Path(folder) / "bench.yaml", Path(folder) / "out" / "games.jsonl"
         config.write_text(TOURNAMENT.format(level=level, rounds=games // 2))
         environment = {**os.environ, "ARENA_LANES": str(lanes)}
+        if today is not None:
+            environment["PYTHONPATH"] = today
         cpu = _children_cpu()
         run = subprocess.Popen([sys.executable, "-m", "arena", "run", str(config), "--out",
                                 str(games_file.parent), "--quiet"], stdout=subprocess.DEVNULL,
@@ -78,18 +85,25 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=1200, help="games per run")
     parser.add_argument("--levels", default="none,standard,strict")
     parser.add_argument("--lanes", default="1,2,3,4", help="lane counts; the first is the base")
+    parser.add_argument("--today", help="a folder holding arena's package from before lanes, "
+                                        "played as one more contender (the 'today' row)")
     args = parser.parse_args()
-    levels, lanes = args.levels.split(","), [int(n) for n in args.lanes.split(",")]
+    levels = args.levels.split(",")
+    lanes: list[int | str] = [int(n) for n in args.lanes.split(",")]
+    if args.today:
+        lanes.append("today")
     contenders = [(level, n) for level in levels for n in lanes]
-    rates: dict[tuple[str, int], list[float]] = {c: [] for c in contenders}
-    cpus: dict[tuple[str, int], list[float]] = {c: [] for c in contenders}
+    rates: dict[tuple[str, int | str], list[float]] = {c: [] for c in contenders}
+    cpus: dict[tuple[str, int | str], list[float]] = {c: [] for c in contenders}
     for round_ in range(args.rounds):
         turn = round_ % len(contenders)
-        for contender in contenders[turn:] + contenders[:turn]:
-            rate, cpu = tournament(*contender, args.games)
-            rates[contender].append(rate)
-            cpus[contender].append(cpu)
-            print(f"round {round_ + 1}: isolation {contender[0]}, lanes {contender[1]}: "
+        for level, n in contenders[turn:] + contenders[:turn]:
+            old = n == "today"
+            rate, cpu = tournament(level, 1 if old else int(n), args.games,
+                                   args.today if old else None)
+            rates[(level, n)].append(rate)
+            cpus[(level, n)].append(cpu)
+            print(f"round {round_ + 1}: isolation {level}, lanes {n}: "
                   f"{rate:.0f} games/s, {cpu:.1f} ms CPU/game", file=sys.stderr, flush=True)
     print(f"\n2-player dice, random against honest, both in process mode, 2 workers, "
           f"{args.games} games a run; medians of {args.rounds} interleaved rounds")
