@@ -64,7 +64,7 @@ def tournament(level: str, lanes: int, games: int, today: str | None = None,
         cpu = _children_cpu()
         run = subprocess.Popen([sys.executable, "-m", "arena", "run", str(config), "--out",
                                 str(games_file.parent), "--quiet"], stdout=subprocess.DEVNULL,
-                               env=environment)
+                               env=environment, cwd=folder)  # no arena on sys.path first
         seen: list[tuple[float, int]] = []
         while run.poll() is None:
             if games_file.exists():
