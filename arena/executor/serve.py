@@ -25,9 +25,9 @@ if TYPE_CHECKING:
 __all__ = ["LANES", "ExecutorError", "lanes_wanted", "mark", "marked", "serve"]
 
 LANES = 2
-"""Specs a worker plays at once when its job allows it: with bots in their own processes on
-2 workers, 2 lanes played 1.6x to 2.0x the games per second of one, 3 and 4 lanes fewer
-than 2 (more bot processes, one GIL; benchmarks/overlap.py)."""
+"""Specs a worker plays at once when its job allows it: with sandboxed bots on 2 workers,
+2 lanes played 1.5x to 2.0x the games per second of one, 3 and 4 lanes no more than 2 on
+the whole (more bot processes, one GIL; benchmarks/overlap.py)."""
 _WATCH_SECONDS = 0.25
 _SLOT: Any = None
 """This worker's shared slot (where, count), or None in the main process."""
