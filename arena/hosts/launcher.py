@@ -129,6 +129,11 @@ def _message(exc: BaseException) -> str:
 
 _encode = json.JSONEncoder(separators=(",", ":")).encode
 _decode = json.JSONDecoder().decode
+KNOWN_EVENTS = 4096
+"""How many decoded event lines are kept for each value of straight_over_full."""
+_KNOWN: dict[bool, dict[bytes, Any]] = {}
+"""Decoded events by their line as the referee sent it: events are immutable, and most
+recur in every game (a hand's dice recur rarely, and are decoded again)."""
 
 
 def _event_data(messages: list[bytes | Mapping[str, Any]]) -> list[Any]:
@@ -191,17 +196,36 @@ class BotServer:
         """The events decoded so far, by index (None: not needed yet)."""
 
     def events_from(self, start: int) -> list[Any]:
-        """The events sent from index `start` on, each decoded once (those still waiting,
-        in one parse)."""
+        """The events sent from index `start` on, each decoded once: a line seen before (a
+        look, a claim, a point recur from game to game) from the cache, the others in one
+        parse."""
+        decoded, events = self.decoded, self.events
+        known = _KNOWN.setdefault(self.sof, {})
+        waiting = []
+        for i in range(start, len(decoded)):
+            if decoded[i] is None:
+                message = events[i]
+                found = known.get(message) if isinstance(message, bytes) else None
+                if found is None:
+                    waiting.append(i)
+                else:
+                    decoded[i] = found
+        if waiting:
+            self._decode_events(waiting, known)
+        return decoded[start:]
+
+    def _decode_events(self, waiting: list[int], known: dict[bytes, Any]) -> None:
+        """Decode the events at these indexes in one parse, keeping lines for next time."""
         from arena.hosts.codec import event_from_json
 
-        decoded = self.decoded
-        waiting = [i for i in range(start, len(decoded)) if decoded[i] is None]
-        if waiting:
-            for i, data in zip(waiting, _event_data([self.events[i] for i in waiting]),
-                               strict=True):
-                decoded[i] = event_from_json(data, self.sof)
-        return decoded[start:]
+        if len(known) >= KNOWN_EVENTS:
+            known.clear()
+        events = self.events
+        for i, data in zip(waiting, _event_data([events[i] for i in waiting]), strict=True):
+            event = self.decoded[i] = event_from_json(data, self.sof)
+            message = events[i]
+            if isinstance(message, bytes):
+                known[message] = event
 
     def observation(self, data: dict[str, Any]) -> Any:
         """Rebuild the observation, its history from the events already sent."""
