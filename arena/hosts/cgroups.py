@@ -258,11 +258,13 @@ class BotGroup:
         return ("memory", memory), ("pids", "pids.events")
 
     def _count(self, fd: int, key: bytes) -> int:
+        """The number on the file's line `key N` (0 if it has none): read after every
+        decision, so found with one search rather than line by line."""
         with contextlib.suppress(OSError, ValueError):
-            for line in os.pread(fd, 4096, 0).splitlines():
-                name, _, value = line.partition(b" ")
-                if name == key:
-                    return int(value)
+            data = b"\n" + os.pread(fd, 4096, 0)
+            at = data.find(b"\n" + key + b" ")
+            if at >= 0:
+                return int(data[at + len(key) + 2:].split(b"\n", 1)[0])
         return 0
 
     def counts(self) -> tuple[int, int]:

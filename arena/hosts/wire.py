@@ -106,5 +106,5 @@ class SeatLog:
         else:
             encoded = observation_to_json(observation, history=False)
             encoded["history_from"] = self.history_from(observation.history)
-        return (f'{{"type":"act","turn":{turn:d},"time":{_encode(time)},"observation":'
-                f'{_encode(encoded)}}}\n').encode()
+        return (_encode({"type": "act", "turn": turn, "time": time, "observation": encoded})
+                + "\n").encode()  # one call of the C encoder
