@@ -194,6 +194,8 @@ class BotServer:
         observation's history is the public events from its `history_from` on."""
         self.decoded: list[Any] = []
         """The events decoded so far, by index (None: not needed yet)."""
+        self.last_history: tuple[int, int, tuple[Any, ...]] = (-1, 0, ())
+        """Where the last history began, how many events had been sent, and the history."""
 
     def events_from(self, start: int) -> list[Any]:
         """The events sent from index `start` on, each decoded once: a line seen before (a
@@ -231,8 +233,18 @@ class BotServer:
         """Rebuild the observation, its history from the events already sent."""
         from arena.hosts.codec import observation_from_json
 
-        history = tuple(e for e in self.events_from(data["history_from"]) if e.to is None)
-        return observation_from_json(data, self.sof, history, self.hand)
+        return observation_from_json(data, self.sof, self.history(data["history_from"]),
+                                     self.hand)
+
+    def history(self, start: int) -> tuple[Any, ...]:
+        """The public events sent from index `start` on: a later decision of the same round
+        adds to the last history only the events sent since."""
+        begun, upto, history = self.last_history
+        if begun != start or upto > len(self.events):
+            begun, upto, history = start, start, ()
+        history += tuple(e for e in self.events_from(upto) if e.to is None)
+        self.last_history = (start, len(self.events), history)
+        return history
 
     def reply(self, message: Mapping[str, Any]) -> None:
         """Write one protocol line and flush it."""
@@ -275,7 +287,7 @@ class BotServer:
 
         _reap_orphans()
         self.bot, self.pending = None, None
-        self.events, self.decoded = [], []
+        self.events, self.decoded, self.last_history = [], [], (-1, 0, ())
         if self.factory is None:
             self.error(f"bot {self.ref} could not be loaded")
             return
