@@ -129,11 +129,9 @@ def _message(exc: BaseException) -> str:
 
 _encode = json.JSONEncoder(separators=(",", ":")).encode
 _decode = json.JSONDecoder().decode
-KNOWN_EVENTS = 4096
-"""How many decoded event lines are kept for each value of straight_over_full."""
+KNOWN_EVENTS = 4096  # decoded event lines kept for each value of straight_over_full
 _KNOWN: dict[bool, dict[bytes, Any]] = {}
-"""Decoded events by their line as the referee sent it: events are immutable, and most
-recur in every game (a hand's dice recur rarely, and are decoded again)."""
+"""Decoded events by the line the referee sent: immutable, and most recur in every game."""
 
 
 def _event_data(messages: list[bytes | Mapping[str, Any]]) -> list[Any]:
@@ -194,54 +192,40 @@ class BotServer:
         observation's history is the public events from its `history_from` on."""
         self.decoded: list[Any] = []
         """The events decoded so far, by index (None: not needed yet)."""
-        self.last_history: tuple[int, int, tuple[Any, ...]] = (-1, 0, ())
-        """Where the last history began, how many events had been sent, and the history."""
+        self.last_history: tuple[int, int, tuple[Any, ...]] = (-1, 0, ())  # start, sent, it
 
     def events_from(self, start: int) -> list[Any]:
         """The events sent from index `start` on, each decoded once: a line seen before (a
-        look, a claim, a point recur from game to game) from the cache, the others in one
-        parse."""
-        decoded, events = self.decoded, self.events
-        known = _KNOWN.setdefault(self.sof, {})
-        waiting = []
-        for i in range(start, len(decoded)):
-            if decoded[i] is None:
-                message = events[i]
-                found = known.get(message) if isinstance(message, bytes) else None
-                if found is None:
-                    waiting.append(i)
-                else:
-                    decoded[i] = found
-        if waiting:
-            self._decode_events(waiting, known)
-        return decoded[start:]
-
-    def _decode_events(self, waiting: list[int], known: dict[bytes, Any]) -> None:
-        """Decode the events at these indexes in one parse, keeping lines for next time."""
+        look, a claim, a point recur from game to game) from the cache, the rest in one parse."""
         from arena.hosts.codec import event_from_json
 
-        if len(known) >= KNOWN_EVENTS:
+        decoded, events, known = self.decoded, self.events, _KNOWN.setdefault(self.sof, {})
+        waiting = []
+        for i in range(start, len(decoded)):
+            if decoded[i] is None and isinstance(message := events[i], bytes):
+                decoded[i] = known.get(message)
+            if decoded[i] is None:
+                waiting.append(i)
+        if len(known) + len(waiting) > KNOWN_EVENTS:
             known.clear()
-        events = self.events
-        for i, data in zip(waiting, _event_data([events[i] for i in waiting]), strict=True):
-            event = self.decoded[i] = event_from_json(data, self.sof)
-            message = events[i]
+        found = _event_data([events[i] for i in waiting]) if waiting else []
+        for i, data in zip(waiting, found, strict=True):
+            message, decoded[i] = events[i], event_from_json(data, self.sof)
             if isinstance(message, bytes):
-                known[message] = event
+                known[message] = decoded[i]
+        return decoded[start:]
 
     def observation(self, data: dict[str, Any]) -> Any:
         """Rebuild the observation, its history from the events already sent."""
         from arena.hosts.codec import observation_from_json
 
-        return observation_from_json(data, self.sof, self.history(data["history_from"]),
-                                     self.hand)
+        return observation_from_json(data, self.sof, self.history(data["history_from"]), self.hand)
 
     def history(self, start: int) -> tuple[Any, ...]:
-        """The public events sent from index `start` on: a later decision of the same round
-        adds to the last history only the events sent since."""
+        """The public events sent from `start` on (a round's later decision adds the new ones)."""
         begun, upto, history = self.last_history
         if begun != start or upto > len(self.events):
-            begun, upto, history = start, start, ()
+            upto, history = start, ()
         history += tuple(e for e in self.events_from(upto) if e.to is None)
         self.last_history = (start, len(self.events), history)
         return history
