@@ -1,6 +1,7 @@
 """Benchmark: what one decision costs a bot in its own process (`process`, `command`) against
 the raw round trip of a small JSON message between two processes over a pipe, measured in the
-same run. Run `python benchmarks/isolation.py [--decisions N] [--all-at-once]`.
+same run. Run `python benchmarks/isolation.py [--decisions N] [--levels L,...] [--games N]
+[--all-at-once]`.
 
 The raw round trip is the floor any out-of-process bot pays: the parent writes one JSON line,
 the child parses it and writes one back, the parent reads and parses the answer. A host's
@@ -9,17 +10,20 @@ bot's choice (a random legal action, a few microseconds), and the host's checks 
 Each host is measured twice: the request alone (the events since its last decision sent
 before the clock starts) and the request with those events, as in a game.
 
-Hosts are driven as the referee drives seat 0 of random 3-player dice games. Each is timed
-decision by decision in alternation with the raw round trip, so both see the same load; with
-`--all-at-once` every contender takes turns in one loop instead (more processes sharing the
-caches). On a virtual machine a wake-up across cores costs several times one on the same
-core, and left alone the kernel places the floor and the host differently from one run to
-the next, so the processes are bound: all on one core, then the bots on another core than
-the referee.
+Each host is measured at every isolation level this machine gives (`--levels`; `strict` and
+`standard` run the bot in the sandbox: bubblewrap, seccomp, and at strict Landlock, its own
+cgroup and uid; `none` a process with rlimits), since the sandbox's walls are part of what a
+decision costs. Hosts are driven as the referee drives seat 0 of random 3-player dice games.
+Each is timed decision by decision in alternation with the raw round trip, so both see the
+same load; with `--all-at-once` every contender takes turns in one loop instead (more
+processes sharing the caches). On a virtual machine a wake-up across cores costs several
+times one on the same core, and left alone the kernel places the floor and the host
+differently from one run to the next, so the processes are bound: all on one core, then the
+bots on another core than the referee.
 
 Then a tournament: `arena run` of a 2-player dice round robin between `random` and
 `honest`, both in `process` mode, on 2 workers, against the same tournament `inline`, in
-games per second of playing. Measures only; asserts nothing.
+games per second of playing (`--games 0` skips it). Measures only; asserts nothing.
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ from arena_bots.random_bot import RandomBot
 from arena.bot import BotContext, GameEnd, Limits
 from arena.hosts.inline import Host, InlineHost
 from arena.hosts.pipe import CommandHost, PipeHost, ProcessHost, ProcessLimits
+from arena.hosts.walls import LEVELS, IsolationError, level
 from arena.hosts.wire import PROTOCOL, SeatLog
 from arena.rules import CHANCE, RULESETS, TERMINAL
 from arena.rules.base import Event, Observation, Result
@@ -224,9 +229,20 @@ PLACEMENTS = {"one core": "referee and bots on one core",
               "two cores": "the bots on another core than the referee"}
 
 
-def make_contenders(size: int) -> dict[str, Callable[[], Contender]]:
+def available_levels() -> list[str]:
+    """The isolation levels this machine gives (strict and standard need the sandbox's tools)."""
+    found = []
+    for name in LEVELS:
+        try:
+            level(name)
+        except IsolationError:
+            continue
+        found.append(name)
+    return found
+
+
+def make_contenders(size: int, levels: list[str]) -> dict[str, Callable[[], Contender]]:
     """How to start each contender (its processes start under the caller's affinity)."""
-    limits = ProcessLimits()
     commands: dict[str, list[str] | None] = {
         "process: random bot": None,
         "command: example_bot.py": [sys.executable, str(EXAMPLES / "example_bot.py")]}
@@ -236,13 +252,16 @@ def make_contenders(size: int) -> dict[str, Callable[[], Contender]]:
         f"raw round trip, {size}-byte message": lambda: Echo(size),
         "inline (no boundary, for scale)": lambda: Hosted(InlineHost(RandomBot)),
     }
-    for name, command in commands.items():
-        for with_events, what in ((False, "request"), (True, "with its events")):
-            def make(command: list[str] | None = command, events: bool = with_events) -> Hosted:
-                host = ProcessHost("random", limits) if command is None else \
-                    CommandHost(command, limits)
-                return Hosted(host, events).started()
-            makers[f"{name}, {what}"] = make
+    for isolation in levels:
+        limits = ProcessLimits(isolation=isolation)
+        for name, command in commands.items():
+            for with_events, what in ((False, "request"), (True, "with its events")):
+                def make(command: list[str] | None = command, events: bool = with_events,
+                         limits: ProcessLimits = limits) -> Hosted:
+                    host = ProcessHost("random", limits) if command is None else \
+                        CommandHost(command, limits)
+                    return Hosted(host, events).started()
+                makers[f"{name} [{isolation}], {what}"] = make
     return makers
 
 
@@ -316,10 +335,14 @@ def main() -> None:
     parser.add_argument("--decisions", type=int, default=2000)
     parser.add_argument("--all-at-once", action="store_true",
                         help="every contender in one loop, instead of each with its own floor")
-    parser.add_argument("--games", type=int, default=6000, help="games of the tournament")
+    parser.add_argument("--games", type=int, default=6000,
+                        help="games of the tournament (0: no tournament)")
+    parser.add_argument("--levels", default=",".join(available_levels()),
+                        help="isolation levels to run the bots at, comma-separated "
+                             "(default: every level this machine gives)")
     args = parser.parse_args()
     games = scripts(args.decisions + 50)
-    makers = make_contenders(request_bytes(games))
+    makers = make_contenders(request_bytes(games), args.levels.split(","))
     cores = sorted(os.sched_getaffinity(0))
     placements = {"one core": ({cores[0]}, {cores[0]}), "two cores": ({cores[-1]}, {cores[0]})}
     for placement, (bots_on, referee_on) in placements.items():
@@ -327,6 +350,8 @@ def main() -> None:
             continue
         rows = run(games, makers, bots_on, referee_on, args.all_at_once)
         table(rows, placement, "all at once" if args.all_at_once else "each with its own floor")
+    if args.games <= 0:
+        return
     rates = {mode: tournament(mode, args.games) for mode in ("inline", "process")}
     print(f"\n2-player dice tournament, {args.games} games, 2 workers: "
           f"process {rates['process']:.0f} games/s, inline {rates['inline']:.0f} games/s "
@@ -337,12 +362,12 @@ def table(rows: list[Row], placement: str, how: str) -> None:
     """Print one table: every contender against the raw round trip measured with it."""
     print(f"\n{placement} ({PLACEMENTS[placement]}), {how}; {len(rows[0][2])} decisions each;"
           " microseconds per decision")
-    print(f"{'':<50} {'floor':>7} {'median':>8} {'p90':>8} {'ratio':>7}")
+    print(f"{'':<58} {'floor':>7} {'median':>8} {'p90':>8} {'ratio':>7}")
     for name, base, values in rows:
         ordered = sorted(values)
         median = statistics.median(ordered)
         p90 = ordered[int(len(ordered) * 0.9)]
-        print(f"{name:<50} {base * 1e6:7.1f} {median * 1e6:8.1f} {p90 * 1e6:8.1f} "
+        print(f"{name:<58} {base * 1e6:7.1f} {median * 1e6:8.1f} {p90 * 1e6:8.1f} "
               f"{median / base:6.2f}x")
 
 

@@ -6,6 +6,7 @@ Pure: builds and reads plain dicts; no I/O.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Mapping
 from types import MappingProxyType
@@ -175,13 +176,19 @@ def _legal_to_json(legal: Legal) -> dict[str, Any]:
 
 def _legal_from_json(data: Mapping[str, Any], space: hands.ClaimSpace,
                      face_up: tuple[bool, ...], sof: bool) -> Legal:
-    low = data.get("min_claim")
-    min_index = len(space)
-    if low is not None:
-        min_index = space.index[hands.parse_claim(low, sof)]
-    return Legal(data["decision"], space, min_index, face_up,
-                 tuple(data.get("rerollable", (0, 1, 2, 3, 4))),
-                 bool(data.get("must_reroll", False)), tuple(data.get("seats", ())))
+    return _legal(space.kind, sof, data["decision"], data.get("min_claim"), face_up,
+                  tuple(data.get("rerollable", (0, 1, 2, 3, 4))),
+                  bool(data.get("must_reroll", False)), tuple(data.get("seats", ())))
+
+
+@functools.lru_cache(maxsize=4096)
+def _legal(kind: str, sof: bool, decision: Any, low: str | None, face_up: tuple[bool, ...],
+           rerollable: tuple[int, ...], must_reroll: bool, seats: tuple[int, ...]) -> Legal:
+    """A Legal built once for each form it is sent in: they are immutable and recur (a
+    bot's process rebuilds one per decision)."""
+    space = hands.claim_space(kind, sof)
+    min_index = len(space) if low is None else space.index[hands.parse_claim(low, sof)]
+    return Legal(decision, space, min_index, face_up, rerollable, must_reroll, seats)
 
 
 def observation_from_json(data: Mapping[str, Any], straight_over_full: bool = False,

@@ -129,6 +129,9 @@ def _message(exc: BaseException) -> str:
 
 _encode = json.JSONEncoder(separators=(",", ":")).encode
 _decode = json.JSONDecoder().decode
+KNOWN_EVENTS = 4096  # decoded event lines kept for each value of straight_over_full
+_KNOWN: dict[bool, dict[bytes, Any]] = {}
+"""Decoded events by the line the referee sent: immutable, and most recur in every game."""
 
 
 def _event_data(messages: list[bytes | Mapping[str, Any]]) -> list[Any]:
@@ -189,26 +192,43 @@ class BotServer:
         observation's history is the public events from its `history_from` on."""
         self.decoded: list[Any] = []
         """The events decoded so far, by index (None: not needed yet)."""
+        self.last_history: tuple[int, int, tuple[Any, ...]] = (-1, 0, ())  # start, sent, it
 
     def events_from(self, start: int) -> list[Any]:
-        """The events sent from index `start` on, each decoded once (those still waiting,
-        in one parse)."""
+        """The events sent from index `start` on, each decoded once: a line seen before (a
+        look, a claim, a point recur from game to game) from the cache, the rest in one parse."""
         from arena.hosts.codec import event_from_json
 
-        decoded = self.decoded
-        waiting = [i for i in range(start, len(decoded)) if decoded[i] is None]
-        if waiting:
-            for i, data in zip(waiting, _event_data([self.events[i] for i in waiting]),
-                               strict=True):
-                decoded[i] = event_from_json(data, self.sof)
+        decoded, events, known = self.decoded, self.events, _KNOWN.setdefault(self.sof, {})
+        waiting = []
+        for i in range(start, len(decoded)):
+            if decoded[i] is None and isinstance(message := events[i], bytes):
+                decoded[i] = known.get(message)
+            if decoded[i] is None:
+                waiting.append(i)
+        if len(known) + len(waiting) > KNOWN_EVENTS:
+            known.clear()
+        found = _event_data([events[i] for i in waiting]) if waiting else []
+        for i, data in zip(waiting, found, strict=True):
+            message, decoded[i] = events[i], event_from_json(data, self.sof)
+            if isinstance(message, bytes):
+                known[message] = decoded[i]
         return decoded[start:]
 
     def observation(self, data: dict[str, Any]) -> Any:
         """Rebuild the observation, its history from the events already sent."""
         from arena.hosts.codec import observation_from_json
 
-        history = tuple(e for e in self.events_from(data["history_from"]) if e.to is None)
-        return observation_from_json(data, self.sof, history, self.hand)
+        return observation_from_json(data, self.sof, self.history(data["history_from"]), self.hand)
+
+    def history(self, start: int) -> tuple[Any, ...]:
+        """The public events sent from `start` on (a round's later decision adds the new ones)."""
+        begun, upto, history = self.last_history
+        if begun != start or upto > len(self.events):
+            upto, history = start, ()
+        history += tuple(e for e in self.events_from(upto) if e.to is None)
+        self.last_history = (start, len(self.events), history)
+        return history
 
     def reply(self, message: Mapping[str, Any]) -> None:
         """Write one protocol line and flush it."""
@@ -251,7 +271,7 @@ class BotServer:
 
         _reap_orphans()
         self.bot, self.pending = None, None
-        self.events, self.decoded = [], []
+        self.events, self.decoded, self.last_history = [], [], (-1, 0, ())
         if self.factory is None:
             self.error(f"bot {self.ref} could not be loaded")
             return

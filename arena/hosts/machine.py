@@ -3,7 +3,7 @@ and open files (its soft limit raised to the hard limit once per process, in the
 every worker, and no more bot hosts kept by one worker than fit in it). Lacking them is the
 referee's failure (`arena.hosts.inline.RefereeFailure`), never a bot's fault.
 
-A kept process host holds `FILES_PER_HOST` descriptors: its three pipes, the selector that
+A kept process host holds `FILES_PER_HOST` descriptors: its three pipes, the epoll that
 waits on them, its /proc schedstat file and either its cgroup's three counters or up to
 `arena.hosts.processes.TRACKED_FILES` /proc stat files of its tree.
 """

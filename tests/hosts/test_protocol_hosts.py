@@ -71,6 +71,46 @@ def test_a_process_bot_sees_every_observation_exactly_as_inline(
     assert max(int(t.split()[1]) for t in seen) >= 3  # histories of several events
 
 
+CHRONICLER = """
+import hashlib
+
+import arena
+from arena.rules.playout import random_action
+
+
+class Chronicler(arena.Bot):
+    name = "chronicler"
+
+    def act(self, observation):
+        text = repr(observation)  # its claims show their straight_over_full
+        print("SEEN", hashlib.sha256(text.encode()).hexdigest()[:16])
+        return random_action(observation.legal, self.rng)
+"""
+
+
+def test_one_process_sees_every_observation_as_inline_over_games_and_options(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The bot's process keeps the events it decoded from game to game: a later game, and
+    one whose claims order differently (straight_over_full), must still see its own."""
+    bot = tmp_path / "chronicler.py"
+    bot.write_text(CHRONICLER)
+    bot = str(bot)
+    games = [(4, False), (5, True), (4, True), (6, False)]
+    printed = []
+    for seed, sof in games:
+        play_game("dice", [Reference(bot, mode="inline"), "random", "random"], seed=seed,
+                  options={"straight_over_full": sof})
+        printed += [t for t in capsys.readouterr().out.splitlines() if t.startswith("SEEN ")]
+    with ProcessHost(bot, LIMITS) as host:
+        for seed, sof in games:
+            record = play_game("dice", [Player("zoo", host), "random", "random"], seed=seed,
+                               options={"straight_over_full": sof}, limits=Limits(1.0))
+            assert record.faults == ()
+        seen = [t for t in host.stderr_tail().splitlines() if t.startswith("SEEN ")]
+    assert seen == printed
+    assert len(seen) > 20
+
+
 @pytest.mark.parametrize("rules", RULES)
 def test_protocol_2_rebuilds_from_the_events_the_history_protocol_1_repeats(rules: str) -> None:
     digests = []
