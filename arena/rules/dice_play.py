@@ -15,7 +15,7 @@ from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from arena import hands
-from arena.rules.actions import Action, Bid, Chance, Choose, Look
+from arena.rules.actions import Action, Bid, Challenge, Chance, Choose, Look
 from arena.rules.base import Event, IllegalAction, RulesError
 from arena.rules.engine import add_to_seat, next_active, seat_out
 from arena.rules.legal import Legal
@@ -157,18 +157,33 @@ class DicePlay:
             return self._apply_chance(state, action)
         if phase == OVER:
             raise IllegalAction(f"the game is over; {action} cannot be played")
+        if CLAIM <= phase <= RESPOND:  # the common cases, in line: legal at once, or not here
+            new_state = self._claim_or_respond(state, action)
+            if new_state is not None:
+                return new_state
         legal = self.legal(state)
-        if type(action) is Bid and CLAIM <= phase <= RESPOND:  # the common case, in line
-            claim = action.claim
-            sof = legal.space.straight_over_full
-            if type(claim) is hands.Value and claim.straight_over_full == sof:
-                index = state.space.index.get(claim, -1)
-                if index >= legal.min_index:
-                    return self._bid(state, index)
         problem = legal.problem(action)
         if problem is not None:
             raise IllegalAction(f"seat {state.holder}: {problem}")
         return self._steps[type(action)](state, action)
+
+    def _claim_or_respond(self, state: DiceState, action: object) -> DiceState | None:
+        """The state after a claim, look or challenge that is plainly legal, or None to check
+        the action in full (its Legal: the claim space, anything above the last claim)."""
+        kind = type(action)
+        if kind is Bid:
+            claim = action.claim  # type: ignore[attr-defined]
+            space = state.space
+            if type(claim) is hands.Value and claim.straight_over_full == space.straight_over_full:
+                index = space.index.get(claim, -1)
+                if index > state.claim:
+                    return self._bid(state, index)
+        elif state.phase == RESPOND:
+            if kind is Challenge:
+                return self._challenge(state)
+            if kind is Look and state.claim + 1 < len(state.space.claims):  # a claim is left
+                return self._look(state, action)  # type: ignore[arg-type]
+        return None
 
     def _claim(self, state: DiceState, action: Bid) -> DiceState:
         """A legal claim, made with either category order: judged in the game's order."""

@@ -50,7 +50,8 @@ class Legal:
     @property
     def min_claim(self) -> Claim | None:
         """The lowest claim that may be made now, or None when no claim is possible."""
-        return self.space.claims[self.min_index] if self.min_index < len(self.space) else None
+        claims = self.space.claims  # len() of the tuple: ClaimSpace.__len__ is a Python call
+        return claims[self.min_index] if self.min_index < len(claims) else None
 
     def claims(self) -> tuple[Claim, ...]:
         """Every claim that may be made now, lowest first."""
@@ -58,7 +59,7 @@ class Legal:
 
     def can_claim(self) -> bool:
         """Whether any higher claim exists (if not, only the challenge is legal)."""
-        return self.min_index < len(self.space)
+        return self.min_index < len(self.space.claims)
 
     def problem(self, action: object) -> str | None:
         """Return why an action is illegal now, or None when it is legal."""
