@@ -30,6 +30,16 @@ _CARD_TEXT = tuple(hands.card_text(c) for c in _DECK)
 # Every roll of k dice, in a fixed order: one randrange picks a whole roll.
 _ROLLS = tuple(tuple(itertools.product(hands.DIE_RANKS, repeat=k)) for k in range(6))
 _ROLL_SETS = tuple(frozenset(rolls) for rolls in _ROLLS)
+_THROWS: dict[int, tuple[Chance, ...]] = {}
+
+
+def _throws(dice: int) -> tuple[Chance, ...]:
+    """The chance outcome of every roll of so many dice, in `_ROLLS` order, built on first
+    use (then read from `_THROWS` in line: one Chance built per throw cost a Python call)."""
+    throws = _THROWS[dice] = tuple(Chance(roll) for roll in _ROLLS[dice])
+    return throws
+
+
 _DICE_TEXT: dict[tuple[int, ...], tuple[str, ...]] = {}  # at most 7,776 entries
 # The read-only data of the most frequent events, built once: claims by (claim, order,
 # blind), and the one-number events (round, reroll count, points) by name and number.
@@ -138,13 +148,14 @@ class DicePlay:
                 return Chance(tuple(rng.sample(_DECK, 52)))
             # One random() per throw: a float has 53 bits, so the bias over 7,776 rolls is
             # below 1e-12, far cheaper than randrange's rejection loop.
-            return Chance(_ROLLS[5][int(rng.random() * 7776)])
+            return (_THROWS.get(5) or _throws(5))[int(rng.random() * 7776)]
         if state.phase != FILL:
             raise RulesError("no chance outcome is pending")
         if self.cards:
             return Chance(tuple(rng.sample(state.discards, len(state.discards))))
-        table = _ROLLS[len(state.pending)]
-        return Chance(table[int(rng.random() * len(table))])
+        dice = len(state.pending)
+        table = _THROWS.get(dice) or _throws(dice)
+        return table[int(rng.random() * len(table))]
 
     # --- transitions ------------------------------------------------------------------
 
