@@ -13,13 +13,20 @@ from __future__ import annotations
 import random
 import statistics
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from typing import Any
 
+from arena.bot import Bot, BotContext, Limits
+from arena.hosts.inline import InlineHost, decision_alarm
+from arena.options import NO_OPTIONS
 from arena.plugins import default_registry
-from arena.referee import play_game
-from arena.rules import get_rules
-from arena.rules.playout import playout
+from arena.referee import ActionEntry, LogEntry, _Game, as_player, play_game
+from arena.rules import CHANCE, TERMINAL, get_rules
+from arena.rules.actions import Action, Chance
+from arena.rules.base import Event, Observation
+from arena.rules.dice import DiceRules
+from arena.rules.playout import playout, random_action
 
 CASES = (("dice", 2), ("dice", 4), ("dice", 6), ("dice-cards", 4), ("cards", 4))
 
@@ -132,3 +139,127 @@ def run(seconds: float = 1.0, repeat: int = 5,
     for rules_id, players in cases:
         yield rules_rate(rules_id, players, seconds, repeat)
         yield referee_rate(rules_id, players, seconds, repeat)
+
+
+# --- the referee's parts, each timed alone on the positions of real games ------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Positions:
+    """Every step of some random 2-player `dice` games, played through the rules alone: each
+    decision's observation and answer, each step's events and chance outcomes."""
+
+    decisions: tuple[tuple[int, Observation, Action], ...]
+    events: tuple[tuple[Event, ...], ...]
+    chances: tuple[Chance, ...]
+    final: Any
+    games: int
+
+
+def positions(games: int = 200) -> Positions:
+    """Play `games` random games of 2-player `dice`, keeping every step."""
+    rules, rng = get_rules("dice"), random.Random(1)
+    decisions, events, chances = [], [], []
+    for _ in range(games):
+        state = rules.new_game(2)
+        while (seat := rules.to_act(state)) != TERMINAL:
+            if seat == CHANCE:
+                chances.append(outcome := rules.chance(state, rng))
+                state = rules.apply(state, outcome)
+            else:
+                observation = rules.observe(state, seat)
+                decisions.append((seat, observation, random_action(observation.legal, rng)))
+                state = rules.apply(state, decisions[-1][2])
+            events.append(rules.events(state))
+    return Positions(tuple(decisions), tuple(events), tuple(chances), state, games)
+
+
+def _timed(part: Callable[[], object], passes: int = 3) -> float:
+    """The best of a few passes of a part, in seconds."""
+    best = float("inf")
+    for _ in range(passes):
+        started = time.perf_counter()
+        part()
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
+def _inline_bot(seat: int) -> tuple[InlineHost, Bot]:
+    """A started inline host of the `random` bot, and the bot itself."""
+    host = InlineHost(default_registry().bots["random"].factory)
+    host.start(BotContext(seat, 2, "dice", get_rules("dice").check_options(None), Limits(),
+                          random.Random(seat)))
+    assert host.bot is not None
+    return host, host.bot
+
+
+class _Finished(DiceRules):
+    """2-player `dice` whose every game is over as it begins (the real set-up, then a
+    finished state): what the referee spends on a game besides its steps."""
+
+    def __init__(self, final: Any) -> None:
+        super().__init__(cards=False)
+        self.final = final
+
+    def new_game(self, players: int, options: Mapping[str, object] | None = None) -> Any:
+        """Set up a game as the rules do, then hand back the finished one."""
+        super().new_game(players, options)
+        return self.final
+
+
+def parts(p: Positions) -> dict[str, Callable[[], object]]:
+    """Each part the referee adds over the rules, as a pass over the recorded positions."""
+    (host, bot), rng = _inline_bot(0), random.Random(1)
+    log: list[LogEntry] = []
+    seats = [default_registry().bots["random"].factory] * 2
+    finished = _Finished(p.final)
+
+    def hosted() -> None:
+        with decision_alarm():
+            for _, observation, _ in p.decisions:
+                host.act(observation, 1.0)
+
+    def logged() -> None:
+        log.clear()
+        for seat, _, action in p.decisions:
+            log.append(ActionEntry(seat, action, 0.0))
+        log.extend(p.chances)
+        for events in p.events:
+            log.extend(events)
+
+    def notified() -> None:
+        game = _Game(get_rules("dice"), tuple(as_player(s) for s in seats), 0, NO_OPTIONS,
+                     Limits())
+        for events in p.events:
+            game._dispatch(events)  # the part measured
+
+    return {
+        "random_action": lambda: [random_action(o.legal, rng) for _, o, _ in p.decisions],
+        "bot": lambda: [bot.act(o) for _, o, _ in p.decisions],
+        "host": hosted,
+        "clock": lambda: [time.perf_counter() for _ in p.decisions],
+        "log": logged,
+        "notify": notified,
+        "game": lambda: [play_game(finished, seats, seed=n) for n in range(p.games)],
+    }
+
+
+def breakdown(seconds: float = 1.0, repeat: int = 5) -> dict[str, float]:
+    """Microseconds per decision of the rules, the referee, and each part the referee adds,
+    interleaved in every round; medians. The parts are measured alone, so they need not add
+    up to the referee: the rest is its loop (whose turn, the fault checks, calls)."""
+    recorded = positions()
+    per = 1e6 / len(recorded.decisions)
+    timed = parts(recorded)
+    steps = dice_steps()
+    rounds: dict[str, list[float]] = {name: [] for name in (*steps, *timed)}
+    for _ in range(repeat):
+        for name, step in steps.items():
+            rounds[name].append(1e6 / _rates(step, seconds, 1)[1])
+        for name, part in timed.items():
+            rounds[name].append(_timed(part) * per)
+    micros = {name: statistics.median(times) for name, times in rounds.items()}
+    micros["clock"] *= 3  # three reads per decision: the referee's, two in the host call
+    micros["host"] -= micros["bot"]
+    micros["bot"] -= micros["random_action"]
+    return micros
