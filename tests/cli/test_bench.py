@@ -42,3 +42,16 @@ def test_with_pyspiel_the_referee_and_rules_are_timed_against_liars_dice() -> No
     assert [line.split()[0] for line in lines[4:7]] == ["openspiel", "rules", "referee"]
     assert lines[4].endswith(" 1.00")
     assert lines[7] == "(median of 1 interleaved runs of 0.01s each, one core)"
+
+
+def test_the_breakdown_names_each_part_the_referee_adds_and_the_remainder() -> None:
+    title, *parts, footer = bench_lines("--breakdown")
+    assert title.startswith("2-player dice, inline random bots, us per decision")
+    words = [line.rsplit(maxsplit=1)[0].strip() for line in parts]
+    assert words[0].startswith("the rules layer") and words[-2] == "the referee, in all"
+    assert any(w.startswith("the host call") for w in words)
+    assert any(w.startswith("the event log") for w in words)
+    assert any(w.startswith("each game's set-up") for w in words)
+    assert words[-1].startswith("notify") and footer.startswith("(median of 1 interleaved")
+    for line in parts:
+        float(line.rsplit(maxsplit=1)[1])  # every part has its figure
