@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import json
 import random
-import time
 import traceback
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from time import perf_counter
 from types import MappingProxyType
 from typing import Any, NamedTuple, TypeAlias
 
@@ -37,6 +37,7 @@ from arena.rules.base import Event, Observation, Result
 from arena.seeds import bot_seed, derive_seed
 
 MAX_DECISIONS = 200_000
+_new = tuple.__new__
 
 
 class RefereeError(RuntimeError):
@@ -148,6 +149,7 @@ class _Game:
                  options: Options, limits: Limits,
                  spectator: Callable[[Event], None] | None = None) -> None:
         self.rules, self.players, self.seed = ruleset, players, seed
+        self.hosts = tuple(player.host for player in players)
         self.options, self.limits = options, limits
         self.log: list[LogEntry] = []
         self.faults: list[Fault] = []
@@ -176,11 +178,9 @@ class _Game:
         rules, rng = self.rules, random.Random(derive_seed(self.seed, "game"))
         state = rules.new_game(len(self.players), self.options)
         self._start_bots()
-        to_act, events_of, log = rules.to_act, rules.events, self.log
-        while True:
-            seat = to_act(state)
-            if seat == TERMINAL:
-                break
+        to_act, events_of, log, decide = rules.to_act, rules.events, self.log, self._decide
+        record = self._dispatch if self.watching else log.extend  # no one listens: log only
+        while (seat := to_act(state)) != TERMINAL:
             if seat == CHANCE:
                 outcome: Chance = rules.chance(state, rng)
                 log.append(outcome)
@@ -188,12 +188,8 @@ class _Game:
             elif self.pending and self._in_game(state):
                 state = self._fault_outside(state)
             else:
-                state = self._decide(state, seat)
-            events = events_of(state)
-            if self.watching:
-                self._dispatch(events)
-            else:
-                log.extend(events)
+                state = decide(state, seat)
+            record(events_of(state))
             if self.decisions > MAX_DECISIONS:
                 raise RefereeError(f"game did not end after {MAX_DECISIONS} decisions")
         for seat, fault, _ in self.pending:  # raised once the game was decided: no effect
@@ -224,16 +220,20 @@ class _Game:
         """Ask one bot for its decision and apply it, or apply the fault policy."""
         self.decisions += 1
         observation = self.rules.observe(state, seat)
-        timeout = self.limits.decision + self.bank[seat]
-        started = time.perf_counter()
+        host = self.hosts[seat]
+        started = perf_counter()
         try:
             if self.broken[seat] is not None:
                 raise self.broken[seat]  # type: ignore[misc]
-            host = self.players[seat].host
-            action: Action = host.act(observation, timeout)
+            action: Action = host.act(observation, self.limits.decision + self.bank[seat])
         except BotFault as fault:
             return self._fault(state, seat, fault, self._clock(seat, started))
-        elapsed = self._clock(seat, started, host.billed)
+        elapsed = host.billed  # the host's measure, else the wall clock (as in _clock)
+        if elapsed is None:
+            elapsed = perf_counter() - started
+        self.think[seat] += elapsed
+        if elapsed > self.limits.decision:
+            self._overdraw(seat, elapsed)
         try:
             new_state = self.rules.apply(state, action)
         except Exception:
@@ -245,17 +245,21 @@ class _Game:
             note = getattr(host, "note", None)  # the bot's stderr, where it has its own
             illegal = BotFault("illegal", problem + (note() if note else ""), _sent(host, action))
             return self._fault(state, seat, illegal, elapsed)
-        self.log.append(ActionEntry(seat, action, elapsed))
+        self.log.append(_new(ActionEntry, (seat, action, elapsed)))  # half ActionEntry()'s cost
         return new_state
 
-    def _clock(self, seat: int, started: float, billed: float | None = None) -> float:
-        """Charge a decision's time to the seat: the host's billed time where it measures one
-        (CPU time for bots in their own process), else the wall clock."""
-        elapsed = time.perf_counter() - started if billed is None else billed
+    def _clock(self, seat: int, started: float) -> float:
+        """Charge a faulted decision's wall time to the seat (an answer is charged in line in
+        `_decide`: the host's billed time where it measures one, else the wall clock)."""
+        elapsed = perf_counter() - started
         self.think[seat] += elapsed
         if elapsed > self.limits.decision:
-            self.bank[seat] = max(0.0, self.bank[seat] - (elapsed - self.limits.decision))
+            self._overdraw(seat, elapsed)
         return elapsed
+
+    def _overdraw(self, seat: int, elapsed: float) -> None:
+        """Take a decision's time past its limit from the seat's bank."""
+        self.bank[seat] = max(0.0, self.bank[seat] - (elapsed - self.limits.decision))
 
     def _fault(self, state: Any, seat: int, fault: BotFault, elapsed: float) -> Any:
         self.faults.append(Fault(seat, fault.kind, fault.message, self.decisions, fault.sent))

@@ -29,7 +29,7 @@ def derive_seed(root: int, *parts: object) -> int:
 def bot_seed(game_seed: int, seat: int) -> int:
     """The seed of one seat's generator: HMAC-SHA256 keyed by the game's seed, so a bot that
     learns it cannot work back to the game's seed or forward to the dice."""
-    digest = hmac.new(str(game_seed).encode(), f"bot:{seat}".encode(), hashlib.sha256).digest()
+    digest = hmac.digest(str(game_seed).encode(), f"bot:{seat}".encode(), "sha256")  # one shot
     return int.from_bytes(digest[:8], "big") & _MASK
 
 

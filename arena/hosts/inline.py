@@ -7,17 +7,23 @@ A host turns whatever goes wrong inside a bot into a `BotFault` with a kind (`ti
 
 from __future__ import annotations
 
+import _signal  # type: ignore[import-not-found]  # the C half of `signal`; it has no stubs
 import contextlib
 import math
 import signal
 import threading
 import time
 from collections.abc import Callable, Iterator
-from typing import Protocol
+from time import perf_counter
+from typing import Any, Protocol
 
 from arena.bot import Bot, BotContext, GameEnd
 from arena.rules.actions import Action
 from arena.rules.base import Event, Observation
+
+_set_handler: Callable[[int, Any], Any] = _signal.signal
+"""`signal.signal` without the enum it makes of the handler it returns: for a Python handler
+that raises and catches a ValueError, a tenth of what the referee spends setting up a game."""
 
 SENT_CHARS = 200
 """How much of what a bot sent an `illegal` or `protocol` fault keeps."""
@@ -99,21 +105,28 @@ def _message(exc: BaseException) -> str:
 class _Watchdog:
     """The inline bot now thinking: its wall deadline (inf when none), when it started, its
     time limit, the CPU clock reading its CPU time counts from (None until the first tick),
-    and the tick interval."""
+    how many games hold the alarm, and the tick interval. One instance, `_WATCH`: setting an
+    instance's slot is cheaper than a class attribute, and it is set at every decision."""
 
-    deadline = math.inf
-    started = 0.0
-    limit = math.inf
-    cpu0: float | None = None
-    depth = 0
-    tick = 0.005
+    __slots__ = ("cpu0", "deadline", "depth", "limit", "started", "tick")
+
+    def __init__(self) -> None:
+        self.deadline = math.inf
+        self.started = 0.0
+        self.limit = math.inf
+        self.cpu0: float | None = None
+        self.depth = 0
+        self.tick = 0.005
+
+
+_WATCH = _Watchdog()
 
 
 def _alarm(signum: int, frame: object) -> None:
-    watch = _Watchdog
+    watch = _WATCH
     if watch.deadline == math.inf:
         return
-    now = time.perf_counter()
+    now = perf_counter()
     if watch.cpu0 is None:
         # the CPU clock is read from the first tick on, not at every decision (a system call
         # each): the wall time before the tick counts as CPU time, an error of one tick at most
@@ -132,20 +145,21 @@ def decision_alarm() -> Iterator[None]:
         yield
         return
     previous = None
-    if _Watchdog.depth == 0:
-        previous = signal.signal(signal.SIGALRM, _alarm)
-        signal.setitimer(signal.ITIMER_REAL, _Watchdog.tick, _Watchdog.tick)
-    _Watchdog.depth += 1
+    watch = _WATCH
+    if watch.depth == 0:
+        previous = _set_handler(signal.SIGALRM, _alarm)
+        signal.setitimer(signal.ITIMER_REAL, watch.tick, watch.tick)
+    watch.depth += 1
     try:
         yield
     finally:
-        _Watchdog.depth -= 1
-        if _Watchdog.depth == 0:
+        watch.depth -= 1
+        if watch.depth == 0:
             signal.setitimer(signal.ITIMER_REAL, 0)
             # A tick already pending must find a Python handler: with SIG_DFL back in place,
             # Python raises "Signal 14 ignored due to race condition" at a random later line.
-            signal.signal(signal.SIGALRM, previous if callable(previous) else _late_alarm)
-            _Watchdog.deadline = math.inf
+            _set_handler(signal.SIGALRM, previous if callable(previous) else _late_alarm)
+            watch.deadline = math.inf
 
 
 def _late_alarm(signum: int, frame: object) -> None:
@@ -183,23 +197,23 @@ class InlineHost:
     def act(self, observation: Observation, timeout: float) -> Action:
         """Ask the bot, interrupting it at the deadline where the process allows."""
         assert self.bot is not None
-        watch = _Watchdog
+        watch = _WATCH
         alarmed = watch.depth > 0 and self._can_alarm
         cpu0 = None if alarmed else time.thread_time()
-        started = time.perf_counter()
+        started = perf_counter()
         if alarmed:
             watch.started, watch.limit, watch.cpu0 = started, timeout, None
             watch.deadline = started + timeout * self.wall_factor
         try:
             action = self.bot.act(observation)
         except DecisionTimeout:
-            late = self._late(time.perf_counter() - started, timeout, watch.cpu0, "no answer")
+            late = self._late(perf_counter() - started, timeout, watch.cpu0, "no answer")
             raise late or BotFault("timeout", f"no answer within {timeout:.3g}s") from None
         except Exception as exc:
             raise BotFault("crash", _message(exc)) from exc
         finally:
             watch.deadline = math.inf
-        self.billed = elapsed = time.perf_counter() - started
+        self.billed = elapsed = perf_counter() - started
         if elapsed > timeout:
             late = self._late(elapsed, timeout, watch.cpu0 if alarmed else cpu0, "answered")
             if late is not None:

@@ -118,16 +118,15 @@ class DiceRules(DicePlay, Engine):
         if memo[0] is state:
             return memo[1]
         phase = state.phase
+        key = (phase << 10) | ((state.claim + 1) << 1) | state.space.straight_over_full
+        legal = self._legal_cache.get(key) or self._legal_at(phase, state)  # _legal_at in line
         if phase in _OPTIONAL:
-            legal = self._optional_legal(phase, state)
-        else:
-            legal = self._legal_at(phase, state)
+            legal = self._optional_legal(phase, state, legal)
         self._memo = (state, legal)
         return legal
 
-    def _optional_legal(self, phase: int, state: DiceState) -> Legal:
+    def _optional_legal(self, phase: int, state: DiceState, legal: Legal) -> Legal:
         """The Legal of a reroll or a choice, as the rule options shape it."""
-        legal = self._legal_at(phase, state)
         if phase == CHOOSE:
             seats = tuple(s for s, a in enumerate(state.active) if a and s != state.holder)
             return Legal(legal.decision, legal.space, legal.min_index, seats=seats)

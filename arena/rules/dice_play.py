@@ -15,7 +15,7 @@ from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from arena import hands
-from arena.rules.actions import Action, Bid, Chance, Choose, Look
+from arena.rules.actions import Action, Bid, Challenge, Chance, Choose, Look
 from arena.rules.base import Event, IllegalAction, RulesError
 from arena.rules.engine import add_to_seat, next_active, seat_out
 from arena.rules.legal import Legal
@@ -30,6 +30,16 @@ _CARD_TEXT = tuple(hands.card_text(c) for c in _DECK)
 # Every roll of k dice, in a fixed order: one randrange picks a whole roll.
 _ROLLS = tuple(tuple(itertools.product(hands.DIE_RANKS, repeat=k)) for k in range(6))
 _ROLL_SETS = tuple(frozenset(rolls) for rolls in _ROLLS)
+_THROWS: dict[int, tuple[Chance, ...]] = {}
+
+
+def _throws(dice: int) -> tuple[Chance, ...]:
+    """The chance outcome of every roll of so many dice, in `_ROLLS` order, built on first
+    use (then read from `_THROWS` in line: one Chance built per throw cost a Python call)."""
+    throws = _THROWS[dice] = tuple(Chance(roll) for roll in _ROLLS[dice])
+    return throws
+
+
 _DICE_TEXT: dict[tuple[int, ...], tuple[str, ...]] = {}  # at most 7,776 entries
 # The read-only data of the most frequent events, built once: claims by (claim, order,
 # blind), and the one-number events (round, reroll count, points) by name and number.
@@ -138,13 +148,14 @@ class DicePlay:
                 return Chance(tuple(rng.sample(_DECK, 52)))
             # One random() per throw: a float has 53 bits, so the bias over 7,776 rolls is
             # below 1e-12, far cheaper than randrange's rejection loop.
-            return Chance(_ROLLS[5][int(rng.random() * 7776)])
+            return (_THROWS.get(5) or _throws(5))[int(rng.random() * 7776)]
         if state.phase != FILL:
             raise RulesError("no chance outcome is pending")
         if self.cards:
             return Chance(tuple(rng.sample(state.discards, len(state.discards))))
-        table = _ROLLS[len(state.pending)]
-        return Chance(table[int(rng.random() * len(table))])
+        dice = len(state.pending)
+        table = _THROWS.get(dice) or _throws(dice)
+        return table[int(rng.random() * len(table))]
 
     # --- transitions ------------------------------------------------------------------
 
@@ -157,18 +168,33 @@ class DicePlay:
             return self._apply_chance(state, action)
         if phase == OVER:
             raise IllegalAction(f"the game is over; {action} cannot be played")
+        if CLAIM <= phase <= RESPOND:  # the common cases, in line: legal at once, or not here
+            new_state = self._claim_or_respond(state, action)
+            if new_state is not None:
+                return new_state
         legal = self.legal(state)
-        if type(action) is Bid and CLAIM <= phase <= RESPOND:  # the common case, in line
-            claim = action.claim
-            sof = legal.space.straight_over_full
-            if type(claim) is hands.Value and claim.straight_over_full == sof:
-                index = state.space.index.get(claim, -1)
-                if index >= legal.min_index:
-                    return self._bid(state, index)
         problem = legal.problem(action)
         if problem is not None:
             raise IllegalAction(f"seat {state.holder}: {problem}")
         return self._steps[type(action)](state, action)
+
+    def _claim_or_respond(self, state: DiceState, action: object) -> DiceState | None:
+        """The state after a claim, look or challenge that is plainly legal, or None to check
+        the action in full (its Legal: the claim space, anything above the last claim)."""
+        kind = type(action)
+        if kind is Bid:
+            claim = action.claim  # type: ignore[attr-defined]
+            space = state.space
+            if type(claim) is hands.Value and claim.straight_over_full == space.straight_over_full:
+                index = space.index.get(claim, -1)
+                if index > state.claim:
+                    return self._bid(state, index)
+        elif state.phase == RESPOND:
+            if kind is Challenge:
+                return self._challenge(state)
+            if kind is Look and state.claim + 1 < len(state.space.claims):  # a claim is left
+                return self._look(state, action)  # type: ignore[arg-type]
+        return None
 
     def _claim(self, state: DiceState, action: Bid) -> DiceState:
         """A legal claim, made with either category order: judged in the game's order."""

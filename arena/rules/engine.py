@@ -101,9 +101,24 @@ class Engine:
     def __repr__(self) -> str:
         return f"<rules {self.id} v{self.version}>"
 
+    _checked: Options | None = None
+    """The options this rule set last returned: each game checks them twice (the referee,
+    then new_game), and the second check of the same read-only mapping can only agree."""
+    _default_options: Options | None = None
+
     def check_options(self, options: Mapping[str, object] | None) -> Options:
         """Return options with defaults filled in, or raise OptionError."""
-        return check_options(self.option_specs, options)
+        if options is self._checked and options is not None:
+            return options
+        checked = self._defaults() if not options else check_options(self.option_specs, options)
+        self._checked = checked
+        return checked
+
+    def _defaults(self) -> Options:
+        """The default options, checked once: most games are played with them."""
+        if self._default_options is None:
+            self._default_options = check_options(self.option_specs, None)
+        return self._default_options
 
     def describe(self, hand: str, central: bool, score_word: str, decisions: tuple[str, ...],
                  private: str) -> Description:

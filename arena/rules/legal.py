@@ -7,6 +7,7 @@ set put in a `Legal`. Applying an action is the rule set's (`arena.rules.dice`, 
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
@@ -50,7 +51,8 @@ class Legal:
     @property
     def min_claim(self) -> Claim | None:
         """The lowest claim that may be made now, or None when no claim is possible."""
-        return self.space.claims[self.min_index] if self.min_index < len(self.space) else None
+        claims = self.space.claims  # len() of the tuple: ClaimSpace.__len__ is a Python call
+        return claims[self.min_index] if self.min_index < len(claims) else None
 
     def claims(self) -> tuple[Claim, ...]:
         """Every claim that may be made now, lowest first."""
@@ -58,7 +60,7 @@ class Legal:
 
     def can_claim(self) -> bool:
         """Whether any higher claim exists (if not, only the challenge is legal)."""
-        return self.min_index < len(self.space)
+        return self.min_index < len(self.space.claims)
 
     def problem(self, action: object) -> str | None:
         """Return why an action is illegal now, or None when it is legal."""
@@ -133,6 +135,10 @@ _SUBSETS = tuple(tuple(p for p in range(5) if mask >> p & 1) for mask in range(3
 _SWAPS = tuple((own, central) for own in range(5) for central in range(5))
 _REROLLS = tuple(Reroll(p) for p in _SUBSETS)
 _ALL_POSITIONS = (0, 1, 2, 3, 4)
+_DISTINCT_POSITIONS = frozenset(itertools.chain.from_iterable(
+    itertools.permutations(_ALL_POSITIONS, count) for count in range(6)))
+"""Every tuple of distinct positions 0-4, in any order (326 of them)."""
+_INT = frozenset((int,))
 
 
 def _show(action: object) -> str:
@@ -158,6 +164,9 @@ def _top_problem(legal: Legal, action: object) -> str | None:
 
 
 def _positions_problem(positions: object, what: str) -> str | None:
+    if (type(positions) is tuple and {*map(type, positions)} <= _INT
+            and positions in _DISTINCT_POSITIONS):
+        return None  # the common case, in C: each an int (so hashable), distinct, 0-4
     if not isinstance(positions, tuple) or not all(isinstance(p, int) for p in positions):
         return f"{what} must be a tuple of positions 0-4, got {positions!r}"
     if any(p < 0 or p > 4 for p in positions) or len(set(positions)) != len(positions):

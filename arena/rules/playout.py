@@ -11,6 +11,7 @@ import random
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from arena.hands import ClaimSpace
 from arena.rules.actions import Accept, Action, Bid, Challenge, Choose, Look, Pass, Reroll
 from arena.rules.base import CHANCE, TERMINAL, RuleSet
 from arena.rules.legal import Legal
@@ -21,10 +22,22 @@ _REROLLS = tuple(Reroll(tuple(p for p in range(5) if mask >> p & 1)) for mask in
 _CHALLENGE, _LOOK, _ACCEPT = Challenge(), Look(), Accept()
 
 
+_BIDS: dict[int, tuple[ClaimSpace, tuple[Bid, ...]]] = {}
+"""A bid of every claim of each claim space met, built once (bids are values), found by the
+space's identity: a plugin's space may share a built-in's kind and order."""
+
+
+def _bids(space: ClaimSpace) -> tuple[Bid, ...]:
+    known = _BIDS.get(id(space))
+    if known is None or known[0] is not space:
+        known = _BIDS[id(space)] = (space, tuple(Bid(claim) for claim in space.claims))
+    return known[1]
+
+
 def _low_claim(legal: Legal, rng: random.Random) -> Bid:
     """A claim near the lowest legal one (geometric steps), so games stay varied."""
-    index = min(len(legal.space) - 1, legal.min_index + _STEPS[rng.getrandbits(12)])
-    return Bid(legal.space.claims[index])
+    bids = _bids(legal.space)
+    return bids[min(len(bids) - 1, legal.min_index + _STEPS[rng.getrandbits(12)])]
 
 
 def random_action(legal: Legal, rng: random.Random) -> Action:
