@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 
 import pytest
 from click.testing import CliRunner
 
 from arena.cli.main import cli
+from tests.needs import require
 
 QUICK = ["bench", "--quick", "--seconds", "0.01", "--repeat", "1"]
 
@@ -30,7 +32,7 @@ def test_without_pyspiel_the_bench_says_so_in_one_line_and_measures_the_rest(
 
 
 def test_with_pyspiel_the_referee_and_rules_are_timed_against_liars_dice() -> None:
-    pytest.importorskip("pyspiel")
+    require(importlib.util.find_spec("pyspiel"), "OpenSpiel: pip install open_spiel")
     lines = bench_lines()[4:]
     assert lines[:4] == [
         "",
