@@ -18,6 +18,7 @@ from arena.referee import GameRecord
 from arena.replay import (
     Replay,
     ReplayError,
+    encode_game,
     encode_replay,
     parse_replay,
     read_replay,
@@ -61,6 +62,18 @@ def _lines(rules: str, seed: int = 11) -> list[dict[str, Any]]:
     players, options = GAMES[rules]
     record = play_game(rules, players, seed=seed, options=options)
     return replay_lines(record, {"id": f"{rules}-1", "stage": "main", "table": 1}, _seats(record))
+
+
+@pytest.mark.parametrize("rules", sorted(GAMES))
+def test_a_tournament_writes_the_bytes_of_the_replay_lines(rules: str) -> None:
+    """encode_game, which writes the text straight from the record keeping the lines it has
+    made, gives the bytes of replay_lines' dicts in compact JSON, game after game."""
+    players, options = GAMES[rules]
+    for seed in range(12):
+        record = play_game(rules, players, seed=seed, options=options)
+        about, seats = {"id": f"{rules}-{seed}", "stage": "main", "table": 1}, _seats(record)
+        assert encode_game(record, about, seats) == encode_replay(
+            replay_lines(record, about, seats))
 
 
 def _replay(lines: list[dict[str, Any]]) -> Replay:
