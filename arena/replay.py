@@ -32,6 +32,7 @@ from typing import Any
 from arena import hands
 from arena.hosts.codec import action_to_json, event_to_json
 from arena.referee import ActionEntry, Fault, FaultEntry, GameRecord, LogEntry
+from arena.rules import RULESETS
 from arena.rules.actions import Action, Chance
 from arena.rules.base import Event
 from arena.tournament.results import write_atomic
@@ -155,7 +156,10 @@ def encode_game(
     (its seconds in fixed point), built for a tournament's every game: each log entry is
     written as text straight from the record, most of them found in `_LINES` (games repeat
     the same events), instead of as a dict for the JSON encoder, which took as long as
-    playing the game."""
+    playing the game. Only for the built-in rule sets, whose every field keeps one type: a
+    kept line is found by equal values, and 1, 1.0 and True are equal in Python."""
+    if record.rules not in RULESETS:
+        return encode_replay(replay_lines(record, game, seats))
     lines = [_ENCODER.encode(_header(record, game, seats)), *_log_lines(record.log),
              _ENCODER.encode(_result(record))]
     return _gzip("\n".join(lines) + "\n")
