@@ -18,6 +18,7 @@ from arena.referee import GameRecord
 from arena.replay import (
     Replay,
     ReplayError,
+    encode_game,
     encode_replay,
     parse_replay,
     read_replay,
@@ -61,6 +62,31 @@ def _lines(rules: str, seed: int = 11) -> list[dict[str, Any]]:
     players, options = GAMES[rules]
     record = play_game(rules, players, seed=seed, options=options)
     return replay_lines(record, {"id": f"{rules}-1", "stage": "main", "table": 1}, _seats(record))
+
+
+@pytest.mark.parametrize("rules", sorted(GAMES))
+def test_a_tournament_writes_the_replay_lines_and_the_same_bytes_for_the_same_game(
+    rules: str,
+) -> None:
+    """encode_game, which writes the text straight from the record keeping the lines it has
+    made, gives replay_lines' dicts as compact JSON lines, game after game, and the same
+    bytes for the same game however many it wrote before."""
+    players, options = GAMES[rules]
+    records = [play_game(rules, players, seed=seed, options=options) for seed in range(12)]
+    files = []
+    for seed, record in enumerate(records):
+        about, seats = {"id": f"{rules}-{seed}", "stage": "main", "table": 1}, _seats(record)
+        raw = encode_game(record, about, seats)
+        text = gzip.decompress(raw).decode()
+        assert text.endswith("\n") and "\n\n" not in text
+        assert [json.loads(line) for line in text.splitlines()] == json.loads(
+            json.dumps(replay_lines(record, about, seats)))
+        assert read_replay(raw).lines() == read_replay(encode_replay(
+            replay_lines(record, about, seats))).lines()
+        files.append(raw)
+    again = [encode_game(r, {"id": f"{rules}-{s}", "stage": "main", "table": 1}, _seats(r))
+             for s, r in enumerate(records)]
+    assert again == files
 
 
 def _replay(lines: list[dict[str, Any]]) -> Replay:

@@ -304,10 +304,10 @@ class _Run:
                     cursor += 1
                 else:
                     todo.append(game)
+            replays = f"{self.folder}/"
             for played in self._executor().map(todo) if todo else ():
                 if played.replay is not None:  # before the line that names it
-                    folder_files.write_atomic(self.folder / replay_name(played.id),
-                                              played.replay, durable=False)
+                    folder_files.write_replaced(replays + replay_name(played.id), played.replay)
                 log.append((played.line,))
                 self.results[played.id] = played.placements
                 bar.update(1)

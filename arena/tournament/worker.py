@@ -31,7 +31,7 @@ from arena.hosts.inline import BotFault, Host, RefereeFailure
 from arena.hosts.machine import hosts_that_fit
 from arena.plugins import Registry, default_registry
 from arena.referee import GameRecord, Player, RefereeError, play_game
-from arena.replay import encode_replay, fault_json, replay_lines
+from arena.replay import encode_game, fault_json
 from arena.tournament import results as folder_files
 from arena.tournament.config import EntrantConfig, Options
 from arena.tournament.errors import TournamentError
@@ -135,13 +135,13 @@ class _Worker:
         except RefereeFailure as exc:  # the machine's, not a bot's: no game is recorded
             raise RefereeFailure(f"game {game.id}: {exc}") from None
         if not self.setup.replays:
-            line = json.dumps(game_line(game, record, None), separators=(",", ":"))
+            line = _LINE.encode(game_line(game, record, None))
             return Played(game.id, record.result.placements, line)
-        line = json.dumps(game_line(game, record, replay_name(game.id)), separators=(",", ":"))
-        replay = encode_replay(self.replay(game, record))
-        return Played(game.id, record.result.placements, line, replay)
+        line = _LINE.encode(game_line(game, record, replay_name(game.id)))
+        return Played(game.id, record.result.placements, line, self.replay(game, record))
 
-    def replay(self, game: GameSpec, record: GameRecord) -> list[dict[str, Any]]:
+    def replay(self, game: GameSpec, record: GameRecord) -> bytes:
+        """The game's replay file, as its bytes."""
         about = {
             "id": game.id,
             "stage": game.stage,
@@ -152,7 +152,7 @@ class _Worker:
             self.seat(index, player)
             for index, player in zip(game.seats, record.players, strict=True)
         ]
-        return replay_lines(record, about, seats)
+        return encode_game(record, about, seats)
 
     def seat(self, index: int, player: Player) -> dict[str, Any]:
         entrant = self.setup.entrants[index]
@@ -166,6 +166,10 @@ class _Worker:
             "mode": player.host.mode,
             **({"isolation": player.host.isolation} if hasattr(player.host, "isolation") else {}),
         }
+
+
+_LINE = json.JSONEncoder(separators=(",", ":"))
+"""The games.jsonl line's encoder, made once (json.dumps with options makes one per call)."""
 
 
 def replay_name(game_id: str) -> str:

@@ -44,6 +44,16 @@ def test_write_atomic_replaces_the_whole_file_and_leaves_no_temporary(tmp_path: 
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ratings.json"]
 
 
+def test_a_replay_is_replaced_whole_and_leaves_no_temporary(tmp_path: Path) -> None:
+    target = tmp_path / "rr-000001.json.gz"
+    target.write_bytes(b"an older and much longer replay of the game")
+    results.write_replaced(str(target), b"\x1f\x8bnew")
+    assert target.read_bytes() == b"\x1f\x8bnew"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["rr-000001.json.gz"]
+    with pytest.raises(FileNotFoundError):
+        results.write_replaced(str(tmp_path / "missing" / "g.json.gz"), b"x")
+
+
 def test_write_atomic_keeps_the_old_file_when_writing_fails(tmp_path: Path) -> None:
     target = tmp_path / "standings.md"
     target.write_text("old\n")
