@@ -18,6 +18,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
+from arena_bots.rank_counts import rank_counts
+
 from arena import hands
 from arena.hands import Category, ClaimSpace, Value
 
@@ -27,6 +29,9 @@ HONEST_SLIP = 0.02
 """How often the 'honest' claim model allows a claim other than the claimant's true value."""
 NOISE_STEP = 0.6
 """The 'noise' claim model: half geometric steps up from the lowest legal claim, half uniform."""
+CLOSED_FORM = 2
+"""Onto fewer kept cards than this, draws are counted in closed form (`bots.rank_counts`):
+faster than listing the thousands of draws of 4 or 5 cards, slower for fewer."""
 HONESTY_LIMIT = 4.0
 """Largest log-odds the honesty of a claimant may reach either way (belief stays revisable)."""
 
@@ -180,10 +185,13 @@ class CardTables:
         if len(kept) == 5:
             counts[self.hand_value(kept)] = 1
             return tuple(map(float, counts))
-        sorted_draws, weights, ways = self._prepare(kept, pool)
-        order, starts = sorted_draws.order, sorted_draws.starts
-        for index in sorted_draws.present:
-            counts[index] = sum(map(weights, order[starts[index] : starts[index + 1]]))
+        if len(kept) < CLOSED_FORM:
+            counts, ways = list(self._rank_counts(kept, pool)), _ways(kept, pool)
+        else:
+            sorted_draws, weights, ways = self._prepare(kept, pool)
+            order, starts = sorted_draws.order, sorted_draws.starts
+            for index in sorted_draws.present:
+                counts[index] = sum(map(weights, order[starts[index] : starts[index + 1]]))
         for index, change in self._flush_moves(kept, pool):
             counts[index] += change
         return tuple(map(float(ways).__rtruediv__, counts))
@@ -200,29 +208,40 @@ class CardTables:
         if len(kept) == 5:
             value = self.hand_value(kept)
             return gain[value] if value >= target else 0.0
-        sorted_draws, weights, ways = self._prepare(kept, pool)
         kcode = sum(_CODE[c >> 2] for c in kept)
         total = None if memo is None else memo.get(kcode)
-        if total is None:
-            start = sorted_draws.starts[target]
-            total = sum(map(
-                operator.mul, map(weights, sorted_draws.order[start:]),
-                map(gain.__getitem__, sorted_draws.values[start:]),
-            ))
-            if memo is not None:
-                memo[kcode] = total
+        if len(kept) < CLOSED_FORM:
+            ways = _ways(kept, pool)
+            if total is None:
+                counts = self._rank_counts(kept, pool)
+                total = sum(map(operator.mul, gain[target:], counts[target:]))
+        else:
+            sorted_draws, weights, ways = self._prepare(kept, pool)
+            if total is None:
+                start = sorted_draws.starts[target]
+                total = sum(map(
+                    operator.mul, map(weights, sorted_draws.order[start:]),
+                    map(gain.__getitem__, sorted_draws.values[start:]),
+                ))
+        if memo is not None:
+            memo[kcode] = total
         for index, change in self._flush_moves(kept, pool):
             if index >= target:
                 total += change * gain[index]
         return total / ways
 
+    def _rank_counts(self, kept: Sequence[int], pool: CardPool) -> tuple[int, ...]:
+        """Ways each rank-only value is drawn onto the kept cards, in closed form."""
+        ranks = [0] * _RANKS
+        for card in kept:
+            ranks[card >> 2] += 1
+        return rank_counts(self.space.straight_over_full, tuple(ranks), pool.per_rank)
+
     def _prepare(
         self, kept: Sequence[int], pool: CardPool
     ) -> tuple[_SortedDraws, Callable[[int], int], int]:
         draws = 5 - len(kept)
-        ways = math.comb(len(pool.cards), draws)
-        if ways == 0:
-            raise ValueError(f"cannot draw {draws} cards from a pool of {len(pool.cards)}")
+        ways = _ways(kept, pool)
         kcode = sum(_CODE[c >> 2] for c in kept)
         sorted_draws = _kept_draws(self.space.straight_over_full, kcode, draws)
         return sorted_draws, _draw_weights(draws, pool.per_rank).__getitem__, ways
@@ -250,6 +269,15 @@ class CardTables:
                 if number:
                     moves += [(self.high[top], -number), (self.flush[top], number)]
         return moves
+
+
+def _ways(kept: Sequence[int], pool: CardPool) -> int:
+    """Ways to draw the cards missing from the kept ones out of the pool (never none)."""
+    draws = 5 - len(kept)
+    ways = math.comb(len(pool.cards), draws)
+    if ways == 0:
+        raise ValueError(f"cannot draw {draws} cards from a pool of {len(pool.cards)}")
+    return ways
 
 
 def _tops(ranks: Sequence[int], top_kept: int, draws: int) -> list[int]:
