@@ -64,11 +64,15 @@ def shape_values(straight_over_full: bool) -> ShapeValues:
     )
 
 
-_TAKE = tuple(tuple(math.comb(n, want) if want >= 0 else 0 for want in range(-4, 5))
-              for n in range(5))
-"""_TAKE[n][want + 4]: ways to take `want` cards of a rank from n (none for a negative want)."""
-_SHAPES = ((2, "pair", 3), (3, "three", 2), (4, "four", 1))
-"""Each shape of one rank: its cards, its values, and the single cards beside it."""
+_WAYS = tuple(tuple(tuple(math.comb(n, m - k) if m >= k else 0 for m in range(5))
+                    for k in range(5)) for n in range(5))
+"""_WAYS[n][k][m]: ways to hold m cards of a rank when k are kept and n are in the pool."""
+_ENDING = tuple(
+    ((top, tuple(range(top - 4, top + 1))),) * (top >= 4) + ((3, (12, 0, 1, 2, 3)),) * (top == 12)
+    for top in RANKS
+)
+"""The straights whose highest card has each rank, as (their top, their ranks): the wheel,
+A-2-3-4-5, has the five for its top."""
 
 
 def _symmetric(factors: Sequence[int], degree: int) -> list[int]:
@@ -99,28 +103,29 @@ def rank_counts(straight_over_full: bool, kept: tuple[int, ...],
     counts = [0] * values.size
     held = [r for r in RANKS if kept[r]]
     heavy = [r for r in held if kept[r] > 1]  # a kept pair or more cannot be a single card
-    free = [0 if kept[r] else pool[r] for r in RANKS]  # ways to add one card of a new rank
+    free = [0 if k else n for k, n in zip(kept, pool, strict=True)]  # a card of a new rank
+    ways = [_WAYS[n][k] for n, k in zip(pool, kept, strict=True)]
     e = _symmetric(free, 4)
-    ways = [[_TAKE[pool[r]][m - kept[r] + 4] for m in range(5)] for r in RANKS]
-    _add_one_rank(counts, values, held, heavy, e, free, ways)
+    if len(heavy) < 2:
+        _add_one_rank(counts, values, kept, held, heavy or RANKS, e, free, ways)
     _add_two_ranks(counts, values, held, heavy, e[1], free, ways)
     if not heavy:
-        _add_different(counts, values, kept, pool, free)
+        _add_different(counts, values, held, free)
     return tuple(counts)
 
 
-def _add_one_rank(counts: list[int], values: ShapeValues, held: Sequence[int],
-                  heavy: Sequence[int], e: Sequence[int], free: Sequence[int],
-                  ways: Sequence[Sequence[int]]) -> None:
-    """Add pairs, threes and fours: the rank's cards, then single cards of other ranks."""
-    for r in RANKS:
-        if any(h != r for h in heavy):
-            continue
-        others = len(held) - (r in held)  # kept ranks that must be single cards
-        rest = _without(e, free[r])
-        for size, shape, singles in _SHAPES:
-            if ways[r][size] and singles >= others:
-                counts[getattr(values, shape)[r]] += ways[r][size] * rest[singles - others]
+def _add_one_rank(counts: list[int], values: ShapeValues, kept: Sequence[int],
+                  held: Sequence[int], ranks: Sequence[int], e: Sequence[int],
+                  free: Sequence[int], ways: Sequence[Sequence[int]]) -> None:
+    """Add pairs, threes and fours of these ranks, then single cards of other ranks."""
+    shapes = ((2, values.pair, 3), (3, values.three, 2), (4, values.four, 1))
+    for r in ranks:
+        hold = ways[r]
+        others = len(held) - (kept[r] > 0)  # kept ranks that must be single cards
+        rest = _without(e, free[r]) if free[r] else e
+        for size, index, singles in shapes:
+            if hold[size] and singles >= others:
+                counts[index[r]] += hold[size] * rest[singles - others]
 
 
 def _add_two_ranks(counts: list[int], values: ShapeValues, held: Sequence[int],
@@ -152,35 +157,25 @@ def _add_two_ranks(counts: list[int], values: ShapeValues, held: Sequence[int],
                     counts[row[b]] += wa * ways[b][2]
 
 
-def _add_different(counts: list[int], values: ShapeValues, kept: Sequence[int],
-                   pool: Sequence[int], free: Sequence[int]) -> None:
+def _add_different(counts: list[int], values: ShapeValues, held: Sequence[int],
+                   free: Sequence[int]) -> None:
     """Add the hands of five different ranks: straights by their top, the rest high cards."""
-    single = [1 if kept[r] else pool[r] for r in RANKS]
-    top_held = max((r for r in RANKS if kept[r]), default=-1)
+    single = [1 if r in held else free[r] for r in RANKS]
+    lowest_top = held[-1] if held else 0
     below = [1, 0, 0, 0, 0]  # symmetric polynomials of the free ranks below `top`
     held_below = 0
     for top in RANKS:
-        if top >= top_held and single[top]:
-            different = single[top] * below[4 - held_below] if held_below <= 4 else 0
-            for window_top, window in _windows_ending(top):
-                if all(kept[r] == 0 or r in window for r in RANKS):
-                    straight = math.prod(single[r] for r in window)
+        if top >= lowest_top and single[top] and held_below <= 4:
+            different = single[top] * below[4 - held_below]
+            for window_top, window in _ENDING[top]:
+                if all(h in window for h in held):
+                    straight = math.prod([single[r] for r in window])
                     counts[values.straight[window_top]] += straight
                     different -= straight
             if different:
                 counts[values.high[top]] += different
-        if kept[top]:
-            held_below += 1
-        else:
+        if free[top]:
             for i in range(4, 0, -1):
                 below[i] += free[top] * below[i - 1]
-
-
-def _windows_ending(top: int) -> list[tuple[int, range | tuple[int, ...]]]:
-    """The straights whose highest card has this rank: (their top, their ranks)."""
-    windows: list[tuple[int, range | tuple[int, ...]]] = []
-    if top >= 4:
-        windows.append((top, range(top - 4, top + 1)))
-    if top == 12:
-        windows.append((3, (12, 0, 1, 2, 3)))  # the wheel: A-2-3-4-5, topped by the five
-    return windows
+        elif top in held:
+            held_below += 1
