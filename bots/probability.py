@@ -181,20 +181,26 @@ class CardTables:
 
     def draw(self, kept: Sequence[int], pool: CardPool) -> tuple[float, ...]:
         """Value distribution of the kept cards plus 5 - len(kept) cards drawn from the pool."""
-        counts = [0] * len(self.space)
+        counts, ways = self.draw_counts(kept, pool)
+        return tuple(map(float(ways).__rtruediv__, counts))
+
+    def draw_counts(self, kept: Sequence[int], pool: CardPool) -> tuple[list[int], int]:
+        """Ways to draw each value (claim index) onto the kept cards, and all the ways to draw."""
         if len(kept) == 5:
+            counts = [0] * len(self.space)
             counts[self.hand_value(kept)] = 1
-            return tuple(map(float, counts))
+            return counts, 1
         if len(kept) < CLOSED_FORM:
             counts, ways = list(self._rank_counts(kept, pool)), _ways(kept, pool)
         else:
+            counts = [0] * len(self.space)
             sorted_draws, weights, ways = self._prepare(kept, pool)
             order, starts = sorted_draws.order, sorted_draws.starts
             for index in sorted_draws.present:
                 counts[index] = sum(map(weights, order[starts[index] : starts[index + 1]]))
         for index, change in self._flush_moves(kept, pool):
             counts[index] += change
-        return tuple(map(float(ways).__rtruediv__, counts))
+        return counts, ways
 
     def draw_score(
         self, kept: Sequence[int], pool: CardPool, target: int, gain: Sequence[float],
@@ -490,8 +496,12 @@ def card_belief(
             hand = tuple(sorted((*fixed, *kept)))
             shares[hand] = shares.get(hand, 0.0) + weight / len(subsets)
     out = [0.0] * len(tables.space)
+    every = range(len(out))
     for hand, share in shares.items():
-        out = list(map(operator.add, out, map(share.__mul__, tables.draw(hand, pool))))
+        counts, ways = tables.draw_counts(hand, pool)
+        whole = float(ways)
+        for index in itertools.compress(every, counts):  # adding 0.0 would change nothing
+            out[index] += share * (counts[index] / whole)
     return tuple(out)
 
 
