@@ -179,6 +179,19 @@ class CardTables:
             return self.straight_flush[self.space.claims[index].ranks[0] - 2]
         return self.flush[top]
 
+    def five_values(self, cards: Sequence[int]) -> list[int]:
+        """The claim index of every 5 of these cards, in `itertools.combinations` order."""
+        codes = itertools.combinations([_CODE[c >> 2] for c in cards], 5)
+        values = list(map(self.rank_value.__getitem__, map(sum, codes)))
+        for suit in range(4):  # only 5 cards of one suit can make a flush
+            if sum(1 for c in cards if c & 3 == suit) >= 5:
+                where = {combo: i for i, combo in enumerate(
+                    itertools.combinations(range(len(cards)), 5))}
+                suited = [i for i, c in enumerate(cards) if c & 3 == suit]
+                for combo in itertools.combinations(suited, 5):
+                    values[where[combo]] = self.hand_value([cards[i] for i in combo])
+        return values
+
     def draw(self, kept: Sequence[int], pool: CardPool) -> tuple[float, ...]:
         """Value distribution of the kept cards plus 5 - len(kept) cards drawn from the pool."""
         counts, ways = self.draw_counts(kept, pool)

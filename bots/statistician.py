@@ -156,7 +156,7 @@ def best_central(
     the fewest swaps.
     """
     cards = own + central
-    values = {combo: tables.hand_value(combo) for combo in itertools.combinations(cards, 5)}
+    values = dict(zip(itertools.combinations(cards, 5), tables.five_values(cards), strict=True))
     top = max(values.values())
 
     def tie_break(combo: tuple[int, ...]) -> tuple[int, int]:

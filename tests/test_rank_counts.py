@@ -1,4 +1,5 @@
-"""The closed-form draw counts of bots.rank_counts against listing every draw."""
+"""The fast paths of the bots' card tables against the plain ones: closed-form draw counts
+against listing every draw, the values of every 5 of 10 cards against one hand at a time."""
 
 from __future__ import annotations
 
@@ -65,3 +66,17 @@ def test_rank_counts_of_a_full_deck_sum_to_every_hand() -> None:
     counts = rank_counts(False, (0,) * 13, (4,) * 13)
     assert sum(counts) == math.comb(52, 5)  # every hand once, flushes by their ranks
     assert counts[probability.card_tables(False).space.index[hands.parse_claim("four A")]] == 48
+
+
+@pytest.mark.parametrize("straight_over_full", [False, True])
+def test_five_values_are_each_five_cards_value(straight_over_full: bool) -> None:
+    """Every 5 of 10 cards, flushes and straight flushes too (one suit dealt often)."""
+    tables = probability.card_tables(straight_over_full)
+    rng = random.Random(5)
+    for case in range(200):
+        suited = [c for c in range(52) if c & 3 == case % 4]
+        cards = rng.sample(suited, 6) + rng.sample(range(52), 10) if case % 2 else rng.sample(
+            range(52), 16)
+        cards = list(dict.fromkeys(cards))[:10]
+        expected = [tables.hand_value(five) for five in itertools.combinations(cards, 5)]
+        assert tables.five_values(cards) == expected
