@@ -2,14 +2,15 @@
 
 At each table (`dice` and `dice-cards` with 2 and 4 seats, `cards` with 3 and 4, the
 fewest it allows) every seat is taken by one bot, and the same seeded games are played by
-each bot in turn; a bot's figure is the CPU time of its games over their decisions, so it
-holds the referee's own work too. `random` at the same tables is the referee path, the
-baseline of the `x ref` column, measured in the same run. With `--against REF` the bots
-as they were at the git ref REF are loaded into a temporary package and play the same
-games in the same rounds (the decisions are pinned equal, so the games are the very same):
-the `old/new` column. Rounds alternate every bot at every table; figures are medians over
-the rounds. CPU time, not wall time, so other work on a shared machine matters less.
-Measures only; tests/test_bot_decisions.py pins the decisions.
+each bot in turn, new seeds every round (so the bots' caches help only as in a real run).
+A bot's figure is the CPU time of its games over their decisions, so it holds the
+referee's own work too; `random` at the same tables is the referee path, the baseline of
+the `x ref` column, measured in the same run. With `--against REF` the bots as they were
+at the git ref REF are loaded into a temporary package and play the same games in the same
+rounds (their decisions are pinned equal, so the games are the very same): the `old/new`
+column. Rounds alternate every bot at every table; figures are medians over the rounds.
+CPU time, not wall time, so other work on a shared machine matters less. Measures only;
+tests/test_bot_decisions.py pins the decisions.
 
 Run: python benchmarks/bots.py [--games 10] [--rounds 5] [--against main]
 """
@@ -59,11 +60,11 @@ def old_bots(ref: str, folder: Path) -> dict[str, type[arena.Bot]]:
     return old
 
 
-def ms_per_decision(bot: type[arena.Bot], rules: str, seats: int, games: int) -> float:
-    """CPU milliseconds per decision over the same seeded games, every seat this bot."""
+def ms_per_decision(bot: type[arena.Bot], rules: str, seats: int, seeds: range) -> float:
+    """CPU milliseconds per decision over these seeded games, every seat this bot."""
     decisions = 0
     started = time.process_time()
-    for seed in range(games):
+    for seed in seeds:
         record = arena.play_game(rules, [bot] * seats, seed=seed, limits=LIMITS)
         assert record.faults == (), record.faults
         decisions += record.decisions
@@ -79,9 +80,10 @@ def run(games: int, rounds: int, against: str | None) -> None:
         contenders = {**bots, **{f"{name} ({against})": bot for name, bot in old.items()}}
         times: dict[tuple[str, int, str], list[float]] = defaultdict(list)
         for number in range(rounds):
+            seeds = range(number * games, (number + 1) * games)  # new games: caches as in a run
             for rules, seats in TABLES:
                 for name, bot in contenders.items():
-                    times[rules, seats, name].append(ms_per_decision(bot, rules, seats, games))
+                    times[rules, seats, name].append(ms_per_decision(bot, rules, seats, seeds))
             print(f"round {number + 1} of {rounds} done", file=sys.stderr)
     print(f"ms per decision, CPU time, medians of {rounds} rounds of {games} games per table")
     header = f"{'rules':<11}{'seats':>5}  {'bot':<24}{'ms':>8}{'x ref':>8}"

@@ -11,9 +11,9 @@ the draws would give. Pure and deterministic; it knows nothing of bots or events
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import cache, lru_cache
 
 from arena import hands
@@ -21,49 +21,10 @@ from arena.hands import Category, Value
 
 RANKS = range(13)
 """Rank indexes, 0 for a two up to 12 for an ace."""
-NONE = -1
-"""The claim index of a value no hand has (a high card below a seven)."""
-
-
-@dataclass(frozen=True, slots=True)
-class ShapeValues:
-    """The claim index of each shape by its ranks: `pair[r]`, `three[r]`, `four[r]`,
-    `two_pair[high][low]`, `full[three][pair]`, and by top rank `straight[top]` (3 is the
-    wheel) and `high[top]` (NONE where no such value exists)."""
-
-    size: int
-    pair: tuple[int, ...]
-    three: tuple[int, ...]
-    four: tuple[int, ...]
-    two_pair: tuple[tuple[int, ...], ...]
-    full: tuple[tuple[int, ...], ...]
-    straight: tuple[int, ...]
-    high: tuple[int, ...]
-
-
-@cache
-def shape_values(straight_over_full: bool) -> ShapeValues:
-    """Build (once per claim order) the claim index of every shape."""
-    space = hands.claim_space(hands.CARDS, straight_over_full)
-
-    def index(category: Category, *ranks: int) -> int:
-        return space.index.get(Value(category, tuple(r + 2 for r in ranks), straight_over_full),
-                               NONE)
-
-    return ShapeValues(
-        len(space),
-        tuple(index(Category.PAIR, r) for r in RANKS),
-        tuple(index(Category.THREE, r) for r in RANKS),
-        tuple(index(Category.FOUR, r) for r in RANKS),
-        tuple(tuple(index(Category.TWO_PAIR, a, b) if a > b else NONE for b in RANKS)
-              for a in RANKS),
-        tuple(tuple(index(Category.FULL, a, b) if a != b else NONE for b in RANKS)
-              for a in RANKS),
-        tuple(index(Category.STRAIGHT, top) for top in RANKS),
-        tuple(index(Category.HIGH, top) for top in RANKS),
-    )
-
-
+TOPS = {Category.HIGH: range(5, 13), Category.STRAIGHT: range(3, 13),
+        Category.FLUSH: range(5, 13), Category.STRAIGHT_FLUSH: range(3, 13)}
+"""The top ranks each category of one top rank has (a seven-high is the lowest high card,
+the wheel A-2-3-4-5 the lowest straight)."""
 _WAYS = tuple(tuple(tuple(math.comb(n, m - k) if m >= k else 0 for m in range(5))
                     for k in range(5)) for n in range(5))
 """_WAYS[n][k][m]: ways to hold m cards of a rank when k are kept and n are in the pool."""
@@ -71,8 +32,35 @@ _ENDING = tuple(
     ((top, tuple(range(top - 4, top + 1))),) * (top >= 4) + ((3, (12, 0, 1, 2, 3)),) * (top == 12)
     for top in RANKS
 )
-"""The straights whose highest card has each rank, as (their top, their ranks): the wheel,
-A-2-3-4-5, has the five for its top."""
+"""The straights whose highest card has each rank, as (their top, their ranks)."""
+
+
+def _ranks_of(category: Category) -> list[tuple[int, ...]]:
+    """The ranks of each value of a category, in claim order (lowest first)."""
+    if category in TOPS:
+        return [(top,) for top in TOPS[category]]
+    if category == Category.TWO_PAIR:
+        return [(a, b) for a in RANKS for b in range(a)]
+    if category == Category.FULL:
+        return [(a, b) for a in RANKS for b in RANKS if b != a]
+    return [(r,) for r in RANKS]
+
+
+@cache
+def categories(straight_over_full: bool) -> tuple[Category, ...]:
+    """The categories in claim order; each holds a run of claim indexes laid out as
+    `_ranks_of` lists them (checked here against the claim space, once)."""
+    space = hands.claim_space(hands.CARDS, straight_over_full)
+    order = tuple(dict.fromkeys(claim.category for claim in space.claims))
+    laid_out = [
+        space.index[Value(category, tuple((5 if r == 3 and category in TOPS else r + 2)
+                                          if category in TOPS else r + 2 for r in ranks),
+                          straight_over_full)]
+        for category in order for ranks in _ranks_of(category)
+    ]
+    if laid_out != list(range(len(space))):
+        raise AssertionError("the claim space is not laid out as rank_counts counts it")
+    return order
 
 
 def _symmetric(factors: Sequence[int], degree: int) -> list[int]:
@@ -99,68 +87,69 @@ def rank_counts(straight_over_full: bool, kept: tuple[int, ...],
                 pool: tuple[int, ...]) -> tuple[int, ...]:
     """Ways to draw 5 - sum(kept) cards from the pool that make each value (claim index) by
     ranks alone, with the kept cards; `kept` and `pool` count cards by rank."""
-    values = shape_values(straight_over_full)
-    counts = [0] * values.size
     held = [r for r in RANKS if kept[r]]
     heavy = [r for r in held if kept[r] > 1]  # a kept pair or more cannot be a single card
     free = [0 if k else n for k, n in zip(kept, pool, strict=True)]  # a card of a new rank
     ways = [_WAYS[n][k] for n, k in zip(pool, kept, strict=True)]
+    flags = [(k > 0) + (k > 1) for k in kept]  # 1 for a kept rank, 2 for a kept pair or more
     e = _symmetric(free, 4)
-    if len(heavy) < 2:
-        _add_one_rank(counts, values, kept, held, heavy or RANKS, e, free, ways)
-    _add_two_ranks(counts, values, held, heavy, e[1], free, ways)
-    if not heavy:
-        _add_different(counts, values, held, free)
-    return tuple(counts)
+    blocks = {Category.FLUSH: [0] * 8, Category.STRAIGHT_FLUSH: [0] * 10}
+    blocks[Category.PAIR], blocks[Category.THREE], blocks[Category.FOUR] = _one_rank(
+        flags, len(held), heavy, e, free, ways)
+    blocks[Category.TWO_PAIR] = _two_pairs(flags, e[1], free, ways)
+    blocks[Category.FULL] = _full_houses(flags, ways)
+    blocks[Category.HIGH], blocks[Category.STRAIGHT] = _different(
+        flags, held, free) if not heavy else ([0] * 8, [0] * 10)
+    return tuple(itertools.chain.from_iterable(
+        blocks[category] for category in categories(straight_over_full)))
 
 
-def _add_one_rank(counts: list[int], values: ShapeValues, kept: Sequence[int],
-                  held: Sequence[int], ranks: Sequence[int], e: Sequence[int],
-                  free: Sequence[int], ways: Sequence[Sequence[int]]) -> None:
-    """Add pairs, threes and fours of these ranks, then single cards of other ranks."""
-    shapes = ((2, values.pair, 3), (3, values.three, 2), (4, values.four, 1))
-    for r in ranks:
-        hold = ways[r]
-        others = len(held) - (kept[r] > 0)  # kept ranks that must be single cards
-        rest = _without(e, free[r]) if free[r] else e
-        for size, index, singles in shapes:
-            if hold[size] and singles >= others:
-                counts[index[r]] += hold[size] * rest[singles - others]
+_TWO_PAIRS = tuple((a, b) for a in RANKS for b in range(a))
+"""(high, low) ranks of every two pairs, in claim order."""
+_FULL_HOUSES = tuple((a, b) for a in RANKS for b in RANKS if b != a)
+"""(three, pair) ranks of every full house, in claim order."""
 
 
-def _add_two_ranks(counts: list[int], values: ShapeValues, held: Sequence[int],
-                   heavy: Sequence[int], e1: int, free: Sequence[int],
-                   ways: Sequence[Sequence[int]]) -> None:
-    """Add full houses (nothing beside them) and two pairs (one single card beside)."""
-    kept = [0] * 13  # 1 for a kept rank, 2 for a kept pair or more
-    for r in held:
-        kept[r] = 1
-    for r in heavy:
-        kept[r] = 2
-    flagged = len(held) + len(heavy)
-    pairs = [r for r in RANKS if ways[r][2]]
-    for a in pairs:
-        row, wa, fa = values.two_pair[a], ways[a][2], e1 - free[a]
-        for b in pairs:
-            if b >= a:
-                break
-            outside = flagged - kept[a] - kept[b]  # kept ranks beside the pairs, heavy twice
-            if outside == 0:
-                counts[row[b]] += wa * ways[b][2] * (fa - free[b])
-            elif outside == 1:
-                counts[row[b]] += wa * ways[b][2]
-    for a in RANKS:
-        if ways[a][3]:
-            row, wa = values.full[a], ways[a][3]
-            for b in pairs:
-                if a != b and flagged == kept[a] + kept[b]:
-                    counts[row[b]] += wa * ways[b][2]
+def _one_rank(flags: Sequence[int], held: int, heavy: Sequence[int], e: Sequence[int],
+              free: Sequence[int], ways: Sequence[Sequence[int]]) -> list[list[int]]:
+    """Pairs, threes and fours by rank: the rank's cards, then single cards of other ranks
+    (every kept rank but this one must be one of them)."""
+    if len(heavy) > 1:
+        return [[0] * 13 for _ in range(3)]  # two kept pairs leave no room for one shape
+    rest = [[1] * 13]  # rest[j][r]: e_j of the free ranks but r
+    for j in range(1, 4):
+        rest.append([e[j] - n * below for n, below in zip(free, rest[-1], strict=True)])
+    others = [held - (f > 0) if not heavy or r == heavy[0] else 9  # 9: not this rank
+              for r, f in enumerate(flags)]
+    return [[w[size] * rest[singles - o][r] if o <= singles else 0
+             for r, (w, o) in enumerate(zip(ways, others, strict=True))]
+            for size, singles in ((2, 3), (3, 2), (4, 1))]
 
 
-def _add_different(counts: list[int], values: ShapeValues, held: Sequence[int],
-                   free: Sequence[int]) -> None:
-    """Add the hands of five different ranks: straights by their top, the rest high cards."""
-    single = [1 if r in held else free[r] for r in RANKS]
+def _two_pairs(flags: Sequence[int], e1: int, free: Sequence[int],
+               ways: Sequence[Sequence[int]]) -> list[int]:
+    """Two pairs by (high, low) rank and the one single card beside them: any free rank's
+    when every kept rank is in the pairs, else the one kept rank left over."""
+    two = [w[2] for w in ways]
+    left = sum(flags)  # kept ranks, a kept pair or more counted twice
+    if not left:
+        return [two[a] * two[b] * (e1 - free[a] - free[b]) for a, b in _TWO_PAIRS]
+    return [two[a] * two[b] * (e1 - free[a] - free[b] if flags[a] + flags[b] == left
+                               else flags[a] + flags[b] == left - 1) for a, b in _TWO_PAIRS]
+
+
+def _full_houses(flags: Sequence[int], ways: Sequence[Sequence[int]]) -> list[int]:
+    """Full houses by (three, pair) rank: every kept rank must be one of the two."""
+    left = sum(flags)
+    return [ways[a][3] * ways[b][2] if flags[a] + flags[b] == left else 0
+            for a, b in _FULL_HOUSES]
+
+
+def _different(flags: Sequence[int], held: Sequence[int],
+               free: Sequence[int]) -> tuple[list[int], list[int]]:
+    """Hands of five different ranks: high cards and straights, by their top."""
+    high, straight = [0] * 13, [0] * 13
+    single = [1 if flags[r] else free[r] for r in RANKS]
     lowest_top = held[-1] if held else 0
     below = [1, 0, 0, 0, 0]  # symmetric polynomials of the free ranks below `top`
     held_below = 0
@@ -169,13 +158,12 @@ def _add_different(counts: list[int], values: ShapeValues, held: Sequence[int],
             different = single[top] * below[4 - held_below]
             for window_top, window in _ENDING[top]:
                 if all(h in window for h in held):
-                    straight = math.prod([single[r] for r in window])
-                    counts[values.straight[window_top]] += straight
-                    different -= straight
-            if different:
-                counts[values.high[top]] += different
+                    straight[window_top] = math.prod([single[r] for r in window])
+                    different -= straight[window_top]
+            high[top] = different
         if free[top]:
             for i in range(4, 0, -1):
                 below[i] += free[top] * below[i - 1]
-        elif top in held:
+        elif flags[top]:
             held_below += 1
+    return high[5:], straight[3:]
