@@ -12,7 +12,7 @@ column. Rounds alternate every bot at every table; figures are medians over the 
 CPU time, not wall time, so other work on a shared machine matters less. Measures only;
 tests/test_bot_decisions.py pins the decisions.
 
-Run: python benchmarks/bots.py [--games 10] [--rounds 5] [--against main]
+Run: python benchmarks/bots.py [--games 10] [--rounds 5] [--against main] [--bots statistician]
 """
 
 from __future__ import annotations
@@ -71,12 +71,15 @@ def ms_per_decision(bot: type[arena.Bot], rules: str, seats: int, seeds: range) 
     return (time.process_time() - started) * 1000 / decisions
 
 
-def run(games: int, rounds: int, against: str | None) -> None:
+def run(games: int, rounds: int, against: str | None, only: list[str] | None) -> None:
     """Measure every bot at every table, interleaved, and print the medians."""
     bots: dict[str, type[arena.Bot]] = {"random": RandomBot, "honest": Honest,
                                         "bluffer": Bluffer, "statistician": Statistician}
+    bots = {name: bot for name, bot in bots.items() if name == "random" or not only
+            or name in only}
     with tempfile.TemporaryDirectory() as folder:
         old = old_bots(against, Path(folder)) if against else {}
+        old = {name: bot for name, bot in old.items() if name in bots}
         contenders = {**bots, **{f"{name} ({against})": bot for name, bot in old.items()}}
         times: dict[tuple[str, int, str], list[float]] = defaultdict(list)
         for number in range(rounds):
@@ -108,8 +111,9 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=10, help="games per table and round")
     parser.add_argument("--rounds", type=int, default=5, help="rounds (medians over them)")
     parser.add_argument("--against", metavar="REF", help="also time the bots at this git ref")
+    parser.add_argument("--bots", help="only these bots (comma-separated; random always)")
     args = parser.parse_args()
-    run(args.games, args.rounds, args.against)
+    run(args.games, args.rounds, args.against, args.bots.split(",") if args.bots else None)
 
 
 if __name__ == "__main__":

@@ -271,23 +271,58 @@ class CardTables:
         suits = {c & 3 for c in kept}
         if len(suits) > 1:
             return []
-        kept_ranks = frozenset(c >> 2 for c in kept)
-        top_kept = max(kept_ranks, default=-1)
-        draws = 5 - len(kept)
+        kept_ranks = tuple(sorted(c >> 2 for c in kept))
         moves: list[tuple[int, int]] = []
-        for suit in sorted(suits) if suits else range(4):
-            ranks = pool.suits[suit]
-            by_top = _tops(ranks, top_kept, draws)
-            have = frozenset(ranks)
-            for top, window in _WINDOWS:
-                need = window - kept_ranks
-                if kept_ranks <= window and len(need) == draws and need <= have:
-                    by_top[max(window)] -= 1
-                    moves += [(self.straight[top], -1), (self.straight_flush[top], 1)]
-            for top, number in enumerate(by_top):
-                if number:
-                    moves += [(self.high[top], -number), (self.flush[top], number)]
+        for suit in suits or range(4):
+            moves += _suit_moves(self.space.straight_over_full, pool.suits[suit], kept_ranks)
         return moves
+
+
+@lru_cache(maxsize=4096)
+def _suit_moves(straight_over_full: bool, ranks: tuple[int, ...],
+                kept: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
+    """The flush moves of one suit: its ranks in the pool, the kept ranks (of that suit)."""
+    tables = _TopIndexes.of(straight_over_full)
+    kept_ranks = frozenset(kept)
+    top_kept = max(kept_ranks, default=-1)
+    draws = 5 - len(kept)
+    by_top = _tops(ranks, top_kept, draws)
+    have = frozenset(ranks)
+    moves: list[tuple[int, int]] = []
+    for top, window in _WINDOWS:
+        need = window - kept_ranks
+        if kept_ranks <= window and len(need) == draws and need <= have:
+            by_top[max(window)] -= 1
+            moves += [(tables.straight[top], -1), (tables.straight_flush[top], 1)]
+    for top, number in enumerate(by_top):
+        if number:
+            moves += [(tables.high[top], -number), (tables.flush[top], number)]
+    return tuple(moves)
+
+
+@dataclass(frozen=True, slots=True)
+class _TopIndexes:
+    """Claim indexes by top rank index of the values a flush moves between (-1: none)."""
+
+    high: tuple[int, ...]
+    straight: tuple[int, ...]
+    flush: tuple[int, ...]
+    straight_flush: tuple[int, ...]
+
+    @staticmethod
+    @cache
+    def of(straight_over_full: bool) -> _TopIndexes:
+        """Build (once per claim order) the indexes."""
+        space = hands.claim_space(hands.CARDS, straight_over_full)
+
+        def by_top(category: Category) -> tuple[int, ...]:
+            return tuple(
+                space.index.get(Value(category, (r + 2,), straight_over_full), -1)
+                for r in range(_RANKS)
+            )
+
+        return _TopIndexes(by_top(Category.HIGH), by_top(Category.STRAIGHT),
+                           by_top(Category.FLUSH), by_top(Category.STRAIGHT_FLUSH))
 
 
 def _ways(kept: Sequence[int], pool: CardPool) -> int:
