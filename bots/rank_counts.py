@@ -82,7 +82,7 @@ def _without(e: Sequence[int], n: int) -> list[int]:
     return out
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=1024)
 def rank_counts(straight_over_full: bool, kept: tuple[int, ...],
                 pool: tuple[int, ...]) -> tuple[int, ...]:
     """Ways to draw 5 - sum(kept) cards from the pool that make each value (claim index) by
@@ -95,35 +95,42 @@ def rank_counts(straight_over_full: bool, kept: tuple[int, ...],
     e = _symmetric(free, 4)
     blocks = {Category.FLUSH: [0] * 8, Category.STRAIGHT_FLUSH: [0] * 10}
     blocks[Category.PAIR], blocks[Category.THREE], blocks[Category.FOUR] = _one_rank(
-        flags, len(held), heavy, e, free, ways)
+        held, heavy, e, free, ways)
     blocks[Category.TWO_PAIR] = _two_pairs(flags, e[1], free, ways)
-    blocks[Category.FULL] = _full_houses(flags, ways)
+    blocks[Category.FULL] = _full_houses(flags, held, ways)
     blocks[Category.HIGH], blocks[Category.STRAIGHT] = _different(
         flags, held, free) if not heavy else ([0] * 8, [0] * 10)
     return tuple(itertools.chain.from_iterable(
-        blocks[category] for category in categories(straight_over_full)))
+        map(blocks.__getitem__, categories(straight_over_full))))
 
 
 _TWO_PAIRS = tuple((a, b) for a in RANKS for b in range(a))
 """(high, low) ranks of every two pairs, in claim order."""
 _FULL_HOUSES = tuple((a, b) for a in RANKS for b in RANKS if b != a)
 """(three, pair) ranks of every full house, in claim order."""
+_FULL_WITH = tuple(tuple((i, a, b) for i, (a, b) in enumerate(_FULL_HOUSES) if r in (a, b))
+                   for r in RANKS)
+"""The full houses with each rank in them: (place in claim order, three, pair)."""
 
 
-def _one_rank(flags: Sequence[int], held: int, heavy: Sequence[int], e: Sequence[int],
+def _one_rank(held: Sequence[int], heavy: Sequence[int], e: Sequence[int],
               free: Sequence[int], ways: Sequence[Sequence[int]]) -> list[list[int]]:
     """Pairs, threes and fours by rank: the rank's cards, then single cards of other ranks
     (every kept rank but this one must be one of them)."""
+    out = [[0] * 13 for _ in range(3)]
     if len(heavy) > 1:
-        return [[0] * 13 for _ in range(3)]  # two kept pairs leave no room for one shape
+        return out  # two kept pairs leave no room for one rank's shape
     rest = [[1] * 13]  # rest[j][r]: e_j of the free ranks but r
     for j in range(1, 4):
         rest.append([e[j] - n * below for n, below in zip(free, rest[-1], strict=True)])
-    others = [held - (f > 0) if not heavy or r == heavy[0] else 9  # 9: not this rank
-              for r, f in enumerate(flags)]
-    return [[w[size] * rest[singles - o][r] if o <= singles else 0
-             for r, (w, o) in enumerate(zip(ways, others, strict=True))]
-            for size, singles in ((2, 3), (3, 2), (4, 1))]
+    for block, size, singles in zip(out, (2, 3, 4), (3, 2, 1), strict=True):
+        beside = singles - len(held)  # single cards of free ranks, beside a free rank's shape
+        if beside >= 0 and not heavy:
+            block[:] = [w[size] * n for w, n in zip(ways, rest[beside], strict=True)]
+        for r in heavy or held:  # a kept rank's shape: one kept rank fewer beside it
+            if beside + 1 >= 0:
+                block[r] = ways[r][size] * rest[beside + 1][r]
+    return out
 
 
 def _two_pairs(flags: Sequence[int], e1: int, free: Sequence[int],
@@ -138,11 +145,17 @@ def _two_pairs(flags: Sequence[int], e1: int, free: Sequence[int],
                                else flags[a] + flags[b] == left - 1) for a, b in _TWO_PAIRS]
 
 
-def _full_houses(flags: Sequence[int], ways: Sequence[Sequence[int]]) -> list[int]:
+def _full_houses(flags: Sequence[int], held: Sequence[int],
+                 ways: Sequence[Sequence[int]]) -> list[int]:
     """Full houses by (three, pair) rank: every kept rank must be one of the two."""
-    left = sum(flags)
-    return [ways[a][3] * ways[b][2] if flags[a] + flags[b] == left else 0
-            for a, b in _FULL_HOUSES]
+    if not held:
+        return [ways[a][3] * ways[b][2] for a, b in _FULL_HOUSES]
+    block = [0] * len(_FULL_HOUSES)
+    if len(held) <= 2:
+        for i, a, b in _FULL_WITH[held[0]]:
+            if (flags[a] > 0) + (flags[b] > 0) == len(held):
+                block[i] = ways[a][3] * ways[b][2]
+    return block
 
 
 def _different(flags: Sequence[int], held: Sequence[int],
