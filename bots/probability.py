@@ -123,6 +123,7 @@ def _suffix_sums(values: Sequence[float]) -> tuple[float, ...]:
 
 _RANKS = 13
 _CODE = tuple(5**r for r in range(_RANKS))  # a rank multiset as base-5 digit counts
+_CARD_CODE = tuple(_CODE[card >> 2] for card in range(52))  # the code of each card's rank
 _WINDOWS = tuple(
     (top, frozenset(range(top - 4, top + 1)) if top >= 4 else frozenset((12, 0, 1, 2, 3)))
     for top in range(3, _RANKS)
@@ -227,27 +228,32 @@ class CardTables:
         if len(kept) == 5:
             value = self.hand_value(kept)
             return gain[value] if value >= target else 0.0
-        kcode = sum(_CODE[c >> 2] for c in kept)
+        ways = _ways(kept, pool)
+        kcode = sum(map(_CARD_CODE.__getitem__, kept))
         total = None if memo is None else memo.get(kcode)
-        if len(kept) < CLOSED_FORM:
-            ways = _ways(kept, pool)
-            if total is None:
-                counts = self._rank_counts(kept, pool)
-                total = sum(map(operator.mul, gain[target:], counts[target:]))
-        else:
-            sorted_draws, weights, ways = self._prepare(kept, pool)
-            if total is None:
-                start = sorted_draws.starts[target]
-                total = sum(map(
-                    operator.mul, map(weights, sorted_draws.order[start:]),
-                    map(gain.__getitem__, sorted_draws.values[start:]),
-                ))
-        if memo is not None:
-            memo[kcode] = total
+        if total is None:
+            total = self._rank_score(kept, kcode, pool, target, gain)
+            if memo is not None:
+                memo[kcode] = total
         for index, change in self._flush_moves(kept, pool):
             if index >= target:
                 total += change * gain[index]
         return total / ways
+
+    def _rank_score(self, kept: Sequence[int], kcode: int, pool: CardPool, target: int,
+                    gain: Sequence[float]) -> float:
+        """The sum of gain[value] over the draws whose rank-only value is >= target."""
+        if len(kept) < CLOSED_FORM:
+            counts = self._rank_counts(kept, pool)
+            return sum(map(operator.mul, gain[target:], counts[target:]))
+        draws = 5 - len(kept)
+        sorted_draws = _kept_draws(self.space.straight_over_full, kcode, draws)
+        weights = _draw_weights(draws, pool.per_rank)
+        start = sorted_draws.starts[target]
+        return sum(map(
+            operator.mul, map(weights.__getitem__, sorted_draws.order[start:]),
+            map(gain.__getitem__, sorted_draws.values[start:]),
+        ))
 
     def _rank_counts(self, kept: Sequence[int], pool: CardPool) -> tuple[int, ...]:
         """Ways each rank-only value is drawn onto the kept cards, in closed form."""

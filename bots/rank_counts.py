@@ -28,11 +28,9 @@ the wheel A-2-3-4-5 the lowest straight)."""
 _WAYS = tuple(tuple(tuple(math.comb(n, m - k) if m >= k else 0 for m in range(5))
                     for k in range(5)) for n in range(5))
 """_WAYS[n][k][m]: ways to hold m cards of a rank when k are kept and n are in the pool."""
-_ENDING = tuple(
-    ((top, tuple(range(top - 4, top + 1))),) * (top >= 4) + ((3, (12, 0, 1, 2, 3)),) * (top == 12)
-    for top in RANKS
-)
-"""The straights whose highest card has each rank, as (their top, their ranks)."""
+_STRAIGHTS = tuple((ranks, frozenset(ranks)) for ranks in
+                   [(12, 0, 1, 2, 3)] + [tuple(range(top - 4, top + 1)) for top in range(4, 13)])
+"""The ranks of each straight in claim order: the wheel (A-2-3-4-5) first, the ace-high last."""
 
 
 def _ranks_of(category: Category) -> list[tuple[int, ...]]:
@@ -63,15 +61,19 @@ def categories(straight_over_full: bool) -> tuple[Category, ...]:
     return order
 
 
-def _symmetric(factors: Sequence[int], degree: int) -> list[int]:
-    """Elementary symmetric polynomials e_0..e_degree of the factors: the ways to take one
-    card from each of i different ranks, for each i."""
-    e = [1] + [0] * degree
+def _symmetric(factors: Sequence[int]) -> list[tuple[int, int, int, int, int]]:
+    """Elementary symmetric polynomials e_0..e_4 of the first i factors, for i = 0..len: the
+    ways to take one card from each of j different ranks among the first i."""
+    e1 = e2 = e3 = e4 = 0
+    out = [(1, 0, 0, 0, 0)]
     for n in factors:
-        if n:
-            for i in range(degree, 0, -1):
-                e[i] += n * e[i - 1]
-    return e
+        if n:  # highest degree first, so each uses the others' values before this factor
+            e4 += n * e3
+            e3 += n * e2
+            e2 += n * e1
+            e1 += n
+        out.append((1, e1, e2, e3, e4))
+    return out
 
 
 def _without(e: Sequence[int], n: int) -> list[int]:
@@ -92,14 +94,15 @@ def rank_counts(straight_over_full: bool, kept: tuple[int, ...],
     free = [0 if k else n for k, n in zip(kept, pool, strict=True)]  # a card of a new rank
     ways = [_WAYS[n][k] for n, k in zip(pool, kept, strict=True)]
     flags = [(k > 0) + (k > 1) for k in kept]  # 1 for a kept rank, 2 for a kept pair or more
-    e = _symmetric(free, 4)
+    below = _symmetric(free)  # below[r]: the polynomials of the free ranks under r
+    e = below[-1]
     blocks = {Category.FLUSH: [0] * 8, Category.STRAIGHT_FLUSH: [0] * 10}
     blocks[Category.PAIR], blocks[Category.THREE], blocks[Category.FOUR] = _one_rank(
         held, heavy, e, free, ways)
     blocks[Category.TWO_PAIR] = _two_pairs(flags, e[1], free, ways)
     blocks[Category.FULL] = _full_houses(flags, held, ways)
     blocks[Category.HIGH], blocks[Category.STRAIGHT] = _different(
-        flags, held, free) if not heavy else ([0] * 8, [0] * 10)
+        flags, held, free, below) if not heavy else ([0] * 8, [0] * 10)
     return tuple(itertools.chain.from_iterable(
         map(blocks.__getitem__, categories(straight_over_full))))
 
@@ -158,25 +161,20 @@ def _full_houses(flags: Sequence[int], held: Sequence[int],
     return block
 
 
-def _different(flags: Sequence[int], held: Sequence[int],
-               free: Sequence[int]) -> tuple[list[int], list[int]]:
-    """Hands of five different ranks: high cards and straights, by their top."""
-    high, straight = [0] * 13, [0] * 13
-    single = [1 if flags[r] else free[r] for r in RANKS]
-    lowest_top = held[-1] if held else 0
-    below = [1, 0, 0, 0, 0]  # symmetric polynomials of the free ranks below `top`
-    held_below = 0
-    for top in RANKS:
-        if top >= lowest_top and single[top] and held_below <= 4:
-            different = single[top] * below[4 - held_below]
-            for window_top, window in _ENDING[top]:
-                if all(h in window for h in held):
-                    straight[window_top] = math.prod([single[r] for r in window])
-                    different -= straight[window_top]
-            high[top] = different
-        if free[top]:
-            for i in range(4, 0, -1):
-                below[i] += free[top] * below[i - 1]
-        elif flags[top]:
-            held_below += 1
-    return high[5:], straight[3:]
+def _different(flags: Sequence[int], held: Sequence[int], free: Sequence[int],
+               below: Sequence[Sequence[int]]) -> tuple[list[int], list[int]]:
+    """Hands of five different ranks: straights, then high cards by their top (the top's
+    card and 4 of the ranks under it, every kept rank among them)."""
+    single = [1 if f else n for f, n in zip(flags, free, strict=True)]
+    kept = set(held)
+    straight = [math.prod(map(single.__getitem__, window)) if kept <= ranks else 0
+                for window, ranks in _STRAIGHTS]
+    high = []
+    for top in TOPS[Category.HIGH]:
+        under = 4 - len(held) + (flags[top] > 0)  # free ranks to take under the top
+        if under < 0 or not single[top] or (held and top < held[-1]):
+            high.append(0)
+            continue
+        ending = straight[top - 3] + (straight[0] if top == 12 else 0)  # the wheel's ace
+        high.append(single[top] * below[top][under] - ending)
+    return high, straight
