@@ -606,7 +606,8 @@ def posterior(
         predicted = other + trust * (1 - HONEST_SLIP - slip)
         # the honest model predicts the claim itself, or (at the floor) any value up to it
         low = e.claim if e.claim > e.floor else 0
-        post = [p * (predicted if low <= v <= e.claim else other) for v, p in enumerate(post)]
+        post = [*map(other.__mul__, post[:low]), *map(predicted.__mul__, post[low : e.claim + 1]),
+                *map(other.__mul__, post[e.claim + 1 :])]
     total = math.fsum(post)
     return [p / total for p in post] if total > 0 else list(prior)
 

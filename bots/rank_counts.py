@@ -99,7 +99,7 @@ def rank_counts(straight_over_full: bool, kept: tuple[int, ...],
     blocks = {Category.FLUSH: [0] * 8, Category.STRAIGHT_FLUSH: [0] * 10}
     blocks[Category.PAIR], blocks[Category.THREE], blocks[Category.FOUR] = _one_rank(
         held, heavy, e, free, ways)
-    blocks[Category.TWO_PAIR] = _two_pairs(flags, e[1], free, ways)
+    blocks[Category.TWO_PAIR] = _two_pairs(flags, held, e[1], free, ways)
     blocks[Category.FULL] = _full_houses(flags, held, ways)
     blocks[Category.HIGH], blocks[Category.STRAIGHT] = _different(
         flags, held, free, below) if not heavy else ([0] * 8, [0] * 10)
@@ -111,6 +111,9 @@ _TWO_PAIRS = tuple((a, b) for a in RANKS for b in range(a))
 """(high, low) ranks of every two pairs, in claim order."""
 _FULL_HOUSES = tuple((a, b) for a in RANKS for b in RANKS if b != a)
 """(three, pair) ranks of every full house, in claim order."""
+_TWO_PAIRS_WITH = tuple(tuple((i, a, b) for i, (a, b) in enumerate(_TWO_PAIRS) if r in (a, b))
+                        for r in RANKS)
+"""The two pairs with each rank in them: (place in claim order, high, low)."""
 _FULL_WITH = tuple(tuple((i, a, b) for i, (a, b) in enumerate(_FULL_HOUSES) if r in (a, b))
                    for r in RANKS)
 """The full houses with each rank in them: (place in claim order, three, pair)."""
@@ -120,23 +123,26 @@ def _one_rank(held: Sequence[int], heavy: Sequence[int], e: Sequence[int],
               free: Sequence[int], ways: Sequence[Sequence[int]]) -> list[list[int]]:
     """Pairs, threes and fours by rank: the rank's cards, then single cards of other ranks
     (every kept rank but this one must be one of them)."""
-    out = [[0] * 13 for _ in range(3)]
     if len(heavy) > 1:
-        return out  # two kept pairs leave no room for one rank's shape
+        return [[0] * 13 for _ in range(3)]  # two kept pairs leave no room for one shape
     rest = [[1] * 13]  # rest[j][r]: e_j of the free ranks but r
     for j in range(1, 4):
         rest.append([e[j] - n * below for n, below in zip(free, rest[-1], strict=True)])
-    for block, size, singles in zip(out, (2, 3, 4), (3, 2, 1), strict=True):
+    out = []
+    for size, singles in ((2, 3), (3, 2), (4, 1)):
         beside = singles - len(held)  # single cards of free ranks, beside a free rank's shape
         if beside >= 0 and not heavy:
-            block[:] = [w[size] * n for w, n in zip(ways, rest[beside], strict=True)]
+            block = [w[size] * n for w, n in zip(ways, rest[beside], strict=True)]
+        else:
+            block = [0] * 13
         for r in heavy or held:  # a kept rank's shape: one kept rank fewer beside it
             if beside + 1 >= 0:
                 block[r] = ways[r][size] * rest[beside + 1][r]
+        out.append(block)
     return out
 
 
-def _two_pairs(flags: Sequence[int], e1: int, free: Sequence[int],
+def _two_pairs(flags: Sequence[int], held: Sequence[int], e1: int, free: Sequence[int],
                ways: Sequence[Sequence[int]]) -> list[int]:
     """Two pairs by (high, low) rank and the one single card beside them: any free rank's
     when every kept rank is in the pairs, else the one kept rank left over."""
@@ -144,8 +150,13 @@ def _two_pairs(flags: Sequence[int], e1: int, free: Sequence[int],
     left = sum(flags)  # kept ranks, a kept pair or more counted twice
     if not left:
         return [two[a] * two[b] * (e1 - free[a] - free[b]) for a, b in _TWO_PAIRS]
-    return [two[a] * two[b] * (e1 - free[a] - free[b] if flags[a] + flags[b] == left
-                               else flags[a] + flags[b] == left - 1) for a, b in _TWO_PAIRS]
+    block = [two[a] * two[b] for a, b in _TWO_PAIRS] if left == 1 else [0] * len(_TWO_PAIRS)
+    for r in held:  # only the pairs holding a kept rank differ from that
+        for i, a, b in _TWO_PAIRS_WITH[r]:
+            inside = flags[a] + flags[b]
+            block[i] = two[a] * two[b] * (e1 - free[a] - free[b] if inside == left else
+                                          inside == left - 1)
+    return block
 
 
 def _full_houses(flags: Sequence[int], held: Sequence[int],
