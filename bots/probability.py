@@ -549,6 +549,8 @@ def card_belief(
         for kept in subsets:
             hand = tuple(sorted((*fixed, *kept)))
             shares[hand] = shares.get(hand, 0.0) + weight / len(subsets)
+    if len(shares) == 1 and 1.0 in shares.values():  # one hand for sure: 0.0 + 1.0 * p == p
+        return tables.draw(next(iter(shares)), pool)
     out = [0.0] * len(tables.space)
     every = range(len(out))
     for hand, share in shares.items():

@@ -107,7 +107,7 @@ def best_reroll(memory: RoundMemory, target: int,
     tables = memory.tables
     allowed = None if legal is None else {reroll.positions for reroll in legal.rerolls()}
     keeps = [keep for keep in KEEPS if allowed is None or REROLLED[keep] in allowed]
-    kept = {keep: tuple(sorted(hand[p] for p in keep)) for keep in keeps}
+    kept = {keep: tuple(sorted(map(hand.__getitem__, keep))) for keep in keeps}
     scores: dict[tuple[int, ...], float] = {}
     if isinstance(tables, DiceTables):
         for tokens_kept in set(kept.values()):
