@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import operator
 from collections.abc import Sequence
 from functools import cache, lru_cache
 
@@ -111,6 +112,12 @@ _TWO_PAIRS = tuple((a, b) for a in RANKS for b in range(a))
 """(high, low) ranks of every two pairs, in claim order."""
 _FULL_HOUSES = tuple((a, b) for a in RANKS for b in RANKS if b != a)
 """(three, pair) ranks of every full house, in claim order."""
+_TWO_PAIR_HIGH = operator.itemgetter(*(a for a, _ in _TWO_PAIRS))
+_TWO_PAIR_LOW = operator.itemgetter(*(b for _, b in _TWO_PAIRS))
+"""Each two pairs' high and low rank picked out of a list by rank, in claim order (C speed)."""
+_FULL_THREE = operator.itemgetter(*(a for a, _ in _FULL_HOUSES))
+_FULL_PAIR = operator.itemgetter(*(b for _, b in _FULL_HOUSES))
+"""Each full house's three and pair rank picked out of a list by rank, in claim order."""
 _TWO_PAIRS_WITH = tuple(tuple((i, a, b) for i, (a, b) in enumerate(_TWO_PAIRS) if r in (a, b))
                         for r in RANKS)
 """The two pairs with each rank in them: (place in claim order, high, low)."""
@@ -126,13 +133,14 @@ def _one_rank(held: Sequence[int], heavy: Sequence[int], e: Sequence[int],
     if len(heavy) > 1:
         return [[0] * 13 for _ in range(3)]  # two kept pairs leave no room for one shape
     rest = [[1] * 13]  # rest[j][r]: e_j of the free ranks but r
-    for j in range(1, 4):
-        rest.append([e[j] - n * below for n, below in zip(free, rest[-1], strict=True)])
+    for j in range(1, 4):  # e_j - n * e_(j-1), rank by rank (map: C speed)
+        rest.append(list(map(operator.sub, itertools.repeat(e[j], 13),
+                             map(operator.mul, free, rest[-1]))))
     out = []
     for size, singles in ((2, 3), (3, 2), (4, 1)):
         beside = singles - len(held)  # single cards of free ranks, beside a free rank's shape
         if beside >= 0 and not heavy:
-            block = [w[size] * n for w, n in zip(ways, rest[beside], strict=True)]
+            block = list(map(operator.mul, map(operator.itemgetter(size), ways), rest[beside]))
         else:
             block = [0] * 13
         for r in heavy or held:  # a kept rank's shape: one kept rank fewer beside it
@@ -149,8 +157,13 @@ def _two_pairs(flags: Sequence[int], held: Sequence[int], e1: int, free: Sequenc
     two = [w[2] for w in ways]
     left = sum(flags)  # kept ranks, a kept pair or more counted twice
     if not left:
-        return [two[a] * two[b] * (e1 - free[a] - free[b]) for a, b in _TWO_PAIRS]
-    block = [two[a] * two[b] for a, b in _TWO_PAIRS] if left == 1 else [0] * len(_TWO_PAIRS)
+        return [x * y * (e1 - m - n) for x, y, m, n in zip(
+            _TWO_PAIR_HIGH(two), _TWO_PAIR_LOW(two), _TWO_PAIR_HIGH(free), _TWO_PAIR_LOW(free),
+            strict=True)]
+    if left == 1:
+        block = list(map(operator.mul, _TWO_PAIR_HIGH(two), _TWO_PAIR_LOW(two)))
+    else:
+        block = [0] * len(_TWO_PAIRS)
     for r in held:  # only the pairs holding a kept rank differ from that
         for i, a, b in _TWO_PAIRS_WITH[r]:
             inside = flags[a] + flags[b]
@@ -163,9 +176,13 @@ def _full_houses(flags: Sequence[int], held: Sequence[int],
                  ways: Sequence[Sequence[int]]) -> list[int]:
     """Full houses by (three, pair) rank: every kept rank must be one of the two."""
     if not held:
-        return [ways[a][3] * ways[b][2] for a, b in _FULL_HOUSES]
+        threes, pairs = [w[3] for w in ways], [w[2] for w in ways]
+        return list(map(operator.mul, _FULL_THREE(threes), _FULL_PAIR(pairs)))
     block = [0] * len(_FULL_HOUSES)
-    if len(held) <= 2:
+    if len(held) == 1:  # every full house with the kept rank holds all the kept ranks
+        for i, a, b in _FULL_WITH[held[0]]:
+            block[i] = ways[a][3] * ways[b][2]
+    elif len(held) == 2:
         for i, a, b in _FULL_WITH[held[0]]:
             if (flags[a] > 0) + (flags[b] > 0) == len(held):
                 block[i] = ways[a][3] * ways[b][2]
