@@ -3,10 +3,11 @@ reroll, an exchange or a set of unseen cards can turn into, and what a claim say
 
 Pure and deterministic: no I/O, no clocks, no random numbers. Tables are built once per claim
 order (normal, or straight over full) and then only read; the normal order is built at import.
-Draws of 4 or 5 cards are counted in closed form (`bots.rank_counts`), fewer by listing them;
-both give the same integer counts. Caches hold only functions of their arguments. Values are
-indexes into the rule set's claim space, distributions are tuples of floats over those
-indexes. This module knows nothing of bots, events or observations.
+Draws of 3 to 5 cards are counted in closed form (`bots.rank_counts`), fewer by listing them
+(a reroll's score lists the draws of 3 too: see CLOSED_FORM); both give the same integer
+counts. Caches hold only functions of their arguments. Values are indexes into the rule set's
+claim space, distributions are tuples of floats over those indexes. This module knows nothing
+of bots, events or observations.
 """
 
 from __future__ import annotations
@@ -32,8 +33,12 @@ HONEST_SLIP = 0.02
 NOISE_STEP = 0.6
 """The 'noise' claim model: half geometric steps up from the lowest legal claim, half uniform."""
 CLOSED_FORM = 2
-"""Onto fewer kept cards than this, draws are counted in closed form (`bots.rank_counts`):
-faster than listing the thousands of draws of 4 or 5 cards, slower for fewer."""
+"""Onto fewer kept cards than this, a reroll's score sums over values (closed-form counts,
+`bots.rank_counts`): faster than listing the thousands of draws of 4 or 5 cards, slower for
+fewer."""
+CLOSED_COUNTS = 3
+"""Onto fewer kept cards than this, a belief's counts come in closed form: exact integers,
+faster than listing the draws of 3 cards too (the counts are needed for every value)."""
 HONESTY_LIMIT = 4.0
 """Largest log-odds the honesty of a claimant may reach either way (belief stays revisable)."""
 
@@ -206,7 +211,7 @@ class CardTables:
             counts = [0] * len(self.space)
             counts[self.hand_value(kept)] = 1
             return counts, 1
-        if len(kept) < CLOSED_FORM:
+        if len(kept) < CLOSED_COUNTS:
             counts, ways = list(self._rank_counts(kept, pool)), _ways(kept, pool)
         else:
             counts = [0] * len(self.space)
@@ -253,10 +258,8 @@ class CardTables:
         sorted_draws = _kept_draws(self.space.straight_over_full, kcode, draws)
         weights = _draw_weights(draws, pool.per_rank)
         start = sorted_draws.starts[target]
-        return sum(map(
-            operator.mul, map(weights.__getitem__, sorted_draws.order[start:]),
-            map(gain.__getitem__, sorted_draws.values[start:]),
-        ))
+        gains = _gains_along(sorted_draws, tuple(gain))[start:]  # a tuple: itself
+        return sum(map(operator.mul, _pick(weights, sorted_draws.order[start:]), gains))
 
     def _rank_counts(self, kept: Sequence[int], pool: CardPool) -> tuple[int, ...]:
         """Ways each rank-only value is drawn onto the kept cards, in closed form."""
@@ -278,7 +281,7 @@ class CardTables:
         """Count changes that move the one-suit draws, counted by rank alone, to flush or
         straight flush."""
         suits = {c & 3 for c in kept}
-        if len(suits) > 1:
+        if len(suits) > 1:  # most kept sets of two or more cards: no flush to move
             return []
         kept_ranks = tuple(sorted(c >> 2 for c in kept))
         moves: list[tuple[int, int]] = []
@@ -381,7 +384,7 @@ _COMPOSITIONS = tuple(
 `_draw_weights` multiplies the ways to draw each part)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)  # one per kept ranks (cached): hashed by identity
 class _SortedDraws:
     """The draws onto some kept ranks, by the rank-only value they make: `order` lists draw
     positions (in `_COMPOSITIONS`) by claim index, `values` their claim indexes, `starts[v]`
@@ -410,6 +413,19 @@ def _kept_draws(straight_over_full: bool, kcode: int, draws: int) -> _SortedDraw
     values = tuple(index for index, _ in found)
     starts = tuple(bisect.bisect_left(values, v) for v in range(size + 1))
     return _SortedDraws(tuple(p for _, p in found), values, starts, tuple(sorted(set(values))))
+
+
+@cache  # a few thousand kept rank multisets, and one gain table per claim order
+def _gains_along(sorted_draws: _SortedDraws, gain: Sequence[float]) -> tuple[float, ...]:
+    """The gain of each sorted draw's value, in the draws' order (looked up once, not per call)."""
+    return tuple(map(gain.__getitem__, sorted_draws.values))
+
+
+def _pick(values: Sequence[int], positions: Sequence[int]) -> Sequence[int]:
+    """The values at these positions, in their order (one C call: itemgetter)."""
+    if len(positions) < 2:  # itemgetter of one position returns the value, not a tuple
+        return [values[p] for p in positions]
+    return operator.itemgetter(*positions)(values)
 
 
 @lru_cache(maxsize=1024)
