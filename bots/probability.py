@@ -20,6 +20,7 @@ import operator
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
+from typing import TypeVar
 
 from arena_bots.rank_counts import rank_counts
 
@@ -39,6 +40,7 @@ fewer."""
 CLOSED_COUNTS = 3
 """Onto fewer kept cards than this, a belief's counts come in closed form: exact integers,
 faster than listing the draws of 3 cards too (the counts are needed for every value)."""
+T = TypeVar("T")
 HONESTY_LIMIT = 4.0
 """Largest log-odds the honesty of a claimant may reach either way (belief stays revisable)."""
 
@@ -258,8 +260,8 @@ class CardTables:
         sorted_draws = _kept_draws(self.space.straight_over_full, kcode, draws)
         weights = _draw_weights(draws, pool.per_rank)
         start = sorted_draws.starts[target]
-        gains = _gains_along(sorted_draws, tuple(gain))[start:]  # a tuple: itself
-        return sum(map(operator.mul, _pick(weights, sorted_draws.order[start:]), gains))
+        return sum(map(operator.mul, _pick(weights, sorted_draws.order[start:]),
+                       _pick(gain, sorted_draws.values[start:])))
 
     def _rank_counts(self, kept: Sequence[int], pool: CardPool) -> tuple[int, ...]:
         """Ways each rank-only value is drawn onto the kept cards, in closed form."""
@@ -384,7 +386,7 @@ _COMPOSITIONS = tuple(
 `_draw_weights` multiplies the ways to draw each part)."""
 
 
-@dataclass(frozen=True, slots=True, eq=False)  # one per kept ranks (cached): hashed by identity
+@dataclass(frozen=True, slots=True)
 class _SortedDraws:
     """The draws onto some kept ranks, by the rank-only value they make: `order` lists draw
     positions (in `_COMPOSITIONS`) by claim index, `values` their claim indexes, `starts[v]`
@@ -415,13 +417,7 @@ def _kept_draws(straight_over_full: bool, kcode: int, draws: int) -> _SortedDraw
     return _SortedDraws(tuple(p for _, p in found), values, starts, tuple(sorted(set(values))))
 
 
-@cache  # a few thousand kept rank multisets, and one gain table per claim order
-def _gains_along(sorted_draws: _SortedDraws, gain: Sequence[float]) -> tuple[float, ...]:
-    """The gain of each sorted draw's value, in the draws' order (looked up once, not per call)."""
-    return tuple(map(gain.__getitem__, sorted_draws.values))
-
-
-def _pick(values: Sequence[int], positions: Sequence[int]) -> Sequence[int]:
+def _pick(values: Sequence[T], positions: Sequence[int]) -> Sequence[T]:
     """The values at these positions, in their order (one C call: itemgetter)."""
     if len(positions) < 2:  # itemgetter of one position returns the value, not a tuple
         return [values[p] for p in positions]
