@@ -29,9 +29,10 @@ the wheel A-2-3-4-5 the lowest straight)."""
 _WAYS = tuple(tuple(tuple(math.comb(n, m - k) if m >= k else 0 for m in range(5))
                     for k in range(5)) for n in range(5))
 """_WAYS[n][k][m]: ways to hold m cards of a rank when k are kept and n are in the pool."""
-_STRAIGHTS = tuple((ranks, frozenset(ranks)) for ranks in
+_STRAIGHTS = tuple((operator.itemgetter(*ranks), frozenset(ranks)) for ranks in
                    [(12, 0, 1, 2, 3)] + [tuple(range(top - 4, top + 1)) for top in range(4, 13)])
-"""The ranks of each straight in claim order: the wheel (A-2-3-4-5) first, the ace-high last."""
+"""The ranks of each straight in claim order (a getter of them from a list by rank, and their
+set): the wheel (A-2-3-4-5) first, the ace-high last."""
 
 
 def _ranks_of(category: Category) -> list[tuple[int, ...]]:
@@ -157,9 +158,9 @@ def _two_pairs(flags: Sequence[int], held: Sequence[int], e1: int, free: Sequenc
     two = [w[2] for w in ways]
     left = sum(flags)  # kept ranks, a kept pair or more counted twice
     if not left:
-        return [x * y * (e1 - m - n) for x, y, m, n in zip(
-            _TWO_PAIR_HIGH(two), _TWO_PAIR_LOW(two), _TWO_PAIR_HIGH(free), _TWO_PAIR_LOW(free),
-            strict=True)]
+        pairs = map(operator.mul, _TWO_PAIR_HIGH(two), _TWO_PAIR_LOW(two))
+        singles = map(e1.__sub__, map(operator.add, _TWO_PAIR_HIGH(free), _TWO_PAIR_LOW(free)))
+        return list(map(operator.mul, pairs, singles))  # the single: a free rank of neither
     if left == 1:
         block = list(map(operator.mul, _TWO_PAIR_HIGH(two), _TWO_PAIR_LOW(two)))
     else:
@@ -195,7 +196,7 @@ def _different(flags: Sequence[int], held: Sequence[int], free: Sequence[int],
     card and 4 of the ranks under it, every kept rank among them)."""
     single = [1 if f else n for f, n in zip(flags, free, strict=True)]
     kept = set(held)
-    straight = [math.prod(map(single.__getitem__, window)) if kept <= ranks else 0
+    straight = [math.prod(window(single)) if kept <= ranks else 0
                 for window, ranks in _STRAIGHTS]
     high = []
     for top in TOPS[Category.HIGH]:
