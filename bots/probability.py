@@ -12,7 +12,6 @@ of bots, events or observations.
 
 from __future__ import annotations
 
-import bisect
 import dataclasses
 import itertools
 import math
@@ -413,7 +412,10 @@ def _kept_draws(straight_over_full: bool, kcode: int, draws: int) -> _SortedDraw
         if (index := rank_value.get(kcode + code)) is not None
     )
     values = tuple(index for index, _ in found)
-    starts = tuple(bisect.bisect_left(values, v) for v in range(size + 1))
+    tally = [0] * (size + 1)
+    for index in values:
+        tally[index] += 1
+    starts = tuple(itertools.accumulate(tally, initial=0))[: size + 1]  # entries worth less
     return _SortedDraws(tuple(p for _, p in found), values, starts, tuple(sorted(set(values))))
 
 
@@ -431,7 +433,8 @@ def _draw_weights(draws: int, per_rank: tuple[int, ...]) -> tuple[int, ...]:
     out: list[int] = []
     for low_size in range(draws + 1):
         highs = _part_weights(1, draws - low_size, high)
-        out.extend([a * b for a in _part_weights(0, low_size, low) for b in highs])
+        out.extend(itertools.starmap(operator.mul, itertools.product(
+            _part_weights(0, low_size, low), highs)))  # each low part with each high part
     return tuple(out)
 
 
