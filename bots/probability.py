@@ -278,17 +278,17 @@ class CardTables:
         sorted_draws = _kept_draws(self.space.straight_over_full, kcode, draws)
         return sorted_draws, _draw_weights(draws, pool.per_rank).__getitem__, ways
 
-    def _flush_moves(self, kept: Sequence[int], pool: CardPool) -> list[tuple[int, int]]:
+    def _flush_moves(self, kept: Sequence[int], pool: CardPool) -> Sequence[tuple[int, int]]:
         """Count changes that move the one-suit draws, counted by rank alone, to flush or
         straight flush."""
-        suits = {c & 3 for c in kept}
-        if len(suits) > 1:  # most kept sets of two or more cards: no flush to move
-            return []
-        kept_ranks = tuple(sorted(c >> 2 for c in kept))
-        moves: list[tuple[int, int]] = []
-        for suit in suits or range(4):
-            moves += _suit_moves(self.space.straight_over_full, pool.suits[suit], kept_ranks)
-        return moves
+        sof = self.space.straight_over_full
+        if not kept:
+            return [move for ranks in pool.suits for move in _suit_moves(sof, ranks, ())]
+        suit = kept[0] & 3
+        for card in kept:
+            if card & 3 != suit:  # most kept sets of two or more cards: no flush to move
+                return ()
+        return _suit_moves(sof, pool.suits[suit], tuple(sorted(c >> 2 for c in kept)))
 
 
 @lru_cache(maxsize=4096)
