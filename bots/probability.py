@@ -36,7 +36,6 @@ CLOSED_FORM = 2
 faster than listing the thousands of draws of 4 or 5 cards; for the 455 draws of 3, listing
 costs about as much (a belief's counts: 1% fewer instructions in dice-cards, 4% more in
 cards, by callgrind), and a reroll's score by listing stays the very same float sum."""
-T = TypeVar("T")
 HONESTY_LIMIT = 4.0
 """Largest log-odds the honesty of a claimant may reach either way (belief stays revisable)."""
 
@@ -414,6 +413,9 @@ def _kept_draws(straight_over_full: bool, kcode: int, draws: int) -> _SortedDraw
         tally[index] += 1
     starts = tuple(itertools.accumulate(tally, initial=0))[: size + 1]  # entries worth less
     return _SortedDraws(tuple(p for _, p in found), values, starts, tuple(sorted(set(values))))
+
+
+T = TypeVar("T")
 
 
 def _pick(values: Sequence[T], positions: Sequence[int]) -> Sequence[T]:
