@@ -9,6 +9,7 @@ it never knows more than its seat may. It turns that knowledge into value distri
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 from typing import Any
 
 from arena_bots import probability
@@ -32,9 +33,11 @@ def tokens(texts: Iterable[str | None], cards: bool) -> tuple[int, ...]:
     seen = tuple(t for t in given if t is not None)
     if len(seen) < len(given):
         raise ValueError(f"a card face down where all should be seen: {given}")
-    if cards:
-        return tuple(hands.card_id(t) for t in seen)
-    return tuple(hands.rank_of(t) for t in seen)
+    return tuple(map(_card_id if cards else _rank_of, seen))
+
+
+_card_id = lru_cache(maxsize=256)(hands.card_id)  # a seat sees the same few texts all game
+_rank_of = lru_cache(maxsize=256)(hands.rank_of)
 
 
 class Honesty:

@@ -105,20 +105,22 @@ def best_reroll(memory: RoundMemory, target: int,
     hand = memory.known
     assert hand is not None
     tables = memory.tables
+    allowed = None if legal is None else {reroll.positions for reroll in legal.rerolls()}
+    keeps = [keep for keep in KEEPS if allowed is None or REROLLED[keep] in allowed]
+    kept = {keep: tuple(sorted(map(hand.__getitem__, keep))) for keep in keeps}
     scores: dict[tuple[int, ...], float] = {}
     if isinstance(tables, DiceTables):
-        for kept in _keeps(hand):
-            scores[kept] = tables.reach[kept][target] + BAR_WEIGHT * tables.edge[kept][target]
+        for tokens_kept in set(kept.values()):
+            scores[tokens_kept] = (tables.reach[tokens_kept][target]
+                                   + BAR_WEIGHT * tables.edge[tokens_kept][target])
     else:
         pool, gain = memory.pool(), _gain(tables.space.straight_over_full)
         memo: dict[int, float] = {}
-        for kept in _keeps(hand):
-            scores[kept] = tables.draw_score(kept, pool, target, gain, memo)
-    keeps = [keep for keep in KEEPS if legal is None or _may_keep(legal, keep)]
-    score = {keep: scores[tuple(sorted(hand[p] for p in keep))] for keep in keeps}
+        for tokens_kept in set(kept.values()):
+            scores[tokens_kept] = tables.draw_score(tokens_kept, pool, target, gain, memo)
+    score = {keep: scores[kept[keep]] for keep in keeps}
     best = max(score.values())
-    choices = [tuple(p for p in range(5) if p not in keep)
-               for keep in keeps if score[keep] >= best - 1e-12]
+    choices = [REROLLED[keep] for keep in keeps if score[keep] >= best - 1e-12]
     return min(choices, key=lambda positions: (len(positions), positions))
 
 
@@ -130,15 +132,8 @@ def _gain(straight_over_full: bool) -> tuple[float, ...]:
 
 KEEPS = tuple(keep for size in range(6) for keep in itertools.combinations(range(5), size))
 """Every set of positions a reroll may keep (32)."""
-
-
-def _may_keep(legal: arena.Legal, keep: tuple[int, ...]) -> bool:
-    """Whether rerolling every position but `keep` is legal now."""
-    return legal.problem(arena.Reroll(tuple(p for p in range(5) if p not in keep))) is None
-
-
-def _keeps(hand: tuple[int, ...]) -> set[tuple[int, ...]]:
-    return {tuple(sorted(hand[p] for p in keep)) for keep in KEEPS}
+REROLLED = {keep: tuple(p for p in range(5) if p not in keep) for keep in KEEPS}
+"""The positions rerolled when these are kept."""
 
 
 def best_pass(
@@ -161,7 +156,7 @@ def best_central(
     the fewest swaps.
     """
     cards = own + central
-    values = {combo: tables.hand_value(combo) for combo in itertools.combinations(cards, 5)}
+    values = dict(zip(itertools.combinations(cards, 5), tables.five_values(cards), strict=True))
     top = max(values.values())
 
     def tie_break(combo: tuple[int, ...]) -> tuple[int, int]:
