@@ -221,7 +221,7 @@ def _event_line(event: Event) -> str:
     its fields, each part made once (a field, such as a seat's dice, recurs more often than
     the whole event)."""
     if not _HEAD_KEYS.isdisjoint(event.data):  # a field named as the head's: as the codec does
-        return _ENCODER.encode(_event_dict(event))
+        return _ENCODER.encode(_entry(event))
     head = (event.kind, event.seat, event.to)
     parts = [_HEADS.get(head) or _part(_HEADS, head, _event_head(event))]
     for field in event.data.items():
@@ -234,7 +234,7 @@ def _event_line(event: Event) -> str:
 
 
 def _event_head(event: Event) -> str:
-    return _ENCODER.encode(_event_dict(event._replace(data={})))[:-2]
+    return _ENCODER.encode(_entry(event._replace(data={})))[:-2]
 
 
 def _field_text(field: tuple[str, Any]) -> str:
@@ -246,16 +246,6 @@ def _part(parts: dict[Any, str], key: Any, text: str) -> str:
         parts.clear()
     parts[key] = text
     return text
-
-
-def _event_dict(event: Event) -> dict[str, Any]:
-    data: dict[str, Any] = {"kind": event.kind}
-    if event.seat is not None:
-        data["seat"] = event.seat
-    if event.to is not None:
-        data["to"] = event.to
-    data.update(event.data)
-    return {"type": "event", "event": data}
 
 
 def _chance_dict(chance: Chance) -> dict[str, Any]:
