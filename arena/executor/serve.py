@@ -24,10 +24,12 @@ if TYPE_CHECKING:
 
 __all__ = ["LANES", "ExecutorError", "lanes_wanted", "mark", "marked", "serve"]
 
-LANES = 2
-"""Specs a worker plays at once when its job allows it: with sandboxed bots on 2 workers,
-2 lanes played 1.5x to 2.0x the games per second of one, 3 and 4 lanes no more than 2 on
-the whole (more bot processes, one GIL; benchmarks/overlap.py)."""
+LANES = 1
+"""Specs a worker plays at once when its job allows it, unless ARENA_LANES says otherwise.
+One: on an otherwise idle 2-core machine, 2 lanes on 2 workers played 0.79x the games per
+second of one game at a time with sandboxed bots (the cores were already busy with the
+workers and their bots); lanes pay only where a worker's core would sit idle while its bots
+think (benchmarks/overlap.py)."""
 _WATCH_SECONDS = 0.25
 _SLOT: Any = None
 """This worker's shared slot (where, count), or None in the main process."""
