@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 from killer_bot import KILLER
+from run_processes import a_worker
 
 from arena.cli.main import cli
 from arena.tournament import results
@@ -161,29 +162,6 @@ seed: 3
 """
 
 
-def _children(pid: int) -> set[int]:
-    found = set()
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rpartition(")")[2].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid:
-            found.add(int(stat.parent.name))
-    return found
-
-
-def _a_worker(pid: int) -> int:
-    """A worker of the run `pid`: a child of its fork server (its child)."""
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        workers = {w for server in _children(pid) for w in _children(server)}
-        if workers:
-            return min(workers)
-        time.sleep(0.01)
-    raise AssertionError("no worker process found")
-
-
 def test_a_kill_9_from_outside_of_a_worker_mid_run_gives_the_same_bytes(tmp_path: Path) -> None:
     config = tmp_path / "long.yaml"
     config.write_text(textwrap.dedent(LONG).lstrip())
@@ -198,7 +176,7 @@ def test_a_kill_9_from_outside_of_a_worker_mid_run_gives_the_same_bytes(tmp_path
     while not games.exists() or games.read_bytes().count(b"\n") < 20:
         assert process.poll() is None, process.communicate()
         time.sleep(0.005)
-    os.kill(_a_worker(process.pid), signal.SIGKILL)
+    os.kill(a_worker(process.pid), signal.SIGKILL)
     stdout, stderr = process.communicate(timeout=120)
     assert process.returncode == 0, stderr
     assert games.read_bytes().count(b"\n") == 360

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from cli_support import write_config as _write
+from run_processes import a_worker
 
 from arena.replay import read_replay, timeless
 from arena.tournament import results, worker
@@ -162,25 +163,6 @@ def _wait_for_games(process: subprocess.Popen[bytes], games: Path, count: int) -
         time.sleep(0.005)
 
 
-def _children(pid: int) -> set[int]:
-    found = set()
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rpartition(")")[2].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid:
-            found.add(int(stat.parent.name))
-    return found
-
-
-def _a_worker(pid: int) -> int:
-    """A worker of the run `pid`: a child of its fork server (its child)."""
-    workers = {w for server in _children(pid) for w in _children(server)}
-    assert workers, "no worker process found"
-    return min(workers)
-
-
 @pytest.fixture
 def calm(tmp_path: Path) -> Path:
     """The plain tournament played to its end, its config beside it."""
@@ -195,7 +177,7 @@ def test_a_worker_killed_with_games_in_flight_plays_each_again_once(calm: Path) 
     out = calm.parent / "killed"
     process = _run(calm.parent / "t.yaml", out)
     _wait_for_games(process, out / results.GAMES, 20)
-    os.kill(_a_worker(process.pid), signal.SIGKILL)
+    os.kill(a_worker(process.pid), signal.SIGKILL)
     _, stderr = process.communicate(timeout=300)
     assert process.returncode == 0, stderr
     assert b"a worker died (killed by SIGKILL) in game rr-" in stderr

@@ -1,0 +1,30 @@
+"""The processes of a running `arena run`, found through /proc: for tests that kill a worker."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+
+def children(pid: int) -> set[int]:
+    """The processes whose parent is `pid`."""
+    found = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rpartition(")")[2].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.add(int(stat.parent.name))
+    return found
+
+
+def a_worker(pid: int) -> int:
+    """A worker of the run `pid`: a child of its fork server (its child), once there is one."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        workers = {w for server in children(pid) for w in children(server)}
+        if workers:
+            return min(workers)
+        time.sleep(0.01)
+    raise AssertionError("no worker process found")
