@@ -315,15 +315,23 @@ def tournament(mode: str, games: int) -> float:
     with tempfile.TemporaryDirectory() as folder:
         config, games_file = Path(folder) / "bench.yaml", Path(folder) / "out" / "games.jsonl"
         config.write_text(TOURNAMENT.format(mode=mode, games=games // 2))
-        run = subprocess.Popen([sys.executable, "-m", "arena", "run", str(config), "--out",
-                                str(games_file.parent), "--quiet"], stdout=subprocess.DEVNULL)
-        seen: list[tuple[float, int]] = []
-        while run.poll() is None:
-            if games_file.exists():
-                seen.append((time.perf_counter(), games_file.read_bytes().count(b"\n")))
-            time.sleep(0.02)
-        if run.returncode != 0:
-            raise SystemExit(f"arena run failed ({mode})")
+        return playing_rate(config, games_file, games, f"arena run failed ({mode})")
+
+
+def playing_rate(config: Path, games_file: Path, games: int, failed: str,
+                 env: dict[str, str] | None = None, cwd: str | None = None) -> float:
+    """Games per second of one `arena run` of `config` while it plays: games.jsonl sampled
+    every 20 ms, from the first game written to the last (start-up and the end left out)."""
+    run = subprocess.Popen([sys.executable, "-m", "arena", "run", str(config), "--out",
+                            str(games_file.parent), "--quiet"], stdout=subprocess.DEVNULL,
+                           env=env, cwd=cwd)
+    seen: list[tuple[float, int]] = []
+    while run.poll() is None:
+        if games_file.exists():
+            seen.append((time.perf_counter(), games_file.read_bytes().count(b"\n")))
+        time.sleep(0.02)
+    if run.returncode != 0:
+        raise SystemExit(failed)
     playing = [(t, n) for t, n in seen if 0 < n < games]
     (begun, first), (ended, last) = playing[0], playing[-1]
     return (last - first) / (ended - begun)

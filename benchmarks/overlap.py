@@ -27,11 +27,11 @@ import argparse
 import os
 import resource
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from isolation import playing_rate
 
 TOURNAMENT = """name: overlap-bench
 rules: dice
@@ -62,20 +62,11 @@ def tournament(level: str, lanes: int, games: int, today: str | None = None,
         if today is not None:
             environment["PYTHONPATH"] = today
         cpu = _children_cpu()
-        run = subprocess.Popen([sys.executable, "-m", "arena", "run", str(config), "--out",
-                                str(games_file.parent), "--quiet"], stdout=subprocess.DEVNULL,
-                               env=environment, cwd=folder)  # no arena on sys.path first
-        seen: list[tuple[float, int]] = []
-        while run.poll() is None:
-            if games_file.exists():
-                seen.append((time.perf_counter(), games_file.read_bytes().count(b"\n")))
-            time.sleep(0.02)
-        if run.returncode != 0:
-            raise SystemExit(f"arena run failed (isolation {level}, lanes {lanes})")
+        rate = playing_rate(config, games_file, games,
+                            f"arena run failed (isolation {level}, lanes {lanes})",
+                            env=environment, cwd=folder)  # no arena on sys.path first
         cpu = _children_cpu() - cpu
-    playing = [(t, n) for t, n in seen if 0 < n < games]
-    (begun, first), (ended, last) = playing[0], playing[-1]
-    return (last - first) / (ended - begun), 1000 * cpu / games
+    return rate, 1000 * cpu / games
 
 
 def main() -> None:
