@@ -5,12 +5,17 @@ writes the standings.
 A game passes when its replay re-applies through the rules (arena.verify) and tells the same
 story as its games.jsonl line (id, entrants, placements, scores, decisions). Before the
 standings, the log must also hold exactly the games the run played or resumed, each with the
-placements the run saw: a log or replay rewritten by anyone but the run (a bot not kept away
-from the folder) stops the run, never its standings. This module writes nothing.
+placements the run saw; each game the run itself played must be, byte for byte, the line and
+the replay it wrote (digests kept in its memory: cheaper than re-applying every game, and
+stricter, since a forged game that the rules would accept is refused too); the games of an
+earlier run (a resume's) are re-applied through the rules. A log or replay rewritten by
+anyone but the run (a bot not kept away from the folder) stops the run, never its standings.
+This module writes nothing.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +25,8 @@ from arena.replay import Replay, ReplayError, read_replay
 from arena.tournament import results as folder_files
 from arena.verify import verify_replay
 
-__all__ = ["PARALLEL_FROM", "GameCheck", "audit_log", "check_folder", "check_game"]
+__all__ = ["PARALLEL_FROM", "GameCheck", "Written", "audit_log", "check_folder", "check_game",
+           "digest"]
 
 PARALLEL_FROM = 200
 """Folders with at least this many replays are verified on several processes."""
@@ -80,15 +86,26 @@ def check_folder(folder: Path, lines: Sequence[Mapping[str, Any]],
         yield from checks
 
 
+Written = tuple[bytes, bytes | None]
+"""What a run wrote for one game: the digests of its games.jsonl line and of its replay."""
+
+
+def digest(data: bytes) -> bytes:
+    """A short digest of bytes the run wrote, kept in its memory, out of any bot's reach."""
+    return hashlib.blake2b(data, digest_size=16).digest()
+
+
 def audit_log(folder: Path, played: Mapping[str, Sequence[int]], workers: int | None = None,
-              replays: bool = True) -> str | None:  # fmt: skip
+              replays: bool = True,
+              written: Mapping[str, Written] | None = None) -> str | None:  # fmt: skip
     """Why games.jsonl cannot be trusted for the standings, naming the game and the file;
-    None when it holds exactly the games `played` (id -> placements) and each matches its
-    replay (when the run keeps replays)."""
+    None when it holds exactly the games `played` (id -> placements), each game this run
+    wrote byte for byte as `written` (id -> digests) says, and each game from before it
+    (a resume's) matching its replay re-applied through the rules (when replays are kept)."""
     games_path = folder / folder_files.GAMES
-    lines = list(folder_files.iter_games(games_path))
-    seen: set[str] = set()
-    for number, line in enumerate(lines, 1):
+    written = written or {}
+    lines, earlier, seen = [], [], set()
+    for number, (text, line) in enumerate(folder_files.iter_game_lines(games_path), 1):
         game = str(line.get("id"))
         if game not in played or game in seen:
             return f"{games_path}:{number}: game {game!r} is not one this run played"
@@ -96,14 +113,46 @@ def audit_log(folder: Path, played: Mapping[str, Sequence[int]], workers: int | 
         if list(line.get("placements", ())) != list(played[game]):
             return (f"{games_path}:{number}: game {game} has placements "
                     f"{line.get('placements')!r}, the run saw {list(played[game])!r}")
+        problem = _as_written(folder, text, line, written.get(game))
+        if problem is not None:
+            return f"{games_path}:{number}: game {game} {problem}"
+        lines.append(line)
+        if game not in written:
+            earlier.append(number - 1)
     if len(seen) < len(played):
         missing = next(g for g in played if g not in seen)
         return f"{games_path}: game {missing} that this run played is missing"
-    if not replays:
+    return _check_earlier(folder, lines, earlier, workers) if replays else None
+
+
+def _as_written(folder: Path, text: str, line: Mapping[str, Any],
+                written: Written | None) -> str | None:  # fmt: skip
+    """How a game this run played differs from what it wrote, if it does; None for a game
+    from an earlier run (checked through the rules instead)."""
+    if written is None:
         return None
-    for number, check in enumerate(check_folder(folder, lines, workers), 1):
+    line_digest, replay_digest = written
+    if digest(text.encode("utf-8")) != line_digest:
+        return "is not the line this run wrote"
+    if replay_digest is None:
+        return None
+    path = folder / str(line.get("replay"))
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        return f"has no replay this run wrote: {path}: {exc.strerror or exc}"
+    if digest(data) != replay_digest:
+        return f"does not match {path}: the file is not the one this run wrote"
+    return None
+
+
+def _check_earlier(folder: Path, lines: Sequence[Mapping[str, Any]],
+                   earlier: Sequence[int], workers: int | None) -> str | None:  # fmt: skip
+    """The first game from an earlier run whose replay does not tell its line's story."""
+    chosen = [lines[i] for i in earlier]
+    for index, check in zip(earlier, check_folder(folder, chosen, workers), strict=True):
         if check.problem is not None:
-            replay = folder / str(lines[number - 1].get("replay"))
-            return f"{games_path}:{number}: game {check.game} does not match {replay}: " \
-                   f"{check.problem}"
+            replay = folder / str(lines[index].get("replay"))
+            return (f"{folder / folder_files.GAMES}:{index + 1}: game {check.game} does not "
+                    f"match {replay}: {check.problem}")
     return None

@@ -308,12 +308,19 @@ def _last_newline(handle: IO[bytes], before: int) -> int:
 
 def iter_games(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
     """Yield the games of a log one at a time, so memory does not grow with the tournament."""
+    for _, game in iter_game_lines(path):
+        yield game
+
+
+def iter_game_lines(path: str | os.PathLike[str]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Yield each game of a log with its line as written (newline included): the audit
+    compares the text itself with what the run wrote."""
     target = Path(path)
     if not target.exists():
         return
     with open(target, encoding="utf-8") as handle:
         for number, line in enumerate(handle, 1):
-            yield _game_line(target, number, line)
+            yield line, _game_line(target, number, line)
 
 
 class GameFile:

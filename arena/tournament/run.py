@@ -51,7 +51,7 @@ from arena.executor.local import Executor
 from arena.plugins import default_registry
 from arena.seeds import draw_secret
 from arena.tournament import results as folder_files
-from arena.tournament.audit import audit_log
+from arena.tournament.audit import Written, audit_log, digest
 from arena.tournament.config import TournamentConfig
 from arena.tournament.config_as_run import (
     added_defaults,
@@ -65,7 +65,7 @@ from arena.tournament.load import rule_infos
 from arena.tournament.plan import Placements, Plan
 from arena.tournament.schedule import GameSpec
 from arena.tournament.shipment import pack
-from arena.tournament.worker import GameSetup, LostGames, game_job, replay_name
+from arena.tournament.worker import GameSetup, LostGames, Played, game_job, replay_name
 
 __all__ = ["RESUME_IGNORES", "Interrupted", "RunReport", "run_tournament", "tournament_setup"]
 
@@ -262,6 +262,7 @@ class _Run:
         self.total = self.plan.total()
         self.progress, self.info = progress, info
         self.results: dict[str, Placements] = {}
+        self.written: dict[str, Written] = {}
         self.executor: Executor | None = None
         self.cluster = cluster
         self.lost = LostGames(info)
@@ -310,6 +311,7 @@ class _Run:
                     folder_files.write_replaced(replays + replay_name(played.id), played.replay)
                 log.append((played.line,))
                 self.results[played.id] = played.placements
+                self.written[played.id] = _digests(played)
                 bar.update(1)
         if cursor < len(recorded):
             raise TournamentError(
@@ -334,7 +336,8 @@ class _Run:
         return self.executor
 
     def _finish(self, resumed: int) -> RunReport:
-        problem = audit_log(self.folder, self.results, self.workers, self.cfg.replays)
+        problem = audit_log(self.folder, self.results, self.workers, self.cfg.replays,
+                            self.written)
         if problem is not None:
             folder_files.remove_derived(self.folder)
             raise TournamentError(f"{problem}; the results were changed outside this run, so "
@@ -350,6 +353,12 @@ class _Run:
         )
 
 
+
+
+def _digests(played: Played) -> Written:
+    """What the audit compares the folder with: the line and the replay as this run wrote."""
+    line = digest(played.line.encode("utf-8") + b"\n")
+    return line, None if played.replay is None else digest(played.replay)
 
 
 def _progress_bar(total: int, done: int, name: str, *, enabled: bool) -> Any:

@@ -147,3 +147,57 @@ def test_a_rewritten_replay_is_refused(tmp_path: Path) -> None:
     assert said.startswith(f"arena: error: {out / results.GAMES}:3: game {game['id']} does "
                            f"not match {path}: "), said
 
+
+
+def test_a_bot_that_blames_its_opponents_in_the_log_gets_no_standings(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    config = _write(tmp_path, f"""
+        name: blamed
+        rules: dice
+        entrants:
+          - bot: {ZOO / 'forger.py'}
+            alias: forger
+            mode: inline
+            options: {{log: {out / results.GAMES}, blame: true}}
+          - random
+        format: {{type: round-robin, seats: 2, games: 3}}
+        seed: 4
+        workers: 1
+    """)
+    ran = _invoke("run", config, "--out", out, "-q")
+    lines = _lines(out)
+    assert any(g["faults"] for g in lines), "the forger blamed no one: the test shows nothing"
+    assert ran.exit_code == 2, ran.output
+    assert ran.output.endswith(
+        f"arena: error: {out / results.GAMES}:1: game {lines[0]['id']} is not the line this "
+        "run wrote; the results were changed outside this run, so no standings are written\n"
+    )
+
+
+def test_a_bot_that_slows_its_opponents_in_their_replays_gets_no_standings(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "out"
+    config = _write(tmp_path, f"""
+        name: slowed
+        rules: dice
+        entrants:
+          - bot: {ZOO / 'forger.py'}
+            alias: forger
+            mode: inline
+            options: {{log: {out / results.GAMES}, slow: true}}
+          - random
+        format: {{type: round-robin, seats: 2, games: 3}}
+        seed: 4
+        workers: 1
+    """)
+    ran = _invoke("run", config, "--out", out, "-q")
+    first = _lines(out)[0]
+    with gzip.open(out / str(first["replay"]), "rt") as handle:
+        assert '"seconds":0.9}' in handle.read(), "no replay was rewritten: the test shows nothing"
+    assert ran.exit_code == 2, ran.output
+    assert ran.output.endswith(
+        f"arena: error: {out / results.GAMES}:1: game {first['id']} does not match "
+        f"{out / str(first['replay'])}: the file is not the one this run wrote; the results "
+        "were changed outside this run, so no standings are written\n"
+    )
