@@ -64,6 +64,27 @@ def action_to_json(action: Action) -> dict[str, Any]:
     raise CodecError(f"not an action: {action!r}")
 
 
+_compact = json.JSONEncoder(separators=(",", ":")).encode
+_ACTION_TEXTS: dict[Action, bytes] = {}
+_PLAIN_ACTIONS = (Challenge, Accept, Look)
+
+
+def action_text(action: Action) -> bytes:
+    """The compact JSON text of an action; a bid of a claim or an action without fields is
+    built once (a bot's answers recur), any other each time (its fields may be anything)."""
+    kind = type(action)
+    bid = isinstance(action, Bid) and kind is Bid and type(action.claim) is hands.Value
+    cached = bid or kind in _PLAIN_ACTIONS
+    text = _ACTION_TEXTS.get(action) if cached else None
+    if text is None:
+        text = _compact(action_to_json(action)).encode()
+        if cached:
+            if len(_ACTION_TEXTS) >= 4096:
+                _ACTION_TEXTS.clear()
+            _ACTION_TEXTS[action] = text
+    return text
+
+
 def _json(value: object) -> str:
     """A value as the JSON the bot sent (never a Python repr), cut short."""
     try:
