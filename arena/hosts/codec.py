@@ -25,28 +25,64 @@ class CodecError(ValueError):
     """JSON that does not describe an action, event or observation; says what is wrong."""
 
 
+_TEXTS: dict[hands.Value, str] = {}
+"""Claim texts by claim: a claim space is small (72 or 309) and its claims recur in every
+event, request and reply, while building a text costs a decision a microsecond or two."""
+
+
+def claim_text(value: hands.Value) -> str:
+    """The text of a claim or hand value ("full K 9"), built once for each value."""
+    text = _TEXTS.get(value)
+    if text is None:
+        if len(_TEXTS) >= 16384:
+            _TEXTS.clear()
+        text = _TEXTS[value] = str(value)
+    return text
+
+
 def _plain(value: object) -> object:
     if isinstance(value, hands.Value):
-        return str(value)
-    if isinstance(value, tuple | list):
-        return [_plain(v) for v in value]
+        return claim_text(value)
+    if isinstance(value, tuple | list):  # dice and cards are ints: no call each
+        return [v if type(v) is int else _plain(v) for v in value]
     return value
 
 
 def action_to_json(action: Action) -> dict[str, Any]:
     """Return the JSON form of an action, e.g. {"type": "bid", "claim": "full K 9"}."""
     if isinstance(action, Bid):
-        return {"type": "bid", "claim": str(action.claim)}
+        return {"type": "bid", "claim": claim_text(action.claim)}
     if isinstance(action, Reroll):
         return {"type": "reroll", "positions": list(action.positions)}
     if isinstance(action, Pass):
-        return {"type": "pass", "claim": str(action.claim),
+        return {"type": "pass", "claim": claim_text(action.claim),
                 "swaps": [list(s) for s in action.swaps], "reveal": list(action.reveal)}
     if isinstance(action, Choose):
         return {"type": "choose", "seat": action.seat}
     if isinstance(action, Challenge | Accept | Look):
         return {"type": str(action)}
     raise CodecError(f"not an action: {action!r}")
+
+
+_compact = json.JSONEncoder(separators=(",", ":")).encode
+_ACTION_TEXTS: dict[Action, bytes] = {}
+_PLAIN_ACTIONS = (Challenge, Accept, Look)
+
+
+def action_text(action: Action) -> bytes:
+    """The compact JSON text of an action; a bid of a claim or an action without fields is
+    built once (a bot's answers recur), any other each time (its fields may be anything)."""
+    kind = type(action)
+    bid = isinstance(action, Bid) and kind is Bid and type(action.claim) is hands.Value
+    cached = bid or kind in _PLAIN_ACTIONS
+    text = _ACTION_TEXTS.get(action) if cached else None
+    if text is None:
+        text = _compact(action_to_json(action)).encode()
+        if cached:
+            if len(_ACTION_TEXTS) >= 4096:
+                _ACTION_TEXTS.clear()
+            _ACTION_TEXTS[action] = text
+    return text
 
 
 def _json(value: object) -> str:
@@ -147,7 +183,7 @@ def observation_to_json(obs: Observation, history: bool = True) -> dict[str, Any
     its history when the reader rebuilds it from the events it was sent)."""
     out: dict[str, Any] = {
         "rules": obs.rules, "seat": obs.seat, "legal": _legal_to_json(obs.legal),
-        "claim": None if obs.claim is None else str(obs.claim), "claimant": obs.claimant,
+        "claim": None if obs.claim is None else claim_text(obs.claim), "claimant": obs.claimant,
         "hand": None if obs.hand is None else list(obs.hand),
         "scores": list(obs.scores), "active": list(obs.active),
     }
@@ -164,7 +200,7 @@ def _legal_to_json(legal: Legal) -> dict[str, Any]:
     """What may be done now; the fields that rule options add appear only when they apply."""
     min_claim = legal.min_claim
     out: dict[str, Any] = {"decision": legal.decision,
-                           "min_claim": None if min_claim is None else str(min_claim)}
+                           "min_claim": None if min_claim is None else claim_text(min_claim)}
     if legal.decision == "reroll" and len(legal.rerollable) < 5:
         out["rerollable"] = list(legal.rerollable)
     if legal.decision == "reroll" and legal.must_reroll:

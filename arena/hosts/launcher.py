@@ -164,13 +164,9 @@ def _plain(value: Any) -> Any:
 
 def _reap_orphans() -> None:
     """Collect finished helper processes a previous game left to this subreaper."""
-    while True:
-        try:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return
-        if pid == 0:
-            return
+    with contextlib.suppress(ChildProcessError):
+        while os.waitpid(-1, os.WNOHANG)[0] != 0:
+            pass
 
 
 class BotServer:
@@ -230,10 +226,12 @@ class BotServer:
         self.last_history = (start, len(self.events), history)
         return history
 
-    def reply(self, message: Mapping[str, Any]) -> None:
-        """Write one protocol line and flush it."""
-        self.out.write((_encode(message) + "\n").encode())
-        self.out.flush()
+    def reply(self, message: Mapping[str, Any] | bytes) -> None:
+        """Write one protocol line whole (the stream is unbuffered: one write, one wake-up)."""
+        line = message if isinstance(message, bytes) else (_encode(message) + "\n").encode()
+        view = memoryview(line)
+        while view:
+            view = view[self.out.write(view) or 0:]
 
     def error(self, text: str, turn: int | None = None) -> None:
         """Report the bot's failure in place of the expected reply."""
@@ -301,7 +299,7 @@ class BotServer:
 
     def act(self, message: Mapping[str, Any]) -> None:
         """Decode the observation, ask the bot, encode its action."""
-        from arena.hosts.codec import CodecError, action_to_json
+        from arena.hosts.codec import CodecError, action_text
 
         turn = message["turn"]
         if self.bot is None or self.pending is not None:
@@ -316,11 +314,12 @@ class BotServer:
             self.error(_message(exc), turn)
             return
         try:
-            encoded = action_to_json(action)
+            text = action_text(action)
         except CodecError:
             self.error(f"act returned {action!r:.200}, which is not an action", turn)
             return
-        self.reply({"type": "action", "turn": turn, "action": encoded})
+        self.reply(b'{"type":"action","turn":%d,"action":%s}\n' % (turn, text) if type(turn) is int
+                   else {"type": "action", "turn": turn, "action": json.loads(text)})
 
     def event(self, message: bytes | Mapping[str, Any]) -> None:
         """Keep an event and pass it on; a failure is reported at the next request."""
@@ -373,7 +372,7 @@ def _protocol_streams() -> tuple[IO[bytes], IO[bytes]]:
     """Move the protocol off fds 0 and 1, so a bot's print() goes to stderr and its input()
     reads nothing, instead of corrupting the protocol."""
     reader = os.fdopen(os.dup(0), "rb")
-    writer = os.fdopen(os.dup(1), "wb")
+    writer = os.fdopen(os.dup(1), "wb", buffering=0)
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.close(null)

@@ -6,8 +6,11 @@ from __future__ import annotations
 import json
 import random
 
+from arena import hands
+from arena.hosts.codec import action_text, action_to_json
 from arena.hosts.wire import SeatLog, event_line
 from arena.rules import CHANCE, RULESETS, TERMINAL
+from arena.rules.actions import Accept, Bid, Challenge, Choose, Look, Pass, Reroll
 from arena.rules.base import Event
 from arena.rules.playout import random_action
 
@@ -91,3 +94,15 @@ def test_every_rule_set_s_history_is_the_latest_public_events_of_the_seat() -> N
                     for other in range(3):
                         if event.to in (None, other):
                             sent[other].append(event)
+
+
+def test_an_actions_text_is_its_json_every_time_and_a_lookalike_gets_its_own() -> None:
+    claims = [hands.parse_claim(t) for t in ("pair J", "full K 9", "two-pair A 9")]
+    actions = [*(Bid(c) for c in claims), Challenge(), Accept(), Look(), Reroll((0, 3)),
+               Pass(claims[0], ((0, 1),), (2,)), Choose(1), Choose(True),  # type: ignore[arg-type]
+               Reroll((True, 0)), Bid(hands.parse_claim("pair J", True))]
+    for _ in range(2):  # the second time from what the first kept
+        for action in actions:
+            expected = json.dumps(action_to_json(action), separators=(",", ":")).encode()
+            assert action_text(action) == expected, action
+    assert action_text(Choose(True)) == b'{"type":"choose","seat":true}'  # not Choose(1)'s
