@@ -164,6 +164,7 @@ class _Game:
         self.decisions = 0
         self.spectator = spectator
         self.watching = spectator is not None
+        self.observe, self.apply = ruleset.observe, ruleset.apply  # asked at every decision
 
     def play(self) -> GameRecord:
         """Run the game to its end; any exception not from a bot is a referee bug."""
@@ -222,7 +223,7 @@ class _Game:
     def _decide(self, state: Any, seat: int) -> Any:
         """Ask one bot for its decision and apply it, or apply the fault policy."""
         self.decisions += 1
-        observation = self.rules.observe(state, seat)
+        observation = self.observe(state, seat)
         host = self.hosts[seat]
         started = perf_counter()
         try:
@@ -238,7 +239,7 @@ class _Game:
         if elapsed > self.limits.decision:
             self._overdraw(seat, elapsed)
         try:
-            new_state = self.rules.apply(state, action)
+            new_state = self.apply(state, action)
         except Exception:
             # apply() checks legality first: an illegal answer, or a bot's object that breaks
             # the check, is the bot's fault; anything else is a referee bug.
