@@ -10,6 +10,7 @@ read configs or write files.
 
 from __future__ import annotations
 
+import _random
 import json
 import random
 import traceback
@@ -38,6 +39,8 @@ from arena.seeds import bot_seed, derive_seed
 
 MAX_DECISIONS = 200_000
 _new = tuple.__new__
+_NO_LIMITS = Limits()
+"""The default limits, one value: frozen, so every game may share it."""
 
 
 class RefereeError(RuntimeError):
@@ -137,7 +140,7 @@ def play_game(rules: str | RuleSet, players: Sequence[object], seed: int = 0,
     ruleset = get_rules(rules) if isinstance(rules, str) else rules
     seats = tuple(as_player(p) for p in players)
     options = ruleset.check_options(options)
-    game = _Game(ruleset, seats, seed, options, limits or Limits(), spectator)
+    game = _Game(ruleset, seats, seed, options, limits or _NO_LIMITS, spectator)
     with decision_alarm():
         return game.play()
 
@@ -161,6 +164,7 @@ class _Game:
         self.decisions = 0
         self.spectator = spectator
         self.watching = spectator is not None
+        self.observe, self.apply = ruleset.observe, ruleset.apply  # asked at every decision
 
     def play(self) -> GameRecord:
         """Run the game to its end; any exception not from a bot is a referee bug."""
@@ -175,7 +179,7 @@ class _Game:
                                f"{type(exc).__name__}: {exc}") from exc
 
     def _play(self) -> GameRecord:
-        rules, rng = self.rules, random.Random(derive_seed(self.seed, "game"))
+        rules, rng = self.rules, generator(derive_seed(self.seed, "game"))
         state = rules.new_game(len(self.players), self.options)
         self._start_bots()
         to_act, events_of, log, decide = rules.to_act, rules.events, self.log, self._decide
@@ -205,7 +209,7 @@ class _Game:
         for seat, player in enumerate(self.players):
             context = BotContext(
                 seat, len(self.players), self.rules.id, self.options,
-                self.limits, random.Random(bot_seed(self.seed, seat)),
+                self.limits, generator(bot_seed(self.seed, seat)),
                 player.options, names, getattr(self.rules, "description", None),
             )
             try:
@@ -219,7 +223,7 @@ class _Game:
     def _decide(self, state: Any, seat: int) -> Any:
         """Ask one bot for its decision and apply it, or apply the fault policy."""
         self.decisions += 1
-        observation = self.rules.observe(state, seat)
+        observation = self.observe(state, seat)
         host = self.hosts[seat]
         started = perf_counter()
         try:
@@ -235,7 +239,7 @@ class _Game:
         if elapsed > self.limits.decision:
             self._overdraw(seat, elapsed)
         try:
-            new_state = self.rules.apply(state, action)
+            new_state = self.apply(state, action)
         except Exception:
             # apply() checks legality first: an illegal answer, or a bot's object that breaks
             # the check, is the bot's fault; anything else is a referee bug.
@@ -323,6 +327,16 @@ class _Game:
                 self._note_fault(seat, fault)
             finally:
                 player.host.close()
+
+
+def generator(seed: int) -> random.Random:
+    """`random.Random(seed)`, the same stream, seeded by the C `seed` alone: the Python
+    `__init__` and `seed` around it (checks for a str or bytes seed) add a third to the
+    seeding of an int, and every game seeds three (its dice, each bot's own)."""
+    rng = random.Random.__new__(random.Random)  # not seeded: Random's __init__ seeds
+    _random.Random.seed(rng, seed)
+    rng.gauss_next = None  # type: ignore[attr-defined]  # as Random.seed leaves it
+    return rng
 
 
 def _sent(host: Host, action: object) -> str:

@@ -15,7 +15,7 @@ from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from arena import hands
-from arena.rules.actions import Action, Bid, Challenge, Chance, Choose, Look
+from arena.rules.actions import Action, Bid, Challenge, Chance, Choose, Look, Reroll
 from arena.rules.base import Event, IllegalAction, RulesError
 from arena.rules.engine import add_to_seat, next_active, seat_out
 from arena.rules.legal import Legal
@@ -173,6 +173,11 @@ class DicePlay:
             if new_state is not None:
                 return new_state
         legal = self.legal(state)
+        if type(action) is Reroll and legal.decision == "reroll" and not legal.must_reroll:
+            positions = action.positions  # a reroll that no rule option limits, in line:
+            if (legal.rerollable == _ALL_POSITIONS and type(positions) is tuple
+                    and positions in _SORTED_SUBSETS and {*map(type, positions)} <= _INT):
+                return self._reroll(state, positions)  # sorted distinct ints 0-4 (no bools)
         problem = legal.problem(action)
         if problem is not None:
             raise IllegalAction(f"seat {state.holder}: {problem}")
@@ -359,6 +364,8 @@ class DicePlay:
 
 
 _SORTED_SUBSETS = frozenset(tuple(p for p in range(5) if mask >> p & 1) for mask in range(32))
+_ALL_POSITIONS = (0, 1, 2, 3, 4)
+_INT = frozenset((int,))
 
 
 def in_order(positions: tuple[int, ...]) -> tuple[int, ...]:

@@ -27,16 +27,16 @@ _BIDS: dict[int, tuple[ClaimSpace, tuple[Bid, ...]]] = {}
 space's identity: a plugin's space may share a built-in's kind and order."""
 
 
-def _bids(space: ClaimSpace) -> tuple[Bid, ...]:
-    known = _BIDS.get(id(space))
-    if known is None or known[0] is not space:
-        known = _BIDS[id(space)] = (space, tuple(Bid(claim) for claim in space.claims))
-    return known[1]
+def _bids(space: ClaimSpace) -> tuple[ClaimSpace, tuple[Bid, ...]]:
+    known = _BIDS[id(space)] = (space, tuple(Bid(claim) for claim in space.claims))
+    return known
 
 
 def _low_claim(legal: Legal, rng: random.Random) -> Bid:
     """A claim near the lowest legal one (geometric steps), so games stay varied."""
-    bids = _bids(legal.space)
+    space = legal.space
+    known = _BIDS.get(id(space))  # _bids in line, but for a space first met
+    bids = (known if known is not None and known[0] is space else _bids(space))[1]
     return bids[min(len(bids) - 1, legal.min_index + _STEPS[rng.getrandbits(12)])]
 
 
