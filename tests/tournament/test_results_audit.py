@@ -8,6 +8,7 @@ from __future__ import annotations
 import gzip
 import json
 from pathlib import Path
+from typing import Any
 
 from cli_support import invoke_cli as _invoke
 from cli_support import write_config as _write
@@ -149,22 +150,27 @@ def test_a_rewritten_replay_is_refused(tmp_path: Path) -> None:
 
 
 
-def test_a_bot_that_blames_its_opponents_in_the_log_gets_no_standings(tmp_path: Path) -> None:
+def _forger_run(tmp_path: Path, name: str, cheat: str) -> tuple[Path, Any]:
+    """A 3-game run of the forger, inline, with one of its cheats on: its folder and result."""
     out = tmp_path / "out"
     config = _write(tmp_path, f"""
-        name: blamed
+        name: {name}
         rules: dice
         entrants:
           - bot: {ZOO / 'forger.py'}
             alias: forger
             mode: inline
-            options: {{log: {out / results.GAMES}, blame: true}}
+            options: {{log: {out / results.GAMES}, {cheat}: true}}
           - random
         format: {{type: round-robin, seats: 2, games: 3}}
         seed: 4
         workers: 1
     """)
-    ran = _invoke("run", config, "--out", out, "-q")
+    return out, _invoke("run", config, "--out", out, "-q")
+
+
+def test_a_bot_that_blames_its_opponents_in_the_log_gets_no_standings(tmp_path: Path) -> None:
+    out, ran = _forger_run(tmp_path, "blamed", "blame")
     lines = _lines(out)
     assert any(g["faults"] for g in lines), "the forger blamed no one: the test shows nothing"
     assert ran.exit_code == 2, ran.output
@@ -177,21 +183,7 @@ def test_a_bot_that_blames_its_opponents_in_the_log_gets_no_standings(tmp_path: 
 def test_a_bot_that_slows_its_opponents_in_their_replays_gets_no_standings(
     tmp_path: Path,
 ) -> None:
-    out = tmp_path / "out"
-    config = _write(tmp_path, f"""
-        name: slowed
-        rules: dice
-        entrants:
-          - bot: {ZOO / 'forger.py'}
-            alias: forger
-            mode: inline
-            options: {{log: {out / results.GAMES}, slow: true}}
-          - random
-        format: {{type: round-robin, seats: 2, games: 3}}
-        seed: 4
-        workers: 1
-    """)
-    ran = _invoke("run", config, "--out", out, "-q")
+    out, ran = _forger_run(tmp_path, "slowed", "slow")
     first = _lines(out)[0]
     with gzip.open(out / str(first["replay"]), "rt") as handle:
         assert '"seconds":0.9}' in handle.read(), "no replay was rewritten: the test shows nothing"
