@@ -27,7 +27,8 @@ _BIDS: dict[int, tuple[ClaimSpace, tuple[Bid, ...]]] = {}
 space's identity: a plugin's space may share a built-in's kind and order."""
 
 
-def _bids(space: ClaimSpace) -> tuple[ClaimSpace, tuple[Bid, ...]]:
+def _keep_bids(space: ClaimSpace) -> tuple[ClaimSpace, tuple[Bid, ...]]:
+    """Make and keep the bids of a space met for the first time."""
     known = _BIDS[id(space)] = (space, tuple(Bid(claim) for claim in space.claims))
     return known
 
@@ -35,8 +36,8 @@ def _bids(space: ClaimSpace) -> tuple[ClaimSpace, tuple[Bid, ...]]:
 def _low_claim(legal: Legal, rng: random.Random) -> Bid:
     """A claim near the lowest legal one (geometric steps), so games stay varied."""
     space = legal.space
-    known = _BIDS.get(id(space))  # _bids in line, but for a space first met
-    bids = (known if known is not None and known[0] is space else _bids(space))[1]
+    known = _BIDS.get(id(space))  # looked up here, in the hot path, not in a call
+    bids = (known if known is not None and known[0] is space else _keep_bids(space))[1]
     return bids[min(len(bids) - 1, legal.min_index + _STEPS[rng.getrandbits(12)])]
 
 
