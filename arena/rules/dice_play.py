@@ -15,10 +15,10 @@ from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from arena import hands
-from arena.rules.actions import Action, Bid, Challenge, Chance, Choose, Look, Reroll
+from arena.rules.actions import Action, Bid, Challenge, Chance, Choose, Look
 from arena.rules.base import Event, IllegalAction, RulesError
 from arena.rules.engine import add_to_seat, next_active, seat_out
-from arena.rules.legal import Legal
+from arena.rules.legal import SORTED_POSITIONS, Legal
 
 DEAL, FILL, EXCHANGE, CLAIM, RESPOND, REROLL, OVER, CHOOSE = range(8)
 LEFT, CHOOSES = -1, -2  # `receiver` before a choice: the cup goes left, or the thrower chooses
@@ -173,11 +173,8 @@ class DicePlay:
             if new_state is not None:
                 return new_state
         legal = self.legal(state)
-        if type(action) is Reroll and legal.decision == "reroll" and not legal.must_reroll:
-            positions = action.positions  # a reroll that no rule option limits, in line:
-            if (legal.rerollable == _ALL_POSITIONS and type(positions) is tuple
-                    and positions in _SORTED_SUBSETS and {*map(type, positions)} <= _INT):
-                return self._reroll(state, positions)  # sorted distinct ints 0-4 (no bools)
+        if legal.is_free_reroll(action):
+            return self._reroll(state, action.positions)
         problem = legal.problem(action)
         if problem is not None:
             raise IllegalAction(f"seat {state.holder}: {problem}")
@@ -363,14 +360,11 @@ class DicePlay:
         return self._next_round(state, seat, events)
 
 
-_SORTED_SUBSETS = frozenset(tuple(p for p in range(5) if mask >> p & 1) for mask in range(32))
-_ALL_POSITIONS = (0, 1, 2, 3, 4)
-_INT = frozenset((int,))
 
 
 def in_order(positions: tuple[int, ...]) -> tuple[int, ...]:
     """Reroll positions in increasing order (most arrive so already)."""
-    return positions if positions in _SORTED_SUBSETS else tuple(sorted(positions))
+    return positions if positions in SORTED_POSITIONS else tuple(sorted(positions))
 
 
 def _go_out(state: DiceState, seat: int, reason: str) -> tuple[DiceState, tuple[Event, ...]]:

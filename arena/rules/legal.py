@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeAlias
+from typing import Any, Literal, TypeAlias, TypeGuard
 
 from arena.hands import Claim, ClaimSpace
 from arena.rules.actions import (
@@ -68,6 +68,16 @@ class Legal:
         if check is None:
             return f"{_show(action)} is not a legal answer to '{self.decision}' ({self.describe()})"
         return check(self, action)
+
+    def is_free_reroll(self, action: object) -> TypeGuard[Reroll]:
+        """Whether `action` rerolls sorted distinct int positions 0-4 where no rule option
+        limits rerolls: legal with no further check (the common case, tested in C)."""
+        if (type(action) is not Reroll or self.decision != "reroll" or self.must_reroll
+                or self.rerollable != _ALL_POSITIONS):
+            return False
+        positions = action.positions
+        return (type(positions) is tuple and positions in SORTED_POSITIONS
+                and {*map(type, positions)} <= _INT)
 
     def describe(self) -> str:
         """Say in a few words what is legal now."""
@@ -139,6 +149,8 @@ _DISTINCT_POSITIONS = frozenset(itertools.chain.from_iterable(
     itertools.permutations(_ALL_POSITIONS, count) for count in range(6)))
 """Every tuple of distinct positions 0-4, in any order (326 of them)."""
 _INT = frozenset((int,))
+SORTED_POSITIONS = frozenset(_SUBSETS)
+"""Every set of distinct positions 0-4 as a sorted tuple (32 of them)."""
 
 
 def _show(action: object) -> str:
