@@ -1,108 +1,22 @@
 """The report and the replay viewer in a real headless Chromium, opened from file:// with no
 network: the standings match standings.csv, and stepping through a replay shows what the
 replay file says (everyone's view), or only what one seat knew (its view). Screenshots go
-to artifacts/ at the repository top.
-
-Needs Playwright for Python (`pip install playwright`) and a Chromium binary (Debian:
-`apt-get install chromium`; or set ARENA_CHROMIUM). Skipped, with the reason, without them,
-except in CI (CI=true), which installs both and so fails instead; `playwright install` is
-never run.
+to artifacts/ at the repository top. What the browser needs: tests/report/browser.py.
 """
 
 from __future__ import annotations
 
 import csv
-import os
 import re
-import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
-from needs import require
+from browser import ARTIFACTS, shot
 
 from arena.replay import read_replay
 from arena.report.html import build_report
 from arena.tournament.load import load_tournament
 from arena.tournament.run import run_tournament
-
-ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync",
-]  # fmt: skip
-CONFIG = """\
-name: {name}
-rules: {rules}
-options: {options}
-entrants: [random, {{bot: random, alias: ana}}, {{bot: random, alias: bruno}}]
-format: {{type: round-robin, seats: {seats}, games: 1}}
-seed: 11
-workers: 1
-"""
-
-
-def _chromium() -> str | None:
-    candidates = [os.environ.get("ARENA_CHROMIUM"), "/usr/bin/chromium"]
-    candidates += [shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome")]
-    return next((c for c in candidates if c and Path(c).is_file()), None)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    try:
-        from playwright import sync_api
-    except ImportError:
-        sync_api = None
-    require(sync_api, "Playwright is not installed (pip install -e '.[test]')")
-    executable = _chromium()
-    require(executable, "no Chromium found (apt-get install chromium, or set ARENA_CHROMIUM)")
-    assert sync_api is not None and executable is not None
-    with sync_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
-
-
-@pytest.fixture
-def page(browser: Any) -> Iterator[Any]:
-    """A fresh page that records every request and every script error."""
-    context = browser.new_context(viewport={"width": 1400, "height": 900})
-    opened = context.new_page()
-    opened.requests = []  # type: ignore[attr-defined]
-    opened.errors = []  # type: ignore[attr-defined]
-    opened.on("request", lambda request: opened.requests.append(request.url))
-    opened.on("pageerror", lambda error: opened.errors.append(str(error)))
-    yield opened
-    assert opened.errors == []
-    assert all(url.startswith("file://") for url in opened.requests), opened.requests
-    context.close()
-
-
-def _folder(root: Path, name: str, rules: str, options: str, seats: int) -> Path:
-    config = root / f"{name}.yaml"
-    config.write_text(CONFIG.format(name=name, rules=rules, options=options, seats=seats))
-    folder = root / name
-    run_tournament(load_tournament(config), folder, workers=1)
-    build_report(folder)
-    return folder
-
-
-@pytest.fixture(scope="module")
-def dice_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return _folder(tmp_path_factory.mktemp("web"), "dice-class", "dice", "{max_points: 2}", 3)
-
-
-@pytest.fixture(scope="module")
-def cards_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return _folder(tmp_path_factory.mktemp("web"), "cards-class", "cards", "{}", 3)
-
-
-def _shot(page: Any, name: str, *, full: bool = False) -> None:
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / name), full_page=full)
-
 
 # --- what the replay file says, step by step ----------------------------------------------
 
@@ -195,7 +109,7 @@ def test_the_report_shows_the_standings_of_standings_csv(page: Any, dice_folder:
     assert rates == [f"{100 * float(row['win_rate']):.1f}%" for row in expected]
     assert page.locator("figure.chart svg").count() == 2
     assert page.locator("table.heat td[data-score]").count() == 6
-    _shot(page, "report.png", full=True)
+    shot(page, "report.png", full=True)
 
 
 def test_the_games_list_filters_by_entrant_and_links_the_viewer(
@@ -263,14 +177,14 @@ def test_stepping_through_a_replay_shows_what_the_replay_file_says(
     assert walked[-1]["final"][0] == (
         f"1stseat {winner} ({names[winner]}): {lines[-1]['scores'][winner]} points"
     )
-    _shot(page, "viewer-dice-end.png")
+    shot(page, "viewer-dice-end.png")
     page.keyboard.press("Home")
     assert page.evaluate(SHOWN)["step"] == 0
     challenge = next(i for i, shown in enumerate(walked) if shown["verdict"])
     _press(page, "ArrowRight", challenge - 1)
     page.keyboard.press("ArrowRight")  # a real key press
     assert page.evaluate(SHOWN) == walked[challenge]
-    _shot(page, "viewer-dice-challenge.png")
+    shot(page, "viewer-dice-challenge.png")
     page.keyboard.press("ArrowLeft")
     assert page.evaluate(SHOWN)["step"] == challenge - 1
     page.click("#last")
@@ -307,12 +221,12 @@ def test_one_seats_view_shows_only_what_that_seat_knew(page: Any, cards_folder: 
     assert all("?" not in shown["seats"][1] for shown in walked)  # the viewer's own cards
     page.click("#first")
     _press(page, "ArrowRight", 8)
-    _shot(page, "viewer-cards-seat1.png")
+    shot(page, "viewer-cards-seat1.png")
     page.keyboard.press("a")  # everyone's view: seat 0's cards appear
     everyone = page.evaluate(SHOWN)
     assert everyone["view"] == "all" and "?" not in everyone["seats"][0]
     assert page.get_attribute('#views button[data-view="all"]', "aria-pressed") == "true"
-    _shot(page, "viewer-cards-everyone.png")
+    shot(page, "viewer-cards-everyone.png")
     page.keyboard.press("1")
     assert page.evaluate(SHOWN)["view"] == "1"
 

@@ -1,0 +1,89 @@
+"""The headless Chromium the report and viewer tests open pages in, the small tournaments
+they open, and where their screenshots go (artifacts/ at the repository top).
+
+Needs Playwright for Python (`pip install playwright`) and a Chromium binary (Debian:
+`apt-get install chromium`; or set ARENA_CHROMIUM). Skipped, with the reason, without them,
+except in CI (CI=true), which installs both and so fails instead; `playwright install` is
+never run. The fixtures are in tests/report/conftest.py.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from needs import require
+
+from arena.report.html import build_report
+from arena.tournament.load import load_tournament
+from arena.tournament.run import run_tournament
+
+ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync",
+]  # fmt: skip
+CONFIG = """\
+name: {name}
+rules: {rules}
+options: {options}
+entrants: [random, {{bot: random, alias: ana}}, {{bot: random, alias: bruno}}]
+format: {{type: round-robin, seats: {seats}, games: 1}}
+seed: 11
+workers: 1
+"""
+
+
+def _chromium() -> str | None:
+    candidates = [os.environ.get("ARENA_CHROMIUM"), "/usr/bin/chromium"]
+    candidates += [shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome")]
+    return next((c for c in candidates if c and Path(c).is_file()), None)
+
+
+def launch_browser() -> Iterator[Any]:
+    """Chromium, headless and offline, for a module's pages; skipped or failed without it."""
+    try:
+        from playwright import sync_api
+    except ImportError:
+        sync_api = None
+    require(sync_api, "Playwright is not installed (pip install -e '.[test]')")
+    executable = _chromium()
+    require(executable, "no Chromium found (apt-get install chromium, or set ARENA_CHROMIUM)")
+    assert sync_api is not None and executable is not None
+    with sync_api.sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+def open_page(browser: Any, width: int = 1400, height: int = 900) -> Iterator[Any]:
+    """A fresh page that records every request and every script error."""
+    context = browser.new_context(viewport={"width": width, "height": height})
+    opened = context.new_page()
+    opened.requests = []  # type: ignore[attr-defined]
+    opened.errors = []  # type: ignore[attr-defined]
+    opened.on("request", lambda request: opened.requests.append(request.url))
+    opened.on("pageerror", lambda error: opened.errors.append(str(error)))
+    yield opened
+    assert opened.errors == []
+    assert all(url.startswith("file://") for url in opened.requests), opened.requests
+    context.close()
+
+
+def tournament_folder(root: Path, name: str, rules: str, options: str, seats: int) -> Path:
+    """A small played round robin of three random bots with its report built."""
+    config = root / f"{name}.yaml"
+    config.write_text(CONFIG.format(name=name, rules=rules, options=options, seats=seats))
+    folder = root / name
+    run_tournament(load_tournament(config), folder, workers=1)
+    build_report(folder)
+    return folder
+
+
+def shot(page: Any, name: str, *, full: bool = False) -> None:
+    """Keep a screenshot in artifacts/, to look at."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / name), full_page=full)

@@ -1,0 +1,42 @@
+"""Fixtures of the browser tests: one Chromium per module, a fresh page per test (desktop or
+phone width), and the small dice and cards tournaments they open (tests/report/browser.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from browser import launch_browser, open_page, tournament_folder
+
+PHONE = (390, 844)
+"""The phone the pages must fit: no horizontal scrolling at this width."""
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    yield from launch_browser()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    """A desktop-sized page that fails the test on any script error or network request."""
+    yield from open_page(browser)
+
+
+@pytest.fixture
+def phone(browser: Any) -> Iterator[Any]:
+    """A phone-sized page (390 px wide), with the same checks as `page`."""
+    yield from open_page(browser, *PHONE)
+
+
+@pytest.fixture(scope="module")
+def dice_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tournament_folder(tmp_path_factory.mktemp("web"), "dice-class", "dice",
+                             "{max_points: 2}", 3)  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def cards_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tournament_folder(tmp_path_factory.mktemp("web"), "cards-class", "cards", "{}", 3)
