@@ -167,7 +167,8 @@
     document.getElementById("e-summary").textContent = own.games.toLocaleString("en") +
       " games · " + own.wins.toLocaleString("en") + " wins (" + pct(own.wins, own.games) +
       ") · mean place " + (own.games ? (own.places / own.games).toFixed(2) : "–") + " · " +
-      (own.faults ? own.faults.toLocaleString("en") + " faults" : "no faults");
+      (own.faults ? own.faults.toLocaleString("en") + (own.faults === 1 ? " fault" : " faults")
+        : "no faults");
     recordRows(name, against);
     const chosen = picks(mine);
     pickList("e-best", chosen.best, back, "No win without a fault.");
