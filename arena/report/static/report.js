@@ -45,7 +45,10 @@
     option(controls.opponent, name, name);
   });
   data.stages.forEach((name) => option(controls.stage, name, name || "(none)"));
-  if (data.stages.length < 2) controls.stage.closest("label").hidden = true;
+  if (data.stages.length < 2) {
+    controls.stage.closest("label").hidden = true;
+    table.classList.add("one-stage"); // a phone then leaves its stage column out
+  }
   const seats = data.games.reduce((most, g) => Math.max(most, g[4].length), 0);
   for (let k = 1; k <= seats; k++) option(controls.result, "placed-" + k, "placed " + k);
 
