@@ -60,7 +60,9 @@ def _games(folder: Path) -> list[dict[str, Any]]:
 
 
 def _shown_ids(page: Any) -> list[str]:
-    return page.eval_on_selector_all("#g-rows tr", "rows => rows.map(r => r.dataset.game)")
+    return page.eval_on_selector_all(
+        "#g-rows tr[data-game]", "rows => rows.map(r => r.dataset.game)"
+    )
 
 
 def _count(page: Any) -> tuple[int, int]:
@@ -151,6 +153,23 @@ def test_clicking_a_head_sorts_and_the_sort_is_in_the_address(
     page.reload()
     page.wait_for_selector("#g-rows tr")
     assert _shown_ids(page) == [g["id"] for g in down]
+
+
+def test_a_filter_that_matches_nothing_says_so(page: Any, faulty_folder: Path) -> None:
+    _open(page, faulty_folder, "#games&entrant=ana&fault=crash")
+    assert _shown_ids(page) == [] and _count(page)[0] == 0
+    assert page.text_content("#g-rows") == "No game matches."
+
+
+def test_a_faulted_games_row_ends_with_its_faults_seat_and_kind(faulty_folder: Path) -> None:
+    page = (faulty_folder / "report.html").read_text()
+    found = re.search(r'id="games-data">(.*?)</script>', page, re.DOTALL)
+    assert found
+    rows = json.loads(found.group(1))["games"]
+    kinds = ["timeout", "crash", "illegal", "protocol"]
+    for row, game in zip(rows, _games(faulty_folder), strict=True):
+        tail = [[f["seat"], kinds.index(f["kind"])] for f in game["faults"]]
+        assert row[9:] == ([tail] if tail else []), game["id"]
 
 
 # --- the faults section -------------------------------------------------------------------

@@ -228,6 +228,11 @@
     for (const game of shown.slice(page * PAGE, page * PAGE + PAGE)) {
       rows.appendChild(gameRow(game, back));
     }
+    if (!shown.length) {
+      const td = cell(rows.appendChild(document.createElement("tr")), "No game matches.", "dim");
+      td.colSpan = 5;
+      td.parentNode.className = "none";
+    }
     const first = shown.length ? page * PAGE + 1 : 0;
     const last = Math.min(shown.length, (page + 1) * PAGE);
     count.dataset.shown = String(shown.length);
@@ -276,8 +281,8 @@
   };
 
   function route(scroll) {
-    const hash = decodeURIComponent(location.hash.slice(1).split("&")[0].split("=")[0]);
     const address = location.hash.slice(1);
+    const hash = address.split("&")[0].split("=")[0]; // "games", "entrant", a section
     const entrant = hash === "entrant" ? new URLSearchParams(address).get("entrant") : null;
     const known = entrant !== null && nameIndex.has(entrant) && report.renderEntrant;
     for (const section of document.querySelectorAll("main > section")) {
