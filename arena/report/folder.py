@@ -2,8 +2,8 @@
 ratings.json, crosstable.csv, stages.json, and games.jsonl one game at a time.
 
 Memory does not grow with the games: games.jsonl is read one game at a time (for the
-counts and first fault examples here; again for the viewer packs and for the list of games,
-stopping at the games this first pass counted). Held whole: the small tables, and
+counts and the first fault examples of each kind here; again for the viewer packs and for
+the list of games, stopping at the games this first pass counted). Held whole: the small tables, and
 stages.json for an elimination only (its seeding round robin is capped, its knockout is
 small; other formats need only its format).
 
@@ -28,6 +28,7 @@ from arena.rules.base import Description
 from arena.tournament import results as folder_files
 
 __all__ = [
+    "FaultExample",
     "Folder",
     "GameRow",
     "GamesLog",
@@ -37,6 +38,9 @@ __all__ = [
 ]
 
 _FAULT_EXAMPLES = 3
+"""Examples kept of each fault kind of each entrant."""
+_MESSAGE, _SENT = 160, 120
+"""The characters kept of a fault's message and of what the bot sent."""
 
 
 class ReportError(Exception):
@@ -53,9 +57,22 @@ class GameRow:
     entrants: tuple[str, ...]
     placements: tuple[int, ...]
     scores: tuple[int, ...]
-    faults: tuple[tuple[int, str, str], ...]
+    faults: tuple[tuple[int, str, str, str | None], ...]
+    """(seat, kind, message, what the bot sent or None), in the log's order."""
     decisions: int
     replay: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class FaultExample:
+    """One fault shown in the report: the `index`-th fault of its game (the viewer opens at
+    it), its kind and message, and for a bad answer what the bot sent."""
+
+    game: str
+    index: int
+    kind: str
+    message: str
+    sent: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,8 +86,8 @@ class GamesLog:
     """The entrants, then any other name seated, for the list of games."""
     stages: tuple[str, ...]
     """Stage names in order of first appearance, for the list of games."""
-    examples: Mapping[str, tuple[tuple[str, str, str], ...]]
-    """The first faults of each entrant: (game id, kind, message)."""
+    examples: Mapping[str, tuple[FaultExample, ...]]
+    """The first faults of each kind of each entrant, in the log's order."""
     packs: Mapping[str, int]
     """The viewer pack of the games linked outside the list: fault examples, bracket."""
 
@@ -88,7 +105,10 @@ def game_rows(folder: Path, games: int | None = None) -> Iterator[GameRow]:
 
 
 def _game_row(line: Mapping[str, Any]) -> GameRow:
-    faults = tuple((int(f["seat"]), str(f["kind"]), str(f["message"])) for f in line["faults"])
+    faults = tuple(
+        (int(f["seat"]), str(f["kind"]), str(f["message"]), _sent(f.get("sent")))
+        for f in line["faults"]
+    )
     return GameRow(
         id=str(line["id"]),
         stage=str(line.get("stage") or ""),
@@ -100,6 +120,10 @@ def _game_row(line: Mapping[str, Any]) -> GameRow:
         decisions=int(line.get("decisions") or 0),
         replay=line.get("replay"),
     )
+
+
+def _sent(sent: Any) -> str | None:
+    return None if sent is None else str(sent)
 
 
 def _read_config(folder: Path) -> dict[str, Any]:
@@ -137,7 +161,7 @@ def _read_log(folder: Path, entrants: Sequence[str], linked: frozenset[str]) -> 
     """Count the games and collect what the page shows of them, one game at a time."""
     names = dict.fromkeys(entrants)
     stages: dict[str, None] = {}
-    examples: dict[str, list[tuple[str, str, str]]] = {}
+    examples: dict[str, list[FaultExample]] = {}
     packs: dict[str, int] = {}
     games = replays = 0
     for game in game_rows(folder):
@@ -153,13 +177,15 @@ def _read_log(folder: Path, entrants: Sequence[str], linked: frozenset[str]) -> 
     return GamesLog(games, replays, tuple(names), tuple(stages), shown, packs)
 
 
-def _add_examples(found: dict[str, list[tuple[str, str, str]]], game: GameRow) -> bool:
-    """Keep the game's faults among the first examples of each entrant; say if any was."""
+def _add_examples(found: dict[str, list[FaultExample]], game: GameRow) -> bool:
+    """Keep the game's faults among the first examples of each kind of each entrant (so a
+    bot that crashes often still shows its one illegal move); say if any was kept."""
     added = False
-    for seat, kind, message in game.faults:
+    for index, (seat, kind, message, sent) in enumerate(game.faults):
         listed = found.setdefault(game.entrants[seat], [])
-        if len(listed) < _FAULT_EXAMPLES:
-            listed.append((game.id, kind, message[:160]))
+        if sum(e.kind == kind for e in listed) < _FAULT_EXAMPLES:
+            shown = None if sent is None else sent[:_SENT]
+            listed.append(FaultExample(game.id, index, kind, message[:_MESSAGE], shown))
             added = True
     return added
 

@@ -5,7 +5,8 @@ standings.csv, ratings.json, crosstable.csv, stages.json, replays/) and writes:
 
     report.html      one self-contained page (inline CSS, JS and SVG; no network): the
                      standings, ratings with intervals, the crosstable as a heat map, faults,
-                     bluffing statistics, the bracket of an elimination, and every game
+                     bluffing statistics, the bracket of an elimination, every game
+                     (arena.report.games), and a page per entrant (arena.report.entrants)
     viewer.html, viewer-rules.js, replays/pack-<n>.js
                      the replay viewer and its data (arena.report.viewer)
 
@@ -27,10 +28,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena import __version__
-from arena.report import viewer as viewer_data  # its PACK, read when used; `viewer` is a flag
 from arena.report.bluffing import BluffStats, bluff_stats
 from arena.report.charts import heat_map, ratings_charts
-from arena.report.folder import Folder, GamesLog, game_rows, read_folder
+from arena.report.entrants import entrant_section
+from arena.report.folder import Folder, GamesLog, read_folder
+from arena.report.games import games_json, games_section
 from arena.report.markup import compact, escape, script_safe, static
 from arena.report.scan import scan_all
 from arena.report.tables import bluff_table, bracket, faults_table, standings_table
@@ -110,7 +112,8 @@ def render_report(
     ]
     if data.stages.get("format") == "elimination":
         sections.append(_section("bracket", "Bracket", bracket(data.stages, links)))
-    sections.append(_section("games", "Games", _games_section(data)))
+    sections.append(_section("games", "Games", games_section(data)))
+    sections.append(entrant_section())
     nav = "".join(
         f'<a href="#{key}">{escape(title)}</a>'
         for key, title in (
@@ -124,7 +127,8 @@ def render_report(
         "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"<title>{escape(name)} · arena report</title>\n"
-        f"<style>\n{static('common.css')}{static('report.css')}</style>\n</head>\n<body>\n"
+        f"<style>\n{static('common.css')}{static('report.css')}{static('games.css')}"
+        "</style>\n</head>\n<body>\n"
         f'<header class="top"><div class="wrap"><p class="kicker">arena tournament report</p>'
         f"<h1>{escape(name)}</h1><p class=\"meta\">{escape(_summary_line(data))}</p>"
         f'<nav class="sections">{nav}</nav></div></header>\n'
@@ -137,8 +141,9 @@ def render_report(
         '<script type="application/json" id="games-data">'
     )
     # No part ends with "<", so escaping part by part escapes every "</" of the whole.
-    yield from (part.replace("</", "<\\/") for part in _games_json(data, missing))
-    yield f"</script>\n<script>\n{static('report.js')}</script>\n</body>\n</html>\n"
+    yield from (part.replace("</", "<\\/") for part in games_json(data, missing))
+    scripts = static("report.js") + static("entrant.js")
+    yield f"</script>\n<script>\n{scripts}</script>\n</body>\n</html>\n"
 
 
 def _section(key: str, title: str, body: str) -> str:
@@ -158,44 +163,3 @@ def _summary_line(data: Folder) -> str:
     if "seed" in data.config:
         parts.append(f"seed {data.config['seed']}")
     return " · ".join(p for p in parts if p)
-
-
-def _games_section(data: Folder) -> str:
-    return (
-        '<div class="filters"><label>Entrant <select id="f-entrant"><option value="">'
-        'everyone</option></select></label><label>Stage <select id="f-stage"><option '
-        'value="">all</option></select></label><label>Game <input id="f-id" type="search" '
-        'placeholder="id" size="12"></label><span id="g-count" class="dim"></span></div>'
-        '<div class="scroll"><table class="games data"><thead><tr><th>Game</th><th>Stage</th>'
-        "<th>Result</th><th class=num>Decisions</th><th class=num>Faults</th></tr></thead>"
-        '<tbody id="g-rows"></tbody></table></div>'
-        '<div class="pager"><button id="g-prev" type="button">◀ Previous</button>'
-        '<span id="g-page"></span><button id="g-next" type="button">Next ▶</button></div>'
-        "<noscript><p>The games list needs JavaScript; every game is in games.jsonl.</p>"
-        "</noscript>"
-    )
-
-
-def _games_json(data: Folder, missing: frozenset[str] | None) -> Iterator[str]:
-    """The list of games as compact JSON, a game at a time in log order, read again from
-    games.jsonl; each row ends with the game's viewer pack, or -1."""
-    log = data.log
-    known = {name: i for i, name in enumerate(log.names)}
-    stage_index = {stage: i for i, stage in enumerate(log.stages)}
-    head = {"names": list(log.names), "stages": list(log.stages),
-            "score": data.description.unit}
-    yield compact(head)[:-1] + ',"games":['
-    replays = 0
-    for number, game in enumerate(game_rows(data.path, log.games)):
-        pack = -1
-        if game.replay:
-            if missing is not None and game.id not in missing:
-                pack = replays // viewer_data.PACK
-            replays += 1
-        row = [
-            game.id, stage_index[game.stage], game.table,
-            [known[n] for n in game.entrants], list(game.placements), list(game.scores),
-            len(game.faults), game.decisions, pack,
-        ]  # fmt: skip
-        yield ("," if number else "") + compact(row)
-    yield "]}"

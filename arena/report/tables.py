@@ -1,5 +1,5 @@
-"""The report's tables, as HTML: the standings, the bluffing statistics, the faults with their
-first examples, and the bracket of an elimination (its games linked to the viewer).
+"""The report's tables, as HTML: the standings, the bluffing statistics, the faults with examples
+of each kind, and the bracket of an elimination (its games linked to the viewer).
 
 This module must not read files or compute anything the results folder does not hold,
 beyond the intervals of the rates it shows.
@@ -10,12 +10,13 @@ from __future__ import annotations
 import itertools
 from collections.abc import Mapping, Sequence
 from typing import Any
+from urllib.parse import quote
 
 from arena import hands
 from arena.ratings.games import FAULT_KINDS
 from arena.ratings.standings import wilson_interval
 from arena.report.bluffing import BluffStats
-from arena.report.folder import Folder
+from arena.report.folder import FaultExample, Folder
 from arena.report.markup import escape
 from arena.rules.base import Description
 
@@ -190,14 +191,22 @@ def _category_bar(b: BluffStats) -> str:
     return f'<div class="bar" role="img" aria-label="claims by category">{"".join(parts)}</div>'
 
 
-def _game_link(game_id: str, links: Mapping[str, int], text: object) -> str:
+def _game_link(game_id: str, links: Mapping[str, int], text: object, fault: int | None = None,
+               back: str | None = None) -> str:
+    """A link that opens the game in the viewer (at its `fault`-th fault; its "← Report"
+    back to report.html#`back`), or the text alone if the viewer cannot show it."""
     pack = links.get(game_id)
     if pack is None:
         return escape(text)
-    return f'<a href="viewer.html#game={escape(game_id)}&amp;pack={pack}">{escape(text)}</a>'
+    at = "" if fault is None else f"&fault={fault}"
+    to = "" if back is None else f"&back={quote(back, safe='')}"
+    address = f"viewer.html#game={game_id}&pack={pack}{at}{to}"
+    return f'<a href="{escape(address)}">{escape(text)}</a>'
 
 
 def faults_table(data: Folder, links: Mapping[str, int]) -> str:
+    """Each entrant's faults by kind, and the first examples of every kind it had, each
+    linked to the viewer at that fault, with what the bot sent when that was the fault."""
     totals = {row["entrant"]: [int(row.get(k) or 0) for k in FAULT_KINDS] for row in data.standings}
     if not any(sum(v) for v in totals.values()):
         return '<p class="ok">No faults: every bot answered legally and in time.</p>'
@@ -206,19 +215,37 @@ def faults_table(data: Folder, links: Mapping[str, int]) -> str:
     rows = []
     for name, counts in totals.items():
         cells = "".join(f"<td class=\"num{' warn' if c else ''}\">{c or '–'}</td>" for c in counts)
-        seen = "".join(
-            f"<li>{_game_link(g, links, g)} <b>{escape(k)}</b>: {escape(m)}</li>"
-            for g, k, m in examples.get(name, ())
-        )
+        seen = "".join(_fault_example(e, links) for e in _by_kind(examples.get(name, ())))
         rows.append(
-            f"<tr><td class=name>{escape(name)}</td>{cells}<td class=num>{sum(counts) or '–'}</td>"
+            f'<tr data-entrant="{escape(name)}"><td class=name>{escape(name)}</td>{cells}'
+            f"<td class=num>{sum(counts) or '–'}</td>"
             f'<td><ul class="examples">{seen}</ul></td></tr>'
         )
     return (
-        f'<table class="faults data"><thead><tr><th>Entrant</th>{head}<th class=num>total</th>'
-        f"<th>First examples</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
+        f'<div class="scroll"><table class="faults data"><thead><tr><th>Entrant</th>{head}'
+        f"<th class=num>total</th><th>Examples of each kind</th></tr></thead>"
+        f"<tbody>{''.join(rows)}</tbody></table></div>"
         '<p class="note">timeout: too slow; crash: the bot raised or died; illegal: an action '
-        "the rules do not allow; protocol: an answer that could not be read.</p>"
+        "the rules do not allow; protocol: an answer that could not be read. Up to three "
+        "examples of each kind an entrant had, the first in the log; each "
+        "opens the viewer at that fault. <q>sent</q>: what the bot answered.</p>"
+    )
+
+
+def _by_kind(examples: Sequence[FaultExample]) -> list[FaultExample]:
+    """The examples grouped by kind in FAULT_KINDS's order (an unknown kind last)."""
+    order = {kind: i for i, kind in enumerate(FAULT_KINDS)}
+    return sorted(examples, key=lambda e: order.get(e.kind, len(order)))
+
+
+def _fault_example(example: FaultExample, links: Mapping[str, int]) -> str:
+    link = _game_link(example.game, links, example.game, fault=example.index, back="faults")
+    sent = ""
+    if example.sent is not None:
+        sent = f' <span class="sent">sent <code>{escape(example.sent)}</code></span>'
+    return (
+        f'<li data-kind="{escape(example.kind)}">{link} <b>{escape(example.kind)}</b>: '
+        f"{escape(example.message)}{sent}</li>"
     )
 
 

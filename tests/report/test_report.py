@@ -310,7 +310,7 @@ def test_the_list_of_games_is_the_compact_json_of_every_game(
     assert _games_data(copy) == expected.replace("</", "<\\/")
 
 
-def test_fault_examples_are_the_first_three_of_each_entrant_linked_to_the_viewer(
+def test_fault_examples_are_the_first_three_of_each_kind_linked_to_the_viewer_at_the_fault(
     dice_folder: Path, tmp_path: Path
 ) -> None:
     copy = _copy(dice_folder, tmp_path)
@@ -333,8 +333,9 @@ def test_fault_examples_are_the_first_three_of_each_entrant_linked_to_the_viewer
         listed = shown.setdefault(g["entrants"][0], [])
         if len(listed) < 3:
             link = g["id"] if g["id"] == "rr-000002" else (
-                f'<a href="viewer.html#game={g["id"]}&amp;pack=0">{g["id"]}</a>')  # fmt: skip
-            listed.append(f"<li>{link} <b>crash</b>: boom &lt;{i}&gt;</li>")
+                f'<a href="viewer.html#game={g["id"]}&amp;pack=0&amp;fault=0&amp;back=faults">'
+                f'{g["id"]}</a>')  # fmt: skip
+            listed.append(f'<li data-kind="crash">{link} <b>crash</b>: boom &lt;{i}&gt;</li>')
     for name, listed in shown.items():
         assert f'<ul class="examples">{"".join(listed)}</ul>' in page, name
 
