@@ -83,7 +83,10 @@ _FINDER = (
 
 def entrant_link(name: str) -> str:
     """An entrant's name, linked to its own section (games16's `#entrant=<name>`)."""
-    return f'<a class="who" href="#entrant={escape(quote(name, safe=""))}">{escape(name)}</a>'
+    return (
+        f'<a class="who" href="#entrant={escape(quote(name, safe=""))}" title="{escape(name)}">'
+        f"{escape(name)}</a>"
+    )
 
 
 def _ranked_by(data: Folder) -> str:
