@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from typing import Any
-from urllib.parse import quote, urlencode
+from urllib.parse import quote
 
 from arena.report.folder import Folder
 from arena.report.markup import escape
@@ -19,7 +19,6 @@ __all__ = [
     "heat_map",
     "heat_styles",
     "interval_chart",
-    "pair_games",
     "ratings_charts",
 ]
 
@@ -142,11 +141,13 @@ def heat_map(data: Folder) -> str:
         f'<th class="col" scope="col" data-name="{escape(n)}"><span>{escape(n)}</span></th>'
         for n in names
     )
+    quoted = {n: escape(quote(n, safe="")) for n in names}  # once a name, not once a cell
     rows = []
     for name in names:
         tds = [f'<th class=name scope="row">{entrant_link(name)}</th>']
         for other in names:
-            tds.append(_heat_cell(cells.get((name, other)), name, other, compact))
+            href = f"#games&amp;entrant={quoted[name]}&amp;opponent={quoted[other]}"
+            tds.append(_heat_cell(cells.get((name, other)), name, other, compact, href))
         rows.append(f"<tr data-name=\"{escape(name)}\">{''.join(tds)}</tr>")
     size = " compact" if compact else ""
     counts = (
@@ -176,13 +177,10 @@ def _heat_legend() -> str:
     )
 
 
-def pair_games(entrant: str, opponent: str) -> str:
-    """The games list's address for the games of one pair (the contract with games16)."""
-    query = urlencode({"entrant": entrant, "opponent": opponent}, quote_via=quote)
-    return f"#games&{query}"
-
-
-def _heat_cell(row: Mapping[str, str] | None, name: str, other: str, compact: bool) -> str:
+def _heat_cell(
+    row: Mapping[str, str] | None, name: str, other: str, compact: bool, href: str
+) -> str:
+    """One cell: the row's score against the column, linked (`href`, escaped) to their games."""
     if name == other:
         return '<td class="self">—</td>'
     games = int(row["games"]) if row else 0
@@ -200,7 +198,7 @@ def _heat_cell(row: Mapping[str, str] | None, name: str, other: str, compact: bo
     counts = "" if compact else f"<small>{above}–{below}{f'–{ties}' if ties else ''}</small>"
     return (
         f'<td class="h{round(score * _SHADES)}"{tip} data-score="{score:.4f}">'
-        f'<a href="{escape(pair_games(name, other))}">{shown}{counts}</a></td>'
+        f'<a href="{href}">{shown}{counts}</a></td>'
     )
 
 
