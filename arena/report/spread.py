@@ -122,6 +122,6 @@ def score_spread(data: Folder, found: Sequence[Spread] | None = None) -> str:
         f"{_axis(low, high)}{body}{_axis(low, high)}</div>"
         f'<p class="note">Each row: the {escape(word)} an entrant ended its games with '
         f"({better}), over its games. The box spans the middle half (the quartiles, written "
-        "under the median on the right), the dark line is the median, the thin line reaches "
+        "beside the median on the right), the dark line is the median, the thin line reaches "
         "the lowest and highest, the small mark is the mean. Rows in standings order.</p>"
     )
