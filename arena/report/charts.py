@@ -13,7 +13,7 @@ from urllib.parse import quote
 
 from arena.report.folder import Folder
 from arena.report.markup import escape
-from arena.report.tables import entrant_link
+from arena.report.tables import entrant_link, finder
 
 __all__ = [
     "heat_map",
@@ -156,6 +156,7 @@ def heat_map(data: Folder) -> str:
         else "Under each score: the row's games above, below and tied against the column."
     )
     return (
+        f"{finder('find-heat') if compact else ''}"
         f'<div class="heat-box" tabindex="0"><table class="heat{size}"><thead><tr>'
         f'<th class="corner">entrant ↓ against →</th>{head}</tr></thead>'
         f"<tbody>{''.join(rows)}</tbody></table></div>{_heat_legend()}"

@@ -25,6 +25,7 @@ __all__ = [
     "bracket",
     "entrant_link",
     "faults_table",
+    "finder",
     "standings_table",
 ]
 
@@ -73,12 +74,15 @@ def standings_table(data: Folder) -> str:
     )
 
 
-_FINDER = (
-    '<div class="finder"><label>Find an entrant <input id="find" type="search" '
-    'placeholder="name" autocomplete="off" aria-controls="standings crosstable"></label>'
-    '<span id="find-count" class="dim" aria-live="polite"></span></div>'
-)
-"""The search box: it filters the rows of every table of entrants (static/contest.js)."""
+
+
+def finder(element_id: str) -> str:
+    """A search box for an entrant; every one on the page filters every table of entrants."""
+    return (
+        f'<div class="finder"><label>Find an entrant <input id="{element_id}" class="find" '
+        'type="search" placeholder="name" autocomplete="off"></label>'
+        f'<span class="find-count dim" id="{element_id}-count" aria-live="polite"></span></div>'
+    )
 
 
 def entrant_link(name: str) -> str:
@@ -87,6 +91,10 @@ def entrant_link(name: str) -> str:
         f'<a class="who" href="#entrant={escape(quote(name, safe=""))}" title="{escape(name)}">'
         f"{escape(name)}</a>"
     )
+
+
+_FINDER = finder("find")
+"""The search box above the standings (static/contest.js)."""
 
 
 def _ranked_by(data: Folder) -> str:

@@ -171,6 +171,12 @@ def test_the_search_box_keeps_the_rows_of_the_entrant_found(page: Any, sixty: Pa
     page.fill("#find", "")
     assert len(page.evaluate(visible, "#standings tbody tr")) == 60
     assert page.inner_text("#find-count") == ""
+    # The box above the crosstable finds the same way, and both boxes show what was typed.
+    page.fill("#find-heat", "bot-42")
+    assert page.evaluate(visible, "#standings tbody tr") == ["bot-42"]
+    assert page.evaluate(visible, "#crosstable tbody tr") == ["bot-42"]
+    assert page.input_value("#find") == "bot-42"
+    assert page.inner_text("#find-heat-count") == "1 of 60 entrants"
 
 
 def test_the_spread_of_scores_has_a_row_per_entrant_that_fits_a_phone(

@@ -1,11 +1,12 @@
-// arena report: the "find an entrant" box. Typing part of a name keeps, in every table of
-// entrants (standings, spread, head to head, bluffing), the rows whose name holds it, and
-// marks the crosstable's columns of those names. No framework, no network.
+// arena report: the "find an entrant" boxes (above the standings, and above a big
+// crosstable). Typing part of a name in either keeps, in every table of entrants
+// (standings, spread, head to head, bluffing), the rows whose name holds it, and marks the
+// crosstable's columns of those names; the boxes show the same text. No network.
 (function () {
   "use strict";
-  const input = document.getElementById("find");
-  if (!input) return;
-  const count = document.getElementById("find-count");
+  const inputs = [...document.querySelectorAll("input.find")];
+  if (!inputs.length) return;
+  const counts = [...document.querySelectorAll(".find-count")];
   const rows = [...document.querySelectorAll(
     "#standings tr[data-entrant], #spread [data-entrant], #bluffing tr[data-entrant]," +
     " #crosstable tbody tr[data-name]")];
@@ -16,14 +17,18 @@
     return (node.dataset.entrant || node.dataset.name || "").toLowerCase();
   }
 
-  function find() {
-    const text = input.value.trim().toLowerCase();
+  function find(event) {
+    const typed = event ? event.target.value : inputs[0].value;
+    for (const input of inputs) if (input.value !== typed) input.value = typed;
+    const text = typed.trim().toLowerCase();
     for (const row of rows) row.hidden = Boolean(text) && !nameOf(row).includes(text);
-    for (const col of columns) col.classList.toggle("found", Boolean(text) && nameOf(col).includes(text));
+    for (const col of columns) {
+      col.classList.toggle("found", Boolean(text) && nameOf(col).includes(text));
+    }
     const kept = document.querySelectorAll("#standings tr[data-entrant]:not([hidden])").length;
-    count.textContent = text ? kept + " of " + total + " entrants" : "";
+    for (const count of counts) count.textContent = text ? kept + " of " + total + " entrants" : "";
   }
 
-  input.addEventListener("input", find);
+  for (const input of inputs) input.addEventListener("input", find);
   find();
 })();
