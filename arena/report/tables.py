@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Mapping, Sequence
 from typing import Any
-from urllib.parse import quote, urlencode
+from urllib.parse import quote
 
 from arena import hands
 from arena.ratings.games import FAULT_KINDS
@@ -323,6 +323,6 @@ def _match_link(
         return _game_link(games[0], links, text)
     if len(seated) < 2:
         return escape(text)
-    query = urlencode({"stage": stage, "entrant": seated[0], "opponent": seated[1]},
-                      quote_via=quote)  # fmt: skip
-    return f'<a class="match-games" href="#games&amp;{escape(query)}">{escape(text)}</a>'
+    stage_, first, second = (escape(quote(str(v), safe="")) for v in (stage, *seated[:2]))
+    query = f"stage={stage_}&amp;entrant={first}&amp;opponent={second}"
+    return f'<a class="match-games" href="#games&amp;{query}">{escape(text)}</a>'

@@ -9,6 +9,7 @@
   const counts = [...document.querySelectorAll(".find-count")];
   const rows = [...document.querySelectorAll(
     "#standings tr[data-entrant], #spread [data-entrant], #bluffing tr[data-entrant]," +
+    " #faults tr[data-entrant]," +
     " #crosstable tbody tr[data-name]")];
   const columns = [...document.querySelectorAll("#crosstable th.col[data-name]")];
   const total = document.querySelectorAll("#standings tr[data-entrant]").length;
