@@ -208,7 +208,8 @@ _SHADES = 20
 
 
 def heat_styles() -> str:
-    """The CSS of the heat map's shades, from the one colour scale."""
+    """The CSS of the heat map's shades, from the one colour scale: static/report.css holds
+    these lines (a test checks they agree), so the page need not build them."""
     rules = []
     for shade in range(_SHADES + 1):
         background, ink = _heat_colour(shade / _SHADES)

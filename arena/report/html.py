@@ -29,7 +29,7 @@ from pathlib import Path
 from arena import __version__
 from arena.report import viewer as viewer_data  # its PACK, read when used; `viewer` is a flag
 from arena.report.bluffing import BluffStats, bluff_stats
-from arena.report.charts import heat_map, heat_styles, ratings_charts
+from arena.report.charts import heat_map, ratings_charts
 from arena.report.folder import Folder, GamesLog, game_rows, read_folder
 from arena.report.header import header_facts
 from arena.report.markup import compact, escape, script_safe, static
@@ -96,6 +96,13 @@ def _links(log: GamesLog, missing: frozenset[str] | None) -> dict[str, int]:
     return {game_id: pack for game_id, pack in log.packs.items() if game_id not in missing}
 
 
+def _bracket_part(data: Folder, links: dict[str, int]) -> list[tuple[str, str, str]]:
+    """An elimination's bracket, next after the standings it explains; none otherwise."""
+    if data.stages.get("format") != "elimination":
+        return []
+    return [("bracket", "Bracket", bracket(data.stages, links))]
+
+
 def render_report(
     data: Folder, bluffs: Sequence[BluffStats], missing: frozenset[str] | None
 ) -> Iterator[str]:
@@ -119,7 +126,7 @@ def render_report(
         "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"<title>{escape(name)} · arena report</title>\n"
-        f"<style>\n{static('common.css')}{static('report.css')}{heat_styles()}</style>\n</head>\n<body>\n"
+        f"<style>\n{static('common.css')}{static('report.css')}</style>\n</head>\n<body>\n"
         f'<header class="top"><div class="wrap"><p class="kicker">arena tournament report</p>'
         f"<h1>{escape(name)}</h1><p class=\"meta\">{escape(_summary_line(data))}</p>"
         f"{header_facts(data)}"
@@ -138,13 +145,6 @@ def render_report(
         f"</script>\n<script>\n{static('report.js')}{static('contest.js')}</script>\n"
         "</body>\n</html>\n"
     )
-
-
-def _bracket_part(data: Folder, links: dict[str, int]) -> list[tuple[str, str, str]]:
-    """An elimination's bracket, next after the standings it explains; none otherwise."""
-    if data.stages.get("format") != "elimination":
-        return []
-    return [("bracket", "Bracket", bracket(data.stages, links))]
 
 
 def _section(key: str, title: str, body: str) -> str:

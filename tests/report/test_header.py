@@ -10,11 +10,13 @@ import json
 import os
 import re
 import statistics
+from importlib import resources
 from pathlib import Path
 
 import pytest
 import yaml
 
+from arena.report.charts import heat_styles
 from arena.report.folder import read_folder
 from arena.report.header import FILES, header_facts
 from arena.report.html import REPORT, build_report
@@ -101,3 +103,9 @@ def test_the_spread_is_each_entrants_quartiles_of_its_scores(told: Path) -> None
         assert (s.games, s.low, s.high) == (len(scores), min(scores), max(scores))
         assert (s.q1, s.median, s.q3) == pytest.approx((q1, median, q3))
         assert s.mean == pytest.approx(statistics.fmean(scores))
+
+
+def test_report_css_holds_the_heat_maps_shades_from_its_colour_scale() -> None:
+    css = resources.files("arena.report").joinpath("static", "report.css").read_text()
+    assert heat_styles() in css
+    assert css.count("table.heat td.h") == heat_styles().count("\n") == 21
