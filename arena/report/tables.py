@@ -77,9 +77,10 @@ def standings_table(data: Folder) -> str:
 
 
 def finder(element_id: str) -> str:
-    """A search box for an entrant; every one on the page filters every table of entrants."""
+    """A search box for an entrant; every one on the page filters every table of entrants.
+    Hidden until static/contest.js shows it: without scripts it could not find anything."""
     return (
-        f'<div class="finder"><label>Find an entrant <input id="{element_id}" class="find" '
+        f'<div class="finder" hidden><label>Find an entrant <input id="{element_id}" class="find" '
         'type="search" placeholder="name" autocomplete="off"></label>'
         f'<span class="find-count dim" id="{element_id}-count" aria-live="polite"></span></div>'
     )

@@ -260,3 +260,17 @@ def test_no_report_scrolls_sideways_on_a_phone(
     shot(phone, f"report-phone-{name}.png")
     phone.locator("#standings").scroll_into_view_if_needed()
     shot(phone, f"report-phone-{name}-standings.png")
+
+
+def test_without_scripts_the_find_boxes_are_hidden_and_the_tables_whole(
+    browser: Any, sixty: Path
+) -> None:
+    context = browser.new_context(
+        java_script_enabled=False, viewport={"width": 1400, "height": 900}
+    )
+    page = context.new_page()
+    page.goto((sixty / "report.html").as_uri())
+    assert not page.is_visible("#find") and not page.is_visible("#find-heat")
+    assert page.locator("table.standings tbody tr:visible").count() == 60
+    assert page.locator("table.heat tbody tr:visible").count() == 60
+    context.close()

@@ -30,6 +30,9 @@
     for (const count of counts) count.textContent = text ? kept + " of " + total + " entrants" : "";
   }
 
-  for (const input of inputs) input.addEventListener("input", find);
+  for (const input of inputs) {
+    input.addEventListener("input", find);
+    input.closest(".finder").hidden = false;
+  }
   find();
 })();
