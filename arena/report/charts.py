@@ -9,12 +9,15 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from typing import Any
+from urllib.parse import quote
 
 from arena.report.folder import Folder
 from arena.report.markup import escape
+from arena.report.tables import entrant_link, finder
 
 __all__ = [
     "heat_map",
+    "heat_styles",
     "interval_chart",
     "ratings_charts",
 ]
@@ -126,36 +129,89 @@ def _heat_colour(score: float) -> tuple[str, str]:
     return f"rgb({r},{g},{b})", ink
 
 
+_COMPACT_FROM = 13
+"""From this many entrants the crosstable's cells are compact: the score alone, no counts."""
+
+
 def heat_map(data: Folder) -> str:
     cells = {(r["entrant"], r["opponent"]): r for r in data.crosstable}
     names = data.entrants
-    head = "".join(f'<th class="col"><span>{escape(n)}</span></th>' for n in names)
+    compact = len(names) >= _COMPACT_FROM
+    head = "".join(
+        f'<th class="col" scope="col" data-name="{escape(n)}"><span>{escape(n)}</span></th>'
+        for n in names
+    )
+    quoted = {n: escape(quote(n, safe="")) for n in names}  # once a name, not once a cell
     rows = []
     for name in names:
-        tds = [f"<th class=name>{escape(name)}</th>"]
+        tds = [f'<th class=name scope="row">{entrant_link(name)}</th>']
         for other in names:
-            tds.append(_heat_cell(cells.get((name, other)), name == other))
-        rows.append(f"<tr>{''.join(tds)}</tr>")
+            href = f"#games&amp;entrant={quoted[name]}&amp;opponent={quoted[other]}"
+            tds.append(_heat_cell(cells.get((name, other)), name, other, compact, href))
+        rows.append(f"<tr data-name=\"{escape(name)}\">{''.join(tds)}</tr>")
+    size = " compact" if compact else ""
+    counts = (
+        "The number is the row's score in percent; its counts are in the games the cell links to."
+        if compact
+        else "Under each score: the row's games above, below and tied against the column."
+    )
     return (
-        '<div class="scroll"><table class="heat"><thead><tr><th class="corner">entrant ↓ '
-        f"against →</th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
+        f"{finder('find-heat') if compact else ''}"
+        f'<div class="heat-box" tabindex="0"><table class="heat{size}"><thead><tr>'
+        f'<th class="corner">entrant ↓ against →</th>{head}</tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table></div>{_heat_legend()}"
         '<p class="note">Each cell: how often the row entrant finished above the column '
-        "entrant when they met (ties count half). Blue: the row does better; orange: worse. "
-        "Hover for the counts.</p>"
+        f"entrant when they met (ties count half). {counts} Each cell links to the games of "
+        "that pair.</p>"
     )
 
 
-def _heat_cell(row: Mapping[str, str] | None, same: bool) -> str:
-    if same:
+def _heat_legend() -> str:
+    keys = "".join(
+        f'<span class="key"><i style="background:{_heat_colour(v)[0]}"></i>{round(100 * v)}%</span>'
+        for v in (0.0, 0.25, 0.5, 0.75, 1.0)
+    )
+    return (
+        f'<div class="legend heat-legend"><span>row finished above the column:</span>{keys}'
+        '<span class="key"><i class="self"></i>— itself</span>'
+        '<span class="key"><i class="empty"></i>· never met</span></div>'
+    )
+
+
+def _heat_cell(
+    row: Mapping[str, str] | None, name: str, other: str, compact: bool, href: str
+) -> str:
+    """One cell: the row's score against the column, linked (`href`, escaped) to their games."""
+    if name == other:
         return '<td class="self">—</td>'
     games = int(row["games"]) if row else 0
     if not games or row is None:
         return '<td class="empty">·</td>'
     above, below, ties = int(row["above"]), int(row["below"]), int(row["ties"])
     score = (above + ties / 2) / games
-    background, ink = _heat_colour(score)
-    tip = f"{above} above, {below} below, {ties} tied in {games} games"
-    return (
-        f'<td style="background:{background};color:{ink}" title="{tip}" '
-        f'data-score="{score:.4f}">{round(100 * score)}%</td>'
+    tip = (
+        ""
+        if compact
+        else f' title="{escape(name)} against {escape(other)}: {above} above, {below} below, '
+        f'{ties} tied in {games} games"'
     )
+    shown = f"{round(100 * score)}" if compact else f"{round(100 * score)}%"
+    counts = "" if compact else f"<small>{above}–{below}{f'–{ties}' if ties else ''}</small>"
+    return (
+        f'<td class="h{round(score * _SHADES)}"{tip} data-score="{score:.4f}">'
+        f'<a href="{href}">{shown}{counts}</a></td>'
+    )
+
+
+_SHADES = 20
+"""The heat map's colours, in steps of 5%: a class a cell, not a style (60 entrants: 3,540)."""
+
+
+def heat_styles() -> str:
+    """The CSS of the heat map's shades, from the one colour scale: static/report.css holds
+    these lines (a test checks they agree), so the page need not build them."""
+    rules = []
+    for shade in range(_SHADES + 1):
+        background, ink = _heat_colour(shade / _SHADES)
+        rules.append(f"table.heat td.h{shade}{{background:{background};color:{ink}}}")
+    return "\n".join(rules) + "\n"

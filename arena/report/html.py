@@ -33,8 +33,10 @@ from arena.report.charts import heat_map, ratings_charts
 from arena.report.entrants import entrant_section
 from arena.report.folder import Folder, GamesLog, read_folder
 from arena.report.games import games_json, games_section
+from arena.report.header import header_facts
 from arena.report.markup import compact, escape, script_safe, static
 from arena.report.scan import scan_all
+from arena.report.spread import score_spread
 from arena.report.tables import bluff_table, bracket, faults_table, standings_table
 from arena.report.viewer import rules_script, viewer_page
 from arena.tournament import results as folder_files
@@ -96,6 +98,13 @@ def _links(log: GamesLog, missing: frozenset[str] | None) -> dict[str, int]:
     return {game_id: pack for game_id, pack in log.packs.items() if game_id not in missing}
 
 
+def _bracket_part(data: Folder, links: dict[str, int]) -> list[tuple[str, str, str]]:
+    """An elimination's bracket, next after the standings it explains; none otherwise."""
+    if data.stages.get("format") != "elimination":
+        return []
+    return [("bracket", "Bracket", bracket(data.stages, links))]
+
+
 def render_report(
     data: Folder, bluffs: Sequence[BluffStats], missing: frozenset[str] | None
 ) -> Iterator[str]:
@@ -103,26 +112,19 @@ def render_report(
     whole; `missing` names the games the viewer cannot show (None: no viewer)."""
     links = _links(data.log, missing)
     name = str(data.config.get("name") or "tournament")
-    sections = [
-        _section("standings", "Standings", standings_table(data)),
-        _section("ratings", "Ratings", ratings_charts(data)),
-        _section("crosstable", "Head to head", heat_map(data)),
-        _section("bluffing", "Bluffing", bluff_table(bluffs, data.description)),
-        _section("faults", "Faults", faults_table(data, links)),
+    parts = [
+        ("standings", "Standings", standings_table(data)),
+        *_bracket_part(data, links),
+        ("spread", "Spread of scores", score_spread(data)),
+        ("crosstable", "Head to head", heat_map(data)),
+        ("ratings", "Ratings", ratings_charts(data)),
+        ("bluffing", "Bluffing", bluff_table(bluffs, data.description)),
+        ("faults", "Faults", faults_table(data, links)),
+        ("games", "Games", games_section(data)),
     ]
-    if data.stages.get("format") == "elimination":
-        sections.append(_section("bracket", "Bracket", bracket(data.stages, links)))
-    sections.append(_section("games", "Games", games_section(data)))
+    sections = [_section(key, title, body) for key, title, body in parts]
+    nav = "".join(f'<a href="#{key}">{escape(title)}</a>' for key, title, _ in parts)
     sections.append(entrant_section())
-    nav = "".join(
-        f'<a href="#{key}">{escape(title)}</a>'
-        for key, title in (
-            ("standings", "Standings"), ("ratings", "Ratings"), ("crosstable", "Head to head"),
-            ("bluffing", "Bluffing"), ("faults", "Faults"),
-            *((("bracket", "Bracket"),) if data.stages.get("format") == "elimination" else ()),
-            ("games", "Games"),
-        )
-    )  # fmt: skip
     yield (
         "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
@@ -131,6 +133,7 @@ def render_report(
         "</style>\n</head>\n<body>\n"
         f'<header class="top"><div class="wrap"><p class="kicker">arena tournament report</p>'
         f"<h1>{escape(name)}</h1><p class=\"meta\">{escape(_summary_line(data))}</p>"
+        f"{header_facts(data)}"
         f'<nav class="sections">{nav}</nav></div></header>\n'
         f'<main class="wrap">\n{"".join(sections)}</main>\n'
         f'<footer class="wrap">Made by arena {escape(__version__)} from '
@@ -142,7 +145,7 @@ def render_report(
     )
     # No part ends with "<", so escaping part by part escapes every "</" of the whole.
     yield from (part.replace("</", "<\\/") for part in games_json(data, missing))
-    scripts = static("report.js") + static("entrant.js")
+    scripts = static("report.js") + static("entrant.js") + static("contest.js")
     yield f"</script>\n<script>\n{scripts}</script>\n</body>\n</html>\n"
 
 

@@ -23,7 +23,9 @@ from arena.rules.base import Description
 __all__ = [
     "bluff_table",
     "bracket",
+    "entrant_link",
     "faults_table",
+    "finder",
     "standings_table",
 ]
 
@@ -60,16 +62,40 @@ _COLUMNS_NOTE = (
 
 def standings_table(data: Folder) -> str:
     head = (
-        "<tr><th class=num>#</th><th>Entrant</th><th class=num>Games</th><th class=num>Wins</th>"
-        "<th class=num>Win rate</th><th class=num>Mean place</th><th class=num>Elo</th>"
-        "<th class=num>OpenSkill</th><th class=num>Faults</th></tr>"
+        "<tr><th class='num rank'>#</th><th class=name>Entrant</th><th class=num>Win rate</th>"
+        "<th class=num>Elo</th><th class=num>Games</th><th class=num>Wins</th>"
+        "<th class=num>Mean place</th><th class=num>OpenSkill</th><th class=num>Faults</th></tr>"
     )
     body = "".join(_standing_row(row) for row in data.standings)
     note = f'<p class="note" id="ranked-by">{_ranked_by(data)}{_COLUMNS_NOTE}</p>'
     return (
-        f'<div class="scroll"><table class="standings data"><thead>{head}</thead>'
+        f'{_FINDER}<div class="scroll box"><table class="standings data"><thead>{head}</thead>'
         f"<tbody>{body}</tbody></table></div>{note}"
     )
+
+
+
+
+def finder(element_id: str) -> str:
+    """A search box for an entrant; every one on the page filters every table of entrants.
+    Hidden until static/contest.js shows it: without scripts it could not find anything."""
+    return (
+        f'<div class="finder" hidden><label>Find an entrant <input id="{element_id}" class="find" '
+        'type="search" placeholder="name" autocomplete="off"></label>'
+        f'<span class="find-count dim" id="{element_id}-count" aria-live="polite"></span></div>'
+    )
+
+
+def entrant_link(name: str) -> str:
+    """An entrant's name, linked to its own section (games16's `#entrant=<name>`)."""
+    return (
+        f'<a class="who" href="#entrant={escape(quote(name, safe=""))}" title="{escape(name)}">'
+        f"{escape(name)}</a>"
+    )
+
+
+_FINDER = finder("find")
+"""The search box above the standings (static/contest.js)."""
 
 
 def _ranked_by(data: Folder) -> str:
@@ -101,12 +127,12 @@ def _standing_row(row: Mapping[str, str]) -> str:
     elo = _num(row.get("elo"), 0, True)
     cells = [
         f"<td class=num>{tie}<span{medal}>{escape(row.get('rank') or '–')}</span></td>",
-        f"<td class=name>{escape(row['entrant'])}</td>",
+        f"<td class=name>{entrant_link(row['entrant'])}</td>",
+        f"<td class='num rate'><strong>{_pct(row.get('win_rate'))}</strong>{ci}</td>",
+        f"<td class='num rate'><strong>{elo}</strong><small>{elo_ci}</small></td>",
         f"<td class=num>{escape(row['games'])}</td>",
         f"<td class=num>{escape(row['wins'])}</td>",
-        f"<td class='num rate'><strong>{_pct(row.get('win_rate'))}</strong>{ci}</td>",
         f"<td class=num>{_num(row.get('mean_placement'))}</td>",
-        f"<td class='num rate'><strong>{elo}</strong><small>{elo_ci}</small></td>",
         f"<td class=num>{_num(row.get('rating'))}</td>",
         f"<td class=\"num{' warn' if faults else ''}\">{faults or '–'}</td>",
     ]
@@ -188,7 +214,13 @@ def _category_bar(b: BluffStats) -> str:
             f'<i style="width:{share:.2f}%;background:{_CATEGORY_COLOURS.get(category, "#999")}" '
             f'title="{escape(category)}: {count:,} claims ({share:.0f}%)"></i>'
         )
-    return f'<div class="bar" role="img" aria-label="claims by category">{"".join(parts)}</div>'
+    top = sorted(b.categories, key=lambda item: -item[1])[:3]
+    said = " · ".join(f"{escape(c)} {n:,} ({100 * n / b.claims:.0f}%)" for c, n in top)
+    more = " · …" if len(b.categories) > 3 else ""
+    return (
+        f'<div class="bar" role="img" aria-label="claims by category">{"".join(parts)}</div>'
+        f'<small class="cats">{said}{more}</small>'
+    )
 
 
 def _game_link(game_id: str, links: Mapping[str, int], text: object, fault: int | None = None,
@@ -255,7 +287,9 @@ def bracket(stages: Mapping[str, Any], links: Mapping[str, int]) -> str:
         if stage.get("format") != "elimination":
             columns.append(_seeding_column(stage))
             continue
-        tables = "".join(_bracket_table(t, links) for t in stage.get("tables", ()))
+        tables = "".join(
+            _bracket_table(t, links, str(stage.get("name", ""))) for t in stage.get("tables", ())
+        )
         byes = stage.get("byes") or ()
         bye = f'<p class="bye">bye: {escape(", ".join(byes))}</p>' if byes else ""
         columns.append(
@@ -286,7 +320,7 @@ def _seeding_column(stage: Mapping[str, Any]) -> str:
     )
 
 
-def _bracket_table(table: Mapping[str, Any], links: Mapping[str, int]) -> str:
+def _bracket_table(table: Mapping[str, Any], links: Mapping[str, int], stage: str) -> str:
     advanced = set(table.get("advanced") or ())
     order = table.get("ranking") or table.get("entrants") or ()
     points: Sequence[Any] = table.get("points") or ()  # absent from folders before issue 11
@@ -300,6 +334,22 @@ def _bracket_table(table: Mapping[str, Any], links: Mapping[str, int]) -> str:
         _game_link(g, links, i) for i, g in enumerate(games, 1)
     )
     return (
-        f'<div class="match"><div class="match-head">table {escape(table.get("table", ""))}'
+        f'<div class="match"><div class="match-head">{_match_link(table, games, links, stage)}'
         f'<span class="games">games {game_links}</span></div><ol>{rows}</ol></div>'
     )
+
+
+def _match_link(
+    table: Mapping[str, Any], games: Sequence[Any], links: Mapping[str, int], stage: str
+) -> str:
+    """The match's name, linked to its games in the list (a stage's two entrants meet at one
+    table only), or to the viewer when the match was one game."""
+    text = f"table {table.get('table', '')}"
+    seated = list(table.get("entrants") or table.get("ranking") or ())
+    if len(games) == 1 and games[0] in links:
+        return _game_link(games[0], links, text)
+    if len(seated) < 2:
+        return escape(text)
+    stage_, first, second = (escape(quote(str(v), safe="")) for v in (stage, *seated[:2]))
+    query = f"stage={stage_}&amp;entrant={first}&amp;opponent={second}"
+    return f'<a class="match-games" href="#games&amp;{query}">{escape(text)}</a>'

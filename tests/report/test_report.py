@@ -168,7 +168,7 @@ def test_the_ratings_chart_and_heat_map_are_inline_svg_and_cells(dice_folder: Pa
     page = _page(dice_folder)
     assert page.count('<figure class="chart">') == 2
     assert page.count('<circle class="est"') == 6  # 3 entrants x (Elo, OpenSkill)
-    cells = re.findall(r'data-score="([0-9.]+)">(\d+)%</td>', page)
+    cells = re.findall(r'data-score="([0-9.]+)"><a href="[^"]*">(\d+)%<small>', page)
     assert len(cells) == 6  # 3 entrants, each against 2 others
     assert all(round(100 * float(score)) == int(shown) for score, shown in cells)
 
