@@ -25,18 +25,27 @@ is played again on resume if the run stops there. With one worker the games are 
 in the main process: no processes to start, same bytes. A worker that dies costs no game
 (arena/tournament/worker.py says what happens to its games).
 
+Progress: `progress`, if given, is told a Tally (arena/tournament/progress.py: games so
+far, faults, who leads) before the first game and after each. A long run refreshes its
+tables while it plays: every `refresh` seconds, between two games, the derived files are
+written from the games so far (each atomically, as at the end), then `during` is called
+(`arena run` rebuilds report.html there, marked live). A refresh that fails is one note
+through `info`, never a failed run; the end of the run writes every derived file again from
+the whole log, so a finished folder has the same bytes with or without refreshes.
+
 This module never knows a rule of the game (the rules and the referee do), never builds the
-report (`arena run` passes `after` to do it), and never prints: the CLI layer
+report (`arena run` passes `after` and `during` to do it), and never prints: the CLI layer
 (arena/cli/run.py) talks to the user.
 """
 
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import signal
-import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -63,6 +72,7 @@ from arena.tournament.derived import write_derived
 from arena.tournament.errors import TournamentError
 from arena.tournament.load import rule_infos
 from arena.tournament.plan import Placements, Plan
+from arena.tournament.progress import Tally, Watch
 from arena.tournament.schedule import GameSpec
 from arena.tournament.shipment import pack
 from arena.tournament.worker import GameSetup, LostGames, Played, game_job, replay_name
@@ -110,11 +120,13 @@ def run_tournament(
     workers: int | None = None,
     resume: bool = False,
     force: bool = False,
-    progress: bool = False,
+    progress: Watch | None = None,
     info: Callable[[str], None] | None = None,
     after: Callable[[Path, int], object] | None = None,
     cards: tuple[BotCard | None, ...] = (),
     cluster: Cluster | None = None,
+    during: Callable[[Path, Tally], object] | None = None,
+    refresh: float | None = None,
 ) -> RunReport:
     """Play a whole tournament into its results folder; with `resume`, only what is missing.
 
@@ -126,6 +138,9 @@ def run_tournament(
     `cards`, by entrant, are what their dry runs said (arena.trial), passed to the workers.
     With `cluster`, the games are played on that Dask cluster (arena/executor/cluster.py),
     the same bytes written here; losing it raises ClusterLost with every game taken kept.
+    `progress` is told how far the run is after each game; with `during` and `refresh`
+    (seconds), the derived files are rewritten from the games so far and `during` called
+    with the folder and the tally every `refresh` seconds (see the module's docstring).
     """
     folder = Path(out if out is not None else (cfg.output or f"results/{cfg.name}"))
     count = workers or cfg.workers or os.cpu_count() or 1
@@ -140,6 +155,8 @@ def run_tournament(
         with folder_files.locked(folder):
             recorded = _prepare(folder, as_run, resume=resume, force=force)
             run = _Run(as_run, folder, count, progress, info or _quiet, cards, cluster)
+            if during is not None and refresh is not None:
+                run.refresher = _Refresher(during, refresh)
             report = run.play(recorded)
             if after is not None:
                 after(folder, count)
@@ -248,7 +265,7 @@ class _Run:
         cfg: TournamentConfig,
         folder: Path,
         workers: int,
-        progress: bool,
+        progress: Watch | None,
         info: Callable[[str], None],
         cards: tuple[BotCard | None, ...] = (),
         cluster: Cluster | None = None,
@@ -261,6 +278,8 @@ class _Run:
         self.plan = Plan(cfg)
         self.total = self.plan.total()
         self.progress, self.info = progress, info
+        self.tally = Tally(self.total)
+        self.refresher: _Refresher | None = None
         self.results: dict[str, Placements] = {}
         self.written: dict[str, Written] = {}
         self.executor: Executor | None = None
@@ -275,24 +294,32 @@ class _Run:
                  else f"{self.workers} worker{'s' * (self.workers != 1)}")
         self.info(f"{self.cfg.name}: {self.total} games{resumed}; playing {missing} on {where} "
                   f"into {self.folder}")
-        bar = _progress_bar(self.total, len(recorded), self.cfg.name, enabled=self.progress)
+        if self.progress is not None or self.refresher is not None:
+            self._tally_recorded(len(recorded))
+        if self.progress is not None:
+            self.progress(self.tally)
         log = folder_files.GameLog(self.folder / folder_files.GAMES)
         aborted = True
         try:
             with _stop_on_sigterm():
-                self._play_batches(recorded, log, bar)
+                self._play_batches(recorded, log)
             aborted = False
         except KeyboardInterrupt:
             raise Interrupted(len(self.results), self.total, self.folder) from None
         finally:
-            bar.close()
             if self.executor is not None:
                 self.executor.close(abort=aborted)
             log.close()
         return self._finish(len(recorded))
 
+    def _tally_recorded(self, count: int) -> None:
+        """Count the games an earlier run left in the log, for the progress shown."""
+        lines = folder_files.iter_games(self.folder / folder_files.GAMES)
+        for line in itertools.islice(lines, count):
+            self.tally.add(line, resumed=True)
+
     def _play_batches(
-        self, recorded: list[tuple[str, Placements]], log: folder_files.GameLog, bar: Any
+        self, recorded: list[tuple[str, Placements]], log: folder_files.GameLog
     ) -> None:
         cursor = 0
         while batch := self.plan.batch(self.results):
@@ -312,7 +339,7 @@ class _Run:
                 log.append((played.line,))
                 self.results[played.id] = played.placements
                 self.written[played.id] = _digests(played)
-                bar.update(1)
+                self._told(played)
         if cursor < len(recorded):
             raise TournamentError(
                 f"{self.folder / folder_files.GAMES} has {len(recorded) - cursor} games more "
@@ -328,6 +355,15 @@ class _Run:
                 "(start over with --force)"
             )
         self.results[game_id] = placements
+
+    def _told(self, played: Played) -> None:
+        """After each game: the progress shown, and the tables and report refreshed when due."""
+        if self.progress is not None or self.refresher is not None:
+            self.tally.add_text(played.line)
+        if self.progress is not None:
+            self.progress(self.tally)
+        if self.refresher is not None and self.refresher.due():
+            self.refresher.refresh(self)
 
     def _executor(self) -> Executor:
         if self.executor is None:
@@ -361,19 +397,25 @@ def _digests(played: Played) -> Written:
     return line, None if played.replay is None else digest(played.replay)
 
 
-def _progress_bar(total: int, done: int, name: str, *, enabled: bool) -> Any:
-    from tqdm import tqdm
+class _Refresher:
+    """Every `every` seconds between two games: the tables from the games so far, then
+    `during` (the live report). A failure is a note; the run goes on."""
 
-    return tqdm(
-        total=total,
-        initial=done,
-        desc=name,
-        unit="game",
-        disable=not enabled,
-        file=sys.stderr,
-        dynamic_ncols=True,
-        smoothing=0.05,
-    )
+    def __init__(self, during: Callable[[Path, Tally], object], every: float) -> None:
+        self.during, self.every = during, every
+        self.next = time.monotonic() + every
+
+    def due(self) -> bool:
+        return time.monotonic() >= self.next
+
+    def refresh(self, run: _Run) -> None:
+        try:
+            write_derived(run.folder, run.cfg, run.plan, run.results)
+            self.during(run.folder, run.tally)
+        except Exception as exc:  # noqa: BLE001 - a refresh never fails a run or blames a bot
+            run.info(f"note: the report was not refreshed mid-run ({type(exc).__name__}: "
+                     f"{exc}); the final one is written at the end")
+        self.next = time.monotonic() + self.every  # counted from the end: never back to back
 
 
 @contextlib.contextmanager
