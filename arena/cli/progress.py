@@ -39,14 +39,20 @@ class Meter(Protocol):
 
 def meter(what: str, unit: str, *, quiet: bool = False, terminal: bool | None = None,
           label: str | None = None, line: Callable[[int, int, str], str] | None = None,
-          ) -> Meter:
-    """A bar named `what` on a terminal, else lines headed `label` (default `what`), nothing
-    when quiet. `line`, if given, words a line itself from (done, total, postfix)."""
+          bar_format: str | None = None) -> Meter:
+    """A bar named `what` on a terminal (tqdm's `bar_format`, if given), else lines headed
+    `label` (default `what`), nothing when quiet. `line`, if given, words a line itself
+    from (done, total, postfix)."""
     if quiet:
         return _Silent()
-    if sys.stderr.isatty() if terminal is None else terminal:
-        return Bar(what, unit)
+    if on_terminal() if terminal is None else terminal:
+        return Bar(what, unit, bar_format)
     return Lines(label or what, unit, line=line)
+
+
+def on_terminal() -> bool:
+    """Whether stderr is a terminal, where a bar redraws itself (tests replace it)."""
+    return sys.stderr.isatty()
 
 
 class _Silent:
@@ -60,8 +66,8 @@ class _Silent:
 class Bar:
     """A tqdm bar on stderr; the postfix (faults, leader, LLRs) beside it."""
 
-    def __init__(self, what: str, unit: str) -> None:
-        self.what, self.unit = what, unit
+    def __init__(self, what: str, unit: str, bar_format: str | None = None) -> None:
+        self.what, self.unit, self.bar_format = what, unit, bar_format
         self.bar: Any = None
 
     def show(self, done: int, total: int, postfix: str = "") -> None:
@@ -69,7 +75,8 @@ class Bar:
             from tqdm import tqdm
 
             self.bar = tqdm(total=total, initial=done, desc=self.what, unit=self.unit,
-                            file=sys.stderr, dynamic_ncols=True, smoothing=0.05)
+                            file=sys.stderr, dynamic_ncols=True, smoothing=0.05,
+                            bar_format=self.bar_format)
         if total != self.bar.total:
             self.bar.total = total
         if postfix:
@@ -101,9 +108,10 @@ class Lines:
             self.start = (now, done)
             self._plan(now, done, total)
             return
-        if done == self.last or not (done >= self.next_count or now >= self.next_time
-                                     or done >= total):
-            return
+        finished = done >= total
+        if (finished and self.last >= total) or not (
+                finished or done >= self.next_count or now >= self.next_time):
+            return  # not due, or the end already said
         self.last = done
         text = self.line(done, total, postfix) if self.line else self._words(now, done, total,
                                                                              postfix)
