@@ -127,7 +127,7 @@ class Lines:
         assert self.start is not None
         began, first = self.start
         rate = (done - first) / (now - began) if now > began else 0.0
-        share = f" ({done / total:.0%})" if total else ""
+        share = f" ({done / total:.{0 if done * 10 >= total else 1}%})" if total else ""
         units = f"{self.unit}s"
         return (f"{done:,} of {total:,} {units}{share}, {rate_text(rate)} {units}/s, "
                 f"ETA {eta(total - done, rate)}" + (f", {postfix}" if postfix else ""))
