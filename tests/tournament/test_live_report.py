@@ -4,8 +4,12 @@ writes; a refresh that fails is a note; an interrupted run with a live page resu
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -142,3 +146,34 @@ def test_refresh_minutes_reach_the_run_and_0_turns_it_off(
     assert asked == [300.0]  # five minutes by default
     assert _invoke("run", config, "--out", tmp_path / "c", "-q", "--refresh", "0.5").exit_code == 0
     assert asked == [300.0, 30.0]
+
+
+def test_a_reader_never_sees_half_a_page_and_kill_9_resumes(tmp_path: Path) -> None:
+    """A real run refreshing every 0.12 s: every read of report.html is a whole page; killed
+    with -9 mid-run, it resumes to the files of a run never killed."""
+    config = _write(tmp_path, SMALL.replace("games: 1", "games: 40"))  # 240 games
+    out = tmp_path / "killed"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "arena", "run", str(config), "--out", str(out), "--workers",
+         "1", "--quiet", "--refresh", "0.002"],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    page, pages, deadline = out / "report.html", [], time.monotonic() + 60
+    while len(pages) < 3 and time.monotonic() < deadline:
+        assert process.poll() is None, process.stderr.read() if process.stderr else ""
+        with contextlib.suppress(FileNotFoundError):
+            text = page.read_text()
+            assert text.endswith("</html>\n")  # whole, never half written
+            if not pages or pages[-1] != text:
+                pages.append(text)
+        time.sleep(0.01)
+    process.kill()
+    process.wait()
+    assert len(pages) == 3 and all("Tournament in progress: " in p for p in pages)
+    done = (out / results.GAMES).read_bytes().count(b"\n")
+    assert done < 240, "the run must be cut in the middle"
+    resumed = _invoke("run", config, "--out", out, "--workers", "1", "--resume", "-q")
+    assert resumed.exit_code == 0, resumed.stderr
+    clean = _invoke("run", config, "--out", tmp_path / "clean", "--workers", "1", "-q")
+    assert clean.exit_code == 0
+    assert _files(out) == _files(tmp_path / "clean")
+    assert "in progress" not in page.read_text()
