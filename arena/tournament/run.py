@@ -25,13 +25,9 @@ is played again on resume if the run stops there. With one worker the games are 
 in the main process: no processes to start, same bytes. A worker that dies costs no game
 (arena/tournament/worker.py says what happens to its games).
 
-Progress: `progress`, if given, is told a Tally (arena/tournament/progress.py: games so
-far, faults, who leads) before the first game and after each. A long run refreshes its
-tables while it plays: every `refresh` seconds, between two games, the derived files are
-written from the games so far (each atomically, as at the end), then `during` is called
-(`arena run` rebuilds report.html there, marked live). A refresh that fails is one note
-through `info`, never a failed run; the end of the run writes every derived file again from
-the whole log, so a finished folder has the same bytes with or without refreshes.
+Progress (arena/tournament/progress.py): `progress` is told a Tally before the first game and
+after each; every `refresh` seconds the derived files are written from the games so far and
+`during` is called (the live report). The end rewrites them all: the same bytes either way.
 
 This module never knows a rule of the game (the rules and the referee do), never builds the
 report (`arena run` passes `after` and `during` to do it), and never prints: the CLI layer
@@ -41,11 +37,9 @@ report (`arena run` passes `after` and `during` to do it), and never prints: the
 from __future__ import annotations
 
 import contextlib
-import itertools
 import os
 import signal
 import threading
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -72,7 +66,7 @@ from arena.tournament.derived import write_derived
 from arena.tournament.errors import TournamentError
 from arena.tournament.load import rule_infos
 from arena.tournament.plan import Placements, Plan
-from arena.tournament.progress import Tally, Watch
+from arena.tournament.progress import Refresher, Tally, Watch
 from arena.tournament.schedule import GameSpec
 from arena.tournament.shipment import pack
 from arena.tournament.worker import GameSetup, LostGames, Played, game_job, replay_name
@@ -92,7 +86,6 @@ class Interrupted(TournamentError):
         self.done = done
         self.total = total
         self.folder = folder
-
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,9 +131,7 @@ def run_tournament(
     `cards`, by entrant, are what their dry runs said (arena.trial), passed to the workers.
     With `cluster`, the games are played on that Dask cluster (arena/executor/cluster.py),
     the same bytes written here; losing it raises ClusterLost with every game taken kept.
-    `progress` is told how far the run is after each game; with `during` and `refresh`
-    (seconds), the derived files are rewritten from the games so far and `during` called
-    with the folder and the tally every `refresh` seconds (see the module's docstring).
+    `progress`, `during` and `refresh` (seconds): see the module's docstring.
     """
     folder = Path(out if out is not None else (cfg.output or f"results/{cfg.name}"))
     count = workers or cfg.workers or os.cpu_count() or 1
@@ -156,7 +147,7 @@ def run_tournament(
             recorded = _prepare(folder, as_run, resume=resume, force=force)
             run = _Run(as_run, folder, count, progress, info or _quiet, cards, cluster)
             if during is not None and refresh is not None:
-                run.refresher = _Refresher(during, refresh)
+                run.refresher = Refresher(during, refresh, info or _quiet)
             report = run.play(recorded)
             if after is not None:
                 after(folder, count)
@@ -279,7 +270,7 @@ class _Run:
         self.total = self.plan.total()
         self.progress, self.info = progress, info
         self.tally = Tally(self.total)
-        self.refresher: _Refresher | None = None
+        self.refresher: Refresher | None = None
         self.results: dict[str, Placements] = {}
         self.written: dict[str, Written] = {}
         self.executor: Executor | None = None
@@ -295,7 +286,8 @@ class _Run:
         self.info(f"{self.cfg.name}: {self.total} games{resumed}; playing {missing} on {where} "
                   f"into {self.folder}")
         if self.progress is not None or self.refresher is not None:
-            self._tally_recorded(len(recorded))
+            self.tally.count_log(folder_files.iter_games(self.folder / folder_files.GAMES),
+                                 len(recorded))
         if self.progress is not None:
             self.progress(self.tally)
         log = folder_files.GameLog(self.folder / folder_files.GAMES)
@@ -311,12 +303,6 @@ class _Run:
                 self.executor.close(abort=aborted)
             log.close()
         return self._finish(len(recorded))
-
-    def _tally_recorded(self, count: int) -> None:
-        """Count the games an earlier run left in the log, for the progress shown."""
-        lines = folder_files.iter_games(self.folder / folder_files.GAMES)
-        for line in itertools.islice(lines, count):
-            self.tally.add(line, resumed=True)
 
     def _play_batches(
         self, recorded: list[tuple[str, Placements]], log: folder_files.GameLog
@@ -363,7 +349,8 @@ class _Run:
         if self.progress is not None:
             self.progress(self.tally)
         if self.refresher is not None and self.refresher.due():
-            self.refresher.refresh(self)
+            self.refresher.refresh(self.folder, self.tally, lambda: write_derived(
+                self.folder, self.cfg, self.plan, self.results))
 
     def _executor(self) -> Executor:
         if self.executor is None:
@@ -389,33 +376,10 @@ class _Run:
         )
 
 
-
-
 def _digests(played: Played) -> Written:
     """What the audit compares the folder with: the line and the replay as this run wrote."""
     line = digest(played.line.encode("utf-8") + b"\n")
     return line, None if played.replay is None else digest(played.replay)
-
-
-class _Refresher:
-    """Every `every` seconds between two games: the tables from the games so far, then
-    `during` (the live report). A failure is a note; the run goes on."""
-
-    def __init__(self, during: Callable[[Path, Tally], object], every: float) -> None:
-        self.during, self.every = during, every
-        self.next = time.monotonic() + every
-
-    def due(self) -> bool:
-        return time.monotonic() >= self.next
-
-    def refresh(self, run: _Run) -> None:
-        try:
-            write_derived(run.folder, run.cfg, run.plan, run.results)
-            self.during(run.folder, run.tally)
-        except Exception as exc:  # noqa: BLE001 - a refresh never fails a run or blames a bot
-            run.info(f"note: the report was not refreshed mid-run ({type(exc).__name__}: "
-                     f"{exc}); the final one is written at the end")
-        self.next = time.monotonic() + self.every  # counted from the end: never back to back
 
 
 @contextlib.contextmanager
