@@ -26,6 +26,8 @@ Z95 = NormalDist().inv_cdf(0.975)
 """The two-sided 95% normal quantile, 1.95996..."""
 NELO_PER_T = 800 / math.log(10)
 """Normalized Elo per unit of per-game t-value (fishtest's ``nelo_divided_by_nt``)."""
+NELO_CAP = 1200.0
+"""Normalized Elo is shown within ±1200, as logistic Elo is (fishtest's cap)."""
 _ELO_SCORE_FLOOR = 1e-3  # fishtest caps Elo at about ±1200 rather than reporting infinity
 
 
@@ -103,11 +105,14 @@ def paired_nelo(summary: Summary, z: float = Z95) -> Estimate:
 
 
 def _nelo(excess: float, spread: float, n: float, z: float) -> Estimate:
-    """An excess and its interval in normalized Elo, `spread` being a group's deviation."""
+    """An excess and its interval in normalized Elo, `spread` being a group's deviation,
+    capped at ±NELO_CAP: when one side wins (nearly) every group there is no spread to
+    measure against, and the figure would say more about the pseudo-counts than the bots."""
     _check_z(z)
     scale = NELO_PER_T / (math.sqrt(2) * spread)  # regularized: never zero
     half = z * spread / math.sqrt(n)
-    return Estimate(excess * scale, (excess - half) * scale, (excess + half) * scale)
+    ends = (excess * scale, (excess - half) * scale, (excess + half) * scale)
+    return Estimate(*(min(NELO_CAP, max(-NELO_CAP, x)) for x in ends))
 
 
 def wilson_interval(wins: float, n: float, z: float = 1.96) -> Estimate:

@@ -146,3 +146,11 @@ def test_the_command_bar_shows_the_share_and_the_llrs(monkeypatch: pytest.Monkey
     assert status == 0
     assert re.search(r"to a verdict: 100%\|█+\| \d\d:\d\d, \d+ games, better\? LLR \+\d\.\d\d "
                      r"\[-2\.94, \+2\.94\], worse\? LLR -\d\.\d\d \[-2\.94, \+2\.94\]", err), err
+
+
+def test_normalized_elo_is_capped_when_one_side_wins_every_pair() -> None:
+    state = _played(itertools.repeat(1.0))
+    assert state.verdict == "better" and state.tally.pentanomial[:4] == (0, 0, 0, 0)
+    assert _nelo_of_pairs(state.tally.pentanomial) > 10_000  # no spread to measure against
+    assert (state.nelo.value, state.nelo.upper) == (1200.0, 1200.0)
+    assert "(estimate +1200.0 normalized Elo)" in sentence(state)
