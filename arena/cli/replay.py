@@ -305,7 +305,7 @@ def report(folder: Path, workers: int | None, quiet: bool) -> None:
     RESULTS_DIR/report.html is one page that opens offline: standings, ratings, head to
     head, bluffing, faults, the bracket, and every game linked to RESULTS_DIR/viewer.html.
     While the replays are read, stderr shows how far it is: a bar on a terminal, else a
-    line every tenth of them or every minute (none for fewer than REPORT_QUIET_BELOW).
+    line every tenth of them or every minute (none below 1,000 replays).
     """
     from arena.cli.progress import meter
     from arena.report.folder import ReportError
