@@ -1,8 +1,10 @@
 """`arena compare CANDIDATE BASELINE`: the click command over `arena.compare.run`.
 
-It parses the options, builds the `Setup`, runs the comparison with a progress bar on
-stderr, prints the report (or JSON) and exits with the verdict's status. It must not play
-games or compute statistics itself.
+It parses the options, builds the `Setup`, runs the comparison showing on stderr how near
+the tests are to a verdict (a bar on a terminal, else a line every tenth of the way or every
+minute), prints the report (or JSON) and exits with the verdict's status. Every Elo figure
+it prints first is normalized Elo, the unit of the tests' bounds (plain logistic Elo in
+brackets). It must not play games or compute statistics itself.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from arena.compare.verdict import (
     exit_status,
     summary_dict,
 )
+from arena.compare.wording import llr_text, progress_text, sentence
 from arena.entrants import EntrantError
 
 _SIDES = {"better": ("better", "not better"), "worse": ("worse", "not worse")}
@@ -81,7 +84,7 @@ def _cores() -> int:
               help="Exit 0 only when the candidate is better ('same' exits 1).")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON summary instead.")
 @click.option("--quiet", "-q", is_flag=True,
-              help="No progress bar; print only the verdict line.")
+              help="No progress bar or lines; print only the verdict line.")
 @click.option("--option", "options", multiple=True, metavar="KEY=VALUE",
               help="A rule option, e.g. --option max_points=3 (repeatable).")
 @click.option("--time-limit", default=None, type=float,
@@ -119,7 +122,7 @@ def compare(candidate: str, baseline: str, rules_id: str, seats: int | None,
         bounds = Bounds(elo0, elo1, alpha, beta)
         max_games = max_games or setup.default_max_games()
         cards = check(setup, bounds, max_games, load_registry())
-        with _progress_bar(setup, max_games, quiet or as_json) as progress:
+        with _progress(quiet or as_json) as progress:
             state = run_compare(setup, bounds, max_games, workers or _cores(), progress, cards,
                                 cluster, told)
     except EntrantError as exc:
@@ -186,24 +189,26 @@ def _default_seats(rules_id: str, field_size: int) -> int:
 
 
 @contextlib.contextmanager
-def _progress_bar(setup: Setup, max_games: int,
-                  quiet: bool) -> Iterator[Callable[[Comparison], None] | None]:
-    """A tqdm bar on stderr showing both LLRs; none when quiet or stderr is not a terminal."""
-    if quiet or not sys.stderr.isatty():
+def _progress(quiet: bool) -> Iterator[Callable[[Comparison], None] | None]:
+    """How near the tests are to a verdict (the furthest LLR toward a bound that decides),
+    as a bar on a terminal or a line every tenth of the way or minute; none when quiet."""
+    if quiet:
         yield None
         return
-    from tqdm import tqdm
+    from arena.cli.progress import meter
 
-    total = max_games // setup.group_games * setup.group_games
-    with tqdm(total=total, unit="game", file=sys.stderr, leave=False,
-              dynamic_ncols=True) as bar:
+    shown = meter("to a verdict", "%", label="compare", line=_progress_line,
+                  bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}{postfix}")
+    with contextlib.closing(shown):
 
         def update(state: Comparison) -> None:
-            bar.update(state.tally.games - bar.n)
-            bar.set_postfix_str(f"better? {state.better.sprt.llr:+.2f}  "
-                                f"worse? {state.worse.sprt.llr:+.2f}", refresh=False)
+            shown.show(int(100 * state.to_decision), 100, progress_text(state))
 
         yield update
+
+
+def _progress_line(done: int, total: int, postfix: str) -> str:
+    return f"{done}% of the way to a verdict; {postfix}"
 
 
 # --- the report ----------------------------------------------------------------------------
@@ -245,7 +250,7 @@ def report(state: Comparison) -> str:
                      "score(candidate) - score(baseline) per group")
     lines += [
         f"score       {_estimate(state.score, '.3f')}   0.5 is equal",
-        f"elo         {_estimate(state.elo, '+.1f')}",
+        _nelo_line(state),
         f"LOS         {state.los:.1%}",
         _bounds_line(state.bounds),
         _test_line("better?", state.better, "better", unit),
@@ -254,14 +259,20 @@ def report(state: Comparison) -> str:
     if tally.candidate_faults or tally.baseline_faults:
         lines.append(f"faults      candidate {tally.candidate_faults}, "
                      f"baseline {tally.baseline_faults}")
-    lines.append(f"verdict     {state.verdict}")
+    lines.append(f"verdict     {verdict_line(state)}")
     return "\n".join(lines)
 
 
+def _nelo_line(state: Comparison) -> str:
+    """The headline figure in the tests' unit, the logistic Elo after it in brackets."""
+    return (f"nElo        {_estimate(state.nelo, '+.1f')}   normalized Elo, the tests' unit "
+            f"(logistic Elo {state.elo.value:+.1f})")
+
+
 def verdict_line(state: Comparison) -> str:
-    """One line for --quiet: the verdict, the games, and the score."""
-    return (f"{state.verdict}: {state.setup.candidate.label} vs {state.setup.baseline.label} "
-            f"after {state.tally.games} games, score {_estimate(state.score, '.3f')}")
+    """The verdict's word, then the sentence: `better: a is better than b: 95% ...`; the
+    line --quiet prints."""
+    return f"{state.verdict}: {sentence(state)}"
 
 
 def _estimate(estimate: Estimate, spec: str) -> str:
@@ -275,7 +286,7 @@ def _bounds_line(bounds: Bounds) -> str:
 
 def _test_line(title: str, look: Look, side: str, unit: str) -> str:
     sprt = look.sprt
-    head = f"{title:<11} LLR {sprt.llr:+.2f}  [{sprt.lower:+.2f}, {sprt.upper:+.2f}]"
+    head = f"{title:<11} {llr_text('', sprt).lstrip()}"
     if sprt.verdict is None:
         return f"{head}  undecided"
     yes, no = _SIDES[side]

@@ -35,6 +35,8 @@ from arena.tournament.audit import PARALLEL_FROM, GameCheck
 from arena.verify import verify_replay
 
 EXIT_DIFFERENT = 1
+REPORT_QUIET_BELOW = 1000
+"""`arena report` shows no progress for fewer replays: it takes a second or less."""
 _NUMBERED = re.compile(r"(.*?)(\d+)")
 """A game id split into its prefix and its number: rr-000042 -> rr-, 42."""
 
@@ -296,19 +298,30 @@ def replay(path: Path, game: str | None, seat: int | None, everyone: bool, verif
 @click.argument("folder", type=click.Path(path_type=Path), metavar="RESULTS_DIR")
 @click.option("--workers", type=click.IntRange(min=1), default=None,
               help="Processes reading the replays of a big tournament (default: one per core).")
-def report(folder: Path, workers: int | None) -> None:
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar and no progress lines.")
+def report(folder: Path, workers: int | None, quiet: bool) -> None:
     """Write report.html and the replay viewer into a results folder.
 
     RESULTS_DIR/report.html is one page that opens offline: standings, ratings, head to
     head, bluffing, faults, the bracket, and every game linked to RESULTS_DIR/viewer.html.
+    While the replays are read, stderr shows how far it is: a bar on a terminal, else a
+    line every tenth of them or every minute (none below 1,000 replays).
     """
+    from arena.cli.progress import meter
     from arena.report.folder import ReportError
     from arena.report.html import build_report
 
     if not folder.is_dir():
         fail(f"{folder}: no such results folder")
+    reading = meter("report", "replay", quiet=quiet)
+
+    def progress(done: int, total: int) -> None:
+        if total >= REPORT_QUIET_BELOW:
+            reading.show(done, total)
+
     try:
-        summary = build_report(folder, workers=workers)
+        with contextlib.closing(reading):
+            summary = build_report(folder, workers=workers, progress=progress)
     except ReportError as exc:
         fail(str(exc))
         return

@@ -5,13 +5,21 @@ user can fix is one line `arena: error: ...` on stderr with exit status 2; Ctrl-
 a run keeps every finished game, says how to resume, and exits with status 130; so does
 the referee's own failure (no descriptor, memory or tool to start a bot with), blaming no
 bot, with status 75. Nothing here plays games or knows the results folder's layout.
+
+While a run plays, stderr shows how far it is (arena/cli/progress.py: a bar on a terminal,
+else a line every tenth of the games or every minute): games, rate, time left, faults so
+far and the leader by wins so far. Every `--refresh` minutes (5 by default) report.html is
+rebuilt from the games so far, marked in progress (arena/report/live.py).
 """
 
 from __future__ import annotations
 
+import contextlib
 import shlex
 import sys
+from collections.abc import Callable
 from dataclasses import replace
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,13 +35,17 @@ from arena.cli.cluster import (
 )
 from arena.cli.doctor import isolation_level, isolation_line, isolation_option
 from arena.cli.main import fail, load_registry, referee_failed
+from arena.cli.progress import Meter, meter
 from arena.tournament.config import ClusterConfig, ConfigError, KeyLines, TournamentConfig
 
 if TYPE_CHECKING:
     from arena.entrants import Resolved
     from arena.executor.cluster import Cluster
+    from arena.tournament.progress import Tally
 
 EXIT_INTERRUPTED = 130
+REFRESH_MINUTES = 5.0
+"""How often a running tournament's report.html is rebuilt from the games so far."""
 
 
 Loaded = tuple[TournamentConfig, tuple["Resolved", ...], "Cluster | None"]
@@ -143,11 +155,15 @@ def validate(config: str, isolation: str | None) -> None:
 )
 @click.option("--force", is_flag=True, help="Delete the folder's earlier results and start over.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no progress notes.")
+@click.option("--refresh", type=click.FloatRange(min=0), default=REFRESH_MINUTES,
+              show_default=True, metavar="MINUTES",
+              help="Rebuild report.html from the games so far every MINUTES while the run "
+                   "plays, marked in progress (0: only at the end).")
 @isolation_option
 @cluster_options
 def run(
     config: str, out: str | None, workers: int | None, resume: bool, force: bool, quiet: bool,
-    isolation: str | None,
+    refresh: float, isolation: str | None,
 ) -> None:
     """Play a tournament into results/<name>/ and print the standings."""
     from arena.executor.cluster import ClusterError, ClusterLost
@@ -171,20 +187,23 @@ def run(
     for name in untrusted_inline(cfg):
         click.echo(f"arena: warning: entrant {name!r} runs inline, in the referee's own "
                    "process: only for bots you trust (see docs/protocol.md)", err=True)
-    progress = not quiet and sys.stderr.isatty()
+    shown = meter(cfg.name, "game", quiet=quiet, label="progress")
     try:
-        report = run_tournament(
-            cfg,
-            out,
-            workers=workers,
-            resume=resume,
-            force=force,
-            progress=progress,
-            info=_note if not quiet else None,
-            after=lambda folder, count: build_report(folder, workers=count),
-            cards=tuple(e.card for e in entrants),
-            cluster=cluster,
-        )
+        with contextlib.closing(shown):  # the bar ends before any message below
+            report = run_tournament(
+                cfg,
+                out,
+                workers=workers,
+                resume=resume,
+                force=force,
+                progress=None if quiet else _watch(shown),
+                info=_note if not quiet else None,
+                after=lambda folder, count: build_report(folder, workers=count),
+                cards=tuple(e.card for e in entrants),
+                cluster=cluster,
+                during=_live_report(refresh * 60) if refresh else None,
+                refresh=refresh * 60 or None,
+            )
     except Interrupted as stop:
         click.echo(f"arena: {stop}; to play the rest: {again}", err=True)
         sys.exit(EXIT_INTERRUPTED)
@@ -210,6 +229,35 @@ def run(
         )
     if not quiet:
         _note(f"results in {_shown(report.folder)}/ (open report.html to see them)")
+
+
+def _watch(shown: Meter) -> Callable[[Tally], None]:
+    """How the run's tally is shown: games of planned, then faults and the leader."""
+    return lambda tally: shown.show(tally.done, tally.planned, standing(tally))
+
+
+def standing(tally: Tally) -> str:
+    """Faults so far and who leads by wins, in a few words: `2 faults, leader ana (5 wins)`."""
+    faults = {0: "no faults", 1: "1 fault"}.get(tally.faults, f"{tally.faults:,} faults")
+    names, wins = tally.leaders()
+    if not names:
+        return faults
+    shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    title = "leader" if len(names) == 1 else "leaders"
+    return f"{faults}, {title} {shown} ({wins:,} win{'s' * (wins != 1)})"
+
+
+def _live_report(every: float) -> Callable[[Path, Tally], object]:
+    """Rebuild report.html from the games so far, marked in progress; one process reads
+    the replays, so the workers keep the cores."""
+    from arena.report.html import build_report
+    from arena.report.live import Live
+
+    def rebuild(folder: Path, tally: Tally) -> None:
+        made = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+        build_report(folder, workers=1, live=Live(tally.done, tally.planned, made, every))
+
+    return rebuild
 
 
 def _note(message: str) -> None:

@@ -4,6 +4,8 @@
 The candidate's score against the baseline is read from the pair counts (two seats, as
 fishtest's get_elo computes it) or from the per-group differences (more seats, read as a
 head-to-head score (1 + d) / 2); `elo_estimate` carries it over to the logistic Elo scale.
+`pentanomial_nelo` and `paired_nelo` give it in normalized Elo, the unit of the sequential
+tests' bounds (fishtest's: the score's excess over 0.5 per standard deviation of a game).
 `wilson_interval` is the win rate's interval, for measurements in benchmarks/.
 
 This module is pure: no I/O, no clocks, no randomness, no imports from the rest of arena
@@ -22,6 +24,10 @@ from arena.compare.samples import Summary, moments, regularized_counts, regulari
 
 Z95 = NormalDist().inv_cdf(0.975)
 """The two-sided 95% normal quantile, 1.95996..."""
+NELO_PER_T = 800 / math.log(10)
+"""Normalized Elo per unit of per-game t-value (fishtest's ``nelo_divided_by_nt``)."""
+NELO_CAP = 1200.0
+"""Normalized Elo is shown within ±1200, as logistic Elo is (fishtest's cap)."""
 _ELO_SCORE_FLOOR = 1e-3  # fishtest caps Elo at about ±1200 rather than reporting infinity
 
 
@@ -80,6 +86,33 @@ def score_from_elo(elo: float) -> float:
 def elo_estimate(score: Estimate) -> Estimate:
     """Carry a score estimate and its interval over to logistic Elo (the map is monotone)."""
     return Estimate(*(elo_from_score(s) for s in (score.value, score.lower, score.upper)))
+
+
+def pentanomial_nelo(counts: Sequence[float], z: float = Z95) -> Estimate:
+    """The candidate's normalized Elo from pair counts, with its 95% interval: a pair's
+    excess over 0.5 per standard deviation of a pair, over sqrt(2) for one game."""
+    cells = regularized_counts(counts)
+    pairs = sum(cells)
+    mean, variance = moments(tuple(c / pairs for c in cells))
+    return _nelo(mean - 0.5, math.sqrt(variance), pairs, z)
+
+
+def paired_nelo(summary: Summary, z: float = Z95) -> Estimate:
+    """The candidate's normalized Elo from per-group differences, with its 95% interval:
+    the mean difference per standard deviation of a group, over sqrt(2) as a pair's is."""
+    n, _, variance = regularized_moments(summary)
+    return _nelo(summary.mean, math.sqrt(variance), n, z)
+
+
+def _nelo(excess: float, spread: float, n: float, z: float) -> Estimate:
+    """An excess and its interval in normalized Elo, `spread` being a group's deviation,
+    capped at ±NELO_CAP: when one side wins (nearly) every group there is no spread to
+    measure against, and the figure would say more about the pseudo-counts than the bots."""
+    _check_z(z)
+    scale = NELO_PER_T / (math.sqrt(2) * spread)  # regularized: never zero
+    half = z * spread / math.sqrt(n)
+    ends = (excess * scale, (excess - half) * scale, (excess + half) * scale)
+    return Estimate(*(min(NELO_CAP, max(-NELO_CAP, x)) for x in ends))
 
 
 def wilson_interval(wins: float, n: float, z: float = 1.96) -> Estimate:

@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from arena.compare.estimates import score_from_elo
+from arena.compare.estimates import NELO_PER_T, score_from_elo
 from arena.compare.samples import (
     PAIR_AVERAGES,
     PENTANOMIAL_CELLS,
@@ -32,9 +32,6 @@ from arena.compare.samples import (
 
 Verdict = Literal["H0", "H1"]
 PentanomialModel = Literal["normalized", "logistic"]
-
-NELO_PER_T = 800 / math.log(10)
-"""Normalized Elo per unit of per-game t-value (fishtest's ``nelo_divided_by_nt``)."""
 
 DEFAULT_ELO0 = 0.0
 DEFAULT_ELO1 = 2.0

@@ -25,12 +25,15 @@ from types import MappingProxyType
 from typing import Any, Literal
 
 from arena.compare.estimates import (
+    NELO_PER_T,
     Estimate,
     elo_estimate,
     paired_difference,
     paired_los,
+    paired_nelo,
     paired_score,
     pentanomial_los,
+    pentanomial_nelo,
     pentanomial_score,
 )
 from arena.compare.groups import CompareError, GroupResult, Setup
@@ -38,7 +41,6 @@ from arena.compare.samples import Summary
 from arena.compare.sprt import (
     DEFAULT_ALPHA,
     DEFAULT_BETA,
-    NELO_PER_T,
     Sprt,
     sprt_paired,
     sprt_pentanomial,
@@ -137,6 +139,23 @@ class Comparison:
         return elo_estimate(self.score)
 
     @property
+    def nelo(self) -> Estimate:
+        """The candidate's normalized Elo, the unit of the tests' bounds, interval included."""
+        if self.setup.seats == 2:
+            return pentanomial_nelo(self.tally.pentanomial)
+        return paired_nelo(self.tally.summary)
+
+    @property
+    def to_decision(self) -> float:
+        """How near the tests are to a verdict, 0 to 1: the furthest an LLR has gone toward
+        a bound that decides (either test's upper bound; for `same`, the lower bound of
+        the test still further from its own)."""
+        better, worse = self.better.sprt, self.worse.sprt
+        up = max(better.llr / better.upper, worse.llr / worse.upper)
+        down = min(better.llr / better.lower, worse.llr / worse.lower)
+        return min(1.0, max(0.0, up, down))
+
+    @property
     def los(self) -> float:
         """Likelihood of superiority: the chance the candidate is truly the better."""
         if self.setup.seats == 2:
@@ -218,6 +237,7 @@ def summary_dict(state: Comparison, require_better: bool = False) -> dict[str, A
         "max_games": state.max_games,
         "score": _estimate(state.score),
         "elo": _estimate(state.elo),
+        "nelo": _estimate(state.nelo),
         "los": state.los,
         "bounds": {"elo0": bounds.elo0, "elo1": bounds.elo1,
                    "alpha": bounds.alpha, "beta": bounds.beta},

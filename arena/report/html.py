@@ -23,7 +23,7 @@ writes reaches the network.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,6 +34,7 @@ from arena.report.entrants import entrant_section
 from arena.report.folder import Folder, GamesLog, read_folder
 from arena.report.games import games_json, games_section
 from arena.report.header import header_facts
+from arena.report.live import Live, mark_live
 from arena.report.markup import compact, escape, script_safe, static
 from arena.report.scan import scan_all
 from arena.report.spread import score_spread
@@ -65,22 +66,25 @@ class ReportSummary:
 
 
 def build_report(
-    folder: str | os.PathLike[str], *, workers: int | None = None, viewer: bool = True
+    folder: str | os.PathLike[str], *, workers: int | None = None, viewer: bool = True,
+    progress: Callable[[int, int], object] | None = None, live: Live | None = None,
 ) -> ReportSummary:
     """Write report.html, viewer.html and the viewer's data packs into a results folder;
     return where the report is and what it covers.
 
     `workers` caps the processes that read the replays (default: one per core, for big
     tournaments); `viewer=False` writes the report alone, without links to the games.
+    `progress(done, total)` is told the replays read as they are; `live` marks the page as
+    made while the run goes on (arena/report/live.py).
     """
     root = Path(folder)
     data = read_folder(root)
-    scan = scan_all(root, data.log, workers, viewer)
+    scan = scan_all(root, data.log, workers, viewer, progress)
     options = data.config.get("options") or {}
     sof = bool(options.get("straight_over_full", False))
     bluffs = bluff_stats(scan.tally, data.entrants, data.description, sof)
     missing = frozenset(scan.missing) if viewer else None
-    page = render_report(data, bluffs, missing)
+    page = mark_live(render_report(data, bluffs, missing), live)
     size = folder_files.write_atomic(root / REPORT, page, durable=False)
     if viewer:
         folder_files.write_atomic(root / VIEWER, viewer_page(), durable=False)

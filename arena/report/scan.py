@@ -17,7 +17,7 @@ import json
 import re
 import zlib
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -102,15 +102,19 @@ def _write_pack(path: Path, content: bytes) -> None:
 
     Rewriting a file in place is slow on ext4 (a file truncated and rewritten, or renamed
     over, is flushed when closed), and a resumed tournament changes only its last packs, so
-    an unchanged pack is left alone and a changed one is removed before it is written.
+    an unchanged pack is left alone and a changed one is removed before its new bytes,
+    written beside it, are renamed into place: a live report's viewer (arena/report/live.py)
+    never reads half a pack.
     """
     try:
         if path.read_bytes() == content:
             return
-        path.unlink()
     except FileNotFoundError:
         pass
-    path.write_bytes(content)
+    fresh = path.with_name(f".{path.name}{folder_files.TEMPORARY_SUFFIX}")  # kill -9: removed
+    fresh.write_bytes(content)
+    path.unlink(missing_ok=True)
+    fresh.rename(path)
 
 
 def _scan_task(_: None, task: tuple[str, int, tuple[tuple[str, str], ...], bool]) -> _Scan:
@@ -129,18 +133,24 @@ def _packs(folder: Path, games: int) -> Iterator[tuple[int, tuple[tuple[str, str
         yield pack, chunk
 
 
-def scan_all(folder: Path, log: GamesLog, workers: int | None, write_packs: bool) -> _Scan:
+def scan_all(folder: Path, log: GamesLog, workers: int | None, write_packs: bool,
+             progress: Callable[[int, int], object] | None = None) -> _Scan:
     """Scan the replays of the games in `log`, a pack at a time: in this process for small
-    tournaments, else on a process pool."""
+    tournaments, else on a process pool; `progress(done, total)` after each pack."""
     packs = _packs(folder, log.games)
     tasks = ((str(folder), pack, chunk, write_packs) for pack, chunk in packs)
     count = pool_size(workers, log.replays, PARALLEL_FROM)
-    return _merge(_Scan(), ordered_map(Job(_scan_task), tasks, count))
+    return _merge(_Scan(), ordered_map(Job(_scan_task), tasks, count), log.replays, progress)
 
 
-def _merge(total: _Scan, parts: Iterable[_Scan]) -> _Scan:
+def _merge(total: _Scan, parts: Iterable[_Scan], replays: int = 0,
+           progress: Callable[[int, int], object] | None = None) -> _Scan:
+    if progress is not None:
+        progress(0, replays)
     for part in parts:
         total.tally.update(part.tally)
         total.missing.extend(part.missing)
         total.scanned += part.scanned
+        if progress is not None:
+            progress(total.scanned + len(total.missing), replays)
     return total

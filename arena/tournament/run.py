@@ -25,8 +25,12 @@ is played again on resume if the run stops there. With one worker the games are 
 in the main process: no processes to start, same bytes. A worker that dies costs no game
 (arena/tournament/worker.py says what happens to its games).
 
+Progress (arena/tournament/progress.py): `progress` is told a Tally before the first game and
+after each; every `refresh` seconds the derived files are written from the games so far and
+`during` is called (the live report). The end rewrites them all: the same bytes either way.
+
 This module never knows a rule of the game (the rules and the referee do), never builds the
-report (`arena run` passes `after` to do it), and never prints: the CLI layer
+report (`arena run` passes `after` and `during` to do it), and never prints: the CLI layer
 (arena/cli/run.py) talks to the user.
 """
 
@@ -35,7 +39,6 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import sys
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
@@ -63,6 +66,7 @@ from arena.tournament.derived import write_derived
 from arena.tournament.errors import TournamentError
 from arena.tournament.load import rule_infos
 from arena.tournament.plan import Placements, Plan
+from arena.tournament.progress import Refresher, Tally, Watch
 from arena.tournament.schedule import GameSpec
 from arena.tournament.shipment import pack
 from arena.tournament.worker import GameSetup, LostGames, Played, game_job, replay_name
@@ -82,7 +86,6 @@ class Interrupted(TournamentError):
         self.done = done
         self.total = total
         self.folder = folder
-
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,11 +113,13 @@ def run_tournament(
     workers: int | None = None,
     resume: bool = False,
     force: bool = False,
-    progress: bool = False,
+    progress: Watch | None = None,
     info: Callable[[str], None] | None = None,
     after: Callable[[Path, int], object] | None = None,
     cards: tuple[BotCard | None, ...] = (),
     cluster: Cluster | None = None,
+    during: Callable[[Path, Tally], object] | None = None,
+    refresh: float | None = None,
 ) -> RunReport:
     """Play a whole tournament into its results folder; with `resume`, only what is missing.
 
@@ -126,6 +131,7 @@ def run_tournament(
     `cards`, by entrant, are what their dry runs said (arena.trial), passed to the workers.
     With `cluster`, the games are played on that Dask cluster (arena/executor/cluster.py),
     the same bytes written here; losing it raises ClusterLost with every game taken kept.
+    `progress`, `during` and `refresh` (seconds): see the module's docstring.
     """
     folder = Path(out if out is not None else (cfg.output or f"results/{cfg.name}"))
     count = workers or cfg.workers or os.cpu_count() or 1
@@ -140,6 +146,8 @@ def run_tournament(
         with folder_files.locked(folder):
             recorded = _prepare(folder, as_run, resume=resume, force=force)
             run = _Run(as_run, folder, count, progress, info or _quiet, cards, cluster)
+            if during is not None and refresh is not None:
+                run.refresher = Refresher(during, refresh, info or _quiet)
             report = run.play(recorded)
             if after is not None:
                 after(folder, count)
@@ -248,7 +256,7 @@ class _Run:
         cfg: TournamentConfig,
         folder: Path,
         workers: int,
-        progress: bool,
+        progress: Watch | None,
         info: Callable[[str], None],
         cards: tuple[BotCard | None, ...] = (),
         cluster: Cluster | None = None,
@@ -261,6 +269,8 @@ class _Run:
         self.plan = Plan(cfg)
         self.total = self.plan.total()
         self.progress, self.info = progress, info
+        self.tally = Tally(self.total)
+        self.refresher: Refresher | None = None
         self.results: dict[str, Placements] = {}
         self.written: dict[str, Written] = {}
         self.executor: Executor | None = None
@@ -275,24 +285,27 @@ class _Run:
                  else f"{self.workers} worker{'s' * (self.workers != 1)}")
         self.info(f"{self.cfg.name}: {self.total} games{resumed}; playing {missing} on {where} "
                   f"into {self.folder}")
-        bar = _progress_bar(self.total, len(recorded), self.cfg.name, enabled=self.progress)
+        if self.progress is not None or self.refresher is not None:
+            self.tally.count_log(folder_files.iter_games(self.folder / folder_files.GAMES),
+                                 len(recorded))
+        if self.progress is not None:
+            self.progress(self.tally)
         log = folder_files.GameLog(self.folder / folder_files.GAMES)
         aborted = True
         try:
             with _stop_on_sigterm():
-                self._play_batches(recorded, log, bar)
+                self._play_batches(recorded, log)
             aborted = False
         except KeyboardInterrupt:
             raise Interrupted(len(self.results), self.total, self.folder) from None
         finally:
-            bar.close()
             if self.executor is not None:
                 self.executor.close(abort=aborted)
             log.close()
         return self._finish(len(recorded))
 
     def _play_batches(
-        self, recorded: list[tuple[str, Placements]], log: folder_files.GameLog, bar: Any
+        self, recorded: list[tuple[str, Placements]], log: folder_files.GameLog
     ) -> None:
         cursor = 0
         while batch := self.plan.batch(self.results):
@@ -312,7 +325,7 @@ class _Run:
                 log.append((played.line,))
                 self.results[played.id] = played.placements
                 self.written[played.id] = _digests(played)
-                bar.update(1)
+                self._told(played)
         if cursor < len(recorded):
             raise TournamentError(
                 f"{self.folder / folder_files.GAMES} has {len(recorded) - cursor} games more "
@@ -328,6 +341,16 @@ class _Run:
                 "(start over with --force)"
             )
         self.results[game_id] = placements
+
+    def _told(self, played: Played) -> None:
+        """After each game: the progress shown, and the tables and report refreshed when due."""
+        if self.progress is not None or self.refresher is not None:
+            self.tally.add_text(played.line)
+        if self.progress is not None:
+            self.progress(self.tally)
+        if self.refresher is not None and self.refresher.due():
+            self.refresher.refresh(self.folder, self.tally, lambda: write_derived(
+                self.folder, self.cfg, self.plan, self.results))
 
     def _executor(self) -> Executor:
         if self.executor is None:
@@ -353,27 +376,10 @@ class _Run:
         )
 
 
-
-
 def _digests(played: Played) -> Written:
     """What the audit compares the folder with: the line and the replay as this run wrote."""
     line = digest(played.line.encode("utf-8") + b"\n")
     return line, None if played.replay is None else digest(played.replay)
-
-
-def _progress_bar(total: int, done: int, name: str, *, enabled: bool) -> Any:
-    from tqdm import tqdm
-
-    return tqdm(
-        total=total,
-        initial=done,
-        desc=name,
-        unit="game",
-        disable=not enabled,
-        file=sys.stderr,
-        dynamic_ncols=True,
-        smoothing=0.05,
-    )
 
 
 @contextlib.contextmanager

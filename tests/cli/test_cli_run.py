@@ -179,10 +179,14 @@ def test_quickstart_runs_and_prints_the_standings(tmp_path: Path) -> None:
     assert result.stdout == (out / "standings.md").read_text()
     for bot in ("honest", "bluffer", "statistician", "random"):
         assert f"| {bot} " in result.stdout
-    assert result.stderr == (
-        f"arena: quickstart: 120 games; playing 120 on 2 workers into {out}\n"
-        f"arena: results in {out}/ (open report.html to see them)\n"
-    )
+    said = result.stderr.splitlines()
+    shown = [line for line in said if line.startswith("arena: progress: ")]
+    assert [line for line in said if line not in shown] == [
+        f"arena: quickstart: 120 games; playing 120 on 2 workers into {out}",
+        f"arena: results in {out}/ (open report.html to see them)",
+    ]
+    assert [line.split(" games")[0] for line in shown] == [  # tests/cli/test_progress.py
+        f"arena: progress: {12 * k} of 120" for k in range(1, 11)]  # has the rest of them
 
 
 def test_run_quiet_prints_only_the_standings_and_refuses_a_second_run(tmp_path: Path) -> None:

@@ -247,29 +247,36 @@ def test_command_exits_0_for_better_with_the_full_report() -> None:
     status, out = run(DOUBTER, "random", "--trust", "--elo1", "60", "--workers", "1")
     assert status == 0
     lines = dict(line.split(None, 1) for line in out.splitlines())
-    assert lines["verdict"] == "better"
+    assert lines["verdict"].startswith(
+        f"better: {DOUBTER} is better than random: 95% confident it is stronger (estimate +")
+    assert lines["verdict"].endswith(f" normalized Elo); {lines['games'].split()[0]} games")
     assert lines["better?"].endswith(": better")
-    assert {"candidate", "baseline", "rules", "games", "pairs", "score", "elo", "LOS",
+    assert lines["nElo"].split()[0].startswith("+")  # normalized Elo first, logistic after
+    assert "normalized Elo, the tests' unit (logistic Elo +" in lines["nElo"]
+    assert {"candidate", "baseline", "rules", "games", "pairs", "score", "nElo", "LOS",
             "tests", "worse?"} <= set(lines)
 
 
 def test_command_exits_1_for_worse() -> None:
     status, out = run("random", DOUBTER, "--trust", "--elo1", "60", "--workers", "1", "--quiet")
     assert status == 1
-    assert out.startswith("worse: random vs ")
+    assert out.startswith(f"worse: random is worse than {DOUBTER}: 95% confident it is weaker ")
 
 
 def test_require_better_fails_on_same() -> None:
     args = ("random", "random", "--elo1", "60", "--workers", "1", "-q")
     assert run(*args)[0] == 0
     status, out = run(*args, "--require-better")
-    assert status == 1 and out.startswith("same:")
+    assert status == 1 and out.startswith(
+        "same: no difference found between random and random: 95% confident they are less "
+        "than 60 normalized Elo apart (estimate ")
 
 
 def test_command_exits_3_when_the_game_limit_comes_first() -> None:
     status, out = run(UNLUCKY, "random", "--trust", "--games", "20", "--workers", "1", "-q")
     assert status == 3
-    assert out.startswith("inconclusive:") and "after 20 games" in out
+    assert out.startswith("inconclusive: undecided at the game limit: after 20 games neither "
+                          f"test could tell whether {UNLUCKY} is better or worse than random")
 
 
 @pytest.mark.parametrize("args, message", [
@@ -300,7 +307,7 @@ def test_json_summary_keys() -> None:
     assert status == data["exit_status"] == 0
     assert set(data) == {
         "candidate", "baseline", "rules", "options", "seats", "field", "seed", "games",
-        "groups", "max_games", "score", "elo", "los", "bounds", "better", "worse",
+        "groups", "max_games", "score", "elo", "nelo", "los", "bounds", "better", "worse",
         "faults", "verdict", "exit_status", "pentanomial",
     }
     assert data["verdict"] == "better" and data["better"]["verdict"] == "H1"

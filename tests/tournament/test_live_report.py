@@ -1,0 +1,179 @@
+"""A long run refreshes its tables and report.html while it plays (marked in progress), every
+pack the page links there before it; the end of the run writes what a run without refreshes
+writes; a refresh that fails is a note; an interrupted run with a live page resumes."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_support import invoke_cli as _invoke
+from cli_support import write_config as _write
+
+from arena.cli import run as run_cli
+from arena.report.html import build_report
+from arena.report.viewer import pack_name
+from arena.tournament import results
+from arena.tournament.load import load_tournament
+from arena.tournament.progress import Tally
+from arena.tournament.run import Interrupted, run_tournament
+
+SMALL = """
+    name: small
+    rules: dice
+    entrants:
+      - random
+      - honest
+      - bot: random
+        alias: other
+    format:
+      type: round-robin
+      seats: 2
+      games: 1
+    seed: 5
+"""
+GAMES_DATA = re.compile(r'<script type="application/json" id="games-data">(.*?)</script>',
+                        re.DOTALL)
+
+
+def _final(folder: Path, count: int) -> None:
+    build_report(folder, workers=count)
+
+
+def _files(folder: Path) -> tuple[list[str], dict[str, bytes]]:
+    """The names of every file a run and its report leave, and the bytes of those that hold
+    no seconds (replays and packs keep each decision's) or paths (config.yaml)."""
+    names = sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file())
+    same = ("games.jsonl", *results.DERIVED, *results.PAGES)
+    return names, {name: (folder / name).read_bytes() for name in same}
+
+
+class Spy:
+    """The CLI's live rebuild, then a look at the folder as a reader would see it."""
+
+    def __init__(self) -> None:
+        self.rebuild = run_cli._live_report(60.0)
+        self.seen: list[tuple[int, str, str]] = []
+
+    def __call__(self, folder: Path, tally: Tally) -> None:
+        self.rebuild(folder, tally)
+        page = (folder / "report.html").read_text()
+        games = json.loads(GAMES_DATA.search(page).group(1))["games"]  # type: ignore[union-attr]
+        for row in games:  # every pack the page links is there already
+            assert row[-1] < 0 or (folder / results.REPLAYS / pack_name(row[-1])).is_file()
+        assert len(games) == tally.done
+        standings = (folder / "standings.csv").read_text()
+        self.seen.append((tally.done, page, standings))
+
+
+def test_a_run_refreshes_its_report_while_it_plays(tmp_path: Path) -> None:
+    cfg = load_tournament(_write(tmp_path, SMALL))
+    spy = Spy()
+    run_tournament(cfg, tmp_path / "live", workers=1, during=spy, refresh=0.0, after=_final)
+    assert [done for done, _, _ in spy.seen] == [1, 2, 3, 4, 5, 6]  # every game at 0 s
+    done, page, standings = spy.seen[2]
+    assert "<title>(in progress) small · arena report</title>" in page
+    assert '<meta http-equiv="refresh" content="60">' in page
+    banner = re.search(r'<p class="live"[^>]*>(.*?)</p>', page)
+    assert banner is not None and banner.group(1).startswith(
+        "Tournament in progress: 3 of 6 games played (50%), as of ")
+    assert banner.group(1).endswith(
+        "This page is remade every 1 minute and reloads itself; the final report replaces "
+        "it when the run ends.")
+    rows = standings.splitlines()[1:]
+    assert sum(int(row.split(",")[2]) for row in rows) == 2 * done  # two seats a game
+    final = (tmp_path / "live" / "report.html").read_text()
+    assert "in progress" not in final and 'class="live"' not in final
+    run_tournament(cfg, tmp_path / "plain", workers=1, after=_final)
+    assert _files(tmp_path / "live") == _files(tmp_path / "plain")  # the same bytes
+
+
+def test_a_failed_refresh_is_a_note_and_the_run_goes_on(tmp_path: Path) -> None:
+    cfg = load_tournament(_write(tmp_path, SMALL))
+    notes: list[str] = []
+
+    def broken(folder: Path, tally: Tally) -> None:
+        raise OSError("disk full")
+
+    report = run_tournament(cfg, tmp_path / "out", workers=1, info=notes.append,
+                            during=broken, refresh=0.0)
+    assert report.played == 6
+    said = [n for n in notes if "refreshed" in n]
+    note = ("note: the report was not refreshed mid-run (OSError: disk full); the final one "
+            "is written at the end")
+    assert said == [note] * 6
+
+
+def test_a_run_stopped_at_a_refresh_resumes_to_the_same_files(tmp_path: Path) -> None:
+    cfg = load_tournament(_write(tmp_path, SMALL))
+    spy = Spy()
+
+    def stops(folder: Path, tally: Tally) -> None:
+        spy(folder, tally)
+        if tally.done == 3:
+            raise KeyboardInterrupt  # Ctrl-C while the page is rebuilt
+
+    with pytest.raises(Interrupted):
+        run_tournament(cfg, tmp_path / "out", workers=1, during=stops, refresh=0.0)
+    assert "Tournament in progress: 3 of 6" in (tmp_path / "out" / "report.html").read_text()
+    run_tournament(cfg, tmp_path / "out", workers=1, resume=True, after=_final)
+    run_tournament(cfg, tmp_path / "plain", workers=1, after=_final)
+    assert _files(tmp_path / "out") == _files(tmp_path / "plain")
+
+
+def test_refresh_minutes_reach_the_run_and_0_turns_it_off(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    asked: list[Any] = []
+    real = run_cli._live_report
+
+    def spy(every: float) -> Any:
+        asked.append(every)
+        return real(every)
+
+    monkeypatch.setattr(run_cli, "_live_report", spy)
+    config = _write(tmp_path, SMALL)
+    assert _invoke("run", config, "--out", tmp_path / "a", "-q", "--refresh", "0").exit_code == 0
+    assert asked == []
+    assert _invoke("run", config, "--out", tmp_path / "b", "-q").exit_code == 0
+    assert asked == [300.0]  # five minutes by default
+    assert _invoke("run", config, "--out", tmp_path / "c", "-q", "--refresh", "0.5").exit_code == 0
+    assert asked == [300.0, 30.0]
+
+
+def test_a_reader_never_sees_half_a_page_and_kill_9_resumes(tmp_path: Path) -> None:
+    """A real run refreshing every 0.12 s: every read of report.html is a whole page; killed
+    with -9 mid-run, it resumes to the files of a run never killed."""
+    config = _write(tmp_path, SMALL.replace("games: 1", "games: 40"))  # 240 games
+    out = tmp_path / "killed"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "arena", "run", str(config), "--out", str(out), "--workers",
+         "1", "--quiet", "--refresh", "0.002"],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    page, pages, deadline = out / "report.html", [], time.monotonic() + 60
+    while len(pages) < 3 and time.monotonic() < deadline:
+        assert process.poll() is None, process.stderr.read() if process.stderr else ""
+        with contextlib.suppress(FileNotFoundError):
+            text = page.read_text()
+            assert text.endswith("</html>\n")  # whole, never half written
+            if not pages or pages[-1] != text:
+                pages.append(text)
+        time.sleep(0.01)
+    process.kill()
+    process.wait()
+    assert len(pages) == 3 and all("Tournament in progress: " in p for p in pages)
+    done = (out / results.GAMES).read_bytes().count(b"\n")
+    assert done < 240, "the run must be cut in the middle"
+    resumed = _invoke("run", config, "--out", out, "--workers", "1", "--resume", "-q")
+    assert resumed.exit_code == 0, resumed.stderr
+    clean = _invoke("run", config, "--out", tmp_path / "clean", "--workers", "1", "-q")
+    assert clean.exit_code == 0
+    assert _files(out) == _files(tmp_path / "clean")
+    assert "in progress" not in page.read_text()
