@@ -24,7 +24,10 @@ __all__ = ["LINE_SECONDS", "LINE_SHARE", "Bar", "Lines", "Meter", "eta", "meter"
 LINE_SHARE = 0.1
 """A progress line at least every tenth of the work..."""
 LINE_SECONDS = 60.0
-"""...and at least every minute, whichever comes first."""
+"""...and at least every minute, whichever comes first..."""
+LINE_GAP = 5.0
+"""...but a tenth's line waits until 5 s after the last line: a run of a few seconds says
+its end, not ten lines (a log is read by people)."""
 
 clock: Callable[[], float] = time.monotonic
 
@@ -94,12 +97,15 @@ class Lines:
 
     def __init__(self, what: str, unit: str, share: float = LINE_SHARE,
                  seconds: float = LINE_SECONDS,
-                 line: Callable[[int, int, str], str] | None = None) -> None:
+                 line: Callable[[int, int, str], str] | None = None,
+                 gap: float | None = None) -> None:
         self.what, self.unit, self.share, self.seconds = what, unit, share, seconds
+        self.gap = LINE_GAP if gap is None else gap
         self.line = line
         self.start: tuple[float, int] | None = None
         self.next_count = 0
         self.next_time = 0.0
+        self.quiet_until = 0.0
         self.last = -1
 
     def show(self, done: int, total: int, postfix: str = "") -> None:
@@ -109,8 +115,9 @@ class Lines:
             self._plan(now, done, total)
             return
         finished = done >= total
+        counted = done >= self.next_count and now >= self.quiet_until
         if (finished and self.last >= total) or not (
-                finished or done >= self.next_count or now >= self.next_time):
+                finished or counted or now >= self.next_time):
             return  # not due, or the end already said
         self.last = done
         text = self.line(done, total, postfix) if self.line else self._words(now, done, total,
@@ -122,6 +129,7 @@ class Lines:
         step = max(1, math.ceil(total * self.share))
         self.next_count = (done // step + 1) * step
         self.next_time = now + self.seconds
+        self.quiet_until = now + self.gap
 
     def _words(self, now: float, done: int, total: int, postfix: str) -> str:
         assert self.start is not None

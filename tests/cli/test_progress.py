@@ -49,9 +49,10 @@ FAULTY = """
 
 @pytest.fixture
 def ticking(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A clock that moves one second each time it is read."""
+    """A clock that moves one second each time it is read, with no gap between lines."""
     ticks = itertools.count()
     monkeypatch.setattr(progress, "clock", lambda: float(next(ticks)))
+    monkeypatch.setattr(progress, "LINE_GAP", 0.0)
 
 
 def _expected_lines(folder: Path, every: int) -> list[str]:
@@ -107,13 +108,28 @@ def test_lines_come_every_minute_when_a_tenth_takes_longer(monkeypatch: pytest.M
     monkeypatch.setattr(progress, "clock", lambda: now[0])
     lines = progress.Lines("progress", "game")
     lines.show(0, 1000)
-    for done, at in ((1, 30.0), (2, 59.0), (3, 61.0), (4, 100.0), (5, 121.5), (100, 122.0)):
+    for done, at in ((1, 30.0), (2, 59.0), (3, 61.0), (4, 100.0), (5, 121.5), (100, 126.0), (100, 127.0)):
         now[0] = at
         lines.show(done, 1000, "no faults")
     assert capsys.readouterr().err.splitlines() == [
         "arena: progress: 3 of 1,000 games (0.3%), 0.049 games/s, ETA 5:37:52, no faults",
         "arena: progress: 5 of 1,000 games (0.5%), 0.041 games/s, ETA 6:42:58, no faults",
-        "arena: progress: 100 of 1,000 games (10%), 0.820 games/s, ETA 0:18:18, no faults",
+        "arena: progress: 100 of 1,000 games (10%), 0.787 games/s, ETA 0:19:03, no faults",
+    ]
+
+
+def test_a_short_run_says_its_end_not_every_tenth(monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    now = [0.0]
+    monkeypatch.setattr(progress, "clock", lambda: now[0])
+    lines = progress.Lines("progress", "game")
+    lines.show(0, 100)
+    for done in range(1, 101):  # 100 games in 7.5 s: tenths due at 10, 20, ... 100
+        now[0] = done * 0.075
+        lines.show(done, 100)
+    assert capsys.readouterr().err.splitlines() == [
+        "arena: progress: 67 of 100 games (67%), 13.3 games/s, ETA 0:00:02",  # 5 s in
+        "arena: progress: 100 of 100 games (100%), 13.3 games/s, ETA 0:00:00",
     ]
 
 
