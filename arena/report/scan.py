@@ -8,7 +8,7 @@ every line as JSON is ten times slower; the expression follows the key order of
 arena.hosts.codec, and tests pin it against a full parse).
 
 This module must not play or re-apply games, must not turn the counts into statistics
-(arena.report.bluffing does) and writes nothing but replays/pack-*.js and replays/chances-*.js.
+(arena.report.bluffing does) and writes nothing but replays/pack-*.js and replays/chances/pack-*.js.
 """
 
 from __future__ import annotations
@@ -100,7 +100,9 @@ def _scan(
         scan.scanned += 1
     if write_packs:
         _write_pack(root / folder_files.REPLAYS / pack_name(pack), pack_script(packed))
-        _write_pack(root / folder_files.REPLAYS / chances_name(pack), chances_script(chances))
+        chances_path = root / folder_files.REPLAYS / chances_name(pack)
+        chances_path.parent.mkdir(exist_ok=True)
+        _write_pack(chances_path, chances_script(chances))
     return scan
 
 

@@ -10,7 +10,7 @@
                      it with a <script> tag from file:// (no fetch, no CORS) and unpacks it
                      with DecompressionStream. Packs, not one file a game: creating 20,000
                      small files costs more than the rest of the report on a busy disk
-    replays/chances-<n>.js
+    replays/chances/pack-<n>.js
                      the same games' ids in order, on `ARENA_PACK_IDS` (the next and previous
                      game), and each one's chances (arena.report.chances) on `ARENA_CHANCES`:
                      beside the pack, not in it, so the pack stays each replay's own bytes
@@ -67,9 +67,13 @@ def pack_script(games: Sequence[tuple[str, bytes]]) -> bytes:
     return b"".join(lines)
 
 
+CHANCES_FOLDER = "chances"
+"""The folder, under replays/, of the packs' chances."""
+
+
 def chances_name(pack: int) -> str:
-    """The file name of a pack's chances and game ids, under replays/."""
-    return f"chances-{pack:05d}.js"
+    """The path of a pack's chances and game ids, under replays/."""
+    return f"{CHANCES_FOLDER}/{pack_name(pack)}"
 
 
 def chances_script(games: Sequence[tuple[str, bytes]]) -> bytes:
