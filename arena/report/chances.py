@@ -51,6 +51,11 @@ RESPONSES = frozenset({"challenge", "look", "accept"})
 """The actions that answer a claim; a blind pass is a claim of its own."""
 _CHANCE = b'{"type":"chance"'
 """How a replay's line of random outcomes starts (arena.replay writes keys in this order)."""
+HONESTY_ONLY = frozenset({"claim", "challenge", "look", "point", "out", "over", "choose"})
+"""Events a dice or dice-cards memory takes only into the claims' evidence and honesty (or
+not at all): the chances here leave those out, so they are not fed."""
+CENTRAL_NEEDS = frozenset({"central", "pass", "challenge"})
+"""The public events a cards memory takes in (besides the central cards a seat is shown)."""
 PRECISION = 1000
 """Chances are carried in thousandths (the viewer shows them as 37.4%)."""
 
@@ -144,6 +149,10 @@ def _event(table: _Table, data: Mapping[str, Any], decision: int) -> Chance | No
         found = Chance(decision, seat, _holds(table, seat, claim), True,
                        _value(table, table.hand) < claim)
         table.claim = claim
+    if table.rules == "cards" and kind not in CENTRAL_NEEDS and "central" not in data:
+        return found  # chips and acceptances: nothing a cards memory takes in
+    if table.rules != "cards" and kind in HONESTY_ONLY:
+        return found  # what a dice seat makes of claims only feeds its honesty model
     event = _as_event(data, table.space)
     for memory in table.memories:
         if to is None or to == memory.seat:
@@ -153,13 +162,15 @@ def _event(table: _Table, data: Mapping[str, Any], decision: int) -> Chance | No
 
 def _value(table: _Table, hand: Sequence[str]) -> int:
     """The claim index of a true hand, by the rules' own valuation (as the referee judges)."""
-    return _hand_value(table.space, tuple(sorted(hand)))
+    space = table.space
+    return _hand_value(space.kind, space.straight_over_full, tuple(sorted(hand)))
 
 
 @lru_cache(maxsize=8192)
-def _hand_value(space: hands.ClaimSpace, hand: tuple[str, ...]) -> int:
-    sof = space.straight_over_full
-    if space.kind == hands.DICE:
+def _hand_value(kind: str, sof: bool, hand: tuple[str, ...]) -> int:
+    """(Keyed by the space's kind and order: hashing a claim space hashes all its claims.)"""
+    space = hands.claim_space(kind, sof)
+    if kind == hands.DICE:
         value = hands.dice_value([hands.rank_of(t) for t in hand], sof)
     else:
         value = hands.cards_value([hands.card_id(t) for t in hand], sof)

@@ -732,7 +732,7 @@
   // The chance over the game (x: step), like an advantage chart: a claim's dot filled, a
   // response's hollow; the turning point (arena.report.chances.turning_point) marked in red.
   const SVG = "http://www.w3.org/2000/svg";
-  const CHART = { width: 340, height: 84, left: 26, right: 6, top: 6, bottom: 8 };
+  const CHART = { width: 340, height: 110, left: 26, right: 6, top: 6, bottom: 8 };
 
   function svg(tag, attributes) {
     const node = document.createElementNS(SVG, tag);
