@@ -273,13 +273,18 @@ def _challenges(lines: Sequence[Mapping[str, Any]]) -> Iterator[tuple[int, int, 
 
 
 def viewer_data(lines: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """What the viewer shows of one game: per decision [decision, chance in thousandths,
-    1 for a claim (0 for a response), 1 for a bluff (0 not, -1 a response)], and the turning
-    point's decision (or null)."""
+    """What the viewer shows of one game, small: "d" lists two numbers a chance, the decision
+    (as the step from the one before, the first from -1) and 3 x the chance in thousandths
+    plus 0 for a response, 1 for a claim, 2 for a bluff; "t" is the turning point's
+    decision (or null)."""
     chances = game_chances(lines)
-    rows = [[c.decision, round(c.chance * PRECISION), int(c.claim),
-             -1 if c.bluff is None else int(c.bluff)] for c in chances]  # fmt: skip
-    return {"d": rows, "t": turning_point(chances, lines)}
+    flat: list[int] = []
+    last = -1
+    for c in chances:
+        kind = 0 if not c.claim else 2 if c.bluff else 1
+        flat += [c.decision - last, round(c.chance * PRECISION) * 3 + kind]
+        last = c.decision
+    return {"d": flat, "t": turning_point(chances, lines)}
 
 
 def viewer_json(text: bytes) -> bytes:

@@ -195,16 +195,20 @@
 
   // --- steps: one per decision, plus one per new round or central hand --------------------
 
-  // chances: the report's {d: [[decision, thousandths, claim?, bluff?], ...], t: decision}
-  // (arena.report.chances), decisions counted over the replay's action lines.
+  // chances: the report's {d: [step from the last decision, 3 x thousandths + kind, ...],
+  // t: decision} (arena.report.chances.viewer_data; kind 0 a response, 1 a claim, 2 a
+  // bluff), decisions counted over the replay's action lines.
   function prepare(lines, seedText, chances) {
     const header = lines[0];
     header.seedText = seedText;
     const result = lines[lines.length - 1];
     const steps = [{ seat: null, entry: null, events: [], chance: null }];
     const byDecision = new Map();
-    for (const [decision, thousandths, claim, bluff] of (chances && chances.d) || []) {
-      byDecision.set(decision, { thousandths: thousandths, claim: claim === 1, bluff: bluff === 1 });
+    const flat = (chances && chances.d) || [];
+    for (let i = 0, at = -1; i + 1 < flat.length; i += 2) {
+      at += flat[i];
+      const kind = flat[i + 1] % 3;
+      byDecision.set(at, { thousandths: (flat[i + 1] - kind) / 3, claim: kind > 0, bluff: kind === 2 });
     }
     const faults = [];
     let turning = null;
