@@ -552,7 +552,7 @@
     (list || unknown()).forEach((token, i) => {
       const node = tokenNode(token, faceUp ? Boolean(faceUp[i]) : false, isDice);
       if (marked && marked.includes(i)) {
-        node.classList.add("changed");
+        node.className += " changed";
         node.dataset.changed = "true";
         node.title += isDice ? " (rerolled now)" : " (new here now)";
       }
@@ -762,8 +762,8 @@
       if (c) points.push([k, c]);
     });
     const figure = box.closest("figure");
-    figure.hidden = points.length === 0;
-    if (!points.length) return;
+    if (figure) figure.hidden = points.length === 0;
+    if (!points.length || !document.createElementNS) return; // (a page without SVG)
     const chart = svg("svg", {
       viewBox: "0 0 " + CHART.width + " " + CHART.height, class: "chart", role: "img",
       "aria-label": "Chance the claim holds at each step; click to go to a step",
@@ -958,11 +958,11 @@
     $("prev-game").addEventListener("click", () => openGame(neighbours.prev));
     $("next-game").addEventListener("click", () => openGame(neighbours.next));
     $("controls").hidden = false;
-    document.body.classList.add("playing-controls");
+    if (document.body) document.body.classList.add("playing-controls");
     document.addEventListener("keydown", onKey);
     // A new address (another game, Back and Forward between games, an edited address; the
     // viewer's own steps replace the address without this event): load it afresh.
-    window.addEventListener("hashchange", () => location.reload());
+    if (window.addEventListener) window.addEventListener("hashchange", () => location.reload());
     render();
   }
 
