@@ -1,5 +1,6 @@
 """The one pass over a tournament's replays: each replay is read once, its claim and challenge
-events counted, and (with the viewer) its bytes written into the viewer's data packs.
+events counted, and (with the viewer) its bytes and chances (arena.report.chances) written
+into the viewer's data packs.
 
 The pass may be split over worker processes (arena.executor) for big tournaments, a pack of
 games a task. The events come from one regular expression over the replay text (parsing
@@ -7,7 +8,7 @@ every line as JSON is ten times slower; the expression follows the key order of
 arena.hosts.codec, and tests pin it against a full parse).
 
 This module must not play or re-apply games, must not turn the counts into statistics
-(arena.report.bluffing does) and writes nothing but replays/pack-*.js.
+(arena.report.bluffing does) and writes nothing but replays/pack-*.js and replays/chances/pack-*.js.
 """
 
 from __future__ import annotations
@@ -23,8 +24,9 @@ from pathlib import Path
 
 from arena.executor.local import Job, ordered_map, pool_size
 from arena.report import viewer
+from arena.report.chances import viewer_json
 from arena.report.folder import GamesLog
-from arena.report.viewer import pack_name, pack_script
+from arena.report.viewer import chances_name, chances_script, pack_name, pack_script
 from arena.tournament import results as folder_files
 
 __all__ = [
@@ -82,18 +84,25 @@ def _scan(
     root = Path(folder)
     scan = _Scan()
     packed: list[tuple[str, bytes]] = []
+    chances: list[tuple[str, bytes]] = []
     for game_id, replay in games:
         try:
             raw = (root / replay).read_bytes()
-            names, found = scan_replay(zlib.decompress(raw, 31) if raw[:2] == b"\x1f\x8b" else raw)
+            text = zlib.decompress(raw, 31) if raw[:2] == b"\x1f\x8b" else raw
+            names, found = scan_replay(text)
         except (OSError, zlib.error, ValueError, KeyError, TypeError):
             scan.missing.append(game_id)  # gone or unreadable: `arena replay --verify` says why
             continue
         packed.append((game_id, raw))
+        if write_packs:
+            chances.append((game_id, viewer_json(text)))
         _tally_game(scan.tally, names, found)
         scan.scanned += 1
     if write_packs:
         _write_pack(root / folder_files.REPLAYS / pack_name(pack), pack_script(packed))
+        chances_path = root / folder_files.REPLAYS / chances_name(pack)
+        chances_path.parent.mkdir(exist_ok=True)
+        _write_pack(chances_path, chances_script(chances))
     return scan
 
 

@@ -10,6 +10,10 @@
                      it with a <script> tag from file:// (no fetch, no CORS) and unpacks it
                      with DecompressionStream. Packs, not one file a game: creating 20,000
                      small files costs more than the rest of the report on a busy disk
+    replays/chances/pack-<n>.js
+                     the same games' ids in order, on `ARENA_PACK_IDS` (the next and previous
+                     game), and each one's chances (arena.report.chances) on `ARENA_CHANCES`:
+                     beside the pack, not in it, so the pack stays each replay's own bytes
 
 Other modules read PACK from this module when they use it (`viewer.PACK`), so one setting
 holds for the packs written, the fault and bracket links and the list of games.
@@ -29,6 +33,8 @@ from arena.rules.base import Description
 
 __all__ = [
     "PACK",
+    "chances_name",
+    "chances_script",
     "pack_name",
     "pack_script",
     "rules_script",
@@ -36,6 +42,10 @@ __all__ = [
 ]
 
 REPLAY_GLOBAL = "ARENA_REPLAY"
+CHANCES_GLOBAL = "ARENA_CHANCES"
+"""The global on which a chances script sets each game's chances (by game id)."""
+IDS_GLOBAL = "ARENA_PACK_IDS"
+"""The global on which a chances script sets its pack's game ids, in games.jsonl order."""
 RULES_GLOBAL = "ARENA_RULES"
 """The global on which RULES_SCRIPT, beside viewer.html, sets the rule set's description."""
 PACK = 100
@@ -54,6 +64,26 @@ def pack_script(games: Sequence[tuple[str, bytes]]) -> bytes:
         key = json.dumps(game_id).encode()
         lines.append(b"window.%s[%s]=\"%s\";\n" % (REPLAY_GLOBAL.encode(), key,
                                                     base64.b64encode(raw)))  # fmt: skip
+    return b"".join(lines)
+
+
+CHANCES_FOLDER = "chances"
+"""The folder, under replays/, of the packs' chances."""
+
+
+def chances_name(pack: int) -> str:
+    """The path of a pack's chances and game ids, under replays/."""
+    return f"{CHANCES_FOLDER}/{pack_name(pack)}"
+
+
+def chances_script(games: Sequence[tuple[str, bytes]]) -> bytes:
+    """A pack's game ids in order, and each game's chances (compact JSON, no `</`)."""
+    ids = json.dumps([game_id for game_id, _ in games], separators=(",", ":")).encode()
+    lines = [f"window.{CHANCES_GLOBAL}=window.{CHANCES_GLOBAL}||{{}};\n".encode(),
+             b"window.%s=%s;\n" % (IDS_GLOBAL.encode(), ids)]  # fmt: skip
+    for game_id, chances in games:
+        key = json.dumps(game_id).encode()
+        lines.append(b"window.%s[%s]=%s;\n" % (CHANCES_GLOBAL.encode(), key, chances))
     return b"".join(lines)
 
 

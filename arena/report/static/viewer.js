@@ -1,6 +1,8 @@
 // arena replay viewer: steps through one game, from everyone's view or from one seat's.
-// The game's data comes from replays/<id>.js (the replay file's gzip bytes in base64, set on
-// window.ARENA_REPLAY), so the page works from file:// with no fetch. No framework.
+// The game's data comes from replays/pack-<n>.js (each replay file's gzip bytes in base64, set
+// on window.ARENA_REPLAY) and replays/chances/pack-<n>.js (the pack's game ids, and each
+// game's chances that a claim holds, computed by the report: arena.report.chances), so the
+// page works from file:// with no fetch. No framework.
 (function () {
   "use strict";
 
@@ -35,6 +37,10 @@
   let timer = null;
   let pack = "0";
   let gameId = "";
+  let back = null; // the report's address to go back to (&back=), or null
+  let speed = 1;
+  let neighbours = { prev: null, next: null }; // {id, pack} of the games beside this one
+  const SPEEDS = ["0.5", "1", "2", "4"];
 
   // --- loading ---------------------------------------------------------------------------
 
@@ -42,7 +48,8 @@
     const hash = new URLSearchParams(location.hash.replace(/^#/, ""));
     return {
       id: hash.get("game"), pack: hash.get("pack"), view: hash.get("view"),
-      step: hash.get("step"),
+      step: hash.get("step"), fault: hash.get("fault"), back: hash.get("back"),
+      speed: hash.get("speed"),
     };
   }
 
@@ -80,7 +87,9 @@
       fail("No game chosen. Open a game from the report (report.html).");
       return;
     }
-    const file = "replays/pack-" + wanted.pack.padStart(5, "0") + ".js";
+    back = wanted.back;
+    if (back !== null) $("back").href = "report.html#" + back;
+    const file = packFile(wanted.pack);
     try {
       await loadScript("viewer-rules.js");
     } catch (error) {
@@ -101,6 +110,7 @@
     }
     pack = wanted.pack;
     gameId = wanted.id;
+    const ids = await packIds(pack);
     let lines;
     let seed;
     try {
@@ -118,24 +128,104 @@
         "here (viewer-rules.js). Build the report again with `arena report RESULTS_DIR`.");
       return;
     }
-    game = prepare(lines, seed);
+    game = prepare(lines, seed, (window.ARENA_CHANCES || {})[wanted.id] || null);
     const seat = wanted.view === null || wanted.view === "all" ? null : Number(wanted.view);
     view = seat !== null && seat >= 0 && seat < game.header.entrants.length ? seat : null;
     step = Math.min(Math.max(0, Number(wanted.step) || 0), game.steps.length - 1);
+    const fault = wanted.fault === null ? NaN : Number(wanted.fault);
+    if (Number.isInteger(fault) && fault >= 0 && fault < game.faults.length) {
+      step = game.faults[fault];
+    }
+    if (SPEEDS.includes(wanted.speed)) speed = Number(wanted.speed);
     start();
+    findNeighbours(ids);
+  }
+
+  function packFile(number) {
+    return "replays/pack-" + String(number).padStart(5, "0") + ".js";
+  }
+
+  // The game ids of a pack, in games.jsonl order, from its chances file (written by the
+  // report beside the pack); a report without it: the pack's own order.
+  async function packIds(number) {
+    try {
+      await loadScript("replays/chances/pack-" + String(number).padStart(5, "0") + ".js");
+      return window.ARENA_PACK_IDS || [];
+    } catch (error) {
+      return String(number) === pack ? Object.keys(window.ARENA_REPLAY || {}) : [];
+    }
+  }
+
+  // The previous and next games of games.jsonl, across packs: a pack's edge looks at the
+  // pack before or after (its ids only: a few KB).
+  async function findNeighbours(ids) {
+    const here = ids.indexOf(gameId);
+    if (here < 0) return;
+    const number = Number(pack);
+    if (here > 0) neighbours.prev = { id: ids[here - 1], pack: pack };
+    if (here < ids.length - 1) neighbours.next = { id: ids[here + 1], pack: pack };
+    if (here === 0 && number > 0) {
+      const before = await packIds(number - 1);
+      if (before.length) neighbours.prev = { id: before[before.length - 1], pack: String(number - 1) };
+    }
+    if (here === ids.length - 1) {
+      const after = await packIds(number + 1);
+      if (after.length) neighbours.next = { id: after[0], pack: String(number + 1) };
+    }
+    drawGames();
+  }
+
+  function drawGames() {
+    $("prev-game").disabled = neighbours.prev === null;
+    $("next-game").disabled = neighbours.next === null;
+    for (const [key, label] of [["prev", "Previous"], ["next", "Next"]]) {
+      const to = neighbours[key];
+      $(key + "-game").title = label + " game in the games list (" + label[0] + ")" +
+        (to ? ": " + to.id : ": none");
+    }
+  }
+
+  function openGame(to) {
+    if (!to) return;
+    const keep = (view === null ? "" : "&view=" + view) +
+      (back === null ? "" : "&back=" + encodeURIComponent(back)) +
+      (speed === 1 ? "" : "&speed=" + speed);
+    location.hash = "#game=" + encodeURIComponent(to.id) + "&pack=" + to.pack + keep;
   }
 
   // --- steps: one per decision, plus one per new round or central hand --------------------
 
-  function prepare(lines, seedText) {
+  // chances: the report's {d: [step from the last decision, 3 x thousandths + kind, ...],
+  // t: decision} (arena.report.chances.viewer_data; kind 0 a response, 1 a claim, 2 a
+  // bluff), decisions counted over the replay's action lines.
+  function prepare(lines, seedText, chances) {
     const header = lines[0];
     header.seedText = seedText;
     const result = lines[lines.length - 1];
-    const steps = [{ seat: null, entry: null, events: [] }];
+    const steps = [{ seat: null, entry: null, events: [], chance: null }];
+    const byDecision = new Map();
+    const flat = (chances && chances.d) || [];
+    for (let i = 0, at = -1; i + 1 < flat.length; i += 2) {
+      at += flat[i];
+      const kind = flat[i + 1] % 3;
+      byDecision.set(at, { thousandths: (flat[i + 1] - kind) / 3, claim: kind > 0, bluff: kind === 2 });
+    }
+    const faults = [];
+    let turning = null;
+    let decision = -1;
     for (const entry of lines.slice(1, -1)) {
       let current = steps[steps.length - 1];
       if (entry.type === "action" || entry.type === "fault") {
-        steps.push({ seat: entry.seat, entry: entry, events: [] });
+        const made = { seat: entry.seat, entry: entry, events: [], chance: null };
+        if (entry.type === "action") {
+          decision += 1;
+          const found = byDecision.get(decision);
+          if (found) made.chance = Object.assign({ seat: entry.seat, decision: decision }, found);
+          if (chances && chances.t === decision) turning = steps.length;
+        } else {
+          faults.push(steps.length);
+        }
+        steps.push(made);
         if (entry.type === "fault") {
           steps[steps.length - 1].events.push({
             kind: "fault", seat: entry.seat, fault: entry.kind, message: entry.message,
@@ -143,13 +233,13 @@
         }
       } else if (entry.type === "event") {
         if (NEW_STEP_EVENTS.has(entry.event.kind) && current.entry !== null) {
-          current = { seat: null, entry: null, events: [] };
+          current = { seat: null, entry: null, events: [], chance: null };
           steps.push(current);
         }
         current.events.push(entry.event);
       }
     }
-    return { header: header, result: result, steps: steps };
+    return { header: header, result: result, steps: steps, faults: faults, turning: turning };
   }
 
   // --- the table as one view saw it ------------------------------------------------------
@@ -173,6 +263,8 @@
       notes: new Array(n).fill(""),
       faulted: new Array(n).fill(false),
       hands: new Array(n).fill(null),
+      marked: [], // positions of the cup or central hand changed at this step (rerolled...)
+      handMarked: new Array(n).fill(null), // ... of a seat's own cards (cards: swapped)
       round: 0,
       thrower: null,
       holder: null,
@@ -209,6 +301,7 @@
       case "roll": case "draw": case "deal":
         if (cardsGame) state.hands[e.seat] = e.hand;
         else state.cup = e.hand.slice();
+        if (e.positions) state.marked = e.positions.slice();
         break;
       case "see":
         if (e.central) state.central = e.central.slice();
@@ -271,6 +364,8 @@
         state.notes[e.seat] = "accepted";
         break;
       case "hand":
+        state.marked = changed(state.central, e.central);
+        state.handMarked[e.seat] = changed(state.hands[e.seat], e.hand);
         state.hands[e.seat] = e.hand;
         state.central = e.central.slice();
         break;
@@ -292,6 +387,12 @@
     }
   }
 
+  // The positions where a seen hand changed (a swap), when both before and after are known.
+  function changed(before, after) {
+    if (!before || before.some((t) => t === null)) return [];
+    return after.map((t, i) => (t !== before[i] ? i : -1)).filter((i) => i >= 0);
+  }
+
   function cardsGameWord(state, dice, cards) {
     return state.desc.hand === "dice" ? dice : cards;
   }
@@ -309,6 +410,8 @@
   function stateAt(index) {
     const state = fresh(game.header);
     for (let k = 0; k <= index; k++) {
+      state.marked = [];
+      state.handMarked.fill(null);
       for (const event of game.steps[k].events) {
         if (visible(event)) apply(state, event);
       }
@@ -443,10 +546,17 @@
     return card;
   }
 
-  function tokenRow(list, faceUp, isDice, className) {
+  // marked: positions changed at this step (rerolled, exchanged or swapped), drawn so.
+  function tokenRow(list, faceUp, isDice, className, marked) {
     const row = el("div", "tokens " + (className || ""));
     (list || unknown()).forEach((token, i) => {
-      row.appendChild(tokenNode(token, faceUp ? Boolean(faceUp[i]) : false, isDice));
+      const node = tokenNode(token, faceUp ? Boolean(faceUp[i]) : false, isDice);
+      if (marked && marked.includes(i)) {
+        node.className += " changed";
+        node.dataset.changed = "true";
+        node.title += isDice ? " (rerolled now)" : " (new here now)";
+      }
+      row.appendChild(node);
     });
     return row;
   }
@@ -483,7 +593,7 @@
     box.appendChild(el("div", "seat-name", entrant.name));
     box.appendChild(scoreNode(state, seat));
     if (state.desc.central) {
-      box.appendChild(tokenRow(state.hands[seat], null, false, "small"));
+      box.appendChild(tokenRow(state.hands[seat], null, false, "small", state.handMarked[seat]));
     }
     const note = el("div", "seat-note" + (state.faulted[seat] ? " fault" : ""), state.notes[seat]);
     box.appendChild(note);
@@ -519,14 +629,14 @@
     let row;
     if (state.desc.central) {
       $("hand-label").textContent = "Central hand";
-      row = tokenRow(state.central, state.faceUp, false, "big");
+      row = tokenRow(state.central, state.faceUp, false, "big", state.marked);
       $("hand-note").textContent = [
         state.holder !== null ? "with " + who(state.holder) : "",
         state.pile !== null ? state.pile + " cards to draw" : "",
       ].filter(Boolean).join(" · ");
     } else {
       $("hand-label").textContent = isDice ? "The cup" : "The hand";
-      row = tokenRow(state.cup, null, isDice, "big");
+      row = tokenRow(state.cup, null, isDice, "big", state.marked);
       const hidden = !state.cup || state.cup.some((t) => t === null);
       $("hand-note").textContent = [
         state.holder !== null ? "with " + who(state.holder) : "",
@@ -579,14 +689,141 @@
     box.appendChild(list);
   }
 
+  // --- the chances (computed by the report; the viewer only shows them) -----------------
+
+  // A decision's chance, if this view may know it: everyone's view, or the deciding seat's.
+  function shownChance(s) {
+    const c = s.chance;
+    if (!c || (view !== null && view !== c.seat)) return null;
+    return c;
+  }
+
+  // A bluff is shown where the view knows the hand: everyone's, or a claimant who saw it.
+  function shownBluff(c) {
+    return c.claim && c.bluff && (view === null || c.thousandths === 0);
+  }
+
+  function percent(thousandths) {
+    return (thousandths / 10).toFixed(1) + "%";
+  }
+
+  function chanceNode(c) {
+    const node = el("span", "chance" + (c.claim ? " of-claim" : " of-response"),
+      "chance " + percent(c.thousandths));
+    node.dataset.chance = String(c.thousandths);
+    node.title = (c.claim ? "the chance its claim holds, by what seat " + c.seat + " knew"
+      : "the chance the claim it answers holds, by what seat " + c.seat + " knew");
+    return node;
+  }
+
+  function bluffNode() {
+    const node = el("span", "bluff", "bluff");
+    node.title = "the claimant's hand did not hold this claim";
+    return node;
+  }
+
+  function drawOdds() {
+    const box = $("odds");
+    box.textContent = "";
+    const c = shownChance(game.steps[step]);
+    if (!c) return;
+    box.appendChild(chanceNode(c));
+    box.appendChild(document.createTextNode(c.claim ? " by what seat " + c.seat + " knew"
+      : " by what seat " + c.seat + " knew, answering"));
+    if (shownBluff(c)) box.appendChild(bluffNode());
+  }
+
+  // The chance over the game (x: step), like an advantage chart: a claim's dot filled, a
+  // response's hollow; the turning point (arena.report.chances.turning_point) marked in red.
+  const SVG = "http://www.w3.org/2000/svg";
+  const CHART = { width: 340, height: 110, left: 26, right: 6, top: 6, bottom: 8 };
+
+  function svg(tag, attributes) {
+    const node = document.createElementNS(SVG, tag);
+    for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, String(value));
+    return node;
+  }
+
+  function chartX(k) {
+    const span = Math.max(1, game.steps.length - 1);
+    return CHART.left + (CHART.width - CHART.left - CHART.right) * k / span;
+  }
+
+  function chartY(thousandths) {
+    return CHART.top + (CHART.height - CHART.top - CHART.bottom) * (1 - thousandths / 1000);
+  }
+
+  function drawChart() {
+    const box = $("chart");
+    box.textContent = "";
+    const points = [];
+    game.steps.forEach((s, k) => {
+      const c = shownChance(s);
+      if (c) points.push([k, c]);
+    });
+    const figure = box.closest("figure");
+    if (figure) figure.hidden = points.length === 0;
+    if (!points.length || !document.createElementNS) return; // (a page without SVG)
+    const chart = svg("svg", {
+      viewBox: "0 0 " + CHART.width + " " + CHART.height, class: "chart", role: "img",
+      "aria-label": "Chance the claim holds at each step; click to go to a step",
+    });
+    chart.appendChild(svg("rect", { x: CHART.left, y: CHART.top, class: "plot",
+      width: CHART.width - CHART.left - CHART.right,
+      height: CHART.height - CHART.top - CHART.bottom }));
+    for (const [value, label] of [[1000, "100%"], [500, "50%"], [0, "0%"]]) {
+      chart.appendChild(svg("line", { x1: CHART.left, x2: CHART.width - CHART.right,
+        y1: chartY(value), y2: chartY(value), class: "grid" }));
+      const text = svg("text", { x: CHART.left - 3, y: chartY(value) + 3, class: "axis" });
+      text.textContent = label;
+      chart.appendChild(text);
+    }
+    chart.appendChild(svg("line", { x1: chartX(step), x2: chartX(step), y1: CHART.top,
+      y2: CHART.height - CHART.bottom, class: "now" }));
+    const turning = points.find(([k]) => k === game.turning);
+    if (turning) {
+      chart.appendChild(svg("line", { x1: chartX(turning[0]), x2: chartX(turning[0]),
+        y1: CHART.top, y2: CHART.height - CHART.bottom, class: "turning",
+        "data-step": turning[0] }));
+    }
+    chart.appendChild(svg("polyline", { class: "trace", points: points.map(([k, c]) =>
+      chartX(k).toFixed(1) + "," + chartY(c.thousandths).toFixed(1)).join(" ") }));
+    for (const [k, c] of points) {
+      const dot = svg("circle", { cx: chartX(k), cy: chartY(c.thousandths), r: 2.6,
+        class: (c.claim ? "claim" : "response") + (k === step ? " current" : "") +
+          (shownBluff(c) ? " bluffed" : ""), "data-step": k, "data-chance": c.thousandths });
+      const title = svg("title", {});
+      title.textContent = "step " + (k + 1) + ": " + percent(c.thousandths) +
+        (c.claim ? " (claim, seat " : " (response, seat ") + c.seat + ")";
+      dot.appendChild(title);
+      chart.appendChild(dot);
+    }
+    chart.addEventListener("click", (event) => {
+      const rect = chart.getBoundingClientRect();
+      const x = (event.clientX - rect.left) * CHART.width / rect.width;
+      const span = CHART.width - CHART.left - CHART.right;
+      go(Math.round((x - CHART.left) / span * Math.max(1, game.steps.length - 1)));
+    });
+    box.appendChild(chart);
+  }
+
   function drawLog() {
     const log = $("log");
     log.textContent = "";
     let current = null;
     game.steps.slice(0, step + 1).forEach((s, k) => {
+      const c = shownChance(s);
+      let first = true;
       for (const line of narrate(s.events, describe(game.header.rules.id))) {
         const item = el("li", (k === step ? "now " : "past ") + line.kind, line.text);
         item.dataset.step = String(k);
+        if (first && c) {
+          item.appendChild(chanceNode(c));
+          if (shownBluff(c)) item.appendChild(bluffNode());
+          if (k === game.turning) item.appendChild(el("span", "turning", "turning point"));
+        }
+        first = false;
+        item.addEventListener("click", () => go(k));
         log.appendChild(item);
         if (k === step && current === null) current = item;
       }
@@ -626,14 +863,18 @@
     drawCentre(state);
     drawVerdict(state);
     drawFinal(state);
+    drawOdds();
     drawLog();
+    drawChart();
     drawViews();
     $("slider").value = String(step);
     $("counter").textContent = "step " + (step + 1) + " / " + game.steps.length;
     $("first").disabled = $("prev").disabled = step === 0;
     $("next").disabled = $("last").disabled = step === game.steps.length - 1;
     const hash = "#game=" + encodeURIComponent(gameId) + "&pack=" + pack +
-      (view === null ? "" : "&view=" + view) + (step ? "&step=" + step : "");
+      (view === null ? "" : "&view=" + view) + (step ? "&step=" + step : "") +
+      (back === null ? "" : "&back=" + encodeURIComponent(back)) +
+      (speed === 1 ? "" : "&speed=" + speed);
     if (location.hash !== hash) history.replaceState(null, "", hash);
   }
 
@@ -650,6 +891,15 @@
     render();
   }
 
+  function setSpeed(value) {
+    speed = value;
+    if (timer !== null) {
+      clearInterval(timer);
+      timer = setInterval(() => go(step + 1), 1100 / speed);
+    }
+    render();
+  }
+
   function stop() {
     if (timer !== null) clearInterval(timer);
     timer = null;
@@ -660,7 +910,7 @@
   function togglePlay() {
     if (timer !== null) { stop(); return; }
     if (step === game.steps.length - 1) step = 0;
-    timer = setInterval(() => go(step + 1), 1100);
+    timer = setInterval(() => go(step + 1), 1100 / speed);
     $("play").innerHTML = PAUSE;
     $("play").setAttribute("aria-label", "Pause");
     render();
@@ -670,6 +920,7 @@
     if (!game || event.altKey || event.ctrlKey || event.metaKey) return;
     const target = event.target;
     if (target && target.id === "slider" && event.key.startsWith("Arrow")) return;
+    if (target && target.tagName === "SELECT") return;
     const key = event.key;
     if (key === "ArrowRight" || key === "ArrowDown" || key === "PageDown") go(step + 1);
     else if (key === "ArrowLeft" || key === "ArrowUp" || key === "PageUp") go(step - 1);
@@ -677,6 +928,8 @@
     else if (key === "End") go(game.steps.length - 1);
     else if (key === " ") togglePlay();
     else if (key === "a" || key === "A") setView(null);
+    else if (key === "n" || key === "N") openGame(neighbours.next);
+    else if (key === "p" || key === "P") openGame(neighbours.prev);
     else if (/^[0-5]$/.test(key) && Number(key) < game.header.entrants.length) setView(Number(key));
     else return;
     event.preventDefault();
@@ -700,7 +953,16 @@
     $("next").addEventListener("click", () => go(step + 1));
     $("last").addEventListener("click", () => go(game.steps.length - 1));
     $("play").addEventListener("click", togglePlay);
+    $("speed").value = String(speed);
+    $("speed").addEventListener("change", () => setSpeed(Number($("speed").value)));
+    $("prev-game").addEventListener("click", () => openGame(neighbours.prev));
+    $("next-game").addEventListener("click", () => openGame(neighbours.next));
+    $("controls").hidden = false;
+    if (document.body) document.body.classList.add("playing-controls");
     document.addEventListener("keydown", onKey);
+    // A new address (another game, Back and Forward between games, an edited address; the
+    // viewer's own steps replace the address without this event): load it afresh.
+    if (window.addEventListener) window.addEventListener("hashchange", () => location.reload());
     render();
   }
 
