@@ -99,7 +99,7 @@
     const words = [
       report.ordinal(entry.place) + " of " + game[3].length,
       "against " + others.join(", "),
-      "margin " + margin(entry) + " " + data.score,
+      "margin " + margin(entry) + " " + (margin(entry) === 1 ? data.score.replace(/s$/, "") : data.score),
       game[7].toLocaleString("en") + " decisions",
     ];
     if (faults.length) words.push(faults.length + " " + [...new Set(faults)].join(", "));
