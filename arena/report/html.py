@@ -5,19 +5,24 @@ standings.csv, ratings.json, crosstable.csv, stages.json, replays/) and writes:
 
     report.html      one self-contained page (inline CSS, JS and SVG; no network): the
                      standings, ratings with intervals, the crosstable as a heat map, faults,
-                     bluffing statistics, the bracket of an elimination, every game
-                     (arena.report.games), and a page per entrant (arena.report.entrants)
-    viewer.html, viewer-rules.js, replays/pack-<n>.js
-                     the replay viewer and its data (arena.report.viewer)
+                     bluffing statistics, the bracket of an elimination, a header that says
+                     what was played (arena.report.header), the spread of scores
+                     (arena.report.spread), every game (arena.report.games), and a page per
+                     entrant (arena.report.entrants)
+    viewer.html, viewer-rules.js, replays/pack-<n>.js, replays/chances/pack-<n>.js
+                     the replay viewer and its data (arena.report.viewer): each replay's
+                     bytes, and the chance each claim held by what its seat knew
+                     (arena.report.chances)
 
 The folder is read by arena.report.folder, every replay once by arena.report.scan; the
-sections are drawn by arena.report.tables and arena.report.charts. report.html is written
+sections are drawn by arena.report.tables and arena.report.charts; a page made while the run
+plays is marked so by arena.report.live. report.html is written
 in parts: the list of every game is the one part of the page that is per game by nature;
 it is encoded and written a game at a time, never held.
 
 This module must not play or re-apply games, and must not change what `arena run` wrote:
-it only adds report.html, viewer.html, viewer-rules.js and replays/pack-*.js. Nothing it
-writes reaches the network.
+it only adds report.html, viewer.html, viewer-rules.js and the packs under replays/. Nothing
+it writes reaches the network.
 """
 
 from __future__ import annotations
