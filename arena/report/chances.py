@@ -16,10 +16,13 @@ This module reads no files: it turns one replay's parsed lines into the viewer's
 
 from __future__ import annotations
 
+import hashlib
 import json
+import sys
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from pathlib import Path
 from typing import Any, NamedTuple
 
 # The built-in bots install as arena_bots from the folder bots/ (pyproject.toml), a mapping
@@ -39,6 +42,7 @@ __all__ = [
     "CLAIM_EVENTS",
     "RESPONSES",
     "Chance",
+    "chances_stamp",
     "game_chances",
     "turning_point",
     "viewer_data",
@@ -297,3 +301,19 @@ def viewer_json(text: bytes) -> bytes:
     except (ValueError, KeyError, TypeError, IndexError):
         data = None
     return json.dumps(data, separators=(",", ":")).encode()
+
+
+@lru_cache(maxsize=1)
+def chances_stamp() -> bytes:
+    """The first line of a chances pack: a digest of the code the chances come from (this
+    module and the bots' memory and tables), so a report keeps a pack's chances only while
+    that code is the same."""
+    digest = hashlib.blake2b(digest_size=8)
+    for module in (__name__, probability.__name__, _memory_module()):
+        path = getattr(sys.modules[module], "__file__", None)
+        digest.update(Path(path).read_bytes() if path else module.encode())
+    return b"/* arena chances %s */\n" % digest.hexdigest().encode()
+
+
+def _memory_module() -> str:
+    return RoundMemory.__module__  # type: ignore[no-any-return]

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from arena.executor.local import Job, ordered_map, pool_size
 from arena.report import viewer
-from arena.report.chances import viewer_json
+from arena.report.chances import chances_stamp, viewer_json
 from arena.report.folder import GamesLog
 from arena.report.viewer import chances_name, chances_script, pack_name, pack_script
 from arena.tournament import results as folder_files
@@ -84,7 +84,7 @@ def _scan(
     root = Path(folder)
     scan = _Scan()
     packed: list[tuple[str, bytes]] = []
-    chances: list[tuple[str, bytes]] = []
+    texts: list[bytes] = []
     for game_id, replay in games:
         try:
             raw = (root / replay).read_bytes()
@@ -94,16 +94,46 @@ def _scan(
             scan.missing.append(game_id)  # gone or unreadable: `arena replay --verify` says why
             continue
         packed.append((game_id, raw))
-        if write_packs:
-            chances.append((game_id, viewer_json(text)))
+        texts.append(text)
         _tally_game(scan.tally, names, found)
         scan.scanned += 1
     if write_packs:
-        _write_pack(root / folder_files.REPLAYS / pack_name(pack), pack_script(packed))
-        chances_path = root / folder_files.REPLAYS / chances_name(pack)
-        chances_path.parent.mkdir(exist_ok=True)
-        _write_pack(chances_path, chances_script(chances))
+        _write_packs(root / folder_files.REPLAYS, pack, packed, texts)
     return scan
+
+
+def _write_packs(replays: Path, pack: int, packed: Sequence[tuple[str, bytes]],
+                 texts: Sequence[bytes]) -> None:
+    """A pack and its chances; the chances (most of a report's time) are computed again only
+    when the pack's replays changed or another version of their code made them, so a live
+    report's refresh and the report at the end redo only the last packs."""
+    content = pack_script(packed)
+    chances_path = replays / chances_name(pack)
+    same = _holds(replays / pack_name(pack), content) and _stamped(chances_path)
+    _write_pack(replays / pack_name(pack), content)
+    if same:
+        return
+    chances_path.parent.mkdir(exist_ok=True)
+    computed = [(game_id, viewer_json(text)) for (game_id, _), text in zip(packed, texts,
+                                                                          strict=True)]
+    _write_pack(chances_path, chances_stamp() + chances_script(computed))
+
+
+def _holds(path: Path, content: bytes) -> bool:
+    """Whether a file holds these very bytes."""
+    try:
+        return path.read_bytes() == content
+    except FileNotFoundError:
+        return False
+
+
+def _stamped(path: Path) -> bool:
+    """Whether a chances pack was made by the code that would make it now."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.readline() == chances_stamp()
+    except FileNotFoundError:
+        return False
 
 
 def _write_pack(path: Path, content: bytes) -> None:
@@ -115,11 +145,8 @@ def _write_pack(path: Path, content: bytes) -> None:
     written beside it, are renamed into place: a live report's viewer (arena/report/live.py)
     never reads half a pack.
     """
-    try:
-        if path.read_bytes() == content:
-            return
-    except FileNotFoundError:
-        pass
+    if _holds(path, content):
+        return
     fresh = path.with_name(f".{path.name}{folder_files.TEMPORARY_SUFFIX}")  # kill -9: removed
     fresh.write_bytes(content)
     path.unlink(missing_ok=True)

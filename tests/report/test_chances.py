@@ -8,15 +8,34 @@ from __future__ import annotations
 
 import gzip
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from arena import play_game
 from arena.replay import encode_replay, replay_lines
-from arena.report.chances import game_chances, turning_point, viewer_data, viewer_json
+from arena.report import viewer
+from arena.report.chances import (
+    chances_stamp,
+    game_chances,
+    turning_point,
+    viewer_data,
+    viewer_json,
+)
+from arena.report.html import build_report
+from arena.tournament.load import load_tournament
+from arena.tournament.run import run_tournament
 
 SEATS = {"dice": (2, 6), "dice-cards": (2, 6), "cards": (3, 6)}
+SMALL = """\
+name: t
+rules: dice
+entrants: [random, {bot: random, alias: ana}, {bot: random, alias: bruno}]
+format: {type: round-robin, seats: 2, games: 1}
+seed: 2
+workers: 1
+"""
 
 
 def _lines(rules: str, seats: int, seed: int) -> list[dict[str, Any]]:
@@ -76,3 +95,22 @@ def test_the_viewer_data_is_the_chances_in_pairs_and_the_turning_point() -> None
 
 def test_a_replay_that_cannot_be_followed_has_no_chances() -> None:
     assert viewer_json(b'{"type":"header"}\nnot json\n') == b"null"
+
+
+def test_a_second_report_keeps_the_chances_of_unchanged_packs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(viewer, "PACK", 2)  # six games: three packs
+    (tmp_path / "t.yaml").write_text(SMALL)
+    folder = tmp_path / "t"
+    run_tournament(load_tournament(tmp_path / "t.yaml"), folder, workers=1)
+    build_report(folder, workers=1)
+    chances = sorted((folder / "replays" / "chances").glob("pack-*.js"))
+    assert chances and all(p.read_bytes().startswith(chances_stamp()) for p in chances)
+    kept = {p: p.stat().st_ino for p in chances}
+    stale = chances[0].read_bytes().replace(chances_stamp(), b"/* arena chances old */\n", 1)
+    chances[0].write_bytes(stale)  # made by other code: made again
+    build_report(folder, workers=1)
+    assert chances[0].read_bytes().startswith(chances_stamp())
+    assert chances[0].stat().st_ino != kept[chances[0]]
+    assert all(p.stat().st_ino == kept[p] for p in chances[1:])  # untouched
