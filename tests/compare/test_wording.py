@@ -114,6 +114,7 @@ def test_the_command_shows_lines_of_llrs_and_one_unit_of_elo(
 ) -> None:
     ticks = itertools.count()
     monkeypatch.setattr(progress, "clock", lambda: float(next(ticks)))
+    monkeypatch.setattr(progress, "LINE_GAP", 0.0)  # a line at every due share
     status, out, err = _compare("statistician", "random", "--seed", "2", "--workers", "1",
                                 "--elo1", "60")
     assert status == 0
