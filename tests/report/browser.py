@@ -9,8 +9,10 @@ never run. The fixtures are in tests/report/conftest.py.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,6 +24,8 @@ from arena.tournament.load import load_tournament
 from arena.tournament.run import run_tournament
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
+ZOO = Path(__file__).resolve().parents[1] / "hosts" / "zoo" / "wire.py"
+"""The wire zoo: bots that time out, crash, move illegally and break the protocol."""
 CHROMIUM_ARGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
     "--disable-component-update", "--disable-sync",
@@ -87,3 +91,18 @@ def shot(page: Any, name: str, *, full: bool = False) -> None:
     """Keep a screenshot in artifacts/, to look at."""
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / name), full_page=full)
+
+
+def zoo_folder(root: Path, name: str, config: str, workers: int = 1) -> Path:
+    """A played tournament with its report built; `config` may name the wire zoo's bots as
+    `[{python}, {zoo}, <misbehaviour>]` commands."""
+    path = root / f"{name}.yaml"
+    path.write_text(config.format(python=json.dumps(sys.executable), zoo=json.dumps(str(ZOO))))
+    run_tournament(load_tournament(path), root / name, workers=workers)
+    build_report(root / name)
+    return root / name
+
+
+def games_of(folder: Path) -> list[dict[str, Any]]:
+    """The folder's games.jsonl, a dict a game."""
+    return [json.loads(line) for line in (folder / "games.jsonl").read_text().splitlines()]

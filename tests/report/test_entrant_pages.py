@@ -5,20 +5,13 @@ bluffing row, its best and worst games, each a viewer link that comes back to th
 
 from __future__ import annotations
 
-import json
-import sys
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 import pytest
-from browser import shot
+from browser import games_of, shot, zoo_folder
 
-from arena.report.html import build_report
-from arena.tournament.load import load_tournament
-from arena.tournament.run import run_tournament
-
-ZOO = Path(__file__).resolve().parents[1] / "hosts" / "zoo" / "wire.py"
 CONFIG = """\
 name: entrants
 rules: dice
@@ -37,17 +30,8 @@ workers: 1
 
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("entrants")
-    config = root / "entrants.yaml"
-    config.write_text(CONFIG.format(python=json.dumps(sys.executable), zoo=json.dumps(str(ZOO))))
-    played = root / "entrants"
-    run_tournament(load_tournament(config), played, workers=1)
-    build_report(played)
-    return played
+    return zoo_folder(tmp_path_factory.mktemp("entrants"), "entrants", CONFIG)
 
-
-def _games(folder: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in (folder / "games.jsonl").read_text().splitlines()]
 
 
 def _open(page: Any, folder: Path, name: str) -> None:
@@ -81,7 +65,7 @@ def test_the_page_shows_its_record_against_each_opponent(page: Any, folder: Path
         "#e-record tr", "rows => rows.map(r => [r.dataset.opponent,"
         " ...[...r.cells].slice(1).map(c => c.textContent)])"
     )
-    expected = _record(_games(folder), "ana")
+    expected = _record(games_of(folder), "ana")
     assert {row[0]: row[1:] for row in shown} == expected
     assert page.text_content("#e-name") == "ana"
     shot(page, "entrant.png", full=True)
@@ -93,7 +77,7 @@ def test_a_record_row_opens_the_games_against_that_opponent(page: Any, folder: P
         "#games&entrant=ana&opponent=cheat")
     page.click("#e-record tr[data-opponent=cheat] a")
     page.wait_for_selector("#games:not([hidden])")
-    both = [g["id"] for g in _games(folder) if {"ana", "cheat"} <= set(g["entrants"])]
+    both = [g["id"] for g in games_of(folder) if {"ana", "cheat"} <= set(g["entrants"])]
     ids = page.eval_on_selector_all("#g-rows tr", "rows => rows.map(r => r.dataset.game)")
     assert ids == both
     assert page.is_hidden("#entrant")
@@ -105,7 +89,7 @@ def test_a_record_row_opens_the_games_against_that_opponent(page: Any, folder: P
 def test_its_faults_bluffing_and_games_are_shown_with_links_back(
     page: Any, folder: Path
 ) -> None:
-    games = {g["id"]: g for g in _games(folder)}
+    games = {g["id"]: g for g in games_of(folder)}
     _open(page, folder, "cheat")
     illegal = sum(f["kind"] == "illegal" and g["entrants"][f["seat"]] == "cheat"
                   for g in games.values() for f in g["faults"])  # fmt: skip
@@ -128,7 +112,7 @@ def test_its_faults_bluffing_and_games_are_shown_with_links_back(
 
 
 def test_best_games_are_its_widest_wins(page: Any, folder: Path) -> None:
-    games = _games(folder)
+    games = games_of(folder)
     _open(page, folder, "ana")
     wins = []
     for g in games:

@@ -10,19 +10,15 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import sys
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
 import pytest
-from browser import shot
+from browser import games_of, shot, zoo_folder
 
 from arena.report.html import build_report
-from arena.tournament.load import load_tournament
-from arena.tournament.run import run_tournament
 
-ZOO = Path(__file__).resolve().parents[1] / "hosts" / "zoo" / "wire.py"
 FAULTY = """\
 name: faulty
 rules: dice
@@ -46,17 +42,8 @@ KINDS = {"junky": "protocol", "cheat": "illegal", "mute": "timeout", "closer": "
 @pytest.fixture(scope="module")
 def faulty_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A round robin where four bots time out, crash, move illegally and break the protocol."""
-    root = tmp_path_factory.mktemp("faulty")
-    config = root / "faulty.yaml"
-    config.write_text(FAULTY.format(python=json.dumps(sys.executable), zoo=json.dumps(str(ZOO))))
-    folder = root / "faulty"
-    run_tournament(load_tournament(config), folder, workers=2)
-    build_report(folder)
-    return folder
+    return zoo_folder(tmp_path_factory.mktemp("faulty"), "faulty", FAULTY, workers=2)
 
-
-def _games(folder: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in (folder / "games.jsonl").read_text().splitlines()]
 
 
 def _shown_ids(page: Any) -> list[str]:
@@ -81,7 +68,7 @@ def _open(page: Any, folder: Path, address: str = "") -> None:
 
 
 def test_a_filter_survives_a_trip_to_the_viewer_and_back(page: Any, dice_folder: Path) -> None:
-    games = _games(dice_folder)
+    games = games_of(dice_folder)
     _open(page, dice_folder)
     assert _count(page) == (len(games), len(games))
     page.select_option("#f-entrant", "ana")
@@ -103,7 +90,7 @@ def test_a_filter_survives_a_trip_to_the_viewer_and_back(page: Any, dice_folder:
 
 
 def test_an_address_with_a_filter_opens_the_filtered_list(page: Any, faulty_folder: Path) -> None:
-    games = _games(faulty_folder)
+    games = games_of(faulty_folder)
     _open(page, faulty_folder, "#games&entrant=cheat&opponent=ana")
     both = [g["id"] for g in games if {"cheat", "ana"} <= set(g["entrants"])]
     assert both and _shown_ids(page) == both
@@ -121,14 +108,14 @@ def test_an_address_with_a_filter_opens_the_filtered_list(page: Any, faulty_fold
 
 @pytest.mark.parametrize("kind", ["timeout", "crash", "illegal", "protocol"])
 def test_the_list_filters_by_fault_kind(page: Any, faulty_folder: Path, kind: str) -> None:
-    games = _games(faulty_folder)
+    games = games_of(faulty_folder)
     _open(page, faulty_folder, f"#games&fault={kind}")
     expected = [g["id"] for g in games if any(f["kind"] == kind for f in g["faults"])]
     assert expected and _shown_ids(page) == expected
 
 
 def test_the_list_filters_by_place_and_stage(page: Any, faulty_folder: Path) -> None:
-    games = _games(faulty_folder)
+    games = games_of(faulty_folder)
     _open(page, faulty_folder, "#games&entrant=random&result=placed-2&stage=main")
     second = [g["id"] for g in games if "random" in g["entrants"]
               and g["placements"][g["entrants"].index("random")] == 2]  # fmt: skip
@@ -140,7 +127,7 @@ def test_the_list_filters_by_place_and_stage(page: Any, faulty_folder: Path) -> 
 def test_clicking_a_head_sorts_and_the_sort_is_in_the_address(
     page: Any, faulty_folder: Path
 ) -> None:
-    games = _games(faulty_folder)
+    games = games_of(faulty_folder)
     _open(page, faulty_folder)
     page.click("th[data-sort=decisions] button")
     by_decisions = sorted(games, key=lambda g: g["decisions"])  # stable: log order in ties
@@ -167,7 +154,7 @@ def test_a_faulted_games_row_ends_with_its_faults_seat_and_kind(faulty_folder: P
     assert found
     rows = json.loads(found.group(1))["games"]
     kinds = ["timeout", "crash", "illegal", "protocol"]
-    for row, game in zip(rows, _games(faulty_folder), strict=True):
+    for row, game in zip(rows, games_of(faulty_folder), strict=True):
         tail = [[f["seat"], kinds.index(f["kind"])] for f in game["faults"]]
         assert row[9:] == ([tail] if tail else []), game["id"]
 
@@ -186,7 +173,7 @@ def _examples(page: Any, entrant: str) -> list[dict[str, Any]]:
 def test_the_faults_show_every_kind_with_what_was_sent_at_the_faults_step(
     page: Any, faulty_folder: Path
 ) -> None:
-    games = {g["id"]: g for g in _games(faulty_folder)}
+    games = {g["id"]: g for g in games_of(faulty_folder)}
     _open(page, faulty_folder, "#faults")
     for entrant, kind in KINDS.items():
         shown = _examples(page, entrant)
@@ -209,7 +196,7 @@ def test_a_crasher_that_also_moves_illegally_shows_both_kinds(
     """An entrant with many crashes and one illegal move: the illegal one is shown too."""
     copy = tmp_path / "copy"
     shutil.copytree(faulty_folder, copy, ignore=shutil.ignore_patterns(".lock"))
-    games = _games(copy)
+    games = games_of(copy)
     crashed = [g for g in games if any(f["kind"] == "crash" for f in g["faults"])]
     last = crashed[-1]
     seat = last["entrants"].index("closer")
@@ -239,7 +226,7 @@ def test_the_list_at_phone_width_does_not_scroll_sideways(phone: Any, faulty_fol
 def test_fault_links_in_the_list_open_the_entrants_own_fault(
     page: Any, faulty_folder: Path
 ) -> None:
-    games = {g["id"]: g for g in _games(faulty_folder)}
+    games = {g["id"]: g for g in games_of(faulty_folder)}
     _open(page, faulty_folder, "#games&entrant=mute&fault=timeout")
     links = page.eval_on_selector_all(
         "#g-rows td.warn a", "links => links.map(a => a.getAttribute('href'))"

@@ -5,20 +5,13 @@ sent; from a name in the standings to its entrant page and on to its games."""
 
 from __future__ import annotations
 
-import json
-import sys
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 import pytest
-from browser import shot
+from browser import games_of, shot, zoo_folder
 
-from arena.report.html import build_report
-from arena.tournament.load import load_tournament
-from arena.tournament.run import run_tournament
-
-ZOO = Path(__file__).resolve().parents[1] / "hosts" / "zoo" / "wire.py"
 CLASS = """\
 name: class
 rules: dice
@@ -38,16 +31,8 @@ workers: 1
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Four entrants, two games a pair, one of them a bot that sends illegal moves."""
-    root = tmp_path_factory.mktemp("journeys")
-    config = root / "class.yaml"
-    config.write_text(CLASS.format(python=json.dumps(sys.executable), zoo=json.dumps(str(ZOO))))
-    run_tournament(load_tournament(config), root / "class", workers=1)
-    build_report(root / "class")
-    return root / "class"
+    return zoo_folder(tmp_path_factory.mktemp("journeys"), "class", CLASS)
 
-
-def _games(folder: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in (folder / "games.jsonl").read_text().splitlines()]
 
 
 def _listed(page: Any) -> list[str]:
@@ -61,7 +46,7 @@ def test_a_crosstable_cell_opens_that_pairs_games_and_the_viewer_returns_to_them
     page: Any, folder: Path
 ) -> None:
     pair = {"ana", "bruno"}
-    wanted = [g["id"] for g in _games(folder) if set(g["entrants"]) == pair]
+    wanted = [g["id"] for g in games_of(folder) if set(g["entrants"]) == pair]
     page.goto((folder / "report.html").as_uri())
     page.click('table.heat a[href="#games&entrant=ana&opponent=bruno"]')
     assert _listed(page) == wanted and len(wanted) == 4  # 2 games, each seat order
@@ -82,7 +67,7 @@ def test_a_fault_example_opens_the_viewer_at_the_illegal_move_it_shows(
     page.goto((folder / "report.html").as_uri() + "#faults")
     example = page.locator('#faults [data-kind="illegal"]').first
     sent = (example.text_content() or "").strip()
-    game = next(g for g in _games(folder) if any(f["kind"] == "illegal" for f in g["faults"]))
+    game = next(g for g in games_of(folder) if any(f["kind"] == "illegal" for f in g["faults"]))
     fault = next(f for f in game["faults"] if f["kind"] == "illegal")
     assert fault["sent"][:40] in sent  # what the bot sent, for its author to read
     example.locator("a").first.click()
@@ -92,11 +77,11 @@ def test_a_fault_example_opens_the_viewer_at_the_illegal_move_it_shows(
     shot(page, "journey-fault.png")
 
 
-def test_a_name_in_the_standings_opens_its_page_and_its_games(page: Any, folder: Path) -> None:
+def test_a_name_in_the_standings_opens_its_page_and_itsgames_of(page: Any, folder: Path) -> None:
     page.goto((folder / "report.html").as_uri())
     page.click(f'table.standings a[href="#entrant={quote("cheat")}"]')
     page.wait_for_selector("#entrant:not([hidden])")
     assert "cheat" in (page.text_content("#entrant h2") or "")
     page.click('#entrant a[href="#games&entrant=cheat"]')
-    mine = [g["id"] for g in _games(folder) if "cheat" in g["entrants"]]
+    mine = [g["id"] for g in games_of(folder) if "cheat" in g["entrants"]]
     assert sorted(_listed(page)) == sorted(mine)
