@@ -34,14 +34,14 @@ def _played(root: Path, name: str, text: str) -> Path:
     return root / name
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")  # before the browser: see conftest
 def sixty(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A 60-entrant round robin of random bots, one game a seating, without replays."""
     entrants = "\n".join(f"  - {{bot: random, alias: bot-{i:02}}}" for i in range(1, 61))
     return _played(tmp_path_factory.mktemp("sixty"), "sixty", SIXTY.format(entrants=entrants))
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")  # before the browser: see conftest
 def cup(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """configs/dice-elimination.yaml, 3 games a match: matches of one game and of several."""
     text = (CONFIGS / "dice-elimination.yaml").read_text().replace("games: 7", "games: 3")
@@ -60,7 +60,7 @@ def _hash_query(href: str) -> dict[str, str]:
 
 
 def test_the_standings_come_first_and_open_with_rank_entrant_win_rate_and_elo(
-    page: Any, sixty: Path
+    sixty: Path, page: Any
 ) -> None:
     page.goto((sixty / "report.html").as_uri())
     sections = page.eval_on_selector_all("main > section", "all => all.map(s => s.id)")
@@ -225,7 +225,7 @@ def test_each_bracket_match_links_to_its_games(page: Any, cup: Path) -> None:
 FOLDERS = ("quickstart", "sixty", "elimination", "cards")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")  # before the browser: see conftest
 def quickstart(tmp_path_factory: pytest.TempPathFactory) -> Path:
     text = (CONFIGS / "quickstart.yaml").read_text().replace("games: 10", "games: 2")
     return _played(tmp_path_factory.mktemp("quick"), "quickstart", text)

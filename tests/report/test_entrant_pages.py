@@ -28,7 +28,7 @@ workers: 1
 """
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")  # before the browser: see conftest
 def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return zoo_folder(tmp_path_factory.mktemp("entrants"), "entrants", CONFIG)
 

@@ -39,7 +39,7 @@ workers: 2
 KINDS = {"junky": "protocol", "cheat": "illegal", "mute": "timeout", "closer": "crash"}
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")  # before the browser: see conftest
 def faulty_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A round robin where four bots time out, crash, move illegally and break the protocol."""
     return zoo_folder(tmp_path_factory.mktemp("faulty"), "faulty", FAULTY, workers=2)

@@ -14,7 +14,7 @@ from arena.report.html import build_report
 from arena.report.live import Live
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")  # before the browser: see conftest
 def live_folder(dice_folder: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("live") / "dice"
     shutil.copytree(dice_folder, folder)

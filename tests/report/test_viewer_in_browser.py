@@ -55,7 +55,7 @@ def _played(root: Path, rules: str, seats: int, *, entrants: list[str] | None = 
     return root / name
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")  # before the browser: see conftest
 def folders(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, int], Path]:
     root = tmp_path_factory.mktemp("viewer")
     return {(rules, seats): _played(root, rules, seats)
