@@ -85,3 +85,37 @@ def test_a_name_in_the_standings_opens_its_page_and_itsgames_of(page: Any, folde
     page.click('#entrant a[href="#games&entrant=cheat"]')
     mine = [g["id"] for g in games_of(folder) if "cheat" in g["entrants"]]
     assert sorted(_listed(page)) == sorted(mine)
+
+
+MARKUP = '<img src=x onerror="window.pwned=1"><script>window.pwned=2</script>'
+INJECTOR = f'''\
+import arena
+
+
+class Injector(arena.Bot):
+    """Crashes with markup in its message, which reaches the faults, its page and the viewer."""
+
+    name = "injector"
+
+    def act(self, observation):
+        raise ValueError({MARKUP!r})
+'''
+
+
+def test_a_bots_fault_message_is_shown_as_text_never_run_as_markup(
+    tmp_path: Path, page: Any
+) -> None:
+    (tmp_path / "injector.py").write_text(INJECTOR)
+    config = CLASS.replace("  - {{command: [{python}, {zoo}, illegal], alias: cheat}}\n",
+                           "  - {{bot: injector.py, alias: inject}}\n")
+    folder = zoo_folder(tmp_path, "injected", config)
+    assert any(MARKUP in f["message"] for g in games_of(folder) for f in g["faults"])
+    for address in ("report.html#faults", "report.html#entrant=inject"):
+        page.goto((folder / address).as_uri().replace("%23", "#"))
+        page.wait_for_timeout(200)
+        assert MARKUP in (page.text_content("main") or "")  # shown, as text
+        assert page.evaluate("window.pwned === undefined && !document.querySelector('img[src=x]')")
+    page.click('#faults a[href*="fault="] >> nth=0')
+    page.wait_for_selector("#game:not([hidden])")
+    assert MARKUP in (page.text_content("#log") or "")
+    assert page.evaluate("window.pwned === undefined && !document.querySelector('img[src=x]')")
