@@ -36,7 +36,7 @@ from arena_bots.memory import (  # type: ignore[import-not-found, unused-ignore]
 from arena_bots.probability import EXACT  # type: ignore[import-not-found, unused-ignore]
 
 from arena import hands
-from arena.rules.base import Event
+from arena.hosts.codec import event_from_json
 
 __all__ = [
     "CLAIM_EVENTS",
@@ -157,7 +157,7 @@ def _event(table: _Table, data: Mapping[str, Any], decision: int) -> Chance | No
         return found  # chips and acceptances: nothing a cards memory takes in
     if table.rules != "cards" and kind in HONESTY_ONLY:
         return found  # what a dice seat makes of claims only feeds its honesty model
-    event = _as_event(data, table.space)
+    event = event_from_json(data, table.space.straight_over_full)  # as the bots were given it
     for memory in table.memories:
         if to is None or to == memory.seat:
             memory.notify(event)
@@ -179,20 +179,6 @@ def _hand_value(kind: str, sof: bool, hand: tuple[str, ...]) -> int:
     else:
         value = hands.cards_value([hands.card_id(t) for t in hand], sof)
     return space.position(value)
-
-
-def _as_event(data: Mapping[str, Any], space: hands.ClaimSpace) -> Event:
-    """A replay event as the bots were given it: claims as values, lists as tuples."""
-    fields: dict[str, Any] = {}
-    for key, value in data.items():
-        if key in ("kind", "seat", "to"):
-            continue
-        if key in ("claim", "value"):
-            value = hands.parse_claim(value, space.straight_over_full)
-        elif isinstance(value, list):
-            value = tuple(value)
-        fields[key] = value
-    return Event(data["kind"], data.get("seat"), fields, data.get("to"))
 
 
 def _holds(table: _Table, seat: int, claim: int) -> float:
