@@ -1,7 +1,7 @@
 """The referee's own failures are never a bot's fault. Many process entrants need many open
 files in the referee: its soft limit is raised to the hard limit and a worker keeps only the
-hosts that fit, so a contest of 16 process entrants under 128 open files plays with no
-fault; and when the referee does run out (here its limit is lowered under it mid-run), the
+hosts that fit, so a contest of 8 process entrants under 128 open files (where 6 hosts
+fit: (128 - 64 reserved) // 10 per host) plays with no fault; and when the referee does run out (here its limit is lowered under it mid-run), the
 run stops with one line and a `--resume` hint, no bot blamed, and resuming gives the results
 of a run that never stopped."""
 
@@ -19,7 +19,9 @@ from click.testing import CliRunner
 
 from arena.cli.main import cli
 
-ENTRANTS = 16
+ENTRANTS = 8
+"""More process entrants than 128 open files keep hosts for, so hosts are stopped and
+started again: enough to test, few enough to be quick (each start is a sandbox)."""
 UNDER_LIMIT = """
 import resource, sys
 soft, hard = int(sys.argv[1]), int(sys.argv[2])
@@ -31,7 +33,7 @@ cli.main(sys.argv[3:], prog_name="arena")
 
 
 def contest(folder: Path) -> Path:
-    """A gauntlet: one champion against 15 challengers, every one in its own process."""
+    """A gauntlet: one champion against 7 challengers, every one in its own process."""
     lines = ["name: many", "rules: dice", "entrants:"]
     for n in range(1, ENTRANTS + 1):
         lines += ["  - bot: random", f"    alias: p{n:02d}", "    mode: process"]
