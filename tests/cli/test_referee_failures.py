@@ -1,9 +1,9 @@
 """The referee's own failures are never a bot's fault. Many process entrants need many open
 files in the referee: its soft limit is raised to the hard limit and a worker keeps only the
-hosts that fit, so a contest of 8 process entrants under 128 open files (where 6 hosts
-fit: (128 - 64 reserved) // 10 per host) plays with no fault; and when the referee does run out (here its limit is lowered under it mid-run), the
-run stops with one line and a `--resume` hint, no bot blamed, and resuming gives the results
-of a run that never stopped."""
+hosts that fit, so a contest of 8 process entrants under 128 open files (where 6 hosts fit:
+(128 - 64 reserved) // 10 per host) plays with no fault; and when the referee does run out
+(here its limit is lowered under it mid-run), the run stops with one line and a `--resume`
+hint, no bot blamed, and resuming gives the results of a run that never stopped."""
 
 from __future__ import annotations
 
