@@ -45,6 +45,8 @@ AHEAD = 2
 """Unfinished batches per worker thread: one playing, one waiting there."""
 WINDOW = 8
 """Batches per worker thread held here at most, finished or not (results wait in order)."""
+DIAL_SECONDS = 10.0
+"""How long Dask keeps trying a scheduler that refuses connections (a closed port)."""
 CONNECT_SECONDS = 15.0
 """Longest a connection to the scheduler may take (Dask's own timeout does not cover a port
 that accepts but never answers)."""
@@ -126,7 +128,7 @@ class Cluster:
         def dial() -> None:  # a port that accepts but never answers (a dashboard) hangs it
             try:
                 made.append(Client(  # type: ignore[no-untyped-call]
-                    self.address, security=security, timeout=10, set_as_default=False))
+                    self.address, security=security, timeout=DIAL_SECONDS, set_as_default=False))
             except Exception as exc:  # noqa: BLE001 - told below, in one line
                 made.append(exc)
 

@@ -20,6 +20,8 @@ from cli_support import invoke_cli, write_config
 from cluster_support import Scheduler, Worker, client_of, wait_for_workers
 from distributed import Client, LocalCluster
 
+from arena.executor import cluster as cluster_executor
+
 RUN_FILES = ("games.jsonl", "ratings.json", "standings.md", "crosstable.csv")
 SMALL = """\
     name: small
@@ -84,7 +86,9 @@ def test_a_cluster_that_cannot_be_used_is_one_line(
     assert (result.exit_code, result.stdout, result.stderr) == (2, "", f"arena: error: {said}\n")
 
 
-def test_no_scheduler_at_the_address_is_one_line(tmp_path: Path) -> None:
+def test_no_scheduler_at_the_address_is_one_line(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cluster_executor, "DIAL_SECONDS", 1.0)  # 10 s in use: the same path
     config = write_config(tmp_path, SMALL)
     address = f"tcp://127.0.0.1:{_closed_port()}"
     result = invoke_cli("run", config, "--cluster", address, "--out", tmp_path / "out")
@@ -93,7 +97,9 @@ def test_no_scheduler_at_the_address_is_one_line(tmp_path: Path) -> None:
     assert result.stderr.count("\n") == 1
 
 
-def test_a_port_that_never_answers_is_one_line_not_a_hang(tmp_path: Path) -> None:
+def test_a_port_that_never_answers_is_one_line_not_a_hang(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cluster_executor, "CONNECT_SECONDS", 2.0)  # 15 s in use: the same path
     listener = socket.create_server(("127.0.0.1", 0))  # accepts, as a dashboard does, and
     accepted: list[socket.socket] = []  # never says a word of Dask's
 
@@ -112,7 +118,7 @@ def test_a_port_that_never_answers_is_one_line_not_a_hang(tmp_path: Path) -> Non
             connection.close()
     assert (result.exit_code, result.stdout) == (2, "")
     assert result.stderr == (
-        f"arena: error: no Dask scheduler answered at {address} within 15 s (is it the "
+        f"arena: error: no Dask scheduler answered at {address} within 2 s (is it the "
         "scheduler's address, as `dask scheduler` prints it, not its dashboard's?)\n")
 
 
