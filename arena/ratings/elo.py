@@ -6,9 +6,12 @@ whom that `arena.ratings.summary` keeps. Each entrant gets a weak prior of ``pri
 virtual draws (default 1) against a 0-rated opponent, so all-wins or all-losses stay finite.
 Ratings are then shifted so their mean is 0. Intervals use the observed Fisher information
 (the exact curvature at the estimate): deterministic, cheap, and free of the degenerate
-resamples a bootstrap produces on short runs. Seats at one table are not independent
-comparisons, so for tables of more than two the intervals are somewhat narrow. Intervals are
-95%, with z = 1.959964 (the normal 97.5% quantile) everywhere in the ratings (`Z95`).
+resamples a bootstrap produces on short runs. The inverse of that information is also the
+ratings' covariance (`elo_fit`): Var(a) + Var(b) - 2 Cov(a, b) is the variance of a
+difference, which `arena.ratings.confidence` turns into a z. Seats at one table are not
+independent comparisons, so for tables of more than two the intervals are somewhat narrow.
+Intervals are 95%, with z = 1.959964 (the normal 97.5% quantile) everywhere in the ratings
+(`Z95`).
 
 A batch fit over all games at once: its result never depends on the order the games were
 played in. It must stay pure: no file I/O, no clocks, no randomness; it reads no games
@@ -42,10 +45,21 @@ class EloRating:
     high: float | None
 
 
-def fit_elo(
+@dataclass(frozen=True, slots=True)
+class EloFit:
+    """One batch fit: each entrant's Elo, and the covariance of the fitted ones' ratings."""
+
+    ratings: tuple[EloRating, ...]
+    covariance: Mapping[tuple[str, str], float]
+    """(a, b) -> covariance of the two mean-0 ratings, in Elo points squared, for every
+    ordered pair of entrants that played (a == b: the variance)."""
+
+
+def elo_fit(
     tally: Tally, played: Mapping[str, int], names: Sequence[str], prior_draws: float
-) -> tuple[EloRating, ...]:
-    """Each entrant's Elo fitted to the pairwise tally, in `names` order."""
+) -> EloFit:
+    """Each entrant's Elo fitted to the pairwise tally, in `names` order, with the
+    covariance that gives the standard error of a difference of two ratings."""
     fitted = [name for name in names if played[name] > 0]
     index = {name: i for i, name in enumerate(fitted)}
     pairs = [
@@ -55,9 +69,12 @@ def fit_elo(
     ]
     if prior_draws == 0:
         _require_finite_maximum(len(fitted), pairs)
-    strengths, variances = _fit_bradley_terry(len(fitted), pairs, prior_draws)
-    estimates = {name: (strengths[i], variances[i]) for name, i in index.items()}
-    return tuple(_elo_row(name, played[name], estimates.get(name)) for name in names)
+    strengths, covariance = _fit_bradley_terry(len(fitted), pairs, prior_draws)
+    estimates = {name: (strengths[i], covariance[i][i]) for name, i in index.items()}
+    ratings = tuple(_elo_row(name, played[name], estimates.get(name)) for name in names)
+    squared = _ELO_SCALE**2
+    return EloFit(ratings, {(a, b): covariance[i][j] * squared
+                            for a, i in index.items() for b, j in index.items()})
 
 
 def _elo_row(name: str, games: int, estimate: tuple[float, float] | None) -> EloRating:
@@ -140,8 +157,8 @@ def _gradient_and_information(
 
 def _fit_bradley_terry(
     size: int, pairs: Sequence[_Pair], prior: float
-) -> tuple[list[float], list[float]]:
-    """Return mean-0 strengths (natural log units) and their variances."""
+) -> tuple[list[float], list[list[float]]]:
+    """Return mean-0 strengths (natural log units) and their covariance matrix."""
     if size == 0:
         return [], []
     theta = [0.0] * size
@@ -155,7 +172,7 @@ def _fit_bradley_terry(
         raise RuntimeError("Elo fit did not converge")
     mean = sum(theta) / size
     _, info = _gradient_and_information(theta, pairs, prior)
-    return [t - mean for t in theta], _centred_variances(_inverse(info))
+    return [t - mean for t in theta], _centred_covariance(_inverse(info))
 
 
 def _line_search(
@@ -172,12 +189,13 @@ def _line_search(
     return theta, 0.0
 
 
-def _centred_variances(covariance: Sequence[Sequence[float]]) -> list[float]:
-    """Return the variances of each strength minus the mean strength."""
+def _centred_covariance(covariance: Sequence[Sequence[float]]) -> list[list[float]]:
+    """Return the covariance of the strengths each minus the mean strength."""
     size = len(covariance)
     row_means = [sum(row) / size for row in covariance]
     grand_mean = sum(row_means) / size
-    return [covariance[i][i] - 2 * row_means[i] + grand_mean for i in range(size)]
+    return [[covariance[i][j] - row_means[i] - row_means[j] + grand_mean for j in range(size)]
+            for i in range(size)]
 
 
 def _solve(matrix: Sequence[Sequence[float]], vector: Sequence[float]) -> list[float]:

@@ -32,7 +32,7 @@ from typing import Any
 
 from openskill.models import PlackettLuce
 
-from arena.ratings.elo import Z95, EloRating, Tally, fit_elo
+from arena.ratings.elo import Z95, EloFit, EloRating, Tally, elo_fit
 from arena.ratings.games import FAULT_KINDS, Game, check_entrants, in_id_order, parse_game
 from arena.ratings.standings import FaultCounts, StandingRow, rank, wilson_interval
 
@@ -73,6 +73,8 @@ class _Totals:
     wins: int = 0
     placements: int = 0
     faults: dict[str, int] = field(default_factory=lambda: dict.fromkeys(FAULT_KINDS, 0))
+    faulted: int = 0
+    """Games in which it faulted at least once."""
     messages: Counter[str] | None = field(default_factory=Counter)
     """Its faults as `kind: message`, while every game it played so far had one (then None:
     a bot that can only fail is worth a warning, one that sometimes fails is in the tables)."""
@@ -98,7 +100,7 @@ class Summary:
         self._totals = {name: _Totals() for name in self.names}
         self._pairs: Tally = {}
         self._last: str | None = None
-        self._fits: dict[float, tuple[EloRating, ...]] = {}
+        self._fits: dict[float, EloFit] = {}
         """Elo fits by prior, kept until the next game: a fit costs O(entrants³) per step."""
 
     def add(self, raw: Mapping[str, Any]) -> None:
@@ -131,6 +133,8 @@ class Summary:
             totals.placements += place
         for seat, kind, _ in game.faults:
             self._totals[game.entrants[seat]].faults[kind] += 1
+        for seat in {seat for seat, _, _ in game.faults}:
+            self._totals[game.entrants[seat]].faulted += 1
         _keep_messages(self._totals, game)
 
     def _played(self) -> dict[str, int]:
@@ -147,14 +151,22 @@ class Summary:
 
     def elo(self, prior_draws: float = 1.0) -> tuple[EloRating, ...]:
         """Fit Bradley-Terry Elo to the pairwise tally (see `elo_ratings`)."""
+        return self.elo_fit(prior_draws).ratings
+
+    def elo_fit(self, prior_draws: float = 1.0) -> EloFit:
+        """The Elo fit with the ratings' covariance, for how far apart two entrants are."""
         if prior_draws < 0:
             raise ValueError("prior_draws must be >= 0")
         fit = self._fits.get(prior_draws)
         if fit is None:
-            fit = self._fits[prior_draws] = fit_elo(
+            fit = self._fits[prior_draws] = elo_fit(
                 self._pairs, self._played(), self.names, prior_draws
             )
         return fit
+
+    def faulted(self) -> dict[str, int]:
+        """Each entrant's games in which it faulted at least once, in entrant order."""
+        return {name: self._totals[name].faulted for name in self.names}
 
     def always_faulted(self) -> tuple[tuple[str, int, str], ...]:
         """Entrants that faulted in every game they played, in entrant order: each with its
