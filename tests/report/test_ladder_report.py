@@ -39,7 +39,7 @@ def _page(folder: Path) -> str:
 
 
 def _section(page: str, key: str) -> str:
-    found = re.search(rf'<section id="{key}">(.*?)</section>', page, re.S)
+    found = re.search(rf'<section id="{key}">(.*?)</section>', page, re.DOTALL)
     assert found, f"no section {key}"
     return found.group(1)
 
@@ -68,7 +68,8 @@ def test_a_provisional_row_shows_its_games_of_those_needed(season: Path) -> None
     ladder = _ladder(season)
     body = _section(_page(season), "ranking")
     for row in ladder["ranking"]:
-        found = re.search(rf'<tr data-entrant="{re.escape(row["player"])}".*?</tr>', body, re.S)
+        row_at = rf'<tr data-entrant="{re.escape(row["player"])}".*?</tr>'
+        found = re.search(row_at, body, re.DOTALL)
         assert found
         text = _text(found.group(0))
         games = f"{row['games']} / {ladder['min_games']}" if row["provisional"] else ""
@@ -118,7 +119,7 @@ def test_every_version_is_listed_with_its_status(season: Path) -> None:
     rows = re.findall(r'<tr data-player="([^"]+)" class="v-(\w+)">', body)
     assert rows == [(v["player"], v["status"]) for v in versions]
     assert {v["status"] for v in versions} == {"active", "retired", "rejected"}
-    rejected = re.search(r'class="v-rejected">.*?</tr>', body, re.S)
+    rejected = re.search(r'class="v-rejected">.*?</tr>', body, re.DOTALL)
     assert rejected and f"✗ rejected {REASON}" in _text(rejected.group(0))
     assert 'href="#entrant=frank' not in body  # it never played: it has no page
 
@@ -171,7 +172,7 @@ def test_only_ladder_json_and_games_jsonl_are_needed(tmp_path: Path) -> None:
     keys = re.findall(r'<section id="([\w-]+)"', _page(folder))
     assert "ranking" in keys and "versions" in keys and "games" in keys
     assert not {"standings", "crosstable", "ratings", "faults"} & set(keys)
-    names = json.loads(re.search(r'id="games-data">(.*?)</script>', _page(folder), re.S)
+    names = json.loads(re.search(r'id="games-data">(.*?)</script>', _page(folder), re.DOTALL)
                        .group(1).replace("<\\/", "</"))["names"]  # type: ignore[union-attr]
     assert set(names) == {g for v in _ladder(folder)["versions"] if v["games"]
                           for g in [v["player"]]}  # fmt: skip
