@@ -184,6 +184,15 @@ def _section(key: str, title: str, body: str) -> str:
     return f'<section id="{key}"><h2>{escape(title)}</h2>\n{body}\n</section>\n'
 
 
+def _field(data: Folder) -> str:
+    """Who played: the entrants, and for a ladder the versions they submitted."""
+    if data.ladder is None:
+        return f"{len(data.entrants)} entrants"
+    versions = data.ladder.versions
+    entrants = len({v.entrant for v in versions})
+    return f"{entrants} entrants, {len(versions)} version{'s' * (len(versions) != 1)}"
+
+
 def _summary_line(data: Folder) -> str:
     fmt = data.config.get("format") or {}
     kind = fmt.get("type", data.stages.get("format", "")) if isinstance(fmt, dict) else fmt
@@ -191,7 +200,7 @@ def _summary_line(data: Folder) -> str:
     parts = [
         str(data.rules),
         f"{kind}{seats}",
-        f"{len(data.entrants)} entrants",
+        _field(data),
         f"{data.log.games:,} games",
     ]
     if "seed" in data.config:

@@ -59,6 +59,10 @@ def test_the_chart_draws_a_line_a_player_and_a_picked_player_s_band(
     first = ladder["ranking"][0]["player"]
     band = page.locator(f'#ladder-rating g[data-player="{first}"] polygon.ld-band')
     assert not band.is_visible()
+    page.hover(f'#ld-legend button[data-player="{first}"]')
+    assert band.is_visible()
+    page.mouse.move(0, 0)
+    assert not band.is_visible()
     page.click(f'#ld-legend button[data-player="{first}"]')
     assert band.is_visible()
     assert page.inner_text("#ld-picked").startswith(f"{label(first)}: ")

@@ -93,6 +93,16 @@ def test_the_ranking_says_what_was_played_and_which_pairs_are_unresolved(season:
     ]
 
 
+def test_the_page_s_top_line_counts_entrants_and_their_versions(season: Path) -> None:
+    versions = _ladder(season)["versions"]
+    entrants = len({v["entrant"] for v in versions})
+    line = re.search(r'<p class="meta">(.*?)</p>', _page(season))
+    assert line and html.unescape(line.group(1)) == (
+        f"dice · ladder, 2 seats a table · {entrants} entrants, {len(versions)} versions · "
+        f"{_ladder(season)['games']} games"
+    )
+
+
 def test_separated_tops_say_so(season: Path, tmp_path: Path) -> None:
     copy = shutil.copytree(season, tmp_path / "copy")
     ladder = _ladder(copy)
