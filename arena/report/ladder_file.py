@@ -114,9 +114,9 @@ class LadderView:
     @property
     def separated(self) -> bool:
         """Whether the top `top` are told apart at 95%: no pair of them unresolved and none
-        of them provisional."""
+        of them provisional (and there is someone to rank)."""
         ranked = sum(not row.provisional for row in self.ranking)
-        return not self.unresolved and ranked >= min(self.top, len(self.ranking))
+        return bool(ranked) and not self.unresolved and ranked >= min(self.top, len(self.ranking))
 
 
 def _number(value: Any) -> float | None:

@@ -83,8 +83,9 @@ def test_the_ranking_says_what_was_played_and_which_pairs_are_unresolved(season:
     body = _section(_page(season), "ranking")
     head = re.search(r'<p class="ld-head" id="ld-line">(.*?)</p>', body)
     assert head and _text(head.group(1)) == (
-        f"dice, 2 seats a table · {ladder['games']} games in 5 batches · ranked from "
-        f"{ladder['min_games']} games · the top 3 not yet separated at 95%"
+        f"{ladder['rules']}, {ladder['seats']} seats a table · {ladder['games']:,} games in "
+        f"{ladder['batches']} batches · ranked from {ladder['min_games']} games · the top "
+        f"{ladder['top']} not yet separated at 95%"
     )
     listed = [_text(item) for item in re.findall(r"<li data-above.*?</li>", body)]
     assert ladder["unresolved"] and listed == [
@@ -97,9 +98,11 @@ def test_the_page_s_top_line_counts_entrants_and_their_versions(season: Path) ->
     versions = _ladder(season)["versions"]
     entrants = len({v["entrant"] for v in versions})
     line = re.search(r'<p class="meta">(.*?)</p>', _page(season))
+    ladder = _ladder(season)
+    games = len((season / "games.jsonl").read_text().splitlines())
     assert line and html.unescape(line.group(1)) == (
-        f"dice · ladder, 2 seats a table · {entrants} entrants, {len(versions)} versions · "
-        f"{_ladder(season)['games']} games"
+        f"{ladder['rules']} · ladder, {ladder['seats']} seats a table · {entrants} entrants, "
+        f"{len(versions)} versions · {games:,} games"
     )
 
 
@@ -114,6 +117,17 @@ def test_separated_tops_say_so(season: Path, tmp_path: Path) -> None:
     (copy / "ladder.json").write_text(json.dumps(ladder))
     view = read_folder(copy).ladder
     assert view is not None and not view.separated
+
+
+def test_a_ladder_before_its_first_rating_says_so(season: Path, tmp_path: Path) -> None:
+    copy = shutil.copytree(season, tmp_path / "empty")
+    ladder = _ladder(copy)
+    ladder.update(ranking=[], unresolved=[], history=[], final=None)
+    (copy / "ladder.json").write_text(json.dumps(ladder))
+    build_report(copy)
+    page = _page(copy)
+    assert "not yet separated at 95%" in _section(page, "ranking")
+    assert "No active players yet." in page and "No rated players yet." in page
 
 
 def test_players_link_to_their_entrant_pages_and_games_with_the_at_encoded(season: Path) -> None:
