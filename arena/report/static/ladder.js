@@ -5,7 +5,8 @@
   "use strict";
   const chart = document.querySelector(".ld-chart svg");
   if (!chart) return;
-  const groups = new Map([...chart.querySelectorAll("g.ld-player")].map((g) => [g.dataset.player, g]));
+  const drawn = [...chart.querySelectorAll("g.ld-player")];
+  const groups = new Map(drawn.map((group) => [group.dataset.player, group]));
   const keys = [...document.querySelectorAll("button.ld-key")];
   const caption = document.getElementById("ld-picked");
   let picked = null;
