@@ -1,7 +1,8 @@
 """The HTML report of a tournament, built from a results folder.
 
 `build_report(folder)` reads what `arena run` wrote (config.yaml, games.jsonl,
-standings.csv, ratings.json, crosstable.csv, stages.json, replays/) and writes:
+standings.csv, ratings.json, crosstable.csv, stages.json, a ladder's ladder.json, replays/)
+and writes:
 
     report.html      one self-contained page (inline CSS, JS and SVG; no network): the
                      standings, ratings with intervals, the crosstable as a heat map, faults,

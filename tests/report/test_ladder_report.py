@@ -104,6 +104,7 @@ def test_the_page_s_top_line_counts_entrants_and_their_versions(season: Path) ->
         f"{ladder['rules']} · ladder, {ladder['seats']} seats a table · {entrants} entrants, "
         f"{len(versions)} versions · {games:,} games"
     )
+    assert '<a href="ladder.json">ladder.json</a>' in _page(season)  # among the folder's files
 
 
 def test_separated_tops_say_so(season: Path, tmp_path: Path) -> None:
