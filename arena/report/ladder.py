@@ -22,6 +22,7 @@ from arena.report.tables import TIE, entrant_link
 __all__ = [
     "ladder_parts",
     "ranking_line",
+    "versions_table",
 ]
 
 _DIGEST = 12

@@ -13,12 +13,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from ladder_season import REASON, ladder_folder
 
 from arena.report.folder import ReportError, read_folder
 from arena.report.html import REPORT, build_report
+from arena.report.ladder import versions_table
 from arena.report.ladder_chart import lines_of
-from arena.report.ladder_file import label
+from arena.report.ladder_file import Version, label
 from arena.report.live import Live
 
 
@@ -224,3 +227,24 @@ def test_a_broken_ladder_json_is_one_clear_line(season: Path, tmp_path: Path) ->
     with pytest.raises(ReportError, match=r"ladder.json has no 'elo'") as caught:
         build_report(copy)
     assert "\n" not in str(caught.value)
+
+
+def test_a_player_with_no_game_yet_shows_no_rating(season: Path, tmp_path: Path) -> None:
+    copy = shutil.copytree(season, tmp_path / "new")
+    ladder = _ladder(copy)
+    newcomer = ladder["ranking"][-1]
+    newcomer.update(games=0, faults=0, elo=None, low=None, high=None)
+    (copy / "ladder.json").write_text(json.dumps(ladder))
+    build_report(copy)
+    row = re.search(rf'<tr data-entrant="{re.escape(newcomer["player"])}".*?</tr>',
+                    _section(_page(copy), "ranking"), re.DOTALL)  # fmt: skip
+    assert row and _text(row.group(0)).endswith(f"0 / {ladder['min_games']} provisional – –")
+
+
+@given(reason=st.text(min_size=1))
+def test_any_reason_is_shown_as_exactly_its_text(reason: str) -> None:
+    rejected = Version("frank", 1, "frank@1", "sha256:00", "entries/frank.py", "rejected",
+                       reason, 0)  # fmt: skip
+    shown = re.search(r'<q class="ld-reason">(.*?)</q>', versions_table([rejected]), re.DOTALL)
+    assert shown and html.unescape(shown.group(1)) == reason
+    assert "<" not in shown.group(1) and ">" not in shown.group(1)
