@@ -19,11 +19,13 @@ __all__ = [
     "heat_map",
     "heat_styles",
     "interval_chart",
+    "nice_step",
     "ratings_charts",
 ]
 
 
-def _nice_step(span: float, target: int = 6) -> float:
+def nice_step(span: float, target: int = 6) -> float:
+    """A round step (1, 2, 2.5 or 5 times a power of ten) giving about `target` ticks."""
     raw = span / max(1, target)
     power = 10 ** math.floor(math.log10(raw)) if raw > 0 else 1.0
     for factor in (1, 2, 2.5, 5, 10):
@@ -46,7 +48,7 @@ def interval_chart(
     extra = () if reference is None else (reference,)
     low = min([r[1] for r in rows] + list(extra))
     high = max([r[3] for r in rows] + list(extra))
-    step = _nice_step(high - low or 1.0)
+    step = nice_step(high - low or 1.0)
     low, high = math.floor(low / step) * step, math.ceil(high / step) * step
     plot = width - left - right
     sign = "+" if reference == 0 else ""

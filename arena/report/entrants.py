@@ -16,11 +16,12 @@ BEST_GAMES = 5
 """Games shown in each of an entrant's best and worst lists."""
 
 
-def entrant_section() -> str:
-    """The section an entrant's page is drawn in, hidden until the address names one."""
+def entrant_section(back: str = "standings", title: str = "Standings") -> str:
+    """The section an entrant's page is drawn in, hidden until the address names one; its
+    first link leads back to the section `back` (a ladder's is its ranking)."""
     return (
         f'<section id="entrant" hidden data-best="{BEST_GAMES}">'
-        '<p class="crumbs"><a href="#standings">← Standings</a> · '
+        f'<p class="crumbs"><a href="#{back}">← {title}</a> · '
         '<a id="e-games" href="#games">its games</a></p>'
         '<h2 id="e-name"></h2><p id="e-summary" class="meta-line"></p>'
         '<h3>Against each opponent</h3><div class="scroll"><table class="record data">'

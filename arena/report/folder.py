@@ -1,5 +1,6 @@
 """Reading a finished results folder for the report: config.yaml, standings.csv,
-ratings.json, crosstable.csv, stages.json, and games.jsonl one game at a time.
+ratings.json, crosstable.csv, stages.json, a ladder's ladder.json (without which a ladder's
+folder needs no other derived table), and games.jsonl one game at a time.
 
 Memory does not grow with the games: games.jsonl is read one game at a time (for the
 counts and the first fault examples of each kind here; again for the viewer packs and for
@@ -23,6 +24,7 @@ from typing import Any
 import yaml
 
 from arena.report import viewer
+from arena.report.ladder_file import LADDER, LadderView, read_ladder
 from arena.rules import RulesError
 from arena.rules.base import Description
 from arena.tournament import results as folder_files
@@ -201,10 +203,12 @@ class Folder:
     ratings: Mapping[str, Any]
     crosstable: tuple[Mapping[str, str], ...]
     stages: Mapping[str, Any]
+    ladder: LadderView | None = None
+    """A ladder's ladder.json (arena/report/ladder_file.py); None for other formats."""
 
     @property
     def entrants(self) -> tuple[str, ...]:
-        return tuple(row["entrant"] for row in self.standings)
+        return _entrants(self.standings, self.ladder)
 
     @property
     def rules(self) -> str:
@@ -221,8 +225,42 @@ class Folder:
             raise ReportError(f"{self.path}: {exc}") from None
 
 
+_DERIVED = ("standings.csv", "ratings.json", "crosstable.csv")
+"""The derived tables the report needs, but for a ladder, whose ladder.json says enough."""
+
+
+def _ladder(folder: Path) -> LadderView | None:
+    path = folder / LADDER
+    if not path.exists():
+        return None
+    try:
+        return read_ladder(json.loads(path.read_text(encoding="utf-8")))
+    except KeyError as exc:
+        raise ValueError(f"{LADDER} has no {exc} where the ladder's contract puts one") from None
+
+
+def _optional_json(path: Path) -> Any:
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+
+
+def _optional_csv(path: Path) -> tuple[dict[str, str], ...]:
+    return tuple(_read_csv(path)) if path.exists() else ()
+
+
+def _entrants(
+    standings: Sequence[Mapping[str, str]], ladder: LadderView | None
+) -> tuple[str, ...]:
+    """The standings' entrants; for a ladder without standings.csv, its players: the ranked
+    first, then every other version that played."""
+    if standings or ladder is None:
+        return tuple(row["entrant"] for row in standings)
+    ranked = [row.player for row in ladder.ranking]
+    played = [v.player for v in ladder.versions if v.games]
+    return tuple(dict.fromkeys(ranked + played))
+
+
 def read_folder(folder: Path) -> Folder:
-    needed = [folder_files.GAMES, "standings.csv", "ratings.json", "crosstable.csv"]
+    needed = [folder_files.GAMES, *(() if (folder / LADDER).exists() else _DERIVED)]
     missing = [name for name in needed if not (folder / name).exists()]
     if missing:
         raise ReportError(
@@ -232,16 +270,17 @@ def read_folder(folder: Path) -> Folder:
     try:
         config = _read_config(folder)
         stages = _read_stages(folder, config)
-        standings = tuple(_read_csv(folder / "standings.csv"))
-        entrants = [row["entrant"] for row in standings]
+        standings = _optional_csv(folder / "standings.csv")
+        ladder = _ladder(folder)
         return Folder(
             path=folder,
             config=config,
-            log=_read_log(folder, entrants, _bracket_games(stages)),
+            log=_read_log(folder, _entrants(standings, ladder), _bracket_games(stages)),
             standings=standings,
-            ratings=json.loads((folder / "ratings.json").read_text(encoding="utf-8")),
-            crosstable=tuple(_read_csv(folder / "crosstable.csv")),
+            ratings=_optional_json(folder / "ratings.json"),
+            crosstable=_optional_csv(folder / "crosstable.csv"),
             stages=stages,
+            ladder=ladder,
         )
     except (folder_files.ResultsError, KeyError, ValueError, TypeError, yaml.YAMLError) as exc:
         raise ReportError(f"{folder}: cannot read the results: {exc}") from None

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from arena.report.folder import Folder
+from arena.report.ladder_file import LADDER
 from arena.report.markup import escape
 from arena.tournament import results as folder_files
 
@@ -19,7 +20,7 @@ __all__ = ["FILES", "header_facts", "played_at"]
 
 FILES = (
     folder_files.CONFIG, "standings.csv", "ratings.json", "crosstable.csv",
-    folder_files.GAMES, "stages.json",
+    folder_files.GAMES, "stages.json", LADDER,
 )  # fmt: skip
 """The folder's files the header links to, those present."""
 

@@ -1,11 +1,13 @@
 """The HTML report of a tournament, built from a results folder.
 
 `build_report(folder)` reads what `arena run` wrote (config.yaml, games.jsonl,
-standings.csv, ratings.json, crosstable.csv, stages.json, replays/) and writes:
+standings.csv, ratings.json, crosstable.csv, stages.json, a ladder's ladder.json, replays/)
+and writes:
 
     report.html      one self-contained page (inline CSS, JS and SVG; no network): the
                      standings, ratings with intervals, the crosstable as a heat map, faults,
-                     bluffing statistics, the bracket of an elimination, a header that says
+                     bluffing statistics, the bracket of an elimination, a ladder's ranking,
+                     versions and rating over time (arena.report.ladder), a header that says
                      what was played (arena.report.header), the spread of scores
                      (arena.report.spread), every game (arena.report.games), and a page per
                      entrant (arena.report.entrants)
@@ -39,6 +41,7 @@ from arena.report.entrants import entrant_section
 from arena.report.folder import Folder, GamesLog, read_folder
 from arena.report.games import games_json, games_section
 from arena.report.header import header_facts
+from arena.report.ladder import ladder_parts
 from arena.report.live import Live, mark_live
 from arena.report.markup import compact, escape, script_safe, static
 from arena.report.scan import scan_all
@@ -89,7 +92,8 @@ def build_report(
     sof = bool(options.get("straight_over_full", False))
     bluffs = bluff_stats(scan.tally, data.entrants, data.description, sof)
     missing = frozenset(scan.missing) if viewer else None
-    page = mark_live(render_report(data, bluffs, missing), live)
+    word = "Ladder" if data.ladder else "Tournament"
+    page = mark_live(render_report(data, bluffs, missing), live, word)
     size = folder_files.write_atomic(root / REPORT, page, durable=False)
     if viewer:
         folder_files.write_atomic(root / VIEWER, viewer_page(), durable=False)
@@ -114,6 +118,18 @@ def _bracket_part(data: Folder, links: dict[str, int]) -> list[tuple[str, str, s
     return [("bracket", "Bracket", bracket(data.stages, links))]
 
 
+_DERIVED_PARTS = frozenset({"standings", "crosstable", "ratings", "faults"})
+"""The sections drawn from standings.csv, crosstable.csv and ratings.json."""
+
+
+def _with_ladder(data: Folder, parts: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
+    """A ladder's sections first; without its derived tables, none drawn from them."""
+    if data.ladder is None:
+        return parts
+    kept = [p for p in parts if data.standings or p[0] not in _DERIVED_PARTS]
+    return [*ladder_parts(data.ladder), *kept]
+
+
 def render_report(
     data: Folder, bluffs: Sequence[BluffStats], missing: frozenset[str] | None
 ) -> Iterator[str]:
@@ -131,9 +147,10 @@ def render_report(
         ("faults", "Faults", faults_table(data, links)),
         ("games", "Games", games_section(data)),
     ]
+    parts = _with_ladder(data, parts)
     sections = [_section(key, title, body) for key, title, body in parts]
     nav = "".join(f'<a href="#{key}">{escape(title)}</a>' for key, title, _ in parts)
-    sections.append(entrant_section())
+    sections.append(entrant_section(*_back(data)))
     yield (
         "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
@@ -155,11 +172,26 @@ def render_report(
     # No part ends with "<", so escaping part by part escapes every "</" of the whole.
     yield from (part.replace("</", "<\\/") for part in games_json(data, missing))
     scripts = static("report.js") + static("entrant.js") + static("contest.js")
+    scripts += static("ladder.js") if data.ladder else ""
     yield f"</script>\n<script>\n{scripts}</script>\n</body>\n</html>\n"
+
+
+def _back(data: Folder) -> tuple[str, str]:
+    """Where an entrant's page leads back to: a ladder's ranking, else the standings."""
+    return ("ranking", "Ranking") if data.ladder else ("standings", "Standings")
 
 
 def _section(key: str, title: str, body: str) -> str:
     return f'<section id="{key}"><h2>{escape(title)}</h2>\n{body}\n</section>\n'
+
+
+def _field(data: Folder) -> str:
+    """Who played: the entrants, and for a ladder the versions they submitted."""
+    if data.ladder is None:
+        return f"{len(data.entrants)} entrants"
+    versions = data.ladder.versions
+    entrants = len({v.entrant for v in versions})
+    return f"{entrants} entrants, {len(versions)} version{'s' * (len(versions) != 1)}"
 
 
 def _summary_line(data: Folder) -> str:
@@ -169,7 +201,7 @@ def _summary_line(data: Folder) -> str:
     parts = [
         str(data.rules),
         f"{kind}{seats}",
-        f"{len(data.entrants)} entrants",
+        _field(data),
         f"{data.log.games:,} games",
     ]
     if "seed" in data.config:

@@ -31,8 +31,8 @@ class Live:
     every: float | None = None
 
 
-def live_banner(live: Live) -> str:
-    """The line at the top of a live report."""
+def live_banner(live: Live, word: str = "Tournament") -> str:
+    """The line at the top of a live report (`word`: what is in progress, e.g. "Ladder")."""
     share = f" ({live.played / live.planned:.0%})" if live.planned else ""
     again = "The final report replaces this page when the run ends."
     if live.every:
@@ -42,12 +42,12 @@ def live_banner(live: Live) -> str:
     return (
         '<p class="live" id="live" role="status" style="margin:0;padding:.6em 1em;'
         'background:#fff3c4;color:#3d2f00;border-bottom:1px solid #e0c35a;font-weight:600">'
-        f"Tournament in progress: {live.played:,} of {live.planned:,} games played{share}, "
+        f"{escape(word)} in progress: {live.played:,} of {live.planned:,} games played{share}, "
         f"as of {escape(live.refreshed)}. {escape(again)}</p>\n"
     )
 
 
-def mark_live(page: Iterator[str], live: Live | None) -> Iterator[str]:
+def mark_live(page: Iterator[str], live: Live | None, word: str = "Tournament") -> Iterator[str]:
     """The page with the live banner after `<body>` and, if it is remade, a reload in its
     head; unchanged without `live`."""
     if live is None:
@@ -58,5 +58,5 @@ def mark_live(page: Iterator[str], live: Live | None) -> Iterator[str]:
         reload = f'<meta http-equiv="refresh" content="{math.ceil(live.every)}">\n'
         first = first.replace("</head>", reload + "</head>", 1)
     first = first.replace("<title>", "<title>(in progress) ", 1)
-    yield first.replace("<body>\n", "<body>\n" + live_banner(live), 1)
+    yield first.replace("<body>\n", "<body>\n" + live_banner(live, word), 1)
     yield from page

@@ -21,6 +21,7 @@ from arena.report.markup import escape
 from arena.rules.base import Description
 
 __all__ = [
+    "TIE",
     "bluff_table",
     "bracket",
     "entrant_link",
@@ -86,11 +87,12 @@ def finder(element_id: str) -> str:
     )
 
 
-def entrant_link(name: str) -> str:
-    """An entrant's name, linked to its own section (games16's `#entrant=<name>`)."""
+def entrant_link(name: str, text: str | None = None) -> str:
+    """An entrant's name (or `text`), linked to its own section (games16's
+    `#entrant=<name>`)."""
     return (
         f'<a class="who" href="#entrant={escape(quote(name, safe=""))}" title="{escape(name)}">'
-        f"{escape(name)}</a>"
+        f"{escape(name if text is None else text)}</a>"
     )
 
 
@@ -108,10 +110,11 @@ def _ranked_by(data: Folder) -> str:
     return _RANKED_BY_BRACKET if kind == "elimination" else _RANKED_BY_ELO
 
 
-_TIE = (
+TIE = (
     '<abbr class="tie" title="95% Elo interval overlaps the one above: a statistical tie">'
     "~</abbr>"
 )
+"""The mark of a statistical tie with the row above (the standings, a ladder's ranking)."""
 
 
 def _standing_row(row: Mapping[str, str]) -> str:
@@ -123,7 +126,7 @@ def _standing_row(row: Mapping[str, str]) -> str:
     if row.get("elo_low"):
         elo_ci = f"{_num(row['elo_low'], 0, True)} to {_num(row['elo_high'], 0, True)}"
     medal = f' class="medal m{row["rank"]}"' if row.get("rank") in ("1", "2", "3") else ""
-    tie = _TIE if row.get("tied") == "1" else ""
+    tie = TIE if row.get("tied") == "1" else ""
     elo = _num(row.get("elo"), 0, True)
     cells = [
         f"<td class=num>{tie}<span{medal}>{escape(row.get('rank') or '–')}</span></td>",
