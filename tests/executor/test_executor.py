@@ -180,7 +180,10 @@ def test_a_kill_9_from_outside_of_a_worker_mid_run_gives_the_same_bytes(tmp_path
     stdout, stderr = process.communicate(timeout=120)
     assert process.returncode == 0, stderr
     assert games.read_bytes().count(b"\n") == 360
-    assert b"a worker died (killed by SIGKILL) in game rr-" in stderr
+    told = [line for line in stderr.decode().splitlines() if "a worker died" in line]
+    # the kill lands in a game (told, played again) or, rarely, between two (nothing lost)
+    assert len(told) <= 1, stderr
+    assert all("(killed by SIGKILL) in game rr-" in line for line in told), stderr
     for name in (results.GAMES, *results.DERIVED):
         assert (out / name).read_bytes() == (tmp_path / "calm" / name).read_bytes(), name
     assert stdout.decode() == calm.stdout
