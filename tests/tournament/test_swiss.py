@@ -1,0 +1,182 @@
+"""The Swiss format: its pairing (pure, against brute force), its rounds as a state machine,
+real runs into a results folder, and its config errors."""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Iterator, Mapping, Sequence
+from fractions import Fraction
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from arena.tournament.swiss import Swiss, default_rounds
+from arena.tournament.swiss_pairing import Pairing, pair_key, pair_round, table_cost
+
+# --- the pairing, pure -------------------------------------------------------------------
+
+
+@st.composite
+def fields(draw: st.DrawFn, most: int = 9) -> tuple[list[int], int, dict, dict]:
+    """A standing order, a table size, earlier meetings and byes so far."""
+    n = draw(st.integers(2, most))
+    seats = draw(st.integers(2, min(3, n)))
+    order = draw(st.permutations(range(n)))
+    pairs = list(itertools.combinations(range(n), 2))
+    met = {pair: draw(st.integers(0, 2)) for pair in pairs if draw(st.booleans())}
+    byes = {p: draw(st.integers(0, 2)) for p in range(n)}
+    return list(order), seats, met, byes
+
+
+def _partitions(players: tuple[int, ...], seats: int) -> Iterator[tuple[tuple[int, ...], ...]]:
+    """Every seating of `players` at tables of `seats`, in top-down order: the first
+    player left opens each table, its mates in order of combinations."""
+    if not players:
+        yield ()
+        return
+    first, rest = players[0], players[1:]
+    for tail in itertools.combinations(rest, seats - 1):
+        left = tuple(p for p in rest if p not in tail)
+        for more in _partitions(left, seats):
+            yield ((first, *tail), *more)
+
+
+def _cost(tables: Sequence[Sequence[int]], met: Mapping[tuple[int, int], int]) -> int:
+    return sum(table_cost(t, met) for t in tables)
+
+
+@settings(max_examples=150, deadline=None)
+@given(fields())
+def test_every_player_is_seated_once_and_the_byes_are_fair(field: tuple) -> None:
+    order, seats, met, byes = field
+    pairing = pair_round(order, seats, met, byes)
+    seated = [p for t in pairing.tables for p in t] + list(pairing.byes)
+    assert sorted(seated) == sorted(order)
+    assert all(len(t) == seats for t in pairing.tables)
+    assert len(pairing.byes) == len(order) % seats
+    place = {p: i for i, p in enumerate(order)}
+    for table in pairing.tables:
+        assert list(table) == sorted(table, key=place.__getitem__)  # standing order
+    for got in pairing.byes:  # fewest byes first, then the lowest placed
+        for other in set(order) - set(pairing.byes):
+            assert (byes[got], -place[got]) < (byes[other], -place[other])
+
+
+@settings(max_examples=150, deadline=None)
+@given(fields())
+def test_no_repeat_while_a_repeat_free_pairing_exists(field: tuple) -> None:
+    """Against brute force: the fewest repeats there are; with none, the first repeat-free
+    pairing in top-down order (the best placed seated with the best placed they have not met)."""
+    order, seats, met, byes = field
+    pairing = pair_round(order, seats, met, byes)
+    players = tuple(p for p in order if p not in pairing.byes)
+    every = list(_partitions(players, seats))
+    cheapest = min(_cost(p, met) for p in every)
+    assert pairing.repeats == _cost(pairing.tables, met) == cheapest
+    if cheapest == 0:
+        assert pairing.tables == next(p for p in every if _cost(p, met) == 0)
+
+
+def test_the_pairing_fills_tables_top_down() -> None:
+    # 0 and 1 met: 0 takes 2, the best placed it has not met; 1 then takes 3.
+    assert pair_round([0, 1, 2, 3], 2, {(0, 1): 1}, {}) == Pairing(((0, 2), (1, 3)), (), 0)
+    # A field of 5 at tables of 2: the one bye goes to the lowest placed without one.
+    pairing = pair_round([4, 3, 2, 1, 0], 2, {}, {0: 1, 1: 0})
+    assert pairing.byes == (1,) and pairing.tables == ((4, 3), (2, 0))
+    # Everyone has met everyone: the repeats are unavoidable, and the fewest are taken.
+    met = {pair: 1 for pair in itertools.combinations(range(4), 2)} | {(0, 1): 2}
+    assert pair_round([0, 1, 2, 3], 2, met, {}) == Pairing(((0, 2), (1, 3)), (), 2)
+
+
+def test_a_spent_budget_keeps_the_cheapest_pairing_seen() -> None:
+    met = {pair_key(a, b): 1 for a in range(8) for b in range(8) if a != b and (a + b) % 2}
+    full = pair_round(list(range(8)), 2, met, {})
+    short = pair_round(list(range(8)), 2, met, {}, budget=1)
+    assert full.repeats == 0 and short.repeats >= full.repeats
+    assert short == pair_round(list(range(8)), 2, met, {}, budget=1)  # deterministic
+
+
+def test_a_pairing_refuses_a_field_it_cannot_seat() -> None:
+    with pytest.raises(ValueError, match="cannot fill a table of 3 seats"):
+        pair_round([0, 1], 3, {}, {})
+    with pytest.raises(ValueError, match="appears twice"):
+        pair_round([0, 1, 1], 2, {}, {})
+
+
+# --- the rounds, a pure state machine ----------------------------------------------------
+
+
+def _play_out(swiss: Swiss, draw: random.Random) -> tuple[dict[str, tuple[int, ...]], list]:
+    """Every round played with random placements, one round at a time, as a run does."""
+    results: dict[str, tuple[int, ...]] = {}
+    while True:
+        played = swiss.rounds_played(results)
+        if played[-1].complete and len(played) == swiss.rounds:
+            return results, played
+        for table in played[-1].tables:
+            for game in table.games:
+                places = list(range(1, swiss.seats + 1))
+                draw.shuffle(places)
+                results[game.id] = tuple(places)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(2, 9), st.integers(2, 3), st.integers(1, 6), st.integers(1, 2),
+       st.integers(0, 2**32))
+def test_a_swiss_seats_everyone_each_round_and_spreads_the_byes(
+    n: int, seats: int, rounds: int, games: int, seed: int
+) -> None:
+    if seats > n:
+        return
+    swiss = Swiss(tuple(range(n)), seats, games, rounds, seed)
+    results, played = _play_out(swiss, random.Random(seed))
+    assert len(results) == swiss.total
+    ids = [g.id for r in played for t in r.tables for g in t.games]
+    assert ids == sorted(ids) and len(set(ids)) == len(ids)  # ids sort in play order
+    byes = dict.fromkeys(range(n), 0)
+    for r in played:
+        assert sorted([p for t in r.tables for p in t.entrants] + list(r.byes)) == list(range(n))
+        for p in r.byes:
+            byes[p] += 1
+        assert max(byes.values()) - min(byes.values()) <= 1  # no second bye while one has none
+        for table in r.tables:  # each deal at every rotation: every seat once per deal
+            for seat in range(seats):
+                assert sorted(g.seats[seat] for g in table.games) == sorted(table.entrants * games)
+            assert {g.seed for g in table.games} == {g.seed for g in table.games[::seats]}
+    again = Swiss(tuple(range(n)), seats, games, rounds, seed).rounds_played(results)
+    assert again == played
+
+
+def test_scores_and_buchholz_follow_the_placements() -> None:
+    """Three seats: a game gives 1, 1/2, 0; a round scores the mean; a bye is worth 1 and
+    counts as two table mates with the player's own score."""
+    swiss = Swiss((0, 1, 2, 3), 3, 1, 1, 5)
+    (first,) = swiss.rounds_played({})
+    assert first.byes == (3,) and first.tables[0].entrants == (0, 1, 2)
+    # 0 wins every rotation; 1 is second twice, 2 once.
+    places = {(0, 1, 2): (1, 2, 3), (1, 2, 0): (2, 3, 1), (2, 0, 1): (2, 1, 3)}
+    results = {g.id: places[g.seats] for g in first.tables[0].games}
+    (done,) = swiss.rounds_played(results)
+    assert done.tables[0].scores == (Fraction(1), Fraction(1, 3), Fraction(1, 6))
+    rows = {row.entrant: row for row in swiss.standings([done])}
+    assert rows[0].buchholz == Fraction(1, 3) + Fraction(1, 6)
+    assert rows[3].score == 1 and rows[3].buchholz == 2 and rows[3].byes == 1
+    assert [row.entrant for row in swiss.standings([done])] == [3, 0, 1, 2]
+    assert swiss.ranking([done], {0: 50.0, 3: -50.0}, "abcd") == (3, 0, 1, 2)
+
+
+def test_equal_score_and_buchholz_fall_to_elo_then_to_the_name() -> None:
+    swiss = Swiss((0, 1), 2, 1, 1, 5)
+    games = swiss.rounds_played({})[0].tables[0].games
+    played = swiss.rounds_played({games[0].id: (1, 2), games[1].id: (1, 2)})  # one win each
+    assert played[0].tables[0].scores == (Fraction(1, 2), Fraction(1, 2))
+    assert swiss.ranking(played, {0: -1.0, 1: 1.0}, ["b", "a"]) == (1, 0)
+    assert swiss.ranking(played, {0: 1.0, 1: -1.0}, ["b", "a"]) == (0, 1)
+    assert swiss.ranking(played, {}, ["b", "a"]) == (1, 0)
+    assert swiss.ranking(played, {}, ["a", "b"]) == (0, 1)
+
+
+def test_the_default_rounds_are_ceil_log2_plus_two() -> None:
+    assert [default_rounds(n) for n in (2, 3, 4, 5, 8, 9, 16, 17)] == [3, 4, 4, 5, 5, 6, 6, 7]
