@@ -1,9 +1,9 @@
 """The plan of a tournament: its games in play order, batch by batch, and its stages.
 
-An elimination's next stage depends on the results before it, so `Plan.batch` gives the
-first batch with a game not yet played; `Plan.stages` describes every stage's tables and
-results for stages.json, which `json_parts` encodes in parts so a stage of many games is
-never held whole.
+An elimination's next stage, and a Swiss's next round, depends on the results before it,
+so `Plan.batch` gives the first batch with a game not yet played; `Plan.stages` describes
+every stage's tables and results for stages.json, which `json_parts` encodes in parts so a
+stage of many games is never held whole.
 
 This module never plays a game, never touches a results folder and never knows a rule of
 the game: the schedule (arena/tournament/schedule.py) deals the games, the standings
@@ -16,13 +16,16 @@ import itertools
 import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
+from fractions import Fraction
 from typing import Any
 
-from arena.ratings.summary import standings
+from arena.ratings.standings import DECIMALS
+from arena.ratings.summary import standings, summarise
 from arena.tournament.config import DEFAULT_CAP, TournamentConfig
 from arena.tournament.elimination import Elimination, elimination_2, elimination_k
 from arena.tournament.gauntlet import gauntlet
 from arena.tournament.schedule import GameSpec, round_robin
+from arena.tournament.swiss import Round, Swiss
 
 __all__ = ["Placements", "Plan", "json_parts"]
 
@@ -39,11 +42,15 @@ class Plan:
         fmt, n = cfg.format, len(cfg.entrants)
         self.main: tuple[GameSpec, ...] = ()
         self.seeding: tuple[GameSpec, ...] = ()
+        self.swiss: Swiss | None = None
         if fmt.type == "round-robin":
             self.main = tuple(round_robin(n, fmt.seats, fmt.games, cfg.planned_seed, fmt.cap))
         elif fmt.type == "gauntlet":
             champions = [self.names.index(name) for name in fmt.champions]
             self.main = tuple(gauntlet(champions, n, fmt.seats, fmt.games, cfg.planned_seed))
+        elif fmt.type == "swiss":
+            rounds = fmt.rounds or 1
+            self.swiss = Swiss(tuple(range(n)), fmt.seats, fmt.games, rounds, cfg.planned_seed)
         elif fmt.seeding:
             games = round_robin(n, fmt.seats, fmt.seeding, cfg.planned_seed, DEFAULT_CAP)
             self.seeding = tuple(replace(g, stage="seeding") for g in games)
@@ -56,8 +63,17 @@ class Plan:
         """Whether the format is a knockout, played stage by stage."""
         return self.cfg.format.type == "elimination"
 
+    @property
+    def ranks_itself(self) -> bool:
+        """Whether the format ranks its entrants by its own result (a bracket, Swiss scores),
+        not by the standings' Elo."""
+        return self.elimination or self.swiss is not None
+
     def batch(self, results: Mapping[str, Placements]) -> tuple[GameSpec, ...]:
         """All games of the first batch with a game not in `results`; () when finished."""
+        if self.swiss is not None:
+            last = self.swiss.rounds_played(results)[-1]
+            return () if last.complete else tuple(g for t in last.tables for g in t.games)
         if not self.elimination:
             return self.main if any(g.id not in results for g in self.main) else ()
         if any(g.id not in results for g in self.seeding):
@@ -69,10 +85,14 @@ class Plan:
 
     def total(self) -> int:
         """How many games the whole tournament has."""
+        if self.swiss is not None:
+            return self.swiss.total  # pairing made-up rounds would only cost time
         return sum(len(batch) for batch in self._dry_run())
 
     def smallest_table(self) -> tuple[str, int] | None:
         """The stage with the fewest seats at a table, and that number (None if no games)."""
+        if self.swiss is not None:  # every table is full: the rest have byes
+            return "round-1", self.swiss.seats
         games = [game for batch in self._dry_run() for game in batch]
         if not games:
             return None
@@ -129,6 +149,8 @@ class Plan:
         a time when read, so the document never holds a table for every game (see
         `json_parts`)."""
         fmt = self.cfg.format
+        if self.swiss is not None:
+            return self._swiss_stages(self.swiss, results)
         if not self.elimination:
             stage = self._flat_stage("main", fmt.type, self.main, results, ranking)
             return {"format": fmt.type, "stages": [stage], "ranking": stage["ranking"]}
@@ -142,6 +164,44 @@ class Plan:
         stages.extend(self._knockout_stage(stage) for stage in knockout.stages())
         ranking = self._named(knockout.ranking()) if knockout.finished else None
         return {"format": fmt.type, "stages": stages, "ranking": ranking}
+
+    def _swiss_stages(self, swiss: Swiss, results: Mapping[str, Placements]) -> dict[str, Any]:
+        """Each round's tables, byes and scores, and the standings after it; once the last
+        round is complete, the ranking: score, Buchholz, Elo over every Swiss game, name."""
+        played = swiss.rounds_played(results)
+        stages = [self._swiss_round(swiss, played[:i], this) for i, this in enumerate(played, 1)]
+        document: dict[str, Any] = {"format": "swiss", "stages": stages, "ranking": None}
+        if len(played) == swiss.rounds and played[-1].complete:
+            games = [g for r in played for t in r.tables for g in t.games]
+            fit = summarise([self.game_result(g, results[g.id]) for g in games], self.names)
+            elo = {self.names.index(row.entrant): round(row.rating, DECIMALS)
+                   for row in fit.elo() if row.rating is not None}
+            document["ranking"] = self._named(swiss.ranking(played, elo, self.names))
+            by_name = {row["entrant"]: row for row in stages[-1]["standings"]}
+            document["standings"] = [
+                {**by_name[name], "elo": elo.get(self.names.index(name))}
+                for name in document["ranking"]
+            ]
+        return document
+
+    def _swiss_round(self, swiss: Swiss, so_far: Sequence[Round], this: Round) -> dict[str, Any]:
+        tables = [
+            {
+                "table": table.number,
+                "entrants": self._named(table.entrants),
+                "games": [g.id for g in table.games],
+                "scores": [_number(s) for s in table.scores] if table.scores else None,
+            }
+            for table in this.tables
+        ]
+        standing = [
+            {"entrant": self.names[row.entrant], "score": _number(row.score),
+             "buchholz": _number(row.buchholz), "byes": row.byes}
+            for row in swiss.standings(so_far)
+        ] if this.complete else None
+        return {"name": this.name, "format": "swiss", "complete": this.complete,
+                "tables": tables, "byes": self._named(this.byes), "repeats": this.repeats,
+                "standings": standing}
 
     def _named(self, indexes: Sequence[int]) -> list[str]:
         return [self.names[i] for i in indexes]
@@ -211,6 +271,11 @@ class _Tables:
         first = games[0]
         entrants = [self.names[i] for i in first.seats]
         return {"table": first.table, "entrants": entrants, "games": [g.id for g in games]}
+
+
+def _number(value: Fraction) -> float:
+    """An exact score as stages.json writes it: a float at the standings' decimals."""
+    return round(float(value), DECIMALS)
 
 
 def _table_number(game: GameSpec) -> int:

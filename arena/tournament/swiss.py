@@ -40,14 +40,9 @@ from arena.seeds import derive_seed
 from arena.tournament.schedule import GameSpec, check_count, check_seats, id_width
 from arena.tournament.swiss_pairing import Pairing, pair_key, pair_round
 
-__all__ = ["Round", "Standing", "Swiss", "SwissTable", "default_rounds"]
+__all__ = ["Round", "Standing", "Swiss", "SwissTable"]
 
 Results = Mapping[str, Sequence[int]]
-
-
-def default_rounds(n_entrants: int) -> int:
-    """ceil(log2 n) + 2: enough rounds for one clear leader, and two more to sort the rest."""
-    return (n_entrants - 1).bit_length() + 2
 
 
 @dataclass(frozen=True, slots=True)

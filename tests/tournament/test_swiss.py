@@ -4,15 +4,27 @@ real runs into a results folder, and its config errors."""
 from __future__ import annotations
 
 import itertools
+import json
 import random
+import shutil
 from collections.abc import Iterator, Mapping, Sequence
 from fractions import Fraction
+from pathlib import Path
+from typing import Any
 
 import pytest
+from cli_support import write_config
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.tournament.swiss import Swiss, default_rounds
+from arena.ratings.render import MD_SWISS_NOTE
+from arena.tournament import results
+from arena.tournament.config import ConfigError, default_rounds
+from arena.tournament.config_as_run import config_as_run
+from arena.tournament.load import load_tournament
+from arena.tournament.plan import Plan
+from arena.tournament.run import run_tournament
+from arena.tournament.swiss import Swiss
 from arena.tournament.swiss_pairing import Pairing, pair_key, pair_round, table_cost
 
 # --- the pairing, pure -------------------------------------------------------------------
@@ -180,3 +192,130 @@ def test_equal_score_and_buchholz_fall_to_elo_then_to_the_name() -> None:
 
 def test_the_default_rounds_are_ceil_log2_plus_two() -> None:
     assert [default_rounds(n) for n in (2, 3, 4, 5, 8, 9, 16, 17)] == [3, 4, 4, 5, 5, 6, 6, 7]
+
+
+# --- real runs ---------------------------------------------------------------------------
+
+COMPARED = ("games.jsonl", *results.DERIVED)
+
+
+def _swiss(folder: Path, entrants: int, fmt: str, **extra: Any) -> Any:
+    """A Swiss of built-in random bots in one-point games, without replays."""
+    names = "[random" + "".join(f", {{bot: random, alias: r{i}}}" for i in range(2, entrants + 1))
+    lines = ["name: t", "rules: dice", f"entrants: {names}]", f"format: {fmt}",
+             "options: {max_points: 1}", "replays: false", "seed: 4"]
+    lines += [f"{key}: {value}" for key, value in extra.items()]
+    return load_tournament(write_config(folder, "\n".join(lines) + "\n"))
+
+
+def _recount(out: Path, seats: int) -> dict[str, tuple[Fraction, Fraction]]:
+    """Score and Buchholz of each entrant recomputed from games.jsonl and the byes alone."""
+    stages = json.loads((out / "stages.json").read_text())
+    games = list(results.iter_games(out / results.GAMES))
+    score: dict[str, Fraction] = {}
+    mates: dict[str, list[str]] = {}
+    byes = {name: 0 for s in stages["stages"] for t in s["tables"] for name in t["entrants"]}
+    for stage in stages["stages"]:
+        points: dict[str, list[Fraction]] = {}
+        for game in (g for g in games if g["stage"] == stage["name"]):
+            for name, place in zip(game["entrants"], game["placements"], strict=True):
+                points.setdefault(name, []).append(Fraction(seats - place, seats - 1))
+        for name, got in points.items():
+            score[name] = score.get(name, Fraction(0)) + sum(got, Fraction(0)) / len(got)
+        for table in stage["tables"]:
+            for name in table["entrants"]:
+                mates.setdefault(name, []).extend(m for m in table["entrants"] if m != name)
+        for name in stage["byes"]:
+            score[name] = score.get(name, Fraction(0)) + 1
+            byes[name] += 1
+    return {name: (score[name], sum((score[m] for m in mates.get(name, ())), Fraction(0))
+                   + (seats - 1) * byes[name] * score[name]) for name in score}
+
+
+@pytest.mark.parametrize(("entrants", "seats", "rounds"), [(5, 2, 3), (7, 3, 2)])
+def test_a_swiss_ranks_by_score_then_buchholz_then_elo(
+    tmp_path: Path, entrants: int, seats: int, rounds: int
+) -> None:
+    cfg = _swiss(tmp_path, entrants, f"{{type: swiss, seats: {seats}, rounds: {rounds}}}")
+    report = run_tournament(cfg, tmp_path / "out", workers=1)
+    out = tmp_path / "out"
+    stages = json.loads((out / "stages.json").read_text())
+    assert report.total == report.played == rounds * (entrants // seats) * seats
+    assert [s["name"] for s in stages["stages"]] == [f"round-{r}" for r in range(1, rounds + 1)]
+    byes = [name for s in stages["stages"] for name in s["byes"]]
+    assert len(byes) == len(set(byes)) == rounds * (entrants % seats)  # nobody twice
+    met: dict[frozenset[str], int] = {}
+    for stage in stages["stages"]:  # each round's repeats are its earlier meetings
+        pairs = [frozenset(p) for t in stage["tables"]
+                 for p in itertools.combinations(t["entrants"], 2)]
+        assert stage["repeats"] == sum(met.get(p, 0) for p in pairs)
+        for pair in pairs:
+            met[pair] = met.get(pair, 0) + 1
+    # 5 at tables of 2 can avoid every repeat; 7 at tables of 3 cannot in round 2 (the
+    # three of a round-1 table need three tables, and there are two).
+    assert [s["repeats"] for s in stages["stages"]] == ([0, 0, 0] if seats == 2 else [0, 1])
+    recount = _recount(out, seats)
+    elo = {name: row["elo"]["rating"]
+           for name, row in json.loads((out / "ratings.json").read_text())["entrants"].items()}
+    for row in stages["standings"]:
+        assert (row["score"], row["buchholz"]) == pytest.approx(recount[row["entrant"]])
+    assert stages["ranking"] == sorted(recount, key=lambda name: (
+        -recount[name][0], -recount[name][1], -round(elo[name], 6), name))
+    lines = (out / "standings.csv").read_text().splitlines()[1:]
+    assert [line.split(",")[1] for line in lines] == stages["ranking"]
+    assert report.standings.endswith(MD_SWISS_NOTE + "\n")
+
+
+def _same_results(a: Path, b: Path) -> None:
+    for name in COMPARED:
+        assert (a / name).read_bytes() == (b / name).read_bytes(), name
+
+
+def test_one_and_two_workers_and_a_resume_write_the_same_bytes(tmp_path: Path) -> None:
+    """Round r + 1 is planned again from the log of rounds 1..r: a log cut anywhere (a
+    kill -9 mid-round leaves a torn line) resumes to the same files."""
+    cfg = _swiss(tmp_path, 5, "{type: swiss, seats: 2, rounds: 3, games: 2}")
+    run_tournament(cfg, tmp_path / "one", workers=1)
+    run_tournament(cfg, tmp_path / "two", workers=2)
+    _same_results(tmp_path / "one", tmp_path / "two")
+    lines = (tmp_path / "one" / results.GAMES).read_bytes().splitlines(keepends=True)
+    assert len(lines) == 24
+    for keep in (5, 16):  # in round 1; at the end of round 2
+        cut = tmp_path / f"cut-{keep}"
+        cut.mkdir()
+        (cut / results.GAMES).write_bytes(b"".join(lines[:keep]) + b'{"id": "torn')
+        shutil.copy(tmp_path / "one" / results.CONFIG, cut / results.CONFIG)
+        report = run_tournament(cfg, cut, workers=2, resume=True)
+        assert (report.resumed, report.played) == (keep, 24 - keep)
+        _same_results(tmp_path / "one", cut)
+
+
+# --- the config ----------------------------------------------------------------------------
+
+
+def _error(folder: Path, fmt: str) -> str:
+    path = write_config(folder, f"name: t\nrules: dice\nentrants: [random, honest, bluffer]\n"
+                                f"format: {fmt}\n")
+    with pytest.raises(ConfigError) as caught:
+        load_tournament(path)
+    return str(caught.value).removeprefix(f"{path}:")
+
+
+def test_config_errors_are_one_line(tmp_path: Path) -> None:
+    assert _error(tmp_path, "{type: swiss, rounds: 0}") == (
+        "4: format.rounds: must be at least 1, got 0")
+    assert _error(tmp_path, "{type: swiss, rounds: two}") == (
+        "4: format.rounds: must be a whole number, got 'two'")
+    assert _error(tmp_path, "{type: swiss, rounds: 2.5}") == (
+        "4: format.rounds: must be a whole number, got 2.5")
+    assert _error(tmp_path, "{type: round-robin, rounds: 3}") == (
+        "4: format.rounds: 'rounds' applies only to swiss, not round-robin")
+    assert _error(tmp_path, "{type: swiss, seats: 4}") == (
+        "4: format.seats: a table of 4 seats needs at least 4 entrants, got 3")
+
+
+def test_a_swiss_without_rounds_plays_ceil_log2_n_plus_two(tmp_path: Path) -> None:
+    cfg = _swiss(tmp_path, 5, "swiss")
+    assert (cfg.format.rounds, cfg.format.seats, cfg.format.games) == (5, 2, 1)
+    assert Plan(cfg).total() == 5 * 2 * 2
+    assert config_as_run(cfg)["format"] == {"type": "swiss", "seats": 2, "games": 1, "rounds": 5}
