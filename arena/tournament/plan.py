@@ -16,16 +16,15 @@ import itertools
 import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from fractions import Fraction
 from typing import Any
 
-from arena.ratings.standings import DECIMALS
-from arena.ratings.summary import standings, summarise
-from arena.tournament.config import DEFAULT_CAP, TournamentConfig
+from arena.ratings.summary import standings
+from arena.tournament.config import DEFAULT_CAP, TournamentConfig, default_rounds
 from arena.tournament.elimination import Elimination, elimination_2, elimination_k
 from arena.tournament.gauntlet import gauntlet
 from arena.tournament.schedule import GameSpec, round_robin
-from arena.tournament.swiss import Round, Swiss
+from arena.tournament.swiss import Swiss
+from arena.tournament.swiss_stages import swiss_stages
 
 __all__ = ["Placements", "Plan", "json_parts"]
 
@@ -49,7 +48,7 @@ class Plan:
             champions = [self.names.index(name) for name in fmt.champions]
             self.main = tuple(gauntlet(champions, n, fmt.seats, fmt.games, cfg.planned_seed))
         elif fmt.type == "swiss":
-            rounds = fmt.rounds or 1
+            rounds = default_rounds(n) if fmt.rounds is None else fmt.rounds
             self.swiss = Swiss(tuple(range(n)), fmt.seats, fmt.games, rounds, cfg.planned_seed)
         elif fmt.seeding:
             games = round_robin(n, fmt.seats, fmt.seeding, cfg.planned_seed, DEFAULT_CAP)
@@ -150,7 +149,7 @@ class Plan:
         `json_parts`)."""
         fmt = self.cfg.format
         if self.swiss is not None:
-            return self._swiss_stages(self.swiss, results)
+            return swiss_stages(self.swiss, self.names, results)
         if not self.elimination:
             stage = self._flat_stage("main", fmt.type, self.main, results, ranking)
             return {"format": fmt.type, "stages": [stage], "ranking": stage["ranking"]}
@@ -164,44 +163,6 @@ class Plan:
         stages.extend(self._knockout_stage(stage) for stage in knockout.stages())
         ranking = self._named(knockout.ranking()) if knockout.finished else None
         return {"format": fmt.type, "stages": stages, "ranking": ranking}
-
-    def _swiss_stages(self, swiss: Swiss, results: Mapping[str, Placements]) -> dict[str, Any]:
-        """Each round's tables, byes and scores, and the standings after it; once the last
-        round is complete, the ranking: score, Buchholz, Elo over every Swiss game, name."""
-        played = swiss.rounds_played(results)
-        stages = [self._swiss_round(swiss, played[:i], this) for i, this in enumerate(played, 1)]
-        document: dict[str, Any] = {"format": "swiss", "stages": stages, "ranking": None}
-        if len(played) == swiss.rounds and played[-1].complete:
-            games = [g for r in played for t in r.tables for g in t.games]
-            fit = summarise([self.game_result(g, results[g.id]) for g in games], self.names)
-            elo = {self.names.index(row.entrant): round(row.rating, DECIMALS)
-                   for row in fit.elo() if row.rating is not None}
-            document["ranking"] = self._named(swiss.ranking(played, elo, self.names))
-            by_name = {row["entrant"]: row for row in stages[-1]["standings"]}
-            document["standings"] = [
-                {**by_name[name], "elo": elo.get(self.names.index(name))}
-                for name in document["ranking"]
-            ]
-        return document
-
-    def _swiss_round(self, swiss: Swiss, so_far: Sequence[Round], this: Round) -> dict[str, Any]:
-        tables = [
-            {
-                "table": table.number,
-                "entrants": self._named(table.entrants),
-                "games": [g.id for g in table.games],
-                "scores": [_number(s) for s in table.scores] if table.scores else None,
-            }
-            for table in this.tables
-        ]
-        standing = [
-            {"entrant": self.names[row.entrant], "score": _number(row.score),
-             "buchholz": _number(row.buchholz), "byes": row.byes}
-            for row in swiss.standings(so_far)
-        ] if this.complete else None
-        return {"name": this.name, "format": "swiss", "complete": this.complete,
-                "tables": tables, "byes": self._named(this.byes), "repeats": this.repeats,
-                "standings": standing}
 
     def _named(self, indexes: Sequence[int]) -> list[str]:
         return [self.names[i] for i in indexes]
@@ -271,11 +232,6 @@ class _Tables:
         first = games[0]
         entrants = [self.names[i] for i in first.seats]
         return {"table": first.table, "entrants": entrants, "games": [g.id for g in games]}
-
-
-def _number(value: Fraction) -> float:
-    """An exact score as stages.json writes it: a float at the standings' decimals."""
-    return round(float(value), DECIMALS)
 
 
 def _table_number(game: GameSpec) -> int:
