@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import json
 import random
+import re
 import shutil
 from collections.abc import Iterator, Mapping, Sequence
 from fractions import Fraction
@@ -18,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.ratings.render import MD_SWISS_NOTE
+from arena.report.html import build_report
 from arena.tournament import results
 from arena.tournament.config import ConfigError, default_rounds
 from arena.tournament.config_as_run import config_as_run
@@ -264,6 +266,11 @@ def test_a_swiss_ranks_by_score_then_buchholz_then_elo(
     lines = (out / "standings.csv").read_text().splitlines()[1:]
     assert [line.split(",")[1] for line in lines] == stages["ranking"]
     assert report.standings.endswith(MD_SWISS_NOTE + "\n")
+    build_report(out, viewer=False)  # the report shows the rounds and the final standings
+    page = (out / "report.html").read_text()
+    assert '<a href="#rounds">Rounds</a>' in page and 'id="ranked-by">Ranked by Swiss score' in page
+    final = page.split("<h3>Final standings</h3>", 1)[1].split("</table>", 1)[0]
+    assert re.findall(r'<td><a class="who" href="#entrant=([^"]+)"', final) == stages["ranking"]
 
 
 def _same_results(a: Path, b: Path) -> None:
