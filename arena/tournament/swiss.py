@@ -118,9 +118,8 @@ class Swiss:
             history.add(this)
         return played
 
-    def finished(self, results: Results) -> bool:
-        """Whether the last round has a result for every game."""
-        played = self.rounds_played(results)
+    def finished(self, played: Sequence[Round]) -> bool:
+        """Whether `played` (from `rounds_played`) ends with the last round, complete."""
         return len(played) == self.rounds and played[-1].complete
 
     def standings(self, played: Sequence[Round]) -> tuple[Standing, ...]:

@@ -28,7 +28,7 @@ def swiss_stages(
     played = swiss.rounds_played(results)
     stages = [_round(swiss, names, played[:i], this) for i, this in enumerate(played, 1)]
     document: dict[str, Any] = {"format": "swiss", "stages": stages, "ranking": None}
-    if len(played) < swiss.rounds or not played[-1].complete:
+    if not swiss.finished(played):
         return document
     games = [
         {"id": g.id, "entrants": [names[i] for i in g.seats], "placements": list(results[g.id])}

@@ -27,7 +27,7 @@ from arena.tournament.load import load_tournament
 from arena.tournament.plan import Plan
 from arena.tournament.run import run_tournament
 from arena.tournament.swiss import Swiss
-from arena.tournament.swiss_pairing import Pairing, pair_key, pair_round, table_cost
+from arena.tournament.swiss_pairing import Pairing, _pair, pair_key, pair_round, table_cost
 
 # --- the pairing, pure -------------------------------------------------------------------
 
@@ -127,7 +127,7 @@ def _play_out(swiss: Swiss, draw: random.Random) -> tuple[dict[str, tuple[int, .
     results: dict[str, tuple[int, ...]] = {}
     while True:
         played = swiss.rounds_played(results)
-        if played[-1].complete and len(played) == swiss.rounds:
+        if swiss.finished(played):
             return results, played
         for table in played[-1].tables:
             for game in table.games:
@@ -159,6 +159,7 @@ def test_a_swiss_seats_everyone_each_round_and_spreads_the_byes(
             for seat in range(seats):
                 assert sorted(g.seats[seat] for g in table.games) == sorted(table.entrants * games)
             assert {g.seed for g in table.games} == {g.seed for g in table.games[::seats]}
+    _pair.cache_clear()  # the same rounds computed afresh, not remembered
     again = Swiss(tuple(range(n)), seats, games, rounds, seed).rounds_played(results)
     assert again == played
 
@@ -269,6 +270,8 @@ def test_a_swiss_ranks_by_score_then_buchholz_then_elo(
     build_report(out, viewer=False)  # the report shows the rounds and the final standings
     page = (out / "report.html").read_text()
     assert '<a href="#rounds">Rounds</a>' in page and 'id="ranked-by">Ranked by Swiss score' in page
+    assert (f"<dd>swiss, {seats} seats a table, 1 deal a table a round, each at every seat "
+            f"rotation, rounds {rounds}</dd>") in page
     final = page.split("<h3>Final standings</h3>", 1)[1].split("</table>", 1)[0]
     assert re.findall(r'<td><a class="who" href="#entrant=([^"]+)"', final) == stages["ranking"]
 
