@@ -111,12 +111,18 @@ MD_BRACKET_NOTE = (
     "Ranked by the bracket: champion first, then by round reached. Elo (±95% CI) and OpenSkill "
     "(mu - 3 sigma): columns."
 )
+MD_SWISS_NOTE = (
+    "Ranked by Swiss score (each round 0 to 1, a bye 1), then Buchholz, then Elo, then name; "
+    "stages.json has every round's scores. Elo (±95% CI) and OpenSkill (mu - 3 sigma): columns."
+)
 
 
-def standings_md(rows: Sequence[StandingRow], *, bracket: bool = False) -> str:
+def standings_md(
+    rows: Sequence[StandingRow], *, bracket: bool = False, swiss: bool = False
+) -> str:
     """Render the standings as an aligned Markdown table that also reads well in a terminal
     (at most 120 columns for entrant names of up to 24 characters), with one line saying
-    what orders it: Elo and its ties, or an elimination's `bracket`."""
+    what orders it: Elo and its ties, an elimination's `bracket`, or a `swiss`'s scores."""
     table = [list(_MD_HEADER), *(_md_cells(row) for row in rows)]
     # At least three wide, so every rule cell holds a hyphen as Markdown requires.
     widths = [max(3, *(len(line[col]) for line in table)) for col in range(len(_MD_HEADER))]
@@ -126,7 +132,8 @@ def standings_md(rows: Sequence[StandingRow], *, bracket: bool = False) -> str:
     ]
     lines = [_md_line(line, widths, left) for line in table]
     lines.insert(1, "| " + " | ".join(rule) + " |")
-    return "\n".join(lines) + "\n\n" + (MD_BRACKET_NOTE if bracket else MD_NOTE) + "\n"
+    note = MD_SWISS_NOTE if swiss else MD_BRACKET_NOTE if bracket else MD_NOTE
+    return "\n".join(lines) + "\n\n" + note + "\n"
 
 
 def _md_line(cells: Sequence[str], widths: Sequence[int], left: Sequence[bool]) -> str:

@@ -137,12 +137,13 @@ def _read_config(folder: Path) -> dict[str, Any]:
 
 
 def _read_stages(folder: Path, config: Mapping[str, Any]) -> dict[str, Any]:
-    """stages.json, needed whole only for an elimination's bracket: a round robin's lists
-    every game, so for another format named in the config it is left unread."""
+    """stages.json, needed whole only for an elimination's bracket or a Swiss's rounds: a
+    round robin's lists every game, so for another format named in the config it is left
+    unread."""
     fmt = config.get("format")
     kind = fmt.get("type") if isinstance(fmt, dict) else None
     path = folder / "stages.json"
-    if (kind is not None and kind != "elimination") or not path.exists():
+    if (kind is not None and kind not in ("elimination", "swiss")) or not path.exists():
         return {}
     loaded = json.loads(path.read_text(encoding="utf-8"))
     return loaded if isinstance(loaded, dict) else {}

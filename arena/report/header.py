@@ -56,10 +56,13 @@ def _format(data: Folder) -> str:
     parts = [kind]
     if "seats" in fmt:
         parts.append(f"{fmt['seats']} seats a table")
-    if "games" in fmt:
+    if "games" in fmt and kind == "swiss":
+        deals = f"{fmt['games']} deal{'s' if fmt['games'] != 1 else ''}"
+        parts.append(f"{deals} a table a round, each at every seat rotation")
+    elif "games" in fmt:
         each = "match" if kind == "elimination" else "seating"
         parts.append(f"{fmt['games']} game{'s' if fmt['games'] != 1 else ''} a {each}")
-    for key in ("advance", "seeding", "cap"):
+    for key in ("advance", "seeding", "cap", "rounds"):
         if fmt.get(key):
             parts.append(f"{key} {fmt[key]}")
     return ", ".join(parts)

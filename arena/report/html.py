@@ -6,7 +6,8 @@ and writes:
 
     report.html      one self-contained page (inline CSS, JS and SVG; no network): the
                      standings, ratings with intervals, the crosstable as a heat map, faults,
-                     bluffing statistics, the bracket of an elimination, a ladder's ranking,
+                     bluffing statistics, the bracket of an elimination, a Swiss's rounds
+                     (arena.report.rounds), a ladder's ranking,
                      versions and rating over time (arena.report.ladder), a header that says
                      what was played (arena.report.header), the spread of scores
                      (arena.report.spread), every game (arena.report.games), and a page per
@@ -44,6 +45,7 @@ from arena.report.header import header_facts
 from arena.report.ladder import ladder_parts
 from arena.report.live import Live, mark_live
 from arena.report.markup import compact, escape, script_safe, static
+from arena.report.rounds import rounds_section
 from arena.report.scan import scan_all
 from arena.report.spread import score_spread
 from arena.report.tables import bluff_table, bracket, faults_table, standings_table
@@ -112,7 +114,10 @@ def _links(log: GamesLog, missing: frozenset[str] | None) -> dict[str, int]:
 
 
 def _bracket_part(data: Folder, links: dict[str, int]) -> list[tuple[str, str, str]]:
-    """An elimination's bracket, next after the standings it explains; none otherwise."""
+    """An elimination's bracket or a Swiss's rounds, next after the standings they
+    explain; none otherwise."""
+    if data.stages.get("format") == "swiss":
+        return [("rounds", "Rounds", rounds_section(data.stages))]
     if data.stages.get("format") != "elimination":
         return []
     return [("bracket", "Bracket", bracket(data.stages, links))]

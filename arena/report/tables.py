@@ -51,6 +51,11 @@ _RANKED_BY_BRACKET = (
     "Ranked by the bracket: the champion first, then by the round reached (within a round, "
     "by place at the table, then seed). Elo (Bradley–Terry, mean 0) and OpenSkill are columns."
 )
+_RANKED_BY_SWISS = (
+    "Ranked by Swiss score (a round's score is the mean of its games' points, 0 to 1; a bye "
+    "is worth 1), then Buchholz, then Elo, then name; every round is under Rounds. Elo "
+    "(Bradley–Terry, mean 0) and OpenSkill are columns."
+)
 _RANKED_BY_OPENSKILL = (
     "Ranked by OpenSkill ordinal, as arena ranked before issue 11 (these tables were written "
     "then; `arena run --force` remakes them ranked by Elo, or by the bracket)."
@@ -101,12 +106,14 @@ _FINDER = finder("find")
 
 
 def _ranked_by(data: Folder) -> str:
-    """What orders standings.csv: the bracket, Elo, or (a folder from before the `tied`
-    column) OpenSkill."""
+    """What orders standings.csv: the bracket, a finished Swiss's scores, Elo, or (a folder
+    from before the `tied` column) OpenSkill."""
     if data.standings and "tied" not in data.standings[0]:
         return _RANKED_BY_OPENSKILL
     fmt = data.config.get("format")
     kind = fmt.get("type") if isinstance(fmt, dict) else data.stages.get("format")
+    if kind == "swiss" and data.stages.get("ranking"):
+        return _RANKED_BY_SWISS
     return _RANKED_BY_BRACKET if kind == "elimination" else _RANKED_BY_ELO
 
 

@@ -52,12 +52,13 @@ __all__ = [
     "Options",
     "RuleSetInfo",
     "TournamentConfig",
+    "default_rounds",
     "describe",
     "dotted",
     "suggestion",
 ]
 
-FORMAT_TYPES = ("round-robin", "elimination", "gauntlet")
+FORMAT_TYPES = ("round-robin", "elimination", "gauntlet", "swiss")
 ENTRANT_MODES = ("inline", "process", "command")
 CLUSTER_SCHEMES = ("tcp://", "tls://")
 """How a Dask scheduler's address starts (arena.executor.cluster)."""
@@ -73,8 +74,16 @@ FORMAT_ONLY = {
     "round-robin": ("cap",),
     "elimination": ("advance", "seeding"),
     "gauntlet": ("champions",),
+    "swiss": ("rounds",),
 }
 """The format keys that only one format type has."""
+
+
+def default_rounds(n_entrants: int) -> int:
+    """A Swiss's rounds when none are given: ceil(log2 n) + 2, enough for one clear
+    leader and two more to sort the places behind it."""
+    return (n_entrants - 1).bit_length() + 2
+
 
 Key = str | int
 KeyPath = tuple[Key, ...]
@@ -184,6 +193,8 @@ class FormatConfig:
     """elimination: games per table of a seeding round-robin (0 = none)."""
     champions: tuple[str, ...] = ()
     """gauntlet: entrant names of the champions every challenger plays."""
+    rounds: int | None = None
+    """swiss: how many rounds (default ceil(log2 n) + 2)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -122,6 +122,7 @@ def _format_as_run(fmt: FormatConfig) -> dict[str, Any]:
         "advance": fmt.advance,
         "seeding": fmt.seeding,
         "champions": list(fmt.champions),
+        "rounds": fmt.rounds,
     }
     data.update({key: extra[key] for key in FORMAT_ONLY.get(fmt.type, ())})
     return data

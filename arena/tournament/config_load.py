@@ -38,6 +38,7 @@ from arena.tournament.config import (
     Options,
     RuleSetInfo,
     TournamentConfig,
+    default_rounds,
     describe,
     suggestion,
 )
@@ -254,6 +255,9 @@ class _Builder(EntrantChecks):
                 "advance": self.advance(section.get("advance", 1), seats),
                 "seeding": self.whole(("format", "seeding"), section.get("seeding", 0), 0),
             }
+        if kind == "swiss":
+            rounds = section.get("rounds", default_rounds(len(entrants)))
+            return {"rounds": self.whole(("format", "rounds"), rounds, 1)}
         return {"champions": self.champions(section.get("champions"), entrants, seats)}
 
     def seats(self, raw: Any, info: RuleSetInfo, entrant_count: int) -> int:

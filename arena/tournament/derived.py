@@ -43,13 +43,15 @@ def write_derived(
     stages.json, which lists every game, is encoded and written in parts."""
     games = folder_files.GameFile(folder / folder_files.GAMES)
     summary = summarise(games, [e.name for e in cfg.entrants])
-    bracket = plan.stages(results) if plan.elimination else None
-    ranking = bracket["ranking"] if bracket else None  # an elimination ranks by its bracket
+    bracket = plan.stages(results) if plan.ranks_itself else None
+    ranking = bracket["ranking"] if bracket else None  # a bracket's or a Swiss's own order
     rows = summary.standings(ranking)
+    swiss = ranking is not None and plan.swiss is not None
     derived = {
         "ratings.json": ratings_json(summary.openskill(), summary.elo()),
         "standings.csv": standings_csv(rows),
-        "standings.md": standings_md(rows, bracket=ranking is not None),
+        "standings.md": standings_md(rows, bracket=ranking is not None and not swiss,
+                                     swiss=swiss),
         "crosstable.csv": crosstable_csv(summary.crosstable()),
     }
     for name, text in derived.items():

@@ -1,9 +1,9 @@
 """The plan of a tournament: its games in play order, batch by batch, and its stages.
 
-An elimination's next stage depends on the results before it, so `Plan.batch` gives the
-first batch with a game not yet played; `Plan.stages` describes every stage's tables and
-results for stages.json, which `json_parts` encodes in parts so a stage of many games is
-never held whole.
+An elimination's next stage, and a Swiss's next round, depends on the results before it,
+so `Plan.batch` gives the first batch with a game not yet played; `Plan.stages` describes
+every stage's tables and results for stages.json, which `json_parts` encodes in parts so a
+stage of many games is never held whole.
 
 This module never plays a game, never touches a results folder and never knows a rule of
 the game: the schedule (arena/tournament/schedule.py) deals the games, the standings
@@ -19,10 +19,12 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from arena.ratings.summary import standings
-from arena.tournament.config import DEFAULT_CAP, TournamentConfig
+from arena.tournament.config import DEFAULT_CAP, TournamentConfig, default_rounds
 from arena.tournament.elimination import Elimination, elimination_2, elimination_k
 from arena.tournament.gauntlet import gauntlet
 from arena.tournament.schedule import GameSpec, round_robin
+from arena.tournament.swiss import Swiss
+from arena.tournament.swiss_stages import swiss_stages
 
 __all__ = ["Placements", "Plan", "json_parts"]
 
@@ -39,11 +41,15 @@ class Plan:
         fmt, n = cfg.format, len(cfg.entrants)
         self.main: tuple[GameSpec, ...] = ()
         self.seeding: tuple[GameSpec, ...] = ()
+        self.swiss: Swiss | None = None
         if fmt.type == "round-robin":
             self.main = tuple(round_robin(n, fmt.seats, fmt.games, cfg.planned_seed, fmt.cap))
         elif fmt.type == "gauntlet":
             champions = [self.names.index(name) for name in fmt.champions]
             self.main = tuple(gauntlet(champions, n, fmt.seats, fmt.games, cfg.planned_seed))
+        elif fmt.type == "swiss":
+            rounds = default_rounds(n) if fmt.rounds is None else fmt.rounds
+            self.swiss = Swiss(tuple(range(n)), fmt.seats, fmt.games, rounds, cfg.planned_seed)
         elif fmt.seeding:
             games = round_robin(n, fmt.seats, fmt.seeding, cfg.planned_seed, DEFAULT_CAP)
             self.seeding = tuple(replace(g, stage="seeding") for g in games)
@@ -56,8 +62,17 @@ class Plan:
         """Whether the format is a knockout, played stage by stage."""
         return self.cfg.format.type == "elimination"
 
+    @property
+    def ranks_itself(self) -> bool:
+        """Whether the format ranks its entrants by its own result (a bracket, Swiss scores),
+        not by the standings' Elo."""
+        return self.elimination or self.swiss is not None
+
     def batch(self, results: Mapping[str, Placements]) -> tuple[GameSpec, ...]:
         """All games of the first batch with a game not in `results`; () when finished."""
+        if self.swiss is not None:
+            last = self.swiss.rounds_played(results)[-1]
+            return () if last.complete else tuple(g for t in last.tables for g in t.games)
         if not self.elimination:
             return self.main if any(g.id not in results for g in self.main) else ()
         if any(g.id not in results for g in self.seeding):
@@ -69,10 +84,14 @@ class Plan:
 
     def total(self) -> int:
         """How many games the whole tournament has."""
+        if self.swiss is not None:
+            return self.swiss.total  # pairing made-up rounds would only cost time
         return sum(len(batch) for batch in self._dry_run())
 
     def smallest_table(self) -> tuple[str, int] | None:
         """The stage with the fewest seats at a table, and that number (None if no games)."""
+        if self.swiss is not None:  # every table is full: the rest have byes
+            return "round-1", self.swiss.seats
         games = [game for batch in self._dry_run() for game in batch]
         if not games:
             return None
@@ -129,6 +148,8 @@ class Plan:
         a time when read, so the document never holds a table for every game (see
         `json_parts`)."""
         fmt = self.cfg.format
+        if self.swiss is not None:
+            return swiss_stages(self.swiss, self.names, results)
         if not self.elimination:
             stage = self._flat_stage("main", fmt.type, self.main, results, ranking)
             return {"format": fmt.type, "stages": [stage], "ranking": stage["ranking"]}
