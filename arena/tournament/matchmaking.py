@@ -4,10 +4,12 @@ Pure: it reads only its arguments (never a clock, a file or the global random ge
 ties are broken by a `random.Random` seeded from the seed and the batch number, so the same
 field, settings and seed always give the same tables. The runner (arena/tournament/
 ladder.py) builds the field from the log and plays each table at every cyclic rotation of
-one deal, which balances the seats.
+one deal, which balances the seats per table.
 
-This first version seats the players with the fewest games first, each against the
-players closest to it in rating; docs/matchmaking.md says what it guarantees.
+It prefers the least certain players against the closest ratings, and makes its coverage
+guarantees true by construction: a starvation floor of `floor_seats` seats for the players
+who waited longest, one band table a batch rotating through the top band's pairs, and
+provisional players before ranked ones; docs/matchmaking.md states the bounds.
 """
 
 from __future__ import annotations
@@ -15,12 +17,14 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import combinations
 
 from arena.ratings.elo import Z95
 from arena.ratings.summary import Summary
 from arena.seeds import derive_seed
 
-__all__ = ["UNRATED_ERROR", "Field", "Player", "Settings", "field_of", "next_tables"]
+__all__ = ["UNRATED_ERROR", "Field", "Player", "Settings", "band_pairs", "field_of",
+           "floor_seats", "next_tables", "starvation_window"]
 
 UNRATED_ERROR = 350.0
 """The standard error, in Elo points, of a player with no game."""
@@ -40,6 +44,16 @@ class Player:
     """Standard error of `rating`, in Elo points."""
     last_batch: int
     """The last batch it sat in (0: never)."""
+
+    @property
+    def fault_rate(self) -> float:
+        """Faults per game, shrunk towards 0 so one early fault does not condemn."""
+        return self.faults / (self.games + 2)
+
+    @property
+    def faulting(self) -> bool:
+        """Whether it keeps faulting: then it gets only the starvation floor."""
+        return self.fault_rate >= 0.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,24 +76,106 @@ class Settings:
     band: int
 
 
+def floor_seats(settings: Settings) -> int:
+    """Seats a batch reserves for the players who waited longest, so nobody starves."""
+    return max(1, settings.tables * settings.seats // 4)
+
+
+def starvation_window(players: int, settings: Settings) -> int:
+    """W: every player sits at least once in every W consecutive batches."""
+    if players < settings.tables * settings.seats:
+        return 1
+    return -(-players // floor_seats(settings))
+
+
+def band_pairs(field: Field, settings: Settings) -> tuple[tuple[str, str], ...]:
+    """The top band's pairs in rotation order; one of them shares a table each batch."""
+    ranked = sorted((p for p in field.players
+                     if p.games >= settings.min_games and not p.faulting),
+                    key=lambda p: (-p.rating, p.name))
+    band = sorted(p.name for p in ranked[: settings.band])
+    return tuple(combinations(band, 2))
+
+
 def next_tables(field: Field, settings: Settings, seed: int) -> tuple[tuple[str, ...], ...]:
     """The batch's tables, each a seating (seat 0 first) of `seats` distinct players."""
-    if len(field.players) < settings.seats:
+    if len(field.players) < settings.seats or settings.tables < 1:
         return ()
     rng = random.Random(derive_seed(seed, f"matchmaking-{field.batch}"))
     draw = {p.name: rng.random() for p in field.players}
-    games = {p.name: p.games for p in field.players}
-    rating = {p.name: p.rating for p in field.players}
+    by_name = {p.name: p for p in field.players}
+    pair = _band_pair(field, settings)
+    counts = _seat_counts(field, settings, draw, pair)
+    order = sorted(by_name, key=lambda n: _priority(by_name[n], settings, draw[n]))
     tables: list[tuple[str, ...]] = []
-    for _ in range(settings.tables):
-        focal = min(games, key=lambda name: (games[name], draw[name]))
-        others = sorted((name for name in games if name != focal),
-                        key=lambda name: (abs(rating[name] - rating[focal]), draw[name]))
-        table = (focal, *others[: settings.seats - 1])
+    for index in range(settings.tables):
+        left = settings.tables - index
+        forced = [n for n in order if counts[n] == left]
+        start = [n for n in (pair or ()) if counts[n] > 0] if index == 0 else []
+        if len(set(forced) | set(start)) > settings.seats:
+            start = []
+        table = _fill(start + [n for n in forced if n not in start], order, counts,
+                      by_name, field.meetings, settings.seats, draw)
         for name in table:
-            games[name] += settings.seats
-        tables.append(table)
+            counts[name] -= 1
+        tables.append(tuple(table))
     return tuple(tables)
+
+
+def _band_pair(field: Field, settings: Settings) -> tuple[str, str] | None:
+    """This batch's band pair, or None when there is no band or no room for it."""
+    pairs = band_pairs(field, settings)
+    if not pairs or settings.seats < 2:
+        return None
+    if settings.tables * settings.seats < floor_seats(settings) + 2:
+        return None
+    return pairs[field.batch % len(pairs)]
+
+
+def _priority(player: Player, settings: Settings, draw: float) -> tuple[object, ...]:
+    """Sort key: provisional (fewest games) first, then least certain, then waited longest."""
+    provisional = player.games < settings.min_games
+    return (player.faulting, not provisional, player.games if provisional else 0,
+            -player.error, player.last_batch, draw)
+
+
+def _seat_counts(field: Field, settings: Settings, draw: Mapping[str, float],
+                 pair: tuple[str, str] | None) -> dict[str, int]:
+    """How many seats each player gets this batch: the floor, the band pair, then priority."""
+    seats = settings.tables * settings.seats
+    players = field.players
+    ranked = sorted(players, key=lambda p: _priority(p, settings, draw[p.name]))
+    if len(players) < seats:
+        counts = {p.name: seats // len(players) for p in players}
+        for p in ranked[: seats % len(players)]:
+            counts[p.name] += 1
+        return counts
+    waited = sorted(players, key=lambda p: (p.last_batch, draw[p.name]))
+    chosen = [p.name for p in waited[: floor_seats(settings)]]
+    chosen += [n for n in (pair or ()) if n not in chosen]
+    chosen += [p.name for p in ranked if p.name not in chosen]
+    picked = set(chosen[:seats])
+    return {p.name: int(p.name in picked) for p in players}
+
+
+def _fill(start: list[str], order: Sequence[str], counts: Mapping[str, int],
+          by_name: Mapping[str, Player], meetings: Mapping[tuple[str, str], int],
+          seats: int, draw: Mapping[str, float]) -> list[str]:
+    """One table: the start players, the first in priority order, then the cheapest."""
+    table = list(start)
+    if not table:
+        table.append(next(n for n in order if counts[n] > 0))
+    while len(table) < seats:
+        free = [n for n in order if counts[n] > 0 and n not in table]
+        table.append(min(free, key=lambda n: (sum(
+            _cost(by_name[m], by_name[n], meetings) for m in table), draw[n])))
+    return table
+
+
+def _cost(a: Player, b: Player, meetings: Mapping[tuple[str, str], int]) -> float:
+    """Predicted dullness of a meeting: rating gap, repeated meetings, the newcomer's faults."""
+    met = meetings.get((min(a.name, b.name), max(a.name, b.name)), 0)
+    return abs(a.rating - b.rating) + 100 * met / max(1, a.games) + 800 * b.fault_rate
 
 
 def field_of(summary: Summary, active: Sequence[str], last_batch: Mapping[str, int],
