@@ -147,3 +147,11 @@ def test_faulting_players_get_fewer_games() -> None:
     sat = Counter(x for tables in history for t in tables for x in t)
     healthy = [sat[p.name] for p in field.players if p.name not in {"p03", "p11"}]
     assert max(sat["p03"], sat["p11"]) < min(healthy)
+
+
+def test_ties_follow_the_seed_and_the_batch_only() -> None:
+    field = Field(tuple(Player(f"p{i:02d}", 8, 0, 0.0, 60.0, 1) for i in range(12)), {}, 3)
+    conf = Settings(3, 2, 2, 0)
+    seen = {next_tables(field, conf, seed) for seed in range(8)}
+    assert len(seen) > 1
+    assert next_tables(field, conf, 5) == next_tables(replace(field, meetings={}), conf, 5)
