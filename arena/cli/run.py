@@ -127,7 +127,12 @@ def validate(config: str, isolation: str | None) -> None:
     from arena.tournament.plan import Plan
 
     cfg, entrants, _ = _load(config, isolation)
-    click.echo(f"ok: {len(cfg.entrants)} entrants, {Plan(cfg).total()} games")
+    fmt = cfg.format
+    if fmt.type == "ladder":
+        click.echo(f"ok: {len(cfg.entrants)} entrants, a ladder of {fmt.seats}-seat tables, "
+                   f"{fmt.batch} tables a batch, ranked after {fmt.min_games} games")
+    else:
+        click.echo(f"ok: {len(cfg.entrants)} entrants, {Plan(cfg).total()} games")
     for note in schedule_notes(cfg):
         click.echo(f"note: {note}")
     for entrant, resolved in zip(cfg.entrants, entrants, strict=True):
@@ -176,6 +181,8 @@ def run(
     if resume and force:
         fail("--resume and --force contradict each other; choose one")
     cfg, entrants, cluster = _load(config, isolation)
+    if cfg.format.type == "ladder":
+        fail("a ladder cannot be played yet: its runner is not built (docs/ladder.md)")
     again = shlex.join(["arena", "run", config, *(["--out", out] if out else []),
                         *flags_again(given_flags()), "--resume"])
     for note in schedule_notes(cfg):  # even with --quiet: not the games the config asks for
