@@ -12,6 +12,7 @@ from test_config import BOTS, RULES, bot_problem, load
 
 from arena.cli.main import cli
 from arena.tournament.config import ConfigError
+from arena.tournament.config_as_run import dump_config
 from arena.tournament.config_load import load_config, submitted
 
 LADDER = """\
@@ -76,3 +77,9 @@ def test_validate_prints_a_line_for_the_shipped_ladder_and_run_refuses_it() -> N
     assert refused.exit_code == 2
     assert refused.output.strip().endswith(
         "a ladder cannot be played yet: its runner is not built (docs/ladder.md)")
+
+
+def test_the_config_as_run_keeps_the_ladder_keys() -> None:
+    text = LADDER.replace("seats: 2}", "seats: 2, min_games: 6, batch: 3}")
+    cfg = load(text)
+    assert load(dump_config(cfg)).format == cfg.format
