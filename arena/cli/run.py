@@ -164,11 +164,13 @@ def validate(config: str, isolation: str | None) -> None:
               show_default=True, metavar="MINUTES",
               help="Rebuild report.html from the games so far every MINUTES while the run "
                    "plays, marked in progress (0: only at the end).")
+@click.option("--games", type=click.IntRange(min=1), default=None, metavar="N",
+              help="A ladder: play N more games into its folder (docs/ladder.md).")
 @isolation_option
 @cluster_options
 def run(
     config: str, out: str | None, workers: int | None, resume: bool, force: bool, quiet: bool,
-    refresh: float, isolation: str | None,
+    refresh: float, isolation: str | None, games: int | None,
 ) -> None:
     """Play a tournament into results/<name>/ and print the standings."""
     from arena.executor.cluster import ClusterError, ClusterLost
@@ -182,7 +184,13 @@ def run(
         fail("--resume and --force contradict each other; choose one")
     cfg, entrants, cluster = _load(config, isolation)
     if cfg.format.type == "ladder":
-        fail("a ladder cannot be played yet: its runner is not built (docs/ladder.md)")
+        from arena.cli.ladder import run_ladder_command
+
+        run_ladder_command(cfg, out, games, workers, resume=resume, force=force, quiet=quiet,
+                           cluster=cluster)
+        return
+    if games is not None:
+        fail("--games is for a ladder; this tournament plays its whole schedule")
     again = shlex.join(["arena", "run", config, *(["--out", out] if out else []),
                         *flags_again(given_flags()), "--resume"])
     for note in schedule_notes(cfg):  # even with --quiet: not the games the config asks for
