@@ -25,6 +25,7 @@ from arena.ratings.summary import summarise
 from arena.seeds import derive_seed
 from arena.tournament import results as folder_files
 from arena.tournament.config import EntrantConfig, TournamentConfig
+from arena.tournament.config_as_run import dump_config
 from arena.tournament.ladder_log import (
     BATCHES,
     LOG,
@@ -107,6 +108,8 @@ def run_ladder(cfg: TournamentConfig, out: str | Path, games: int, *, workers: i
         folder_files.remove_temporaries(folder)
         folder_files.repair_games(folder / folder_files.GAMES)
         seed, _ = _run_seed(folder, cfg)
+        folder_files.write_atomic(folder / folder_files.CONFIG,
+                                  dump_config(replace(cfg, seed=None), folder))
         played = list(folder_files.iter_games(folder / folder_files.GAMES))
         events = _record_versions(folder, cfg, len(played))
         now = versions_now(events)
