@@ -127,7 +127,12 @@ def validate(config: str, isolation: str | None) -> None:
     from arena.tournament.plan import Plan
 
     cfg, entrants, _ = _load(config, isolation)
-    click.echo(f"ok: {len(cfg.entrants)} entrants, {Plan(cfg).total()} games")
+    fmt = cfg.format
+    if fmt.type == "ladder":
+        click.echo(f"ok: {len(cfg.entrants)} entrants, a ladder of {fmt.seats}-seat tables, "
+                   f"{fmt.batch} tables a batch, ranked after {fmt.min_games} games")
+    else:
+        click.echo(f"ok: {len(cfg.entrants)} entrants, {Plan(cfg).total()} games")
     for note in schedule_notes(cfg):
         click.echo(f"note: {note}")
     for entrant, resolved in zip(cfg.entrants, entrants, strict=True):
@@ -159,11 +164,13 @@ def validate(config: str, isolation: str | None) -> None:
               show_default=True, metavar="MINUTES",
               help="Rebuild report.html from the games so far every MINUTES while the run "
                    "plays, marked in progress (0: only at the end).")
+@click.option("--games", type=click.IntRange(min=1), default=None, metavar="N",
+              help="A ladder: play N more games into its folder (docs/ladder.md).")
 @isolation_option
 @cluster_options
 def run(
     config: str, out: str | None, workers: int | None, resume: bool, force: bool, quiet: bool,
-    refresh: float, isolation: str | None,
+    refresh: float, isolation: str | None, games: int | None,
 ) -> None:
     """Play a tournament into results/<name>/ and print the standings."""
     from arena.executor.cluster import ClusterError, ClusterLost
@@ -176,6 +183,14 @@ def run(
     if resume and force:
         fail("--resume and --force contradict each other; choose one")
     cfg, entrants, cluster = _load(config, isolation)
+    if cfg.format.type == "ladder":
+        from arena.cli.ladder import run_ladder_command
+
+        run_ladder_command(cfg, out, games, workers, resume=resume, force=force, quiet=quiet,
+                           cluster=cluster)
+        return
+    if games is not None:
+        fail("--games is for a ladder; this tournament plays its whole schedule")
     again = shlex.join(["arena", "run", config, *(["--out", out] if out else []),
                         *flags_again(given_flags()), "--resume"])
     for note in schedule_notes(cfg):  # even with --quiet: not the games the config asks for

@@ -58,7 +58,7 @@ __all__ = [
     "suggestion",
 ]
 
-FORMAT_TYPES = ("round-robin", "elimination", "gauntlet", "swiss")
+FORMAT_TYPES = ("round-robin", "elimination", "gauntlet", "swiss", "ladder")
 ENTRANT_MODES = ("inline", "process", "command")
 CLUSTER_SCHEMES = ("tcp://", "tls://")
 """How a Dask scheduler's address starts (arena.executor.cluster)."""
@@ -75,6 +75,7 @@ FORMAT_ONLY = {
     "elimination": ("advance", "seeding"),
     "gauntlet": ("champions",),
     "swiss": ("rounds",),
+    "ladder": ("min_games", "batch", "band", "final_games"),
 }
 """The format keys that only one format type has."""
 
@@ -195,6 +196,14 @@ class FormatConfig:
     """gauntlet: entrant names of the champions every challenger plays."""
     rounds: int | None = None
     """swiss: how many rounds (default ceil(log2 n) + 2)."""
+    min_games: int | None = None
+    """ladder: games a player needs before it is ranked (default 20)."""
+    batch: int | None = None
+    """ladder: tables matchmaking chooses at a time (default 8)."""
+    band: int | None = None
+    """ladder: size of the top band whose players must meet (default 4)."""
+    final_games: int | None = None
+    """ladder: deals per pair of the final, each played at every seat rotation (default 1)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,6 +241,9 @@ class TournamentConfig:
     cluster: ClusterConfig | None = None
     """Where the games are played when not on this machine's workers (`arena run
     --cluster` overrides it)."""
+    submissions: str | None = None
+    """ladder: the folder (from the current folder) whose bot files and folders are entrants
+    too, so a season takes new bots without an edit of the config."""
 
     def at_isolation(self, level: str) -> TournamentConfig:
         """The same tournament with every entrant at this isolation level."""

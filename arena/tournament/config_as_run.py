@@ -123,6 +123,10 @@ def _format_as_run(fmt: FormatConfig) -> dict[str, Any]:
         "seeding": fmt.seeding,
         "champions": list(fmt.champions),
         "rounds": fmt.rounds,
+        "min_games": fmt.min_games,
+        "batch": fmt.batch,
+        "band": fmt.band,
+        "final_games": fmt.final_games,
     }
     data.update({key: extra[key] for key in FORMAT_ONLY.get(fmt.type, ())})
     return data

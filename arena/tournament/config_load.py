@@ -61,10 +61,21 @@ _TOP_KEYS = (
     "output",
     "replays",
     "cluster",
+    "submissions",
 )
 _CLUSTER_KEYS = ("address", "ca", "cert", "key")
 _FORMAT_COMMON = ("type", "seats", "games")
 _FORMAT_KEYS = _FORMAT_COMMON + tuple(k for keys in FORMAT_ONLY.values() for k in keys)
+
+
+def submitted(folder: str | None) -> tuple[tuple[str, str], ...]:
+    """A ladder's submissions as (entrant name, bot path): each `*.py` file or bot folder,
+    by name, so the same folder always gives the same entrants in the same order."""
+    if folder is None or not Path(folder).is_dir():
+        return ()
+    found = sorted(p for p in Path(folder).iterdir() if not p.name.startswith((".", "_"))
+                   and ((p.suffix == ".py" and p.is_file()) or p.is_dir()))
+    return tuple((p.stem, str(p)) for p in found)
 
 
 def load_config(
@@ -127,6 +138,10 @@ class _Builder(EntrantChecks):
         isolation = self.isolation(top.get("isolation"))
         entrants = tuple(replace(e, isolation=isolation)
                          for e in self.entrants(self.required((), top, "entrants"), mode))
+        submissions = self.submissions(top.get("submissions"), top.get("format"))
+        entrants += tuple(EntrantConfig(name=stem, bot=bot, mode=mode, isolation=isolation)
+                          for stem, bot in submitted(submissions)
+                          if all(e.name != stem for e in entrants))
         return TournamentConfig(
             name=name,
             rules=rules_id,
@@ -141,7 +156,18 @@ class _Builder(EntrantChecks):
             output=self.output(top.get("output"), name),
             replays=self.flag(("replays",), top.get("replays", True)),
             cluster=self.cluster(top.get("cluster")),
+            submissions=submissions,
         )
+
+    def submissions(self, raw: Any, section: Any) -> str | None:
+        """The ladder's submissions folder as a path from the current folder."""
+        if raw is None:
+            return None
+        kind = section.get("type") if isinstance(section, dict) else section
+        if kind != "ladder":
+            self.doc.fail(("submissions",), "'submissions' applies only to a ladder format")
+        folder = Path(self.text(("submissions",), raw))
+        return str(folder if self.folder is None or folder.is_absolute() else self.folder / folder)
 
     def name(self, top: Mapping[str, Any]) -> str:
         name = self.text(("name",), self.required((), top, "name"))
@@ -255,6 +281,10 @@ class _Builder(EntrantChecks):
                 "advance": self.advance(section.get("advance", 1), seats),
                 "seeding": self.whole(("format", "seeding"), section.get("seeding", 0), 0),
             }
+        if kind == "ladder":
+            return {key: self.whole(("format", key), section.get(key, default), low)
+                    for key, default, low in (("min_games", 20, 0), ("batch", 8, 1),
+                                              ("band", 4, 2), ("final_games", 1, 1))}
         if kind == "swiss":
             rounds = section.get("rounds", default_rounds(len(entrants)))
             return {"rounds": self.whole(("format", "rounds"), rounds, 1)}

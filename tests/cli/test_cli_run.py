@@ -166,7 +166,7 @@ def test_every_example_config_validates() -> None:
         rule_sets.add(cfg.rules)
         formats.add(cfg.format.type)
     assert rule_sets == {"dice", "dice-cards", "cards"}
-    assert formats == {"round-robin", "elimination", "gauntlet", "swiss"}
+    assert formats == {"round-robin", "elimination", "gauntlet", "swiss", "ladder"}
 
 
 # --- run ----------------------------------------------------------------------------------

@@ -416,7 +416,8 @@ def test_each_problem_is_one_exact_line(old: str, new: str, message: str) -> Non
         ("a: 1\n---\nb: 2\n", ("configs/x.yaml:2: invalid YAML: expected a single document in "
          "the stream, but found another document (column 1)")),
         ("x: 1\n", ("configs/x.yaml:1: x: unknown key 'x' (known: cluster, entrants, format, "
-         "isolation, limits, mode, name, options, output, replays, rules, seed, workers)")),
+         "isolation, limits, mode, name, options, output, replays, rules, seed, submissions, "
+         "workers)")),
         ("x: &a [*a]\n", "configs/x.yaml:1: x.0: an alias refers to a value that contains it"),
         (MINIMAL.replace("rules: dice", "rules: cards").replace("random]", "random, bluffer]")
          + "format: {type: round-robin, seats: 2}\n",
