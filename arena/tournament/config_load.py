@@ -70,10 +70,12 @@ _FORMAT_KEYS = _FORMAT_COMMON + tuple(k for keys in FORMAT_ONLY.values() for k i
 
 def submitted(folder: str | None) -> tuple[tuple[str, str], ...]:
     """A ladder's submissions as (entrant name, bot path): each `*.py` file or bot folder,
-    by name, so the same folder always gives the same entrants in the same order."""
+    by name, so the same folder always gives the same entrants in the same order. A
+    symlink is no submission: it would copy whatever it points at into the bot's copy."""
     if folder is None or not Path(folder).is_dir():
         return ()
     found = sorted(p for p in Path(folder).iterdir() if not p.name.startswith((".", "_"))
+                   and not p.is_symlink()
                    and ((p.suffix == ".py" and p.is_file()) or p.is_dir()))
     return tuple((p.stem, str(p)) for p in found)
 

@@ -112,3 +112,17 @@ def test_the_ladder_flags_are_refused_in_one_line(tmp_path: Path) -> None:
     other = runner.invoke(cli, ["run", "configs/quickstart.yaml", "--games", "3"])
     assert (other.exit_code, other.output.strip().splitlines()[-1]) == (
         2, "arena: error: --games is for a ladder; this tournament plays its whole schedule")
+
+
+
+def test_a_symlink_in_the_submissions_folder_is_no_submission(tmp_path: Path) -> None:
+    """An attack: `entries/sneak.py` linked to an organiser's file would be copied, content
+    and all, into the frozen copy, then loaded (its text in the fault) as a bot."""
+    config, out = _season(tmp_path), tmp_path / "out"
+    private = tmp_path / "private.py"
+    private.write_text("SECRET = 'the organiser seed'\n", "utf-8")
+    (tmp_path / "entries" / "sneak.py").symlink_to(private)
+    ladder = _play(config, out, 4)
+    assert "sneak@1" not in _ranked(ladder) and "sneak@1" not in _status(ladder)
+    copied = [p for p in (out / "versions").rglob("*") if p.is_file()]
+    assert not [p for p in copied if b"organiser seed" in p.read_bytes()]
