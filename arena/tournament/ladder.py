@@ -36,7 +36,7 @@ from arena.tournament.ladder_log import (
     versions_now,
 )
 from arena.tournament.matchmaking import Settings, field_of, next_tables
-from arena.tournament.run import _run_seed, tournament_setup
+from arena.tournament.run import run_seed, tournament_setup
 from arena.tournament.schedule import GameSpec
 from arena.tournament.worker import LostGames, game_job
 
@@ -107,7 +107,7 @@ def run_ladder(cfg: TournamentConfig, out: str | Path, games: int, *, workers: i
     with folder_files.locked(folder):
         folder_files.remove_temporaries(folder)
         folder_files.repair_games(folder / folder_files.GAMES)
-        seed, _ = _run_seed(folder, cfg)
+        seed, _ = run_seed(folder, cfg)
         folder_files.write_atomic(folder / folder_files.CONFIG,
                                   dump_config(replace(cfg, seed=None), folder))
         played = list(folder_files.iter_games(folder / folder_files.GAMES))

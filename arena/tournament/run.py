@@ -71,7 +71,8 @@ from arena.tournament.schedule import GameSpec
 from arena.tournament.shipment import pack
 from arena.tournament.worker import GameSetup, LostGames, Played, game_job, replay_name
 
-__all__ = ["RESUME_IGNORES", "Interrupted", "RunReport", "run_tournament", "tournament_setup"]
+__all__ = ["RESUME_IGNORES", "Interrupted", "RunReport", "run_seed", "run_tournament",
+           "tournament_setup"]
 
 RESUME_IGNORES = ("workers", "output", "isolation", "cluster")
 """Config keys that may change between a run and its resume without changing results (each
@@ -198,7 +199,7 @@ def _prepare(
     return recorded
 
 
-def _run_seed(folder: Path, cfg: TournamentConfig) -> tuple[int, bool]:
+def run_seed(folder: Path, cfg: TournamentConfig) -> tuple[int, bool]:
     """The run's root seed, saved as the folder's secret, and whether it was drawn now: the
     secret already there (a resume), else the config's seed, else a fresh secret. A folder
     from before seeds were secret has its seed in config.yaml (a new run's has none)."""
@@ -261,7 +262,7 @@ class _Run:
         cards: tuple[BotCard | None, ...] = (),
         cluster: Cluster | None = None,
     ) -> None:
-        seed, drawn = _run_seed(folder, cfg)  # before any game is planned
+        seed, drawn = run_seed(folder, cfg)  # before any game is planned
         if drawn:
             info(f"seed: {seed} (secret: saved in {folder / folder_files.SECRET}, mode 0600)")
         cfg = replace(cfg, seed=seed)
