@@ -6,7 +6,9 @@ game; this module checks the flags a ladder takes and prints its ranking.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -16,34 +18,88 @@ from arena.tournament.config import TournamentConfig
 __all__ = ["run_ladder_command"]
 
 
-def run_ladder_command(cfg: TournamentConfig, out: str | None, games: int | None,
-                       workers: int | None, *, resume: bool, force: bool, quiet: bool,
-                       cluster: object) -> None:
-    """Play a ladder's next games and print its ranking, one line a player."""
-    from arena.report.html import build_report
-    from arena.tournament.errors import TournamentError
-    from arena.tournament.ladder import run_ladder
-    from arena.tournament.results import ResultsError
+BUDGET = 10_000
+"""The games `--until-confident` may play when `--games` gives no budget."""
 
-    if games is None:
+
+def _refused(games: int | None, until: int | None, final: int | None, resume: bool,
+             force: bool, cluster: object) -> None:
+    """Stop at flags a ladder does not take, in one line."""
+    if final is not None and (games is not None or until is not None):
+        fail("--final plays the final's whole round robin: drop --games/--until-confident")
+    if games is None and until is None and final is None:
         fail("a ladder needs --games N: how many more games to play into its folder")
     if resume or force:
         fail("a ladder always continues its folder: drop --resume/--force (or choose a new "
              "--out)")
     if cluster is not None:
         fail("a ladder is played on this machine's workers; --cluster is not supported")
+
+
+def run_ladder_command(cfg: TournamentConfig, out: str | None, games: int | None,
+                       workers: int | None, *, resume: bool, force: bool, quiet: bool,
+                       cluster: object, until: int | None = None,
+                       final: int | None = None) -> None:
+    """Play a ladder's next games (or its final) and print its ranking, one line a player;
+    with --until-confident, exit 1 and name the unresolved pairs if the budget ran out."""
+    from arena.report.html import build_report
+    from arena.tournament.errors import TournamentError
+    from arena.tournament.ladder import run_ladder
+    from arena.tournament.results import ResultsError
+
+    _refused(games, until, final, resume, force, cluster)
     folder = Path(out or cfg.output or f"results/{cfg.name}")
     count = workers or cfg.workers or 1
+    budget = games if games is not None else BUDGET if until is not None else 0
     try:
-        value = run_ladder(cfg, folder, games or 0, workers=count)
+        done = run_ladder(cfg, folder, budget, workers=count, until=until, final=final)
         build_report(folder, workers=count)
     except (TournamentError, ResultsError) as exc:
         fail(str(exc))
+    value = done.ladder
     if not quiet:
         click.echo(f"{cfg.name}: {value['games']} games in {value['batches']} batches in "
                    f"{folder}")
+    _rejections(value)
+    _ranking(value)
+    if value["final"] is not None:
+        _final(value["final"])
+    if until is not None:
+        _confidence(done, until)
+
+
+def _rejections(value: dict[str, Any]) -> None:
+    """Each rejected version and why, so its author hears of it."""
+    for row in value["versions"]:
+        if row["status"] == "rejected":
+            click.echo(f"rejected {row['player']}: {row['reason']}")
+
+
+def _ranking(value: dict[str, Any]) -> None:
     for row in value["ranking"]:
         rank = "-" if row["rank"] is None else str(row["rank"])
         elo = "-" if row["elo"] is None else f"{row['elo']:.0f}"
         mark = " provisional" if row["provisional"] else ""
         click.echo(f"{rank:>3} {row['player']:<24} {elo:>6} {row['games']:>5} games{mark}")
+
+
+def _final(final: dict[str, Any]) -> None:
+    """The final's state; once complete, its ranking is the contest's result."""
+    if not final["complete"]:
+        click.echo(f"final: {final['played']} of {final['games']} games played")
+        return
+    places = ", ".join(f"{n}. {p}" for n, p in enumerate(final["ranking"], 1))
+    click.echo(f"final ({final['games']} games): {places}")
+
+
+def _confidence(done: Any, until: int) -> None:
+    """Whether the top K are separated; if not, what is unresolved, and exit 1."""
+    if done.separated:
+        click.echo(f"the top {until} are separated at 95%")
+        return
+    click.echo(f"the top {until} are not separated at 95% when the budget ran out:")
+    for pair in done.unresolved:
+        click.echo(f"  unresolved: {pair['above']} vs {pair['below']} (z = {pair['z']:.2f})")
+    for player in done.provisional:
+        click.echo(f"  provisional: {player} (fewer games than min_games)")
+    sys.exit(1)

@@ -77,10 +77,18 @@ def _load(config: str, isolation: str | None) -> Loaded:
             refuse_open_network(cluster, [e.name for e in cfg.entrants if e.network])
             return cfg, _tried_on(cluster, cfg, key_lines(config), registry), cluster
         cfg = cfg.at_isolation(isolation_level(isolation or cfg.isolation))
-        return cfg, check_entrants(cfg, key_lines(config), registry), cluster
+        return cfg, check_entrants(_checked(cfg), key_lines(config), registry), cluster
     except ConfigError as exc:
         fail(str(exc))
         raise  # unreachable: fail exits
+
+
+def _checked(cfg: TournamentConfig) -> TournamentConfig:
+    """The entrants a dry run checks before any game: a ladder's submissions are checked by
+    their validation game instead (a broken one is rejected, not a config error)."""
+    from arena.tournament.ladder_versions import organised
+
+    return organised(cfg) if cfg.format.type == "ladder" else cfg
 
 
 def _tried_on(cluster: Cluster, cfg: TournamentConfig, lines: KeyLines,
@@ -135,7 +143,7 @@ def validate(config: str, isolation: str | None) -> None:
         click.echo(f"ok: {len(cfg.entrants)} entrants, {Plan(cfg).total()} games")
     for note in schedule_notes(cfg):
         click.echo(f"note: {note}")
-    for entrant, resolved in zip(cfg.entrants, entrants, strict=True):
+    for entrant, resolved in zip(_checked(cfg).entrants, entrants, strict=True):
         if resolved.spec is None:  # a bot arena did not load: what its dry run said
             click.echo(card_line(entrant.name, resolved))
 
@@ -166,11 +174,18 @@ def validate(config: str, isolation: str | None) -> None:
                    "plays, marked in progress (0: only at the end).")
 @click.option("--games", type=click.IntRange(min=1), default=None, metavar="N",
               help="A ladder: play N more games into its folder (docs/ladder.md).")
+@click.option("--until-confident", "until", type=click.IntRange(min=1), default=None,
+              metavar="K", help="A ladder: play until its top K are separated at 95% (--games "
+                                "is the budget, default 10000); exit 1 if the budget runs out.")
+@click.option("--final", type=click.IntRange(min=2), default=None, metavar="K",
+              help="A ladder: freeze its versions and play the final, a round robin of the "
+                   "top K; the final's result is the contest's.")
 @isolation_option
 @cluster_options
 def run(
     config: str, out: str | None, workers: int | None, resume: bool, force: bool, quiet: bool,
-    refresh: float, isolation: str | None, games: int | None,
+    refresh: float, isolation: str | None, games: int | None, until: int | None,
+    final: int | None,
 ) -> None:
     """Play a tournament into results/<name>/ and print the standings."""
     from arena.executor.cluster import ClusterError, ClusterLost
@@ -187,10 +202,11 @@ def run(
         from arena.cli.ladder import run_ladder_command
 
         run_ladder_command(cfg, out, games, workers, resume=resume, force=force, quiet=quiet,
-                           cluster=cluster)
+                           cluster=cluster, until=until, final=final)
         return
-    if games is not None:
-        fail("--games is for a ladder; this tournament plays its whole schedule")
+    for given, flag in ((games, "--games"), (until, "--until-confident"), (final, "--final")):
+        if given is not None:
+            fail(f"{flag} is for a ladder; this tournament plays its whole schedule")
     again = shlex.join(["arena", "run", config, *(["--out", out] if out else []),
                         *flags_again(given_flags()), "--resume"])
     for note in schedule_notes(cfg):  # even with --quiet: not the games the config asks for

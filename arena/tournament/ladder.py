@@ -11,11 +11,10 @@ random generator to decide a game, and it plays through the one executor as run.
 
 from __future__ import annotations
 
-import hashlib
 import json
-import shutil
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
+from itertools import combinations
 from pathlib import Path
 from typing import Any
 
@@ -26,82 +25,51 @@ from arena.seeds import derive_seed
 from arena.tournament import results as folder_files
 from arena.tournament.config import EntrantConfig, TournamentConfig
 from arena.tournament.config_as_run import dump_config
+from arena.tournament.errors import TournamentError
 from arena.tournament.ladder_log import (
     BATCHES,
-    LOG,
+    FINAL,
     batch_of,
     batch_starts,
     ladder_json,
+    read_batches,
+    read_final,
     read_log,
-    versions_now,
+    standing,
 )
+from arena.tournament.ladder_validation import (
+    cannot_start,
+    house,
+    validate,
+    validation_specs,
+    verdict,
+)
+from arena.tournament.ladder_versions import Candidate, accepted, append, changes, player_entrants
 from arena.tournament.matchmaking import Settings, field_of, next_tables
 from arena.tournament.run import run_seed, tournament_setup
 from arena.tournament.schedule import GameSpec
 from arena.tournament.worker import LostGames, game_job
 
-__all__ = ["digest_of", "run_ladder"]
+__all__ = ["LadderRun", "run_ladder"]
 
 
-def digest_of(entrant: EntrantConfig) -> str:
-    """What makes a version: sha256 over a bot file's bytes or a folder's files (by path),
-    else over the reference, so a built-in bot with other options is another version."""
-    hasher = hashlib.sha256()
-    path = Path(entrant.bot or "")
-    if entrant.bot and path.is_file():
-        hasher.update(path.read_bytes())
-    elif entrant.bot and path.is_dir():
-        for part in sorted(p for p in path.rglob("*") if p.is_file()):
-            hasher.update(part.relative_to(path).as_posix().encode() + b"\0" + part.read_bytes())
-    else:
-        hasher.update(repr(entrant.reference).encode())
-    return "sha256:" + hasher.hexdigest()
+@dataclass(frozen=True, slots=True)
+class LadderRun:
+    """What a run of the ladder left: ladder.json, and with `--until-confident K` whether
+    the top K are separated, the pairs still unresolved and the players still provisional."""
 
-
-def _frozen(folder: Path, player: str, entrant: EntrantConfig) -> EntrantConfig:
-    """The entrant as its version plays: a copy of its file or folder kept in the results."""
-    path = Path(entrant.bot or "")
-    if not (entrant.bot and (path.is_file() or path.is_dir())):
-        return replace(entrant, name=player)
-    target = folder / "versions" / player / path.name
-    if not target.exists():
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if path.is_dir():
-            shutil.copytree(path, target)
-        else:
-            shutil.copyfile(path, target)
-    return replace(entrant, name=player, bot=str(target))
-
-
-def _record_versions(folder: Path, cfg: TournamentConfig, played: int) -> list[dict[str, Any]]:
-    """Append the log's new events (joins, new versions, removals); return the whole log."""
-    events = read_log(folder)
-    now = versions_now(events)
-    new: list[dict[str, Any]] = []
-    wanted = {e.name: e for e in cfg.entrants}
-    for name, entrant in wanted.items():
-        digest, last = digest_of(entrant), now.get(name)
-        if last is not None and last["digest"] == digest and last["status"] == "active":
-            continue
-        version = 1 + max((e["version"] for e in events if e["entrant"] == name), default=0)
-        if last is not None and last["status"] == "active":
-            new.append({**last, "status": "retired", "reason": "replaced", "after": played})
-        new.append({"entrant": name, "version": version, "player": f"{name}@{version}",
-                    "digest": digest, "source": entrant.bot or "", "status": "active",
-                    "reason": None, "after": played})  # fmt: skip
-    for name, last in sorted(now.items()):
-        if name not in wanted and last["status"] == "active":
-            new.append({**last, "status": "retired", "reason": "removed", "after": played})
-    if new:
-        with open(folder / LOG, "a", encoding="utf-8") as handle:
-            handle.writelines(json.dumps(e, sort_keys=True) + "\n" for e in new)
-    return events + new
+    ladder: dict[str, Any]
+    separated: bool | None = None
+    unresolved: tuple[dict[str, Any], ...] = ()
+    provisional: tuple[str, ...] = ()
 
 
 def run_ladder(cfg: TournamentConfig, out: str | Path, games: int, *, workers: int = 1,
-               info: Callable[[str], None] | None = None) -> dict[str, Any]:
+               info: Callable[[str], None] | None = None, until: int | None = None,
+               final: int | None = None) -> LadderRun:
     """Play `games` more ladder games into `out` (whole tables at every rotation, the last
-    batch cut at the budget) and return the ladder.json written."""
+    batch cut at the budget; with `until`, stop once the top `until` are separated), or
+    with `final` play the frozen final of the top `final`; first finish a batch a kill cut."""
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     with folder_files.locked(folder):
@@ -111,58 +79,216 @@ def run_ladder(cfg: TournamentConfig, out: str | Path, games: int, *, workers: i
         folder_files.write_atomic(folder / folder_files.CONFIG,
                                   dump_config(replace(cfg, seed=None), folder))
         played = list(folder_files.iter_games(folder / folder_files.GAMES))
-        events = _record_versions(folder, cfg, len(played))
-        now = versions_now(events)
-        order = list(dict.fromkeys(str(e["player"]) for e in events))
-        wanted = {e.name: e for e in cfg.entrants}
-        source = {str(e["player"]): str(e["source"]) for e in events}
-        frozen = tuple(_frozen(folder, p, wanted.get(p.rpartition("@")[0])
-                               or EntrantConfig(p, bot=source[p])) for p in order)
-        active = sorted(v["player"] for v in now.values() if v["status"] == "active")
-        setup = tournament_setup(replace(cfg, seed=seed, entrants=frozen, replays=False))
+        frozen = _frozen_final(folder, final)
+        candidates: list[Candidate] = []
+        if frozen is None and final is None:
+            moved, candidates = changes(folder, cfg, len(played))
+            append(folder, moved)
+            candidates = _started(folder, cfg, candidates, len(played))
+        entrants = {**player_entrants(folder, cfg, read_log(folder)),
+                    **{c.player: _playing(folder, c) for c in candidates},
+                    **{h.name: h for h in house(cfg.format.seats)}}
+        setup = tournament_setup(replace(cfg, seed=seed, entrants=tuple(entrants.values()),
+                                         replays=False))
         executor = Executor(game_job(setup), workers, lost=LostGames(info or (lambda _: None)))
+        season = _Season(folder, cfg, seed, played, list(entrants), executor)
         try:
             with folder_files.GameLog(folder / folder_files.GAMES) as log:
-                _play(folder, cfg, seed, played, order, active, games, executor, log)
+                season.log = log
+                season.validate(candidates)
+                if final is not None:
+                    season.final(final, frozen)
+                else:
+                    season.play(games, until)
         finally:
             executor.close()
-        return _derive(folder, cfg, events, played)
+        return season.outcome(until)
 
 
-def _play(folder: Path, cfg: TournamentConfig, seed: int, played: list[dict[str, Any]],
-          order: Sequence[str], active: Sequence[str], budget: int, executor: Executor,
-          log: folder_files.GameLog) -> None:
-    fmt = cfg.format
-    settings = Settings(fmt.seats, fmt.batch or 8, fmt.min_games or 0, fmt.band or 4)
-    goal = len(played) + budget
-    while len(played) < goal and len(active) >= fmt.seats:
-        ladder = [g for g in played if g["stage"] == "ladder"]
-        starts = batch_starts(folder)
-        batch, table = len(starts) + 1, max((int(g["table"]) for g in ladder), default=0)
-        last = {p: batch_of(starts, n) for n, g in enumerate(played) for p in g["entrants"]}
-        field = field_of(summarise(ladder, sorted({*order, *active})), active, last, batch)
+def _frozen_final(folder: Path, final: int | None) -> dict[str, Any] | None:
+    """The final already frozen in the folder, refused where the flags ask for another."""
+    frozen = read_final(folder)
+    if frozen is None:
+        return None
+    size = len(frozen["top"])
+    if final is None:
+        raise TournamentError(f"{folder}: the season's final of the top {size} is frozen; "
+                              f"no more ladder games: run --final {size} to finish or show it")
+    if final != size:
+        raise TournamentError(f"{folder}: the final of the top {size} is frozen already; "
+                              f"--final {final} cannot change it (run --final {size})")
+    return frozen
+
+
+def _playing(folder: Path, candidate: Candidate) -> EntrantConfig:
+    """A candidate as it plays: its frozen copy under its player's name."""
+    bot = str(folder / candidate.copy) if candidate.copy else candidate.entrant.bot
+    return replace(candidate.entrant, name=candidate.player, bot=bot)
+
+
+def _started(folder: Path, cfg: TournamentConfig, candidates: Sequence[Candidate],
+             played: int) -> list[Candidate]:
+    """The candidates that start as the contest starts them; the others are logged as
+    rejected, with the one line that says why."""
+    kept = []
+    for candidate in candidates:
+        reason = cannot_start(cfg, _playing(folder, candidate))
+        if reason is None:
+            kept.append(candidate)
+        else:
+            append(folder, [candidate.event("rejected", reason, played)])
+    return kept
+
+
+@dataclass
+class _Season:
+    """One run's state: the games so far, who sits where (`order`), and how games are
+    played and logged."""
+
+    folder: Path
+    cfg: TournamentConfig
+    seed: int
+    played: list[dict[str, Any]]
+    order: list[str]
+    executor: Executor
+    log: folder_files.GameLog | None = field(default=None)
+
+    def _run(self, specs: Sequence[GameSpec]) -> None:
+        """Play specs in order, each game logged as it comes."""
+        assert self.log is not None
+        for done in self.executor.map(specs):
+            self.log.append((done.line,))
+            self.played.append(json.loads(done.line))
+        self.log.sync()
+
+    def validate(self, candidates: Sequence[Candidate]) -> None:
+        """Each candidate's validation deal; accepted or rejected in the log by its faults."""
+        others = [self.order.index(h.name) for h in house(self.cfg.format.seats)]
+        specs = {c.player: validation_specs(self.seed, c.player, self.order.index(c.player),
+                                            others) for c in candidates}  # fmt: skip
+        lines = validate(self.executor, [s for group in specs.values() for s in group])
+        count = len(self.played)
+        for candidate in candidates:
+            mine = [g for g in lines if g["id"].startswith(f"vd-{candidate.player}-")]
+            games = [{k: g[k] for k in ("id", "entrants", "placements", "faults")}
+                     for g in mine]  # fmt: skip
+            reason = verdict(candidate.player, mine)
+            append(self.folder, [candidate.event("rejected", reason, count, validation=games)]
+                   if reason else accepted(candidate, self.folder, count, validation=games))
+
+    def active(self) -> list[str]:
+        """The players matchmaking may seat: each entrant's active version."""
+        events = read_log(self.folder)
+        last = {str(e["player"]): e for e in events}
+        return sorted(p for p, e in last.items() if e["status"] == "active")
+
+    def separated(self, top: int) -> tuple[bool, list[dict[str, Any]], list[str]]:
+        """Whether the top `top` are told apart at 95% and nobody is provisional."""
+        ranking, unresolved = standing(self.cfg, read_log(self.folder), self.played, top)
+        waiting = [r["player"] for r in ranking if r["provisional"]]
+        return not unresolved and not waiting, unresolved, waiting
+
+    def play(self, budget: int, until: int | None) -> None:
+        """Finish a batch a kill cut, then batches until the budget (or the confidence)."""
+        goal = len(self.played) + budget
+        self._finish(goal)
+        while len(self.played) < goal and not (until and self.separated(until)[0]):
+            if not self._batch(goal):
+                break
+
+    def _specs(self, tables: Sequence[Sequence[str]], first: int, start: int) -> list[GameSpec]:
+        """Each table's one deal at every cyclic rotation, ids counted from `start`."""
         specs: list[GameSpec] = []
-        for number, seating in enumerate(next_tables(field, settings, seed), table + 1):
-            deal = derive_seed(seed, f"ld-t{number}")
+        for number, seating in enumerate(tables, first):
+            deal = derive_seed(self.seed, f"ld-t{number}")
             for turn in range(len(seating)):
-                if len(played) + len(specs) < goal:
-                    seats = tuple(order.index(p) for p in (*seating[turn:], *seating[:turn]))
-                    specs.append(GameSpec(f"ld-{len(played) + len(specs) + 1:08d}", "ladder",
-                                          number, seats, deal, f"ld-t{number}"))
+                seats = tuple(self.order.index(p) for p in (*seating[turn:], *seating[:turn]))
+                specs.append(GameSpec(f"ld-{start + len(specs) + 1:08d}", "ladder", number,
+                                      seats, deal, f"ld-t{number}"))
+        return specs
+
+    def _finish(self, goal: int) -> None:
+        """The rest of the last batch, when a kill cut it: its tables, seeds and ids."""
+        batches = read_batches(self.folder)
+        if not batches or "tables" not in batches[-1]:
+            return
+        last = batches[-1]
+        done = len(self.played) - int(last["after"])
+        specs = self._specs(last["tables"], int(last["first"]), int(last["after"]))
+        rest = specs[done: int(last["games"])][: max(0, goal - len(self.played))]
+        self._run(rest)
+
+    def _batch(self, goal: int) -> bool:
+        """Choose and play one batch of tables, cut at the goal; False if none is left."""
+        fmt, active = self.cfg.format, self.active()
+        if len(active) < fmt.seats:
+            return False
+        settings = Settings(fmt.seats, fmt.batch or 8, fmt.min_games or 0, fmt.band or 4)
+        ladder = [g for g in self.played if g["stage"] == "ladder"]
+        starts = batch_starts(self.folder)
+        batch, first = len(starts) + 1, 1 + max((int(g["table"]) for g in ladder), default=0)
+        last = {p: batch_of(starts, n) for n, g in enumerate(self.played) for p in g["entrants"]}
+        names = sorted({*self.order, *active})
+        field_ = field_of(summarise(ladder, names), active, last, batch)
+        tables = [list(t) for t in next_tables(field_, settings, self.seed)]
+        specs = self._specs(tables, first, len(self.played))[: goal - len(self.played)]
         if not specs:
-            break
-        with open(folder / BATCHES, "a", encoding="utf-8") as handle:
-            handle.write(json.dumps({"batch": batch, "after": len(played)}) + "\n")
-        for done in executor.map(specs):
-            log.append((done.line,))
-            played.append(json.loads(done.line))
-    log.sync()
+            return False
+        line = {"batch": batch, "after": len(self.played), "first": first, "tables": tables,
+                "games": len(specs)}
+        with open(self.folder / BATCHES, "a", encoding="utf-8") as handle:
+            handle.write(json.dumps(line, sort_keys=True) + "\n")
+        self._run(specs)
+        return True
+
+    def final(self, size: int, frozen: dict[str, Any] | None) -> None:
+        """Freeze the top `size` (once) and play the rest of their round robin."""
+        if frozen is None:
+            frozen = self._freeze(size)
+        tables, deals = frozen["tables"], int(frozen["deals"])
+        specs: list[GameSpec] = []
+        for number, seating in enumerate(tables, 1):
+            for deal in range(1, deals + 1):
+                group = f"fn-t{number}-d{deal}"
+                seed = derive_seed(self.seed, group)
+                for turn in range(len(seating)):
+                    seats = tuple(self.order.index(p) for p in (*seating[turn:], *seating[:turn]))
+                    specs.append(GameSpec(f"fn-{len(specs) + 1:06d}", "final", number, seats,
+                                          seed, group))
+        done = sum(g["stage"] == "final" for g in self.played)
+        self._run(specs[done:])
+
+    def _freeze(self, size: int) -> dict[str, Any]:
+        """The final's top, tables and planned games, written before any of its games."""
+        seats = self.cfg.format.seats
+        if size < seats:
+            raise TournamentError(f"--final {size}: a final needs at least {seats} players, "
+                                  f"one a seat")
+        ranking, _ = standing(self.cfg, read_log(self.folder), self.played, size)
+        top = [r["player"] for r in ranking if not r["provisional"]][:size]
+        if len(top) < size:
+            raise TournamentError(f"--final {size}: only {len(top)} players are ranked (each "
+                                  f"needs {self.cfg.format.min_games} games); play more first")
+        tables = [list(t) for t in combinations(top, seats)]
+        deals = self.cfg.format.final_games or 1
+        frozen = {"top": top, "after": len(self.played), "tables": tables, "deals": deals,
+                  "games": len(tables) * deals * seats}
+        folder_files.write_atomic(self.folder / FINAL,
+                                  json.dumps(frozen, sort_keys=True, indent=1) + "\n")
+        return frozen
+
+    def outcome(self, until: int | None) -> LadderRun:
+        """ladder.json and the derived tables written; the confidence when asked."""
+        value = _derive(self.folder, self.cfg, self.played)
+        if until is None:
+            return LadderRun(value)
+        done, unresolved, waiting = self.separated(until)
+        return LadderRun(value, done, tuple(unresolved), tuple(waiting))
 
 
-def _derive(folder: Path, cfg: TournamentConfig, events: list[dict[str, Any]],
-            played: list[dict[str, Any]]) -> dict[str, Any]:
-    """ladder.json and the derived tables every format has, from the games and the log."""
-    value = ladder_json(cfg, events, played, batch_starts(folder))
+def _derive(folder: Path, cfg: TournamentConfig, played: list[dict[str, Any]]) -> dict[str, Any]:
+    """ladder.json and the derived tables every format has, from the games and the logs."""
+    value = ladder_json(cfg, read_log(folder), played, batch_starts(folder), read_final(folder))
     folder_files.write_atomic(folder / "ladder.json",
                               json.dumps(value, sort_keys=True, indent=1) + "\n")
     names = sorted({n for g in played for n in g["entrants"]})

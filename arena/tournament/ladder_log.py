@@ -18,23 +18,32 @@ from arena.ratings.confidence import gaps
 from arena.ratings.summary import summarise
 from arena.tournament.config import TournamentConfig
 
-__all__ = ["BATCHES", "LOG", "batch_of", "batch_starts", "ladder_json", "read_log",
-           "versions_now"]
+__all__ = ["BATCHES", "FINAL", "LOG", "batch_of", "batch_starts", "ladder_json", "read_batches",
+           "read_final", "read_log", "standing", "versions_now"]
 
 LOG = "ladder-log.jsonl"
 """The append-only log of versions in a ladder's results folder."""
 
 
 BATCHES = "ladder-batches.jsonl"
-"""The append-only log of batches: each batch's number and the games played before it."""
+"""The append-only log of batches: each batch's number, the games played before it, and
+its tables (so a batch cut by kill -9 is finished as planned)."""
+
+FINAL = "ladder-final.json"
+"""The final, once frozen: the top players, the games before it and its planned games."""
+
+
+def read_batches(folder: Path) -> list[dict[str, Any]]:
+    """Every batch logged, batch 1 first."""
+    path = folder / BATCHES
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text("utf-8").splitlines() if line]
 
 
 def batch_starts(folder: Path) -> list[int]:
     """How many games had been played when each batch began, batch 1 first."""
-    path = folder / BATCHES
-    if not path.exists():
-        return []
-    return [json.loads(line)["after"] for line in path.read_text("utf-8").splitlines() if line]
+    return [int(batch["after"]) for batch in read_batches(folder)]
 
 
 def batch_of(starts: Sequence[int], game: int) -> int:
@@ -51,8 +60,15 @@ def read_log(folder: Path) -> list[dict[str, Any]]:
 
 
 def versions_now(events: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
-    """Each entrant's latest event: its current version and status."""
-    return {str(e["entrant"]): dict(e) for e in events}
+    """Each entrant's latest accepted event: its current version and status (a rejected
+    version never replaces the one before it)."""
+    return {str(e["entrant"]): dict(e) for e in events if e["status"] != "rejected"}
+
+
+def read_final(folder: Path) -> dict[str, Any] | None:
+    """The frozen final (its top, the games before it, its planned games), or None."""
+    path = folder / FINAL
+    return json.loads(path.read_text("utf-8")) if path.exists() else None
 
 
 def _players(events: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -99,20 +115,46 @@ def _history(ladder: Sequence[Mapping[str, Any]], names: Sequence[str],
     return history
 
 
+def standing(cfg: TournamentConfig, events: Sequence[Mapping[str, Any]],
+             games: Sequence[Mapping[str, Any]], top: int) -> tuple[list[dict[str, Any]],
+                                                                    list[dict[str, Any]]]:
+    """The ranking of the active players over the ladder's games, and the adjacent pairs
+    of its top `top` + 1 ranked that the games cannot yet tell apart at 95%."""
+    ladder = [g for g in games if g["stage"] == "ladder"]
+    versions = _players(events)
+    active = [p for p, v in versions.items() if v["status"] == "active"]
+    summary = summarise(ladder, sorted({*versions, *(n for g in ladder for n in g["entrants"])}))
+    ranking = _ranking(summary, ladder, active, cfg.format.min_games or 0)
+    order = [r["player"] for r in ranking if not r["provisional"]][: top + 1]
+    unresolved = [{"above": g.above, "below": g.below, "z": round(g.z, 2)}
+                  for g in gaps(summary, order) if not g.separated]
+    return ranking, unresolved
+
+
+def _final(final: Mapping[str, Any] | None,
+           games: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
+    """The final's state: its top, games planned and played, its ranking once complete
+    (the standings of the final's games: batch Elo, then win rate, then name)."""
+    if final is None:
+        return None
+    finals = [g for g in games if g["stage"] == "final"]
+    complete = len(finals) >= int(final["games"])
+    ranking = [row.entrant for row in summarise(finals, final["top"]).standings()]
+    return {"top": list(final["top"]), "games": int(final["games"]), "played": len(finals),
+            "complete": complete, "ranking": ranking if complete else None}
+
+
 def ladder_json(cfg: TournamentConfig, events: Sequence[Mapping[str, Any]],
-                games: Sequence[Mapping[str, Any]], starts: Sequence[int]) -> dict[str, Any]:
+                games: Sequence[Mapping[str, Any]], starts: Sequence[int],
+                final: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The ladder's summary as the report reads it, after every batch played so far."""
     fmt = cfg.format
     ladder = [g for g in games if g["stage"] == "ladder"]
     versions = _players(events)
     active = [p for p, v in versions.items() if v["status"] == "active"]
     names = sorted({*versions, *(n for g in ladder for n in g["entrants"])})
-    summary = summarise(ladder, names)
-    ranking = _ranking(summary, ladder, active, fmt.min_games or 0)
     top = fmt.band or 4
-    order = [r["player"] for r in ranking if not r["provisional"]][: top + 1]
-    unresolved = [{"above": g.above, "below": g.below, "z": round(g.z, 2)}
-                  for g in gaps(summary, order) if not g.separated]
+    ranking, unresolved = standing(cfg, events, games, top)
     rows = [{"entrant": v["entrant"], "version": v["version"], "player": p,
              "digest": v["digest"], "source": v["source"], "status": v["status"],
              "reason": v["reason"] if v["status"] == "rejected" else None,
@@ -123,4 +165,4 @@ def ladder_json(cfg: TournamentConfig, events: Sequence[Mapping[str, Any]],
             "top": top, "ranking": ranking, "unresolved": unresolved,
             "history": _history(ladder, names, active, starts),
             "versions": sorted(rows, key=lambda r: (r["entrant"], r["version"])),
-            "final": None}
+            "final": _final(final, games)}

@@ -1,0 +1,79 @@
+"""A new version's validation game: before a submission is scheduled it starts as a contest
+starts it (a dry run, in its sandbox) and plays one deal against the house bot at every
+seat rotation, through the same executor and limits as every ladder game (issue 17).
+
+It guarantees that a submission that cannot start, or faults in its validation game, is
+rejected with the one line that says why (in the loader's or the referee's words) and never
+scheduled, and that a house bot's own fault never rejects it. It must not write the
+results folder: the runner logs what it returns.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from arena.entrants import EntrantError, resolve
+from arena.executor.local import Executor
+from arena.plugins import default_registry
+from arena.seeds import derive_seed
+from arena.tournament.config import EntrantConfig, TournamentConfig
+from arena.tournament.schedule import GameSpec
+
+__all__ = ["HOUSE", "REASON_CHARS", "cannot_start", "house", "validate",
+           "validation_specs", "verdict"]
+
+HOUSE = "honest"
+"""The built-in bot a submission's validation game is played against."""
+REASON_CHARS = 300
+"""A rejection's reason is cut to this many characters (a bot's message can be long)."""
+
+
+def house(seats: int) -> tuple[EntrantConfig, ...]:
+    """The validation game's other seats: the house bot, once a seat."""
+    return tuple(EntrantConfig(f"house-{n}", bot=HOUSE) for n in range(1, seats))
+
+
+def cannot_start(cfg: TournamentConfig, entrant: EntrantConfig) -> str | None:
+    """Why the version does not start as the contest would start it, or None."""
+    from arena.trial import dry_run
+
+    names = [entrant.name, *(e.name for e in house(cfg.format.seats))]
+    try:
+        found = resolve(entrant.reference, default_registry())
+        dry_run(found, cfg.rules, cfg.options, cfg.format.seats, cfg.limits, names)
+    except EntrantError as exc:
+        return _clip(f"cannot start: {exc}")
+    return None
+
+
+def validation_specs(seed: int, player: str, index: int, others: Sequence[int]) -> list[GameSpec]:
+    """One deal, the candidate (entrant `index`) at every seat in turn among the house."""
+    seats = [index, *others]
+    deal = derive_seed(seed, f"vd-{player}")
+    return [GameSpec(f"vd-{player}-{turn + 1}", "validation", 0,
+                     tuple(seats[-turn:] + seats[:-turn]) if turn else tuple(seats), deal,
+                     f"vd-{player}")
+            for turn in range(len(seats))]  # fmt: skip
+
+
+def verdict(player: str, games: Iterable[Mapping[str, Any]]) -> str | None:
+    """Why the validation games reject the player (its first fault), or None."""
+    for game in games:
+        for fault in game["faults"]:
+            if game["entrants"][fault["seat"]] == player:
+                return _clip(f"{fault['kind']} in its validation game {game['id']}: "
+                             f"{fault['message']}")
+    return None
+
+
+def _clip(text: str) -> str:
+    """One line, at most REASON_CHARS characters."""
+    line = " ".join(text.split())
+    return line if len(line) <= REASON_CHARS else line[: REASON_CHARS - 1] + "…"
+
+
+def validate(executor: Executor, specs: list[GameSpec]) -> list[dict[str, Any]]:
+    """The validation games' lines, played in order."""
+    return [json.loads(done.line) for done in executor.map(specs)]
