@@ -267,8 +267,9 @@ class _Season:
         ranking, _ = standing(self.cfg, read_log(self.folder), self.played, size)
         top = [r["player"] for r in ranking if not r["provisional"]][:size]
         if len(top) < size:
-            raise TournamentError(f"--final {size}: only {len(top)} players are ranked (each "
-                                  f"needs {self.cfg.format.min_games} games); play more first")
+            raise TournamentError(f"--final {size}: {len(top)} of its {size} players are "
+                                  f"ranked (a player is after {self.cfg.format.min_games} "
+                                  "games); play more games first")
         tables = [list(t) for t in combinations(top, seats)]
         deals = self.cfg.format.final_games or 1
         frozen = {"top": top, "after": len(self.played), "tables": tables, "deals": deals,

@@ -1,0 +1,224 @@
+"""Tests for a ladder season beyond `--games N`: a new version's validation deal (a faulty
+submission is reported and never scheduled, the version before it stays), content that
+comes back, a batch cut by kill -9 finished with the same bytes, `--until-confident K`
+and the frozen `--final K`."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from arena.cli.main import cli
+
+CONFIG = """\
+name: season
+rules: dice
+options: {max_points: 1}
+entrants: [honest, random, bluffer]
+submissions: entries/
+format: {type: ladder, seats: 2, min_games: 4, batch: BATCH, band: 2}
+seed: 5
+replays: false
+"""
+GOOD = """\
+import arena
+
+
+class Alice(arena.Bot):
+    \"\"\"VERSION\"\"\"
+
+    def act(self, observation: arena.Observation) -> arena.Action:
+        return arena.random_action(observation.legal, self.rng)
+"""
+CRASHY = """\
+import arena
+
+
+class Crashy(arena.Bot):
+    def act(self, observation: arena.Observation) -> arena.Action:
+        return 1 / 0
+"""
+BROKEN = "import arena\nclass Broken(arena.Bot):\n    def act(self, o) return 1\n"
+SLOW = GOOD.replace("    def act", "    def notify(self, event: object) -> None:\n"
+                    "        import time\n        time.sleep(0.02)\n\n    def act")
+
+
+def _season(root: Path, batch: int = 2, **bots: str) -> Path:
+    (root / "entries").mkdir(exist_ok=True)
+    for name, text in bots.items():
+        (root / "entries" / f"{name}.py").write_text(text, "utf-8")
+    (root / "ladder.yaml").write_text(CONFIG.replace("BATCH", str(batch)), "utf-8")
+    return root / "ladder.yaml"
+
+
+def _run(config: Path, out: Path, *flags: str, code: int = 0) -> list[str]:
+    result = CliRunner().invoke(cli, ["run", str(config), "--out", str(out), "-q", *flags])
+    assert result.exit_code == code, result.output
+    return result.output.splitlines()
+
+
+def _ladder(out: Path) -> dict:
+    return json.loads((out / "ladder.json").read_text("utf-8"))
+
+
+def _status(out: Path) -> dict[str, str]:
+    return {row["player"]: row["status"] for row in _ladder(out)["versions"]}
+
+
+def _games(out: Path) -> list[dict]:
+    return [json.loads(line) for line in (out / "games.jsonl").read_text("utf-8").splitlines()]
+
+
+def test_a_faulty_submission_is_reported_and_never_scheduled(tmp_path: Path) -> None:
+    config, out = _season(tmp_path, crashy=CRASHY, broken=BROKEN), tmp_path / "out"
+    lines = _run(config, out, "--games", "12")
+    assert lines[:2] == [
+        f"rejected broken@1: cannot start: {out}/versions/broken@1/broken.py: SyntaxError: "
+        "expected ':' (broken.py, line 3)",
+        "rejected crashy@1: crash in its validation game vd-crashy@1-1: ZeroDivisionError: "
+        "division by zero",
+    ]
+    assert _status(out) == {"bluffer@1": "active", "broken@1": "rejected",
+                            "crashy@1": "rejected", "honest@1": "active",
+                            "random@1": "active"}  # fmt: skip
+    seated = {name for game in _games(out) for name in game["entrants"]}
+    assert seated == {"honest@1", "random@1", "bluffer@1"}
+    log = (out / "ladder-log.jsonl").read_bytes()
+    _run(config, out, "--games", "4")
+    assert (out / "ladder-log.jsonl").read_bytes() == log, "rejected content is not tried again"
+    assert "ZeroDivisionError" in (out / "report.html").read_text("utf-8")
+
+
+def test_a_rejected_change_keeps_the_version_before_it(tmp_path: Path) -> None:
+    config, out = _season(tmp_path, alice=GOOD.replace("VERSION", "one")), tmp_path / "out"
+    _run(config, out, "--games", "8")
+    (tmp_path / "entries" / "alice.py").write_text(CRASHY, "utf-8")
+    lines = _run(config, out, "--games", "8")
+    assert lines[0].startswith("rejected alice@2: crash in its validation game vd-alice@2-1:")
+    assert _status(out)["alice@1"] == "active" and _status(out)["alice@2"] == "rejected"
+    later = _games(out)[8:]
+    assert any("alice@1" in g["entrants"] for g in later)
+    assert not any("alice@2" in g["entrants"] for g in later)
+
+
+def test_content_that_comes_back_is_its_old_version_again(tmp_path: Path) -> None:
+    config, out = _season(tmp_path, alice=GOOD.replace("VERSION", "one")), tmp_path / "out"
+    _run(config, out, "--games", "8")
+    (tmp_path / "entries" / "alice.py").unlink()
+    _run(config, out, "--games", "8")
+    assert _status(out)["alice@1"] == "retired"
+    (tmp_path / "entries" / "alice.py").write_text(GOOD.replace("VERSION", "one"), "utf-8")
+    _run(config, out, "--games", "8")
+    assert _status(out) == {**_status(out), "alice@1": "active"}
+    assert "alice@2" not in _status(out)
+    assert any("alice@1" in g["entrants"] for g in _games(out)[16:])
+
+
+def _same_folders(one: Path, two: Path) -> None:
+    for name in ("games.jsonl", "ladder-batches.jsonl", "ladder-log.jsonl", "ladder.json",
+                 "standings.csv"):
+        assert (one / name).read_bytes() == (two / name).read_bytes(), name
+
+
+def test_a_batch_cut_mid_way_is_finished_with_the_same_bytes(tmp_path: Path) -> None:
+    """The folder as kill -9 leaves it (the batch logged, some of its games, a torn line)."""
+    config = _season(tmp_path, batch=4)
+    whole, cut = tmp_path / "whole", tmp_path / "cut"
+    _run(config, whole, "--games", "16")
+    shutil.copytree(whole, cut)
+    lines = (cut / "games.jsonl").read_bytes().splitlines(keepends=True)
+    (cut / "games.jsonl").write_bytes(b"".join(lines[:11]) + lines[11][:25])
+    (cut / "ladder.json").unlink()
+    _run(config, cut, "--games", "5")
+    _same_folders(whole, cut)
+
+
+def test_resume_after_kill_9_in_the_middle_of_a_batch(tmp_path: Path) -> None:
+    config = _season(tmp_path, batch=8, slow=SLOW)
+    whole, killed = tmp_path / "whole", tmp_path / "killed"
+    _run(config, whole, "--games", "16")
+    process = subprocess.Popen([sys.executable, "-m", "arena", "run", str(config), "--out",
+                                str(killed), "--games", "16", "-q"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               start_new_session=True)  # fmt: skip
+    games = killed / "games.jsonl"
+    deadline = time.monotonic() + 60
+    while not (games.exists() and games.read_bytes().count(b"\n") >= 3):
+        assert process.poll() is None and time.monotonic() < deadline, "the run did not start"
+        time.sleep(0.01)
+    os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+    done = games.read_bytes().count(b"\n")
+    assert 3 <= done < 16, "the kill must land in the middle of the 16-game batch"
+    _run(config, killed, "--games", str(16 - done))
+    _same_folders(whole, killed)
+
+
+def test_until_confident_stops_once_the_top_is_separated(tmp_path: Path) -> None:
+    config, out = _season(tmp_path), tmp_path / "out"
+    lines = _run(config, out, "--until-confident", "1", "--games", "2000")
+    ladder = _ladder(out)
+    assert lines[-1] == "the top 1 are separated at 95%"
+    assert ladder["games"] < 2000 and ladder["ranking"][0]["player"] == "honest@1"
+    again = _run(config, out, "--until-confident", "1", "--games", "2000")
+    assert again[-1] == lines[-1] and _ladder(out)["games"] == ladder["games"], "nothing to play"
+
+
+def test_until_confident_names_the_unresolved_pairs_when_the_budget_runs_out(
+    tmp_path: Path,
+) -> None:
+    config, out = _season(tmp_path), tmp_path / "out"
+    lines = _run(config, out, "--until-confident", "3", "--games", "12", code=1)
+    ladder = _ladder(out)
+    assert ladder["games"] == 12
+    index = lines.index("the top 3 are not separated at 95% when the budget ran out:")
+    told = lines[index + 1:]
+    assert told and all(line.startswith(("  unresolved: ", "  provisional: ")) for line in told)
+    ranked = [r["player"] for r in ladder["ranking"] if not r["provisional"]]
+    for line in told:
+        if line.startswith("  unresolved: "):
+            above, _, rest = line.removeprefix("  unresolved: ").partition(" vs ")
+            assert ranked.index(rest.split(" (z = ")[0]) == ranked.index(above) + 1
+
+
+def test_the_final_freezes_the_top_and_plays_every_pair_at_every_rotation(
+    tmp_path: Path,
+) -> None:
+    config, out = _season(tmp_path), tmp_path / "out"
+    _run(config, out, "--games", "24")
+    top = [r["player"] for r in _ladder(out)["ranking"][:3]]
+    lines = _run(config, out, "--final", "3")
+    finals = [g for g in _games(out) if g["stage"] == "final"]
+    assert [g["id"] for g in finals] == [f"fn-{n:06d}" for n in range(1, 7)]
+    pairs = [tuple(g["entrants"]) for g in finals]
+    assert pairs == [seats for i, a in enumerate(top) for b in top[i + 1:]
+                     for seats in ((a, b), (b, a))]  # fmt: skip
+    assert all(finals[n]["seed"] == finals[n + 1]["seed"] for n in (0, 2, 4))
+    final = _ladder(out)["final"]
+    assert (final["top"], final["games"], final["played"], final["complete"]) == (top, 6, 6, True)
+    assert sorted(final["ranking"]) == sorted(top)
+    places = ", ".join(f"{n}. {p}" for n, p in enumerate(final["ranking"], 1))
+    assert lines[-1] == f"final (6 games): {places}"
+    assert _run(config, out, "--final", "3")[-1] == lines[-1] and len(_games(out)) == 30
+    refused = CliRunner().invoke(cli, ["run", str(config), "--out", str(out), "--games", "2"])
+    assert (refused.exit_code, refused.output.strip()) == (2, (
+        f"arena: error: {out}: the season's final of the top 3 is frozen; no more ladder "
+        "games: run --final 3 to finish or show it"))
+
+
+def test_a_final_needs_its_players_ranked(tmp_path: Path) -> None:
+    config, out = _season(tmp_path), tmp_path / "out"
+    _run(config, out, "--games", "4")
+    result = CliRunner().invoke(cli, ["run", str(config), "--out", str(out), "--final", "3"])
+    assert (result.exit_code, result.output.strip()) == (2, (
+        "arena: error: --final 3: 1 of its 3 players are ranked (a player is after 4 games); "
+        "play more games first"))
+    assert not (out / "ladder-final.json").exists()
