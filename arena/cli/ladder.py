@@ -6,6 +6,7 @@ game; this module checks the flags a ladder takes and prints its ranking.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ from typing import Any
 import click
 
 from arena.cli.main import fail
+from arena.cli.progress import meter
 from arena.tournament.config import TournamentConfig
 
 __all__ = ["run_ladder_command"]
@@ -51,8 +53,11 @@ def run_ladder_command(cfg: TournamentConfig, out: str | None, games: int | None
     folder = Path(out or cfg.output or f"results/{cfg.name}")
     count = workers or cfg.workers or 1
     budget = games if games is not None else BUDGET if until is not None else 0
+    shown = meter(cfg.name, "game", quiet=quiet, label="progress")
     try:
-        done = run_ladder(cfg, folder, budget, workers=count, until=until, final=final)
+        with contextlib.closing(shown):  # the bar ends before any line below
+            done = run_ladder(cfg, folder, budget, workers=count, until=until, final=final,
+                              progress=lambda n: shown.show(n, budget) if budget else None)
         build_report(folder, workers=count)
     except (TournamentError, ResultsError) as exc:
         fail(str(exc))

@@ -66,10 +66,12 @@ class LadderRun:
 
 def run_ladder(cfg: TournamentConfig, out: str | Path, games: int, *, workers: int = 1,
                info: Callable[[str], None] | None = None, until: int | None = None,
-               final: int | None = None) -> LadderRun:
+               final: int | None = None,
+               progress: Callable[[int], None] | None = None) -> LadderRun:
     """Play `games` more ladder games into `out` (whole tables at every rotation, the last
     batch cut at the budget; with `until`, stop once the top `until` are separated), or
-    with `final` play the frozen final of the top `final`; first finish a batch a kill cut."""
+    with `final` play the frozen final of the top `final`; first finish a batch a kill cut.
+    `progress` is told the games this run has played after each one."""
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     with folder_files.locked(folder):
@@ -91,7 +93,7 @@ def run_ladder(cfg: TournamentConfig, out: str | Path, games: int, *, workers: i
         setup = tournament_setup(replace(cfg, seed=seed, entrants=tuple(entrants.values()),
                                          replays=False))
         executor = Executor(game_job(setup), workers, lost=LostGames(info or (lambda _: None)))
-        season = _Season(folder, cfg, seed, played, list(entrants), executor)
+        season = _Season(folder, cfg, seed, played, list(entrants), executor, progress)
         try:
             with folder_files.GameLog(folder / folder_files.GAMES) as log:
                 season.log = log
@@ -151,7 +153,12 @@ class _Season:
     played: list[dict[str, Any]]
     order: list[str]
     executor: Executor
+    progress: Callable[[int], None] | None = None
     log: folder_files.GameLog | None = field(default=None)
+    start: int = field(default=0)
+
+    def __post_init__(self) -> None:
+        self.start = len(self.played)
 
     def _run(self, specs: Sequence[GameSpec]) -> None:
         """Play specs in order, each game logged as it comes."""
@@ -159,6 +166,8 @@ class _Season:
         for done in self.executor.map(specs):
             self.log.append((done.line,))
             self.played.append(json.loads(done.line))
+            if self.progress is not None:
+                self.progress(len(self.played) - self.start)
         self.log.sync()
 
     def validate(self, candidates: Sequence[Candidate]) -> None:

@@ -105,13 +105,16 @@ def test_the_ladder_flags_are_refused_in_one_line(tmp_path: Path) -> None:
              "folder")),
         (["--games", "2", "--resume"], ("arena: error: a ladder always continues its folder: "
                                        "drop --resume/--force (or choose a new --out)")),
+        (["--final", "3", "--games", "2"], ("arena: error: --final plays the final's whole "
+                                           "round robin: drop --games/--until-confident")),
     ]
     for extra, line in cases:
         result = runner.invoke(cli, ["run", str(config), "--out", str(tmp_path / "o"), *extra])
         assert (result.exit_code, result.output.strip()) == (2, line)
-    other = runner.invoke(cli, ["run", "configs/quickstart.yaml", "--games", "3"])
-    assert (other.exit_code, other.output.strip().splitlines()[-1]) == (
-        2, "arena: error: --games is for a ladder; this tournament plays its whole schedule")
+    for flag in ("--games", "--until-confident", "--final"):
+        other = runner.invoke(cli, ["run", "configs/quickstart.yaml", flag, "3"])
+        assert (other.exit_code, other.output.strip().splitlines()[-1]) == (
+            2, f"arena: error: {flag} is for a ladder; this tournament plays its whole schedule")
 
 
 
