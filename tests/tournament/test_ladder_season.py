@@ -222,3 +222,15 @@ def test_a_final_needs_its_players_ranked(tmp_path: Path) -> None:
         "arena: error: --final 3: 1 of its 3 players are ranked (a player is after 4 games); "
         "play more games first"))
     assert not (out / "ladder-final.json").exists()
+
+
+def test_the_report_of_a_real_season_shows_its_final_and_its_rejections(tmp_path: Path) -> None:
+    config, out = _season(tmp_path, crashy=CRASHY), tmp_path / "out"
+    _run(config, out, "--games", "24")
+    _run(config, out, "--final", "3")
+    page = (out / "report.html").read_text("utf-8")
+    final = page.index('<section id="final">')
+    assert final < page.index('<section id="ranking">')
+    winner = _ladder(out)["final"]["ranking"][0].replace("@", " v")
+    assert winner in page[final:page.index("</section>", final)]
+    assert "crash in its validation game vd-crashy@1-1: ZeroDivisionError" in page
