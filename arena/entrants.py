@@ -26,19 +26,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast
 
+from arena import plugins
 from arena.botcard import BotCard
 from arena.hosts.inline import BotFault, Host, InlineHost
 from arena.options import Options
-from arena.plugins import (
-    FOLDER_BOT,
-    BotSpec,
-    PluginError,
-    Registry,
-    bot_from_file,
-    default_registry,
-    folder_problem,
-    is_folder,
-)
+from arena.plugins import BotSpec, PluginError, Registry, bot_from_file, default_registry
 from arena.referee import Player, as_player
 
 if TYPE_CHECKING:
@@ -101,11 +93,10 @@ class Reference:
 
     @property
     def kind(self) -> Kind:
-        """What the reference names: a registered name, a file, a bot folder, a module's class,
-        a command."""
+        """What the reference names: a name, a file, a bot folder, a module's class, a command."""
         if self.ref.startswith(COMMAND_PREFIX):
             return "command"
-        if is_folder(self.ref):
+        if plugins.is_folder(self.ref):
             return "folder"
         if self.ref.endswith(".py") or ".py:" in self.ref:
             return "file"
@@ -154,7 +145,7 @@ class Resolved:
         if kind == "file":
             return file_origin(self.reference.ref)
         if kind == "folder":
-            return file_origin(str(Path(self.reference.ref) / FOLDER_BOT))
+            return file_origin(str(Path(self.reference.ref) / plugins.FOLDER_BOT))
         return f"module {self.reference.ref}" if kind == "module" else "command"
 
     def host(self) -> Host:
@@ -235,8 +226,8 @@ def file_origin(ref: str) -> str:
 def file_problem(ref: str) -> str | None:
     """Why a bot file reference (`path.py[:Class]`) names no file, or a bot folder cannot be
     loaded, or None (for every other reference too); said without loading the file."""
-    if is_folder(ref):
-        return folder_problem(ref)
+    if plugins.is_folder(ref):
+        return plugins.folder_problem(ref)
     path = ref.partition(".py:")[0] + ".py" if ".py:" in ref else ref
     if not path.endswith(".py") or Path(path).is_file():
         return None
@@ -246,7 +237,7 @@ def file_problem(ref: str) -> str | None:
 def reference_problem(ref: str, registry: Registry | None = None) -> str | None:
     """Why a bot reference names nothing, or None, loading no untrusted code: a name must be
     registered and a file must be there (what it holds is checked where it runs)."""
-    if ref.endswith(".py") or ":" in ref or is_folder(ref):
+    if ref.endswith(".py") or ":" in ref or plugins.is_folder(ref):
         return file_problem(ref)
     return (registry or default_registry()).problem(ref)
 

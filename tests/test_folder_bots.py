@@ -120,3 +120,54 @@ def test_a_sandboxed_folder_bot_cannot_read_another_folder_bot(tmp_path: Path) -
     result = CliRunner().invoke(cli, ["play", "--bots", f"{reader},random", "--seed", "1"])
     assert "saw:FileNotFoundError" in result.output, result.output
     assert "Challenge when it may" not in result.output
+
+
+CONFIG = '''name: folders
+rules: dice
+entrants:
+  - bot: entries/alice
+  - {bot: ./entries/alice/, alias: alice2}
+  - random
+format: {type: round-robin, seats: 2, games: 1}
+seed: 1
+'''
+
+
+def _config(tmp_path: Path) -> Path:
+    _folder(tmp_path / "entries")
+    (tmp_path / "t.yaml").write_text(CONFIG)
+    return tmp_path / "t.yaml"
+
+
+def test_a_config_names_a_folder_relative_to_itself(tmp_path: Path, monkeypatch) -> None:
+    config = _config(tmp_path)
+    monkeypatch.chdir(tmp_path.parent)
+    result = CliRunner().invoke(cli, ["validate", str(config.relative_to(tmp_path.parent))])
+    assert result.exit_code == 0, result.output
+    bot = f"{tmp_path.name}/entries/alice/bot.py"
+    assert result.output == (
+        "ok: 3 entrants, 6 games\n"
+        f"entrant 'alice' (process, file {bot}): says it is 'folder', plays dice, dice-cards, "
+        "cards\n"
+        f"entrant 'alice2' (process, file {bot}): says it is 'folder', plays dice, dice-cards, "
+        "cards\n")
+
+
+def test_a_config_run_plays_folder_bots_inline(tmp_path: Path, monkeypatch) -> None:
+    config = _config(tmp_path)
+    config.write_text(CONFIG.replace("- bot: entries/alice\n", "- {bot: entries/alice, "
+                                     "mode: inline}\n"))
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, ["run", "t.yaml", "--out", "out", "--workers", "1"])
+    assert result.exit_code == 0, result.output
+    assert len((tmp_path / "out" / "games.jsonl").read_text().splitlines()) == 6
+
+
+def test_a_folder_bot_is_refused_on_a_cluster_in_one_line() -> None:
+    from arena.tournament.config import EntrantConfig
+    from arena.tournament.shipment import folder_refusal
+
+    entrants = [EntrantConfig(name="alice", bot="entries/alice")]
+    assert folder_refusal(entrants) == ("bot folder 'entries/alice' cannot play on a cluster "
+                                        "(arena ships bot files, not folders): play it without "
+                                        "--cluster")
