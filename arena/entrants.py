@@ -1,12 +1,12 @@
 """Who plays: the one way a bot is named, checked and hosted, in every command.
 
-A `Reference` is a bot as the user names it (registered name, `FILE.py[:Class]`,
-`module:Class` or `cmd:PROGRAM ARGS`, bot options after `?key=value&...`, and an optional
-explicit mode). `resolve` finds its class where it runs in this process, and never loads
-a file or `module:Class` that runs in its own process: that bot's card (name, rule sets,
-options) is what it says at hello from inside its process (`introduced`). `problem` says,
-by the card, whether it plays these rules and takes these options; `arena.trial.dry_run`
-starts it once as it will play.
+A `Reference` is a bot as the user names it (registered name, `FILE.py[:Class]`, a bot
+folder `DIR/` (its bot.py, with DIR importable), `module:Class` or `cmd:PROGRAM ARGS`, bot
+options after `?key=value&...`, and an optional explicit mode). `resolve` finds its class
+where it runs in this process, and never loads a file, folder or `module:Class` that runs
+in its own process: that bot's card (name, rule sets, options) is what it says at hello
+from inside its process (`introduced`). `problem` says, by the card, whether it plays these
+rules and takes these options; `arena.trial.dry_run` starts it once as it will play.
 
 Where it runs is decided here, from where its class came from (data recorded by the plugin
 registry, never display text): built-in bots run inline; every other Python bot runs in its
@@ -26,6 +26,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast
 
+from arena import plugins
 from arena.botcard import BotCard
 from arena.hosts.inline import BotFault, Host, InlineHost
 from arena.options import Options
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
     from arena.hosts.processes import ProcessLimits
 
 Mode = Literal["inline", "process", "command"]
-Kind = Literal["name", "file", "module", "command"]
+Kind = Literal["name", "file", "folder", "module", "command"]
 
 MODES: tuple[Mode, ...] = ("inline", "process", "command")
 COMMAND_PREFIX = "cmd:"
@@ -92,9 +93,11 @@ class Reference:
 
     @property
     def kind(self) -> Kind:
-        """What the reference names: a registered name, a file, a module's class, a command."""
+        """What the reference names: a name, a file, a bot folder, a module's class, a command."""
         if self.ref.startswith(COMMAND_PREFIX):
             return "command"
+        if plugins.is_folder(self.ref):
+            return "folder"
         if self.ref.endswith(".py") or ".py:" in self.ref:
             return "file"
         return "module" if ":" in self.ref else "name"
@@ -141,6 +144,8 @@ class Resolved:
         kind = self.reference.kind
         if kind == "file":
             return file_origin(self.reference.ref)
+        if kind == "folder":
+            return file_origin(str(Path(self.reference.ref) / plugins.FOLDER_BOT))
         return f"module {self.reference.ref}" if kind == "module" else "command"
 
     def host(self) -> Host:
@@ -219,8 +224,10 @@ def file_origin(ref: str) -> str:
 
 
 def file_problem(ref: str) -> str | None:
-    """Why a bot file reference (`path.py[:Class]`) names no file, or None (for every other
-    reference too); said without loading the file."""
+    """Why a bot file reference (`path.py[:Class]`) names no file, or a bot folder cannot be
+    loaded, or None (for every other reference too); said without loading the file."""
+    if plugins.is_folder(ref):
+        return plugins.folder_problem(ref)
     path = ref.partition(".py:")[0] + ".py" if ".py:" in ref else ref
     if not path.endswith(".py") or Path(path).is_file():
         return None
@@ -230,7 +237,7 @@ def file_problem(ref: str) -> str | None:
 def reference_problem(ref: str, registry: Registry | None = None) -> str | None:
     """Why a bot reference names nothing, or None, loading no untrusted code: a name must be
     registered and a file must be there (what it holds is checked where it runs)."""
-    if ref.endswith(".py") or ":" in ref:
+    if ref.endswith(".py") or ":" in ref or plugins.is_folder(ref):
         return file_problem(ref)
     return (registry or default_registry()).problem(ref)
 

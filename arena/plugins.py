@@ -113,6 +113,8 @@ class Registry:
         """Find a bot by registered name, Python file path (`path.py[:Class]`) or `module:Class`."""
         if ref in self.bots:
             return self.bots[ref]
+        if is_folder(ref):
+            return bot_from_folder(Path(ref))
         path, _, cls = ref.partition(".py:") if ".py:" in ref else (ref, "", "")
         if ".py:" in ref:
             path += ".py"
@@ -178,6 +180,40 @@ def bot_from_file(path: Path, cls_name: str | None = None, named: Path | None = 
         raise PluginError(f"bot file {str(path)!r} not found: looked at {path.resolve()}")
     module = _import_file(path, named)
     return _pick(module, cls_name, f"file {named or path}", "file")
+
+
+FOLDER_BOT = "bot.py"
+"""The file of a bot folder that holds its bot class; its siblings are importable from it."""
+
+
+def is_folder(ref: str) -> bool:
+    """Whether a reference names a bot folder: a path (it has a '/'), not a file or a class."""
+    return "/" in ref and ":" not in ref and not ref.endswith(".py")
+
+
+def folder_problem(ref: str) -> str | None:
+    """Why a bot folder cannot be loaded (no bot.py, a symlink inside), or None; said without
+    loading it. A symlink could show the bot a file outside its folder, so none is allowed."""
+    folder, shown = Path(ref), ref.rstrip("/") or ref
+    bot = folder / FOLDER_BOT
+    if not bot.is_file() and not bot.is_symlink():
+        return f"bot folder {shown!r} has no {FOLDER_BOT}: looked at {bot.resolve()}"
+    for path in sorted(folder.rglob("*")):
+        if path.is_symlink():
+            return (f"bot folder {shown!r} holds a symlink ({path.relative_to(folder)} -> "
+                    f"{os.readlink(path)}); a bot folder must hold its own files")
+    return None
+
+
+def bot_from_folder(folder: Path) -> BotSpec:
+    """Load the bot class of a bot folder's bot.py, with the folder importable first."""
+    problem = folder_problem(str(folder))
+    if problem is not None:
+        raise PluginError(problem)
+    where = str(folder.resolve())
+    if where not in sys.path:
+        sys.path.insert(0, where)
+    return bot_from_file(folder / FOLDER_BOT)
 
 
 def bot_from_module(ref: str) -> BotSpec:

@@ -45,7 +45,15 @@ def group_results(setup: Setup, groups: int, workers: int = 1,
     from arena.tournament.worker import LostGames, game_job
 
     games = (game for index in range(groups) for game in compare_games(setup, index))
-    executor = Executor(game_job(game_setup(setup, cards)), workers,
+    job_setup = game_setup(setup, cards)
+    if cluster is not None:
+        from arena.executor.cluster import ClusterError
+        from arena.tournament.shipment import folder_refusal
+
+        refusal = folder_refusal(job_setup.entrants)
+        if refusal is not None:
+            raise ClusterError(refusal)
+    executor = Executor(game_job(job_setup), workers,
                         LostGames(hint="stopped"), cluster=cluster, told=told)
     played = iter(executor.map(games))
     try:

@@ -43,6 +43,7 @@ from arena.hosts.processes import (
     ProcessLimits,
 )
 from arena.hosts.wire import PROTOCOL, SPOKEN
+from arena.plugins import is_folder
 from arena.rules.actions import Action
 from arena.rules.base import Event, Observation
 
@@ -317,11 +318,11 @@ class PipeHost(PipeLines):
 
 
 def _absolute_reference(bot: str) -> str:
-    """Make a bot file reference absolute: the bot runs in its own empty folder."""
+    """Make a bot file or folder reference absolute: the bot runs in its own empty folder."""
     path, sep, cls = bot.partition(".py:") if ".py:" in bot else (bot, "", "")
     if sep:
         return str(Path(path + ".py").resolve()) + ":" + cls
-    if bot.endswith(".py"):
+    if bot.endswith(".py") or is_folder(bot):
         return str(Path(bot).resolve())
     return bot
 

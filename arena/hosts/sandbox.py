@@ -4,13 +4,14 @@ shows, and (as root) the unprivileged uid it runs as.
 The bot sees only /usr (and /lib, /bin... as the host has them), the few /etc files the
 dynamic loader needs, the Python interpreter's prefixes and arena's own package read-only
 (under the neutral folder /arena, never the repository: its results/ and tests/ stay out),
-its own file (or a command's program and the files its arguments name) read-only, a private
-writable /tmp (its working folder, HOME and TMPDIR) and /dev/shm, a fresh /proc and a minimal
-/dev. Nothing else: no other entrant's files, no results folder, no host /proc, /root, /home
-or /sys. It runs in new PID, IPC, UTS, cgroup and network namespaces (its own loopback only,
-unless the entrant may use the network), with every capability dropped, in a new session,
-under the seccomp filter of `arena.hosts.seccomp`, and dies with the referee. bubblewrap stays
-PID 1 of the namespace (its reaper), so the bot is not init and its own signals act as outside.
+its own file or bot folder (or a command's program and the files its arguments name)
+read-only, a private writable /tmp (its working folder, HOME and TMPDIR) and /dev/shm, a fresh
+/proc and a minimal /dev. Nothing else: no other entrant's files, no results folder, no
+host /proc, /root, /home or /sys. It runs in new PID, IPC, UTS, cgroup and network
+namespaces (its own loopback only, unless the entrant may use the network), with every
+capability dropped, in a new session, under the seccomp filter of `arena.hosts.seccomp`,
+and dies with the referee. bubblewrap stays PID 1 of the namespace (its reaper), so the bot
+is not init and its own signals act as outside.
 
 As root, each bot process gets a uid of its own from UIDS, held with a flock'ed lock file so
 no two live bot processes on the machine share one, and released when the process is gone.
@@ -31,6 +32,7 @@ from typing import Any
 
 from arena.hosts import seccomp
 from arena.hosts.walls import Level
+from arena.plugins import is_folder
 
 ROOT = "/arena"
 """Where arena's package (and its built-in bots) appear in the sandbox."""
@@ -270,9 +272,12 @@ def module_folders(bot: object) -> list[str]:
 
 
 def exposed_for(config: Mapping[str, Any]) -> list[str]:
-    """The files a launcher config names that the bot needs to see: its bot file, or its
+    """The files a launcher config names that the bot needs to see: its bot file, its bot
+    folder (bound whole, read-only: a symlink in it resolves in the sandbox's view), or its
     command's program and the existing files its arguments name by absolute path."""
     bot = config.get("bot")
+    if isinstance(bot, str) and is_folder(bot):
+        return [os.path.abspath(bot)] if os.path.isdir(bot) else []
     if isinstance(bot, str):
         path = bot.partition(".py:")[0] + ".py" if ".py:" in bot else bot
         if not path.endswith(".py") and ":" in bot:

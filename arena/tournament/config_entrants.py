@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from arena.plugins import is_folder
 from arena.tournament.config import (
     ENTRANT_MODES,
     ENTRANT_NAME_PATTERN,
@@ -88,7 +89,7 @@ class EntrantChecks(FieldChecks):
         problem = self.bot_problem(ref)
         if problem is None:
             return ref
-        if ref.endswith(".py") or ":" in ref:
+        if ref.endswith(".py") or ":" in ref or is_folder(ref):
             self.doc.fail(path, problem)  # what went wrong loading the file or module
         hint = suggestion(ref, self.known_bots, "")
         self.doc.fail(
@@ -97,8 +98,14 @@ class EntrantChecks(FieldChecks):
         )
 
     def located(self, path: KeyPath, ref: str) -> str:
-        """A bot file reference made to work from the current folder: its path is relative to
-        the config file's folder; a file not there is named where it was looked for."""
+        """A bot file or folder reference made to work from the current folder: its path is
+        relative to the config file's folder; a file not there is named where it was looked
+        for (a folder keeps a '/', so it stays a folder's reference)."""
+        if is_folder(ref):
+            if self.folder is None or Path(ref).is_absolute():
+                return ref
+            found = os.path.normpath(self.folder / ref)
+            return found if "/" in found else found + "/"
         file, cls = file_reference(ref)
         if file is None or self.folder is None or Path(file).is_absolute():
             return ref
@@ -196,5 +203,5 @@ def _default_name(ref: str) -> str:
         return ref.rsplit(":", 1)[1].rsplit(".", 1)[-1]
     if ref.endswith(".py"):
         return Path(ref).stem
-    return ref
+    return Path(ref).name if is_folder(ref) else ref
 

@@ -22,10 +22,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from arena.entrants import Reference
+from arena.plugins import is_folder
 from arena.tournament.config import EntrantConfig
 from arena.tournament.errors import TournamentError
 
-__all__ = ["NOTHING_SHIPPED", "SHIPPED_FOLDER", "Shipment", "bot_path", "located", "pack"]
+__all__ = ["NOTHING_SHIPPED", "SHIPPED_FOLDER", "Shipment", "bot_path", "folder_refusal", "located",
+           "pack"]
 
 SHIPPED_FOLDER = "arena-shipped-bots"
 """Under the worker's temporary folder, with the worker's uid: one folder per digest, the
@@ -75,6 +77,15 @@ def pack(entrants: Sequence[EntrantConfig]) -> Shipment:
     """The bot files of these entrants, read once (each file once)."""
     paths = dict.fromkeys(p for e in entrants if e.bot and (p := bot_path(e.bot)))
     return Shipment(tuple((path, _read(path)) for path in paths))
+
+
+def folder_refusal(entrants: Sequence[EntrantConfig]) -> str | None:
+    """Why these entrants cannot play on a cluster (a bot folder: only files are shipped)."""
+    for entrant in entrants:
+        if entrant.bot and is_folder(entrant.bot):
+            return (f"bot folder {entrant.bot!r} cannot play on a cluster (arena ships bot "
+                    "files, not folders): play it without --cluster")
+    return None
 
 
 def _read(path: str) -> bytes:

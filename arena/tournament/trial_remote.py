@@ -22,7 +22,7 @@ from arena.executor.cluster import Cluster, ClusterError, ClusterLost
 from arena.executor.members import workers_of
 from arena.executor.remote import fingerprint, foreign_code, worker_name
 from arena.tournament.config import ConfigError, EntrantConfig, KeyLines, TournamentConfig
-from arena.tournament.shipment import Shipment, bot_path, pack
+from arena.tournament.shipment import Shipment, bot_path, folder_refusal, pack
 
 __all__ = ["Trial", "check_on_cluster", "tried_here"]
 
@@ -42,6 +42,9 @@ class Trial:
 def check_on_cluster(cluster: Cluster, cfg: TournamentConfig, lines: KeyLines) -> Cards:
     """Each entrant's card from a dry run on one worker of the cluster that can play the run;
     ConfigError as a dry run here would raise it, ClusterError if no worker can play."""
+    refusal = folder_refusal(cfg.entrants)
+    if refusal is not None:
+        raise ClusterError(refusal)
     client = cluster.connect()
     try:
         shipment, run_print = pack(cfg.entrants), fingerprint()
