@@ -31,6 +31,7 @@ from arena.tournament.config import (
 )
 from arena.tournament.config_load import load_config
 from arena.tournament.config_yaml import key_lines
+from arena.tournament.ladder_versions import organised
 from arena.tournament.plan import Plan
 from arena.tournament.schedule import round_robin_count
 
@@ -96,7 +97,7 @@ def load_tournament(
         known_bots=registry.names(),
     )
     lines = key_lines(path)
-    for index, entrant in enumerate(cfg.entrants):
+    for index, entrant in enumerate(organised(cfg).entrants):  # a submission: its validation
         _check_entrant(cfg, index, entrant, registry, lines)
     _check_tables(cfg, registry.rules[cfg.rules], lines)
     return cfg

@@ -81,10 +81,10 @@ def test_a_faulty_submission_is_reported_and_never_scheduled(tmp_path: Path) -> 
     config, out = _season(tmp_path, crashy=CRASHY, broken=BROKEN), tmp_path / "out"
     lines = _run(config, out, "--games", "12")
     assert lines[:2] == [
-        f"rejected broken@1: cannot start: {out}/versions/broken@1/broken.py: SyntaxError: "
-        "expected ':' (broken.py, line 3)",
-        "rejected crashy@1: crash in its validation game vd-crashy@1-1: ZeroDivisionError: "
-        "division by zero",
+        (f"rejected broken@1: cannot start: {out}/versions/broken@1/broken.py: SyntaxError: "
+         "expected ':' (broken.py, line 3)"),
+        ("rejected crashy@1: crash in its validation game vd-crashy@1-1: ZeroDivisionError: "
+         "division by zero"),
     ]
     assert _status(out) == {"bluffer@1": "active", "broken@1": "rejected",
                             "crashy@1": "rejected", "honest@1": "active",
@@ -234,3 +234,31 @@ def test_the_report_of_a_real_season_shows_its_final_and_its_rejections(tmp_path
     winner = _ladder(out)["final"]["ranking"][0].replace("@", " v")
     assert winner in page[final:page.index("</section>", final)]
     assert "crash in its validation game vd-crashy@1-1: ZeroDivisionError" in page
+
+
+def test_a_bot_folder_is_a_submission_frozen_without_its_symlinks(tmp_path: Path) -> None:
+    config, out = _season(tmp_path), tmp_path / "out"
+    dora = tmp_path / "entries" / "dora"
+    dora.mkdir()
+    (dora / "helpers.py").write_text("import arena\n\n\ndef pick(legal, rng):\n"
+                                     "    return arena.random_action(legal, rng)\n")
+    (dora / "bot.py").write_text(GOOD.replace("import arena", "import arena\nimport helpers")
+                                 .replace("arena.random_action(observation.legal, self.rng)",
+                                          "helpers.pick(observation.legal, self.rng)"))
+    secret = tmp_path / "secret.txt"
+    secret.write_text("the organiser's seed\n", "utf-8")
+    (dora / "notes.txt").symlink_to(secret)
+    _run(config, out, "--games", "12")
+    assert _status(out)["dora@1"] == "active"
+    assert any("dora@1" in g["entrants"] for g in _games(out))
+    frozen = out / "versions" / "dora@1" / "dora"
+    assert sorted(p.name for p in frozen.iterdir()) == ["bot.py", "helpers.py"]
+
+
+def test_a_bot_folder_without_its_bot_is_rejected_not_a_config_error(tmp_path: Path) -> None:
+    config, out = _season(tmp_path), tmp_path / "out"
+    (tmp_path / "entries" / "empty").mkdir()
+    lines = _run(config, out, "--games", "4")
+    copy = out / "versions" / "empty@1" / "empty"
+    assert lines[0] == (f"rejected empty@1: cannot start: bot folder '{copy}' has no bot.py: "
+                        f"looked at {copy.resolve()}/bot.py")
