@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 from click.testing import CliRunner
+from test_ladder_runs import BOT as GOOD
 
 from arena.cli.main import cli
 
@@ -27,16 +28,6 @@ submissions: entries/
 format: {type: ladder, seats: 2, min_games: 4, batch: BATCH, band: 2}
 seed: 5
 replays: false
-"""
-GOOD = """\
-import arena
-
-
-class Alice(arena.Bot):
-    \"\"\"VERSION\"\"\"
-
-    def act(self, observation: arena.Observation) -> arena.Action:
-        return arena.random_action(observation.legal, self.rng)
 """
 CRASHY = """\
 import arena
