@@ -37,17 +37,11 @@ from arena.tournament.ladder_log import (
     read_log,
     standing,
 )
-from arena.tournament.ladder_validation import (
-    cannot_start,
-    house,
-    validate,
-    validation_specs,
-    verdict,
-)
+from arena.tournament.ladder_validation import cannot_start, house, validation_specs, verdict
 from arena.tournament.ladder_versions import Candidate, accepted, append, changes, player_entrants
 from arena.tournament.matchmaking import Settings, field_of, next_tables
 from arena.tournament.run import run_seed, tournament_setup
-from arena.tournament.schedule import GameSpec
+from arena.tournament.schedule import GameSpec, seatings
 from arena.tournament.worker import LostGames, game_job
 
 __all__ = ["LadderRun", "run_ladder"]
@@ -175,7 +169,8 @@ class _Season:
         others = [self.order.index(h.name) for h in house(self.cfg.format.seats)]
         specs = {c.player: validation_specs(self.seed, c.player, self.order.index(c.player),
                                             others) for c in candidates}  # fmt: skip
-        lines = validate(self.executor, [s for group in specs.values() for s in group])
+        lines = [json.loads(done.line) for done in
+                 self.executor.map([s for group in specs.values() for s in group])]
         count = len(self.played)
         for candidate in candidates:
             mine = [g for g in lines if g["id"].startswith(f"vd-{candidate.player}-")]
@@ -210,10 +205,9 @@ class _Season:
         specs: list[GameSpec] = []
         for number, seating in enumerate(tables, first):
             deal = derive_seed(self.seed, f"ld-t{number}")
-            for turn in range(len(seating)):
-                seats = tuple(self.order.index(p) for p in (*seating[turn:], *seating[:turn]))
+            for seated in seatings([self.order.index(p) for p in seating]):
                 specs.append(GameSpec(f"ld-{start + len(specs) + 1:08d}", "ladder", number,
-                                      seats, deal, f"ld-t{number}"))
+                                      seated, deal, f"ld-t{number}"))
         return specs
 
     def _finish(self, goal: int) -> None:
@@ -260,9 +254,8 @@ class _Season:
             for deal in range(1, deals + 1):
                 group = f"fn-t{number}-d{deal}"
                 seed = derive_seed(self.seed, group)
-                for turn in range(len(seating)):
-                    seats = tuple(self.order.index(p) for p in (*seating[turn:], *seating[:turn]))
-                    specs.append(GameSpec(f"fn-{len(specs) + 1:06d}", "final", number, seats,
+                for seated in seatings([self.order.index(p) for p in seating]):
+                    specs.append(GameSpec(f"fn-{len(specs) + 1:06d}", "final", number, seated,
                                           seed, group))
         done = sum(g["stage"] == "final" for g in self.played)
         self._run(specs[done:])

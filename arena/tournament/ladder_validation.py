@@ -10,19 +10,18 @@ results folder: the runner logs what it returns.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from arena.entrants import EntrantError, resolve
-from arena.executor.local import Executor
+from arena.hosts.inline import printable
 from arena.plugins import default_registry
 from arena.seeds import derive_seed
 from arena.tournament.config import EntrantConfig, TournamentConfig
-from arena.tournament.schedule import GameSpec
+from arena.tournament.schedule import GameSpec, seatings
 
-__all__ = ["HOUSE", "REASON_CHARS", "cannot_start", "house", "validate",
-           "validation_specs", "verdict"]
+__all__ = ["HOUSE", "REASON_CHARS", "cannot_start", "house", "validation_specs",
+           "verdict"]
 
 HOUSE = "honest"
 """The built-in bot a submission's validation game is played against."""
@@ -50,12 +49,9 @@ def cannot_start(cfg: TournamentConfig, entrant: EntrantConfig) -> str | None:
 
 def validation_specs(seed: int, player: str, index: int, others: Sequence[int]) -> list[GameSpec]:
     """One deal, the candidate (entrant `index`) at every seat in turn among the house."""
-    seats = [index, *others]
     deal = derive_seed(seed, f"vd-{player}")
-    return [GameSpec(f"vd-{player}-{turn + 1}", "validation", 0,
-                     tuple(seats[-turn:] + seats[:-turn]) if turn else tuple(seats), deal,
-                     f"vd-{player}")
-            for turn in range(len(seats))]  # fmt: skip
+    return [GameSpec(f"vd-{player}-{turn}", "validation", 0, seated, deal, f"vd-{player}")
+            for turn, seated in enumerate(seatings([index, *others]), 1)]
 
 
 def verdict(player: str, games: Iterable[Mapping[str, Any]]) -> str | None:
@@ -69,11 +65,8 @@ def verdict(player: str, games: Iterable[Mapping[str, Any]]) -> str | None:
 
 
 def _clip(text: str) -> str:
-    """One line, at most REASON_CHARS characters."""
-    line = " ".join(text.split())
+    """One printable line (a bot's words never drive the organiser's terminal), at most
+    REASON_CHARS characters."""
+    line = printable(" ".join(text.split()))
     return line if len(line) <= REASON_CHARS else line[: REASON_CHARS - 1] + "…"
 
-
-def validate(executor: Executor, specs: list[GameSpec]) -> list[dict[str, Any]]:
-    """The validation games' lines, played in order."""
-    return [json.loads(done.line) for done in executor.map(specs)]

@@ -46,7 +46,7 @@ import math
 import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, TypeVar
 
 from arena.seeds import derive_seed
 
@@ -59,9 +59,11 @@ __all__ = [
     "id_width",
     "round_robin",
     "round_robin_count",
+    "seatings",
 ]
 
 Rotations = Literal["cyclic", "all"]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,7 +121,10 @@ def _rotation_count(seats: int, rotations: str) -> int:
     raise ValueError(f"rotations={rotations!r}: must be 'cyclic' or 'all'")
 
 
-def _seatings(subset: tuple[int, ...], rotations: str) -> Iterable[tuple[int, ...]]:
+def seatings(subset: Sequence[T], rotations: str = "cyclic") -> Iterable[tuple[T, ...]]:
+    """A table's seat orders: its cyclic rotations (each seat once for every player), or
+    every permutation with "all"."""
+    subset = tuple(subset)
     if rotations == "all":
         return itertools.permutations(subset)
     return (subset[r:] + subset[:r] for r in range(len(subset)))
@@ -145,7 +150,7 @@ def round_robin(
     for _ in range(games):
         for subset in itertools.combinations(range(n_entrants), seats):
             table += 1
-            for seating in _seatings(subset, rotations):
+            for seating in seatings(subset, rotations):
                 game_id = f"rr-{len(specs) + 1:0{width}d}"
                 specs.append(GameSpec(game_id, "main", table, seating, derive_seed(seed, game_id)))
     return specs
