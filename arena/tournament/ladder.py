@@ -232,7 +232,7 @@ class _Season:
         batch, first = len(starts) + 1, 1 + max((int(g["table"]) for g in ladder), default=0)
         last = {p: batch_of(starts, n) for n, g in enumerate(self.played) for p in g["entrants"]}
         names = sorted({*self.order, *active})
-        field_ = field_of(summarise(ladder, names), active, last, batch)
+        field_ = field_of(summarise(ladder, names, rate=False), active, last, batch)
         tables = [list(t) for t in next_tables(field_, settings, self.seed)]
         specs = self._specs(tables, first, len(self.played))[: goal - len(self.played)]
         if not specs:

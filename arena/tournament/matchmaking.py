@@ -6,7 +6,10 @@ field, settings and seed always give the same tables. The runner (arena/tourname
 ladder.py) builds the field from the log and plays each table at every cyclic rotation of
 one deal, which balances the seats per table.
 
-It prefers the least certain players against the closest ratings, and makes its coverage
+It seats the least certain players first; within the top band it seats the closest ratings
+together, and elsewhere the opponents each player met least, so that the field's games
+spread as a round robin's do (a batch fit's order depends on whom each player met when
+strengths are not transitive, and neighbours-only games bias it). It makes its coverage
 guarantees true by construction: a starvation floor of `floor_seats` seats for the players
 who waited longest, one band table a batch rotating through the top band's pairs, and
 provisional players before ranked ones; docs/matchmaking.md states the bounds.
@@ -28,6 +31,15 @@ __all__ = ["UNRATED_ERROR", "Field", "Player", "Settings", "band_pairs", "field_
 
 UNRATED_ERROR = 350.0
 """The standard error, in Elo points, of a player with no game."""
+
+BAND_REPEAT = 300.0
+"""Within the top band: Elo points a pair's meetings cost, per game of the seated player."""
+FIELD_GAP = 0.3
+"""Elsewhere: the weight of the rating gap, small beside the repeats below."""
+FIELD_REPEAT = 3000.0
+"""Elsewhere: Elo points a pair's meetings cost, per game of the seated player."""
+FAULT_COST = 800.0
+"""Elo points a newcomer's fault rate costs (1.0: every game faulted)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +117,7 @@ def next_tables(field: Field, settings: Settings, seed: int) -> tuple[tuple[str,
     draw = {p.name: rng.random() for p in field.players}
     by_name = {p.name: p for p in field.players}
     pair = _band_pair(field, settings)
+    band = frozenset(name for names in band_pairs(field, settings) for name in names)
     counts = _seat_counts(field, settings, draw, pair)
     order = sorted(by_name, key=lambda n: _priority(by_name[n], settings, draw[n]))
     tables: list[tuple[str, ...]] = []
@@ -115,7 +128,7 @@ def next_tables(field: Field, settings: Settings, seed: int) -> tuple[tuple[str,
         if len(set(forced) | set(start)) > settings.seats:
             start = []
         table = _fill(start + [n for n in forced if n not in start], order, counts,
-                      by_name, field.meetings, settings.seats, draw)
+                      _Costs(by_name, field.meetings, band), settings.seats, draw)
         for name in table:
             counts[name] -= 1
         tables.append(tuple(table))
@@ -158,8 +171,7 @@ def _seat_counts(field: Field, settings: Settings, draw: Mapping[str, float],
     return {p.name: int(p.name in picked) for p in players}
 
 
-def _fill(start: list[str], order: Sequence[str], counts: Mapping[str, int],
-          by_name: Mapping[str, Player], meetings: Mapping[tuple[str, str], int],
+def _fill(start: list[str], order: Sequence[str], counts: Mapping[str, int], costs: _Costs,
           seats: int, draw: Mapping[str, float]) -> list[str]:
     """One table: the start players, the first in priority order, then the cheapest."""
     table = list(start)
@@ -167,28 +179,40 @@ def _fill(start: list[str], order: Sequence[str], counts: Mapping[str, int],
         table.append(next(n for n in order if counts[n] > 0))
     while len(table) < seats:
         free = [n for n in order if counts[n] > 0 and n not in table]
-        table.append(min(free, key=lambda n: (sum(
-            _cost(by_name[m], by_name[n], meetings) for m in table), draw[n])))
+        table.append(min(free, key=lambda n: (sum(costs.of(m, n) for m in table), draw[n])))
     return table
 
 
-def _cost(a: Player, b: Player, meetings: Mapping[tuple[str, str], int]) -> float:
-    """Predicted dullness of a meeting: rating gap, repeated meetings, the newcomer's faults."""
-    met = meetings.get((min(a.name, b.name), max(a.name, b.name)), 0)
-    return abs(a.rating - b.rating) + 100 * met / max(1, a.games) + 800 * b.fault_rate
+@dataclass(frozen=True, slots=True)
+class _Costs:
+    """What seating one player beside another costs, in Elo points (docs/matchmaking.md)."""
+
+    players: Mapping[str, Player]
+    meetings: Mapping[tuple[str, str], int]
+    band: frozenset[str]
+
+    def of(self, seated: str, newcomer: str) -> float:
+        """Within the top band, the closest game; elsewhere, the opponent met least, so
+        each player's games spread over the field as a round robin's do."""
+        a, b = self.players[seated], self.players[newcomer]
+        share = self.meetings.get((min(a.name, b.name), max(a.name, b.name)), 0) / max(1, a.games)
+        gap = abs(a.rating - b.rating)
+        if a.name in self.band and b.name in self.band:
+            return gap + BAND_REPEAT * share + FAULT_COST * b.fault_rate
+        return FIELD_GAP * gap + FIELD_REPEAT * share + FAULT_COST * b.fault_rate
 
 
 def field_of(summary: Summary, active: Sequence[str], last_batch: Mapping[str, int],
              batch: int) -> Field:
     """The field of the active players, from a summary of every game of the ladder."""
     elo = {row.entrant: row for row in summary.elo()}
-    rows = {row.entrant: row for row in summary.standings()}
+    faulted = summary.faulted()
     players = []
     for name in sorted(active):
         fit = elo[name]
         rated = fit.rating is not None and fit.low is not None and fit.high is not None
         players.append(Player(
-            name, fit.games, min(fit.games, rows[name].faults.total),
+            name, fit.games, faulted[name],
             fit.rating if fit.rating is not None else 0.0,
             (fit.high - fit.low) / (2 * Z95) if rated else UNRATED_ERROR,  # type: ignore[operator]
             last_batch.get(name, 0)))

@@ -33,6 +33,26 @@ def test_closest_rating_is_the_opponent() -> None:
     assert next_tables(field, Settings(2, 2, 0, 0), 7) == (("b", "c"), ("d", "a"))
 
 
+def _met_field() -> Field:
+    """a, least certain, has met b (its closest rating) once in its 10 games."""
+    field = _field({"a": 0.0, "b": 20.0, "c": 400.0, "d": 380.0, "e": -300.0, "f": -900.0},
+                   batch=5)
+    return replace(field, players=tuple(
+        replace(p, error=300.0) if p.name == "a" else p for p in field.players),
+        meetings={("a", "b"): 1})
+
+
+def test_outside_the_band_the_opponent_met_least_beats_the_closest() -> None:
+    tables = next_tables(_met_field(), Settings(2, 3, 0, 0), 7)
+    assert ("a", "e") in tables
+
+
+def test_within_the_band_the_closest_rating_is_the_opponent() -> None:
+    conf = Settings(2, 3, 0, 4)
+    assert band_pairs(_met_field(), conf)[5 % 6] == ("c", "d")
+    assert next_tables(_met_field(), conf, 7) [:2] == (("c", "d"), ("a", "b"))
+
+
 def test_provisional_players_sit_first() -> None:
     field = _field({"a": 0.0, "b": 10.0, "c": 20.0, "d": 30.0, "e": 40.0, "f": 50.0})
     field = replace(field, players=tuple(
