@@ -108,6 +108,7 @@ def run_ladder(cfg: TournamentConfig, out: str | Path, games: int, *, workers: i
         season.tally.count_log(played, len(played))
         if during is not None and refresh is not None:
             season.refresher = Refresher(during, refresh, say)
+        aborted = True
         try:
             with folder_files.GameLog(folder / folder_files.GAMES) as log:
                 season.log = log
@@ -116,8 +117,9 @@ def run_ladder(cfg: TournamentConfig, out: str | Path, games: int, *, workers: i
                     season.final(final, frozen)
                 else:
                     season.play(games, until)
+            aborted = False
         finally:
-            executor.close()
+            executor.close(abort=aborted)  # a lost cluster is not waited for
         return season.outcome(until)
 
 

@@ -302,3 +302,20 @@ def test_a_bot_folder_is_refused_on_a_cluster_in_one_line_before_any_write(
         f"arena: error: bot folder '{tmp_path}/entries/bob' cannot play on a cluster (arena "
         "ships bot files, not folders): play it without --cluster\n")
     assert not (out / "games.jsonl").exists() and not (out / "ladder-log.jsonl").exists()
+
+
+def test_a_cluster_lost_mid_season_exits_75_saying_how_to_go_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from arena.executor.cluster import ClusterLost
+
+    def lost(*args: Any, **kwargs: Any) -> None:
+        raise ClusterLost("the Dask scheduler at tcp://127.0.0.1:1 is gone")
+
+    monkeypatch.setattr(ladder_runner, "run_ladder", lost)
+    result = invoke_cli("run", _season(tmp_path), "--out", tmp_path / "out", "--games", "2")
+    assert (result.exit_code, result.stdout) == (75, "")
+    assert result.stderr == (
+        "arena: the cluster was lost: the Dask scheduler at tcp://127.0.0.1:1 is gone; the "
+        "games in games.jsonl are kept; run it again to go on (a batch the loss cut is "
+        "finished first)\n")
