@@ -351,8 +351,7 @@ class GameLog:
 
     def __init__(self, path: str | os.PathLike[str], sync_every: float = 1.0) -> None:
         self.path = Path(path)
-        self.folder = str(self.path.parent)
-        self.sync_every = sync_every
+        self.folder, self.sync_every = str(self.path.parent), sync_every
         self._handle: IO[bytes] | None = open(self.path, "ab")  # noqa: SIM115 - closed in close()
         self._synced = time.monotonic()
 
@@ -366,9 +365,8 @@ class GameLog:
             self.sync()
 
     def append_game(self, line: str, replay: tuple[str, bytes] | None = None) -> None:
-        """One game: its replay (a path in the folder, its bytes) renamed into place before
-        its line is appended, so a line never names a missing replay (a replay without its
-        line is a game played again on resume, its file replaced)."""
+        """One game: its replay (path in the folder, bytes) renamed into place before its
+        line, so a line never names a missing replay (one without its line is played again)."""
         if replay is not None:
             write_replaced(f"{self.folder}/{replay[0]}", replay[1])
         self.append((line,))
