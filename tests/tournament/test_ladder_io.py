@@ -319,3 +319,13 @@ def test_a_cluster_lost_mid_season_exits_75_saying_how_to_go_on(
         "arena: the cluster was lost: the Dask scheduler at tcp://127.0.0.1:1 is gone; the "
         "games in games.jsonl are kept; run it again to go on (a batch the loss cut is "
         "finished first)\n")
+
+
+def test_the_progress_counts_the_seasons_games_and_the_final_s(tmp_path: Path) -> None:
+    config, out = _season(tmp_path), tmp_path / "out"
+    said = [invoke_cli("run", config, "--out", out, *flags).stderr.splitlines()[-1]
+            for flags in (["--games", "12"], ["--games", "4"], ["--final", "2"])]
+    shape = (r"arena: progress: {0} of {0} games \(100%\), [\d.,]+ games/s, ETA 0:00:00, "
+             r"(no faults|\d+ faults?), leaders? \S+ \(\d+ wins\)")
+    for line, games in zip(said, (12, 16, 18), strict=True):
+        assert re.fullmatch(shape.format(games), line), line
