@@ -162,25 +162,25 @@ def test_replays_false_keeps_none_for_the_ladder_or_its_validation(tmp_path: Pat
 def test_kill_9_mid_batch_resumes_to_the_same_bytes_replays_included(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    config = _season(tmp_path, batch=4, slow=SLOW)
+    config = _season(tmp_path, batch=2, slow=SLOW)
     whole, killed = tmp_path / "whole", tmp_path / "killed"  # each run's folder is `out`
-    _in(whole, monkeypatch, config, "--out", "out", "--games", "8", "-q")
+    _in(whole, monkeypatch, config, "--out", "out", "--games", "4", "-q")
     (killed / "out").mkdir(parents=True)  # replays name the frozen copy they played from
     process = subprocess.Popen([sys.executable, "-m", "arena", "run", str(config), "--out",
-                                "out", "--games", "8", "-q", "--workers", "1"], cwd=killed,
+                                "out", "--games", "4", "-q", "--workers", "1"], cwd=killed,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                start_new_session=True)  # fmt: skip
     games, deadline = killed / "out" / "games.jsonl", time.monotonic() + 60
-    while not (games.exists() and games.read_bytes().count(b"\n") >= 2):
+    while not (games.exists() and games.read_bytes().count(b"\n") >= 1):
         assert process.poll() is None and time.monotonic() < deadline, "the run did not start"
         time.sleep(0.005)
     os.killpg(process.pid, signal.SIGKILL)
     process.wait()
     done = games.read_bytes().count(b"\n")
-    assert 2 <= done < 8, "the kill must land in the middle of the 8-game batch"
-    _in(killed, monkeypatch, config, "--out", "out", "--games", str(8 - done), "-q")
+    assert 1 <= done < 4, "the kill must land in the middle of the 4-game batch"
+    _in(killed, monkeypatch, config, "--out", "out", "--games", str(4 - done), "-q")
     _same(whole / "out", killed / "out")
-    assert len(_replays(killed / "out")) == 8 + 2 * 4  # the games, and four versions' validation
+    assert len(_replays(killed / "out")) == 4 + 2 * 4  # the games, and four versions' validation
 
 
 # --- the live report -------------------------------------------------------------------
@@ -205,21 +205,20 @@ def _pages(folder: Path) -> dict[str, bytes]:
 
 
 def test_a_ladder_refreshes_its_ranking_and_report_while_it_plays(tmp_path: Path) -> None:
-    config = _season(tmp_path, alice=GOOD)
-    cfg, spy = load_tournament(config), Spy()
-    run_ladder(cfg, tmp_path / "live", 4)  # a season's first run
-    run_ladder(cfg, tmp_path / "live", 6, during=spy, refresh=0.0)
+    cfg, spy = load_tournament(_season(tmp_path)), Spy()
+    run_ladder(cfg, tmp_path / "live", 2)  # a season's first run
+    run_ladder(cfg, tmp_path / "live", 3, during=spy, refresh=0.0)
     assert [(done, planned) for done, planned, _, _ in spy.seen] == [
-        (n, 10) for n in range(5, 11)]  # every game at 0 s, of the season's games
+        (3, 5), (4, 5), (5, 5)]  # every game at 0 s, of the season's games
     done, _, page, ladder = spy.seen[1]
     assert "<title>(in progress) season · arena report</title>" in page
     banner = re.search(r'<p class="live"[^>]*>(.*?)</p>', page)
     assert banner is not None and banner.group(1).startswith(
-        "Ladder in progress: 6 of 10 games played (60%), as of ")
+        "Ladder in progress: 4 of 5 games played (80%), as of ")
     assert ladder["games"] == done == sum(r["games"] for r in ladder["ranking"]) // 2
     build_report(tmp_path / "live", workers=1)
-    run_ladder(cfg, tmp_path / "plain", 4)
-    run_ladder(cfg, tmp_path / "plain", 6)
+    run_ladder(cfg, tmp_path / "plain", 2)
+    run_ladder(cfg, tmp_path / "plain", 3)
     build_report(tmp_path / "plain", workers=1)
     assert _pages(tmp_path / "live") == _pages(tmp_path / "plain")  # the same bytes
     assert "in progress" not in (tmp_path / "live" / "report.html").read_text()
@@ -262,20 +261,19 @@ def test_a_ladder_on_a_cluster_writes_the_bytes_of_a_local_run(
     from cluster_support import strict_here
 
     strict_here()  # on a cluster a submission plays at strict, as here on this machine
-    config = _season(tmp_path, alice=GOOD, crashy=CRASHY, broken=BROKEN)
-    here = _in(tmp_path / "here", monkeypatch, config, "--out", "out", "--games", "8",
+    config = _season(tmp_path, alice=GOOD, broken=BROKEN)
+    here = _in(tmp_path / "here", monkeypatch, config, "--out", "out", "--games", "4",
                "--workers", "2")
     never = "a submission's dry run must be on a worker of the cluster, not here"
     monkeypatch.setattr(ladder_runner, "cannot_start", lambda *_: pytest.fail(never))
-    there = _in(tmp_path / "there", monkeypatch, config, "--out", "out", "--games", "8",
+    there = _in(tmp_path / "there", monkeypatch, config, "--out", "out", "--games", "4",
                 "--cluster", cluster)
     assert here.exit_code == 0, here.output
     assert (there.exit_code, there.stdout) == (0, here.stdout)
     assert "rejected broken@1: cannot start: " in here.stdout
-    assert "rejected crashy@1: crash in its validation game vd-crashy@1-1: " in here.stdout
     assert "arena: cluster: 2 workers, 2 threads at " in there.stderr
     _same(tmp_path / "here" / "out", tmp_path / "there" / "out")
-    assert len(_replays(tmp_path / "there" / "out")) == 8 + 2 * 5  # broken@1 never started
+    assert len(_replays(tmp_path / "there" / "out")) == 4 + 2 * 4  # broken@1 never started
 
 
 def test_validate_on_a_cluster_dry_runs_the_organisers_entrants_only(
