@@ -132,7 +132,9 @@ def started_here(shipment: Shipment, cfg: TournamentConfig,
                  entrants: tuple[EntrantConfig, ...], run_print: str) -> Trial:
     """On a worker: each new version started as the contest starts it, from the shipped bot
     files, at the run's isolation level as this machine gives it."""
+    from arena.hosts.inline import RefereeFailure
     from arena.hosts.walls import IsolationError, level
+    from arena.plugins import PluginError
     from arena.tournament.ladder_validation import cannot_start
 
     foreign = foreign_code(run_print)
@@ -143,9 +145,9 @@ def started_here(shipment: Shipment, cfg: TournamentConfig,
         moved = tuple(_moved(e, places) for e in entrants)
         if _sandboxed(replace(cfg, entrants=moved)):
             level(cfg.isolation)
-    except (IsolationError, OSError) as exc:
+        reasons = tuple(cannot_start(cfg, entrant) for entrant in moved)
+    except (IsolationError, RefereeFailure, PluginError, OSError) as exc:  # this machine's
         return _refused(" ".join(str(exc).split()))
-    reasons = (cannot_start(cfg, entrant) for entrant in moved)
     return Trial(reasons=tuple(None if r is None else _named_back(r, places) for r in reasons))
 
 
