@@ -1,21 +1,28 @@
 """`arena run` of a ladder: `--games N` more games into the same folder, then the ranking.
 
 It only talks to the user: the runner (arena/tournament/ladder.py) decides and plays every
-game; this module checks the flags a ladder takes and prints its ranking.
+game (on this machine's workers, or on the Dask cluster of `--cluster`); this module checks
+the flags a ladder takes, shows its progress (the bar and the live report of every `arena
+run`, arena/cli/run.py) and prints its ranking.
 """
 
 from __future__ import annotations
 
 import contextlib
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from arena.cli.main import fail
 from arena.cli.progress import meter
 from arena.tournament.config import TournamentConfig
+
+if TYPE_CHECKING:
+    from arena.executor.cluster import Cluster
+    from arena.tournament.progress import Tally
 
 __all__ = ["run_ladder_command"]
 
@@ -25,7 +32,7 @@ BUDGET = 10_000
 
 
 def _refused(games: int | None, until: int | None, final: int | None, resume: bool,
-             force: bool, cluster: object) -> None:
+             force: bool) -> None:
     """Stop at flags a ladder does not take, in one line."""
     if final is not None and (games is not None or until is not None):
         fail("--final plays the final's whole round robin: drop --games/--until-confident")
@@ -34,22 +41,26 @@ def _refused(games: int | None, until: int | None, final: int | None, resume: bo
     if resume or force:
         fail("a ladder always continues its folder: drop --resume/--force (or choose a new "
              "--out)")
-    if cluster is not None:
-        fail("a ladder is played on this machine's workers; --cluster is not supported")
 
 
 def run_ladder_command(cfg: TournamentConfig, out: str | None, games: int | None,
                        workers: int | None, *, resume: bool, force: bool, quiet: bool,
-                       cluster: object, until: int | None = None,
-                       final: int | None = None) -> None:
+                       cluster: Cluster | None, until: int | None = None,
+                       final: int | None = None,
+                       during: Callable[[Path, Tally], object] | None = None,
+                       refresh: float | None = None) -> None:
     """Play a ladder's next games (or its final) and print its ranking, one line a player;
-    with --until-confident, exit 1 and name the unresolved pairs if the budget ran out."""
+    with --until-confident, exit 1 and name the unresolved pairs if the budget ran out.
+    `during` every `refresh` seconds: the live report, as `arena run` makes it."""
+    from arena.cli.cluster import lost
+    from arena.cli.run import watch
+    from arena.executor.cluster import ClusterError, ClusterLost
     from arena.report.html import build_report
     from arena.tournament.errors import TournamentError
     from arena.tournament.ladder import run_ladder
     from arena.tournament.results import ResultsError
 
-    _refused(games, until, final, resume, force, cluster)
+    _refused(games, until, final, resume, force)
     folder = Path(out or cfg.output or f"results/{cfg.name}")
     count = workers or cfg.workers or 1
     budget = games if games is not None else BUDGET if until is not None else 0
@@ -57,9 +68,14 @@ def run_ladder_command(cfg: TournamentConfig, out: str | None, games: int | None
     try:
         with contextlib.closing(shown):  # the bar ends before any line below
             done = run_ladder(cfg, folder, budget, workers=count, until=until, final=final,
-                              progress=lambda n: shown.show(n, budget) if budget else None)
+                              progress=None if quiet else watch(shown),
+                              info=None if quiet else _note, cluster=cluster, during=during,
+                              refresh=refresh)
         build_report(folder, workers=count)
-    except (TournamentError, ResultsError) as exc:
+    except ClusterLost as exc:
+        lost(str(exc), "the games in games.jsonl are kept; run it again to go on (a batch "
+                       "the loss cut is finished first)")
+    except (TournamentError, ResultsError, ClusterError) as exc:
         fail(str(exc))
     value = done.ladder
     if not quiet:
@@ -71,6 +87,10 @@ def run_ladder_command(cfg: TournamentConfig, out: str | None, games: int | None
         _final(value["final"])
     if until is not None:
         _confidence(done, until)
+
+
+def _note(message: str) -> None:
+    click.echo(f"arena: {message}", err=True)
 
 
 def _rejections(value: dict[str, Any]) -> None:

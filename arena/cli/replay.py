@@ -186,10 +186,29 @@ def _game_in(folder: Path, game: str) -> Path:
             ids.append(str(line.get("id")))
     except results.ResultsError as exc:
         fail(str(exc))
+    validation = _validation_replay(folder, game)
+    if validation is not None:
+        return validation
     near = _nearest(game, ids)
     hint = f" (nearest: {', '.join(near)})" if near else ""
     fail(f"{folder} has no game {game!r}{hint}; its {len(ids)} games are listed in {games_path}")
     raise AssertionError  # unreachable: fail exits
+
+
+def _validation_replay(folder: Path, game: str) -> Path | None:
+    """A ladder's validation game (kept in ladder-log.jsonl, not games.jsonl): its replay
+    file, when the log names one."""
+    from arena.tournament.ladder_log import read_log
+
+    try:
+        events = read_log(folder)
+    except (OSError, ValueError):
+        return None
+    for event in events:
+        for played in event.get("validation") or ():
+            if played.get("id") == game and played.get("replay"):
+                return folder / str(played["replay"])
+    return None
 
 
 def _nearest(game: str, ids: Sequence[str], count: int = 3) -> list[str]:

@@ -75,7 +75,7 @@ def _load(config: str, isolation: str | None) -> Loaded:
                                                      cluster.cert_file, cluster.key_file))
             cfg = cfg.at_isolation(isolation or cfg.isolation or "strict")
             refuse_open_network(cluster, [e.name for e in cfg.entrants if e.network])
-            return cfg, _tried_on(cluster, cfg, key_lines(config), registry), cluster
+            return cfg, _tried_on(cluster, _checked(cfg), key_lines(config), registry), cluster
         cfg = cfg.at_isolation(isolation_level(isolation or cfg.isolation))
         return cfg, check_entrants(_checked(cfg), key_lines(config), registry), cluster
     except ConfigError as exc:
@@ -202,7 +202,9 @@ def run(
         from arena.cli.ladder import run_ladder_command
 
         run_ladder_command(cfg, out, games, workers, resume=resume, force=force, quiet=quiet,
-                           cluster=cluster, until=until, final=final)
+                           cluster=cluster, until=until, final=final,
+                           during=_live_report(refresh * 60) if refresh else None,
+                           refresh=refresh * 60 or None)
         return
     for given, flag in ((games, "--games"), (until, "--until-confident"), (final, "--final")):
         if given is not None:
@@ -227,7 +229,7 @@ def run(
                 workers=workers,
                 resume=resume,
                 force=force,
-                progress=None if quiet else _watch(shown),
+                progress=None if quiet else watch(shown),
                 info=_note if not quiet else None,
                 after=lambda folder, count: build_report(folder, workers=count),
                 cards=tuple(e.card for e in entrants),
@@ -262,7 +264,7 @@ def run(
         _note(f"results in {_shown(report.folder)}/ (open report.html to see them)")
 
 
-def _watch(shown: Meter) -> Callable[[Tally], None]:
+def watch(shown: Meter) -> Callable[[Tally], None]:
     """How the run's tally is shown: games of planned, then faults and the leader."""
     return lambda tally: shown.show(tally.done, tally.planned, standing(tally))
 

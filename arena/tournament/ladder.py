@@ -5,18 +5,21 @@ It guarantees that games.jsonl only grows (nothing played is replayed or dropped
 bot is frozen per version (each accepted version's file or folder is copied into
 `versions/<player>/` and that copy is what plays), and that the same config, seed and log
 give the same tables. ladder-log.jsonl is the append-only log of versions; ladder.json is
-derived from it and games.jsonl after every batch. It must not read a clock or the global
-random generator to decide a game, and it plays through the one executor as run.py does.
+derived from it and games.jsonl after every run (and at every live refresh). It plays
+through the one executor as run.py does (this machine's workers or a Dask cluster: the same
+bytes), writes each game's replay just before its line as run.py does (GameLog.append_game),
+and refreshes the tables and the live report with run.py's Refresher. It must not read a
+clock or the global random generator to decide a game.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import combinations
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.executor.local import Executor
 from arena.ratings.render import crosstable_csv, ratings_json, standings_csv
@@ -40,9 +43,14 @@ from arena.tournament.ladder_log import (
 from arena.tournament.ladder_validation import cannot_start, house, validation_specs, verdict
 from arena.tournament.ladder_versions import Candidate, accepted, append, changes, player_entrants
 from arena.tournament.matchmaking import Settings, field_of, next_tables
+from arena.tournament.progress import Refresher, Tally, Watch
 from arena.tournament.run import run_seed, tournament_setup
 from arena.tournament.schedule import GameSpec, seatings
-from arena.tournament.worker import LostGames, game_job
+from arena.tournament.shipment import folder_refusal
+from arena.tournament.worker import LostGames, Played, game_job
+
+if TYPE_CHECKING:
+    from arena.executor.cluster import Cluster
 
 __all__ = ["LadderRun", "run_ladder"]
 
@@ -60,17 +68,24 @@ class LadderRun:
 
 def run_ladder(cfg: TournamentConfig, out: str | Path, games: int, *, workers: int = 1,
                info: Callable[[str], None] | None = None, until: int | None = None,
-               final: int | None = None,
-               progress: Callable[[int], None] | None = None) -> LadderRun:
+               final: int | None = None, progress: Watch | None = None,
+               cluster: Cluster | None = None,
+               during: Callable[[Path, Tally], object] | None = None,
+               refresh: float | None = None) -> LadderRun:
     """Play `games` more ladder games into `out` (whole tables at every rotation, the last
     batch cut at the budget; with `until`, stop once the top `until` are separated), or
     with `final` play the frozen final of the top `final`; first finish a batch a kill cut.
-    `progress` is told the games this run has played after each one."""
+    `progress`, `during` and `refresh` (seconds) as for run.py's run_tournament, the tally
+    over the season's games.jsonl; with `cluster`, every game (and a new version's dry run)
+    is played on that Dask cluster, the same bytes written here."""
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
+    say = info or _quiet
     with folder_files.locked(folder):
         folder_files.remove_temporaries(folder)
         folder_files.repair_games(folder / folder_files.GAMES)
+        if cluster is not None:
+            _refuse_folders(folder, cfg)
         seed, _ = run_seed(folder, cfg)
         folder_files.write_atomic(folder / folder_files.CONFIG,
                                   dump_config(replace(cfg, seed=None), folder))
@@ -80,14 +95,20 @@ def run_ladder(cfg: TournamentConfig, out: str | Path, games: int, *, workers: i
         if frozen is None and final is None:
             moved, candidates = changes(folder, cfg, len(played))
             append(folder, moved)
-            candidates = _started(folder, cfg, candidates, len(played))
+            candidates = _started(folder, cfg, candidates, len(played), cluster)
         entrants = {**player_entrants(folder, cfg, read_log(folder)),
                     **{c.player: _playing(folder, c) for c in candidates},
                     **{h.name: h for h in house(cfg.format.seats)}}
-        setup = tournament_setup(replace(cfg, seed=seed, entrants=tuple(entrants.values()),
-                                         replays=False))
-        executor = Executor(game_job(setup), workers, lost=LostGames(info or (lambda _: None)))
+        setup = tournament_setup(replace(cfg, seed=seed, entrants=tuple(entrants.values())))
+        if cfg.replays:
+            (folder / folder_files.REPLAYS).mkdir(exist_ok=True)
+        executor = Executor(game_job(setup), workers, lost=LostGames(say), cluster=cluster,
+                            told=say)
         season = _Season(folder, cfg, seed, played, list(entrants), executor, progress)
+        season.tally.count_log(played, len(played))
+        if during is not None and refresh is not None:
+            season.refresher = Refresher(during, refresh, say)
+        aborted = True
         try:
             with folder_files.GameLog(folder / folder_files.GAMES) as log:
                 season.log = log
@@ -96,9 +117,31 @@ def run_ladder(cfg: TournamentConfig, out: str | Path, games: int, *, workers: i
                     season.final(final, frozen)
                 else:
                     season.play(games, until)
+            aborted = False
         finally:
-            executor.close()
+            executor.close(abort=aborted)  # a lost cluster is not waited for
         return season.outcome(until)
+
+
+def _quiet(_: str) -> None:
+    pass
+
+
+def _refuse_folders(folder: Path, cfg: TournamentConfig) -> None:
+    """Stop before any write, in one line, when a bot folder would play on a cluster (arena
+    ships bot files, not folders): a folder entrant or submission, or an active version."""
+    events = read_log(folder)
+    versions = player_entrants(folder, cfg, events)
+    refusal = folder_refusal([*cfg.entrants, *(versions[p] for p in _active(events)
+                                               if p in versions)])
+    if refusal is not None:
+        raise TournamentError(refusal)
+
+
+def _active(events: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The players whose latest event is active, by name."""
+    last = {str(e["player"]): e for e in events}
+    return sorted(p for p, e in last.items() if e["status"] == "active")
 
 
 def _frozen_final(folder: Path, final: int | None) -> dict[str, Any] | None:
@@ -123,17 +166,28 @@ def _playing(folder: Path, candidate: Candidate) -> EntrantConfig:
 
 
 def _started(folder: Path, cfg: TournamentConfig, candidates: Sequence[Candidate],
-             played: int) -> list[Candidate]:
-    """The candidates that start as the contest starts them; the others are logged as
-    rejected, with the one line that says why."""
+             played: int, cluster: Cluster | None = None) -> list[Candidate]:
+    """The candidates that start as the contest starts them (on a cluster, on one of its
+    workers: strangers' code never runs here); the others are logged as rejected, with the
+    one line that says why."""
+    playing = [_playing(folder, c) for c in candidates]
+    if cluster is not None and playing:
+        from arena.tournament.trial_remote import start_on_cluster
+
+        reasons = start_on_cluster(cluster, cfg, playing)
+    else:
+        reasons = tuple(cannot_start(cfg, entrant) for entrant in playing)
     kept = []
-    for candidate in candidates:
-        reason = cannot_start(cfg, _playing(folder, candidate))
+    for candidate, reason in zip(candidates, reasons, strict=True):
         if reason is None:
             kept.append(candidate)
         else:
             append(folder, [candidate.event("rejected", reason, played)])
     return kept
+
+
+_VALIDATION_KEYS = ("id", "entrants", "placements", "faults", "replay")
+"""What ladder-log.jsonl keeps of each validation game (`replay` only when there is one)."""
 
 
 @dataclass
@@ -147,44 +201,63 @@ class _Season:
     played: list[dict[str, Any]]
     order: list[str]
     executor: Executor
-    progress: Callable[[int], None] | None = None
+    progress: Watch | None = None
     log: folder_files.GameLog | None = field(default=None)
-    start: int = field(default=0)
+    tally: Tally = field(default_factory=lambda: Tally(0))
+    refresher: Refresher | None = field(default=None)
 
-    def __post_init__(self) -> None:
-        self.start = len(self.played)
+    def plan(self, games: int) -> None:
+        """`games` more are planned by this run (the tally's goal), told to the progress."""
+        self.tally.planned = len(self.played) + games
+        if self.progress is not None:
+            self.progress(self.tally)
 
     def _run(self, specs: Sequence[GameSpec]) -> None:
-        """Play specs in order, each game logged as it comes."""
+        """Play specs in order, each game's replay then its line written as it comes."""
         assert self.log is not None
         for done in self.executor.map(specs):
-            self.log.append((done.line,))
+            self.log.append_game(done.line, done.replay_file())
             self.played.append(json.loads(done.line))
-            if self.progress is not None:
-                self.progress(len(self.played) - self.start)
+            self._told(done)
         self.log.sync()
+
+    def _told(self, done: Played) -> None:
+        """After each game: the progress shown, the tables and report refreshed when due."""
+        self.tally.add_text(done.line)
+        if self.progress is not None:
+            self.progress(self.tally)
+        if self.refresher is not None and self.refresher.due():
+            self.refresher.refresh(self.folder, self.tally,
+                                   lambda: _derive(self.folder, self.cfg, self.played))
 
     def validate(self, candidates: Sequence[Candidate]) -> None:
         """Each candidate's validation deal; accepted or rejected in the log by its faults."""
         others = [self.order.index(h.name) for h in house(self.cfg.format.seats)]
         specs = {c.player: validation_specs(self.seed, c.player, self.order.index(c.player),
                                             others) for c in candidates}  # fmt: skip
-        lines = [json.loads(done.line) for done in
+        lines = [self._validated(done) for done in
                  self.executor.map([s for group in specs.values() for s in group])]
         count = len(self.played)
         for candidate in candidates:
             mine = [g for g in lines if g["id"].startswith(f"vd-{candidate.player}-")]
-            games = [{k: g[k] for k in ("id", "entrants", "placements", "faults")}
+            games = [{k: g[k] for k in _VALIDATION_KEYS if k != "replay" or g[k]}
                      for g in mine]  # fmt: skip
             reason = verdict(candidate.player, mine)
             append(self.folder, [candidate.event("rejected", reason, count, validation=games)]
                    if reason else accepted(candidate, self.folder, count, validation=games))
 
+    def _validated(self, done: Played) -> dict[str, Any]:
+        """A validation game's line; its replay kept (when replays are on) before the log's
+        line names it, so its author can see why the version was rejected."""
+        replay = done.replay_file()
+        if replay is not None:
+            folder_files.write_replaced(f"{self.folder}/{replay[0]}", replay[1])
+        line: dict[str, Any] = json.loads(done.line)
+        return line
+
     def active(self) -> list[str]:
         """The players matchmaking may seat: each entrant's active version."""
-        events = read_log(self.folder)
-        last = {str(e["player"]): e for e in events}
-        return sorted(p for p, e in last.items() if e["status"] == "active")
+        return _active(read_log(self.folder))
 
     def separated(self, top: int) -> tuple[bool, list[dict[str, Any]], list[str]]:
         """Whether the top `top` are told apart at 95% and nobody is provisional."""
@@ -195,6 +268,7 @@ class _Season:
     def play(self, budget: int, until: int | None) -> None:
         """Finish a batch a kill cut, then batches until the budget (or the confidence)."""
         goal = len(self.played) + budget
+        self.plan(budget)
         self._finish(goal)
         while len(self.played) < goal and not (until and self.separated(until)[0]):
             if not self._batch(goal):
@@ -258,6 +332,7 @@ class _Season:
                     specs.append(GameSpec(f"fn-{len(specs) + 1:06d}", "final", number, seated,
                                           seed, group))
         done = sum(g["stage"] == "final" for g in self.played)
+        self.plan(len(specs) - done)
         self._run(specs[done:])
 
     def _freeze(self, size: int) -> dict[str, Any]:

@@ -351,7 +351,7 @@ class GameLog:
 
     def __init__(self, path: str | os.PathLike[str], sync_every: float = 1.0) -> None:
         self.path = Path(path)
-        self.sync_every = sync_every
+        self.folder, self.sync_every = str(self.path.parent), sync_every
         self._handle: IO[bytes] | None = open(self.path, "ab")  # noqa: SIM115 - closed in close()
         self._synced = time.monotonic()
 
@@ -363,6 +363,13 @@ class GameLog:
         handle.flush()
         if time.monotonic() - self._synced >= self.sync_every:
             self.sync()
+
+    def append_game(self, line: str, replay: tuple[str, bytes] | None = None) -> None:
+        """One game: its replay (path in the folder, bytes) renamed into place before its
+        line, so a line never names a missing replay (one without its line is played again)."""
+        if replay is not None:
+            write_replaced(f"{self.folder}/{replay[0]}", replay[1])
+        self.append((line,))
 
     def sync(self) -> None:
         """Force what was appended onto the disk."""

@@ -69,7 +69,7 @@ from arena.tournament.plan import Placements, Plan
 from arena.tournament.progress import Refresher, Tally, Watch
 from arena.tournament.schedule import GameSpec
 from arena.tournament.shipment import pack
-from arena.tournament.worker import GameSetup, LostGames, Played, game_job, replay_name
+from arena.tournament.worker import GameSetup, LostGames, Played, game_job
 
 __all__ = ["RESUME_IGNORES", "Interrupted", "RunReport", "run_seed", "run_tournament",
            "tournament_setup"]
@@ -319,11 +319,8 @@ class _Run:
                     cursor += 1
                 else:
                     todo.append(game)
-            replays = f"{self.folder}/"
             for played in self._executor().map(todo) if todo else ():
-                if played.replay is not None:  # before the line that names it
-                    folder_files.write_replaced(replays + replay_name(played.id), played.replay)
-                log.append((played.line,))
+                log.append_game(played.line, played.replay_file())  # the replay first
                 self.results[played.id] = played.placements
                 self.written[played.id] = _digests(played)
                 self._told(played)

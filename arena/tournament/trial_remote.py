@@ -6,14 +6,16 @@ machine's sandbox, at the run's isolation level (which that worker checks, not t
 
 One task ships the bot files (arena.tournament.shipment) and runs `arena.trial.check_entrants`
 there; it answers each entrant's card, or the one-line ConfigError exactly as a dry run here
-would word it (the shipped copies' paths put back as the config names them). A worker that
-cannot give the isolation level, or runs another arena, refuses; the next worker is asked.
-This module plays no game and never touches the results folder.
+would word it (the shipped copies' paths put back as the config names them). A ladder's new
+versions are started there the same way (`start_on_cluster`: each one's reason, in the words
+of arena.tournament.ladder_validation.cannot_start here). A worker that cannot give the
+isolation level, or runs another arena, refuses; the next worker is asked. This module plays
+no game and never touches the results folder.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -24,7 +26,7 @@ from arena.executor.remote import fingerprint, foreign_code, worker_name
 from arena.tournament.config import ConfigError, EntrantConfig, KeyLines, TournamentConfig
 from arena.tournament.shipment import Shipment, bot_path, folder_refusal, pack
 
-__all__ = ["Trial", "check_on_cluster", "tried_here"]
+__all__ = ["Trial", "check_on_cluster", "start_on_cluster", "started_here", "tried_here"]
 
 Cards = tuple[BotCard | None, ...]
 
@@ -37,6 +39,8 @@ class Trial:
     cards: Cards = ()
     error: ConfigError | None = None
     refused: str | None = None
+    reasons: tuple[str | None, ...] = ()
+    """A ladder's new versions: why each cannot start (None: it starts)."""
 
 
 def check_on_cluster(cluster: Cluster, cfg: TournamentConfig, lines: KeyLines) -> Cards:
@@ -45,21 +49,34 @@ def check_on_cluster(cluster: Cluster, cfg: TournamentConfig, lines: KeyLines) -
     refusal = folder_refusal(cfg.entrants)
     if refusal is not None:
         raise ClusterError(refusal)
+    return _on_a_worker(cluster, tried_here, pack(cfg.entrants), cfg, lines).cards
+
+
+def start_on_cluster(cluster: Cluster, cfg: TournamentConfig,
+                     entrants: Sequence[EntrantConfig]) -> tuple[str | None, ...]:
+    """Why each of a ladder's new versions cannot start (None: it starts), from their dry
+    runs on one worker of the cluster that can play the run; ClusterError if none can."""
+    return _on_a_worker(cluster, started_here, pack(entrants), cfg, tuple(entrants)).reasons
+
+
+def _on_a_worker(cluster: Cluster, task: Callable[..., Trial], shipment: Shipment,
+                 *args: Any) -> Trial:
+    """`task(shipment, *args, run_print)` on the first worker that does not refuse it."""
     client = cluster.connect()
     try:
-        shipment, run_print = pack(cfg.entrants), fingerprint()
+        run_print = fingerprint()
         workers = sorted(workers_of(client))
         if not workers:
             raise ClusterError(f"the Dask cluster at {cluster.address} has no workers")
         refusals = []
         for worker in workers:
-            future = client.submit(tried_here, shipment, cfg, lines, run_print, pure=False,
+            future = client.submit(task, shipment, *args, run_print, pure=False,
                                    workers=[worker], allow_other_workers=False)
             trial = _answer(future, cluster)
             if trial.error is not None:
                 raise trial.error
             if trial.refused is None:
-                return trial.cards
+                return trial
             refusals.append(trial.refused)
         raise ClusterError("no worker of the cluster can play these games: "
                            + "; ".join(refusals))
@@ -111,6 +128,41 @@ def tried_here(shipment: Shipment, cfg: TournamentConfig, lines: KeyLines,
     return Trial(cards=tuple(entrant.card for entrant in tried))
 
 
+def started_here(shipment: Shipment, cfg: TournamentConfig,
+                 entrants: tuple[EntrantConfig, ...], run_print: str) -> Trial:
+    """On a worker: each new version started as the contest starts it, from the shipped bot
+    files, at the run's isolation level as this machine gives it."""
+    from arena.hosts.inline import RefereeFailure
+    from arena.hosts.walls import IsolationError, level
+    from arena.plugins import PluginError
+    from arena.tournament.ladder_validation import cannot_start
+
+    foreign = foreign_code(run_print)
+    if foreign is not None:
+        return _refused(foreign)
+    try:
+        places = shipment.unpack()
+        moved = tuple(_moved(e, places) for e in entrants)
+        if _sandboxed(replace(cfg, entrants=moved)):
+            level(cfg.isolation)
+        reasons = tuple(cannot_start(cfg, entrant) for entrant in moved)
+    except (IsolationError, RefereeFailure, PluginError, OSError) as exc:  # this machine's
+        return _refused(" ".join(str(exc).split()))
+    return Trial(reasons=tuple(None if r is None else _named_back(r, places) for r in reasons))
+
+
+def _sandboxed(cfg: TournamentConfig) -> bool:
+    """Whether a bot process runs (so this worker must give the level): also when an
+    entrant cannot even be resolved (its dry run then says why)."""
+    from arena.entrants import EntrantError
+    from arena.tournament.load import sandboxed_entrants
+
+    try:
+        return bool(sandboxed_entrants(cfg))
+    except EntrantError:
+        return True
+
+
 def _moved(entrant: EntrantConfig, places: Mapping[str, str]) -> EntrantConfig:
     """The entrant with its shipped bot file named where it was written on this worker (the
     dry run's words are put back into the config's by `_put_back`)."""
@@ -122,10 +174,14 @@ def _moved(entrant: EntrantConfig, places: Mapping[str, str]) -> EntrantConfig:
 
 def _put_back(error: ConfigError, places: Mapping[str, str]) -> ConfigError:
     """The error with each shipped copy named as the config names the file."""
-    message = error.message
+    return ConfigError(error.source, error.line, error.key, _named_back(error.message, places))
+
+
+def _named_back(message: str, places: Mapping[str, str]) -> str:
+    """The message with each shipped copy named as the config names the file."""
     for path, copy in places.items():
         message = message.replace(copy, path)
-    return ConfigError(error.source, error.line, error.key, message)
+    return message
 
 
 def _refused(reason: str) -> Trial:

@@ -72,6 +72,10 @@ class Played:
     line: str
     replay: bytes | None = None
 
+    def replay_file(self) -> tuple[str, bytes] | None:
+        """Its replay as the results folder keeps it (its path there, its bytes), or None."""
+        return None if self.replay is None else (replay_name(self.id), self.replay)
+
 
 class _Worker:
     """Plays games of one tournament: bots resolved once, built fresh for every game."""
