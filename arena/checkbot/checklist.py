@@ -66,9 +66,9 @@ def checklist(rules: Sequence[str], evidence: Evidence, replays: Sequence[Replay
         lines += positions(rules_id, evidence)
     lines += [timing(evidence, limit), protocol(evidence, inline, shutdown),
               determinism(replays, must_repeat), notify(rules, evidence)]
-    asked = len(evidence.answers)
-    footer = (f"{evidence.games} games, {asked} decisions asked; "
-              f"{evidence.played_for_it} more were played for it, to reach the positions")
+    played = evidence.played_for_it
+    footer = (f"{evidence.games} games, {len(evidence.answers)} decisions asked; {played} "
+              f"more {'was' if played == 1 else 'were'} played for it, to reach the positions")
     return Checklist(tuple(lines), footer)
 
 

@@ -48,8 +48,8 @@ def documented_kinds() -> dict[str, set[str]]:
     """The kinds of the events table of writing-a-bot.md, by the rule sets it gives each."""
     table = DOC.read_text(encoding="utf-8").partition("| kind | rule sets |")[2]
     found: dict[str, set[str]] = {rules_id: set() for rules_id in RULESETS}
-    for row in re.findall(r"^\| `(\w+)` \| ([^|]+) \|", table.partition("\n\n")[0], re.M):
-        kind, where = row
+    rows = re.findall(r"^\| `(\w+)` \| ([^|]+) \|", table.partition("\n\n")[0], re.MULTILINE)
+    for kind, where in rows:
         for rules_id in RULESETS if where.strip() == "all" else where.split(","):
             found[rules_id.strip()].add(kind)
     return found
