@@ -14,6 +14,7 @@ from arena.checkbot.positions import PARTICULAR
 from arena.checkbot.run import Replay
 from arena.checkbot.scenarios import SCENARIOS
 from arena.checkbot.stage import Answer, Evidence
+from arena.plugins import find_rules
 
 __all__ = ["Checklist", "Line", "checklist", "not_started"]
 
@@ -74,8 +75,6 @@ def checklist(rules: Sequence[str], evidence: Evidence, replays: Sequence[Replay
 
 def positions(rules_id: str, evidence: Evidence) -> list[Line]:
     """The line of every decision of the rule set, then one per particular position."""
-    from arena.plugins import find_rules
-
     answers = [a for a in evidence.answers if a.rules == rules_id]
     cut = {target for rules, target, first, faulted in evidence.targets
            if rules == rules_id and first is None and faulted}
@@ -184,8 +183,6 @@ def notify(rules: Sequence[str], evidence: Evidence) -> Line:
             "one of the events " + ", ".join(dict.fromkeys(kinds))
         return Line(False, f"survives notify: it crashed on {on} ({rules_id}): "
                            f"{message.removeprefix('in notify: ')}")
-    from arena.plugins import find_rules
-
     missing, counts = [], []
     for rules_id in rules:
         kinds = getattr(find_rules(rules_id), "event_kinds", ())

@@ -134,6 +134,14 @@ def test_a_bot_that_never_challenges_fails_only_where_a_challenge_is_all_that_is
     ]
 
 
+def test_a_bot_that_reveals_face_up_cards_again_fails_only_at_a_turn_with_face_up_cards() -> None:
+    status, output = check(BROKEN / "reveals_everything.py", "--trust")
+    assert status == 1
+    assert failed(output) == [
+        ("✗ cards: takes a turn with face-up cards: its answer went wrong: central card 0 is "
+         "already face up")]
+
+
 def test_a_bot_that_fails_on_its_last_events_fails_notify_in_its_own_process() -> None:
     status, output = check(BROKEN / "deaf_to_the_end.py")
     assert status == 1
