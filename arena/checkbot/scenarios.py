@@ -19,7 +19,7 @@ from arena.hands import claims, parse_claim
 from arena.rules.actions import Accept, Action, Bid, Challenge, Look, Pass, Reroll
 from arena.seeds import derive_seed
 
-__all__ = ["FAULT", "SCENARIOS", "Scenario", "Step"]
+__all__ = ["FAULT", "SCENARIOS", "Scenario", "ScriptedFault", "Step"]
 
 ROOT_SEED = 18
 """The root of every check game's seed: the same games, and the same checklist, each time."""

@@ -16,7 +16,7 @@ from typing import Any
 
 from arena.bot import BotContext, GameEnd
 from arena.checkbot.positions import position
-from arena.checkbot.scenarios import FAULT, Step
+from arena.checkbot.scenarios import FAULT, ScriptedFault, Step
 from arena.hosts.inline import BotFault, Host
 from arena.rules.actions import Action
 from arena.rules.base import Event, Observation
@@ -100,9 +100,9 @@ class ScriptedHost:
     def act(self, observation: Observation, timeout: float) -> Action:
         """The script's step, or the plainest legal answer once it is over."""
         step = self.director.take(observation)
-        if step is FAULT:
+        if isinstance(step, ScriptedFault):
             raise BotFault("crash", "a scripted fault (check-bot's opponent fails on purpose)")
-        return step if step is not None else observation.legal_actions()[0]  # type: ignore[return-value]
+        return observation.legal_actions()[0] if step is None else step
 
     def notify(self, event: Event) -> None:
         """Nothing to remember."""
@@ -130,9 +130,10 @@ class WatchedHost:
         """Event kinds told since its last answer (a process bot's notify fails there)."""
         self.first: str | None = None
         self.reshuffled = False
-        self.faulted = False
         """Whether the deck was reshuffled in this round (told by the events, which say it
         to a bot in every host alike)."""
+        self.faulted = False
+        """Whether the bot faulted in this game (then it may not reach its position)."""
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.host, name)  # note, last_reply, card, shutdown: the host's own
@@ -150,10 +151,10 @@ class WatchedHost:
         """Play the script's step for the bot, or ask the bot and note what it did."""
         step = self.director.take(observation)
         if step is not None:
-            assert step is not FAULT, "the bot's seat is never scripted to fault"
+            assert not isinstance(step, ScriptedFault), "the bot's seat is never scripted to fault"
             self.billed = 0.0
             self.evidence.played_for_it += 1
-            return step  # type: ignore[return-value]
+            return step
         where = position(observation, self.reshuffled)
         if self.first is None and not self.faulted:
             self.first = where

@@ -25,9 +25,12 @@ from arena.cli.main import fail, isolation_option
 @isolation_option
 def check_bot(reference: str, rules_ids: str | None, time_limit: float, trust: bool,
               isolation: str | None) -> None:
-    """Start a bot as a contest would (FILE.py, DIR/, module:Class, 'cmd:PROGRAM ARGS' or a
-    name), play a few games that put it in every decision of each rule set it plays, and
-    print a checklist of what passed and what failed, and why. Exit 0 only if all passed."""
+    """Check a bot before a contest: a checklist of what passed and failed (exit 0 if all did).
+
+    Starts REF (FILE.py, DIR/, module:Class, 'cmd:PROGRAM ARGS' or a name) as a contest
+    would, then plays a few games that put it in every decision of each rule set it plays
+    and in the rare positions: only a challenge legal, a reroll of nothing, face-up cards in
+    `cards`, the reshuffle in `dice-cards`."""
     from arena.checkbot import check_bot as check
     from arena.entrants import EntrantError, Reference
     from arena.limits import Limits
