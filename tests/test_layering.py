@@ -36,6 +36,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     ),
     "tournament": ("arena.tournament",),
     "report": ("arena.report",),
+    "checkbot": ("arena.checkbot",),
     "cli": ("arena.cli",),
 }
 """Which modules make up each layer; a name covers the module and everything under it.
@@ -155,6 +156,15 @@ def test_the_runner_does_not_import_the_report() -> None:
         return not covers(LAYERS["report"] + LAYERS["cli"], name)
 
     assert violations("tournament", allowed) == []
+
+
+@pytest.mark.parametrize("layer", ["rules", "referee", "hosts", "tournament", "report"])
+def test_only_the_command_line_reaches_check_bot(layer: str) -> None:
+    """`arena check-bot` plays through the referee and hosts; nothing it uses knows of it."""
+    def allowed(name: str, taken: frozenset[str]) -> bool:
+        return not covers(LAYERS["checkbot"], name)
+
+    assert violations(layer, allowed) == []
 
 
 def test_an_import_is_seen_wherever_and_however_it_is_written() -> None:

@@ -29,6 +29,7 @@ _COMMANDS = {
     "report": "arena.cli.replay:report",
     "bench": "arena.cli.bench:bench",
     "doctor": "arena.cli.doctor:doctor",
+    "check-bot": "arena.cli.check_bot:check_bot",
 }
 
 

@@ -337,8 +337,9 @@ class BotServer:
         from arena.bot import GameEnd
         from arena.rules.base import Result
 
-        if self.bot is None:
-            self.reply({"type": "done"})
+        if self.bot is None or self.pending is not None:  # notify failed after its last act
+            failed, self.bot, self.pending = self.pending, None, None
+            self.reply({"type": "error", "message": failed} if failed else {"type": "done"})
             return
         r = message["result"]
         result = Result(tuple(r["placements"]), tuple(r["scores"]), tuple(r["out_order"]))

@@ -208,16 +208,20 @@ class PipeHost(PipeLines):
 
     # beyond the Host protocol -------------------------------------------------------------
 
-    def shutdown(self) -> None:
-        """Stop the bot process for good (at the end of a worker's games)."""
+    def shutdown(self, wait: float = 0.2) -> str | None:
+        """Stop the bot process for good (at the end of a worker's games), giving it `wait`
+        seconds to exit on its own; say how it ended ('exited with code 0', or that it was
+        still running and was killed), or None when no process was running."""
         process = self.process
         if process is None:
-            return
-        if process.alive():
+            return None
+        ended = None if process.alive() else process.exit_reason(0)
+        if ended is None:
             with contextlib.suppress(OutputClosed, InputStuck):
                 process.send(wire.line({"type": "shutdown"}), time.monotonic() + 0.2)
-            process.exit_reason(0.2)
+            ended = process.exit_reason(wait) or f"still running {wait:g}s after 'shutdown'"
         self._kill()
+        return ended
 
     def stderr_tail(self) -> str:
         """The last of what the bot wrote to stderr (bounded), for its author."""

@@ -88,6 +88,9 @@ class CardsRules(Engine):
     version = 1
     min_players = 3
     max_players = 6
+    event_kinds = ("deal", "central", "see", "accept", "pass", "hand", "pay", "challenge",
+                   "penalty", "out", "over")
+    """Every kind of event a game can show a seat (docs/writing-a-bot.md, Events)."""
 
     def __init__(self, id: str = "cards", defaults: Mapping[str, object] | None = None) -> None:
         self.id = id

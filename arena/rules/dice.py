@@ -37,6 +37,10 @@ _SEEN = (EXCHANGE, CLAIM, REROLL, CHOOSE)  # phases in which the holder is looki
 _OPTIONAL = frozenset((EXCHANGE, REROLL, CHOOSE))  # phases whose Legal a rule option changes
 _ALL_POSITIONS: tuple[int, ...] = (0, 1, 2, 3, 4)
 _new = tuple.__new__
+_DICE_EVENTS = ("round", "roll", "look", "see", "reroll", "claim", "challenge", "point",
+                "choose", "penalty", "out", "over")
+_DICE_CARDS_EVENTS = ("round", "deal", "draw", "look", "see", "reroll", "reshuffle", "claim",
+                      "challenge", "point", "choose", "penalty", "out", "over")
 
 
 class DiceRules(DicePlay, Engine):
@@ -60,6 +64,8 @@ class DiceRules(DicePlay, Engine):
             "the five cards, seen only by the player holding them" if cards
             else "the dice under the cup, seen only by the player looking at them",
         )
+        self.event_kinds = _DICE_CARDS_EVENTS if cards else _DICE_EVENTS
+        """Every kind of event a game can show a seat (docs/writing-a-bot.md, Events)."""
         self._legal_cache: dict[int, Legal] = {}
         self._init_caches()
 

@@ -311,3 +311,21 @@ def test_a_bot_is_told_its_wall_limit_in_the_start_context() -> None:
         told = [t for t in host.stderr_tail().splitlines() if t.startswith("LIMITS ")]
     assert [json.loads(t[7:]) for t in told] == [
         {"decision": 0.3, "bank": 2.0, "wall_factor": 3.0}]
+
+
+def test_a_failure_in_notify_after_the_last_decision_is_said_at_the_end() -> None:
+    """The events after a bot's last request reach it with `end`: its launcher answers that
+    with the failure, so it is recorded (with no effect: the game is decided)."""
+    bot = Path(__file__).parents[1] / "fixtures" / "checkbot" / "deaf_to_the_end.py"
+    with ProcessHost(str(bot), LIMITS) as host:
+        record = play_game("dice", [Player("deaf", host), "random"], seed=3)
+    assert [(f.seat, f.kind) for f in record.faults] == [(0, "crash")]
+    assert record.faults[0].message.startswith("in notify: RuntimeError: the game cannot be over")
+
+
+def test_shutdown_says_how_the_bot_process_ended() -> None:
+    host = ProcessHost("random", LIMITS)
+    host.start(BotContext(0, 2, "dice", {}, Limits(), random.Random(1)))
+    host.close()
+    assert host.shutdown() == "exited with code 0"
+    assert host.shutdown() is None  # no process was running

@@ -1,0 +1,202 @@
+"""`arena check-bot REF`: the built-in and example bots pass (one checklist word for word),
+every broken bot of tests/fixtures/checkbot fails on the line that names what it does wrong
+and on no other, the scripted games put the bot in every position they are for and tell it
+every kind of event, and a reference that names no bot is one line with exit status 2."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from cli_support import invoke_cli
+from needs import require
+
+from arena.checkbot.run import play_checks
+from arena.checkbot.scenarios import SCENARIOS
+from arena.entrants import Reference, resolve
+from arena.limits import Limits
+from arena.rules import RULESETS
+
+ROOT = Path(__file__).resolve().parents[2]
+BROKEN = ROOT / "tests" / "fixtures" / "checkbot"
+EXAMPLES = ROOT / "bots" / "examples"
+
+RANDOM_CHECKLIST = """\
+✓ starts and says hello (dice, dice-cards, cards)
+✓ dice: answers every decision (claim 28, respond 25, reroll 8, choose 2)
+✓ dice: answers when only a challenge is legal (once)
+✓ dice: answers a reroll when nothing may be rerolled (once)
+✓ dice-cards: answers every decision (claim 31, respond 28, reroll 30, choose 1)
+✓ dice-cards: answers when only a challenge is legal (once)
+✓ dice-cards: answers a reroll when nothing may be rerolled (once)
+✓ dice-cards: plays on after the deck is reshuffled (once)
+✓ cards: answers every decision (accept 8, turn 16)
+✓ cards: answers when only a challenge is legal (once)
+✓ cards: takes a turn with face-up cards (once)
+✓ answers in time (slowest S of the 1 s allowed)
+✓ ends every game (it runs inline: no protocol)
+✓ is deterministic under a seed (a game of dice, dice-cards, cards played twice, the same answers)
+✓ survives notify for every event kind (dice 12, dice-cards 14, cards 11)
+18 games, 184 decisions asked; 27 more were played for it, to reach the positions
+"""
+
+
+def check(*args: str | Path) -> tuple[int, str]:
+    """Run `arena check-bot ARGS`: its exit status and output, the slowest time masked."""
+    result = invoke_cli("check-bot", *args)
+    return result.exit_code, re.sub(r"slowest [\d.]+ s", "slowest S", result.output)
+
+
+def test_a_built_in_bot_passes_with_this_checklist() -> None:
+    assert check("random") == (0, RANDOM_CHECKLIST)
+
+
+@pytest.mark.parametrize("bot", ["bluffer", "honest", "statistician"])
+def test_every_built_in_bot_passes(bot: str) -> None:
+    status, output = check(bot)
+    assert status == 0, output
+    assert "✗" not in output
+
+
+@pytest.mark.parametrize("program", ["python3", "node"])
+def test_the_example_command_bots_pass(program: str) -> None:
+    require(shutil.which(program), f"{program} is not installed")
+    script = EXAMPLES / ("example_bot.py" if program == "python3" else "example_bot.js")
+    status, output = check(f"cmd:{program} {script}")
+    assert status == 0, output
+    assert "✓ speaks the protocol (hello, turns, end, shutdown)" in output
+
+
+def test_a_bot_file_passes_in_its_own_process() -> None:
+    status, output = check(ROOT / "bots" / "random_bot.py", "--rules", "cards")
+    assert status == 0, output
+    assert output.splitlines()[0] == "✓ starts and says hello (cards)"
+
+
+def failed(output: str) -> list[str]:
+    """The lines of a checklist that failed."""
+    return [line for line in output.splitlines() if line.startswith("✗")]
+
+
+BROKEN_BOTS = [
+    ("crashes_on_claim.py", [], re.escape(
+        "✗ dice: answers every decision: 8 of 13 answers went wrong, the first (a 'claim'): "
+        "it crashed: ZeroDivisionError: division by zero")),
+    ("illegal_answer.py", [], re.escape(
+        "✗ dice: answers every decision: 8 of 16 answers went wrong, the first (a 'respond'): "
+        "claim high A is not higher than the claim to beat (legal: challenge, look, or blind "
+        "a claim of pair 9 or higher)")),
+    ("too_slow.py", ["--time-limit", "0.2"], re.escape(
+        "✗ answers in time: 6 of 33 decisions took over 0.2 s (slowest S, a dice 'claim'; ")
+        + r".+\)"),
+    ("coin_flipper.py", [], re.escape(
+        "✗ is deterministic under a seed: a dice game played twice from one seed went "
+        "differently at its decision ") + r"\d+ \('[^']+', then '[^']+'\): " + re.escape(
+        "use self.rng for chance, never the clock or the random module")),
+    ("deaf_to_rerolls.py", [], re.escape(
+        "✗ survives notify: it crashed on a 'reroll' event (dice): KeyError: 'dice'")),
+]
+"""Each bot of tests/fixtures/checkbot run inline, its flags, and its one failed line (a
+pattern: where it went wrong depends on the global random module, or the CPU time on the
+machine's clock)."""
+
+
+@pytest.mark.parametrize(("bot", "flags", "line"), BROKEN_BOTS,
+                         ids=[b for b, _, _ in BROKEN_BOTS])
+def test_a_broken_bot_fails_on_the_line_that_says_why(bot: str, flags: list[str],
+                                                       line: str) -> None:
+    status, output = check(BROKEN / bot, "--trust", *flags)
+    assert status == 1
+    lines = failed(output)
+    assert len(lines) == 1 and re.fullmatch(line, lines[0]), output
+
+
+def test_a_bot_that_breaks_only_on_a_reroll_of_nothing_fails_there_only() -> None:
+    status, output = check(BROKEN / "rerolls_something.py", "--trust")
+    assert status == 1
+    assert failed(output) == [
+        f"✗ {rules}: answers a reroll when nothing may be rerolled: its answer went wrong: it "
+        "crashed: IndexError: tuple index out of range" for rules in ("dice", "dice-cards")]
+
+
+def test_a_bot_that_never_challenges_fails_only_where_a_challenge_is_all_that_is_legal() -> None:
+    status, output = check(BROKEN / "never_challenges.py", "--trust")
+    assert status == 1
+    assert failed(output) == [
+        ("✗ dice: answers when only a challenge is legal: its answer went wrong: 'look' is not "
+         "legal: no claim is higher than five A (legal: challenge)"),
+        ("✗ dice-cards: answers when only a challenge is legal: its answer went wrong: 'look' "
+         "is not legal: no claim is higher than straight-flush A (legal: challenge)"),
+        ("✗ cards: answers when only a challenge is legal: its answer went wrong: 'accept' is "
+         "not legal: no claim is higher than straight-flush A (legal: challenge (reject))"),
+    ]
+
+
+def test_a_bot_that_reveals_face_up_cards_again_fails_only_at_a_turn_with_face_up_cards() -> None:
+    status, output = check(BROKEN / "reveals_everything.py", "--trust")
+    assert status == 1
+    assert failed(output) == [
+        ("✗ cards: takes a turn with face-up cards: its answer went wrong: central card 0 is "
+         "already face up")]
+
+
+def test_a_bot_that_fails_on_its_last_events_fails_notify_in_its_own_process() -> None:
+    status, output = check(BROKEN / "deaf_to_the_end.py")
+    assert status == 1
+    assert failed(output) == [
+        ("✗ survives notify: it crashed on one of the events claim, challenge, point, out, over "
+         "(dice): RuntimeError: the game cannot be over")]
+
+
+def test_a_command_that_prints_garbage_breaks_the_protocol() -> None:
+    status, output = check(f"cmd:{BROKEN / 'garbage.py'}")
+    assert status == 1
+    assert "✗ speaks the protocol: sent a line that is not JSON: I think I will claim a pair " \
+           "of nines (at a dice 'claim')" in failed(output)
+
+
+def test_a_command_that_never_says_hello_is_checked_no_further() -> None:
+    mute = BROKEN / "mute.py"
+    assert check(f"cmd:{mute}") == (1, (
+        f"✗ starts and says hello: bot 'cmd:{mute}' did not say hello: exited with code 3\n"
+        "nothing else was checked: a bot must start before it can play\n"))
+
+
+def test_a_command_that_outlives_its_shutdown_breaks_the_protocol() -> None:
+    status, output = check(f"cmd:{BROKEN / 'stays_up.py'}")
+    assert status == 1
+    assert failed(output) == [
+        ("✗ speaks the protocol: told 'shutdown', it did not exit (it must exit with code 0 "
+         "when told to, or at the end of its input)")]
+
+
+@pytest.mark.parametrize(("args", "said"), [
+    (["statisitcian"], "unknown bot 'statisitcian' (did you mean 'statistician'?"),
+    (["./no_such_bot.py"], "bot file './no_such_bot.py' not found"),
+    (["cmd:no-such-program"], "program 'no-such-program' is not on the PATH"),
+    (["random", "--rules", "poker"], ("check-bot has games for dice, dice-cards, cards, not "
+                                      "'poker'")),
+    ([str(BROKEN / "crashes_on_claim.py"), "--rules", "cards"],
+     "does not play 'cards' (it plays dice)"),
+])
+def test_a_reference_that_names_no_bot_it_can_check_is_one_line(args: list[str],
+                                                                 said: str) -> None:
+    result = invoke_cli("check-bot", *args)
+    assert result.exit_code == 2
+    assert result.output.startswith("arena: error: ")
+    assert said in result.output
+    assert result.output.count("\n") == 1
+
+
+def test_every_check_game_puts_the_bot_where_it_is_for_and_tells_it_every_event() -> None:
+    """What the checklist counts is what happened: each game's first decision of the bot's
+    own is the position the game is for, and every kind of event reached it."""
+    entrant = resolve(Reference("random"))
+    evidence, replays = play_checks(entrant, entrant.host(), list(SCENARIOS), Limits())
+    games = [(s.rules, s.target) for rules in SCENARIOS for s in SCENARIOS[rules]]
+    assert [(rules, first) for rules, _, first, _ in evidence.targets] == games
+    for rules in SCENARIOS:
+        assert set(evidence.told[rules]) == set(RULESETS[rules].event_kinds)  # type: ignore[attr-defined]
+    assert [r.decision for r in replays] == [None, None, None]
