@@ -72,6 +72,8 @@ def run_ladder_command(cfg: TournamentConfig, out: str | None, games: int | None
                               info=None if quiet else _note, cluster=cluster, during=during,
                               refresh=refresh)
         build_report(folder, workers=count)
+    except KeyboardInterrupt:
+        _interrupted(folder)
     except ClusterLost as exc:
         lost(str(exc), "the games in games.jsonl are kept; run it again to go on (a batch "
                        "the loss cut is finished first)")
@@ -87,6 +89,18 @@ def run_ladder_command(cfg: TournamentConfig, out: str | None, games: int | None
         _final(value["final"])
     if until is not None:
         _confidence(done, until)
+
+
+def _interrupted(folder: Path) -> None:
+    """Ctrl-C: what is saved and how to go on, in one line; exit 130 as `arena run` does."""
+    from arena.cli.run import EXIT_INTERRUPTED
+    from arena.tournament import results
+
+    games = folder / results.GAMES
+    saved = games.read_bytes().count(b"\n") if games.exists() else 0
+    click.echo(f"arena: interrupted: {saved} games are saved in {folder}; run the same "
+               "command again to go on (it first finishes the batch it cut)", err=True)
+    sys.exit(EXIT_INTERRUPTED)
 
 
 def _note(message: str) -> None:

@@ -132,25 +132,46 @@ def test_a_batch_cut_mid_way_is_finished_with_the_same_bytes(tmp_path: Path) -> 
     _same_folders(whole, cut)
 
 
-def test_resume_after_kill_9_in_the_middle_of_a_batch(tmp_path: Path) -> None:
-    config = _season(tmp_path, batch=8, slow=SLOW)
-    whole, killed = tmp_path / "whole", tmp_path / "killed"
-    _run(config, whole, "--games", "16")
+def _cut_mid_batch(config: Path, out: Path, sig: signal.Signals) -> tuple[int, str, int]:
+    """`arena run --games 16` (one 16-game batch) sent `sig` after 3 games: its exit code,
+    its stderr and the whole game lines on disk, which show the signal landed mid-batch."""
     process = subprocess.Popen([sys.executable, "-m", "arena", "run", str(config), "--out",
-                                str(killed), "--games", "16", "-q"],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                str(out), "--games", "16", "-q"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                start_new_session=True)  # fmt: skip
-    games = killed / "games.jsonl"
+    games = out / "games.jsonl"
     deadline = time.monotonic() + 60
     while not (games.exists() and games.read_bytes().count(b"\n") >= 3):
         assert process.poll() is None and time.monotonic() < deadline, "the run did not start"
         time.sleep(0.01)
-    os.killpg(process.pid, signal.SIGKILL)
-    process.wait()
+    os.killpg(process.pid, sig)  # the whole group, as a terminal's Ctrl-C does
+    _, stderr = process.communicate(timeout=30)
     done = games.read_bytes().count(b"\n")
-    assert 3 <= done < 16, "the kill must land in the middle of the 16-game batch"
+    assert 3 <= done < 16, "the signal must land in the middle of the 16-game batch"
+    return process.returncode, stderr.decode(), done
+
+
+def test_resume_after_kill_9_in_the_middle_of_a_batch(tmp_path: Path) -> None:
+    config = _season(tmp_path, batch=8, slow=SLOW)
+    whole, killed = tmp_path / "whole", tmp_path / "killed"
+    _run(config, whole, "--games", "16")
+    code, _, done = _cut_mid_batch(config, killed, signal.SIGKILL)
+    assert code == -signal.SIGKILL
     _run(config, killed, "--games", str(16 - done))
     _same_folders(whole, killed)
+
+
+def test_ctrl_c_in_the_middle_of_a_batch_exits_130_and_the_next_run_goes_on(
+        tmp_path: Path) -> None:
+    config = _season(tmp_path, batch=8, slow=SLOW)
+    whole, stopped = tmp_path / "whole", tmp_path / "stopped"
+    _run(config, whole, "--games", "16")
+    code, stderr, done = _cut_mid_batch(config, stopped, signal.SIGINT)
+    assert code == 130 and stderr == (
+        f"arena: interrupted: {done} games are saved in {stopped}; run the same command "
+        "again to go on (it first finishes the batch it cut)\n")
+    _run(config, stopped, "--games", str(16 - done))
+    _same_folders(whole, stopped)
 
 
 def test_until_confident_stops_once_the_top_is_separated(tmp_path: Path) -> None:
