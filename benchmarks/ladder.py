@@ -17,7 +17,8 @@ equals the reference's, and Kendall's tau of the whole order against the referen
 the medians, and the ratio of the ladder's games to the cut round robin's. The goal: the
 ladder's top 3 is the reference's in at most a third of the games, tau >= 0.9.
 
-Run: `python benchmarks/ladder.py [--seeds 5] [--reps 40] [--workers 2] [--min-games 20]`.
+Run: `python benchmarks/ladder.py [--seeds 5] [--reps 40] [--workers 2] [--min-games 20]
+[--keep DIR]`.
 About 8 minutes on 2 cores for 5 seeds; not part of the test suite. It plays games with
 `arena run` and reads the results.
 """
@@ -66,12 +67,13 @@ def config(folder: Path, name: str, seed: int, fmt: Sequence[str]) -> Path:
     return path
 
 
-def arena(*args: object) -> None:
-    """`arena ARGS`, quiet; stop the benchmark if it fails."""
+def arena(*args: object) -> int:
+    """`arena ARGS`, quiet, and its exit code; stop the benchmark if it fails."""
     run = subprocess.run([sys.executable, "-m", "arena", *map(str, args), "-q"],
                          capture_output=True, text=True, check=False)
     if run.returncode not in (0, 1):  # 1: the ladder stopped at its budget, unresolved
         sys.exit(f"arena {' '.join(map(str, args))} failed:\n{run.stderr}")
+    return run.returncode
 
 
 def games_of(folder: Path) -> list[dict[str, object]]:
@@ -118,6 +120,7 @@ class Seeded:
     cut_tau: float
     ladder: int
     ladder_separated: bool
+    """Whether the ladder stopped because its top 3 were separated (not at its budget)."""
     ladder_top: bool
     ladder_tau: float
     swiss: int
@@ -136,8 +139,8 @@ def one_seed(folder: Path, seed: int, reps: int, workers: int, min_games: int = 
     cut_games = played[: (cut or reps) * per_rep]
     ladder = config(folder, f"ladder-{seed}", seed,
                     ["type: ladder", "seats: 2", f"min_games: {min_games}", "batch: 8"])
-    arena("run", ladder, "--out", folder / f"ladder-{seed}", "--until-confident", TOP,
-          "--games", len(played), "--workers", workers)
+    code = arena("run", ladder, "--out", folder / f"ladder-{seed}", "--until-confident", TOP,
+                 "--games", len(played), "--workers", workers)
     summary = json.loads((folder / f"ladder-{seed}" / "ladder.json").read_text())
     ladder_order = [row["entrant"] for row in summary["ranking"]]
     rounds = math.ceil(math.log2(len(names))) + 2
@@ -149,7 +152,7 @@ def one_seed(folder: Path, seed: int, reps: int, workers: int, min_games: int = 
         seed, len(played), len(cut_games) if cut else None,
         order_of(cut_games, names)[:TOP] == reference[:TOP],
         kendall_tau(order_of(cut_games, names), reference), int(summary["games"]),
-        not summary["unresolved"],
+        code == 0,
         ladder_order[:TOP] == reference[:TOP], kendall_tau(ladder_order, reference),
         len(games_of(folder / f"swiss-{seed}")), kendall_tau(stages["ranking"], reference))
 
@@ -189,11 +192,16 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--min-games", type=int, default=20,
                         help="the ladder's min_games (games before a player is ranked)")
+    parser.add_argument("--keep", type=Path, default=None,
+                        help="keep every results folder here (benchmarks/matchmaking_sim.py "
+                             "reads the long round robins, rr-<seed>)")
     args = parser.parse_args()
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
+        folder = args.keep or Path(tmp)
+        folder.mkdir(parents=True, exist_ok=True)
         for seed in range(1, args.seeds + 1):
-            rows.append(one_seed(Path(tmp), seed, args.reps, args.workers, args.min_games))
+            rows.append(one_seed(folder, seed, args.reps, args.workers, args.min_games))
             print(rows[-1], file=sys.stderr)
     print(table(rows))
 
