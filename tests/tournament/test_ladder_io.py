@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 from cli_support import invoke_cli
+from test_ladder_season import BROKEN, CRASHY, GOOD, SLOW
 
 from arena.cli import run as run_cli
 from arena.replay import read_replay, timeless
@@ -38,25 +39,6 @@ submissions: entries/
 format: {type: ladder, seats: 2, min_games: 4, batch: BATCH, band: 2}
 seed: 5
 """
-GOOD = """\
-import arena
-
-
-class Alice(arena.Bot):
-    def act(self, observation: arena.Observation) -> arena.Action:
-        return arena.random_action(observation.legal, self.rng)
-"""
-CRASHY = """\
-import arena
-
-
-class Crashy(arena.Bot):
-    def act(self, observation: arena.Observation) -> arena.Action:
-        return 1 / 0
-"""
-BROKEN = "import arena\nclass Broken(arena.Bot):\n    def act(self, o) return 1\n"
-SLOW = GOOD.replace("    def act", "    def notify(self, event: object) -> None:\n"
-                    "        import time\n        time.sleep(0.01)\n\n    def act")
 LOGS = ("games.jsonl", "ladder-batches.jsonl", "ladder-log.jsonl", "ladder.json",
         "standings.csv", "ratings.json", "crosstable.csv")
 
