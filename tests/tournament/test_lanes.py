@@ -163,14 +163,16 @@ def _wait_for_games(process: subprocess.Popen[bytes], games: Path, count: int) -
         time.sleep(0.005)
 
 
-@pytest.fixture
-def calm(tmp_path: Path) -> Path:
-    """The plain tournament played to its end, its config beside it."""
-    config = _write(tmp_path, textwrap.dedent(PLAIN).lstrip())
-    process = _run(config, tmp_path / "calm")
+@pytest.fixture(scope="module")
+def calm(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The plain tournament played to its end, its config beside it: played once for the
+    module, as the tests below only read it (each writes its own folder beside it)."""
+    folder = tmp_path_factory.mktemp("plain")
+    config = _write(folder, textwrap.dedent(PLAIN).lstrip())
+    process = _run(config, folder / "calm")
     _, stderr = process.communicate(timeout=300)
     assert process.returncode == 0, stderr
-    return tmp_path / "calm"
+    return folder / "calm"
 
 
 def test_a_worker_killed_with_games_in_flight_plays_each_again_once(calm: Path) -> None:
