@@ -5,6 +5,9 @@ and finds nothing when it runs in its own process."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -14,7 +17,6 @@ from isolation_support import HAS_NAMESPACE, LIMITS, zoo
 from arena import play_game
 from arena.bot import Limits
 from arena.hosts.pipe import ProcessHost
-from arena.plugins import bot_from_file
 from arena.referee import GameRecord, Player
 from arena.rules.actions import Chance
 
@@ -24,13 +26,32 @@ def first_cup(record: GameRecord) -> list[int]:
     return list(next(e for e in record.log if isinstance(e, Chance)).outcome)
 
 
-def test_inline_a_cheat_reads_the_dice_under_the_cup() -> None:
-    peeker = bot_from_file(Path(zoo("peeker.py"))).factory
-    peeker.reports.clear()  # type: ignore[attr-defined]
-    record = play_game("dice", ["random", peeker, "random"], seed=5, limits=Limits(30.0))
-    assert record.faults == ()
-    first = peeker.reports[0]  # type: ignore[attr-defined]
-    assert first_cup(record) in first["memory"]
+INLINE = """
+import json, sys
+from pathlib import Path
+from arena import play_game
+from arena.bot import Limits
+from arena.plugins import bot_from_file
+from arena.rules.actions import Chance
+peeker = bot_from_file(Path(sys.argv[1])).factory
+record = play_game("dice", ["random", peeker, "random"], seed=5, limits=Limits(30.0))
+cup = list(next(e for e in record.log if isinstance(e, Chance)).outcome)
+print(json.dumps({"faults": len(record.faults), "cup": cup, "reports": peeker.reports}))
+"""
+
+
+def test_inline_a_cheat_reads_the_dice_under_the_cup(tmp_path: Path) -> None:
+    """In a referee of its own (a fresh process, as `arena` is): the cheat searches every
+    object of the process, so in this test process, grown by the tests before it, it took
+    seconds; its files folder is an empty one, as only its memory is asserted here."""
+    done = subprocess.run([sys.executable, "-c", INLINE, zoo("peeker.py")], capture_output=True,
+                          text=True, timeout=120, check=False, cwd=tmp_path,
+                          env={**os.environ, "TMPDIR": str(tmp_path)})
+    assert done.returncode == 0, done.stderr
+    game = json.loads(done.stdout)
+    assert game["faults"] == 0
+    first = game["reports"][0]
+    assert game["cup"] in first["memory"]
 
 
 @pytest.mark.parametrize("namespace", [False, True] if HAS_NAMESPACE else [False])

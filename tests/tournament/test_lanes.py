@@ -78,7 +78,7 @@ def _same_results(one: Path, two: Path) -> None:
 def test_lanes_write_the_same_bytes_as_one_game_at_a_time_faults_and_all(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    cfg = load_tournament(_config(tmp_path, games=6))
+    cfg = load_tournament(_config(tmp_path, games=4))  # 24 games: faulty exits 2, raises 1
     monkeypatch.setenv("ARENA_LANES", "1")
     run_tournament(cfg, tmp_path / "alone", workers=2)
     monkeypatch.setenv("ARENA_LANES", "3")
@@ -163,21 +163,39 @@ def _wait_for_games(process: subprocess.Popen[bytes], games: Path, count: int) -
         time.sleep(0.005)
 
 
-@pytest.fixture
-def calm(tmp_path: Path) -> Path:
-    """The plain tournament played to its end, its config beside it."""
-    config = _write(tmp_path, textwrap.dedent(PLAIN).lstrip())
-    process = _run(config, tmp_path / "calm")
+@pytest.fixture(scope="module")
+def calm(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The plain tournament played to its end, its config beside it: played once for the
+    module, as the tests below only read it (each writes its own folder beside it)."""
+    folder = tmp_path_factory.mktemp("plain")
+    config = _write(folder, textwrap.dedent(PLAIN).lstrip())
+    process = _run(config, folder / "calm")
     _, stderr = process.communicate(timeout=300)
     assert process.returncode == 0, stderr
-    return tmp_path / "calm"
+    return folder / "calm"
+
+
+def _holding_games(process: subprocess.Popen[bytes], games: Path) -> int:
+    """A worker of the run, stopped (SIGSTOP) once it surely holds games: a worker that has
+    just answered for every game it held (the main process, busy writing, had not sent it
+    more) has none in flight, and its death then costs nothing and is not told, as seen
+    once. Stopped, it reads nothing more: what the main process sends it next stays its
+    own, and the main process tops it up as soon as it takes in the other worker's next
+    results (or, if it holds the oldest unfinished game, the log stops growing)."""
+    worker = a_worker(process.pid)
+    os.kill(worker, signal.SIGSTOP)
+    before, deadline = games.read_bytes().count(b"\n"), time.monotonic() + 2.0
+    while games.read_bytes().count(b"\n") < before + 2 and time.monotonic() < deadline:
+        assert process.poll() is None, process.communicate()
+        time.sleep(0.005)
+    return worker
 
 
 def test_a_worker_killed_with_games_in_flight_plays_each_again_once(calm: Path) -> None:
     out = calm.parent / "killed"
     process = _run(calm.parent / "t.yaml", out)
     _wait_for_games(process, out / results.GAMES, 20)
-    os.kill(a_worker(process.pid), signal.SIGKILL)
+    os.kill(_holding_games(process, out / results.GAMES), signal.SIGKILL)
     _, stderr = process.communicate(timeout=300)
     assert process.returncode == 0, stderr
     assert b"a worker died (killed by SIGKILL) in game rr-" in stderr
