@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 from cli_support import invoke_cli
 from test_ladder_season import BROKEN, CRASHY, GOOD, SLOW
+from test_ladder_season import CONFIG as SEASON
 
 from arena.cli import run as run_cli
 from arena.replay import read_replay, timeless
@@ -30,15 +31,8 @@ from arena.tournament.ladder import run_ladder
 from arena.tournament.load import load_tournament
 from arena.tournament.progress import Tally
 
-CONFIG = """\
-name: season
-rules: dice
-options: {max_points: 1}
-entrants: [honest, random, bluffer]
-submissions: entries/
-format: {type: ladder, seats: 2, min_games: 4, batch: BATCH, band: 2}
-seed: 5
-"""
+CONFIG = SEASON.replace("replays: false\n", "")
+"""The season tests' config, with replays (the default)."""
 LOGS = ("games.jsonl", "ladder-batches.jsonl", "ladder-log.jsonl", "ladder.json",
         "standings.csv", "ratings.json", "crosstable.csv")
 
