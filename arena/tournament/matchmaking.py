@@ -117,7 +117,8 @@ def next_tables(field: Field, settings: Settings, seed: int) -> tuple[tuple[str,
     draw = {p.name: rng.random() for p in field.players}
     by_name = {p.name: p for p in field.players}
     pair = _band_pair(field, settings)
-    band = frozenset(name for names in band_pairs(field, settings) for name in names)
+    costs = _Costs(by_name, field.meetings,
+                   frozenset(name for names in band_pairs(field, settings) for name in names))
     counts = _seat_counts(field, settings, draw, pair)
     order = sorted(by_name, key=lambda n: _priority(by_name[n], settings, draw[n]))
     tables: list[tuple[str, ...]] = []
@@ -128,7 +129,7 @@ def next_tables(field: Field, settings: Settings, seed: int) -> tuple[tuple[str,
         if len(set(forced) | set(start)) > settings.seats:
             start = []
         table = _fill(start + [n for n in forced if n not in start], order, counts,
-                      _Costs(by_name, field.meetings, band), settings.seats, draw)
+                      costs, settings.seats, draw)
         for name in table:
             counts[name] -= 1
         tables.append(tuple(table))
