@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from arena_bots.bluffer import Bluffer
+from arena_bots.boss import Boss
 from arena_bots.honest import Honest
 from arena_bots.random_bot import RandomBot
 from arena_bots.statistician import Statistician
@@ -15,5 +16,5 @@ import arena
 @arena.hookimpl
 def register_bots(register: Callable[..., None]) -> None:
     """Register the built-in bots."""
-    for bot in (Bluffer, Honest, RandomBot, Statistician):
+    for bot in (Boss, Bluffer, Honest, RandomBot, Statistician):
         register(bot)

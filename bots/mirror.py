@@ -1,0 +1,134 @@
+"""A two-player opponent's mind, as `boss` rebuilds it: what the opponent has seen of the hand,
+how far it trusts boss's claims, and so which claims it would challenge.
+
+In a two-player round every hand a seat looks at was last seen by the other seat, so boss
+knows the opponent's view exactly (save the cards of a first exchange it never sees). The
+opponent is modelled as the statistician: it challenges a claim it believes holds with less
+than even odds, else looks and claims its true value or the lowest legal claim.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+
+from arena_bots import probability
+from arena_bots.memory import RoundMemory
+from arena_bots.statistician import best_reroll
+
+from arena import hands
+from arena.rules.base import Event
+
+EVEN = 0.5
+"""The opponent challenges a claim it believes holds with less than this chance."""
+CATCH = 0.8
+"""Boss's chance to win a round when the opponent accepted and cannot reach a true claim."""
+HOLD = 0.35
+"""Boss's chance to win a round when the opponent accepted and reached a true claim (only
+the order matters: a believed claim ranks between a sure loss and a sure win, and the less
+likely the opponent is to beat it, the better)."""
+TRIED = 3
+"""How many of the highest believed claims boss weighs (each costs one reroll search)."""
+MISSES = 2
+"""Wrong predictions of the opponent's answer forgiven before the mirror is doubted."""
+MISS_RATE = 0.15
+"""Share of wrong predictions beyond which boss stops trusting the mirror."""
+
+
+class Mirror:
+    """The opponent's `RoundMemory`, fed with what its seat saw, and how well it predicts."""
+
+    def __init__(self, seat: int, me: int, space: hands.ClaimSpace) -> None:
+        self.seat, self.me, self.space = seat, me, space
+        self.view = RoundMemory(seat, space)
+        self.predicted: bool | None = None
+        self.hits = self.misses = 0
+
+    def notify(self, event: Event, passed: tuple[int, ...] | None) -> None:
+        """Take in a public event; when the opponent looks, it sees the hand boss passed."""
+        if event.to is not None:
+            return
+        if event.seat == self.seat and event.kind in ("look", "challenge", "claim"):
+            self._answered(event.kind == "challenge")
+            if event.kind == "look" and passed is not None:
+                self.view.saw(passed)
+        self.view.notify(event)
+
+    def boss_looked(self, hand: tuple[int, ...]) -> None:
+        """Boss looked at the hand the opponent passed: the opponent's last view of it."""
+        self.view.saw(hand)
+
+    def fits(self) -> bool:
+        """Whether the opponent has answered as the mirror predicted, near enough."""
+        return self.misses <= MISSES + MISS_RATE * (self.hits + self.misses)
+
+    def _answered(self, challenged: bool) -> None:
+        if self.predicted is None:
+            return
+        if self.predicted == challenged:
+            self.hits += 1
+        else:
+            self.misses += 1
+        self.predicted = None
+
+    def best_claim(self, memory: RoundMemory, value: int, floor: int) -> int:
+        """The claim with the best chance to win the round, by the opponent's predicted answer."""
+        hand = memory.known
+        assert hand is not None
+        believed = self.believed(floor)
+        top = len(believed) - 1
+        plain = max(value, floor)
+        scores: dict[int, float] = {}
+        accepted: list[int] = []
+        for claim in range(floor, top + 1):
+            if claim == top or believed[claim - floor] < EVEN:
+                scores[claim] = 1.0 if value >= claim else 0.0
+            else:
+                accepted.append(claim)
+        tried = {*accepted[-TRIED:], *([plain] if plain in accepted else [])}
+        for claim in tried:
+            scores[claim] = self._after_accept(hand, claim)
+        best = max(scores, key=lambda c: (scores[c], c == plain, c <= value, c))
+        self.predicted = best not in accepted
+        return best
+
+    def believed(self, floor: int) -> list[float]:
+        """For each claim from `floor` up: the chance the opponent gives it, made by boss now."""
+        view = self.view
+        prior = view.belief()
+        if view.evidence:
+            prior = probability.posterior(prior, view.evidence, view.honesty.log_odds)
+        size = len(prior)
+        suffix = [*reversed([*itertools.accumulate(reversed(prior))]), 0.0]
+        below = 1 - suffix[floor + 1]
+        trust = 1 / (1 + math.exp(-view.honesty.log_odds.get(self.me, 0.0)))
+        slip = probability.HONEST_SLIP / (size - floor)
+        out = []
+        for claim in range(floor, size):
+            other = trust * slip + (1 - trust) * probability.noise_likelihood(claim, floor, size)
+            extra = trust * (1 - probability.HONEST_SLIP - slip)
+            told = prior[claim] if claim > floor else below
+            out.append((other * suffix[claim] + extra * prior[claim]) / (other + extra * told))
+        return out
+
+    def _after_accept(self, hand: tuple[int, ...], claim: int) -> float:
+        """Boss's chance to win when the opponent accepts `claim` and must beat it on `hand`."""
+        target = claim + 1
+        view = RoundMemory(self.seat, self.space)
+        view.known, view.seen = hand, set(self.view.seen) | set(hand)
+        rerolled = best_reroll(view, target)
+        kept = tuple(t for i, t in enumerate(hand) if i not in rerolled)
+        reach = _reach(view, kept, target)
+        return (1 - reach) * CATCH + reach * HOLD
+
+
+def _reach(view: RoundMemory, kept: Sequence[int], target: int) -> float:
+    """Chance the kept tokens, rerolled up to five, are worth at least `target`."""
+    tables = view.tables
+    if isinstance(tables, probability.DiceTables):
+        return tables.reach[tuple(sorted(kept))][target]
+    return tables.draw_score(kept, view.pool(), target, _ONES)
+
+
+_ONES = (1.0,) * 400
