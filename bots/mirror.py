@@ -30,6 +30,9 @@ the order matters: a believed claim ranks between a sure loss and a sure win, an
 likely the opponent is to beat it, the better)."""
 TRIED = 3
 """How many of the highest believed claims boss weighs (each costs one reroll search)."""
+MODELS = ("trusting", "ignoring")
+"""Models of the opponent: it reads boss's claims by how far boss has proved honest (the
+statistician), or it reads nothing into them (honest)."""
 MISSES = 2
 """Wrong predictions of the opponent's answer forgiven before the mirror is doubted."""
 MISS_RATE = 0.15
@@ -42,8 +45,10 @@ class Mirror:
     def __init__(self, seat: int, me: int, space: hands.ClaimSpace) -> None:
         self.seat, self.me, self.space = seat, me, space
         self.view = RoundMemory(seat, space)
-        self.predicted: bool | None = None
-        self.hits = self.misses = 0
+        self.predicted: dict[str, bool] = {}
+        """For each model of the opponent: whether it would challenge boss's last claim."""
+        self.record = {model: [0, 0] for model in MODELS}
+        """For each model: [answers it predicted, answers it missed]."""
 
     def notify(self, event: Event, passed: tuple[int, ...] | None) -> None:
         """Take in a public event; when the opponent looks, it sees the hand boss passed."""
@@ -59,30 +64,32 @@ class Mirror:
         """Boss looked at the hand the opponent passed: the opponent's last view of it."""
         self.view.saw(hand)
 
+    def model(self) -> str:
+        """The model of the opponent that has predicted its answers best so far."""
+        return max(MODELS, key=lambda m: (self.record[m][0] - self.record[m][1], m == MODELS[0]))
+
     def fits(self) -> bool:
-        """Whether the opponent has answered as the mirror predicted, near enough."""
-        return self.misses <= MISSES + MISS_RATE * (self.hits + self.misses)
+        """Whether the opponent has answered as the best model predicted, near enough."""
+        hits, misses = self.record[self.model()]
+        return misses <= MISSES + MISS_RATE * (hits + misses)
 
     def _answered(self, challenged: bool) -> None:
-        if self.predicted is None:
-            return
-        if self.predicted == challenged:
-            self.hits += 1
-        else:
-            self.misses += 1
-        self.predicted = None
+        for model, predicted in self.predicted.items():
+            self.record[model][predicted != challenged] += 1
+        self.predicted = {}
 
     def best_claim(self, memory: RoundMemory, value: int, floor: int) -> int:
         """The claim with the best chance to win the round, by the opponent's predicted answer."""
         hand = memory.known
         assert hand is not None
-        believed = self.believed(floor)
-        top = len(believed) - 1
+        believed = {model: self.believed(floor, model == "trusting") for model in MODELS}
+        chosen = believed[self.model()]
+        top = len(self.space) - 1
         plain = max(value, floor)
         scores: dict[int, float] = {}
         accepted: list[int] = []
         for claim in range(floor, top + 1):
-            if claim == top or believed[claim - floor] < EVEN:
+            if claim == top or chosen[claim - floor] < EVEN:
                 scores[claim] = 1.0 if value >= claim else 0.0
             else:
                 accepted.append(claim)
@@ -90,11 +97,13 @@ class Mirror:
         for claim in tried:
             scores[claim] = self._after_accept(hand, claim)
         best = max(scores, key=lambda c: (scores[c], c == plain, c <= value, c))
-        self.predicted = best not in accepted
+        self.predicted = {model: best == top or guess[best - floor] < EVEN
+                          for model, guess in believed.items()}
         return best
 
-    def believed(self, floor: int) -> list[float]:
-        """For each claim from `floor` up: the chance the opponent gives it, made by boss now."""
+    def believed(self, floor: int, reads_claims: bool) -> list[float]:
+        """For each claim from `floor` up: the chance the opponent gives it, made by boss now
+        (reading boss's claim by how far it trusts boss, or reading nothing into it)."""
         view = self.view
         prior = view.belief()
         if view.evidence:
@@ -102,6 +111,8 @@ class Mirror:
         size = len(prior)
         suffix = [*reversed([*itertools.accumulate(reversed(prior))]), 0.0]
         below = 1 - suffix[floor + 1]
+        if not reads_claims:
+            return suffix[floor:size]
         trust = 1 / (1 + math.exp(-view.honesty.log_odds.get(self.me, 0.0)))
         slip = probability.HONEST_SLIP / (size - floor)
         out = []
