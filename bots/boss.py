@@ -45,6 +45,8 @@ class Boss(Remembering):
         super().__init__(context)
         self.doubt = DOUBT.get(context.rules, 0.5)
         self.mirror: Mirror | None = None
+        self.looking = False
+        """Whether boss has just looked, so the hand it sees next is the opponent's view."""
         if self.round is not None and context.players == 2:
             self.mirror = Mirror(1 - context.seat, context.seat, self.space)
 
@@ -66,14 +68,15 @@ class Boss(Remembering):
     def _round(self, observation: arena.Observation, memory: RoundMemory) -> arena.Action:
         legal = observation.legal
         if observation.hand is not None:
-            looked = memory.known is None or legal.decision == "reroll"
             memory.saw(tokens(observation.hand, memory.cards))
-            if looked and self.mirror is not None:
+            if self.looking and self.mirror is not None:
                 self.mirror.boss_looked(memory.known)
+            self.looking = False
         if legal.decision == "respond":
             claim = probability.claim_index(self.space, observation.claim)
             if not legal.can_claim() or memory.holds(claim) < self.doubt:
                 return arena.Challenge()
+            self.looking = True
             return arena.Look()
         assert memory.known is not None
         if legal.decision == "choose":
@@ -86,7 +89,7 @@ class Boss(Remembering):
         """The claim to make: the mirror's best, or the statistician's (true value or lowest)."""
         assert memory.known is not None
         value = memory.tables.hand_value(memory.known)
-        if self.mirror is None or not self.mirror.fits():
+        if self.mirror is None:
             return max(value, floor)
         return self.mirror.best_claim(memory, value, floor)
 

@@ -64,13 +64,19 @@ class Mirror:
         """Boss looked at the hand the opponent passed: the opponent's last view of it."""
         self.view.saw(hand)
 
-    def model(self) -> str:
-        """The model of the opponent that has predicted its answers best so far."""
-        return max(MODELS, key=lambda m: (self.record[m][0] - self.record[m][1], m == MODELS[0]))
+    def model(self) -> str | None:
+        """The model of the opponent that has predicted its answers best so far (None until
+        an answer has told them apart)."""
+        margins = {m: self.record[m][0] - self.record[m][1] for m in MODELS}
+        best = max(MODELS, key=margins.__getitem__)
+        return best if margins[best] > min(margins.values()) else None
 
     def fits(self) -> bool:
-        """Whether the opponent has answered as the best model predicted, near enough."""
-        hits, misses = self.record[self.model()]
+        """Whether some model has predicted the opponent's answers, near enough."""
+        model = self.model()
+        if model is None:
+            return False
+        hits, misses = self.record[model]
         return misses <= MISSES + MISS_RATE * (hits + misses)
 
     def _answered(self, challenged: bool) -> None:
@@ -79,11 +85,12 @@ class Mirror:
         self.predicted = {}
 
     def best_claim(self, memory: RoundMemory, value: int, floor: int) -> int:
-        """The claim with the best chance to win the round, by the opponent's predicted answer."""
+        """The claim with the best chance to win the round, by the opponent's predicted answer
+        (the true value or the lowest claim while no model of the opponent fits)."""
         hand = memory.known
         assert hand is not None
         believed = {model: self.believed(floor, model == "trusting") for model in MODELS}
-        chosen = believed[self.model()]
+        chosen = believed[self.model() or MODELS[0]]
         top = len(self.space) - 1
         plain = max(value, floor)
         scores: dict[int, float] = {}
@@ -97,6 +104,8 @@ class Mirror:
         for claim in tried:
             scores[claim] = self._after_accept(hand, claim)
         best = max(scores, key=lambda c: (scores[c], c == plain, c <= value, c))
+        if not self.fits():
+            best = plain  # as the statistician claims, until a model has proved itself
         self.predicted = {model: best == top or guess[best - floor] < EVEN
                           for model, guess in believed.items()}
         return best

@@ -1,0 +1,127 @@
+"""`boss`: it beats the statistician, and its mirror of a two-player opponent bluffs where the
+opponent would believe and claims true where the opponent would challenge."""
+
+from __future__ import annotations
+
+import pytest
+from arena_bots.memory import RoundMemory
+from arena_bots.mirror import EVEN, Mirror
+from click.testing import CliRunner
+
+import arena
+from arena import hands
+from arena.cli.main import cli
+from tests.test_bots import _claims_made
+
+DICE = hands.claim_space(hands.DICE)
+OPTIONS = [{"receiver": "loser_chooses"}, {"look_must_reroll": True},
+           {"reroll_once_per": "round"}, {"look_must_reroll": True, "reroll_once_per": "round"},
+           {"straight_over_full": True}]
+
+
+def _above_statistician(rules: str, games: int, third: str | None = None) -> int:
+    """Games (fixed seeds, seats rotated) in which boss placed above the statistician."""
+    won = 0
+    for seed in range(games):
+        table = ["boss", "statistician", *([third] if third else [])]
+        turn = seed % len(table)
+        lineup = table[turn:] + table[:turn]
+        record = arena.play_game(rules, lineup, seed=seed)
+        assert record.faults == ()
+        places = record.result.placements
+        won += places[lineup.index("boss")] < places[lineup.index("statistician")]
+    return won
+
+
+@pytest.mark.parametrize(("rules", "games", "third", "least"),
+                         [("dice", 40, None, 36), ("dice-cards", 30, None, 24),
+                          ("cards", 36, "honest", 21)])
+def test_boss_places_above_the_statistician(rules: str, games: int, third: str | None,
+                                            least: int) -> None:
+    """Deterministic bots on fixed seeds: a margin well beyond the statistician's own (the
+    statistician against itself places above its twin in about half)."""
+    assert _above_statistician(rules, games, third) >= least
+
+
+def test_compare_says_boss_is_better_than_the_statistician() -> None:
+    result = CliRunner().invoke(cli, ["compare", "boss", "statistician", "--rules", "dice",
+                                      "--seed", "1", "-q", "--workers", "1"])
+    assert result.exit_code == 0
+    assert result.output.startswith("better: boss is better than statistician: ")
+
+
+@pytest.mark.parametrize("options", OPTIONS, ids=str)
+@pytest.mark.parametrize("rules", ["dice", "dice-cards"])
+def test_boss_plays_two_players_under_every_rule_option(rules: str, options: dict) -> None:
+    for seed in range(2):
+        record = arena.play_game(rules, ["boss", "statistician"], seed=seed, options=options)
+        assert record.faults == ()
+
+
+def _mirror(trust: float, proved: str | None = "trusting") -> Mirror:
+    """Boss in seat 0, its opponent in seat 1 trusting boss's claims by `trust` (log-odds),
+    after three answers that only the `proved` model of it predicted."""
+    mirror = Mirror(1, 0, DICE)
+    mirror.view.honesty.log_odds[0] = trust
+    for model in mirror.record if proved else ():
+        mirror.record[model] = [3, 0] if model == proved else [0, 3]
+    return mirror
+
+
+def _thrown(dice: str) -> tuple[RoundMemory, int]:
+    """Boss's memory of a fresh throw it alone has seen, and the throw's value."""
+    memory = RoundMemory(0, DICE)
+    memory.saw(tuple(map(hands.rank_of, dice.split())))
+    assert memory.known is not None
+    return memory, memory.tables.hand_value(memory.known)
+
+
+def test_a_trusting_opponent_is_told_a_bluff() -> None:
+    memory, value = _thrown("9 T J K A")  # high card: nothing to claim
+    mirror = _mirror(trust=4.0)
+    claim = mirror.best_claim(memory, value, floor=0)
+    assert claim > value
+    assert mirror.predicted == {"trusting": False, "ignoring": True}
+
+
+def test_a_distrusting_opponent_is_told_the_truth_it_will_challenge() -> None:
+    memory, value = _thrown("K K K A A")  # a full house: unlikely from a fresh throw
+    mirror = _mirror(trust=-4.0)
+    assert mirror.believed(0, reads_claims=True)[value] < EVEN
+    assert mirror.best_claim(memory, value, floor=0) == value
+
+
+def test_no_bluff_before_an_answer_has_proved_a_model() -> None:
+    memory, value = _thrown("9 T J K A")
+    mirror = _mirror(trust=4.0, proved=None)
+    assert mirror.model() is None and not mirror.fits()
+    assert mirror.best_claim(memory, value, floor=0) == value
+
+
+def test_answers_the_trusting_model_misses_switch_the_model() -> None:
+    mirror = _mirror(trust=4.0)
+    assert mirror.model() == "trusting"
+    for _ in range(4):
+        mirror.predicted = {"trusting": False, "ignoring": True}
+        mirror._answered(challenged=True)
+    assert mirror.model() == "ignoring"
+    assert mirror.fits()
+
+
+def test_an_opponent_no_model_predicts_ends_the_bluffing() -> None:
+    mirror = _mirror(trust=4.0)
+    for _ in range(4):
+        mirror.predicted = {"trusting": False, "ignoring": False}
+        mirror._answered(challenged=True)
+    assert not mirror.fits()
+
+
+@pytest.mark.parametrize("rules", ["dice", "dice-cards"])
+def test_at_a_table_of_three_boss_claims_as_the_statistician(rules: str) -> None:
+    """No mirror without two players: its true value when legal, else the lowest claim."""
+    claims = []
+    for seed in range(3):
+        record = arena.play_game(rules, ["boss", "statistician", "honest"], seed=seed)
+        claims += [(c, f, v) for c, f, v in _claims_made(record, 0) if v is not None]
+    assert len(claims) > 10
+    assert all(claim == max(value, floor) for claim, floor, value in claims)
