@@ -5,6 +5,7 @@ sets, who sees them, data fields), so the next drift fails here instead of a use
 from __future__ import annotations
 
 import re
+import sys
 from collections import defaultdict
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -184,3 +185,24 @@ def test_the_built_in_entry_point_is_the_one_the_bot_page_names() -> None:
     assert said is not None
     points = {e.name: e.value for e in entry_points(group="arena")}
     assert points.get(said.group(1)) == said.group(2)
+
+
+def test_the_grades_table_is_the_one_the_strength_benchmark_writes() -> None:
+    """docs/writing-a-bot.md shows bots/grades.json, in the benchmark's own words."""
+    import importlib.util
+
+    from arena_bots import grades
+
+    spec = importlib.util.spec_from_file_location("strength", ROOT / "benchmarks/strength.py")
+    assert spec is not None and spec.loader is not None
+    strength = importlib.util.module_from_spec(spec)
+    sys.modules["strength"] = strength  # its dataclasses look their module up
+    spec.loader.exec_module(strength)
+    text = (ROOT / "docs/writing-a-bot.md").read_text(encoding="utf-8")
+    block = text[text.index(strength.BEGIN) + len(strength.BEGIN):text.index(strength.END)]
+    assert block == "\n" + strength.docs_table(grades.measured())
+    assert grades.measured()["grades"] == {"pass": "honest", "merit": "statistician",
+                                           "distinction": "boss"}
+    elo = grades.measured()["elo"]
+    for rules in ("dice", "dice-cards", "cards"):
+        assert elo["boss"][rules] > elo["statistician"][rules] > elo["honest"][rules]

@@ -4,6 +4,7 @@ traceback."""
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import os
 import sys
@@ -109,16 +110,38 @@ def load_registry() -> Any:
 @cli.command(name="bots")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 def bots_list(as_json: bool) -> None:
-    """List every registered bot: name, origin, rule sets, description."""
+    """List every registered bot: name, origin, rule sets, measured strength, description."""
     registry = load_registry()
-    rows = [(s.name, s.origin, ",".join(s.rules), s.description) for s in registry.specs()]
+    specs = registry.specs()
     if as_json:
         import json
 
-        keys = ("name", "origin", "rules", "description")
-        click.echo(json.dumps([dict(zip(keys, r, strict=True)) for r in rows], indent=2))
+        click.echo(json.dumps([{"name": s.name, "origin": s.origin, "rules": ",".join(s.rules),
+                                **_strength(s), "description": s.description}
+                               for s in specs], indent=2))
         return
-    click.echo(table(("bot", "origin", "rule sets", "description"), rows))
+    rows = [(s.name, s.origin, ",".join(s.rules), _elo_cell(_strength(s)["elo"]),
+             _strength(s)["grade"] or "", s.description) for s in specs]
+    click.echo(table(("bot", "origin", "rule sets", f"Elo ({', '.join(_MEASURED)})",
+                      "beat it for", "description"), rows))
+
+
+_MEASURED = ("dice", "dice-cards", "cards")
+"""The rule sets the built-in bots' strength is measured in (benchmarks/strength.py)."""
+
+
+def _strength(spec: Any) -> dict[str, Any]:
+    """A built-in bot's measured Elo per rule set and the grade for beating it (None for
+    any other bot: only arena's own bots are measured, by benchmarks/strength.py)."""
+    if not spec.builtin:
+        return {"elo": None, "grade": None}
+    grades = importlib.import_module("arena_bots.grades")  # the built-in plugin's own data
+    return {"elo": grades.elo(spec.name), "grade": grades.grade(spec.name)}
+
+
+def _elo_cell(elo: dict[str, int] | None) -> str:
+    """'+1683, +1259, +596', or blank for a bot never measured."""
+    return "" if elo is None else ", ".join(f"{elo[r]:+d}" for r in _MEASURED)
 
 
 @cli.command(name="rules")

@@ -21,17 +21,21 @@ def test_bots_lists_name_origin_rules_and_description() -> None:
     assert code == 0
     header, dashes, *rows = output.splitlines()
     widths = [len(d) for d in dashes.split("  ")]
-    cells = ("bot", "origin", "rule sets", "description")
+    cells = ("bot", "origin", "rule sets", "Elo (dice, dice-cards, cards)", "beat it for",
+             "description")
     assert header == "  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)).rstrip()
     code, listed = run("bots", "--json")
     bots = json.loads(listed)
     assert code == 0 and [b["name"] for b in bots] == sorted(b["name"] for b in bots)
     assert {"bluffer", "honest", "random", "statistician"} <= {b["name"] for b in bots}
     for row, bot in zip(rows, bots, strict=True):
-        values = (bot["name"], bot["origin"], bot["rules"], bot["description"])
+        elo = ", ".join(f"{bot['elo'][r]:+d}" for r in ("dice", "dice-cards", "cards"))
+        values = (bot["name"], bot["origin"], bot["rules"], elo, bot["grade"] or "",
+                  bot["description"])
         assert row == "  ".join(v.ljust(w) for v, w in zip(values, widths, strict=True)).rstrip()
     assert {"name": "random", "origin": f"arena {arena.__version__}",
             "rules": "dice,dice-cards,cards",
+            "elo": {"dice": 0, "dice-cards": 0, "cards": 0}, "grade": None,
             "description": "Plays a random legal action; claims stay near the lowest legal one "
                            "so games finish."} in bots  # fmt: skip
 
