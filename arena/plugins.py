@@ -239,11 +239,21 @@ def _pick(module: ModuleType, cls_name: str | None, origin: str, source: Source)
     if len(candidates) != 1:
         found = ", ".join(c.__name__ for c in candidates) or "none"
         raise PluginError(f"{origin}: expected one arena.Bot subclass, found {found}"
-                          " (name one as FILE.py:Class)")
+                          + _pick_hint(origin, source, bool(candidates)))
     factory = candidates[0]
     registry = Registry()
     return registry.register(factory, origin, name=factory.name or factory.__name__.lower(),
                              source=source)
+
+
+def _pick_hint(origin: str, source: Source, several: bool) -> str:
+    """What to type instead: name a class among several, or run a file with no Bot class
+    (most likely a program speaking the JSON-lines protocol) as a command bot."""
+    if several or source != "file":
+        return " (name one as FILE.py:Class)"
+    path = origin.removeprefix("file ")
+    return (f" (name one as FILE.py:Class; a program that speaks the protocol runs as "
+            f"'cmd:python3 {path}')")
 
 
 def make_plugin_manager(load_entry_points: bool = True) -> pluggy.PluginManager:

@@ -134,6 +134,14 @@ def test_a_bot_that_never_challenges_fails_only_where_a_challenge_is_all_that_is
     ]
 
 
+def test_a_bot_that_never_hears_of_the_reshuffle_fails_only_after_it() -> None:
+    status, output = check(BROKEN / "counts_the_deck.py", "--trust")
+    assert status == 1
+    assert failed(output) == [
+        ("✗ dice-cards: plays on after the deck is reshuffled: its answer went wrong: it "
+         "crashed: ValueError: the deck cannot hold -3 cards")]
+
+
 def test_a_bot_that_reveals_face_up_cards_again_fails_only_at_a_turn_with_face_up_cards() -> None:
     status, output = check(BROKEN / "reveals_everything.py", "--trust")
     assert status == 1
@@ -161,6 +169,15 @@ def test_a_command_that_never_says_hello_is_checked_no_further() -> None:
     mute = BROKEN / "mute.py"
     assert check(f"cmd:{mute}") == (1, (
         f"✗ starts and says hello: bot 'cmd:{mute}' did not say hello: exited with code 3\n"
+        "nothing else was checked: a bot must start before it can play\n"))
+
+
+def test_a_command_bot_named_as_a_file_is_told_to_run_as_a_command() -> None:
+    script = EXAMPLES / "example_bot.py"
+    assert check(script) == (1, (
+        f"✗ starts and says hello: file {script}: expected one arena.Bot subclass, found none "
+        f"(name one as FILE.py:Class; a program that speaks the protocol runs as "
+        f"'cmd:python3 {script}')\n"
         "nothing else was checked: a bot must start before it can play\n"))
 
 
