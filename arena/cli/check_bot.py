@@ -4,13 +4,18 @@ failed, and 2 with the usual one-line error for a reference that names no bot.""
 
 from __future__ import annotations
 
+import json
 import sys
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import click
 
 from arena.cli.doctor import isolation_level
 from arena.cli.main import fail, isolation_option
+
+if TYPE_CHECKING:
+    from arena.checkbot.checklist import Checklist
 
 
 @click.command(name="check-bot")
@@ -22,9 +27,11 @@ from arena.cli.main import fail, isolation_option
 @click.option("--trust", is_flag=True,
               help="Run a Python bot inline, in arena's own process (only for code you trust; "
                    "a contest runs it in its own process).")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the checklist as JSON (for a grading script): passed, checks, summary.")
 @isolation_option
 def check_bot(reference: str, rules_ids: str | None, time_limit: float, trust: bool,
-              isolation: str | None) -> None:
+              as_json: bool, isolation: str | None) -> None:
     """Check a bot before a contest: a checklist of what passed and failed (exit 0 if all did).
 
     Starts REF (FILE.py, DIR/, module:Class, 'cmd:PROGRAM ARGS' or a name) as a contest
@@ -44,8 +51,19 @@ def check_bot(reference: str, rules_ids: str | None, time_limit: float, trust: b
     except EntrantError as exc:
         fail(str(exc))
         return
-    for line in result.lines:
-        click.echo(str(line))
-    if result.footer:
-        click.echo(result.footer)
+    click.echo(_as_json(result) if as_json else _as_text(result))
     sys.exit(0 if result.passed else 1)
+
+
+def _as_text(result: Checklist) -> str:
+    """One ✓/✗/– line per check, then the footer."""
+    return "\n".join([*map(str, result.lines), *([result.footer] if result.footer else [])])
+
+
+def _as_json(result: Checklist) -> str:
+    """The same checklist as data: each check's result word and its line's words."""
+    words = {True: "passed", False: "failed", None: "not checked"}
+    return json.dumps({"passed": result.passed,
+                       "checks": [{"result": words[line.passed], "check": line.text}
+                                  for line in result.lines],
+                       "summary": result.footer}, indent=2, ensure_ascii=False)

@@ -5,6 +5,7 @@ every kind of event, and a reference that names no bot is one line with exit sta
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from pathlib import Path
@@ -53,7 +54,17 @@ def test_a_built_in_bot_passes_with_this_checklist() -> None:
     assert check("random") == (0, RANDOM_CHECKLIST)
 
 
-@pytest.mark.parametrize("bot", ["bluffer", "honest", "statistician"])
+def test_the_json_checklist_says_the_same_as_the_text() -> None:
+    status, output = check(BROKEN / "counts_the_deck.py", "--trust", "--json")
+    _, text = check(BROKEN / "counts_the_deck.py", "--trust")
+    found = json.loads(output)
+    marks = {"passed": "✓", "failed": "✗", "not checked": "–"}
+    assert status == 1 and found["passed"] is False
+    assert [f"{marks[c['result']]} {c['check']}" for c in found["checks"]] + [found["summary"]] \
+        == text.splitlines()
+
+
+@pytest.mark.parametrize("bot", ["bluffer", "honest", "statistician", "boss"])
 def test_every_built_in_bot_passes(bot: str) -> None:
     status, output = check(bot)
     assert status == 0, output
