@@ -21,6 +21,8 @@ DOUBT = MappingProxyType({"dice": 0.55, "dice-cards": 0.5, "cards": 0.1})
 """Below this chance that a claim holds, boss challenges (rejects), by rule set, as measured
 by `arena compare` against the statistician: in `cards` accepting is worth far more than
 it looks (the taker picks the best 5 of 10 cards), in `dice` a little less."""
+TABLE_DOUBT = MappingProxyType({"dice": 0.45})
+"""The same, at `dice` tables of three or more, where boss keeps no mirror (measured so too)."""
 
 
 class Boss(Remembering):
@@ -44,6 +46,8 @@ class Boss(Remembering):
     def __init__(self, context: BotContext) -> None:
         super().__init__(context)
         self.doubt = DOUBT.get(context.rules, 0.5)
+        if context.players > 2:
+            self.doubt = TABLE_DOUBT.get(context.rules, self.doubt)
         self.mirror: Mirror | None = None
         self.looking = False
         """Whether boss has just looked, so the hand it sees next is the opponent's view."""
