@@ -21,6 +21,7 @@ from click.testing import CliRunner
 
 from arena.cli.main import cli
 from arena.replay import read_replay, timeless
+from arena.report.markup import escape
 from arena.tournament import load as tournament
 from arena.tournament import results
 
@@ -217,6 +218,11 @@ def test_the_boss_league_prints_each_challenger_s_grade_after_the_standings(
     )
     graded = json.loads((out / results.GRADES).read_text())["graded"]
     assert [f"grade: {g['sentence']}\n" for g in graded] == result.stdout.splitlines(True)[-2:]
+    page = (out / "report.html").read_text()  # the report says them after the standings
+    shown = page[page.index('<section id="grades">'):page.index('<section id="spread">')]
+    assert re.findall("<li>(.*?)</li>", shown) == [escape(g["sentence"]) for g in graded]
+    assert '<a href="grades.json">' in page and page.index('id="standings"') < page.index(
+        'id="grades"')
 
 
 def test_run_quiet_prints_only_the_standings_and_refuses_a_second_run(tmp_path: Path) -> None:
