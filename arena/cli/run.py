@@ -255,6 +255,8 @@ def run(
     click.echo(report.standings, nl=False)
     for warning in report.warnings:  # even with --quiet: these entrants can only fail
         click.echo(f"arena: warning: {warning}", err=True)
+    if report.grades:
+        click.echo("\n" + "".join(f"grade: {line}\n" for line in report.grades), nl=False)
     if report.ranking:
         click.echo(
             "\nelimination: "

@@ -1,6 +1,7 @@
 """Reading a finished results folder for the report: config.yaml, standings.csv,
-ratings.json, crosstable.csv, stages.json, a ladder's ladder.json (without which a ladder's
-folder needs no other derived table), and games.jsonl one game at a time.
+ratings.json, crosstable.csv, stages.json, grades.json if there, a ladder's ladder.json
+(without which a ladder's folder needs no other derived table), and games.jsonl one game
+at a time.
 
 Memory does not grow with the games: games.jsonl is read one game at a time (for the
 counts and the first fault examples of each kind here; again for the viewer packs and for
@@ -206,6 +207,8 @@ class Folder:
     stages: Mapping[str, Any]
     ladder: LadderView | None = None
     """A ladder's ladder.json (arena/report/ladder_file.py); None for other formats."""
+    grades: tuple[str, ...] = ()
+    """grades.json's sentences, one per graded entrant; none without `grades:`."""
 
     @property
     def entrants(self) -> tuple[str, ...]:
@@ -282,6 +285,8 @@ def read_folder(folder: Path) -> Folder:
             crosstable=_optional_csv(folder / "crosstable.csv"),
             stages=stages,
             ladder=ladder,
+            grades=tuple(str(g["sentence"]) for g in _optional_json(
+                folder / folder_files.GRADES).get("graded", ())),
         )
     except (folder_files.ResultsError, KeyError, ValueError, TypeError, yaml.YAMLError) as exc:
         raise ReportError(f"{folder}: cannot read the results: {exc}") from None

@@ -20,7 +20,7 @@ __all__ = ["FILES", "header_facts", "played_at"]
 
 FILES = (
     folder_files.CONFIG, "standings.csv", "ratings.json", "crosstable.csv",
-    folder_files.GAMES, "stages.json", LADDER,
+    folder_files.GAMES, "stages.json", folder_files.GRADES, LADDER,
 )  # fmt: skip
 """The folder's files the header links to, those present."""
 

@@ -5,9 +5,9 @@ standings.csv, ratings.json, crosstable.csv, stages.json, a ladder's ladder.json
 and writes:
 
     report.html      one self-contained page (inline CSS, JS and SVG; no network): the
-                     standings, ratings with intervals, the crosstable as a heat map, faults,
-                     bluffing statistics, the bracket of an elimination, a Swiss's rounds
-                     (arena.report.rounds), a ladder's ranking,
+                     standings and grades, ratings with intervals, the crosstable as a heat
+                     map, faults, bluffing statistics, the bracket of an elimination, a
+                     Swiss's rounds (arena.report.rounds), a ladder's ranking,
                      versions and rating over time (arena.report.ladder), a header that says
                      what was played (arena.report.header), the spread of scores
                      (arena.report.spread), every game (arena.report.games), and a page per
@@ -123,6 +123,14 @@ def _bracket_part(data: Folder, links: dict[str, int]) -> list[tuple[str, str, s
     return [("bracket", "Bracket", bracket(data.stages, links))]
 
 
+def _grades_part(data: Folder) -> list[tuple[str, str, str]]:
+    """Each graded entrant's grade, in the words `arena run` printed, after the standings."""
+    if not data.grades:
+        return []
+    items = "".join(f"<li>{escape(line)}</li>" for line in data.grades)
+    return [("grades", "Grades", f'<ul class="grades">{items}</ul>')]
+
+
 _DERIVED_PARTS = frozenset({"standings", "crosstable", "ratings", "faults"})
 """The sections drawn from standings.csv, crosstable.csv and ratings.json."""
 
@@ -144,6 +152,7 @@ def render_report(
     name = str(data.config.get("name") or "tournament")
     parts = [
         ("standings", "Standings", standings_table(data)),
+        *_grades_part(data),
         *_bracket_part(data, links),
         ("spread", "Spread of scores", score_spread(data)),
         ("crosstable", "Head to head", heat_map(data)),

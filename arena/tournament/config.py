@@ -39,6 +39,7 @@ __all__ = [
     "ENTRANT_NAME_PATTERN",
     "FORMAT_ONLY",
     "FORMAT_TYPES",
+    "GRADED_FORMATS",
     "LIMIT_KEYS",
     "NAME_PATTERN",
     "ClusterConfig",
@@ -59,6 +60,8 @@ __all__ = [
 ]
 
 FORMAT_TYPES = ("round-robin", "elimination", "gauntlet", "swiss", "ladder")
+GRADED_FORMATS = ("gauntlet", "round-robin")
+"""The formats whose games meet every graded entrant with every grade's bot, head to head."""
 ENTRANT_MODES = ("inline", "process", "command")
 CLUSTER_SCHEMES = ("tcp://", "tls://")
 """How a Dask scheduler's address starts (arena.executor.cluster)."""
@@ -244,6 +247,18 @@ class TournamentConfig:
     submissions: str | None = None
     """ladder: the folder (from the current folder) whose bot files and folders are entrants
     too, so a season takes new bots without an edit of the config."""
+    grades: tuple[tuple[str, str], ...] = ()
+    """(grade, entrant name) lowest grade first: a graded entrant reaches a grade when it
+    beat that entrant and every lower grade's (arena/ratings/grades.py)."""
+
+    @property
+    def graded(self) -> tuple[str, ...]:
+        """The entrants the grades are for, in config order: neither a grade's bot nor a
+        gauntlet's champion (who meets no grade's bot)."""
+        if not self.grades:
+            return ()
+        skip = {bot for _, bot in self.grades} | set(self.format.champions)
+        return tuple(e.name for e in self.entrants if e.name not in skip)
 
     def at_isolation(self, level: str) -> TournamentConfig:
         """The same tournament with every entrant at this isolation level."""

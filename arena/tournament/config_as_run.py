@@ -60,6 +60,7 @@ def config_as_run(
         "output": cfg.output or f"results/{cfg.name}",
         "replays": cfg.replays,
         **({"cluster": _cluster_as_run(cfg.cluster, folder)} if cfg.cluster else {}),
+        **({"grades": [{grade: bot} for grade, bot in cfg.grades]} if cfg.grades else {}),
     }
 
 

@@ -2,8 +2,8 @@
 
 `load_config` reads a file (`load_config_text` takes the text) and checks it section by
 section: the name, rules and their options, entrants (config_entrants.py), the format
-with its type's own keys, seed, limits, mode, workers, output and replays, filling every
-default. The first problem stops the check with one `ConfigError` line.
+with its type's own keys, seed, limits, mode, workers, output, replays and grades,
+filling every default. The first problem stops the check with one `ConfigError` line.
 
 This module must not import the rules, the referee, pluggy or click: what it needs to know
 about rule sets (`RuleSetInfo`) and bots (`bot_problem`, `known_bots`) is passed in. It
@@ -26,6 +26,7 @@ from arena.tournament.config import (
     ENTRANT_MODES,
     FORMAT_ONLY,
     FORMAT_TYPES,
+    GRADED_FORMATS,
     ISOLATION_LEVELS,
     LIMIT_KEYS,
     NAME_PATTERN,
@@ -62,6 +63,7 @@ _TOP_KEYS = (
     "replays",
     "cluster",
     "submissions",
+    "grades",
 )
 _CLUSTER_KEYS = ("address", "ca", "cert", "key")
 _FORMAT_COMMON = ("type", "seats", "games")
@@ -144,11 +146,12 @@ class _Builder(EntrantChecks):
         entrants += tuple(EntrantConfig(name=stem, bot=bot, mode=mode, isolation=isolation)
                           for stem, bot in submitted(submissions)
                           if all(e.name != stem for e in entrants))
+        fmt = self.format(top.get("format"), info, entrants)
         return TournamentConfig(
             name=name,
             rules=rules_id,
             entrants=entrants,
-            format=self.format(top.get("format"), info, entrants),
+            format=fmt,
             options=options,
             seed=None if top.get("seed") is None else self.whole(("seed",), top["seed"]),
             limits=self.limits(top.get("limits")),
@@ -159,6 +162,7 @@ class _Builder(EntrantChecks):
             replays=self.flag(("replays",), top.get("replays", True)),
             cluster=self.cluster(top.get("cluster")),
             submissions=submissions,
+            grades=self.grades(top.get("grades"), fmt, entrants),
         )
 
     def submissions(self, raw: Any, section: Any) -> str | None:
@@ -170,6 +174,52 @@ class _Builder(EntrantChecks):
             self.doc.fail(("submissions",), "'submissions' applies only to a ladder format")
         folder = Path(self.text(("submissions",), raw))
         return str(folder if self.folder is None or folder.is_absolute() else self.folder / folder)
+
+    def grades(self, raw: Any, fmt: FormatConfig,
+               entrants: tuple[EntrantConfig, ...]) -> tuple[tuple[str, str], ...]:
+        """(grade, entrant) lowest first: a list, since a YAML mapping keeps no order."""
+        if raw is None:
+            return ()
+        if fmt.type not in GRADED_FORMATS:
+            self.doc.fail(("grades",), f"'grades' applies only to gauntlet or round-robin, "
+                                       f"not {fmt.type}")
+        if fmt.seats != 2:
+            self.doc.fail(("grades",), "a grade is a head-to-head score: it needs 2-seat "
+                                       f"tables, got {fmt.seats} seats")
+        if not isinstance(raw, list) or not raw:
+            got = "an empty list" if raw == [] else describe(raw)
+            self.doc.fail(("grades",), "must be a list of grades, lowest first, like "
+                                       f"[pass: honest, merit: statistician], got {got}")
+        grades = tuple(self.grade(index, item, fmt, entrants) for index, item in enumerate(raw))
+        for index, (grade, bot) in enumerate(grades):
+            for lower, lower_bot in grades[:index]:
+                if grade == lower:
+                    self.doc.fail(("grades", index, grade), f"grade {grade!r} is listed twice")
+                if bot == lower_bot:
+                    self.doc.fail(("grades", index, grade),
+                                  f"{bot!r} is already the bot of grade {lower!r}")
+        bots = {bot for _, bot in grades} | set(fmt.champions)
+        if all(e.name in bots for e in entrants):
+            self.doc.fail(("grades",), "every entrant is a grade's bot; there is no one to grade")
+        return grades
+
+    def grade(self, index: int, item: Any, fmt: FormatConfig,
+              entrants: tuple[EntrantConfig, ...]) -> tuple[str, str]:
+        """One grade and the entrant to beat for it, an entrant of the config."""
+        if not isinstance(item, dict) or len(item) != 1:
+            got = f"a mapping of {len(item)} keys" if isinstance(item, dict) else describe(item)
+            self.doc.fail(("grades", index), f"must be one grade and its bot, like "
+                                             f"'pass: honest', got {got}")
+        ((grade, bot),) = item.items()
+        path: KeyPath = ("grades", index, grade)
+        self.text(path, grade)
+        names = [e.name for e in entrants]
+        if self.text(path, bot) not in names:
+            self.doc.fail(path, f"unknown entrant {bot!r}{suggestion(bot, names)}")
+        if fmt.type == "gauntlet" and bot not in fmt.champions:
+            self.doc.fail(path, f"{bot!r} is not a champion; in a gauntlet each grade's bot "
+                                "must be one, to meet every challenger")
+        return grade, bot
 
     def name(self, top: Mapping[str, Any]) -> str:
         name = self.text(("name",), self.required((), top, "name"))

@@ -1,5 +1,6 @@
 """The derived files of a results folder: ratings.json, standings.csv/.md, crosstable.csv
-and stages.json, all from one pass over games.jsonl.
+and stages.json, all from one pass over games.jsonl; and, for a config with `grades:`,
+grades.json from one more.
 
 Each is written atomically (temp file, then rename), so a reader never sees half a file,
 and memory does not grow with the games. This module never plays a game, never appends to
@@ -13,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from arena.ratings.grades import grade, grades_json, sentence
 from arena.ratings.render import crosstable_csv, ratings_json, standings_csv, standings_md
 from arena.ratings.summary import summarise
 from arena.tournament import results as folder_files
@@ -30,6 +32,8 @@ class Derived:
     """standings.md: the standings as a Markdown table."""
     warnings: tuple[str, ...]
     """One line for each entrant that faulted in every game it played."""
+    grades: tuple[str, ...] = ()
+    """One sentence per graded entrant: the grade it reached and how (grades.json)."""
 
 
 def write_derived(
@@ -66,4 +70,14 @@ def write_derived(
         f"commonest fault: {fault}"
         for name, games, fault in summary.always_faulted()
     )
-    return Derived(derived["standings.md"], warnings)
+    return Derived(derived["standings.md"], warnings, write_grades(folder, cfg))
+
+
+def write_grades(folder: Path, cfg: TournamentConfig) -> tuple[str, ...]:
+    """Write grades.json atomically for a config with grades; return each sentence."""
+    if not cfg.grades:
+        return ()
+    games = folder_files.GameFile(folder / folder_files.GAMES)
+    gradings = grade(games, cfg.grades, cfg.graded)
+    folder_files.write_atomic(folder / folder_files.GRADES, grades_json(gradings, cfg.grades))
+    return tuple(sentence(g) for g in gradings)

@@ -9,17 +9,16 @@ Layout of `results/<name>/`:
                      read back on resume; no bot's sandbox shows this folder
     games.jsonl      one JSON line per finished game, appended in schedule order
     replays/         one `<game id>.json.gz` per game (see arena/replay.py)
-    ratings.json, standings.csv, standings.md, crosstable.csv, stages.json
-                     derived from games.jsonl, each written atomically
+    ratings.json, standings.csv, standings.md, crosstable.csv, stages.json, and
+    grades.json      (a config with `grades:` only) derived from games.jsonl, each atomically
 
 Durability: every line of games.jsonl is written with one `write` call and flushed at
 once, so a killed process (even `kill -9`) loses nothing already appended; the kernel
 has it. `fsync` is costly (about 3.5 ms per call on the development disk, more than a
 whole game takes), so the log syncs at most once per `sync_every` seconds and when it is
 closed: a power cut can lose the last second of games, which `--resume` plays again. A
-torn last line (a crash in the middle of a write) is cut off by `repair_games`.
-Derived files and replays are written to a temporary file and renamed over the old one
-(`os.replace`), so a reader never sees half a file.
+torn last line (a crash mid-write) is cut off by `repair_games`. Derived files and replays are
+written to a temporary file and renamed into place (`os.replace`): no reader sees half a file.
 
 This module knows files, not games: it must not import the rules, the referee or click,
 and it never decides what a line means beyond "one JSON object".
@@ -44,6 +43,7 @@ SECRET = "secret"
 REPLAYS = "replays"
 LOCK = ".lock"
 DERIVED = ("ratings.json", "standings.csv", "standings.md", "crosstable.csv", "stages.json")
+GRADES = "grades.json"  # derived too, where the config has `grades:` (arena/ratings/grades.py)
 PAGES = ("report.html", "viewer.html", "viewer-rules.js")
 """Written by `arena report` (and at the end of `arena run`) beside the results."""
 TEMPORARY_SUFFIX = ".tmp"
@@ -187,7 +187,7 @@ def foreign(folder: str | os.PathLike[str]) -> list[str]:
     root = Path(folder)
     if not root.is_dir():
         return []
-    ours = {GAMES, CONFIG, SECRET, REPLAYS, LOCK, *DERIVED, *PAGES}
+    ours = {GAMES, CONFIG, SECRET, REPLAYS, LOCK, *DERIVED, GRADES, *PAGES}
     return sorted(
         p.name
         for p in root.iterdir()
@@ -211,7 +211,7 @@ def remove_temporaries(folder: str | os.PathLike[str]) -> int:
 
 def remove_derived(folder: str | os.PathLike[str]) -> None:
     """Remove the derived files and pages, which must not outlive the log they came from."""
-    for name in (*DERIVED, *PAGES):
+    for name in (*DERIVED, GRADES, *PAGES):
         with contextlib.suppress(FileNotFoundError):
             (Path(folder) / name).unlink()
 
@@ -219,7 +219,7 @@ def remove_derived(folder: str | os.PathLike[str]) -> None:
 def clear(folder: str | os.PathLike[str]) -> None:
     """Remove what a run writes (not the lock), to start over with `--force`."""
     root = Path(folder)
-    for name in (GAMES, CONFIG, SECRET, *DERIVED, *PAGES):
+    for name in (GAMES, CONFIG, SECRET, *DERIVED, GRADES, *PAGES):
         with contextlib.suppress(FileNotFoundError):
             (root / name).unlink()
     shutil.rmtree(root / REPLAYS, ignore_errors=True)

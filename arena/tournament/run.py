@@ -105,6 +105,8 @@ class RunReport:
     """An elimination's final ranking, best first; None for other formats."""
     warnings: tuple[str, ...] = ()
     """One line each, for the user: workers that died, entrants that faulted in every game."""
+    grades: tuple[str, ...] = ()
+    """A config with grades: the grade each graded entrant reached, one sentence each."""
 
 
 def run_tournament(
@@ -370,8 +372,8 @@ class _Run:
         played = len(self.results) - resumed
         warnings = (*self.lost.deaths, *derived.warnings)
         return RunReport(
-            self.folder, self.total, played, resumed, derived.standings, ranking, warnings
-        )
+            self.folder, self.total, played, resumed, derived.standings, ranking, warnings,
+            derived.grades)
 
 
 def _digests(played: Played) -> Written:

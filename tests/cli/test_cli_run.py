@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import json
 import os
 import re
 import signal
@@ -20,6 +21,7 @@ from click.testing import CliRunner
 
 from arena.cli.main import cli
 from arena.replay import read_replay, timeless
+from arena.report.markup import escape
 from arena.tournament import load as tournament
 from arena.tournament import results
 
@@ -161,7 +163,9 @@ def test_every_example_config_validates() -> None:
     for path in CONFIGS:
         result = _invoke("validate", path)
         assert result.exit_code == 0, result.stderr
-        assert result.stdout.startswith("ok: ") and result.stdout.endswith(" games\n")
+        first, *said = result.stdout.splitlines()  # then a line per entrant not arena's own
+        assert first.startswith("ok: ") and first.endswith(" games"), result.stdout
+        assert all(line.startswith("entrant '") for line in said), result.stdout
         cfg = tournament.load_tournament(path)
         rule_sets.add(cfg.rules)
         formats.add(cfg.format.type)
@@ -188,6 +192,37 @@ def test_quickstart_runs_and_prints_the_standings(tmp_path: Path) -> None:
     counts = [int(line.split()[2]) for line in shown]  # tests/cli/test_progress.py has
     assert counts[-1] == 120 and counts == sorted(set(counts))  # the rest of them: a tenth's
     assert all(count % 12 == 0 for count in counts)  # line only 5 s after the last
+
+
+def test_the_boss_league_prints_each_challenger_s_grade_after_the_standings(
+    tmp_path: Path,
+) -> None:
+    """configs/boss-league.yaml, 10 deals a champion, with a second challenger strong
+    enough to reach a grade: one exact line each, as grades.json says them. The rival, the
+    statistician itself, splits every deal with it: 50%, and no spread at all."""
+    student = ROOT / "bots" / "examples" / "example_bot.py"
+    text = (ROOT / "configs" / "boss-league.yaml").read_text().replace("games: 80", "games: 10")
+    text = text.replace("../bots/examples/example_bot.py", str(student)).replace(
+        "    alias: student\n", "    alias: student\n  - {bot: statistician, alias: rival}\n")
+    config, out = _write(tmp_path, text), tmp_path / "out"
+    result = _invoke("run", config, "--out", out, "-q")
+    assert (result.exit_code, result.stderr) == (0, "")
+    standings = (out / "standings.md").read_text()
+    assert result.stdout.startswith(standings)
+    assert result.stdout[len(standings):] == (
+        "\n"
+        "grade: student reached no grade: did not beat honest (5% of 20 games, 95% interval "
+        "0-14%), statistician (0% of 20, 0-1%) and boss (5% of 20, 0-14%)\n"
+        "grade: rival reached pass: beat honest (90% of 20 games, 95% interval 78-100%); did "
+        "not beat statistician (50% of 20, 50-50%) and boss (35% of 20, 7-63%)\n"
+    )
+    graded = json.loads((out / results.GRADES).read_text())["graded"]
+    assert [f"grade: {g['sentence']}\n" for g in graded] == result.stdout.splitlines(True)[-2:]
+    page = (out / "report.html").read_text()  # the report says them after the standings
+    shown = page[page.index('<section id="grades">'):page.index('<section id="spread">')]
+    assert re.findall("<li>(.*?)</li>", shown) == [escape(g["sentence"]) for g in graded]
+    assert '<a href="grades.json">' in page and page.index('id="standings"') < page.index(
+        'id="grades"')
 
 
 def test_run_quiet_prints_only_the_standings_and_refuses_a_second_run(tmp_path: Path) -> None:

@@ -416,8 +416,8 @@ def test_each_problem_is_one_exact_line(old: str, new: str, message: str) -> Non
         ("a: 1\n---\nb: 2\n", ("configs/x.yaml:2: invalid YAML: expected a single document in "
          "the stream, but found another document (column 1)")),
         ("x: 1\n", ("configs/x.yaml:1: x: unknown key 'x' (known: cluster, entrants, format, "
-         "isolation, limits, mode, name, options, output, replays, rules, seed, submissions, "
-         "workers)")),
+         "grades, isolation, limits, mode, name, options, output, replays, rules, seed, "
+         "submissions, workers)")),
         ("x: &a [*a]\n", "configs/x.yaml:1: x.0: an alias refers to a value that contains it"),
         (MINIMAL.replace("rules: dice", "rules: cards").replace("random]", "random, bluffer]")
          + "format: {type: round-robin, seats: 2}\n",
@@ -428,6 +428,87 @@ def test_whole_file_problems(text: str, message: str) -> None:
     with pytest.raises(ConfigError) as caught:
         load(text)
     assert str(caught.value) == message
+
+
+GRADED = """\
+name: league
+rules: dice
+entrants:
+  - random
+  - bluffer
+  - statistician
+  - bot: random
+    alias: student
+format:
+  type: gauntlet
+  champions: [random, bluffer, statistician]
+grades: [pass: random, merit: bluffer, distinction: statistician]
+"""
+
+
+def test_grades_are_kept_lowest_first_and_saved_as_a_list() -> None:
+    cfg = load(GRADED)
+    assert cfg.grades == (("pass", "random"), ("merit", "bluffer"),
+                          ("distinction", "statistician"))
+    assert cfg.graded == ("student",)
+    saved = yaml.safe_load(dump_config(cfg))["grades"]
+    assert saved == [{"pass": "random"}, {"merit": "bluffer"}, {"distinction": "statistician"}]
+    assert load(dump_config(cfg)) == cfg
+    assert "grades" not in config_as_run(load(MINIMAL))  # no key, no change to older folders
+    rr = load(edited("  type: gauntlet\n  champions: [random, bluffer, statistician]\n",
+                     "  type: round-robin\n", GRADED).replace(", distinction: statistician", ""))
+    assert rr.grades == (("pass", "random"), ("merit", "bluffer"))
+    assert rr.graded == ("statistician", "student")
+
+
+GRADE_ERRORS = [
+    ("[pass: random, merit: bluffer, distinction: statistician]", "{pass: random}",
+     ("configs/x.yaml:12: grades: must be a list of grades, lowest first, like "
+      "[pass: honest, merit: statistician], got a mapping")),
+    ("[pass: random, merit: bluffer, distinction: statistician]", "[]",
+     ("configs/x.yaml:12: grades: must be a list of grades, lowest first, like "
+      "[pass: honest, merit: statistician], got an empty list")),
+    ("merit: bluffer,", "bluffer,",
+     ("configs/x.yaml:12: grades.1: must be one grade and its bot, like 'pass: honest', "
+     "got 'bluffer'")),
+    ("merit: bluffer,", "{merit: bluffer, extra: random},",
+     ("configs/x.yaml:12: grades.1: must be one grade and its bot, like 'pass: honest', "
+     "got a mapping of 2 keys")),
+    ("merit: bluffer,", "merit: bluffr,",
+     "configs/x.yaml:12: grades.1.merit: unknown entrant 'bluffr' (did you mean 'bluffer'?)"),
+    ("merit: bluffer,", "pass: bluffer,",
+     "configs/x.yaml:12: grades.1.pass: grade 'pass' is listed twice"),
+    ("merit: bluffer,", "merit: random,",
+     "configs/x.yaml:12: grades.1.merit: 'random' is already the bot of grade 'pass'"),
+    ("merit: bluffer,", "merit: student,",
+     ("configs/x.yaml:12: grades.1.merit: 'student' is not a champion; in a gauntlet each "
+      "grade's bot must be one, to meet every challenger")),
+    ("  type: gauntlet\n  champions: [random, bluffer, statistician]\n", "  type: swiss\n",
+     "configs/x.yaml:11: grades: 'grades' applies only to gauntlet or round-robin, not swiss"),
+    ("  champions: [random, bluffer, statistician]\n",
+     "  seats: 3\n  champions: [random, bluffer]\n",
+     ("configs/x.yaml:13: grades: a grade is a head-to-head score: it needs 2-seat tables, "
+      "got 3 seats")),
+    ("merit: bluffer,", "merit: 3,",
+     "configs/x.yaml:12: grades.1.merit: must be non-empty text, got 3"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("old", "new", "message"), GRADE_ERRORS)
+def test_each_grades_problem_is_one_exact_line(old: str, new: str, message: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        load(edited(old, new, GRADED))
+    assert str(caught.value) == message
+
+
+def test_grades_that_leave_no_one_to_grade_are_refused() -> None:
+    text = edited("  type: gauntlet\n  champions: [random, bluffer, statistician]\n",
+                  "  type: round-robin\n", GRADED).replace("statistician]", "statistician, "
+                                                            "fourth: student]")
+    with pytest.raises(ConfigError) as caught:
+        load(text)
+    assert str(caught.value) == ("configs/x.yaml:11: grades: every entrant is a grade's bot; "
+                                 "there is no one to grade")
 
 
 def test_recursive_alias_is_an_error_not_a_hang() -> None:

@@ -51,7 +51,8 @@ def _files(folder: Path) -> tuple[list[str], dict[str, bytes]]:
     """The names of every file a run and its report leave, and the bytes of those that hold
     no seconds (replays and packs keep each decision's) or paths (config.yaml)."""
     names = sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file())
-    same = ("games.jsonl", *results.DERIVED, *results.PAGES)
+    same = ("games.jsonl", *results.DERIVED, *results.PAGES,
+            *[results.GRADES] * (folder / results.GRADES).exists())
     return names, {name: (folder / name).read_bytes() for name in same}
 
 
@@ -150,8 +151,9 @@ def test_refresh_minutes_reach_the_run_and_0_turns_it_off(
 
 def test_a_reader_never_sees_half_a_page_and_kill_9_resumes(tmp_path: Path) -> None:
     """A real run refreshing every 0.12 s: every read of report.html is a whole page; killed
-    with -9 mid-run, it resumes to the files of a run never killed."""
-    config = _write(tmp_path, SMALL.replace("games: 1", "games: 100"))  # 600 games
+    with -9 mid-run, it resumes to the files of a run never killed, its grades too."""
+    graded = SMALL.replace("games: 1", "games: 100") + "    grades: [pass: honest]\n"
+    config = _write(tmp_path, graded)  # 600 games
     out = tmp_path / "killed"
     process = subprocess.Popen(
         [sys.executable, "-m", "arena", "run", str(config), "--out", str(out), "--workers",
@@ -177,4 +179,5 @@ def test_a_reader_never_sees_half_a_page_and_kill_9_resumes(tmp_path: Path) -> N
     clean = _invoke("run", config, "--out", tmp_path / "clean", "--workers", "1", "-q")
     assert clean.exit_code == 0
     assert _files(out) == _files(tmp_path / "clean")
+    assert (out / results.GRADES).exists()
     assert "in progress" not in page.read_text()

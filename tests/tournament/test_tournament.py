@@ -322,6 +322,48 @@ def test_a_folder_with_games_needs_resume_or_force(tmp_path: Path) -> None:
     assert not (tmp_path / "out" / results.REPLAYS / "stray.json.gz").exists()
 
 
+GRADED = "{type: gauntlet, seats: 2, games: 6, champions: [random, r2]}"
+
+
+def test_a_graded_run_writes_the_same_grades_on_any_workers_and_after_a_resume(
+    tmp_path: Path,
+) -> None:
+    cfg = _config(tmp_path, GRADED, entrants=4, grades="[pass: random, merit: r2]")
+    one = run_tournament(cfg, tmp_path / "one", workers=1)
+    two = run_tournament(cfg, tmp_path / "two", workers=2)
+    _same_results(tmp_path / "one", tmp_path / "two")
+    grades = (tmp_path / "one" / results.GRADES).read_bytes()
+    assert grades == (tmp_path / "two" / results.GRADES).read_bytes()
+    assert one.grades == two.grades and [line.split(" reached ")[0] for line in one.grades] == [
+        "r3", "r4"]
+    document = json.loads(grades)
+    assert [g["entrant"] for g in document["graded"]] == ["r3", "r4"]
+    assert [g["sentence"] for g in document["graded"]] == list(one.grades)
+    assert [m["games"] for m in document["graded"][0]["against"]] == [12, 12]  # 6 pairs each
+    cut = tmp_path / "cut"
+    run_tournament(cfg, cut, workers=1)
+    lines = (cut / results.GAMES).read_bytes().splitlines(keepends=True)
+    (cut / results.GAMES).write_bytes(b"".join(lines[:9]) + b'{"id": "torn')  # mid-pair
+    (cut / results.GRADES).unlink()
+    assert run_tournament(cfg, cut, workers=2, resume=True).grades == one.grades
+    assert (cut / results.GRADES).read_bytes() == grades
+    ungraded = run_tournament(_config(tmp_path, GRADED, entrants=4), tmp_path / "none")
+    assert ungraded.grades == () and not (tmp_path / "none" / results.GRADES).exists()
+
+
+def test_resume_refuses_changed_grades(tmp_path: Path) -> None:
+    cfg = _config(tmp_path, GRADED, entrants=4, grades="[pass: random, merit: r2]")
+    run_tournament(cfg, tmp_path / "out", workers=1)
+    swapped = _config(tmp_path, GRADED, entrants=4, grades="[pass: r2, merit: random]")
+    with pytest.raises(TournamentError) as refused:
+        run_tournament(swapped, tmp_path / "out", workers=1, resume=True)
+    assert str(refused.value) == (
+        f"the configuration changed since {tmp_path / 'out'} was started: "
+        'grades.0.pass: "random" -> "r2"; grades.1.merit: "r2" -> "random" '
+        "(resume with the original configuration, or --force to start over)"
+    )
+
+
 def test_resume_refuses_a_changed_config_but_not_other_workers(tmp_path: Path) -> None:
     cfg = _config(tmp_path, "{type: round-robin, seats: 2, games: 1}", workers=1)
     run_tournament(cfg, tmp_path / "out")
