@@ -212,9 +212,9 @@ def test_the_boss_league_prints_each_challenger_s_grade_after_the_standings(
     assert result.stdout[len(standings):] == (
         "\n"
         "grade: student reached no grade: did not beat honest (5% of 20 games, 95% interval "
-        "0-14%), statistician (0% of 20, 0-1%) and boss (5% of 20, 0-14%)\n"
+        "0-14%), statistician (0% of 20, 0-1%) and boss (15% of 20, 0-35%)\n"
         "grade: rival reached pass: beat honest (90% of 20 games, 95% interval 78-100%); did "
-        "not beat statistician (50% of 20, 50-50%) and boss (35% of 20, 7-63%)\n"
+        "not beat statistician (50% of 20, 50-50%) and boss (0% of 20, 0-1%)\n"
     )
     graded = json.loads((out / results.GRADES).read_text())["graded"]
     assert [f"grade: {g['sentence']}\n" for g in graded] == result.stdout.splitlines(True)[-2:]
