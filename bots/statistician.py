@@ -52,7 +52,11 @@ class Statistician(Remembering):
 
     def __init__(self, context: BotContext) -> None:
         super().__init__(context)
-        self.threshold = fraction_option(self.name, "threshold", self.settings["threshold"])
+        self.threshold = self._threshold(context)
+
+    def _threshold(self, context: BotContext) -> float:
+        """Below this chance that a claim holds, it challenges: its `threshold` option."""
+        return fraction_option(self.name, "threshold", self.settings["threshold"])
 
     def act(self, observation: arena.Observation) -> arena.Action:
         """Choose by the exact odds of what this seat has seen."""
@@ -76,8 +80,12 @@ class Statistician(Remembering):
             return choose_receiver(observation)
         if legal.decision == "reroll":
             return arena.Reroll(best_reroll(memory, legal.min_index, legal))
-        value = memory.tables.hand_value(memory.known)
-        return arena.Bid(self.space.claims[max(value, legal.min_index)])
+        return arena.Bid(self.space.claims[self._bid(memory, legal.min_index)])
+
+    def _bid(self, memory: RoundMemory, floor: int) -> int:
+        """The claim to make (an index): the true value when legal, else the lowest claim."""
+        assert memory.known is not None
+        return max(memory.tables.hand_value(memory.known), floor)
 
     def _claim(self, observation: arena.Observation) -> int:
         assert observation.claim is not None
