@@ -306,6 +306,15 @@ def _last_newline(handle: IO[bytes], before: int) -> int:
     return 0
 
 
+def count_lines(path: str | os.PathLike[str]) -> int:
+    """The whole lines of a log (0 if there is none), read a chunk at a time."""
+    try:
+        with open(path, "rb") as handle:
+            return sum(chunk.count(b"\n") for chunk in iter(lambda: handle.read(1 << 20), b""))
+    except FileNotFoundError:
+        return 0
+
+
 def iter_games(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
     """Yield the games of a log one at a time, so memory does not grow with the tournament."""
     for _, game in iter_game_lines(path):
