@@ -199,7 +199,7 @@ def remove_temporaries(folder: str | os.PathLike[str]) -> int:
     """Delete temporary files an interrupted run left behind; return how many."""
     root = Path(folder)
     removed = 0
-    for place in (root, root / REPLAYS):
+    for place in (root, root / REPLAYS, root / REPLAYS / "chances"):  # the viewer's packs
         if not place.is_dir():
             continue
         for stray in place.glob(f".*{TEMPORARY_SUFFIX}"):
