@@ -109,14 +109,12 @@ def _write_packs(replays: Path, pack: int, packed: Sequence[tuple[str, bytes]],
     report's refresh and the report at the end redo only the last packs."""
     content = pack_script(packed)
     chances_path = replays / chances_name(pack)
-    same = _holds(replays / pack_name(pack), content) and _stamped(chances_path)
+    if not (_holds(replays / pack_name(pack), content) and _stamped(chances_path)):
+        chances_path.parent.mkdir(exist_ok=True)  # the chances first: a kill -9 before the
+        computed = [(game_id, viewer_json(text))  # pack leaves it changed, so redone
+                    for (game_id, _), text in zip(packed, texts, strict=True)]
+        _write_pack(chances_path, chances_stamp() + chances_script(computed))
     _write_pack(replays / pack_name(pack), content)
-    if same:
-        return
-    chances_path.parent.mkdir(exist_ok=True)
-    computed = [(game_id, viewer_json(text)) for (game_id, _), text in zip(packed, texts,
-                                                                          strict=True)]
-    _write_pack(chances_path, chances_stamp() + chances_script(computed))
 
 
 def _holds(path: Path, content: bytes) -> bool:

@@ -199,7 +199,7 @@ def remove_temporaries(folder: str | os.PathLike[str]) -> int:
     """Delete temporary files an interrupted run left behind; return how many."""
     root = Path(folder)
     removed = 0
-    for place in (root, root / REPLAYS):
+    for place in (root, root / REPLAYS, root / REPLAYS / "chances"):  # the viewer's packs
         if not place.is_dir():
             continue
         for stray in place.glob(f".*{TEMPORARY_SUFFIX}"):
@@ -304,6 +304,15 @@ def _last_newline(handle: IO[bytes], before: int) -> int:
             return start + found + 1
         position = start
     return 0
+
+
+def count_lines(path: str | os.PathLike[str]) -> int:
+    """The whole lines of a log (0 if there is none), read a chunk at a time."""
+    try:
+        with open(path, "rb") as handle:
+            return sum(chunk.count(b"\n") for chunk in iter(lambda: handle.read(1 << 20), b""))
+    except FileNotFoundError:
+        return 0
 
 
 def iter_games(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:

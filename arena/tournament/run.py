@@ -300,11 +300,14 @@ class _Run:
                 self._play_batches(recorded, log)
             aborted = False
         except KeyboardInterrupt:
-            raise Interrupted(len(self.results), self.total, self.folder) from None
+            pass  # told below, once the log is closed
         finally:
             if self.executor is not None:
                 self.executor.close(abort=aborted)
             log.close()
+        if aborted:  # the games the file holds: Ctrl-C may land after a line, before its count
+            saved = folder_files.count_lines(self.folder / folder_files.GAMES)
+            raise Interrupted(saved, self.total, self.folder)
         return self._finish(len(recorded))
 
     def _play_batches(

@@ -114,3 +114,36 @@ def test_a_second_report_keeps_the_chances_of_unchanged_packs(
     assert chances[0].read_bytes().startswith(chances_stamp())
     assert chances[0].stat().st_ino != kept[chances[0]]
     assert all(p.stat().st_ino == kept[p] for p in chances[1:])  # untouched
+
+
+class _Killed(BaseException):
+    """What a kill -9 does to a report: it stops between two writes."""
+
+
+def test_a_report_killed_between_a_pack_and_its_chances_leaves_none_stale(
+    dice_folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import shutil
+
+    from arena.report import scan
+
+    copy = tmp_path / "copy"
+    shutil.copytree(dice_folder, copy, ignore=shutil.ignore_patterns(".lock"))
+    packs = copy / "replays"
+    fresh = (packs / viewer.chances_name(0)).read_bytes()
+    (packs / viewer.pack_name(0)).unlink()  # a pack that changes, as a running one's last
+    (packs / viewer.chances_name(0)).write_bytes(chances_stamp() + viewer.chances_script([]))
+    real, writes = scan._write_pack, [0]
+
+    def killed(path: Path, content: bytes) -> None:
+        writes[0] += 1
+        if writes[0] == 2:
+            raise _Killed
+        real(path, content)
+
+    monkeypatch.setattr(scan, "_write_pack", killed)
+    with pytest.raises(_Killed):
+        build_report(copy, workers=1)
+    monkeypatch.setattr(scan, "_write_pack", real)
+    build_report(copy, workers=1)  # the report of the resumed run
+    assert (packs / viewer.chances_name(0)).read_bytes() == fresh

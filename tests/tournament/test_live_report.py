@@ -18,6 +18,7 @@ from cli_support import invoke_cli as _invoke
 from cli_support import write_config as _write
 
 from arena.cli import run as run_cli
+from arena.report import header
 from arena.report.html import build_report
 from arena.report.viewer import pack_name
 from arena.tournament import results
@@ -43,13 +44,22 @@ GAMES_DATA = re.compile(r'<script type="application/json" id="games-data">(.*?)<
                         re.DOTALL)
 
 
+@pytest.fixture
+def one_minute(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every report made in the test says it was played in the same minute: the header's
+    "played" is games.jsonl's modification time, the one wall-clock fact report.html holds,
+    and two runs made seconds apart can end either side of a minute."""
+    monkeypatch.setattr(header, "played_at", lambda data: "2026-01-01 00:00 UTC")
+
+
 def _final(folder: Path, count: int) -> None:
     build_report(folder, workers=count)
 
 
 def _files(folder: Path) -> tuple[list[str], dict[str, bytes]]:
     """The names of every file a run and its report leave, and the bytes of those that hold
-    no seconds (replays and packs keep each decision's) or paths (config.yaml)."""
+    no seconds (replays and packs keep each decision's) or paths (config.yaml); report.html
+    holds a minute, which a test that compares two runs' pins (`one_minute`)."""
     names = sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file())
     same = ("games.jsonl", *results.DERIVED, *results.PAGES,
             *[results.GRADES] * (folder / results.GRADES).exists())
@@ -74,6 +84,7 @@ class Spy:
         self.seen.append((tally.done, page, standings))
 
 
+@pytest.mark.usefixtures("one_minute")
 def test_a_run_refreshes_its_report_while_it_plays(tmp_path: Path) -> None:
     cfg = load_tournament(_write(tmp_path, SMALL))
     spy = Spy()
@@ -112,6 +123,7 @@ def test_a_failed_refresh_is_a_note_and_the_run_goes_on(tmp_path: Path) -> None:
     assert said == [note] * 6
 
 
+@pytest.mark.usefixtures("one_minute")
 def test_a_run_stopped_at_a_refresh_resumes_to_the_same_files(tmp_path: Path) -> None:
     cfg = load_tournament(_write(tmp_path, SMALL))
     spy = Spy()
@@ -149,6 +161,7 @@ def test_refresh_minutes_reach_the_run_and_0_turns_it_off(
     assert asked == [300.0, 30.0]
 
 
+@pytest.mark.usefixtures("one_minute")
 def test_a_reader_never_sees_half_a_page_and_kill_9_resumes(tmp_path: Path) -> None:
     """A real run refreshing every 0.12 s: every read of report.html is a whole page; killed
     with -9 mid-run, it resumes to the files of a run never killed, its grades too."""

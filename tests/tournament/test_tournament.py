@@ -307,6 +307,38 @@ def test_ctrl_c_keeps_finished_games_and_resume_completes(
     _same_results(tmp_path / "full", tmp_path / "cut")
 
 
+def test_ctrl_c_during_the_logs_sync_counts_the_game_just_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C in the once-a-second fsync, after the line is in the file: it is counted."""
+    cfg = _config(tmp_path, "{type: round-robin, seats: 2, games: 1}")
+    real = results.GameLog.sync
+    syncs = [0]
+
+    def interrupted(log: results.GameLog) -> None:
+        syncs[0] += 1
+        real(log)
+        if syncs[0] == 3:  # the third game's line is flushed: Ctrl-C as its fsync ends
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(results.GameLog, "sync", interrupted)
+    monkeypatch.setattr(results.GameLog, "__init__", _syncing_every_line(results.GameLog))
+    with pytest.raises(Interrupted) as stop:
+        run_tournament(cfg, tmp_path / "out", workers=1)
+    lines = (tmp_path / "out" / results.GAMES).read_bytes().count(b"\n")
+    assert (stop.value.done, lines) == (3, 3)
+
+
+def _syncing_every_line(log_class: type[results.GameLog]) -> Any:
+    """GameLog's __init__ with a sync after every line (the once-a-second sync, always due)."""
+    real = log_class.__init__
+
+    def init(log: results.GameLog, path: Any, sync_every: float = 1.0) -> None:
+        real(log, path, 0.0)
+
+    return init
+
+
 def test_a_folder_with_games_needs_resume_or_force(tmp_path: Path) -> None:
     cfg = _config(tmp_path, "{type: round-robin, seats: 2, games: 1}")
     run_tournament(cfg, tmp_path / "out", workers=1)
