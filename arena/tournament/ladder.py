@@ -25,6 +25,7 @@ from arena.executor.local import Executor
 from arena.ratings.render import crosstable_csv, ratings_json, standings_csv
 from arena.ratings.summary import summarise
 from arena.seeds import derive_seed
+from arena.tournament import folder_lock
 from arena.tournament import results as folder_files
 from arena.tournament.config import EntrantConfig, TournamentConfig
 from arena.tournament.config_as_run import dump_config
@@ -81,7 +82,7 @@ def run_ladder(cfg: TournamentConfig, out: str | Path, games: int, *, workers: i
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     say = info or _quiet
-    with folder_files.locked(folder):
+    with folder_lock.locked(folder):
         folder_files.remove_temporaries(folder)
         folder_files.repair_games(folder / folder_files.GAMES)
         if cluster is not None:

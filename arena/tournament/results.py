@@ -1,4 +1,5 @@
-"""The results folder of one tournament: its lock, the append-only game log, atomic writes.
+"""The results folder of one tournament: the append-only game log, atomic writes (its lock
+is arena/tournament/folder_lock.py).
 
 Layout of `results/<name>/`:
 
@@ -27,8 +28,6 @@ and it never decides what a line means beyond "one JSON object".
 from __future__ import annotations
 
 import contextlib
-import errno
-import fcntl
 import json
 import os
 import shutil
@@ -52,66 +51,6 @@ _TAIL_CHUNK = 1 << 16
 
 class ResultsError(Exception):
     """A results folder that cannot be used as it is; the message says why and what to do."""
-
-
-class FolderLocked(ResultsError):
-    """Another run holds the folder's lock."""
-
-
-# --- the lock -----------------------------------------------------------------------------
-
-
-@contextlib.contextmanager
-def locked(folder: str | os.PathLike[str]) -> Iterator[Path]:
-    """Hold the folder's lock for the span of a run, so two runs never write one folder;
-    the lock file is removed when the run ends, so a finished folder holds only results."""
-    path = Path(folder)
-    path.mkdir(parents=True, exist_ok=True)
-    handle = _take_lock(path / LOCK)
-    try:
-        handle.seek(0)
-        handle.truncate()
-        handle.write(f"{os.getpid()}\n")
-        handle.flush()
-        yield path
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            (path / LOCK).unlink()  # while still held: nobody can take a file on its way out
-        handle.close()  # closing the file releases the lock
-
-
-def _take_lock(lock: Path) -> IO[str]:
-    """Open and lock the lock file; FolderLocked if another run holds it. A file that was
-    removed between our open and our lock (its run was ending) is not the lock any more:
-    open the new one."""
-    while True:
-        handle = open(lock, "a+", encoding="utf-8")  # noqa: SIM115 - held until the end
-        try:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as exc:
-            try:
-                if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
-                    raise
-                raise FolderLocked(_locked_message(lock.parent, handle)) from None
-            finally:
-                handle.close()
-        if _same_file(handle, lock):
-            return handle
-        handle.close()
-
-
-def _same_file(handle: IO[str], path: Path) -> bool:
-    try:
-        return os.path.samestat(os.fstat(handle.fileno()), os.stat(path))
-    except FileNotFoundError:
-        return False
-
-
-def _locked_message(path: Path, handle: IO[str]) -> str:
-    handle.seek(0)
-    owner = handle.read().strip()
-    who = f" (process {owner})" if owner.isdigit() else ""
-    return f"{path} is in use by another arena run{who}; wait for it to finish"
 
 
 # --- atomic writes ------------------------------------------------------------------------

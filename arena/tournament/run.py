@@ -36,14 +36,10 @@ report (`arena run` passes `after` and `during` to do it), and never prints: the
 
 from __future__ import annotations
 
-import contextlib
 import os
-import signal
-import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from types import FrameType
 from typing import Any
 
 import yaml
@@ -53,6 +49,7 @@ from arena.executor.cluster import Cluster
 from arena.executor.local import Executor
 from arena.plugins import default_registry
 from arena.seeds import draw_secret
+from arena.tournament import folder_lock
 from arena.tournament import results as folder_files
 from arena.tournament.audit import Written, audit_log, digest
 from arena.tournament.config import TournamentConfig
@@ -69,6 +66,7 @@ from arena.tournament.plan import Placements, Plan
 from arena.tournament.progress import Refresher, Tally, Watch
 from arena.tournament.schedule import GameSpec
 from arena.tournament.shipment import pack
+from arena.tournament.signals import sigterm_as_ctrl_c
 from arena.tournament.worker import GameSetup, LostGames, Played, game_job
 
 __all__ = ["RESUME_IGNORES", "Interrupted", "RunReport", "run_seed", "run_tournament",
@@ -146,7 +144,7 @@ def run_tournament(
             f"{', ...' if len(strays) > 3 else ''}); choose a new or empty folder with --out"
         )
     try:
-        with folder_files.locked(folder):
+        with folder_lock.locked(folder):
             recorded = _prepare(folder, as_run, resume=resume, force=force)
             run = _Run(as_run, folder, count, progress, info or _quiet, cards, cluster)
             if during is not None and refresh is not None:
@@ -296,7 +294,7 @@ class _Run:
         log = folder_files.GameLog(self.folder / folder_files.GAMES)
         aborted = True
         try:
-            with _stop_on_sigterm():
+            with sigterm_as_ctrl_c():
                 self._play_batches(recorded, log)
             aborted = False
         except KeyboardInterrupt:
@@ -383,20 +381,3 @@ def _digests(played: Played) -> Written:
     """What the audit compares the folder with: the line and the replay as this run wrote."""
     line = digest(played.line.encode("utf-8") + b"\n")
     return line, None if played.replay is None else digest(played.replay)
-
-
-@contextlib.contextmanager
-def _stop_on_sigterm() -> Iterator[None]:
-    """Treat SIGTERM like Ctrl-C while games are played, so both stop cleanly."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGTERM, _interrupt)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
-def _interrupt(signum: int, frame: FrameType | None) -> None:
-    raise KeyboardInterrupt

@@ -22,8 +22,8 @@ from click.testing import CliRunner
 from arena.cli.main import cli
 from arena.replay import read_replay, timeless
 from arena.report.markup import escape
+from arena.tournament import folder_lock, results
 from arena.tournament import load as tournament
-from arena.tournament import results
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIGS = sorted((ROOT / "configs").glob("*.yaml"))
@@ -276,7 +276,7 @@ def test_resume_with_a_changed_config_and_a_locked_folder_are_refused(tmp_path: 
         f"the one saved in {out / results.SECRET} (resume with the original configuration, "
         "or --force to start over)\n"
     )
-    with results.locked(out):
+    with folder_lock.locked(out):
         result = _invoke("run", config, "--out", out, "--resume", "-q")
     assert result.exit_code == 2
     assert result.stderr == (

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from arena.tournament import results
-from arena.tournament.results import FolderLocked, GameLog, ResultsError
+from arena.tournament import folder_lock, results
+from arena.tournament.folder_lock import FolderLocked
+from arena.tournament.results import GameLog, ResultsError
 
 
 def _lines(*games: dict) -> bytes:
@@ -17,20 +18,20 @@ def _lines(*games: dict) -> bytes:
 
 
 def _take(folder: Path) -> None:
-    with results.locked(folder):
+    with folder_lock.locked(folder):
         pass
 
 
 def test_a_second_lock_on_the_same_folder_is_refused_and_released_after(tmp_path: Path) -> None:
     busy = r"in use by another arena run \(process \d+\)"
-    with results.locked(tmp_path / "out"), pytest.raises(FolderLocked, match=busy):
+    with folder_lock.locked(tmp_path / "out"), pytest.raises(FolderLocked, match=busy):
         _take(tmp_path / "out")
-    with results.locked(tmp_path / "out") as folder:  # released: taken again at once
+    with folder_lock.locked(tmp_path / "out") as folder:  # released: taken again at once
         assert folder == tmp_path / "out"
 
 
 def test_the_lock_file_names_the_owner(tmp_path: Path) -> None:
-    with results.locked(tmp_path):
+    with folder_lock.locked(tmp_path):
         assert (tmp_path / results.LOCK).read_text() == f"{os.getpid()}\n"
 
 
@@ -176,6 +177,6 @@ def test_a_released_lock_leaves_no_file_even_one_a_killed_run_left(tmp_path: Pat
     _take(tmp_path)
     assert not (tmp_path / results.LOCK).exists()
     (tmp_path / results.LOCK).write_text("12345\n")  # what `kill -9` of a run leaves
-    with results.locked(tmp_path):
+    with folder_lock.locked(tmp_path):
         assert (tmp_path / results.LOCK).read_text() == f"{os.getpid()}\n"
     assert list(tmp_path.iterdir()) == []

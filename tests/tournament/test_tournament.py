@@ -20,7 +20,7 @@ import arena
 from arena.plugins import Registry
 from arena.ratings.summary import standings
 from arena.replay import read_replay, schema, timeless
-from arena.tournament import derived, load, results
+from arena.tournament import derived, folder_lock, load, results
 from arena.tournament import plan as plan_module
 from arena.tournament.config import ConfigError
 from arena.tournament.config_as_run import config_as_run
@@ -461,7 +461,7 @@ def test_results_of_another_tournament_are_refused(tmp_path: Path) -> None:
 
 def test_a_locked_folder_is_refused(tmp_path: Path) -> None:
     cfg = _config(tmp_path, "{type: round-robin, seats: 2, games: 1}")
-    with results.locked(tmp_path / "out"), pytest.raises(TournamentError, match="in use by"):
+    with folder_lock.locked(tmp_path / "out"), pytest.raises(TournamentError, match="in use by"):
         run_tournament(cfg, tmp_path / "out", workers=1)
     assert not (tmp_path / "out" / results.GAMES).exists()
 
