@@ -66,8 +66,9 @@ class Boss(Statistician):
     def act(self, observation: arena.Observation) -> arena.Action:
         """Decide as the statistician, but claim by the mirror; after a look, the hand boss
         sees is the opponent's last view of it."""
-        if self.looking and self.mirror is not None and self.round is not None:
-            self.mirror.boss_looked(tokens(observation.hand or (), self.round.cards))
+        seen = observation.hand
+        if self.looking and seen is not None and self.mirror is not None and self.round:
+            self.mirror.boss_looked(tokens(seen, self.round.cards))
         action = super().act(observation)
         self.looking = isinstance(action, arena.Look)
         return action

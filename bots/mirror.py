@@ -22,12 +22,6 @@ from arena.rules.base import Event
 
 EVEN = 0.5
 """The opponent challenges a claim it believes holds with less than this chance."""
-CATCH = 0.8
-"""Boss's chance to win a round when the opponent accepted and cannot reach a true claim."""
-HOLD = 0.35
-"""Boss's chance to win a round when the opponent accepted and reached a true claim (only
-the order matters: a believed claim ranks between a sure loss and a sure win, and the less
-likely the opponent is to beat it, the better)."""
 TRIED = 3
 """How many of the highest believed claims boss weighs (each costs one reroll search)."""
 MODELS = ("trusting", "ignoring")
@@ -90,25 +84,30 @@ class Mirror:
         hand = memory.known
         assert hand is not None
         believed = {model: self.believed(floor, model == "trusting") for model in MODELS}
-        chosen = believed[self.model() or MODELS[0]]
+        best = max(value, floor)  # as the statistician claims, until a model has proved itself
+        if self.fits():
+            best = self._best(hand, value, floor, believed[self.model() or MODELS[0]])
         top = len(self.space) - 1
-        plain = max(value, floor)
-        scores: dict[int, float] = {}
-        accepted: list[int] = []
-        for claim in range(floor, top + 1):
-            if claim == top or chosen[claim - floor] < EVEN:
-                scores[claim] = 1.0 if value >= claim else 0.0
-            else:
-                accepted.append(claim)
-        tried = {*accepted[-TRIED:], *([plain] if plain in accepted else [])}
-        for claim in tried:
-            scores[claim] = self._after_accept(hand, claim)
-        best = max(scores, key=lambda c: (scores[c], c == plain, c <= value, c))
-        if not self.fits():
-            best = plain  # as the statistician claims, until a model has proved itself
         self.predicted = {model: best == top or guess[best - floor] < EVEN
                           for model, guess in believed.items()}
         return best
+
+    def _best(self, hand: tuple[int, ...], value: int, floor: int, chance: list[float]) -> int:
+        """Claims ranked: a true one the opponent will challenge (a sure win), then a believed
+        one (the less likely the opponent is to beat it, the better), then a false one it
+        will challenge (a sure loss); ties to the statistician's claim, a true one, the higher."""
+        top = len(self.space) - 1
+        plain = max(value, floor)
+        rank: dict[int, tuple[int, float]] = {}
+        believed: list[int] = []
+        for claim in range(floor, top + 1):
+            if claim == top or chance[claim - floor] < EVEN:
+                rank[claim] = (2 if value >= claim else 0, 0.0)
+            else:
+                believed.append(claim)
+        for claim in {*believed[-TRIED:], *([plain] if plain in believed else [])}:
+            rank[claim] = (1, -self._beaten(hand, claim))
+        return max(rank, key=lambda c: (rank[c], c == plain, c <= value, c))
 
     def believed(self, floor: int, reads_claims: bool) -> list[float]:
         """For each claim from `floor` up: the chance the opponent gives it, made by boss now
@@ -132,15 +131,15 @@ class Mirror:
             out.append((other * suffix[claim] + extra * prior[claim]) / (other + extra * told))
         return out
 
-    def _after_accept(self, hand: tuple[int, ...], claim: int) -> float:
-        """Boss's chance to win when the opponent accepts `claim` and must beat it on `hand`."""
+    def _beaten(self, hand: tuple[int, ...], claim: int) -> float:
+        """The chance that the opponent, accepting `claim` on `hand`, rerolls (as the
+        statistician would) to a true claim above it."""
         target = claim + 1
         view = RoundMemory(self.seat, self.space)
         view.known, view.seen = hand, set(self.view.seen) | set(hand)
         rerolled = best_reroll(view, target)
         kept = tuple(t for i, t in enumerate(hand) if i not in rerolled)
-        reach = _reach(view, kept, target)
-        return (1 - reach) * CATCH + reach * HOLD
+        return _reach(view, kept, target)
 
 
 def _reach(view: RoundMemory, kept: Sequence[int], target: int) -> float:
