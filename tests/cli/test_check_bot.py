@@ -169,6 +169,23 @@ def test_a_bot_that_fails_on_its_last_events_fails_notify_in_its_own_process() -
          "(dice): RuntimeError: the game cannot be over")]
 
 
+def docs_first_bot() -> str:
+    """The bot docs/writing-a-bot.md tells a student to save as my_bot.py."""
+    page = (ROOT / "docs" / "writing-a-bot.md").read_text(encoding="utf-8")
+    found = re.search(r"Save this as `my_bot\.py`.*?```python\n(.*?)```", page, re.DOTALL)
+    assert found is not None, "docs/writing-a-bot.md: no first bot to save as my_bot.py"
+    return found.group(1)
+
+
+def test_the_docs_first_bot_passes_check_bot(tmp_path: Path) -> None:
+    """A student's first run: the bot copied from the docs, in its own process, as given."""
+    bot = tmp_path / "my_bot.py"
+    bot.write_text(docs_first_bot(), encoding="utf-8")
+    status, output = check(bot)
+    assert status == 0, output
+    assert "✗" not in output and "–" not in output, output
+
+
 def test_a_command_that_prints_garbage_breaks_the_protocol() -> None:
     status, output = check(f"cmd:{BROKEN / 'garbage.py'}")
     assert status == 1
