@@ -61,7 +61,7 @@ def check_bot(reference: Reference, rules: Sequence[str] | None = None,
     finally:
         stop = getattr(host, "shutdown", None)
         ended = stop(SHUTDOWN_WAIT) if stop is not None else None
-    result = checklist(chosen, evidence, replays, limits.decision, entrant.mode == "inline",
+    result = checklist(chosen, evidence, replays, limits, entrant.mode == "inline",
                        ended, entrant.mode != "command")
     return _unchecked(result, entrant, rules)
 

@@ -7,13 +7,15 @@ Words only: it plays nothing and prints nothing. The wording is stable (tests co
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
 from arena.checkbot.positions import PARTICULAR
 from arena.checkbot.run import Replay
 from arena.checkbot.scenarios import SCENARIOS
-from arena.checkbot.stage import Answer, Evidence
+from arena.checkbot.stage import Answer, Evidence, Options
+from arena.limits import Limits
 from arena.plugins import find_rules
 
 __all__ = ["Checklist", "Line", "checklist", "not_started"]
@@ -26,10 +28,13 @@ NO_ANSWER = {"timeout": "it ran out of time (see 'answers in time')",
 
 @dataclass(frozen=True, slots=True)
 class Line:
-    """One check: passed (True), failed (False) or not for this bot (None), and its words."""
+    """One check: passed (True), failed (False) or not for this bot (None), its words, and
+    what they say as data for `--json` (the rule options of the game a failure came from,
+    the times)."""
 
     passed: bool | None
     text: str
+    facts: Mapping[str, Any] = field(default_factory=dict)
 
     def __str__(self) -> str:
         mark = {True: "✓", False: "✗", None: "–"}[self.passed]
@@ -56,7 +61,7 @@ def not_started(message: str) -> Checklist:
 
 
 def checklist(rules: Sequence[str], evidence: Evidence, replays: Sequence[Replay],
-              limit: float, inline: bool, shutdown: str | None,
+              limits: Limits, inline: bool, shutdown: str | None,
               must_repeat: bool) -> Checklist:
     """Every line, from what the games showed."""
     if evidence.start_failures:
@@ -65,7 +70,7 @@ def checklist(rules: Sequence[str], evidence: Evidence, replays: Sequence[Replay
     lines = [Line(True, f"starts and says hello ({', '.join(rules)})")]
     for rules_id in rules:
         lines += positions(rules_id, evidence)
-    lines += [timing(evidence, limit), protocol(evidence, inline, shutdown),
+    lines += [timing(evidence, limits), protocol(evidence, inline, shutdown),
               determinism(replays, must_repeat), notify(rules, evidence)]
     played = evidence.played_for_it
     footer = (f"{evidence.games} games, {len(evidence.answers)} decisions asked; {played} "
@@ -101,16 +106,18 @@ def _position_line(words: str, counted: str, answers: list[Answer], wanted: Sequ
         first = wrong[0]
         said = f"{len(wrong)} of {len(answers)} answers went wrong, the first" \
             if len(answers) > 1 else "its answer went wrong"
-        where = f" (a '{first.position}')" if many else ""
+        where = _where([f"a '{first.position}'"] if many else [], first)
         crashed = "it crashed: " if first.kind == "crash" else ""
-        return Line(False, f"{words}: {said}{where}: {crashed}{first.message}")
+        return Line(False, f"{words}: {said}{where}: {crashed}{first.message}",
+                    _answer_facts(first))
     for position in wanted:
         if any(a.kind is None for a in answers if a.position == position):
             continue
         there = f"a '{position}'" if many else "there"
         here = [a for a in answers if a.position == position]
         if here:
-            return Line(False, f"{words}: never answered {there}: {NO_ANSWER[here[0].kind or '']}")
+            return Line(False, f"{words}: never answered {there}{_where([], here[0])}: "
+                               f"{NO_ANSWER[here[0].kind or '']}", _answer_facts(here[0]))
         if position in cut:
             at = f" at {there}" if many else ""
             return Line(None, f"{words}: not checked{at}: it was out of that game before, "
@@ -123,20 +130,72 @@ def _times(count: int) -> str:
     return "once" if count == 1 else f"{count} times"
 
 
-def timing(evidence: Evidence, limit: float) -> Line:
-    """Every decision within its time limit."""
+def _where(said: list[str], answer: Answer) -> str:
+    """Where a wrong answer was, in brackets (or ''): see `_at`."""
+    at = _at(said, answer)
+    return f" ({at})" if at else ""
+
+
+def _at(said: list[str], answer: Answer) -> str:
+    """Where a wrong answer was: its position if `said`, and the rule options of its game
+    that are not the defaults (a student who read the default rules sees why)."""
+    return ", ".join([*said, *filter(None, [under(answer.rules, answer.options)])])
+
+
+def under(rules_id: str, options: Options) -> str:
+    """'in a game with the rule option(s) NAME: VALUE, ...' for the options that differ from
+    the rule set's defaults, in its words (as a config writes them); '' for none."""
+    changed = _changed(rules_id, options)
+    if not changed:
+        return ""
+    said = ", ".join(f"{name}: {_word(value)}" for name, value in changed.items())
+    return f"in a game with the rule option{'s' if len(changed) > 1 else ''} {said}"
+
+
+def _changed(rules_id: str, options: Options) -> dict[str, Any]:
+    defaults = {spec.name: spec.default for spec in find_rules(rules_id).option_specs}
+    return {name: value for name, value in options if defaults.get(name) != value}
+
+
+def _word(value: object) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def _answer_facts(answer: Answer) -> dict[str, Any]:
+    """The rule options the game of a wrong answer changed, as data for `--json`."""
+    return _facts(answer.rules, answer.options)
+
+
+def _facts(rules_id: str, options: Options) -> dict[str, Any]:
+    """The rule options a failure's game changed, as data for `--json`."""
+    changed = _changed(rules_id, options)
+    return {"rule_options": changed} if changed else {}
+
+
+def timing(evidence: Evidence, limits: Limits) -> Line:
+    """Every decision within its time limit: billed time (its wall time, or past the limit
+    the smaller of wall and CPU time) within `limits.decision`, and wall time within the
+    wall limit (`decision × wall_factor`); both shown, since a bot that sleeps is billed
+    little but holds the game up."""
     answers = evidence.answers
     if not answers:
         return Line(False, "answers in time: it was never asked a decision")
+    limit, wall = limits.decision, limits.decision * limits.wall_factor
     timed = [a for a in answers if a.kind in (None, "illegal", "timeout")] or answers
     late = [a for a in timed if a.kind == "timeout" or a.seconds > limit]
     slowest = max(timed, key=lambda a: a.seconds)
+    longest = max(timed, key=lambda a: a.wall)
+    facts = {"seconds": {"billed": round(slowest.seconds, 6), "wall": round(longest.wall, 6),
+                         "limit": limit, "wall_limit": wall}}
     if late:
-        return Line(False, f"answers in time: {len(late)} of {len(timed)} decisions took "
-                           f"over {limit:g} s (slowest {slowest.seconds:.2f} s, a "
-                           f"{slowest.rules} '{slowest.position}'; {late[0].message or 'late'})")
-    return Line(True, f"answers in time (slowest {slowest.seconds:.3f} s of the {limit:g} s "
-                      f"allowed)")
+        at = _at([f"a {slowest.rules} '{slowest.position}'"], slowest)
+        return Line(False, f"answers in time: {len(late)} of {len(timed)} decisions ran out of "
+                           f"time, over {limit:g} s billed or {wall:g} s wall (slowest "
+                           f"{slowest.seconds:.3f} s billed, {slowest.wall:.3f} s wall, {at}; "
+                           f"{late[0].message or 'late'})", facts | _answer_facts(slowest))
+    return Line(True, f"answers in time (slowest {slowest.seconds:.3f} s billed of the "
+                      f"{limit:g} s limit, {longest.wall:.3f} s wall of the {wall:g} s wall "
+                      f"limit)", facts)
 
 
 def protocol(evidence: Evidence, inline: bool, shutdown: str | None) -> Line:
@@ -147,10 +206,14 @@ def protocol(evidence: Evidence, inline: bool, shutdown: str | None) -> Line:
     head = words.partition(" (")[0]
     if broken:
         first = broken[0]
-        return Line(False, f"{head}: {first.message} (at a {first.rules} '{first.position}')")
+        return Line(False, f"{head}: {first.message}"
+                           f"{_where([f'at a {first.rules} {first.position!r}'], first)}",
+                    _answer_facts(first))
     if evidence.end_failures:
-        rules_id, message = evidence.end_failures[0]
-        return Line(False, f"{head}: at the end of a {rules_id} game: {message}")
+        rules_id, options, message = evidence.end_failures[0]
+        with_options = under(rules_id, options).removeprefix("in a game")
+        return Line(False, f"{head}: at the end of a {rules_id} game{with_options}: {message}",
+                    _facts(rules_id, options))
     if not inline and shutdown is not None and shutdown != "exited with code 0":
         ended = "did not exit" if shutdown.startswith("still running") else shutdown
         return Line(False, f"{head}: told 'shutdown', it {ended} (it must exit with code 0 "
@@ -178,11 +241,12 @@ def determinism(replays: Sequence[Replay], must: bool) -> Line:
 def notify(rules: Sequence[str], evidence: Evidence) -> Line:
     """Told every kind of event of each rule set, it survived them all."""
     if evidence.notify_failures:
-        rules_id, kinds, message = evidence.notify_failures[0]
+        rules_id, options, kinds, message = evidence.notify_failures[0]
         on = f"a '{kinds[0]}' event" if len(kinds) == 1 else \
             "one of the events " + ", ".join(dict.fromkeys(kinds))
-        return Line(False, f"survives notify: it crashed on {on} ({rules_id}): "
-                           f"{message.removeprefix('in notify: ')}")
+        game = ", ".join([rules_id, *filter(None, [under(rules_id, options)])])
+        return Line(False, f"survives notify: it crashed on {on} ({game}): "
+                           f"{message.removeprefix('in notify: ')}", _facts(rules_id, options))
     missing, counts = [], []
     for rules_id in rules:
         kinds = getattr(find_rules(rules_id), "event_kinds", ())
@@ -191,7 +255,8 @@ def notify(rules: Sequence[str], evidence: Evidence) -> Line:
         counts.append(f"{rules_id} {sum(1 for k in kinds if told[k])}")
     if missing and any(faulted for *_, faulted in evidence.targets):
         return Line(None, f"survives notify for every event kind: not checked for "
-                          f"{', '.join(missing)}: it was out of the games before, after a fault")
+                          f"{', '.join(missing)}: an earlier fault ended the games first (see "
+                          f"the ✗ above)")
     if missing:
         return Line(False, f"survives notify for every event kind: it was never told of "
                            f"{', '.join(missing)}: check-bot's games did not show it")

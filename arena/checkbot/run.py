@@ -58,7 +58,8 @@ def play_one(entrant: Resolved, host: Host, scenario: Scenario, limits: Limits,
              evidence: Evidence) -> GameRecord:
     """One check game: the bot in its seat on `host`, scripted opponents in the others."""
     director = Director(scenario.script)
-    watched = WatchedHost(host, director, evidence, scenario.rules, scenario.target)
+    watched = WatchedHost(host, director, evidence, scenario.rules, scenario.target,
+                          scenario.options)
     players = [entrant.player(watched) if seat == scenario.seat
                else Player(f"scripted-{seat}", ScriptedHost(director))
                for seat in range(scenario.seats)]

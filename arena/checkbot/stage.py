@@ -10,6 +10,7 @@ it failed. It decides nothing about a fault (the referee does) and words nothing
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from time import perf_counter
 from typing import Any
@@ -21,7 +22,10 @@ from arena.hosts.inline import BotFault, Host
 from arena.rules.actions import Action
 from arena.rules.base import Event, Observation
 
-__all__ = ["Answer", "Director", "Evidence", "ScriptedHost", "WatchedHost"]
+__all__ = ["Answer", "Director", "Evidence", "Options", "ScriptedHost", "WatchedHost"]
+
+Options = tuple[tuple[str, Any], ...]
+"""The rule options a check game set, as (name, value) pairs (the rest are the defaults)."""
 
 NOTIFY = "in notify: "
 """How a host's fault message starts when the bot failed on an event."""
@@ -29,14 +33,17 @@ NOTIFY = "in notify: "
 
 @dataclass(frozen=True, slots=True)
 class Answer:
-    """One decision the bot was asked: where, how long it took, and what went wrong (`kind`
-    None: a legal answer; else illegal, crash, timeout or protocol, with the message)."""
+    """One decision the bot was asked: where, how long it took (billed, and on the wall
+    clock), and what went wrong (`kind` None: a legal answer; else illegal, crash, timeout or
+    protocol, with the message), in a game with which rule options."""
 
     rules: str
     position: str
     seconds: float
     kind: str | None = None
     message: str = ""
+    wall: float = 0.0
+    options: Options = ()
 
 
 @dataclass
@@ -46,10 +53,12 @@ class Evidence:
     answers: list[Answer] = field(default_factory=list)
     told: defaultdict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
     """Event kinds the bot was told, by rule set."""
-    notify_failures: list[tuple[str, tuple[str, ...], str]] = field(default_factory=list)
-    """(rules, the kinds it may have failed on, the message)."""
+    notify_failures: list[tuple[str, Options, tuple[str, ...], str]] = field(
+        default_factory=list)
+    """(rules, the game's rule options, the kinds it may have failed on, the message)."""
     start_failures: list[tuple[str, str]] = field(default_factory=list)
-    end_failures: list[tuple[str, str]] = field(default_factory=list)
+    end_failures: list[tuple[str, Options, str]] = field(default_factory=list)
+    """(rules, the game's rule options, what went wrong)."""
     targets: list[tuple[str, str, str | None, bool]] = field(default_factory=list)
     """(rules, the position a game was for, the position its first own decision was in,
     whether the bot had faulted in that game before it)."""
@@ -121,9 +130,10 @@ class WatchedHost:
     listens = True  # every event goes through here, to be counted, whether the bot listens
 
     def __init__(self, host: Host, director: Director, evidence: Evidence, rules: str,
-                 target: str) -> None:
+                 target: str, options: Mapping[str, Any]) -> None:
         self.host, self.director, self.evidence = host, director, evidence
         self.rules, self.target = rules, target
+        self.options: Options = tuple(options.items())
         self.mode = host.mode
         self.billed: float | None = None
         self.since: list[str] = []
@@ -148,7 +158,8 @@ class WatchedHost:
             raise
 
     def act(self, observation: Observation, timeout: float) -> Action:
-        """Play the script's step for the bot, or ask the bot and note what it did."""
+        """Play the script's step for the bot, or ask the bot and note what it did and how
+        long it took: billed as the referee bills it, and on the wall clock."""
         step = self.director.take(observation)
         if step is not None:
             assert not isinstance(step, ScriptedFault), "the bot's seat is never scripted to fault"
@@ -165,30 +176,35 @@ class WatchedHost:
             self.billed = None
             self._failed(where, fault, perf_counter() - started)
             raise
+        wall = perf_counter() - started
         self.billed = self.host.billed
-        seconds = perf_counter() - started if self.billed is None else self.billed
-        self._answered(observation, where, action, seconds, timeout)
+        self._answered(observation, where, action, wall if self.billed is None else self.billed,
+                       wall)
         return action
 
     def _answered(self, observation: Observation, where: str, action: Action,
-                  seconds: float, timeout: float) -> None:
-        """Note a legal answer, or why it is not one (the rules' own check)."""
+                  seconds: float, wall: float) -> None:
+        """Note a legal answer, or why it is not one (the rules' own check: the referee
+        faults the bot for it, so it may then be out of the game)."""
         try:
             problem = observation.legal.problem(action)
         except Exception as exc:  # noqa: BLE001 - the bot's object broke the check
             problem = f"unusable answer {type(action).__name__}: {exc}"
         kind = None if problem is None else "illegal"
-        self.evidence.answers.append(Answer(self.rules, where, seconds, kind, problem or ""))
+        self.faulted = self.faulted or problem is not None
+        self.evidence.answers.append(Answer(self.rules, where, seconds, kind, problem or "",
+                                            wall, self.options))
         self.since = []
 
     def _failed(self, where: str, fault: BotFault, seconds: float) -> None:
         """Note a fault on a decision; a failure in notify is the event's, not the decision's."""
         self.faulted = True
         if fault.message.startswith(NOTIFY):
-            self.evidence.notify_failures.append((self.rules, tuple(self.since), fault.message))
+            self.evidence.notify_failures.append((self.rules, self.options, tuple(self.since),
+                                                  fault.message))
         else:
             self.evidence.answers.append(Answer(self.rules, where, seconds, fault.kind,
-                                                fault.message))
+                                                fault.message, seconds, self.options))
         self.since = []
 
     def notify(self, event: Event) -> None:
@@ -201,7 +217,8 @@ class WatchedHost:
             self.host.notify(event)
         except BotFault as fault:
             self.faulted = True
-            self.evidence.notify_failures.append((self.rules, (event.kind,), fault.message))
+            self.evidence.notify_failures.append((self.rules, self.options, (event.kind,),
+                                                  fault.message))
             raise
 
     def end(self, result: GameEnd) -> None:
@@ -210,10 +227,11 @@ class WatchedHost:
             self.host.end(result)
         except BotFault as fault:
             if fault.message.startswith(NOTIFY):
-                self.evidence.notify_failures.append((self.rules, tuple(self.since),
-                                                      fault.message))
+                self.evidence.notify_failures.append((self.rules, self.options,
+                                                      tuple(self.since), fault.message))
             else:
-                self.evidence.end_failures.append((self.rules, f"{fault.kind}: {fault.message}"))
+                self.evidence.end_failures.append((self.rules, self.options,
+                                                   f"{fault.kind}: {fault.message}"))
             raise
 
     def close(self) -> None:

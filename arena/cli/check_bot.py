@@ -61,9 +61,10 @@ def _as_text(result: Checklist) -> str:
 
 
 def _as_json(result: Checklist) -> str:
-    """The same checklist as data: each check's result word and its line's words."""
+    """The same checklist as data: each check's result word, its line's words and what they
+    say as data (the times; the rule options of a failure's game)."""
     words = {True: "passed", False: "failed", None: "not checked"}
     return json.dumps({"passed": result.passed,
-                       "checks": [{"result": words[line.passed], "check": line.text}
-                                  for line in result.lines],
+                       "checks": [{"result": words[line.passed], "check": line.text,
+                                   **line.facts} for line in result.lines],
                        "summary": result.footer}, indent=2, ensure_ascii=False)

@@ -36,7 +36,7 @@ RANDOM_CHECKLIST = """\
 ✓ cards: answers every decision (accept 8, turn 16)
 ✓ cards: answers when only a challenge is legal (once)
 ✓ cards: takes a turn with face-up cards (once)
-✓ answers in time (slowest S of the 1 s allowed)
+✓ answers in time (slowest S billed of the 1 s limit, S wall of the 2 s wall limit)
 ✓ ends every game (it runs inline: no protocol)
 ✓ is deterministic under a seed (a game of dice, dice-cards, cards played twice, the same answers)
 ✓ survives notify for every event kind (dice 12, dice-cards 14, cards 11)
@@ -47,7 +47,7 @@ RANDOM_CHECKLIST = """\
 def check(*args: str | Path) -> tuple[int, str]:
     """Run `arena check-bot ARGS`: its exit status and output, the slowest time masked."""
     result = invoke_cli("check-bot", *args)
-    return result.exit_code, re.sub(r"slowest [\d.]+ s", "slowest S", result.output)
+    return result.exit_code, re.sub(r"\b\d+\.\d{3} s\b", "S", result.output)
 
 
 def test_a_built_in_bot_passes_with_this_checklist() -> None:
@@ -100,12 +100,21 @@ BROKEN_BOTS = [
         "claim high A is not higher than the claim to beat (legal: challenge, look, or blind "
         "a claim of pair 9 or higher)")),
     ("too_slow.py", ["--time-limit", "0.2"], re.escape(
-        "✗ answers in time: 6 of 33 decisions took over 0.2 s (slowest S, a dice 'claim'; ")
-        + r".+\)"),
+        "✗ answers in time: 6 of 33 decisions ran out of time, over 0.2 s billed or 0.4 s wall "
+        "(slowest S billed, S wall, a dice 'claim'") + r"(, in a game with the rule options? "
+        r"[^;]+)?; .+\)"),
     ("coin_flipper.py", [], re.escape(
         "✗ is deterministic under a seed: a dice game played twice from one seed went "
         "differently at its decision ") + r"\d+ \('[^']+', then '[^']+'\): " + re.escape(
         "use self.rng for chance, never the clock or the random module")),
+    ("keeps_its_dice.py", [], re.escape(
+        "✗ dice: answers every decision: ") + r"1 of \d+" + re.escape(
+        " answers went wrong, the first (a 'reroll', in a game with the rule options "
+        "reroll_once_per: round, look_must_reroll: true): a player who looks must reroll at "
+        "least one die (legal: reroll distinct positions among 0 1 2 3 4 (at least one))")),
+    ("deaf_to_choices.py", [], re.escape(
+        "✗ survives notify: it crashed on a 'choose' event (dice, in a game with the rule "
+        "option receiver: loser_chooses): ValueError: who chose?")),
     ("deaf_to_rerolls.py", [], re.escape(
         "✗ survives notify: it crashed on a 'reroll' event (dice): KeyError: 'dice'")),
 ]
@@ -128,7 +137,8 @@ def test_a_bot_that_breaks_only_on_a_reroll_of_nothing_fails_there_only() -> Non
     status, output = check(BROKEN / "rerolls_something.py", "--trust")
     assert status == 1
     assert failed(output) == [
-        f"✗ {rules}: answers a reroll when nothing may be rerolled: its answer went wrong: it "
+        f"✗ {rules}: answers a reroll when nothing may be rerolled: its answer went wrong (in a "
+        "game with the rule options reroll_once_per: round, look_must_reroll: true): it "
         "crashed: IndexError: tuple index out of range" for rules in ("dice", "dice-cards")]
 
 
@@ -167,6 +177,58 @@ def test_a_bot_that_fails_on_its_last_events_fails_notify_in_its_own_process() -
     assert failed(output) == [
         ("✗ survives notify: it crashed on one of the events claim, challenge, point, out, over "
          "(dice): RuntimeError: the game cannot be over")]
+
+
+def test_a_bot_out_of_a_game_after_a_fault_is_not_checked_for_the_events_it_missed() -> None:
+    """The 'choose' event follows a choice: a bot that answers 'choose' wrongly is out of
+    that game before it, and the notify line says so, not that check-bot's games failed."""
+    status, output = check(BROKEN / "never_chooses.py", "--trust")
+    assert status == 1
+    wrong, unchecked = [ln for ln in output.splitlines() if ln.startswith(("✗", "–"))]
+    assert re.fullmatch(re.escape("✗ dice: answers every decision: ") + r"1 of \d+" + re.escape(
+        " answers went wrong, the first (a 'choose', in a game with the rule option receiver: "
+        "loser_chooses): 'challenge' is not a legal answer to 'choose' (legal: choose the "
+        "receiver, seat 0 or 2)"), wrong), output
+    assert unchecked == ("– survives notify for every event kind: not checked for 'choose' "
+                         "(dice): an earlier fault ended the games first (see the ✗ above)")
+
+
+def test_the_time_line_shows_wall_time_beside_billed_time() -> None:
+    """A bot that sleeps is billed its CPU time only, within its wall limit; the line shows
+    both, and which limit is which (RULES.md, Time)."""
+    result = invoke_cli("check-bot", BROKEN / "sleeps.py", "--time-limit", "0.2")
+    assert result.exit_code == 0, result.output
+    line = next(ln for ln in result.output.splitlines() if "answers in time" in ln)
+    found = re.fullmatch(r"✓ answers in time \(slowest (\d+\.\d{3}) s billed of the 0\.2 s "
+                         r"limit, (\d+\.\d{3}) s wall of the 0\.4 s wall limit\)", line)
+    assert found is not None, line
+    billed, wall = map(float, found.groups())
+    assert billed < 0.2 and wall >= 0.3  # billed its CPU time; its sleep on the wall clock
+    checks = json.loads(invoke_cli("check-bot", BROKEN / "sleeps.py", "--time-limit", "0.2",
+                                   "--trust", "--json").output)
+    timed = next(c for c in checks["checks"] if c["check"].startswith("answers in time"))
+    assert timed["result"] == "passed"
+    assert timed["seconds"]["billed"] < 0.2 and timed["seconds"]["wall"] >= 0.3, timed
+    assert timed["seconds"]["limit"] == 0.2 and timed["seconds"]["wall_limit"] == 0.4
+    assert re.search(r"s billed of the 0\.2 s limit, \d+\.\d{3} s wall of the 0\.4 s wall "
+                     r"limit", timed["check"]), timed
+
+
+def docs_first_bot() -> str:
+    """The bot docs/writing-a-bot.md tells a student to save as my_bot.py."""
+    page = (ROOT / "docs" / "writing-a-bot.md").read_text(encoding="utf-8")
+    found = re.search(r"Save this as `my_bot\.py`.*?```python\n(.*?)```", page, re.DOTALL)
+    assert found is not None, "docs/writing-a-bot.md: no first bot to save as my_bot.py"
+    return found.group(1)
+
+
+def test_the_docs_first_bot_passes_check_bot(tmp_path: Path) -> None:
+    """A student's first run: the bot copied from the docs, in its own process, as given."""
+    bot = tmp_path / "my_bot.py"
+    bot.write_text(docs_first_bot(), encoding="utf-8")
+    status, output = check(bot)
+    assert status == 0, output
+    assert "✗" not in output and "–" not in output, output
 
 
 def test_a_command_that_prints_garbage_breaks_the_protocol() -> None:
