@@ -41,7 +41,7 @@ from arena.tournament.config import ConfigError, EntrantConfig, KeyLines, Tourna
 
 __all__ = [
     "START_TIMEOUT", "CardError", "StartError", "check_entrants", "dry_run", "entrant_problem",
-    "start_problem", "trial_context",
+    "start_problem", "trial_context", "try_entrants",
 ]
 
 START_TIMEOUT = ProcessLimits().start_timeout
@@ -170,13 +170,28 @@ def trial_context(
 
 def check_entrants(cfg: TournamentConfig, lines: KeyLines,
                    registry: Any = None) -> tuple[Resolved, ...]:
-    """Start every distinct entrant once (a dry run); raise ConfigError at the first that
+    """Start every distinct entrant once (a dry run); raise the ConfigError of the first that
     cannot play. Return each entrant with its card, in the config's order."""
-    tried: dict[tuple[Any, ...], Resolved] = {}
+    tried = try_entrants(cfg, lines, registry)
+    for outcome in tried:
+        if isinstance(outcome, ConfigError):
+            raise outcome
+    return tuple(o for o in tried if not isinstance(o, ConfigError))
+
+
+def try_entrants(cfg: TournamentConfig, lines: KeyLines,
+                 registry: Any = None) -> tuple[Resolved | ConfigError, ...]:
+    """Start every distinct entrant once (a dry run), all of them whatever the others do, so
+    an organiser hears of every broken entrant at once: each entrant with its card, or the
+    one-line ConfigError why it cannot play (the same one for the same bot), in order."""
+    tried: dict[tuple[Any, ...], Resolved | ConfigError] = {}
     for index, entrant in enumerate(cfg.entrants):
         key = (entrant.bot, entrant.command, entrant.options, entrant.mode)
         if key not in tried:
-            tried[key] = _check_entrant(cfg, index, entrant, lines, registry)
+            try:
+                tried[key] = _check_entrant(cfg, index, entrant, lines, registry)
+            except ConfigError as exc:
+                tried[key] = exc
     return tuple(tried[(e.bot, e.command, e.options, e.mode)] for e in cfg.entrants)
 
 

@@ -39,29 +39,33 @@ from arena.cli.progress import Meter, meter
 from arena.tournament.config import ClusterConfig, ConfigError, KeyLines, TournamentConfig
 
 if TYPE_CHECKING:
+    from arena.botcard import BotCard
     from arena.entrants import Resolved
     from arena.executor.cluster import Cluster
     from arena.tournament.progress import Tally
+    from arena.tournament.skipped import LeftOut
 
 EXIT_INTERRUPTED = 130
 REFRESH_MINUTES = 5.0
 """How often a running tournament's report.html is rebuilt from the games so far."""
 
 
-Loaded = tuple[TournamentConfig, tuple["Resolved", ...], "Cluster | None"]
+Tried = tuple["Resolved | ConfigError", ...]
+Loaded = tuple[TournamentConfig, Tried, "Cluster | None"]
 
 
 def _load(config: str, isolation: str | None) -> Loaded:
     """Load and check a tournament file, fix its isolation level and start each entrant once
     at it (a dry run), or stop with the one-line error; return it, each entrant with its
-    card, and the cluster its games are played on (`--cluster`, else the config's key).
+    card or why it cannot play (every entrant is tried), and the cluster its games are
+    played on (`--cluster`, else the config's key).
 
     Here, the level is `--isolation`, else the config's, else the strongest this machine
     gives, checked here. On a cluster it is `strict` unless said, each worker checks it, and
     the dry run is on a worker: strangers' code never runs on this machine."""
     from arena.tournament.config_yaml import key_lines
     from arena.tournament.load import load_tournament
-    from arena.trial import check_entrants
+    from arena.trial import try_entrants
 
     flags = given_flags()
     if flags[0] is not None:
@@ -77,7 +81,7 @@ def _load(config: str, isolation: str | None) -> Loaded:
             refuse_open_network(cluster, [e.name for e in cfg.entrants if e.network])
             return cfg, _tried_on(cluster, _checked(cfg), key_lines(config), registry), cluster
         cfg = cfg.at_isolation(isolation_level(isolation or cfg.isolation))
-        return cfg, check_entrants(_checked(cfg), key_lines(config), registry), cluster
+        return cfg, try_entrants(_checked(cfg), key_lines(config), registry), cluster
     except ConfigError as exc:
         fail(str(exc))
         raise  # unreachable: fail exits
@@ -92,9 +96,10 @@ def _checked(cfg: TournamentConfig) -> TournamentConfig:
 
 
 def _tried_on(cluster: Cluster, cfg: TournamentConfig, lines: KeyLines,
-              registry: Any) -> tuple[Resolved, ...]:
+              registry: Any) -> Tried:
     """Each entrant with the card its dry run on a cluster worker gave, where from in this
-    machine's words; a cluster that cannot play is one line (exit 2), one lost exit 75."""
+    machine's words, or why it cannot play; a cluster that cannot play is one line (exit
+    2), one lost exit 75."""
     from arena.entrants import resolve
     from arena.executor.cluster import ClusterError, ClusterLost
     from arena.tournament.trial_remote import check_on_cluster
@@ -105,8 +110,11 @@ def _tried_on(cluster: Cluster, cfg: TournamentConfig, lines: KeyLines,
         lost(str(exc), "nothing was played; run the command again once it is back")
     except ClusterError as exc:
         fail(str(exc))
-    found = []
+    found: list[Resolved | ConfigError] = []
     for entrant, card in zip(cfg.entrants, cards, strict=True):
+        if isinstance(card, ConfigError):
+            found.append(card)
+            continue
         here = resolve(entrant.reference, registry)
         said = None if card is None else replace(card, origin=here.origin)
         found.append(replace(here, card=said))
@@ -134,7 +142,8 @@ def validate(config: str, isolation: str | None) -> None:
     from arena.tournament.load import schedule_notes
     from arena.tournament.plan import Plan
 
-    cfg, entrants, _ = _load(config, isolation)
+    cfg, tried, _ = _load(config, isolation)
+    entrants = _refuse_broken(tried)
     fmt = cfg.format
     if fmt.type == "ladder":
         click.echo(f"ok: {len(cfg.entrants)} entrants, a ladder of {fmt.seats}-seat tables, "
@@ -180,12 +189,15 @@ def validate(config: str, isolation: str | None) -> None:
 @click.option("--final", type=click.IntRange(min=2), default=None, metavar="K",
               help="A ladder: freeze its versions and play the final, a round robin of the "
                    "top K; the final's result is the contest's.")
+@click.option("--skip-broken", "skip", is_flag=True,
+              help="Play without the entrants that fail their dry run, each told with why "
+                   "and recorded in the results folder's skipped.json.")
 @isolation_option
 @cluster_options
 def run(
     config: str, out: str | None, workers: int | None, resume: bool, force: bool, quiet: bool,
     refresh: float, isolation: str | None, games: int | None, until: int | None,
-    final: int | None,
+    final: int | None, skip: bool,
 ) -> None:
     """Play a tournament into results/<name>/ and print the standings."""
     from arena.executor.cluster import ClusterError, ClusterLost
@@ -197,9 +209,14 @@ def run(
 
     if resume and force:
         fail("--resume and --force contradict each other; choose one")
-    cfg, entrants, cluster = _load(config, isolation)
+    cfg, tried, cluster = _load(config, isolation)
     if cfg.format.type == "ladder":
         from arena.cli.ladder import run_ladder_command
+
+        if skip:
+            fail("--skip-broken is not for a ladder: it plays without a broken submission "
+                 "by itself (docs/ladder.md)")
+        _refuse_broken(tried)
 
         run_ladder_command(cfg, out, games, workers, resume=resume, force=force, quiet=quiet,
                            cluster=cluster, until=until, final=final,
@@ -209,6 +226,7 @@ def run(
     for given, flag in ((games, "--games"), (until, "--until-confident"), (final, "--final")):
         if given is not None:
             fail(f"{flag} is for a ladder; this tournament plays its whole schedule")
+    cfg, cards, left_out = _without_broken(cfg, tried, out, resume=resume, skip=skip)
     again = shlex.join(["arena", "run", config, *(["--out", out] if out else []),
                         *flags_again(given_flags()), "--resume"])
     for note in schedule_notes(cfg):  # even with --quiet: not the games the config asks for
@@ -232,10 +250,11 @@ def run(
                 progress=None if quiet else watch(shown),
                 info=_note if not quiet else None,
                 after=lambda folder, count: build_report(folder, workers=count),
-                cards=tuple(e.card for e in entrants),
+                cards=cards,
                 cluster=cluster,
                 during=_live_report(refresh * 60) if refresh else None,
                 refresh=refresh * 60 or None,
+                left_out=left_out,
             )
     except Interrupted as stop:
         click.echo(f"arena: {stop}; to play the rest: {again}", err=True)
@@ -264,6 +283,47 @@ def run(
         )
     if not quiet:
         _note(f"results in {_shown(report.folder)}/ (open report.html to see them)")
+
+
+def _refuse_broken(tried: Tried) -> tuple[Resolved, ...]:
+    """Each entrant with its card; or every entrant's reason it cannot play, one line each
+    (a bot entered twice once), and exit 2."""
+    errors = list(dict.fromkeys(t for t in tried if isinstance(t, ConfigError)))
+    for error in errors:
+        click.echo(f"arena: error: {error}", err=True)
+    if errors:
+        sys.exit(2)
+    return tuple(t for t in tried if not isinstance(t, ConfigError))
+
+
+def _without_broken(cfg: TournamentConfig, tried: Tried, out: str | None, *, resume: bool,
+                    skip: bool) -> tuple[TournamentConfig, tuple[BotCard | None, ...],
+                                         tuple[LeftOut, ...]]:
+    """The tournament to play, its entrants' cards and whom it leaves out: on a resume, whom
+    its folder's run was started without, whatever their dry runs say now; else, with
+    --skip-broken, every entrant that fails its dry run, each told on stderr. Any other
+    broken entrant stops the run (exit 2), as does too few left to play."""
+    from arena.plugins import find_rules
+    from arena.tournament.errors import TournamentError
+    from arena.tournament.skipped import LeftOut, recorded, results_folder, without
+
+    try:
+        left = recorded(results_folder(cfg, out)) if resume else None
+        if left is None:
+            left = tuple(LeftOut.of(e.name, f"{t.key}: {t.message}")
+                         for e, t in zip(cfg.entrants, tried, strict=True)
+                         if skip and isinstance(t, ConfigError))
+        gone = {entry.name for entry in left}
+        kept = [t for e, t in zip(cfg.entrants, tried, strict=True) if e.name not in gone]
+        cards = tuple(e.card for e in _refuse_broken(tuple(kept)))
+        played = without(cfg, left, find_rules(cfg.rules).min_players)
+    except TournamentError as exc:
+        fail(str(exc))
+        raise  # unreachable: fail exits
+    for entry in left:  # even with --quiet: not the tournament the config asks for
+        if entry.name in {e.name for e in cfg.entrants}:
+            _note(f"left out {entry.name!r} (its dry run: {entry.reason})")
+    return played, cards, left
 
 
 def watch(shown: Meter) -> Callable[[Tally], None]:

@@ -361,9 +361,12 @@ class ProcessHost(PipeHost):
 def _absolute_arguments(command: Sequence[str]) -> list[str]:
     """Put the current folder before relative arguments naming existing files, since the
     command runs in an empty folder; everything else exactly as written: no symlink is
-    resolved and no `..` or trailing slash is taken away (`/lib/x` stays `/lib/x`)."""
-    out = []
-    for arg in command:
+    resolved and no `..` or trailing slash is taken away (`/lib/x` stays `/lib/x`). A
+    program with a '/' is run at its absolute path, where the sandbox shows it
+    (`../x/bot` from `/a/b` is `/a/x/bot`: the sandbox has no `/a/b` to go through)."""
+    program, *arguments = command
+    out = [os.path.abspath(program) if "/" in program else program]
+    for arg in arguments:
         named = not arg.startswith("/") and ("/" in arg or Path(arg).suffix) and Path(arg).exists()
         out.append(os.path.join(os.getcwd(), arg) if named else arg)
     return out

@@ -40,6 +40,12 @@ def names_a_path(part: str, program: bool) -> bool:
         return False
     return "/" in part or (not program and bool(Path(part).suffix))
 
+
+def program_path(path: str) -> str:
+    """A relative program path that stays one: `okbot` would be looked up on the PATH, so a
+    program in the current folder is `./okbot`."""
+    return path if "/" in path else "./" + path
+
 _ENTRANT_KEYS = ("bot", "command", "alias", "options", "mode", "network")
 
 
@@ -125,10 +131,14 @@ class EntrantChecks(FieldChecks):
     def argument(self, part: str, program: bool) -> str:
         """A command's part as its bot gets it: a relative path to something in the config's
         folder becomes a path from the current folder (no symlink resolved), anything else
-        stays as written."""
+        stays as written. A program with a '/' is always the config folder's (one found
+        only from the current folder excepted), and keeps a '/', so no PATH lookup."""
         if self.folder is None or not names_a_path(part, program):
             return part
         found = os.path.normpath(self.folder / part)
+        if program:
+            found = program_path(found)
+            return part if not os.path.exists(found) and os.path.exists(part) else found
         return found if os.path.exists(found) else part
 
     def alias(self, path: KeyPath, item: Mapping[str, Any], bot: tuple[KeyPath, str] | None) -> str:

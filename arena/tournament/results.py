@@ -6,6 +6,8 @@ Layout of `results/<name>/`:
     .lock            held (fcntl.flock) by the one `arena run` using the folder, and
                      removed when it ends (a killed run leaves it; the next run takes it)
     config.yaml      the configuration as run (without its seed)
+    skipped.json     the entrants a `--skip-broken` run was started without, and why
+                     (arena/tournament/skipped.py); only when it left someone out
     secret           the run's root seed, mode 0600: drawn when the config gives none,
                      read back on resume; no bot's sandbox shows this folder
     games.jsonl      one JSON line per finished game, appended in schedule order
@@ -39,6 +41,7 @@ from typing import IO, Any, Self
 GAMES = "games.jsonl"
 CONFIG = "config.yaml"
 SECRET = "secret"
+SKIPPED = "skipped.json"
 REPLAYS = "replays"
 LOCK = ".lock"
 DERIVED = ("ratings.json", "standings.csv", "standings.md", "crosstable.csv", "stages.json")
@@ -126,7 +129,7 @@ def foreign(folder: str | os.PathLike[str]) -> list[str]:
     root = Path(folder)
     if not root.is_dir():
         return []
-    ours = {GAMES, CONFIG, SECRET, REPLAYS, LOCK, *DERIVED, GRADES, *PAGES}
+    ours = {GAMES, CONFIG, SECRET, SKIPPED, REPLAYS, LOCK, *DERIVED, GRADES, *PAGES}
     return sorted(
         p.name
         for p in root.iterdir()
@@ -158,7 +161,7 @@ def remove_derived(folder: str | os.PathLike[str]) -> None:
 def clear(folder: str | os.PathLike[str]) -> None:
     """Remove what a run writes (not the lock), to start over with `--force`."""
     root = Path(folder)
-    for name in (GAMES, CONFIG, SECRET, *DERIVED, GRADES, *PAGES):
+    for name in (GAMES, CONFIG, SECRET, SKIPPED, *DERIVED, GRADES, *PAGES):
         with contextlib.suppress(FileNotFoundError):
             (root / name).unlink()
     shutil.rmtree(root / REPLAYS, ignore_errors=True)

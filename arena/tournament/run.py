@@ -49,7 +49,7 @@ from arena.executor.cluster import Cluster
 from arena.executor.local import Executor
 from arena.plugins import default_registry
 from arena.seeds import draw_secret
-from arena.tournament import folder_lock
+from arena.tournament import folder_lock, skipped
 from arena.tournament import results as folder_files
 from arena.tournament.audit import Written, audit_log, digest
 from arena.tournament.config import TournamentConfig
@@ -67,6 +67,7 @@ from arena.tournament.progress import Refresher, Tally, Watch
 from arena.tournament.schedule import GameSpec
 from arena.tournament.shipment import pack
 from arena.tournament.signals import sigterm_as_ctrl_c
+from arena.tournament.skipped import LeftOut, results_folder
 from arena.tournament.worker import GameSetup, LostGames, Played, game_job
 
 __all__ = ["RESUME_IGNORES", "Interrupted", "RunReport", "run_seed", "run_tournament",
@@ -121,6 +122,7 @@ def run_tournament(
     cluster: Cluster | None = None,
     during: Callable[[Path, Tally], object] | None = None,
     refresh: float | None = None,
+    left_out: tuple[LeftOut, ...] = (),
 ) -> RunReport:
     """Play a whole tournament into its results folder; with `resume`, only what is missing.
 
@@ -132,9 +134,10 @@ def run_tournament(
     `cards`, by entrant, are what their dry runs said (arena.trial), passed to the workers.
     With `cluster`, the games are played on that Dask cluster (arena/executor/cluster.py),
     the same bytes written here; losing it raises ClusterLost with every game taken kept.
-    `progress`, `during` and `refresh` (seconds): see the module's docstring.
+    `progress`, `during` and `refresh` (seconds): see the module's docstring. `left_out`:
+    the entrants `cfg` is without (arena/tournament/skipped.py), recorded at the start.
     """
-    folder = Path(out if out is not None else (cfg.output or f"results/{cfg.name}"))
+    folder = results_folder(cfg, out)
     count = workers or cfg.workers or os.cpu_count() or 1
     as_run = replace(cfg, output=str(folder), workers=workers or cfg.workers)
     strays = folder_files.foreign(folder)
@@ -145,7 +148,7 @@ def run_tournament(
         )
     try:
         with folder_lock.locked(folder):
-            recorded = _prepare(folder, as_run, resume=resume, force=force)
+            recorded = _prepare(folder, as_run, resume=resume, force=force, left_out=left_out)
             run = _Run(as_run, folder, count, progress, info or _quiet, cards, cluster)
             if during is not None and refresh is not None:
                 run.refresher = Refresher(during, refresh, info or _quiet)
@@ -170,7 +173,8 @@ def tournament_setup(cfg: TournamentConfig, cards: tuple[BotCard | None, ...] = 
 
 
 def _prepare(
-    folder: Path, cfg: TournamentConfig, *, resume: bool, force: bool
+    folder: Path, cfg: TournamentConfig, *, resume: bool, force: bool,
+    left_out: tuple[LeftOut, ...] = (),
 ) -> list[tuple[str, Placements]]:
     """Check the folder against the flags and the saved config; return the games on disk."""
     games_path, config_path = folder / folder_files.GAMES, folder / folder_files.CONFIG
@@ -191,9 +195,13 @@ def _prepare(
         )
     if resume and config_path.exists():
         _check_unchanged(config_path, cfg)
+        if skipped.recorded(folder) != left_out:
+            raise TournamentError(f"cannot resume: {folder} was started without other "
+                                  f"entrants than this run leaves out; start over with --force")
     else:
         folder_files.clear(folder)  # nothing worth keeping: no stale replays or tables
         folder_files.write_atomic(config_path, dump_config(cfg, folder))
+        skipped.record(folder, left_out)
     if cfg.replays:
         (folder / folder_files.REPLAYS).mkdir(exist_ok=True)
     return recorded

@@ -4,7 +4,7 @@ machine's sandbox, at the run's isolation level (which that worker checks, not t
 
     cards = check_on_cluster(cluster, cfg, key_lines(path))
 
-One task ships the bot files (arena.tournament.shipment) and runs `arena.trial.check_entrants`
+One task ships the bot files (arena.tournament.shipment) and runs `arena.trial.try_entrants`
 there; it answers each entrant's card, or the one-line ConfigError exactly as a dry run here
 would word it (the shipped copies' paths put back as the config names them). A ladder's new
 versions are started there the same way (`start_on_cluster`: each one's reason, in the words
@@ -41,15 +41,20 @@ class Trial:
     refused: str | None = None
     reasons: tuple[str | None, ...] = ()
     """A ladder's new versions: why each cannot start (None: it starts)."""
+    broken: tuple[ConfigError | None, ...] = ()
+    """Why each entrant cannot play (None: it can), beside `cards`."""
 
 
-def check_on_cluster(cluster: Cluster, cfg: TournamentConfig, lines: KeyLines) -> Cards:
-    """Each entrant's card from a dry run on one worker of the cluster that can play the run;
-    ConfigError as a dry run here would raise it, ClusterError if no worker can play."""
+def check_on_cluster(cluster: Cluster, cfg: TournamentConfig,
+                     lines: KeyLines) -> tuple[BotCard | ConfigError | None, ...]:
+    """Each entrant's card from a dry run on one worker of the cluster that can play the run,
+    or the ConfigError a dry run here would give it; ClusterError if no worker can play."""
     refusal = folder_refusal(cfg.entrants)
     if refusal is not None:
         raise ClusterError(refusal)
-    return _on_a_worker(cluster, tried_here, pack(cfg.entrants), cfg, lines).cards
+    trial = _on_a_worker(cluster, tried_here, pack(cfg.entrants), cfg, lines)
+    return tuple(card if error is None else error
+                 for card, error in zip(trial.cards, trial.broken, strict=True))
 
 
 def start_on_cluster(cluster: Cluster, cfg: TournamentConfig,
@@ -108,7 +113,7 @@ def tried_here(shipment: Shipment, cfg: TournamentConfig, lines: KeyLines,
     from arena.hosts.walls import IsolationError, level
     from arena.plugins import PluginError, default_registry
     from arena.tournament.load import sandboxed_entrants
-    from arena.trial import check_entrants
+    from arena.trial import try_entrants
 
     foreign = foreign_code(run_print)
     if foreign is not None:
@@ -120,12 +125,14 @@ def tried_here(shipment: Shipment, cfg: TournamentConfig, lines: KeyLines,
         moved = replace(cfg, entrants=tuple(_moved(e, places) for e in cfg.entrants))
         if sandboxed_entrants(moved, registry):  # built-in bots alone need no sandbox
             level(cfg.isolation)
-        tried = check_entrants(moved, lines, registry)
+        tried = try_entrants(moved, lines, registry)
     except ConfigError as exc:
         return Trial(error=_put_back(exc, places))
     except (IsolationError, RefereeFailure, EntrantError, PluginError, OSError) as exc:
         return _refused(" ".join(str(exc).split()))
-    return Trial(cards=tuple(entrant.card for entrant in tried))
+    return Trial(cards=tuple(None if isinstance(t, ConfigError) else t.card for t in tried),
+                 broken=tuple(_put_back(t, places) if isinstance(t, ConfigError) else None
+                              for t in tried))
 
 
 def started_here(shipment: Shipment, cfg: TournamentConfig,

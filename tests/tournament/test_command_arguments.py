@@ -130,3 +130,67 @@ def test_the_command_a_config_gives_is_what_the_bot_receives(
     finally:
         host.shutdown()
     assert seen == [str(tmp_path / "link" / "book.txt"), "--depth", "3"]
+
+
+OKBOT = f"""#!{sys.executable}
+import json, sys
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "hello":
+        print(json.dumps({{"type": "hello", "protocol": 2, "name": "okbot"}}), flush=True)
+    elif message["type"] == "start":
+        print(json.dumps({{"type": "ready"}}), flush=True)
+    elif message["type"] == "shutdown":
+        break
+"""
+
+
+@pytest.mark.parametrize("program", ["./okbot", "okbot-dir/../okbot"])
+@pytest.mark.parametrize("cwd", ["contest", "elsewhere"])
+def test_a_program_with_a_slash_is_taken_from_the_configs_folder_whatever_it_starts_with(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, program: str, cwd: str
+) -> None:
+    """`command: ["./okbot"]`, as docs/config.md shows it, is the program beside the config,
+    from the config's own folder as from any other (issue 32, item 3): never a PATH lookup,
+    which would say it is not there, or run another program of that name."""
+    contest = tmp_path / "contest"
+    (contest / "okbot-dir").mkdir(parents=True)
+    (contest / "okbot").write_text(OKBOT)
+    (contest / "okbot").chmod(0o755)
+    (tmp_path / "elsewhere").mkdir()
+    (contest / "t.yaml").write_text(textwrap.dedent(f"""
+        name: t
+        rules: dice
+        entrants:
+          - random
+          - command: ["{program}"]
+            alias: theirs
+    """).lstrip())
+    monkeypatch.chdir(tmp_path / cwd)
+    config = os.path.relpath(contest / "t.yaml")
+    checked = CliRunner().invoke(cli, ["validate", config], catch_exceptions=False)
+    assert (checked.exit_code, checked.stderr) == (0, ""), checked.output
+    assert checked.stdout == (
+        "ok: 2 entrants, 2 games\n"
+        "entrant 'theirs' (command): says it is 'okbot', rule sets not said\n")
+
+
+def test_a_program_with_a_slash_not_in_the_configs_folder_is_looked_for_there(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A missing program is named where it was looked for: the config's folder."""
+    (tmp_path / "contest").mkdir()
+    (tmp_path / "contest" / "t.yaml").write_text(textwrap.dedent("""
+        name: t
+        rules: dice
+        entrants:
+          - random
+          - command: ["./no-such-bot"]
+            alias: theirs
+    """).lstrip())
+    monkeypatch.chdir(tmp_path)
+    checked = CliRunner().invoke(cli, ["validate", "contest/t.yaml"], catch_exceptions=False)
+    assert (checked.exit_code, checked.stdout) == (2, "")
+    assert checked.stderr == (
+        "arena: error: contest/t.yaml:5: entrants.1.command: program 'contest/no-such-bot' "
+        f"not found (looked at {tmp_path}/contest/no-such-bot)\n")

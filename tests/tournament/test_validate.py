@@ -93,7 +93,7 @@ def test_a_command_program_that_does_not_exist_is_refused(
     monkeypatch.chdir(tmp_path)
     config = _command_config(tmp_path, '["./no-such-bot", "--fast"]')
     assert _refused(config, tmp_path / "out") == (
-        f"{config}:6: entrants.2.command: program './no-such-bot' not found "
+        f"{config}:6: entrants.2.command: program '{tmp_path}/no-such-bot' not found "
         f"(looked at {tmp_path}/no-such-bot)"
     )
 
