@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +18,7 @@ import click
 
 from arena.cli.main import fail
 from arena.cli.progress import meter
+from arena.hosts.inline import printable
 from arena.tournament.config import TournamentConfig
 
 if TYPE_CHECKING:
@@ -83,7 +84,7 @@ def run_ladder_command(cfg: TournamentConfig, out: str | None, games: int | None
     if not quiet:
         click.echo(f"{cfg.name}: {value['games']} games in {value['batches']} batches in "
                    f"{folder}")
-    _rejections(value)
+    _changes(done.log[:done.since], done.log[done.since:])
     _ranking(value)
     if value["final"] is not None:
         _final(value["final"])
@@ -107,11 +108,25 @@ def _note(message: str) -> None:
     click.echo(f"arena: {message}", err=True)
 
 
-def _rejections(value: dict[str, Any]) -> None:
-    """Each rejected version and why, so its author hears of it."""
-    for row in value["versions"]:
-        if row["status"] == "rejected":
-            click.echo(f"rejected {row['player']}: {row['reason']}")
+def _changes(before: Sequence[Mapping[str, Any]], now: Sequence[Mapping[str, Any]]) -> None:
+    """This run's changes, each said once: who joined, was replaced or left, then each
+    rejection and why (so its author hears of it; an earlier run's is not said again)."""
+    seen = {e["player"] for e in before}
+    gone = {e["entrant"]: e["player"] for e in now
+            if e["status"] == "retired" and e["reason"] == "replaced"}
+    joined, replaced, left, rejected = [], [], [], []
+    for event in now:
+        player, back = printable(str(event["player"])), " (back)" * (event["player"] in seen)
+        if event["status"] == "active" and event["entrant"] in gone:
+            replaced.append(f"replaced {printable(gone[event['entrant']])} by {player}{back}")
+        elif event["status"] == "active":
+            joined.append(f"joined {player}{back}")
+        elif event["status"] == "retired" and event["reason"] == "removed":
+            left.append(f"left {player}")
+        elif event["status"] == "rejected":
+            rejected.append(f"rejected {player}: {event['reason']}")
+    for line in joined + replaced + left + rejected:
+        click.echo(line)
 
 
 def _ranking(value: dict[str, Any]) -> None:

@@ -4,6 +4,9 @@ crosstable.csv, byte for byte.
 JSON and CSV numbers are rounded to 6 decimals (a sign of zero never changes the bytes),
 keys and rows come in a fixed order, so the same games always give the same files; the
 Markdown table is for people (at most 120 columns), with one line saying what orders it.
+Every CSV is written by `_csv`, whose name cells are made safe for a spreadsheet
+(`sheet_cell`); the numbers arena computes (`-0.5` too) are not user input and stay as
+they are.
 
 It must stay pure: renderers return strings (the tournament layer writes files
 atomically); it computes no rating and no rank.
@@ -12,7 +15,6 @@ atomically); it computes no rating and no rank.
 from __future__ import annotations
 
 import csv
-import io
 import json
 from collections.abc import Iterable, Sequence
 
@@ -68,17 +70,46 @@ _STANDING_COLUMNS: tuple[str, ...] = (
 of older files still find every other column where it was."""
 
 
-def _csv(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+"""How a cell a spreadsheet would run as a formula begins (OWASP, "CSV injection")."""
+SHEET_QUOTE = "'"
+"""What makes a spreadsheet show such a cell as text."""
+
+
+def sheet_cell(text: str) -> str:
+    """A name as a spreadsheet shows it and never runs it: a cell that begins with a formula's
+    start gets a leading quote, and so does one that begins with a quote (so `sheet_text`
+    gives every name back as it was)."""
+    return SHEET_QUOTE + text if text.startswith((*FORMULA_STARTS, SHEET_QUOTE)) else text
+
+
+def sheet_text(cell: str) -> str:
+    """The name a `sheet_cell` holds, for a reader of arena's CSV files."""
+    return cell[1:] if cell.startswith(SHEET_QUOTE) else cell
+
+
+class _Lines(list[str]):
+    """Rows a csv writer ends in CR LF (so it quotes a cell holding a lone CR, which would
+    end the row for a reader), each kept ending in LF as arena's files do."""
+
+    def write(self, line: str) -> None:
+        self.append(line.removesuffix("\r\n") + "\n")
+
+
+def _csv(header: Sequence[str], rows: Iterable[Sequence[object]], names: Sequence[str]) -> str:
+    """The CSV file of arena's tables, the cells of the `names` columns through `sheet_cell`."""
+    quoted = {header.index(name) for name in names}
+    lines = _Lines()
+    writer = csv.writer(lines, lineterminator="\r\n")
     writer.writerow(header)
-    writer.writerows(rows)
-    return out.getvalue()
+    writer.writerows([sheet_cell(str(cell)) if column in quoted else cell
+                      for column, cell in enumerate(row)] for row in rows)
+    return "".join(lines)
 
 
 def standings_csv(rows: Sequence[StandingRow]) -> str:
     """Render the standings as CSV, one column per stat and per fault kind."""
-    return _csv(_STANDING_COLUMNS, (_standing_cells(row) for row in rows))
+    return _csv(_STANDING_COLUMNS, (_standing_cells(row) for row in rows), ("entrant",))
 
 
 def _standing_cells(row: StandingRow) -> list[object]:
@@ -95,7 +126,8 @@ def _standing_cells(row: StandingRow) -> list[object]:
 def crosstable_csv(rows: Sequence[CrossRow]) -> str:
     """Render the crosstable as CSV, one line per ordered pair."""
     header = ("entrant", "opponent", "games", "above", "below", "ties")
-    return _csv(header, ((r.entrant, r.opponent, r.games, r.above, r.below, r.ties) for r in rows))
+    return _csv(header, ((r.entrant, r.opponent, r.games, r.above, r.below, r.ties)
+                         for r in rows), ("entrant", "opponent"))
 
 
 _MD_HEADER: tuple[str, ...] = (

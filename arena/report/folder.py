@@ -24,6 +24,7 @@ from typing import Any
 
 import yaml
 
+from arena.ratings.render import sheet_text
 from arena.report import viewer
 from arena.report.ladder_file import LADDER, LadderView, read_ladder
 from arena.rules import RulesError
@@ -96,8 +97,16 @@ class GamesLog:
 
 
 def _read_csv(path: Path) -> list[dict[str, str]]:
+    """The rows of standings.csv or crosstable.csv, each name as it was before the writer
+    quoted it for a spreadsheet."""
     with open(path, encoding="utf-8", newline="") as handle:
-        return list(csv.DictReader(handle))
+        return [{key: sheet_text(cell) if key in _NAMES and isinstance(cell, str) else cell
+                 for key, cell in row.items()}
+                for row in csv.DictReader(handle)]
+
+
+_NAMES = ("entrant", "opponent")
+"""The name columns of arena's CSV files, through arena.ratings.render.sheet_cell."""
 
 
 def game_rows(folder: Path, games: int | None = None) -> Iterator[GameRow]:

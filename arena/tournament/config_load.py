@@ -24,6 +24,7 @@ from arena.tournament.config import (
     CLUSTER_SCHEMES,
     DEFAULT_CAP,
     ENTRANT_MODES,
+    ENTRANT_NAME_PATTERN,
     FORMAT_ONLY,
     FORMAT_TYPES,
     GRADED_FORMATS,
@@ -144,8 +145,9 @@ class _Builder(EntrantChecks):
                          for e in self.entrants(self.required((), top, "entrants"), mode))
         submissions = self.submissions(top.get("submissions"), top.get("format"))
         entrants += tuple(EntrantConfig(name=stem, bot=bot, mode=mode, isolation=isolation)
-                          for stem, bot in submitted(submissions)
-                          if all(e.name != stem for e in entrants))
+                          for stem, bot in submitted(submissions)  # others: the ladder's log
+                          if ENTRANT_NAME_PATTERN.fullmatch(stem)
+                          and all(e.name != stem for e in entrants))
         fmt = self.format(top.get("format"), info, entrants)
         return TournamentConfig(
             name=name,

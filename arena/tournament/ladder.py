@@ -65,6 +65,9 @@ class LadderRun:
     separated: bool | None = None
     unresolved: tuple[dict[str, Any], ...] = ()
     provisional: tuple[str, ...] = ()
+    log: tuple[dict[str, Any], ...] = ()
+    """ladder-log.jsonl's events after the run; those from `since` on are this run's."""
+    since: int = 0
 
 
 def run_ladder(cfg: TournamentConfig, out: str | Path, games: int, *, workers: int = 1,
@@ -91,6 +94,7 @@ def run_ladder(cfg: TournamentConfig, out: str | Path, games: int, *, workers: i
         folder_files.write_atomic(folder / folder_files.CONFIG,
                                   dump_config(replace(cfg, seed=None), folder))
         played = list(folder_files.iter_games(folder / folder_files.GAMES))
+        since = len(read_log(folder))
         frozen = _frozen_final(folder, final)
         candidates: list[Candidate] = []
         if frozen is None and final is None:
@@ -121,7 +125,7 @@ def run_ladder(cfg: TournamentConfig, out: str | Path, games: int, *, workers: i
             aborted = False
         finally:
             executor.close(abort=aborted)  # a lost cluster is not waited for
-        return season.outcome(until)
+        return replace(season.outcome(until), log=tuple(read_log(folder)), since=since)
 
 
 def _quiet(_: str) -> None:

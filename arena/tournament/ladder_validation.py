@@ -4,12 +4,15 @@ seat rotation, through the same executor and limits as every ladder game (issue 
 
 It guarantees that a submission that cannot start, or faults in its validation game, is
 rejected with the one line that says why (in the loader's or the referee's words) and never
-scheduled, and that a house bot's own fault never rejects it. It must not write the
-results folder: the runner logs what it returns.
+scheduled, and that a house bot's own fault never rejects it; and that a submission's file
+name, which becomes its entrant name, follows a config alias's rule and differs from every
+other name in more than case, or is refused with the line that says why (issue 32). It must
+not write the results folder: the runner logs what it returns.
 """
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -17,11 +20,11 @@ from arena.entrants import EntrantError, resolve
 from arena.hosts.inline import printable
 from arena.plugins import default_registry
 from arena.seeds import derive_seed
-from arena.tournament.config import EntrantConfig, TournamentConfig
+from arena.tournament.config import ENTRANT_NAME_PATTERN, EntrantConfig, TournamentConfig
 from arena.tournament.schedule import GameSpec, seatings
 
-__all__ = ["HOUSE", "REASON_CHARS", "cannot_start", "house", "validation_specs",
-           "verdict"]
+__all__ = ["HOUSE", "REASON_CHARS", "cannot_start", "house", "name_refusal", "shown",
+           "validation_specs", "verdict"]
 
 HOUSE = "honest"
 """The built-in bot a submission's validation game is played against."""
@@ -45,6 +48,44 @@ def cannot_start(cfg: TournamentConfig, entrant: EntrantConfig) -> str | None:
     except EntrantError as exc:
         return _clip(f"cannot start: {exc}")
     return None
+
+
+def name_refusal(name: str, taken: Mapping[str, str]) -> str | None:
+    """Why a submission may not be called `name`, or None: a name people read in the tables
+    must be one they can tell apart (`taken`: each other name, and whose it is)."""
+    if not ENTRANT_NAME_PATTERN.fullmatch(name):
+        return _clip(f"its name {shown(name)} {_unlike_an_alias(name)}: a name may use only "
+                     "letters, digits, '.', '-' and '_', start with a letter or digit, and be "
+                     "at most 64 long (rename the file)")
+    for other, whose in sorted(taken.items()):
+        if other.casefold() == name.casefold():
+            how = "is" if other == name else "differs only in case from"
+            return _clip(f"its name {shown(name)} {how} {whose} {shown(other)} "
+                         "(rename the file)")
+    return None
+
+
+def shown(name: str) -> str:
+    """A name quoted in ASCII, so a look-alike letter, an override or a newline shows."""
+    return ascii(name)
+
+
+def _unlike_an_alias(name: str) -> str:
+    """The first thing in `name` that the alias rule does not allow."""
+    if not name or len(name) > 64:
+        return "is empty" if not name else "is longer than 64 characters"
+    if not ENTRANT_NAME_PATTERN.fullmatch(name[:1]):
+        return f"starts with {_character(name[0])}"
+    bad = next(c for c in name if not ENTRANT_NAME_PATTERN.fullmatch("a" + c))
+    return f"has {_character(bad)}"
+
+
+def _character(c: str) -> str:
+    """A character as a reader can tell it from its look-alikes."""
+    if c == "@":
+        return "'@' (the version separator)"
+    named = unicodedata.name(c, "") if not c.isascii() else ""
+    return shown(c) + (f" ({named})" if named else "")
 
 
 def validation_specs(seed: int, player: str, index: int, others: Sequence[int]) -> list[GameSpec]:

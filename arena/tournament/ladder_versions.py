@@ -4,8 +4,11 @@ and the log events when entrants join, change, leave or come back (issue 17).
 It guarantees that a version is its content (the same content is the same version, so a
 returning entrant is reactivated, and content once rejected is never scheduled), that a
 frozen copy holds only the submission's own files (never what a symlink points at), and
-that the events are a function of the log and the config alone. It must not play games:
-new content comes back as candidates, which the runner validates before they are logged.
+that the events are a function of the log and the config alone; and that a submission whose
+file name may not be an entrant's (ladder_validation.name_refusal) is logged as rejected,
+once for its content, under its file's name, and is never a version. It must not play
+games: new content comes back as candidates, which the runner validates before they are
+logged.
 """
 
 from __future__ import annotations
@@ -18,8 +21,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from arena.plugins import default_registry
 from arena.tournament.config import EntrantConfig, TournamentConfig
+from arena.tournament.config_load import submitted
 from arena.tournament.ladder_log import LOG, read_log, versions_now
+from arena.tournament.ladder_validation import name_refusal, shown
 
 __all__ = ["Candidate", "accepted", "append", "changes", "digest_of", "freeze",
            "organised", "player_entrants"]
@@ -112,8 +118,10 @@ def changes(folder: Path, cfg: TournamentConfig,
     the new content to validate, from the log and the config's entrants."""
     events = read_log(folder)
     now = versions_now(events)
-    wanted = {e.name: e for e in cfg.entrants}
-    new: list[Event] = []
+    refused = _refused(cfg, events)
+    wanted = {e.name: e for e in cfg.entrants if e.bot not in refused}
+    new: list[Event] = [e for path, why in refused.items() for e in _refusal(events, path, why,
+                                                                            played)]
     candidates: list[Candidate] = []
     for name, entrant in wanted.items():
         digest, last = digest_of(entrant), now.get(name)
@@ -134,6 +142,41 @@ def changes(folder: Path, cfg: TournamentConfig,
         if name not in wanted:
             new += _retire(last, "removed", played)
     return new, candidates
+
+
+def _refused(cfg: TournamentConfig, events: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+    """Each submission refused by its name (by its path), and why: the alias rule, then no
+    name that is, or differs only in case from, a bot's, an organiser's entrant's, a name
+    the ladder has taken or another new submission's. A name the ladder took stays its own."""
+    found = submitted(cfg.submissions)
+    mine = {str(e["entrant"]) for e in events if e["status"] != "rejected"}
+    kept = {e.bot: e.name for e in cfg.entrants if e.bot}
+    taken = {**dict.fromkeys(default_registry().names(), "the bot"),
+             **dict.fromkeys(mine, "the ladder's entrant"),
+             **dict.fromkeys((e.name for e in organised(cfg).entrants),
+                             "the organiser's entrant")}
+    refused = {}
+    for stem, path in found:
+        if stem in mine and kept.get(path) == stem:
+            continue
+        others = {**{s: "the new submission" for s, _ in found if s != stem and s not in mine},
+                  **taken}
+        why = name_refusal(stem, others)
+        if why is not None:
+            refused[path] = why
+    return refused
+
+
+def _refusal(events: Sequence[Mapping[str, Any]], path: str, why: str,
+             played: int) -> list[Event]:
+    """A refused submission's rejection, logged under its file's name (once for its content)."""
+    entrant = EntrantConfig(shown(Path(path).name)[1:-1], bot=path)
+    digest, name = digest_of(entrant), entrant.name
+    if any(e["entrant"] == name and e["digest"] == digest for e in events):
+        return []
+    version = 1 + max((e["version"] for e in events if e["entrant"] == name), default=0)
+    return [Candidate(entrant, f"{name}@{version}", version, digest, None)
+            .event("rejected", why, played)]
 
 
 def _retire(last: Mapping[str, Any] | None, reason: str, played: int) -> list[Event]:

@@ -3,6 +3,8 @@ ties, faults, intervals and byte determinism."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import math
 import random
@@ -618,3 +620,28 @@ def test_a_long_commonest_fault_is_cut_at_a_word_with_an_ellipsis() -> None:
     assert fault.endswith("…") and len(fault) <= 200
     assert f"crash: {message}".startswith(fault[:-1])
     assert fault[:-1].split()[-1] in message.split()
+
+
+def test_names_a_spreadsheet_would_run_are_quoted_in_every_csv_and_numbers_are_not() -> None:
+    """An attack: an entrant named `=1+2+cmd|x!A1` or `@evil` made a formula cell of
+    standings.csv and crosstable.csv (OWASP, "CSV injection")."""
+    names = ["=1+2+cmd|x!A1", "@evil", "+x", "-x", "\tx", "\rx", "'x", "plain"]
+    games = [game(f"g{i}", [names[i], names[i + 1]], [1, 2]) for i in range(len(names) - 1)]
+    standings_text = standings_csv(standings(games, names))
+    cross_text = crosstable_csv(crosstable(games, names))
+    quoted = {"'" + name for name in names if name != "plain"} | {"plain"}
+    for text, columns in ((standings_text, ("entrant",)), (cross_text, ("entrant", "opponent"))):
+        rows = list(csv.DictReader(io.StringIO(text, newline="")))
+        for column in columns:
+            assert {row[column] for row in rows} == quoted
+            assert [render.sheet_text(row[column]) for row in rows] == [
+                row[column][1:] if row[column] != "plain" else "plain" for row in rows]
+        cells = [cell for row in rows for key, cell in row.items() if key not in columns]
+        assert not [cell for cell in cells if cell.startswith(("'", "=", "@", "+", "\t", "\r"))]
+    elo = [row["elo"] for row in csv.DictReader(io.StringIO(standings_text, newline=""))]
+    assert any(cell.startswith("-") and float(cell) < 0 for cell in elo), "a number stays"
+
+
+def test_every_name_comes_back_from_its_sheet_cell() -> None:
+    for name in ["=a", "@a", "+a", "-a", "\ta", "\ra", "'a", "''=a", "a", "", "a=b"]:
+        assert render.sheet_text(render.sheet_cell(name)) == name
