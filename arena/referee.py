@@ -157,6 +157,8 @@ class _Game:
         self.log: list[LogEntry] = []
         self.faults: list[Fault] = []
         self.broken: list[BotFault | None] = [None] * len(players)
+        """A seat's fault outside its decision until it takes effect: the seat is told no event
+        till then (and, when that fault forfeits it, ever)."""
         self.pending: list[tuple[int, BotFault, str]] = []
         """Faults raised outside a decision (start, notify), applied before the next one."""
         self.think = [0.0] * len(players)
@@ -217,6 +219,7 @@ class _Game:
             except BotFault as fault:
                 self.broken[seat] = fault
                 self.pending.append((seat, fault, "start"))
+                self.watching = True  # a bot built again at its next decision may listen
             if getattr(player.host, "listens", True):
                 self.watching = True
 
@@ -227,8 +230,6 @@ class _Game:
         host = self.hosts[seat]
         started = perf_counter()
         try:
-            if self.broken[seat] is not None:
-                raise self.broken[seat]  # type: ignore[misc]
             action: Action = host.act(observation, self.limits.decision + self.bank[seat])
         except BotFault as fault:
             return self._fault(state, seat, fault, self._clock(seat, started))
@@ -298,8 +299,8 @@ class _Game:
         self.faults.append(Fault(seat, fault.kind, fault.message, self.decisions, fault.sent))
         self.log.append(FaultEntry(seat, fault.kind, fault.message, 0.0, fault.sent, where))
         self._show_fault(seat, fault)
-        state = self.rules.fault(state, seat)
-        if where == "notify" and self.rules.observe(state, seat).active[seat]:
+        state = self.rules.fault(state, seat, outside=True)
+        if self.rules.observe(state, seat).active[seat]:
             self.broken[seat] = None  # one exception, one fault: under `penalty` it plays on
         return state
 

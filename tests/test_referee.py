@@ -309,6 +309,30 @@ def test_a_bot_that_cannot_be_started_is_out_before_the_first_decision() -> None
     assert (first.seat, first.kind, first.outside) == (1, "crash", "start")
 
 
+@pytest.mark.parametrize("rules", sorted(RULESETS))
+def test_an_inline_bot_whose_constructor_raised_once_is_built_again_and_plays_on(
+        rules: str) -> None:
+    # docs/rules.md: one exception costs one fault, and under `penalty` the bot plays on; a
+    # bot that could not be built is built again at its next decision.
+    built: list[int] = []
+
+    class UnbuiltOnce(RandomBot):
+        name = "unbuilt-once"
+
+        def __init__(self, context: arena.BotContext) -> None:
+            super().__init__(context)
+            built.append(context.seat)
+            if len(built) == 1:
+                raise RuntimeError("cannot build yet")
+
+    record = play_game(rules, [RandomBot, RandomBot, UnbuiltOnce], seed=3,
+                       options={"on_fault": "penalty", "max_faults": 3})
+    assert [(f.seat, f.kind) for f in record.faults] == [(2, "crash")]
+    assert "while starting: RuntimeError: cannot build yet" in record.faults[0].message
+    assert built == [2, 2]
+    assert [e for e in record.log if isinstance(e, ActionEntry) and e.seat == 2]
+
+
 class DeafWhenOut(RandomBot):
     """Fails in notify on the first event it sees after it went out of the game."""
 

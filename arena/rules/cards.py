@@ -301,7 +301,7 @@ class CardsRules(Engine):
 
     # --- faults -----------------------------------------------------------------------
 
-    def fault(self, state: CardsState, seat: int) -> CardsState:
+    def fault(self, state: CardsState, seat: int, outside: bool = False) -> CardsState:
         """Apply the on_fault policy to a seat that faulted, holding the central hand or
         (outside its decision) while another seat holds it: the hand in play is abandoned."""
         if not state.active[seat] or state.phase not in (ACCEPT, TURN):
