@@ -33,16 +33,19 @@ from arena.rules.playout import random_action
 def play_game(rules: str | Any, players: Sequence[object], seed: int = 0,
               options: Mapping[str, Any] | None = None, limits: Limits | None = None,
               spectator: Callable[[Event], None] | None = None) -> GameRecord:
-    """Play one game and return its record. A bot named by a string (a registered name,
-    FILE.py[:Class], module:Class, cmd:PROGRAM, with ?key=value options) is hosted as every
-    command hosts it: built-ins inline, other bots in their own process; Players, Bot classes
-    and factories play as given."""
+    """Play one game and return its record. A rule set named by its id is found as every
+    command finds it: built in, or registered by an installed plugin. A bot named by a string
+    (a registered name, FILE.py[:Class], module:Class, cmd:PROGRAM, with ?key=value options)
+    is hosted as every command hosts it: built-ins inline, other bots in their own process;
+    Players, Bot classes and factories play as given."""
     from arena import entrants, referee
+    from arena.plugins import find_rules
 
+    ruleset = find_rules(rules) if isinstance(rules, str) else rules
     hosts = entrants.KeptHosts()
     try:
         seats = entrants.seat_all(players, hosts=hosts)
-        return referee.play_game(rules, seats, seed, options, limits, spectator)
+        return referee.play_game(ruleset, seats, seed, options, limits, spectator)
     finally:
         hosts.close()
 

@@ -134,6 +134,9 @@ def play_game(rules: str | RuleSet, players: Sequence[object], seed: int = 0,
               spectator: Callable[[Event], None] | None = None) -> GameRecord:
     """Play one game between the given bots and return its record.
 
+    `rules` is the rule set itself, or a built-in's id: the referee reads no plugin registry,
+    so a plugin's rule set is looked up by the caller (`arena.play_game` does, through
+    `arena.plugins.find_rules`, the registry every command uses) and handed over.
     `spectator`, if given, sees every event as it happens (private ones too, and a `fault`
     event for each fault), e.g. to narrate the game.
     """
@@ -157,6 +160,8 @@ class _Game:
         self.log: list[LogEntry] = []
         self.faults: list[Fault] = []
         self.broken: list[BotFault | None] = [None] * len(players)
+        """A seat's fault outside its decision until it takes effect: the seat is told no event
+        till then (and, when that fault forfeits it, ever)."""
         self.pending: list[tuple[int, BotFault, str]] = []
         """Faults raised outside a decision (start, notify), applied before the next one."""
         self.think = [0.0] * len(players)
@@ -217,6 +222,7 @@ class _Game:
             except BotFault as fault:
                 self.broken[seat] = fault
                 self.pending.append((seat, fault, "start"))
+                self.watching = True  # a bot built again at its next decision may listen
             if getattr(player.host, "listens", True):
                 self.watching = True
 
@@ -227,8 +233,6 @@ class _Game:
         host = self.hosts[seat]
         started = perf_counter()
         try:
-            if self.broken[seat] is not None:
-                raise self.broken[seat]  # type: ignore[misc]
             action: Action = host.act(observation, self.limits.decision + self.bank[seat])
         except BotFault as fault:
             return self._fault(state, seat, fault, self._clock(seat, started))
@@ -298,8 +302,8 @@ class _Game:
         self.faults.append(Fault(seat, fault.kind, fault.message, self.decisions, fault.sent))
         self.log.append(FaultEntry(seat, fault.kind, fault.message, 0.0, fault.sent, where))
         self._show_fault(seat, fault)
-        state = self.rules.fault(state, seat)
-        if where == "notify" and self.rules.observe(state, seat).active[seat]:
+        state = self.rules.fault(state, seat, outside=True)
+        if self.rules.observe(state, seat).active[seat]:
             self.broken[seat] = None  # one exception, one fault: under `penalty` it plays on
         return state
 

@@ -164,7 +164,7 @@ class _Verifier:
         active = self.rules.observe(self.state, to_act).active
         if not isinstance(seat, int) or not 0 <= seat < len(active) or not active[seat]:
             raise _Mismatch(line, f"a fault of seat {seat!r}, which is not in the game")
-        self.state = self.rules.fault(self.state, seat)
+        self.state = self.rules.fault(self.state, seat, outside=True)
 
     def finish(self, line: int) -> None:
         self.no_events_left(line)

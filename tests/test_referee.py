@@ -263,7 +263,8 @@ def _entries_after_first_claim(record: arena.GameRecord) -> list[LogEntry]:
 @pytest.mark.parametrize("rules", sorted(RULESETS))
 def test_a_fault_in_notify_takes_effect_at_once_and_the_round_is_abandoned(rules: str) -> None:
     """RULES.md: a faulting bot is "out of that game at once": no decision of another seat
-    comes between the fault and its effect, and the round in progress gives nobody a point."""
+    comes between the fault and its effect, and the round in progress gives nobody a point;
+    in `cards` the central hand, held by seat 1, not by the bot, stays in play."""
     record = play_game(rules, [RandomBot, RandomBot, DeafAfterTheFirstClaim], seed=4)
     assert [(f.seat, f.kind) for f in record.faults] == [(2, "crash")]
     assert "in notify: KeyError" in record.faults[0].message
@@ -271,9 +272,13 @@ def test_a_fault_in_notify_takes_effect_at_once_and_the_round_is_abandoned(rules
     assert isinstance(after[0], FaultEntry)
     assert (after[0].seat, after[0].kind) == (2, "crash")
     assert after[0].outside == "notify"  # raised outside the bot's decision
-    effects = [e for e in after[1:] if isinstance(e, arena.Event)][:3]
-    assert (effects[0].kind, effects[0].seat, effects[0].data["reason"]) == ("out", 2, "forfeit")
-    assert not any(e.kind in ("point", "pay", "challenge") for e in effects)
+    assert isinstance(after[1], arena.Event)
+    assert (after[1].kind, after[1].seat, after[1].data["reason"]) == ("out", 2, "forfeit")
+    if rules == "cards":  # seat 1 answers the claim it holds, on the same central hand
+        assert isinstance(after[2], ActionEntry) and after[2].seat == 1
+    else:
+        effects = [e for e in after[2:] if isinstance(e, arena.Event)][:2]
+        assert not any(e.kind in ("point", "pay", "challenge") for e in effects)
     assert record.result.placements[2] == 3
     lines = replay_lines(record, {"id": "g"}, [
         {"name": p.name, "bot": p.name, "origin": "", "version": "", "mode": "inline"}
@@ -291,10 +296,43 @@ def test_with_the_penalty_policy_a_fault_in_notify_costs_the_round_at_once(rules
     assert (after[0].seat, after[0].kind) == (2, "crash")
     effects = [e for e in after[1:] if isinstance(e, arena.Event)]
     assert (effects[0].kind, effects[0].seat) == ("penalty", 2)
-    if rules == "cards":  # nobody passed the bot the hand: its penalty goes to the bank
+    if rules == "cards":  # outside its decision: to the bank, and seat 1 keeps the hand
         assert (effects[1].kind, effects[1].seat, effects[1].data["payee"]) == ("pay", 2, -1)
+        assert effects[2].kind == "accept" or effects[2].kind == "challenge"
     else:  # the point is the bot's, and it throws the next round
         assert (effects[1].kind, effects[1].seat) == ("point", 2)
+    lines = replay_lines(record, {"id": "g"}, [
+        {"name": p.name, "bot": p.name, "origin": "", "version": "", "mode": "inline"}
+        for p in record.players])
+    assert verify_replay(parse_replay([json.dumps(line) for line in lines])) is None
+
+
+class DeafToTheFirstPass(RandomBot):
+    """Fails in notify once: on seat 0's first pass, which hands it the central hand."""
+
+    name = "deaf-to-the-pass"
+
+    def start(self, context: arena.BotContext) -> None:
+        self.heard = False
+
+    def notify(self, event: arena.Event) -> None:
+        if event.kind == "pass" and not self.heard:
+            self.heard = True
+            raise KeyError("cannot hear that")
+
+
+def test_a_cards_penalty_outside_the_decision_of_the_holder_goes_to_the_bank() -> None:
+    # RULES.md: to the bank "when the fault came outside its own decision"; it went to the
+    # passer, and the verifier (the independent re-check) agrees with the referee.
+    record = play_game("cards", [RandomBot, DeafToTheFirstPass, RandomBot], seed=4,
+                       options={"on_fault": "penalty", "max_faults": 3})
+    after = _entries_after_first_claim(record)
+    assert isinstance(after[0], FaultEntry)
+    assert (after[0].seat, after[0].outside) == (1, "notify")
+    kinds = [(e.kind, e.seat) for e in after[1:4] if isinstance(e, arena.Event)]
+    assert kinds == [("penalty", 1), ("pay", 1), ("central", 2)]  # it held it: a fresh one
+    assert after[2].data["payee"] == -1  # type: ignore[union-attr]
+    assert [(f.seat, f.kind) for f in record.faults] == [(1, "crash")]
     lines = replay_lines(record, {"id": "g"}, [
         {"name": p.name, "bot": p.name, "origin": "", "version": "", "mode": "inline"}
         for p in record.players])
@@ -307,6 +345,30 @@ def test_a_bot_that_cannot_be_started_is_out_before_the_first_decision() -> None
     first = next(e for e in record.log if isinstance(e, ActionEntry | FaultEntry))
     assert isinstance(first, FaultEntry)
     assert (first.seat, first.kind, first.outside) == (1, "crash", "start")
+
+
+@pytest.mark.parametrize("rules", sorted(RULESETS))
+def test_an_inline_bot_whose_constructor_raised_once_is_built_again_and_plays_on(
+        rules: str) -> None:
+    # docs/rules.md: one exception costs one fault, and under `penalty` the bot plays on; a
+    # bot that could not be built is built again at its next decision.
+    built: list[int] = []
+
+    class UnbuiltOnce(RandomBot):
+        name = "unbuilt-once"
+
+        def __init__(self, context: arena.BotContext) -> None:
+            super().__init__(context)
+            built.append(context.seat)
+            if len(built) == 1:
+                raise RuntimeError("cannot build yet")
+
+    record = play_game(rules, [RandomBot, RandomBot, UnbuiltOnce], seed=3,
+                       options={"on_fault": "penalty", "max_faults": 3})
+    assert [(f.seat, f.kind) for f in record.faults] == [(2, "crash")]
+    assert "while starting: RuntimeError: cannot build yet" in record.faults[0].message
+    assert built == [2, 2]
+    assert [e for e in record.log if isinstance(e, ActionEntry) and e.seat == 2]
 
 
 class DeafWhenOut(RandomBot):

@@ -17,9 +17,12 @@ import pytest
 from click.testing import CliRunner
 from needs import require
 
+import arena
 from arena import plugins
 from arena.cli.main import cli
 from arena.replay import read_replay
+from arena.rules import RulesError
+from arena.rules.playout import random_action
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "bots" / "examples" / "example_bot.py"
@@ -233,6 +236,24 @@ def test_the_viewer_reads_the_rule_sets_description(folder: Path, tmp_path: Path
     told = _viewer_lines(folder, "rr-000001", tmp_path)
     assert any(" challenges seat " in line and ": the hand is [" in line for line in told), told
     assert not any("rejects" in line or "picks up the cards" in line for line in told), told
+
+
+def test_arena_play_game_plays_the_plugins_rule_set_by_its_id(installed: Path) -> None:
+    # It failed with "unknown rule set 'dice-short'": the referee looked only at the
+    # built-in rule sets, not at the registry the plugins fill.
+    class Player(arena.Bot):
+        name = "player"
+        rules = (RULES_ID,)
+
+        def act(self, observation: arena.Observation) -> arena.Action:
+            return random_action(observation.legal, self.rng)
+
+    record = arena.play_game(RULES_ID, [Player, Player], seed=4)
+    assert (record.rules, record.faults) == (RULES_ID, ())
+    assert max(record.result.scores) == 2  # the variant's own max_points
+    with pytest.raises(RulesError, match=r"unknown rule set 'dice-long' \(known: cards, "
+                                         r"cards-poor, dice, dice-cards, dice-short\)"):
+        arena.play_game("dice-long", [Player, Player])
 
 
 def test_a_rule_set_that_does_not_describe_itself_is_refused() -> None:

@@ -183,6 +183,8 @@ class InlineHost:
     def __init__(self, factory: Callable[[BotContext], Bot]) -> None:
         self.factory = factory
         self.bot: Bot | None = None
+        self.context: BotContext | None = None
+        """The game's context, kept to build the bot again when its constructor raised."""
         self._can_alarm = threading.current_thread() is threading.main_thread()
         self._notify: Callable[[Event], None] | None = None
         self.listens = False
@@ -190,18 +192,31 @@ class InlineHost:
         self.billed: float | None = None
 
     def start(self, context: BotContext) -> None:
-        """Build the bot and call its start()."""
+        """Build the bot and call its start(). A bot whose start() raised keeps playing as it
+        is; one whose constructor raised is built again at its next decision (one exception
+        costs one fault, docs/rules.md)."""
         self.wall_factor = context.limits.wall_factor
+        self.bot, self.context = None, context
+        self._build()
+
+    def _build(self) -> None:
+        assert self.context is not None
         try:
-            self.bot = self.factory(context)
-            self.bot.start(context)
+            self.bot = self.factory(self.context)
+            self._listen()
+            self.bot.start(self.context)
         except Exception as exc:
             raise BotFault("crash", f"while starting: {_message(exc)}") from exc
+
+    def _listen(self) -> None:
+        assert self.bot is not None
         self.listens = type(self.bot).notify is not Bot.notify
         self._notify = self.bot.notify if self.listens else None
 
     def act(self, observation: Observation, timeout: float) -> Action:
         """Ask the bot, interrupting it at the deadline where the process allows."""
+        if self.bot is None:
+            self._build()  # its constructor raised at the start: this decision builds it
         assert self.bot is not None
         watch = _WATCH
         alarmed = watch.depth > 0 and self._can_alarm
@@ -251,8 +266,9 @@ class InlineHost:
             raise BotFault("crash", f"in notify: {_message(exc)}") from exc
 
     def end(self, result: GameEnd) -> None:
-        """Tell the bot the result."""
-        assert self.bot is not None
+        """Tell the bot the result (a bot never built hears nothing)."""
+        if self.bot is None:
+            return
         try:
             self.bot.end(result)
         except Exception as exc:
@@ -260,4 +276,4 @@ class InlineHost:
 
     def close(self) -> None:
         """Drop the bot."""
-        self.bot = None
+        self.bot, self.context = None, None

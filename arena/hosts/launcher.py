@@ -145,14 +145,6 @@ def _event_data(messages: list[bytes | Mapping[str, Any]]) -> list[Any]:
     return _decode((b"[" + inner + b"]").decode())  # type: ignore[no-any-return]
 
 
-def _description(data: Mapping[str, Any] | None) -> Any:
-    """The rule set's description as sent in `start` (the launcher loads no plugin: a rule
-    set registered by one reaches the bot as data)."""
-    from arena.rules.base import Description
-
-    return None if data is None else Description.from_json(data)
-
-
 def _plain(value: Any) -> Any:
     """A bot option's default as JSON can carry it (else as its text)."""
     try:
@@ -173,13 +165,12 @@ class BotServer:
     """Serves one Python bot class over the protocol: one fresh bot instance per game."""
 
     def __init__(self, ref: str, out: IO[bytes]) -> None:
-        self.ref = ref
-        self.out = out
+        self.ref, self.out = ref, out
         self.factory: Callable[..., Any] | None = None
         self.bot: Any = None
+        self.context: Any = None  # the game's BotContext: a bot not built is built from it
         self.listens = False
-        self.seat = 0
-        self.sof = False
+        self.seat, self.sof = 0, False
         self.hand: str | None = None
         """The rule set's hand kind, from the description sent in `start`."""
         self.pending: str | None = None
@@ -264,47 +255,56 @@ class BotServer:
 
     def start(self, message: Mapping[str, Any]) -> None:
         """Build a fresh bot for this game from the context sent."""
-        from arena.bot import Bot, BotContext, Limits
+        from arena.bot import BotContext, Limits
         from arena.options import Options
+        from arena.rules.base import Description
 
         _reap_orphans()
-        self.bot, self.pending = None, None
+        self.bot, self.pending, self.context = None, None, None
         self.events, self.decoded, self.last_history = [], [], (-1, 0, ())
-        if self.factory is None:
-            self.error(f"bot {self.ref} could not be loaded")
-            return
-        c = message["context"]
-        limits = c.get("limits", {})
+        c, state = message["context"], message.get("rng_state")
+        limits, described = c.get("limits", {}), c.get("description")
         context = BotContext(
             c["seat"], c["players"], c["rules"], Options(c["options"]),
             Limits(limits.get("decision", 1.0), limits.get("bank"),
                    limits.get("wall_factor", 2.0)),
             random.Random(c["seed"]), Options.of(c.get("bot_options", {})),
-            tuple(c.get("names", ())), _description(c.get("description")),
+            tuple(c.get("names", ())),
+            # the launcher loads no plugin: a rule set registered by one reaches the bot as data
+            None if described is None else Description.from_json(described),
         )
-        state = message.get("rng_state")
         if state is not None:  # the generator the bot would get inline, for identical games
             context.rng.setstate((state[0], tuple(state[1]), state[2]))
         self.seat, self.sof = context.seat, bool(context.options.get("straight_over_full"))
         self.hand = None if context.description is None else context.description.hand
+        self.context = context
+        failed = self.build()
+        self.reply({"type": "error", "message": failed} if failed else {"type": "ready"})
+
+    def build(self) -> str | None:
+        """Build the game's bot, or say why not (one exception, one fault: a bot whose start()
+        raised plays on as it is, one whose constructor raised is built at its next act)."""
+        from arena.bot import Bot
+
+        if self.factory is None:
+            return f"bot {self.ref} could not be loaded"
         try:
-            self.bot = self.factory(context)
-            self.bot.start(context)
+            self.bot = self.factory(self.context)
+            self.listens = type(self.bot).notify is not Bot.notify
+            self.bot.start(self.context)
         except Exception as exc:  # noqa: BLE001 - any failure of the bot is reported
-            self.bot = None
-            self.error(f"while starting: {_message(exc)}")
-            return
-        self.listens = type(self.bot).notify is not Bot.notify
-        self.reply({"type": "ready"})
+            return f"while starting: {_message(exc)}"
+        return None
 
     def act(self, message: Mapping[str, Any]) -> None:
-        """Decode the observation, ask the bot, encode its action."""
+        """Decode the observation, ask the bot, encode its action; a failure in notify, or in
+        building the bot again, is reported once, at this request: one exception, one fault."""
         from arena.hosts.codec import CodecError, action_text
 
         turn = message["turn"]
-        if self.bot is None or self.pending is not None:
-            # a failure in notify is reported once, at this request: one exception, one fault
-            self.error(self.pending or "no bot: the game was not started", turn)
+        failed = self.build() if self.bot is None and self.context is not None else None
+        if self.bot is None or self.pending is not None or failed:
+            self.error(failed or self.pending or "no bot: the game was not started", turn)
             self.pending = None
             return
         observation = self.observation(message["observation"])
@@ -355,12 +355,10 @@ class BotServer:
     def handle(self, message: Mapping[str, Any]) -> bool:
         """Dispatch one message; return False when the referee says to shut down."""
         kind = message.get("type")
-        if kind == "shutdown":
-            return False
-        handler = _HANDLERS.get(kind)  # type: ignore[arg-type]
+        handler = _HANDLERS.get(kind)  # type: ignore[arg-type]  # none for "shutdown"
         if handler is not None:
             handler(self, message)
-        return True
+        return kind != "shutdown"
 
 
 _HANDLERS: dict[str, Callable[[BotServer, Mapping[str, Any]], None]] = {

@@ -18,7 +18,9 @@ RULESETS: dict[str, RuleSet] = {r.id: r for r in (DICE, DICE_CARDS, CARDS)}
 
 
 def get_rules(rules_id: str) -> RuleSet:
-    """Return a rule set by id, or raise RulesError naming the known ones."""
+    """Return a built-in rule set by id, or raise RulesError naming them. The registry every
+    command and `arena.play_game` look rule sets up in is `arena.plugins`' (these, and those
+    installed plugins register): `arena.plugins.find_rules`."""
     try:
         return RULESETS[rules_id]
     except KeyError:

@@ -242,9 +242,10 @@ class RuleSet(Protocol):
     def apply(self, state: Any, action: Action | Chance) -> Any:
         """Return the state after an action or chance outcome; raise IllegalAction if illegal."""
 
-    def fault(self, state: Any, seat: int) -> Any:
+    def fault(self, state: Any, seat: int, outside: bool = False) -> Any:
         """Return the state after a seat faulted (the seat to act, or another seat still in
-        the game while a decision is pending), under the on_fault policy."""
+        the game while a decision is pending), under the on_fault policy; `outside`: the
+        fault came outside the seat's own decision (in start or notify)."""
 
     def observe(self, state: Any, seat: int) -> Observation:
         """Return what one seat may know now."""

@@ -223,6 +223,7 @@ class CardsRules(Engine):
 
     def _accept(self, state: CardsState) -> CardsState:
         reward = int(state.opts["accept_reward"])  # type: ignore[call-overload]
+        reward *= state.active[state.passer]  # a passer out since (a fault) is paid nothing
         chips = add_to_seat(state.chips, state.passer, reward)
         event = Event("accept", state.holder, _frozen({"passer": state.passer, "reward": reward}))
         state = _with(state, phase=TURN, chips=chips, history=(*state.history, event))
@@ -268,15 +269,17 @@ class CardsRules(Engine):
 
     def _pay(self, state: CardsState, payer: int,
              payee: int) -> tuple[CardsState, tuple[Event, ...]]:
-        """Move the penalty from payer to payee (-1: the bank); a payer left at 0 goes out."""
+        """Move the penalty from payer to payee (-1: the bank, also for a payee out since its
+        claim, by a fault); a payer left at 0 goes out, once."""
         amount = min(int(state.opts["penalty"]), state.chips[payer])  # type: ignore[call-overload]
         chips = add_to_seat(state.chips, payer, -amount)
+        payee = payee if payee >= 0 and state.active[payee] else -1
         if payee >= 0:
             chips = add_to_seat(chips, payee, amount)
         events: tuple[Event, ...] = (Event("pay", payer,
                                               _frozen({"payee": payee, "amount": amount})),)
         state = _with(state, chips=chips)
-        if chips[payer] == 0:
+        if chips[payer] == 0 and state.active[payer]:
             state, out = _go_out(state, payer, "chips")
             events += out
         return state, events
@@ -301,22 +304,28 @@ class CardsRules(Engine):
 
     # --- faults -----------------------------------------------------------------------
 
-    def fault(self, state: CardsState, seat: int) -> CardsState:
-        """Apply the on_fault policy to a seat that faulted, holding the central hand or
-        (outside its decision) while another seat holds it: the hand in play is abandoned."""
+    def fault(self, state: CardsState, seat: int, outside: bool = False) -> CardsState:
+        """Apply the on_fault policy to a seat that faulted: on its decision, or `outside` it
+        (in start or notify, the holder or another seat). A penalty goes to the passer only
+        for a fault on the bot's own decision on a passed hand, else to the bank; the central
+        hand is discarded and replaced only when the faulting seat held it."""
         if not state.active[seat] or state.phase not in (ACCEPT, TURN):
             raise RulesError(f"seat {seat} has no decision to fault on")
         faults = add_to_seat(state.faults, seat, 1)
         state = _with(state, faults=faults)
         limit = int(state.opts["max_faults"])  # type: ignore[call-overload]
+        held = seat == state.holder
         if state.opts["on_fault"] == "penalty" and faults[seat] < limit:
             penalty = Event("penalty", seat, _frozen({"faults": faults[seat]}))
-            payee = state.passer if seat == state.holder else -1  # nobody passed it the hand
+            payee = state.passer if held and not outside else -1
             state, paid = self._pay(state, seat, payee)
-            return self._new_central(state, seat, (penalty, *paid))
-        chips = add_to_seat(state.chips, seat, -state.chips[seat])
-        state, out = _go_out(_with(state, chips=chips), seat, "forfeit")
-        return self._new_central(state, seat, out)
+            events = (penalty, *paid)
+        else:
+            chips = add_to_seat(state.chips, seat, -state.chips[seat])
+            state, events = _go_out(_with(state, chips=chips), seat, "forfeit")
+        if held or sum(state.active) <= 1:
+            return self._new_central(state, seat, events)
+        return _with(state, history=(*state.history, *events), events=events)
 
 
 def _go_out(state: CardsState, seat: int, reason: str) -> tuple[CardsState, tuple[Event, ...]]:

@@ -345,9 +345,10 @@ class DicePlay:
 
     # --- faults -----------------------------------------------------------------------
 
-    def fault(self, state: DiceState, seat: int) -> DiceState:
-        """Apply the on_fault policy to a seat that faulted, on its decision or (outside it)
-        while another seat's decision is pending: the round in progress is abandoned."""
+    def fault(self, state: DiceState, seat: int, outside: bool = False) -> DiceState:
+        """Apply the on_fault policy to a seat that faulted, on its decision or (`outside` it)
+        while another seat's decision is pending: either way the round in progress is
+        abandoned."""
         if not state.active[seat] or state.phase in (DEAL, FILL, OVER):
             raise RulesError(f"seat {seat} has no decision to fault on")
         faults = add_to_seat(state.faults, seat, 1)

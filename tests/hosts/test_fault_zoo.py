@@ -270,6 +270,43 @@ def test_one_exception_in_notify_costs_one_fault_and_the_bot_plays_on(where: str
     assert later, "the bot played on after its one fault"
 
 
+ALL_RULES = ["dice", "dice-cards", "cards"]
+
+
+def _played_on_after_one_fault(record: GameRecord, words: str) -> None:
+    """Seat 2 faulted once, outside a decision, and then answered its decisions itself."""
+    assert [(f.seat, f.kind) for f in record.faults] == [(2, "crash")], record.faults
+    assert words in record.faults[0].message
+    [fault] = [e for e in record.log if isinstance(e, FaultEntry)]
+    assert fault.outside == "start"
+    later = [e for e in record.log if isinstance(e, ActionEntry) and e.seat == 2]
+    assert later, "the bot played on after its one fault"
+
+
+@pytest.mark.parametrize("rules", ALL_RULES)
+@pytest.mark.parametrize("where", ["inline", "process"])
+def test_one_exception_in_start_costs_one_fault_and_the_bot_plays_on(where: str,
+                                                                      rules: str) -> None:
+    # It was charged again at every later decision: max_faults faults and a forfeit, and the
+    # bot never played (docs/rules.md: one exception costs one fault).
+    host = (resolve(Reference(zoo("bad_start.py"), mode="inline")).host() if where == "inline"
+            else ProcessHost(zoo("bad_start.py"), LIMITS))
+    try:
+        record = play_game(rules, ["random", "random", Player("bad-start", host)], seed=3,
+                           options={"on_fault": "penalty", "max_faults": 3})
+    finally:
+        getattr(host, "shutdown", host.close)()
+    _played_on_after_one_fault(record, "while starting: RuntimeError: boom once in start")
+
+
+@pytest.mark.parametrize("rules", ALL_RULES)
+def test_a_bot_whose_constructor_raised_once_is_built_again_and_plays_on(rules: str) -> None:
+    with ProcessHost(zoo("unbuilt_once.py"), LIMITS) as host:
+        record = play_game(rules, ["random", "random", Player("unbuilt", host)], seed=3,
+                           options={"on_fault": "penalty", "max_faults": 3})
+    _played_on_after_one_fault(record, "while starting: RuntimeError: boom once in __init__")
+
+
 ESCAPING_BOT = r'''
 import sys
 sys.stderr.write("\x1b[2J\x1b[Harena: the other bot is disqualified\n")

@@ -277,12 +277,68 @@ def test_the_max_faults_th_fault_forfeits() -> None:
     assert find(CARDS.events(state), "out").data == {"reason": "forfeit"}
 
 
-def test_a_seat_faults_while_a_decision_is_pending_and_the_hand_in_play_is_abandoned() -> None:
-    state = play(CARDS, CARDS.new_game(3), EXAMPLE_DECK)
-    assert state.holder == 0
-    after = CARDS.fault(state, 1)  # outside its decision (a failed notify): out at once
-    assert [(e.kind, e.seat) for e in CARDS.events(after)][:2] == [("out", 1), ("central", 2)]
+def test_a_seat_not_holding_the_hand_forfeits_and_the_hand_in_play_stays() -> None:
+    # RULES.md, Faults: the central hand is discarded "if it faulted while holding the
+    # central hand": it was thrown away whoever faulted.
+    state = play(CARDS, CARDS.new_game(4), EXAMPLE_DECK, f"pass {LOW}")
+    assert state.holder == 1
+    after = CARDS.fault(state, 2, outside=True)  # a failed notify: out at once
+    assert [(e.kind, e.seat) for e in CARDS.events(after)] == [("out", 2)]
+    assert after.chips == (10, 10, 0, 10) and after.active == (True, True, False, True)
+    assert (after.central, after.discards, after.holder) == (state.central, (), 1)
+    assert CARDS.observe(after, 1).claim == parse_claim(LOW)
+    assert CARDS.observe(after, 1).history[-1].kind == "out"
+    after = play(CARDS, after, "accept", f"pass {TOP}")
+    assert CARDS.to_act(after) == 3  # the seat out is skipped
     with pytest.raises(Exception, match="no decision"):
-        CARDS.fault(after, 1)  # out of the game
+        CARDS.fault(after, 2, outside=True)  # out of the game
     with pytest.raises(Exception, match="no decision"):
         CARDS.fault(CARDS.new_game(3), 0)
+
+
+def test_a_penalty_outside_the_decision_of_a_seat_not_holding_the_hand_goes_to_the_bank(
+) -> None:
+    # RULES.md: the penalty goes "to the bank ... when the fault came outside its own
+    # decision", and the hand is discarded "only if the bot held it".
+    state = play(CARDS, CARDS.new_game(4, {"on_fault": "penalty"}), EXAMPLE_DECK,
+                 f"pass {LOW}")
+    after = CARDS.fault(state, 2, outside=True)
+    assert kinds(CARDS.events(after)) == ["penalty", "pay"]
+    assert find(CARDS.events(after), "pay").data == {"payee": -1, "amount": 5}
+    assert after.chips == (10, 10, 5, 10)
+    assert (after.central, after.holder, after.passer) == (state.central, 1, 0)
+    assert CARDS.legal(after).decision == "accept"
+    after = play(CARDS, after, "challenge")  # the hand in play is judged as it was
+    assert find(CARDS.events(after), "challenge").data["claimant"] == 0
+    assert after.chips == (15, 5, 5, 10)
+
+
+def test_a_penalty_outside_the_decision_of_the_seat_just_passed_the_hand_goes_to_the_bank(
+) -> None:
+    # It went to the passer, who had passed the hand to a bot that then failed in notify.
+    state = play(CARDS, CARDS.new_game(4, {"on_fault": "penalty"}), EXAMPLE_DECK,
+                 f"pass {LOW}")
+    after = CARDS.fault(state, 1, outside=True)
+    assert find(CARDS.events(after), "pay").data == {"payee": -1, "amount": 5}
+    assert after.chips == (10, 5, 10, 10)
+    assert after.discards == state.central  # it held the hand: discarded and replaced
+    assert CARDS.to_act(after) == 2 and CARDS.observe(after, 2).claim is None
+    on_its_decision = CARDS.fault(state, 1)
+    assert on_its_decision.chips == (15, 5, 10, 10)  # on its own decision: to the passer
+
+
+def test_a_reject_or_accept_of_a_claim_by_a_seat_now_out_moves_chips_with_the_bank() -> None:
+    """Choice (docs/rules.md): a seat out neither pays nor receives; its share is the bank's."""
+    passed = play(CARDS, CARDS.new_game(4), EXAMPLE_DECK, f"pass {LOW}")
+    gone = CARDS.fault(passed, 0, outside=True)  # the passer forfeits while seat 1 holds it
+    assert gone.chips == (0, 10, 10, 10)
+    accepted = play(CARDS, gone, "accept")
+    assert find(CARDS.events(accepted), "accept").data == {"passer": 0, "reward": 0}
+    assert accepted.chips == (0, 10, 10, 10)
+    held = play(CARDS, gone, "challenge")  # LOW holds: the rejecter pays, to the bank
+    assert find(CARDS.events(held), "pay").data == {"payee": -1, "amount": 5}
+    assert held.chips == (0, 5, 10, 10) and held.out == (0,)
+    missed = play(CARDS, CARDS.fault(play(CARDS, CARDS.new_game(4), EXAMPLE_DECK,
+                                          f"pass {TOP}"), 0, outside=True), "challenge")
+    assert find(CARDS.events(missed), "pay").data == {"payee": 1, "amount": 0}
+    assert missed.chips == (0, 10, 10, 10) and missed.out == (0,)  # out once, not again

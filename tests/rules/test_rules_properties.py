@@ -322,3 +322,33 @@ def exchange_everything(legal: Legal, rng: random.Random) -> Action:
 def test_dice_cards_reshuffles_keep_every_invariant(game: tuple) -> None:
     final = play_checked(RULESETS["dice-cards"], game, exchange_everything)
     assert RULESETS["dice-cards"].is_over(final)
+
+
+@pytest.mark.parametrize("on_fault", ["forfeit", "penalty"])
+def test_cards_faults_outside_a_decision_keep_the_chips_and_cards_accounted(
+        on_fault: str) -> None:
+    """Any seat still in may fault outside its decision (a failed notify) at any step: a
+    penalty goes to the bank, only the holder's fault replaces the central hand, and a claim
+    whose passer went out is settled with the bank; chips and cards stay accounted for."""
+    rules = RULESETS["cards"]
+    for seed in range(60):
+        rng = random.Random(seed)
+        state = rules.new_game(3 + seed % 4, {"on_fault": on_fault, "max_faults": 2})
+        while not rules.is_over(state):
+            seat = rules.to_act(state)
+            if seat == CHANCE:
+                state = rules.apply(state, rules.chance(state, rng))
+            elif rng.random() < 0.05:
+                faulter = rng.choice([s for s, a in enumerate(state.active) if a])
+                after = rules.fault(state, faulter, outside=True)
+                paid = [e for e in rules.events(after) if e.kind == "pay"]
+                assert all(e.data["payee"] == -1 for e in paid)
+                assert (after.central == state.central) != (faulter == state.holder
+                                                            or rules.is_over(after))
+                state = after
+            else:
+                state = rules.apply(state, random_action(rules.observe(state, seat).legal, rng))
+            check_cards_accounted(state)
+            assert all(c >= 0 for c in state.chips)
+            assert all((c == 0) == (not a) for c, a in zip(state.chips, state.active,
+                                                              strict=True))
