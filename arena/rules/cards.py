@@ -85,7 +85,7 @@ class CardsRules(Engine):
     """The central-hand game for 3 to 6 players, scored in chips; a plugin may build a variant
     under its own `id` with other option `defaults` (as `DiceRules` does)."""
 
-    version = 1
+    version = 2
     min_players = 3
     max_players = 6
     event_kinds = ("deal", "central", "see", "accept", "pass", "hand", "pay", "challenge",
