@@ -108,8 +108,8 @@ MD_NOTE = (
     "OpenSkill: mu - 3 sigma."
 )
 MD_BRACKET_NOTE = (
-    "Ranked by the bracket: champion first, then by round reached. Elo (±95% CI) and OpenSkill "
-    "(mu - 3 sigma): columns."
+    "Ranked by the bracket: champion first, then by round reached, then by the match lost "
+    "(games won in it). Elo (±95% CI) and OpenSkill (mu - 3 sigma): columns."
 )
 MD_SWISS_NOTE = (
     "Ranked by Swiss score (each round 0 to 1, a bye 1), then Buchholz, then Elo, then name; "

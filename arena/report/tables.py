@@ -49,7 +49,8 @@ _RANKED_BY_ELO = (
 )
 _RANKED_BY_BRACKET = (
     "Ranked by the bracket: the champion first, then by the round reached (within a round, "
-    "by place at the table, then seed). Elo (Bradley–Terry, mean 0) and OpenSkill are columns."
+    "by the share of the points taken at the table lost, then place there, then all points "
+    "scored, then seed). Elo (Bradley–Terry, mean 0) and OpenSkill are columns."
 )
 _RANKED_BY_SWISS = (
     "Ranked by Swiss score (a round's score is the mean of its games' points, 0 to 1; a bye "
