@@ -23,7 +23,7 @@ from arena.bot import Limits
 from arena.cli.cluster import chosen_cluster, cluster_options, given_flags, lost
 from arena.cli.doctor import isolation_level
 from arena.cli.main import fail, isolation_option, load_registry, parse_options
-from arena.compare.estimates import Estimate
+from arena.compare.estimates import ELO_CAP, Estimate, beyond_scale
 from arena.compare.groups import DEFAULT_MAX_GROUPS, CompareError, Entrant, Setup
 from arena.compare.players import DEFAULT_FIELD, check, default_field
 from arena.compare.run import run_compare
@@ -37,7 +37,7 @@ from arena.compare.verdict import (
     exit_status,
     summary_dict,
 )
-from arena.compare.wording import llr_text, progress_text, sentence
+from arena.compare.wording import elo_text, llr_text, nelo_text, progress_text, sentence
 from arena.entrants import EntrantError
 
 _SIDES = {"better": ("better", "not better"), "worse": ("worse", "not worse")}
@@ -265,8 +265,12 @@ def report(state: Comparison) -> str:
 
 def _nelo_line(state: Comparison) -> str:
     """The headline figure in the tests' unit, the logistic Elo after it in brackets."""
-    return (f"nElo        {_estimate(state.nelo, '+.1f')}   normalized Elo, the tests' unit "
-            f"(logistic Elo {state.elo.value:+.1f})")
+    nelo, elo = state.nelo, state.elo.value
+    ends = f"[{nelo_text(nelo.lower)}, {nelo_text(nelo.upper)}]"
+    said = f"{nelo_text(nelo.value)}{' (beyond the scale)' * bool(beyond_scale(nelo.value))}"
+    logistic = elo_text(elo) + (", beyond the scale" if beyond_scale(elo, ELO_CAP) else "")
+    return (f"nElo        {said}  {ends}   normalized Elo, the tests' unit "
+            f"(logistic Elo {logistic})")
 
 
 def verdict_line(state: Comparison) -> str:

@@ -19,6 +19,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
+from typing import Literal
 
 from arena.compare.samples import Summary, moments, regularized_counts, regularized_moments
 
@@ -29,6 +30,8 @@ NELO_PER_T = 800 / math.log(10)
 NELO_CAP = 1200.0
 """Normalized Elo is shown within ±1200, as logistic Elo is (fishtest's cap)."""
 _ELO_SCORE_FLOOR = 1e-3  # fishtest caps Elo at about ±1200 rather than reporting infinity
+ELO_CAP = -400 * math.log10(1 / (1 - _ELO_SCORE_FLOOR) - 1)
+"""Logistic Elo's cap, 1199.8...: the Elo of a score of 0.999."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +79,13 @@ def elo_from_score(score: float) -> float:
         raise ValueError(f"score must be in [0, 1], got {score}")
     capped = min(max(score, _ELO_SCORE_FLOOR), 1 - _ELO_SCORE_FLOOR)
     return -400 * math.log10(1 / capped - 1)
+
+
+def beyond_scale(value: float, cap: float = NELO_CAP) -> Literal["above", "below"] | None:
+    """Which end of the scale a capped figure sits at: there it is a clamp, not a measure."""
+    if value >= cap:
+        return "above"
+    return "below" if value <= -cap else None
 
 
 def score_from_elo(elo: float) -> float:

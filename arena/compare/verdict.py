@@ -25,8 +25,10 @@ from types import MappingProxyType
 from typing import Any, Literal
 
 from arena.compare.estimates import (
+    ELO_CAP,
     NELO_PER_T,
     Estimate,
+    beyond_scale,
     elo_estimate,
     paired_difference,
     paired_los,
@@ -236,8 +238,8 @@ def summary_dict(state: Comparison, require_better: bool = False) -> dict[str, A
         "groups": tally.groups,
         "max_games": state.max_games,
         "score": _estimate(state.score),
-        "elo": _estimate(state.elo),
-        "nelo": _estimate(state.nelo),
+        "elo": {**_estimate(state.elo), "beyond_scale": beyond_scale(state.elo.value, ELO_CAP)},
+        "nelo": {**_estimate(state.nelo), "beyond_scale": beyond_scale(state.nelo.value)},
         "los": state.los,
         "bounds": {"elo0": bounds.elo0, "elo1": bounds.elo1,
                    "alpha": bounds.alpha, "beta": bounds.beta},

@@ -12,10 +12,11 @@ This module must not play games, print or compute statistics: it words a `Compar
 
 from __future__ import annotations
 
+from arena.compare.estimates import ELO_CAP, NELO_CAP, beyond_scale
 from arena.compare.sprt import Sprt
 from arena.compare.verdict import Comparison
 
-__all__ = ["llr_text", "progress_text", "sentence"]
+__all__ = ["elo_text", "llr_text", "nelo_text", "progress_text", "sentence"]
 
 
 def sentence(state: Comparison) -> str:
@@ -24,8 +25,10 @@ def sentence(state: Comparison) -> str:
     setup, bounds = state.setup, state.bounds
     a, b = setup.candidate.label, setup.baseline.label
     games = f"{state.tally.games:,} game{'s' * (state.tally.games != 1)}"
-    estimate = f"estimate {state.nelo.value:+.1f}"
-    unit = "" if bounds.elo0 else " normalized Elo"
+    capped = beyond_scale(state.nelo.value) is not None  # the cap is no measure: say so
+    estimate = f"estimate {nelo_text(state.nelo.value)}"
+    estimate += " normalized Elo, beyond the scale" if capped else ""
+    unit = "" if bounds.elo0 or capped else " normalized Elo"
     if state.verdict == "better":
         return (f"{a} is better than {b}: {1 - bounds.alpha:.0%} confident it "
                 f"{_margin('gains', bounds.elo0)} ({estimate}{unit}); {games}")
@@ -36,8 +39,22 @@ def sentence(state: Comparison) -> str:
         return (f"no difference found between {a} and {b}: {1 - bounds.beta:.0%} confident "
                 f"they are less than {bounds.elo1:g} normalized Elo apart ({estimate}); "
                 f"{games}")
+    unit = "" if capped else " normalized Elo"
     return (f"undecided at the game limit: after {games} neither test could tell whether "
-            f"{a} is better or worse than {b} ({estimate} normalized Elo)")
+            f"{a} is better or worse than {b} ({estimate}{unit})")
+
+
+def nelo_text(value: float, cap: float = NELO_CAP) -> str:
+    """A figure to one decimal, e.g. `+12.3`; at its cap `above +1200`, not a measure."""
+    side = beyond_scale(value, cap)
+    if side is None:
+        return f"{value:+.1f}"
+    return f"{side} {'+' if side == 'above' else '-'}{NELO_CAP:.0f}"
+
+
+def elo_text(value: float) -> str:
+    """Logistic Elo as `nelo_text` words it: its cap (about ±1200) is no measure either."""
+    return nelo_text(value, ELO_CAP)
 
 
 def _margin(verb: str, elo0: float) -> str:

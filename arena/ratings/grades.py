@@ -4,11 +4,13 @@ A graded entrant *beat* a grade's bot when its head-to-head score against it (1 
 placed above it, 1/2 placed level, 0 below) is above one half with 95% confidence: the
 lower end of the score's interval is above 0.5. Games that share a seed share a deal (a
 gauntlet's rotation set, seats swapped); when every deal between the two is such a pair,
-the interval is the pair-based one of `arena compare` (`pentanomial_score`, the honest
-one for duplicate games, whose two halves are not independent), else Wilson's over the
-games (a round robin deals each game afresh). Grades are cumulative, lowest first: a grade
-is reached when its bot and every lower grade's bot were beaten. No game against a bot is
-no win against it.
+the interval is Wilson's over the pairs (n = pairs, each scoring its two games' mean: the
+two halves of a deal are not independent, and a pair's score, bounded in [0, 1], varies no
+more than a coin's of the same mean, so the interval stays honest when every pair ended
+alike, where a variance read from the pairs would be 0 and the interval a point), else
+Wilson's over the games (a round robin deals each game afresh). Grades are cumulative,
+lowest first: a grade is reached when its bot and every lower grade's bot were beaten. No
+game against a bot is no win against it.
 
 It must stay pure: no file I/O, no clocks, no randomness, and no statistics of its own
 (they are arena.compare.estimates'); it returns text, the tournament layer writes files.
@@ -21,7 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from arena.compare.estimates import Estimate, pentanomial_score, wilson_interval
+from arena.compare.estimates import Estimate, wilson_interval
 from arena.ratings.standings import DECIMALS
 
 __all__ = ["Grading", "Meeting", "grade", "grades_json", "sentence"]
@@ -84,13 +86,11 @@ def _deals(games: Iterable[Mapping[str, Any]], bots: set[str],
 
 
 def _meeting(name: str, bot: str, deals: Mapping[object, list[float]]) -> Meeting:
-    """The score against one bot: per duplicate pair when every deal is one, else per game."""
+    """The score against one bot: over duplicate pairs when every deal is one, else games."""
     points = [p for deal in deals.values() for p in deal]
     if deals and all(len(deal) == 2 for deal in deals.values()):
-        counts = [0, 0, 0, 0, 0]
-        for deal in deals.values():
-            counts[round(2 * sum(deal))] += 1
-        return Meeting(name, bot, len(points), len(deals), pentanomial_score(counts))
+        score = wilson_interval(sum(points) / 2, len(deals))
+        return Meeting(name, bot, len(points), len(deals), score)
     return Meeting(name, bot, len(points), 0, wilson_interval(sum(points), len(points)))
 
 

@@ -140,8 +140,12 @@ MD_NOTE = (
     "OpenSkill: mu - 3 sigma."
 )
 MD_BRACKET_NOTE = (
-    "Ranked by the bracket: champion first, then by round reached. Elo (±95% CI) and OpenSkill "
-    "(mu - 3 sigma): columns."
+    "Ranked by the bracket: champion first, then by round reached, then by the match lost "
+    "(games won in it). Elo (±95% CI) and OpenSkill (mu - 3 sigma): columns."
+)
+MD_CHAMPIONS_NOTE = (
+    "Champions, not ranked: every challenger played them, they never played each other "
+    "(with grades, the graded bots are among them):"
 )
 MD_SWISS_NOTE = (
     "Ranked by Swiss score (each round 0 to 1, a bye 1), then Buchholz, then Elo, then name; "
@@ -150,11 +154,24 @@ MD_SWISS_NOTE = (
 
 
 def standings_md(
-    rows: Sequence[StandingRow], *, bracket: bool = False, swiss: bool = False
+    rows: Sequence[StandingRow],
+    *,
+    bracket: bool = False,
+    swiss: bool = False,
+    champions: Sequence[str] = (),
 ) -> str:
     """Render the standings as an aligned Markdown table that also reads well in a terminal
     (at most 120 columns for entrant names of up to 24 characters), with one line saying
-    what orders it: Elo and its ties, an elimination's `bracket`, or a `swiss`'s scores."""
+    what orders it: Elo and its ties, an elimination's `bracket`, or a `swiss`'s scores;
+    a gauntlet's `champions`, never ranked against each other, in a table of their own."""
+    note = MD_SWISS_NOTE if swiss else MD_BRACKET_NOTE if bracket else MD_NOTE
+    apart = [row for row in rows if row.entrant in champions]
+    text = _md_table([row for row in rows if row.entrant not in champions]) + f"\n{note}\n"
+    return text + (f"\n{MD_CHAMPIONS_NOTE}\n\n{_md_table(apart)}" if apart else "")
+
+
+def _md_table(rows: Sequence[StandingRow]) -> str:
+    """The rows as an aligned Markdown table."""
     table = [list(_MD_HEADER), *(_md_cells(row) for row in rows)]
     # At least three wide, so every rule cell holds a hyphen as Markdown requires.
     widths = [max(3, *(len(line[col]) for line in table)) for col in range(len(_MD_HEADER))]
@@ -164,8 +181,7 @@ def standings_md(
     ]
     lines = [_md_line(line, widths, left) for line in table]
     lines.insert(1, "| " + " | ".join(rule) + " |")
-    note = MD_SWISS_NOTE if swiss else MD_BRACKET_NOTE if bracket else MD_NOTE
-    return "\n".join(lines) + "\n\n" + note + "\n"
+    return "\n".join(lines) + "\n"
 
 
 def _md_line(cells: Sequence[str], widths: Sequence[int], left: Sequence[bool]) -> str:

@@ -10,7 +10,9 @@ Choices made here (the brief left them open):
   one ranked just above it is marked `tied`: the games cannot yet tell the two apart; ranks
   stay 1, 2, 3 so a chain of overlaps never merges a whole field into one rank. An
   elimination passes its bracket's ranking instead (`Summary.standings(ranking)`); ratings
-  are then columns only. Entrants with no games come last, unranked, with empty stats.
+  are then columns only. A gauntlet's champions never play each other, so they are not
+  ranked: they follow the challengers' ranking, unranked, in the order given (`champions`).
+  Entrants with no games come last, unranked, with empty stats.
 - The OpenSkill ordinal (mu - 3 sigma) stays a column (`rating`).
 
 It must stay pure: no file I/O, no clocks, no randomness. It reads no games: the rows are
@@ -21,7 +23,7 @@ built from the running totals of `arena.ratings.summary`, and rendered by
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 
 from arena.ratings.elo import Z95
@@ -79,16 +81,27 @@ def wilson_interval(successes: int, trials: int, z: float = Z95) -> tuple[float,
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def rank(rows: Sequence[StandingRow], ranking: Sequence[str] | None = None) -> list[StandingRow]:
+def rank(
+    rows: Sequence[StandingRow],
+    ranking: Sequence[str] | None = None,
+    champions: Collection[str] = (),
+) -> list[StandingRow]:
     """The rows ranked by Elo (then win rate, then name), each marked `tied` when the games
-    cannot separate it from the one above; or, given a `ranking`, in that order."""
+    cannot separate it from the one above; or, given a `ranking`, in that order. Champions
+    (a gauntlet's, who never meet) follow unranked, in the order they are given."""
     if ranking is not None:
         return _in_ranking(rows, ranking)
-    ranked = sorted((r for r in rows if r.games), key=_standing_order)
-    unranked = sorted((r for r in rows if not r.games), key=lambda r: r.entrant)
+    by_name = {row.entrant: row for row in rows}
+    if unknown := sorted(set(champions) - set(by_name)):
+        raise ValueError(f"unknown entrants among the champions: {unknown}")
+    ranked = sorted((r for r in rows if r.games and r.entrant not in champions),
+                    key=_standing_order)  # fmt: skip
+    apart = [by_name[name] for name in champions]
+    unranked = sorted((r for r in rows if not r.games and r.entrant not in champions),
+                      key=lambda r: r.entrant)  # fmt: skip
     marked = [_with_rank(r, i, _overlaps(r, ranked[i - 2]) if i > 1 else False)
               for i, r in enumerate(ranked, 1)]  # fmt: skip
-    return marked + unranked
+    return marked + apart + unranked
 
 
 def _standing_order(row: StandingRow) -> tuple[float, float, str]:

@@ -186,14 +186,17 @@ class Summary:
             if a != b
         )
 
-    def standings(self, ranking: Sequence[str] | None = None) -> list[StandingRow]:
+    def standings(
+        self, ranking: Sequence[str] | None = None, champions: Sequence[str] = ()
+    ) -> list[StandingRow]:
         """The standings ranked by Elo (then win rate, then name), each row marked `tied`
         when the games cannot separate it from the one above; or, given a `ranking` (an
-        elimination's bracket, best first), in that order with the ratings as columns."""
+        elimination's bracket, best first), in that order with the ratings as columns. A
+        gauntlet's `champions` never met each other: they follow, unranked."""
         skill = {row.entrant: row for row in self.openskill()}
         elo = {row.entrant: row for row in self.elo()}
         rows = [_standing(name, self._totals[name], skill[name], elo[name]) for name in self.names]
-        return rank(rows, ranking)
+        return rank(rows, ranking, champions)
 
 
 def _clip(text: str, limit: int = _MESSAGE_CHARS) -> str:
@@ -295,9 +298,10 @@ def standings(
     games: Iterable[Mapping[str, Any]],
     entrants: Sequence[str],
     ranking: Sequence[str] | None = None,
+    champions: Sequence[str] = (),
 ) -> list[StandingRow]:
     """Return the standings ranked by Elo, then win rate, then name (see Summary.standings)."""
-    return summarise(games, entrants).standings(ranking)
+    return summarise(games, entrants).standings(ranking, champions)
 
 
 _OPTIONAL_STATS: tuple[str, ...] = (

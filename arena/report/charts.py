@@ -23,6 +23,9 @@ __all__ = [
     "ratings_charts",
 ]
 
+_LABEL_CHAR = 9.5
+"""The widest a character of a chart's label (svg .label: 15 px, bold) is on average, in px."""
+
 
 def nice_step(span: float, target: int = 6) -> float:
     """A round step (1, 2, 2.5 or 5 times a power of ten) giving about `target` ticks."""
@@ -44,7 +47,11 @@ def interval_chart(
     """An inline SVG of estimates with intervals, one row per (name, low, estimate, high)."""
     if not rows:
         return f'<p class="note">{escape(title)}: no rated entrants yet.</p>'
-    width, left, right, row_h, top = 760, 150, 170, 34, 18
+    # The labels' margin fits the longest name (15 px bold, under 9.5 px a character), so
+    # none is cut at the chart's edge; the plot keeps its 440 and the chart widens instead.
+    left = max(150, 24 + math.ceil(_LABEL_CHAR * max(len(r[0]) for r in rows)))
+    right, row_h, top = 170, 34, 18
+    width = left + 440 + right
     extra = () if reference is None else (reference,)
     low = min([r[1] for r in rows] + list(extra))
     high = max([r[3] for r in rows] + list(extra))

@@ -49,7 +49,8 @@ _RANKED_BY_ELO = (
 )
 _RANKED_BY_BRACKET = (
     "Ranked by the bracket: the champion first, then by the round reached (within a round, "
-    "by place at the table, then seed). Elo (Bradley–Terry, mean 0) and OpenSkill are columns."
+    "by the share of the points taken at the table lost, then place there, then all points "
+    "scored, then seed). Elo (Bradley–Terry, mean 0) and OpenSkill are columns."
 )
 _RANKED_BY_SWISS = (
     "Ranked by Swiss score (a round's score is the mean of its games' points, 0 to 1; a bye "
@@ -66,18 +67,44 @@ _COLUMNS_NOTE = (
 )
 
 
+_STANDINGS_HEAD = (
+    "<tr><th class='num rank'>#</th><th class=name>Entrant</th><th class=num>Win rate</th>"
+    "<th class=num>Elo</th><th class=num>Games</th><th class=num>Wins</th>"
+    "<th class=num>Mean place</th><th class=num>OpenSkill</th><th class=num>Faults</th></tr>"
+)
+_CHAMPIONS_NOTE = (
+    '<h3 id="champions">Champions</h3><p class="note">Not ranked: every challenger played '
+    "them, but they never played each other (with grades, the graded bots are among them). Their "
+    "columns are from their games against the challengers.</p>"
+)
+
+
 def standings_table(data: Folder) -> str:
-    head = (
-        "<tr><th class='num rank'>#</th><th class=name>Entrant</th><th class=num>Win rate</th>"
-        "<th class=num>Elo</th><th class=num>Games</th><th class=num>Wins</th>"
-        "<th class=num>Mean place</th><th class=num>OpenSkill</th><th class=num>Faults</th></tr>"
-    )
-    body = "".join(_standing_row(row) for row in data.standings)
+    """The standings; a gauntlet's champions, who never met each other, in a table apart."""
+    champions = _champions(data)
+    ranked = [row for row in data.standings if row["entrant"] not in champions]
     note = f'<p class="note" id="ranked-by">{_ranked_by(data)}{_COLUMNS_NOTE}</p>'
+    text = f"{_FINDER}{_standings_rows(ranked)}{note}"
+    if apart := [row for row in data.standings if row["entrant"] in champions]:
+        text += _CHAMPIONS_NOTE + _standings_rows(apart)
+    return text
+
+
+def _standings_rows(rows: Sequence[Mapping[str, str]]) -> str:
+    body = "".join(_standing_row(row) for row in rows)
     return (
-        f'{_FINDER}<div class="scroll box"><table class="standings data"><thead>{head}</thead>'
-        f"<tbody>{body}</tbody></table></div>{note}"
+        f'<div class="scroll box"><table class="standings data"><thead>{_STANDINGS_HEAD}'
+        f"</thead><tbody>{body}</tbody></table></div>"
     )
+
+
+def _champions(data: Folder) -> frozenset[str]:
+    """A gauntlet's champions as its config.yaml names them (none for another format)."""
+    fmt = data.config.get("format")
+    if not isinstance(fmt, dict) or fmt.get("type") != "gauntlet":
+        return frozenset()
+    named = fmt.get("champions")
+    return frozenset(str(n) for n in named) if isinstance(named, list) else frozenset()
 
 
 
@@ -247,15 +274,16 @@ def _game_link(game_id: str, links: Mapping[str, int], text: object, fault: int 
 
 
 def faults_table(data: Folder, links: Mapping[str, int]) -> str:
-    """Each entrant's faults by kind, and the first examples of every kind it had, each
-    linked to the viewer at that fault, with what the bot sent when that was the fault."""
+    """Each faulting entrant's faults by kind, and the first examples of every kind it had,
+    each linked to the viewer at that fault, with what the bot sent when that was the fault;
+    an entrant without faults has no row, and a contest without any, one line."""
     totals = {row["entrant"]: [int(row.get(k) or 0) for k in FAULT_KINDS] for row in data.standings}
     if not any(sum(v) for v in totals.values()):
         return '<p class="ok">No faults: every bot answered legally and in time.</p>'
     examples = data.log.examples
     head = "".join(f"<th class=num>{escape(k)}</th>" for k in FAULT_KINDS)
     rows = []
-    for name, counts in totals.items():
+    for name, counts in ((n, c) for n, c in totals.items() if sum(c)):  # only who faulted
         cells = "".join(f"<td class=\"num{' warn' if c else ''}\">{c or '–'}</td>" for c in counts)
         seen = "".join(_fault_example(e, links) for e in _by_kind(examples.get(name, ())))
         rows.append(
@@ -267,10 +295,10 @@ def faults_table(data: Folder, links: Mapping[str, int]) -> str:
         f'<div class="scroll"><table class="faults data"><thead><tr><th>Entrant</th>{head}'
         f"<th class=num>total</th><th>Examples of each kind</th></tr></thead>"
         f"<tbody>{''.join(rows)}</tbody></table></div>"
-        '<p class="note">timeout: too slow; crash: the bot raised or died; illegal: an action '
-        "the rules do not allow; protocol: an answer that could not be read. Up to three "
-        "examples of each kind an entrant had, the first in the log; each "
-        "opens the viewer at that fault. <q>sent</q>: what the bot answered.</p>"
+        '<p class="note">Only the entrants with faults. timeout: too slow; crash: the bot '
+        "raised or died; illegal: an action the rules do not allow; protocol: an answer that "
+        "could not be read. Up to three examples of each kind an entrant had, the first in the "
+        "log; each opens the viewer at that fault. <q>sent</q>: what the bot answered.</p>"
     )
 
 

@@ -49,13 +49,14 @@ def write_derived(
     summary = summarise(games, [e.name for e in cfg.entrants])
     bracket = plan.stages(results) if plan.ranks_itself else None
     ranking = bracket["ranking"] if bracket else None  # a bracket's or a Swiss's own order
-    rows = summary.standings(ranking)
+    champions = cfg.format.champions if cfg.format.type == "gauntlet" else ()
+    rows = summary.standings(ranking, champions)  # champions who never met are not ranked
     swiss = ranking is not None and plan.swiss is not None
     derived = {
         "ratings.json": ratings_json(summary.openskill(), summary.elo()),
         "standings.csv": standings_csv(rows),
         "standings.md": standings_md(rows, bracket=ranking is not None and not swiss,
-                                     swiss=swiss),
+                                     swiss=swiss, champions=champions),
         "crosstable.csv": crosstable_csv(summary.crosstable()),
     }
     for name, text in derived.items():

@@ -20,6 +20,10 @@ Guarantees (pinned by tests/test_schedule.py; ids and seeds as in arena/tourname
     A table of m entrants sends on its top min(advance, m-1), so every stage knocks
     someone out; a table of one is a bye. Stages are "stage-1", ... until at most k
     remain, who play the "final" table. A final's winner is its only "advanced".
+- `ranking` (the standings): the final's table, then each earlier stage's losers, a later
+  stage first. Within a stage, by the share of the points they took at the table they lost
+  (2-3 above 0-5), then their place there, then all their knockout points, then seed: a
+  loser who scored nothing never places above one who scored in the same or a later stage.
 
 This module is pure: no I/O, no clocks, no random draws at all, no games played, no rule of
 the game known (a table ranks its entrants by the placements it is given).
@@ -29,6 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from fractions import Fraction
 from typing import Literal
 
 from arena.seeds import derive_seed
@@ -114,17 +119,34 @@ class Elimination:
         return replace(self, results=tuple(sorted(known.items())))
 
     def ranking(self) -> tuple[int, ...]:
-        """Final standings: the final's ranking, then the losers of each earlier stage."""
+        """Final standings: the final's ranking, then each earlier stage's losers (see `_out`)."""
         if not self.finished:
             raise ValueError("ranking: the elimination is not finished")
-        ranked: list[int] = []
-        for stage in reversed(self.stages()):
-            place = {
-                x: (i, self.order.index(x)) for t in stage.tables for i, x in enumerate(t.ranking)
-            }
-            out = stage.eliminated if stage.name != "final" else stage.advanced + stage.eliminated
-            ranked.extend(sorted(out, key=place.__getitem__))
+        stages = self.stages()
+        scored: dict[int, int] = dict.fromkeys(self.order, 0)
+        for stage in stages:
+            for table in stage.tables:
+                for entrant, points in zip(table.ranking, table.points, strict=True):
+                    scored[entrant] += points
+        ranked = list(stages[-1].tables[0].ranking)
+        for stage in reversed(stages[:-1]):
+            ranked.extend(sorted(stage.eliminated, key=_out(self, stage, scored).__getitem__))
         return tuple(ranked)
+
+
+def _out(
+    e: Elimination, stage: Stage, scored: Mapping[int, int]
+) -> dict[int, tuple[Fraction, int, int, int]]:
+    """Who went out of one stage, best first: by the share of the points they took at the
+    table they lost (a 1-2 loss above a 0-3), then their place there, then all the points
+    they scored in the knockout, then seed; so a scoreless loser never passes one who scored."""
+    key = {}
+    for table in stage.tables:
+        available = e.games * (len(table.entrants) - 1)
+        for place, (entrant, points) in enumerate(zip(table.ranking, table.points, strict=True)):
+            share = Fraction(points, available)
+            key[entrant] = (-share, place, -scored[entrant], e.order.index(entrant))
+    return key
 
 
 def elimination_2(entrant_order: Sequence[int], games: int, seed: int) -> Elimination:

@@ -20,6 +20,7 @@ from cli_support import write_config as _write
 from click.testing import CliRunner
 
 from arena.cli.main import cli
+from arena.ratings.render import MD_CHAMPIONS_NOTE
 from arena.replay import read_replay, timeless
 from arena.report.markup import escape
 from arena.tournament import folder_lock, results
@@ -199,7 +200,9 @@ def test_the_boss_league_prints_each_challenger_s_grade_after_the_standings(
 ) -> None:
     """configs/boss-league.yaml, 10 deals a champion, with a second challenger strong
     enough to reach a grade: one exact line each, as grades.json says them. The rival, the
-    statistician itself, splits every deal with it: 50%, and no spread at all."""
+    statistician itself, splits every deal with it: 50%, whose interval over 10 pairs is
+    still wide, as a sweep's is (0 of 10 pairs: 0-28%, never a measured 0-0%). The
+    champions, who never met, follow the ranked challengers apart."""
     student = ROOT / "bots" / "examples" / "example_bot.py"
     text = (ROOT / "configs" / "boss-league.yaml").read_text().replace("games: 80", "games: 10")
     text = text.replace("../bots/examples/example_bot.py", str(student)).replace(
@@ -212,10 +215,15 @@ def test_the_boss_league_prints_each_challenger_s_grade_after_the_standings(
     assert result.stdout[len(standings):] == (
         "\n"
         "grade: student reached no grade: did not beat honest (5% of 20 games, 95% interval "
-        "0-14%), statistician (0% of 20, 0-1%) and boss (15% of 20, 0-35%)\n"
-        "grade: rival reached pass: beat honest (90% of 20 games, 95% interval 78-100%); did "
-        "not beat statistician (50% of 20, 50-50%) and boss (0% of 20, 0-1%)\n"
+        "1-34%), statistician (0% of 20, 0-28%) and boss (15% of 20, 4-46%)\n"
+        "grade: rival reached pass: beat honest (90% of 20 games, 95% interval 60-98%); did "
+        "not beat statistician (50% of 20, 24-76%) and boss (0% of 20, 0-28%)\n"
     )
+    ranked, apart = standings.split(f"\n{MD_CHAMPIONS_NOTE}\n\n")
+    assert [line.split("|")[2].strip() for line in ranked.splitlines()[2:4]] == [
+        "rival", "student"]  # fmt: skip
+    assert [line.split("|")[1:3] for line in apart.splitlines()[2:]] == [
+        ["   - ", " honest       "], ["   - ", " statistician "], ["   - ", " boss         "]]
     graded = json.loads((out / results.GRADES).read_text())["graded"]
     assert [f"grade: {g['sentence']}\n" for g in graded] == result.stdout.splitlines(True)[-2:]
     page = (out / "report.html").read_text()  # the report says them after the standings

@@ -13,10 +13,11 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import progress
+from arena.cli.compare import report as compare_report
 from arena.cli.main import cli
 from arena.compare.groups import Entrant, GroupResult, Setup
 from arena.compare.samples import Summary
-from arena.compare.verdict import Bounds, Comparison, start
+from arena.compare.verdict import Bounds, Comparison, start, summary_dict
 from arena.compare.wording import sentence
 
 SETUP = Setup(Entrant.parse("statistician"), Entrant.parse("honest"), seed=1)
@@ -134,8 +135,10 @@ def test_the_command_shows_lines_of_llrs_and_one_unit_of_elo(
     report = dict(line.split(None, 1) for line in out.splitlines())
     assert f"{found[-1].group(2)} games" in report["verdict"]  # type: ignore[union-attr]
     assert "elo" not in report  # one unit up front: normalized Elo, logistic in brackets
-    assert re.fullmatch(r"[-+]\d+\.\d  \[[-+]\d+\.\d, [-+]\d+\.\d\]   normalized Elo, the "
-                        r"tests' unit \(logistic Elo [-+]\d+\.\d\)", report["nElo"])
+    figure = r"(?:[-+]\d+\.\d|above \+1200)"  # at the cap: the edge of the scale, said
+    assert re.fullmatch(rf"{figure}(?: \(beyond the scale\))?  \[{figure}, {figure}\]   "
+                        rf"normalized Elo, the tests' unit \(logistic Elo {figure}"
+                        r"(?:, beyond the scale)?\)", report["nElo"])
     assert _compare("statistician", "random", "--seed", "2", "--workers", "1", "--elo1",
                     "60", "-q")[2] == ""
 
@@ -154,4 +157,25 @@ def test_normalized_elo_is_capped_when_one_side_wins_every_pair() -> None:
     assert state.verdict == "better" and state.tally.pentanomial[:4] == (0, 0, 0, 0)
     assert _nelo_of_pairs(state.tally.pentanomial) > 10_000  # no spread to measure against
     assert (state.nelo.value, state.nelo.upper) == (1200.0, 1200.0)
-    assert "(estimate +1200.0 normalized Elo)" in sentence(state)
+    # The cap is the edge of the scale, not a measurement: the words say so.
+    assert "(estimate above +1200 normalized Elo, beyond the scale)" in sentence(state)
+    assert "1200.0" not in sentence(state)
+    nelo = summary_dict(state)["nelo"]
+    assert (nelo["value"], nelo["beyond_scale"]) == (1200.0, "above")
+    lost = _played(itertools.repeat(-1.0))
+    assert lost.verdict == "worse" and lost.nelo.value == -1200.0
+    assert "(estimate below -1200 normalized Elo, beyond the scale)" in sentence(lost)
+    assert summary_dict(lost)["nelo"]["beyond_scale"] == "below"
+    measured = _played([1.0, -1.0, 0.0] * 50)
+    assert summary_dict(measured)["nelo"]["beyond_scale"] is None
+    assert re.search(r"\(estimate [-+]\d+\.\d", sentence(measured))
+
+
+def test_the_command_line_says_a_capped_estimate_is_beyond_the_scale() -> None:
+    lost = _played(itertools.repeat(-1.0))
+    lines = dict(line.split(None, 1) for line in compare_report(lost).splitlines())
+    assert lines["nElo"].startswith("below -1200 (beyond the scale)  [below -1200, below -1200]")
+    assert "1200.0" not in lines["nElo"] and "beyond the scale" in lines["verdict"]
+    measured = dict(line.split(None, 1) for line in compare_report(
+        _played([1.0, -1.0, 0.5] * 50)).splitlines())
+    assert re.match(r"[-+]\d+\.\d  \[[-+]\d+\.\d, [-+]\d+\.\d\]", measured["nElo"])

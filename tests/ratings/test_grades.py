@@ -1,6 +1,6 @@
 """The grade rule (arena/ratings/grades.py) on small scripted results: cumulative grades,
 a lower grade not beaten, level placements, no games against a grade's bot, the interval
-(pairs of a deal, else per game), the sentence and grades.json."""
+(Wilson over the pairs of a deal, else over the games), the sentence and grades.json."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from arena.compare.estimates import pentanomial_score, wilson_interval
+from arena.compare.estimates import wilson_interval
 from arena.ratings.grades import Grading, grade, grades_json, sentence
 
 GRADES = (("pass", "honest"), ("merit", "statistician"), ("distinction", "boss"))
@@ -47,7 +47,7 @@ def test_grades_are_cumulative_lowest_first() -> None:
     assert found.reached == "merit"
     assert [m.beat for m in found.meetings] == [True, True, False]
     assert [(m.games, m.pairs) for m in found.meetings] == [(100, 50), (110, 55), (100, 50)]
-    assert found.meetings[1].score == pentanomial_score([5, 0, 20, 0, 30])
+    assert found.meetings[1].score == wilson_interval(40, 55)  # 30 pairs won, 20 split
 
 
 def test_a_higher_bot_beaten_counts_for_nothing_without_the_lower_one() -> None:
@@ -105,8 +105,8 @@ def test_the_sentence_says_the_grade_and_each_bot_in_one_line() -> None:
              *pairs("ana", "boss", 5, 30, 15)]
     (found,) = grade(games, GRADES, ("ana",))
     assert sentence(found) == (
-        "ana reached merit: beat honest (90% of 100 games, 95% interval 84-96%) and "
-        "statistician (73% of 110, 64-81%); did not beat boss (40% of 100, 32-48%)")
+        "ana reached merit: beat honest (90% of 100 games, 95% interval 79-96%) and "
+        "statistician (73% of 110, 60-83%); did not beat boss (40% of 100, 28-54%)")
 
 
 @pytest.mark.parametrize("order", [False, True])
@@ -126,3 +126,16 @@ def test_grades_json_is_the_same_bytes_for_the_same_games(order: bool) -> None:
         "score": round(score.value, 6), "low": round(score.lower, 6),
         "high": round(score.upper, 6)}
     assert isinstance(found[0], Grading)
+
+
+def test_pairs_that_all_end_alike_still_give_an_interval_not_a_point() -> None:
+    """Wilson's interval over the pairs: 0 of 80 pairs is not a measured 0-0%, nor an even
+    split of every deal a measured 50-50%."""
+    games = [*pairs("ana", "honest", 0, 0, 80), *pairs("ana", "statistician", 0, 20, 0),
+             *pairs("ana", "boss", 3, 0, 0)]
+    (found,) = grade(games, GRADES, ("ana",))
+    assert [m.score for m in found.meetings] == [
+        wilson_interval(0, 80), wilson_interval(10, 20), wilson_interval(3, 3)]
+    assert sentence(found) == (
+        "ana reached no grade: did not beat honest (0% of 160 games, 95% interval 0-5%), "
+        "statistician (50% of 40, 30-70%) and boss (100% of 6, 44-100%)")

@@ -582,6 +582,31 @@ def test_a_given_ranking_orders_the_standings_and_keeps_the_ratings_as_columns()
         standings(seven_three(), ["a", "b"], ranking=["a", "zed"])
 
 
+def test_a_gauntlet_ranks_its_challengers_and_lists_its_champions_apart() -> None:
+    """Champions never play each other: they are not ranked among themselves nor above the
+    challengers their games rated lower, but listed after them, as the config names them."""
+    games = []
+    for i, (champion, challenger) in enumerate(
+        [(c, x) for c in ("boss", "honest") for x in ("ana", "bo")] * 5
+    ):
+        won = challenger == "ana" and champion == "honest" and i % 2 == 0
+        games.append(game(f"gt-{i:06d}", [champion, challenger], [2, 1] if won else [1, 2]))
+    rows = standings(games, ["honest", "boss", "ana", "bo"], champions=["honest", "boss"])
+    assert [(r.rank, r.entrant, r.tied) for r in rows] == [
+        (1, "ana", False), (2, "bo", False), (None, "honest", False), (None, "boss", False)]
+    assert all(r.elo is not None for r in rows)
+    lines = standings_md(rows, champions=["honest", "boss"]).splitlines()
+    assert lines[2].startswith("|   1 | ana ") and lines[3].startswith("|   2 | bo ")
+    assert lines[4:7] == ["", render.MD_NOTE, ""]
+    assert lines[7] == render.MD_CHAMPIONS_NOTE
+    assert lines[8] == ""
+    assert lines[9].startswith("|   # | entrant ") and lines[10].startswith("| --: | ---")
+    assert lines[11].startswith("|   - | honest ") and lines[12].startswith("|   - | boss ")
+    assert len(lines) == 13
+    assert [line.split(",")[:2] for line in standings_csv(rows).splitlines()[1:]] == [
+        ["1", "ana"], ["2", "bo"], ["", "honest"], ["", "boss"]]
+
+
 def test_the_terminal_table_stays_within_120_columns_with_faults() -> None:
     names = ["statistician-bold", "bluffer-doubtful", "honest", "random"]
     rng = random.Random(3)

@@ -541,3 +541,55 @@ def test_tens_are_written_t_in_the_report_as_in_claims_and_the_terminal(tmp_path
     page = _page(folder)
     assert page.count("<td class=mean>three T<small>") == 3
     assert "three 10" not in page
+
+
+GAUNTLET = """\
+name: league
+rules: dice
+options: {max_points: 1}
+entrants: [random, {bot: random, alias: ana}, honest, {bot: random, alias: bruno}]
+format: {type: gauntlet, seats: 2, games: 2, champions: [random, honest]}
+seed: 3
+workers: 1
+"""
+
+
+def test_a_gauntlet_ranks_its_challengers_and_shows_its_champions_apart(tmp_path: Path) -> None:
+    folder = _tournament(tmp_path, GAUNTLET)
+    build_report(folder)
+    page = _page(folder)
+    section = page[page.index('<section id="standings">'):page.index("</section>")]
+    ranked, apart = section.split('<h3 id="champions">')
+    assert re.findall(r'<tr data-entrant="([^"]+)">', ranked) == [
+        row["entrant"] for row in csv.DictReader((folder / "standings.csv").open())
+        if row["rank"]]
+    assert sorted(re.findall(r'<tr data-entrant="([^"]+)">', ranked)) == ["ana", "bruno"]
+    assert re.findall(r'<tr data-entrant="([^"]+)">', apart) == ["random", "honest"]
+    assert apart.startswith("Champions</h3>") and "never played each other" in apart
+    assert "medal" not in apart
+
+
+def _with_faults(folder: Path, tmp_path: Path, faulty: dict[str, int]) -> str:
+    """The report of a copy of the folder whose standings give these entrants crashes."""
+    copy = _copy(folder, tmp_path)
+    rows = list(csv.DictReader((copy / "standings.csv").read_text().splitlines()))
+    for row in rows:
+        row["crash"] = str(faulty.get(row["entrant"], 0))
+    with (copy / "standings.csv").open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+    build_report(copy)
+    page = _page(copy)
+    return page[page.index('<section id="faults">'):]
+
+
+def test_the_faults_table_lists_only_the_entrants_with_faults(
+    dice_folder: Path, tmp_path: Path
+) -> None:
+    shown = _with_faults(dice_folder, tmp_path / "one", {"ana": 2})
+    table = shown[:shown.index("</table>")]
+    assert re.findall(r'<tr data-entrant="([^"]+)">', table) == ["ana"]
+    none = _with_faults(dice_folder, tmp_path / "none", {})
+    assert "<table" not in none[:none.index("</section>")]
+    assert re.search(r'<p class="ok">No faults[.:]', none)

@@ -281,6 +281,58 @@ def test_even_match_goes_to_the_higher_seed():
     assert e.record(drawn).ranking() == (5, 2)
 
 
+def play_matches(e: Elimination, upper_wins: dict[int, int]) -> Elimination:
+    """Play each match with the higher seed winning upper_wins[it] games (default: all)."""
+    while e.pending():
+        results = {}
+        for table in e.stages()[-1].tables:
+            upper = table.entrants[0]
+            for i, game in enumerate(table.games):
+                won = i < upper_wins.get(upper, e.games)
+                results[game.id] = (1, 2) if (game.seats[0] == upper) == won else (2, 1)
+        e = e.record(results)
+    return e
+
+
+def test_twelve_entrants_losers_of_a_round_are_ordered_by_the_match_they_lost():
+    e = elimination_2(list(range(12)), 3, ROOT)
+    assert first_round(12) == ([(2, (7, 8)), (4, (4, 11)), (6, (6, 9)), (8, (5, 10))], (0, 3, 1, 2))
+    # Round 1: seeds 5 and 7 (entrants 4 and 6) lose 0-3, seeds 6 and 8 lose 1-2.
+    done = play_matches(e, {4: 0, 5: 1, 6: 0, 7: 1})
+    ranking = done.ranking()
+    assert ranking[:4] == (0, 1, 2, 3)  # the byes' favourites win every later match
+    # Round 2's losers won no game of it: those who won more games before go first.
+    assert ranking[4:8] == (9, 11, 8, 10)
+    # Round 1's losers: one game won beats none, whatever the seed.
+    assert ranking[8:] == (5, 7, 4, 6)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(2, 24), st.integers(2, 5), st.integers(1, 3), st.integers(0, 2**32))
+def test_no_scoreless_entrant_places_above_one_who_scored_in_the_same_or_a_later_round(
+    n, k, games, luck
+):
+    rng = random.Random(luck)
+    order = rng.sample(range(n), n)
+    bracket = k == 2 or n <= k
+    e = elimination_2(order, games, ROOT) if bracket else elimination_k(order, k, 1, games, ROOT)
+    done = play_out(
+        e, lambda seats: placements_by_score(seats, {s: rng.randrange(3) for s in seats})
+    )
+    out_at = {x: s.number for s in done.stages() for x in s.eliminated}
+    out_at.update(dict.fromkeys(done.stages()[-1].advanced, len(done.stages()) + 1))
+    # A game gives each seat (seats - place) points: a win, at a match of two.
+    scored = Counter()
+    for stage in done.stages():
+        for table in stage.tables:
+            scored.update(dict(zip(table.ranking, table.points, strict=True)))
+    ranking = done.ranking()
+    for i, x in enumerate(ranking):
+        for y in ranking[i + 1 :]:
+            assert out_at[x] >= out_at[y]  # a later round ranks higher
+            assert scored[x] > 0 or scored[y] == 0 or out_at[x] > out_at[y], (x, y)
+
+
 # ---------------------------------------------------------------------------- elimination_k
 
 
@@ -297,7 +349,8 @@ def test_ten_entrants_at_tables_of_four_advancing_two():
     assert stages[1].advanced == (0, 1, 2, 3) and stages[1].eliminated == (4, 5)
     assert stages[2].tables[0].entrants == (0, 1, 2, 3)
     assert stages[2].advanced == (0,) and stages[2].eliminated == (1, 2, 3)
-    assert done.ranking() == tuple(range(10))
+    # Stage 1's 8 took a point a game as third of four; 6 and 7 were last of three: none.
+    assert done.ranking() == (0, 1, 2, 3, 4, 5, 8, 6, 7, 9)
 
 
 def test_table_games_rotate_the_seats():
