@@ -9,7 +9,9 @@ user's do); without pip, venv or git the tests skip here and fail in CI (tests/n
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -108,6 +110,18 @@ def test_the_wheel_holds_every_package_and_data_file_and_nothing_else(release: R
     assert "arena/checkbot/__init__.py" in names and "arena/report/static/report.js" in names
 
 
+def test_the_wheel_is_the_distribution_named_in_pyproject_with_its_command_and_plugin(
+        release: Release) -> None:
+    assert DISTRIBUTION != "arena"  # the index's `arena` is another project (issue 32, item 2)
+    with zipfile.ZipFile(release.wheel) as wheel:
+        [metadata] = [n for n in wheel.namelist() if n.endswith(".dist-info/METADATA")]
+        [entry_points] = [n for n in wheel.namelist() if n.endswith(".dist-info/entry_points.txt")]
+        assert f"Name: {DISTRIBUTION}\n" in wheel.read(metadata).decode()
+        points = wheel.read(entry_points).decode()
+    assert "[console_scripts]\narena = arena.cli.main:cli\n" in points
+    assert "[arena]\nbuiltin = arena_bots\n" in points
+
+
 def test_the_venv_imports_arena_from_the_wheel_not_the_checkout(release: Release) -> None:
     code = ("import arena, arena_bots, importlib.metadata as m; "
             f"print(arena.__file__, arena_bots.__file__, m.version({DISTRIBUTION!r}))")
@@ -118,6 +132,20 @@ def test_the_venv_imports_arena_from_the_wheel_not_the_checkout(release: Release
     assert Path(arena_file).resolve().is_relative_to(site), arena_file
     assert Path(bots_file).resolve().is_relative_to(site), bots_file
     assert version == release.run("arena", "--version").stdout.split()[-1]
+
+
+INSTALLS_ARENA = re.compile(r"(?<![Nn]ever `)pip install (-\S+ )*['\"]?arena\b(?![-_./])")
+"""`pip install arena` or `'arena[dask]'`, but for a warning ("never `pip install arena`"): on
+the package index, arena is another project."""
+
+
+def test_no_doc_or_message_tells_anyone_to_pip_install_the_index_s_arena() -> None:
+    texts = [ROOT / "README.md", *(ROOT / "docs").glob("*.md"), *(ROOT / "arena").rglob("*.py"),
+             *(ROOT / "benchmarks").glob("*.py")]
+    wrong = [f"{path.relative_to(ROOT)}:{n}: {line.strip()}" for path in texts
+             for n, line in enumerate(path.read_text().splitlines(), 1)
+             if INSTALLS_ARENA.search(line)]
+    assert wrong == []
 
 
 def _commands(group: click.Group, ctx: click.Context, above: list[str]) -> Iterator[list[str]]:
@@ -151,3 +179,12 @@ def test_the_readme_quickstart_plays_from_the_wheel(release: Release) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     assert "statistician" in done.stdout
     assert (release.work / "results" / "quickstart" / "standings.csv").is_file()
+
+
+def test_the_built_in_bots_come_from_arena_whatever_the_distribution_is_called(
+        release: Release) -> None:
+    done = release.run("arena", "bots", "--json")
+    assert done.returncode == 0, done.stderr
+    origins = {bot["name"]: bot["origin"] for bot in json.loads(done.stdout)}
+    version = release.run("arena", "--version").stdout.split()[-1]
+    assert origins["statistician"] == origins["random"] == f"arena {version}"
