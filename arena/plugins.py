@@ -272,8 +272,9 @@ def make_plugin_manager(load_entry_points: bool = True) -> pluggy.PluginManager:
 def _origin(pm: pluggy.PluginManager, plugin: object) -> tuple[str, str]:
     for owner, dist in pm.list_plugin_distinfo():
         if owner is plugin:
-            name, version = dist.metadata["name"], dist.version
-            return f"{name} {version}", version
+            # arena's own bots name arena, not its distribution's name on the package index
+            name = "arena" if _is_builtin(plugin) else dist.metadata["name"]
+            return f"{name} {dist.version}", dist.version
     module = getattr(plugin, "__file__", None) or getattr(plugin, "__name__", repr(plugin))
     return f"plugin {module}", ""
 

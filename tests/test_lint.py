@@ -30,16 +30,17 @@ def test_the_package_ships_py_typed_so_users_type_checkers_read_the_hints(tmp_pa
     """What setuptools installs (build_py: the packages and their package data) has py.typed."""
     source = tmp_path / "source"
     source.mkdir()
-    for part in ("pyproject.toml", "README.md"):
+    for part in ("pyproject.toml", "setup.py", "README.md"):
         shutil.copy(TOP / part, source / part)
     for folder in ("arena", "bots"):
         shutil.copytree(TOP / folder, source / folder,
                         ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
     built = tmp_path / "built"
-    done = subprocess.run([sys.executable, "-c", "import setuptools; setuptools.setup()",
-                           "--quiet", "build_py", "--build-lib", str(built)], cwd=source,
-                          capture_output=True, text=True, timeout=300, check=False)
+    done = subprocess.run([sys.executable, "setup.py", "--quiet", "build_py",
+                           "--build-lib", str(built)], cwd=source, capture_output=True,
+                          text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stdout + done.stderr
     assert (built / "arena" / "py.typed").is_file()
     assert (built / "arena" / "rules" / "base.py").is_file()
     assert (built / "arena_bots" / "random_bot.py").is_file()
+    assert (built / "arena" / "checkbot" / "__init__.py").is_file()

@@ -14,7 +14,7 @@ once and given no more batches. The scheduler lost, or a batch that killed Dask 
 `distributed.scheduler.allowed-failures` times, stops the map with `ClusterLost`: what was
 taken is the caller's, the rest can be played again.
 
-Dask is an optional dependency (`pip install 'arena[dask]'`), imported only here and in
+Dask is an optional dependency (arena's extra `dask`), imported only here and in
 arena.executor.remote, and only when a cluster is asked for.
 """
 
@@ -76,7 +76,7 @@ def install_hint() -> str | None:
     try:
         import distributed  # noqa: F401
     except ImportError:
-        return "--cluster needs Dask: pip install 'arena[dask]'"
+        return "--cluster needs Dask: pip install 'distributed>=2024.6'"
     return None
 
 

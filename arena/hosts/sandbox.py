@@ -5,13 +5,14 @@ The bot sees only /usr (and /lib, /bin... as the host has them), the few /etc fi
 dynamic loader needs, the Python interpreter's prefixes and arena's own package read-only
 (under the neutral folder /arena, never the repository: its results/ and tests/ stay out),
 its own file or bot folder (or a command's program and the files its arguments name)
-read-only, a private writable /tmp (its working folder, HOME and TMPDIR) and /dev/shm, a fresh
-/proc and a minimal /dev. Nothing else: no other entrant's files, no results folder, no
-host /proc, /root, /home or /sys. It runs in new PID, IPC, UTS, cgroup and network
-namespaces (its own loopback only, unless the entrant may use the network), with every
-capability dropped, in a new session, under the seccomp filter of `arena.hosts.seccomp`,
-and dies with the referee. bubblewrap stays PID 1 of the namespace (its reaper), so the bot
-is not init and its own signals act as outside.
+read-only, a private writable /tmp (its working folder, HOME and TMPDIR) and /dev/shm, both
+empty at the start (what it must see that lies in the host's /tmp, such as a venv, a checkout
+or a bot file, appears under /outside instead), a fresh /proc and a minimal /dev. Nothing
+else: no other entrant's files, no results folder, no host /proc, /root, /home or /sys. It
+runs in new PID, IPC, UTS, cgroup and network namespaces (its own loopback only, unless the
+entrant may use the network), with every capability dropped, in a new session, under the
+seccomp filter of `arena.hosts.seccomp`, and dies with the referee. bubblewrap stays PID 1
+of the namespace (its reaper), so the bot is not init and its own signals act as outside.
 
 As root, each bot process gets a uid of its own from UIDS, held with a flock'ed lock file so
 no two live bot processes on the machine share one, and released when the process is gone.
@@ -24,6 +25,7 @@ import fcntl
 import importlib.util
 import json
 import os
+import re
 import stat
 import sys
 from collections.abc import Iterable, Mapping, Sequence
@@ -58,6 +60,11 @@ SHM_BYTES = 16 * 1024 * 1024
 PATH = os.pathsep.join([os.path.dirname(sys.executable), "/usr/local/bin", "/usr/bin", "/bin"])
 """A command's PATH in the sandbox: this interpreter's folder first (`python3` is the Python
 arena runs on, never a shim whose tool the sandbox does not show), then the system's."""
+PRIVATE = ("/tmp", "/dev/shm")
+"""The bot's own empty, writable folders: nothing of the host's is shown inside them."""
+OUTSIDE = "/outside"
+"""Where a host path in PRIVATE is shown (/tmp/x as /outside/tmp/x): a bind beneath the bot's
+/tmp would leave the skeleton of the host's folders (the organiser's temp folder's name) in it."""
 CAPS_FOR_SETPRIV = ("CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP")
 """All bubblewrap keeps as root, for setpriv to change to the bot's uid and drop them too."""
 
@@ -94,6 +101,12 @@ def _package_folder(name: str) -> Path | None:
 
 def _under(path: str, folders: Iterable[str]) -> bool:
     return any(path == f or path.startswith(f.rstrip("/") + "/") for f in folders)
+
+
+def shown_at(path: str) -> str:
+    """Where a host path appears in the sandbox: at its own path, but under OUTSIDE when it
+    lies in one of the bot's PRIVATE folders."""
+    return OUTSIDE + path if _under(path, PRIVATE) else path
 
 
 def _parents(path: str) -> list[str]:
@@ -141,6 +154,7 @@ class Sandbox:
         self.level = level
         self.network = network
         self.fds: list[int] = []
+        self.moved: list[str] = []
         self.lease = UidLease() if level.uses("uids") else None
         try:
             self.prefix = self._prefix(exposed)
@@ -158,9 +172,21 @@ class Sandbox:
         """The full command line: bubblewrap, (setpriv to the bot's uid), then the launcher
         with its config, which finds arena under ROOT and walls itself in with Landlock."""
         landlock = {"network": self.network} if self.level.uses("landlock") else None
-        path = [ROOT, *site_folders(), *module_folders(launch.get("bot"))]
+        path = [ROOT, *map(shown_at, [*site_folders(), *module_folders(launch.get("bot"))])]
         config = {**launch, "path": path, "landlock": landlock}
-        return [*self.prefix, python, "-I", "-B", "-u", LAUNCHER, json.dumps(config)]
+        if isinstance(launch.get("bot"), str):
+            config["bot"] = self._moved(launch["bot"])
+        if isinstance(launch.get("command"), list):
+            config["command"] = [self._moved(str(word)) for word in launch["command"]]
+        return [*self.prefix, shown_at(python), "-I", "-B", "-u", LAUNCHER, json.dumps(config)]
+
+    def _moved(self, text: str) -> str:
+        """A bot reference or command word with each shown host path that `shown_at` moved
+        replaced by where the bot sees it (a longer path first: /tmp/a/b before /tmp/a)."""
+        for host in sorted(self.moved, key=len, reverse=True):
+            text = re.sub(rf"(?<![\w.~/-]){re.escape(host)}(?![\w.~-])",
+                          shown_at(host).replace("\\", r"\\"), text)
+        return text
 
     def _fd(self, fd: int) -> str:
         self.fds.append(fd)
@@ -175,11 +201,12 @@ class Sandbox:
         folders = python_folders()
         files = [os.path.abspath(p) for p in exposed
                  if not _under(os.path.abspath(p), [*SYSTEM, *folders])]
-        dirs = {p for f in [*folders, *files] for p in _parents(f)} | {ROOT}
+        self.moved = [p for p in [*folders, *files] if shown_at(p) != p]
+        dirs = {p for f in [*folders, *files] for p in _parents(shown_at(f))} | {ROOT}
         for path in sorted(dirs, key=lambda d: d.count("/")):
             args += ["--perms", "0755", "--dir", path]
         for folder in folders:
-            args += ["--ro-bind", folder, folder]
+            args += ["--ro-bind", folder, shown_at(folder)]
         args += ["--ro-bind", str(ARENA), ROOT + "/arena"]
         bots = _package_folder("arena_bots")
         if bots is not None:
@@ -220,13 +247,13 @@ class Sandbox:
     def _show(self, path: str) -> list[str]:
         """Show one file or folder read-only; a file, to another uid, as a copy it can read."""
         if os.path.isdir(path) or self.uid is None:
-            return ["--ro-bind", path, path]
+            return ["--ro-bind", path, shown_at(path)]
         fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-        return ["--perms", "0555", "--ro-bind-data", self._fd(fd), path]
+        return ["--perms", "0555", "--ro-bind-data", self._fd(fd), shown_at(path)]
 
     def environment(self, env: Mapping[str, str]) -> dict[str, str]:
         """The bot's environment in the sandbox: `env` with the sandbox's PATH."""
-        return {**env, "PATH": PATH}
+        return {**env, "PATH": os.pathsep.join(map(shown_at, PATH.split(os.pathsep)))}
 
     def close_fds(self) -> None:
         """Close the descriptors bubblewrap has inherited (after it started)."""

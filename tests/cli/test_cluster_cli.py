@@ -56,7 +56,7 @@ def test_without_dask_cluster_says_how_to_install(
     key = invoke_cli("run", keyed)
     for result in (flag, key):
         assert (result.exit_code, result.stdout, result.stderr) == (
-            2, "", "arena: error: --cluster needs Dask: pip install 'arena[dask]'\n")
+            2, "", "arena: error: --cluster needs Dask: pip install 'distributed>=2024.6'\n")
     assert not (tmp_path / "results").exists()
 
 
@@ -326,7 +326,7 @@ def test_compare_on_a_cluster_that_cannot_be_used_is_one_line(
     monkeypatch.setitem(sys.modules, "distributed", None)
     result = invoke_cli("compare", "honest", "random", "--cluster", "tcp://127.0.0.1:8786")
     assert (result.exit_code, result.stdout, result.stderr) == (
-        2, "", "arena: error: --cluster needs Dask: pip install 'arena[dask]'\n")
+        2, "", "arena: error: --cluster needs Dask: pip install 'distributed>=2024.6'\n")
 
 
 def test_doctor_says_each_workers_sandbox_level(cluster: str) -> None:

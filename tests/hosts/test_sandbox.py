@@ -9,9 +9,12 @@ import hashlib
 import json
 import os
 import random
+import shutil
 import socket
 import sys
+import tempfile
 import textwrap
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -23,7 +26,7 @@ from needs import require
 from arena import play_game
 from arena.bot import Limits
 from arena.cli.main import cli
-from arena.hosts import sandbox, walls
+from arena.hosts import walls
 from arena.hosts.pipe import CommandHost, PipeHost, ProcessHost
 from arena.hosts.sandbox import ARENA
 from arena.referee import GameRecord, Player
@@ -219,11 +222,38 @@ def test_a_bot_runs_in_an_empty_private_tmp_with_a_clean_environment(
     record = _play([Player("i", host), "random"], seed=3)
     [report] = _reports(host, "INSPECT")
     assert record.faults == ()
-    # an interpreter that lives under /tmp (a venv there) is shown at its own path, read-only
-    shown = sorted({Path(p).parts[2] for p in sandbox.python_folders() if p.startswith("/tmp/")})
-    assert report["cwd"] == "/tmp" and report["files"] == shown
+    assert report["cwd"] == "/tmp" and report["files"] == []  # wherever arena is installed
     assert "ARENA_SECRET_FOR_TEST" not in report["env"]
     assert report["limits"]["RLIMIT_AS"] == [LIMITS.memory] * 2
+
+
+@pytest.fixture
+def under_tmp() -> Iterator[Path]:
+    """A folder under the host's own /tmp (whatever TMPDIR says), as an organiser's temp
+    folder, a checkout or a venv there would be."""
+    folder = Path(tempfile.mkdtemp(prefix="arena-organiser-", dir="/tmp"))
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_a_bot_whose_file_lies_under_tmp_still_finds_its_tmp_empty(under_tmp: Path) -> None:
+    bot = under_tmp / "inspector.py"
+    shutil.copy(zoo("inspector.py"), bot)
+    host = ProcessHost(str(bot), LIMITS)
+    record = _play([Player("i", host), "random"], seed=3)
+    [report] = _reports(host, "INSPECT")
+    assert record.faults == ()
+    assert report["cwd"] == "/tmp" and report["files"] == []
+
+
+def test_a_command_bot_under_tmp_runs_and_finds_its_tmp_empty(under_tmp: Path) -> None:
+    wire = under_tmp / "wire.py"
+    shutil.copy(zoo("wire.py"), wire)
+    script = f"ls -A /tmp | sed 's/^/IN-TMP /' >&2; exec {sys.executable} {wire} ok"
+    host = CommandHost(["sh", "-c", script], LIMITS)
+    record = _play([Player("sh", host), "random"])
+    assert record.faults == ()
+    assert "IN-TMP" not in host.stderr_tail()
 
 
 def _uid(pid: int | None) -> int:
