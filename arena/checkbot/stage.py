@@ -18,6 +18,7 @@ from arena.bot import BotContext, GameEnd
 from arena.checkbot.positions import position
 from arena.checkbot.scenarios import FAULT, ScriptedFault, Step
 from arena.hosts.inline import BotFault, Host
+from arena.hosts.trace import with_trace
 from arena.rules.actions import Action
 from arena.rules.base import Event, Observation
 
@@ -25,6 +26,11 @@ __all__ = ["Answer", "Director", "Evidence", "ScriptedHost", "WatchedHost"]
 
 NOTIFY = "in notify: "
 """How a host's fault message starts when the bot failed on an event."""
+
+
+def _said(fault: BotFault) -> str:
+    """A fault's message, then where in the bot's own code it raised, a frame a line."""
+    return with_trace(fault.message, fault.trace)
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,7 +150,7 @@ class WatchedHost:
             self.host.start(context)
         except BotFault as fault:
             self.faulted = True
-            self.evidence.start_failures.append((self.rules, fault.message))
+            self.evidence.start_failures.append((self.rules, _said(fault)))
             raise
 
     def act(self, observation: Observation, timeout: float) -> Action:
@@ -185,10 +191,10 @@ class WatchedHost:
         """Note a fault on a decision; a failure in notify is the event's, not the decision's."""
         self.faulted = True
         if fault.message.startswith(NOTIFY):
-            self.evidence.notify_failures.append((self.rules, tuple(self.since), fault.message))
+            self.evidence.notify_failures.append((self.rules, tuple(self.since), _said(fault)))
         else:
             self.evidence.answers.append(Answer(self.rules, where, seconds, fault.kind,
-                                                fault.message))
+                                                _said(fault)))
         self.since = []
 
     def notify(self, event: Event) -> None:
@@ -201,7 +207,7 @@ class WatchedHost:
             self.host.notify(event)
         except BotFault as fault:
             self.faulted = True
-            self.evidence.notify_failures.append((self.rules, (event.kind,), fault.message))
+            self.evidence.notify_failures.append((self.rules, (event.kind,), _said(fault)))
             raise
 
     def end(self, result: GameEnd) -> None:
@@ -211,9 +217,9 @@ class WatchedHost:
         except BotFault as fault:
             if fault.message.startswith(NOTIFY):
                 self.evidence.notify_failures.append((self.rules, tuple(self.since),
-                                                      fault.message))
+                                                      _said(fault)))
             else:
-                self.evidence.end_failures.append((self.rules, f"{fault.kind}: {fault.message}"))
+                self.evidence.end_failures.append((self.rules, f"{fault.kind}: {_said(fault)}"))
             raise
 
     def close(self) -> None:
