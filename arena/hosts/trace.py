@@ -16,6 +16,7 @@ import sys
 import sysconfig
 import traceback
 from collections.abc import Callable, Sequence
+from types import ModuleType
 from typing import Any
 
 FRAMES = 4
@@ -28,8 +29,10 @@ _ARENA = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def home_of(code: object) -> str | None:
-    """The folder of the module that defines a bot class or factory: the bot's own files."""
-    module = sys.modules.get(getattr(code, "__module__", "") or "")
+    """The folder of the module that defines a bot class or factory (the bot's own files),
+    or of the module itself."""
+    module = code if isinstance(code, ModuleType) else \
+        sys.modules.get(getattr(code, "__module__", "") or "")
     file = getattr(module, "__file__", None)
     return os.path.dirname(os.path.abspath(file)) if file else None
 
@@ -39,10 +42,13 @@ def _under(path: str, folder: str) -> bool:
 
 
 def _not_the_bots() -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """(arena and the standard library: never the bot's; installed packages: the bot's only
-    when its own class lives there, as a plugin's does)."""
+    """(arena, the bots it ships and the standard library: never the bot's; installed
+    packages: the bot's only when its own class lives there, as a plugin's does)."""
     paths = sysconfig.get_paths()
     never = (_ARENA, *{paths[k] for k in ("stdlib", "platstdlib") if k in paths})
+    shipped = home_of(sys.modules.get("arena_bots"))  # loaded if one of its bots ran
+    if shipped is not None:
+        never += (shipped,)
     installed = tuple({paths[k] for k in ("purelib", "platlib") if k in paths})
     return never, installed
 
