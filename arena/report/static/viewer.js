@@ -510,7 +510,7 @@
         case "fault":
           line(who(e.seat) + " FAULT " + e.fault + ": " + e.message, "fault");
           // where in the bot's own code it raised, innermost last (text, never markup)
-          for (const frame of e.trace || []) line("    " + String(frame).slice(0, 203), "fault trace");
+          for (const frame of e.trace || []) line("    " + String(frame).slice(0, 203), "trace");
           break;
         case "over": line("Game over", "heading"); break;
         default: line(who(e.seat) + " " + e.kind); break;
