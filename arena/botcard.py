@@ -10,11 +10,12 @@ module holds values only: it imports no bot, host or rule set.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["CARD_ITEMS", "BotCard", "read_card"]
+__all__ = ["CARD_ITEMS", "BotCard", "plain", "read_card"]
 
 CARD_ITEMS = 64
 """Most rule sets, and most bot options, a bot may name at hello."""
@@ -78,3 +79,12 @@ def _plain(value: object, depth: int = 0) -> bool:
 def _short(value: object) -> bool:
     """A rule set id or an option name as a card holds it: short text."""
     return isinstance(value, str) and 0 < len(value) <= 100
+
+
+def plain(value: Any) -> Any:
+    """A bot option's default as JSON can carry it at hello (else as its text)."""
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError):
+        return repr(value)[:200]
+    return value

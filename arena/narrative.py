@@ -137,8 +137,9 @@ class Narrator:
                 f"{event.data['faults']}")]
 
     def _on_fault(self, event: Event) -> list[str]:
+        """The fault, then where in the bot's own code it raised (its trace), innermost last."""
         return [*self.flush(), (f"{self.who(event.seat)} FAULT {event.data['kind']}: "
-                f"{event.data['message']}")]
+                f"{event.data['message']}"), *(f"    {f}" for f in event.data.get("trace", ()))]
 
     def _on_over(self, event: Event) -> list[str]:
         return [*self.flush(), "-- game over --"]

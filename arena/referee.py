@@ -60,14 +60,16 @@ class Player:
 
 @dataclass(frozen=True, slots=True)
 class Fault:
-    """A bot's fault: which seat, which kind, the message, the decision it happened at, and
-    what the bot sent when that was the fault (`illegal`, `protocol`)."""
+    """A bot's fault: which seat, which kind, the message, the decision it happened at,
+    what the bot sent when that was the fault (`illegal`, `protocol`), and for a crash the
+    frames of the bot's own code it raised in (`arena.hosts.trace`; none when unknown)."""
 
     seat: int
     kind: str
     message: str
     decision: int
     sent: str | None = None
+    trace: tuple[str, ...] = ()
 
 
 class ActionEntry(NamedTuple):
@@ -81,7 +83,8 @@ class ActionEntry(NamedTuple):
 class FaultEntry(NamedTuple):
     """A seat's fault: its kind and message, the seconds charged, what the bot sent (for
     `illegal` and `protocol`), and `outside`: None for a fault on the bot's decision, else
-    where it happened ("start", "notify"); such a fault is not a decision."""
+    where it happened ("start", "notify"); such a fault is not a decision; and `trace`, as
+    in `Fault`."""
 
     seat: int
     kind: str
@@ -89,6 +92,7 @@ class FaultEntry(NamedTuple):
     seconds: float
     sent: str | None = None
     outside: str | None = None
+    trace: tuple[str, ...] = ()
 
 
 LogEntry: TypeAlias = Chance | ActionEntry | FaultEntry | Event
@@ -270,15 +274,18 @@ class _Game:
         self.bank[seat] = max(0.0, self.bank[seat] - (elapsed - self.limits.decision))
 
     def _fault(self, state: Any, seat: int, fault: BotFault, elapsed: float) -> Any:
-        self.faults.append(Fault(seat, fault.kind, fault.message, self.decisions, fault.sent))
-        self.log.append(FaultEntry(seat, fault.kind, fault.message, elapsed, fault.sent))
+        self.faults.append(Fault(seat, fault.kind, fault.message, self.decisions, fault.sent,
+                                  fault.trace))
+        self.log.append(FaultEntry(seat, fault.kind, fault.message, elapsed, fault.sent,
+                                   trace=fault.trace))
         self._show_fault(seat, fault)
         return self.rules.fault(state, seat)
 
     def _show_fault(self, seat: int, fault: BotFault) -> None:
         """Show the spectator a fault as a `fault` event (read-only data, like every event)."""
         if self.spectator is not None:
-            data = MappingProxyType({"kind": fault.kind, "message": fault.message})
+            data = MappingProxyType({"kind": fault.kind, "message": fault.message,
+                                     **({"trace": fault.trace} if fault.trace else {})})
             self.spectator(Event("fault", seat, data))
 
     def _in_game(self, state: Any) -> bool:
@@ -293,14 +300,17 @@ class _Game:
 
     def _note_fault(self, seat: int, fault: BotFault) -> None:
         """Record a fault that changes nothing in the game (it is listed, with no log line)."""
-        self.faults.append(Fault(seat, fault.kind, fault.message, self.decisions, fault.sent))
+        self.faults.append(Fault(seat, fault.kind, fault.message, self.decisions, fault.sent,
+                                  fault.trace))
 
     def _fault_outside(self, state: Any) -> Any:
         """Apply a fault raised outside the bot's decision now, before any seat decides
         (RULES.md: out of that game at once); it is recorded but is not a decision."""
         seat, fault, where = self.pending.pop(0)
-        self.faults.append(Fault(seat, fault.kind, fault.message, self.decisions, fault.sent))
-        self.log.append(FaultEntry(seat, fault.kind, fault.message, 0.0, fault.sent, where))
+        self.faults.append(Fault(seat, fault.kind, fault.message, self.decisions, fault.sent,
+                                  fault.trace))
+        self.log.append(FaultEntry(seat, fault.kind, fault.message, 0.0, fault.sent, where,
+                                   fault.trace))
         self._show_fault(seat, fault)
         state = self.rules.fault(state, seat, outside=True)
         if self.rules.observe(state, seat).active[seat]:

@@ -113,6 +113,8 @@ def _entry(item: LogEntry) -> dict[str, Any]:
             line["sent"] = item.sent
         if item.outside is not None:
             line["outside"] = item.outside
+        if item.trace:
+            line["trace"] = list(item.trace)
         return line
     return {"type": "event", "event": event_to_json(item)}
 
@@ -135,12 +137,15 @@ def _result(record: GameRecord) -> dict[str, Any]:
 
 def fault_json(fault: Fault, decision: bool = False) -> dict[str, Any]:
     """A fault as results record it (games.jsonl, a replay's result): `sent` only where the
-    bot's answer was the fault, `decision` in a replay."""
+    bot's answer was the fault, `trace` only where the bot's own frames are known (so the
+    results of games without them stay as they were), `decision` in a replay."""
     out: dict[str, Any] = {"seat": fault.seat, "kind": fault.kind, "message": fault.message}
     if decision:
         out["decision"] = fault.decision
     if fault.sent is not None:
         out["sent"] = fault.sent
+    if fault.trace:
+        out["trace"] = list(fault.trace)
     return out
 
 

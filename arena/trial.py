@@ -122,7 +122,8 @@ def start_problem(host: Host, context: BotContext, timeout: float = START_TIMEOU
         with _deadline(timeout if host.mode == "inline" else None):
             host.start(context)
     except BotFault as fault:
-        return " ".join(fault.message.removeprefix("while starting: ").split())
+        at = f" (at {fault.trace[-1]})" if fault.trace else ""  # where its own code raised
+        return " ".join(fault.message.removeprefix("while starting: ").split()) + at
     except _StartTimeout:
         return f"did not start within {timeout:.3g}s"
     finally:

@@ -19,6 +19,7 @@ from arena.bot import BotContext, GameEnd
 from arena.checkbot.positions import position
 from arena.checkbot.scenarios import FAULT, ScriptedFault, Step
 from arena.hosts.inline import BotFault, Host
+from arena.hosts.trace import with_trace
 from arena.rules.actions import Action
 from arena.rules.base import Event, Observation
 
@@ -29,6 +30,11 @@ Options = tuple[tuple[str, Any], ...]
 
 NOTIFY = "in notify: "
 """How a host's fault message starts when the bot failed on an event."""
+
+
+def _said(fault: BotFault) -> str:
+    """A fault's message, then where in the bot's own code it raised, a frame a line."""
+    return with_trace(fault.message, fault.trace)
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,7 +160,7 @@ class WatchedHost:
             self.host.start(context)
         except BotFault as fault:
             self.faulted = True
-            self.evidence.start_failures.append((self.rules, fault.message))
+            self.evidence.start_failures.append((self.rules, _said(fault)))
             raise
 
     def act(self, observation: Observation, timeout: float) -> Action:
@@ -201,10 +207,10 @@ class WatchedHost:
         self.faulted = True
         if fault.message.startswith(NOTIFY):
             self.evidence.notify_failures.append((self.rules, self.options, tuple(self.since),
-                                                  fault.message))
+                                                  _said(fault)))
         else:
             self.evidence.answers.append(Answer(self.rules, where, seconds, fault.kind,
-                                                fault.message, seconds, self.options))
+                                                _said(fault), seconds, self.options))
         self.since = []
 
     def notify(self, event: Event) -> None:
@@ -218,7 +224,7 @@ class WatchedHost:
         except BotFault as fault:
             self.faulted = True
             self.evidence.notify_failures.append((self.rules, self.options, (event.kind,),
-                                                  fault.message))
+                                                  _said(fault)))
             raise
 
     def end(self, result: GameEnd) -> None:
@@ -228,10 +234,10 @@ class WatchedHost:
         except BotFault as fault:
             if fault.message.startswith(NOTIFY):
                 self.evidence.notify_failures.append((self.rules, self.options,
-                                                      tuple(self.since), fault.message))
+                                                      tuple(self.since), _said(fault)))
             else:
                 self.evidence.end_failures.append((self.rules, self.options,
-                                                   f"{fault.kind}: {fault.message}"))
+                                                   f"{fault.kind}: {_said(fault)}"))
             raise
 
     def close(self) -> None:

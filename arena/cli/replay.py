@@ -27,6 +27,8 @@ import click
 
 from arena.cli.main import fail
 from arena.hosts.codec import event_from_json
+from arena.hosts.inline import printable
+from arena.hosts.trace import bounded
 from arena.narrative import Narrator, result_lines
 from arena.replay import Replay, ReplayError, read_replay
 from arena.rules import RulesError
@@ -97,8 +99,9 @@ def _events(replay: Replay, sof: bool) -> Iterator[Event]:
         if kind == "event":
             yield _event(entry["event"], sof)
         elif kind == "fault":
-            yield Event("fault", entry["seat"], {"kind": entry["kind"],
-                                                 "message": entry["message"]})  # fmt: skip
+            trace = bounded(entry.get("trace"), printable)  # the file's: bounded, printable
+            yield Event("fault", entry["seat"], {"kind": entry["kind"], "message": entry["message"],
+                                                 **({"trace": trace} if trace else {})})
 
 
 def _event(data: Mapping[str, Any], sof: bool) -> Event:

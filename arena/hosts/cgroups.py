@@ -30,6 +30,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from arena.hosts.trace import size_text
+
 PREFIX = "arena-"
 """Group names: arena-<referee pid>-<n>."""
 V1 = ("cpu", "memory", "pids", "cpuacct")
@@ -290,8 +292,8 @@ class BotGroup:
         return None
 
     def memory_text(self) -> str:
-        """'N MiB for the bot and its helpers' (the total, as a fault says it)."""
-        return f"{(self.limits.memory or 0) >> 20} MiB for the bot and its helpers"
+        """'1 GiB for the bot and its helpers' (the total, as a fault says it)."""
+        return f"{size_text(self.limits.memory or 0)} for the bot and its helpers"
 
     def ran(self) -> bool:
         """Whether a process ever ran in the group (joined every controller): a bot process

@@ -17,6 +17,7 @@ from time import perf_counter
 from typing import Any, Protocol
 
 from arena.bot import Bot, BotContext, GameEnd
+from arena.hosts.trace import bot_frames, bounded, crash_text, home_of
 from arena.rules.actions import Action
 from arena.rules.base import Event, Observation
 
@@ -48,16 +49,19 @@ def printable(text: str) -> str:
 
 class BotFault(Exception):
     """A bot misbehaved: `kind` is timeout, crash, illegal or protocol; `sent` is what it
-    sent, where that is the fault (cut to SENT_CHARS). Both are made printable here, the
-    one door every host's fault goes through."""
+    sent, where that is the fault (cut to SENT_CHARS); `trace`, for a crash, the frames of
+    the bot's own code it raised in (`arena.hosts.trace`). All are made printable and
+    bounded here, the one door every host's fault goes through."""
 
-    def __init__(self, kind: str, message: str, sent: str | None = None) -> None:
+    def __init__(self, kind: str, message: str, sent: str | None = None,
+                 trace: object = ()) -> None:
         message = printable(message)
         sent = None if sent is None else printable(sent)
         super().__init__(f"{kind}: {message}")
         self.kind = kind
         self.message = message
         self.sent = sent
+        self.trace = bounded(trace, printable)
 
 
 class RefereeFailure(Exception):
@@ -96,9 +100,10 @@ class DecisionTimeout(BaseException):
     bot does not swallow it."""
 
 
-def _message(exc: BaseException) -> str:
-    text = str(exc).splitlines()[0] if str(exc) else ""
-    return f"{type(exc).__name__}: {text}"[:500]
+def _crash(exc: BaseException, code: object, words: str = "") -> BotFault:
+    """The crash of an inline bot: the exception in one line, and where in the bot's own
+    code (`code`: its class or factory) it was raised."""
+    return BotFault("crash", words + crash_text(exc), trace=bot_frames(exc, home_of(code)))
 
 
 class _Watchdog:
@@ -206,7 +211,7 @@ class InlineHost:
             self._listen()
             self.bot.start(self.context)
         except Exception as exc:
-            raise BotFault("crash", f"while starting: {_message(exc)}") from exc
+            raise _crash(exc, self.factory, "while starting: ") from exc
 
     def _listen(self) -> None:
         assert self.bot is not None
@@ -231,7 +236,7 @@ class InlineHost:
             late = self._late(perf_counter() - started, timeout, watch.cpu0, "no answer")
             raise late or BotFault("timeout", f"no answer within {timeout:.3g}s") from None
         except Exception as exc:
-            raise BotFault("crash", _message(exc)) from exc
+            raise _crash(exc, self.bot) from exc
         finally:
             watch.deadline = math.inf
         self.billed = elapsed = perf_counter() - started
@@ -263,7 +268,7 @@ class InlineHost:
         try:
             self._notify(event)
         except Exception as exc:
-            raise BotFault("crash", f"in notify: {_message(exc)}") from exc
+            raise _crash(exc, self.bot, "in notify: ") from exc
 
     def end(self, result: GameEnd) -> None:
         """Tell the bot the result (a bot never built hears nothing)."""
@@ -272,7 +277,7 @@ class InlineHost:
         try:
             self.bot.end(result)
         except Exception as exc:
-            raise BotFault("crash", f"in end: {_message(exc)}") from exc
+            raise _crash(exc, self.bot, "in end: ") from exc
 
     def close(self) -> None:
         """Drop the bot."""

@@ -51,7 +51,7 @@ def main(argv: list[str]) -> None:
     for entry in reversed(config.get("path", [])):
         if entry not in sys.path:
             sys.path.insert(0, entry)
-    serve(config["bot"])
+    serve(config["bot"], config["limits"].get("memory"))
 
 
 def wall_off(landlock: Mapping[str, Any]) -> None:
@@ -122,11 +122,6 @@ def guard_parent(parent: int | None) -> None:
         os._exit(70)
 
 
-def _message(exc: BaseException) -> str:
-    text = str(exc).splitlines()[0] if str(exc) else ""
-    return f"{type(exc).__name__}: {text}"[:500]
-
-
 _encode = json.JSONEncoder(separators=(",", ":")).encode
 _decode = json.JSONDecoder().decode
 KNOWN_EVENTS = 4096  # decoded event lines kept for each value of straight_over_full
@@ -145,15 +140,6 @@ def _event_data(messages: list[bytes | Mapping[str, Any]]) -> list[Any]:
     return _decode((b"[" + inner + b"]").decode())  # type: ignore[no-any-return]
 
 
-def _plain(value: Any) -> Any:
-    """A bot option's default as JSON can carry it (else as its text)."""
-    try:
-        _encode(value)
-    except (TypeError, ValueError):
-        return repr(value)[:200]
-    return value
-
-
 def _reap_orphans() -> None:
     """Collect finished helper processes a previous game left to this subreaper."""
     with contextlib.suppress(ChildProcessError):
@@ -164,8 +150,10 @@ def _reap_orphans() -> None:
 class BotServer:
     """Serves one Python bot class over the protocol: one fresh bot instance per game."""
 
-    def __init__(self, ref: str, out: IO[bytes]) -> None:
+    def __init__(self, ref: str, out: IO[bytes], memory: int | None = None) -> None:
         self.ref, self.out = ref, out
+        self.memory = memory
+        """The memory limit this process runs under (RLIMIT_AS), for a MemoryError's words."""
         self.factory: Callable[..., Any] | None = None
         self.bot: Any = None
         self.context: Any = None  # the game's BotContext: a bot not built is built from it
@@ -173,7 +161,7 @@ class BotServer:
         self.seat, self.sof = 0, False
         self.hand: str | None = None
         """The rule set's hand kind, from the description sent in `start`."""
-        self.pending: str | None = None
+        self.pending: dict[str, Any] | None = None
         self.events: list[bytes | Mapping[str, Any]] = []
         """The `event` messages of this game as sent (a line, or its parsed form); an
         observation's history is the public events from its `history_from` on."""
@@ -224,31 +212,40 @@ class BotServer:
         while view:
             view = view[self.out.write(view) or 0:]
 
-    def error(self, text: str, turn: int | None = None) -> None:
-        """Report the bot's failure in place of the expected reply."""
-        message: dict[str, Any] = {"type": "error", "message": text}
+    def error(self, text: str | Mapping[str, Any], turn: int | None = None) -> None:
+        """Report the bot's failure in place of the expected reply (`text`, or the answer
+        `crashed` made of its exception)."""
+        message: dict[str, Any] = \
+            {"type": "error", "message": text} if isinstance(text, str) else dict(text)
         if turn is not None:
             message["turn"] = turn
         self.reply(message)
+
+    def crashed(self, exc: BaseException, words: str = "") -> dict[str, Any]:
+        """The `error` answer for the bot's exception, with where in its own code it raised."""
+        from arena.hosts.trace import error_answer
+
+        return error_answer(exc, self.factory, self.memory, words)
 
     def hello(self, message: Mapping[str, Any]) -> None:
         """Load the bot class (the first bot code this process runs) and say what it is:
         its name, rule sets, bot options with their defaults, version and summary, the card
         the organiser knows it by (it never loads the bot itself)."""
+        from arena.botcard import plain
         from arena.plugins import PluginError, Registry, default_registry
 
         # a file or module:Class reference resolves without loading every installed plugin
         registry = Registry() if ":" in self.ref or self.ref.endswith(".py") else None
         try:
             spec = (registry or default_registry()).resolve(self.ref)
-            options = {str(k): _plain(v) for k, v in dict(spec.factory.options).items()}
+            options = {str(k): plain(v) for k, v in dict(spec.factory.options).items()}
             card = {"name": spec.name, "rules": [str(r) for r in spec.rules],
                     "options": options, "version": spec.version, "summary": spec.description}
         except PluginError as exc:  # the organiser's words for a bot that does not load
-            self.error(str(exc).splitlines()[0][:500] if str(exc) else _message(exc))
+            self.error(str(exc).splitlines()[0][:500] if str(exc) else self.crashed(exc))
             return
         except Exception as exc:  # noqa: BLE001 - the bot's import failed: report it
-            self.error(f"while loading {self.ref}: {_message(exc)}")
+            self.error(self.crashed(exc, f"while loading {self.ref}: "))
             return
         self.factory = spec.factory
         self.reply({"type": "hello", "protocol": PROTOCOL, **card})
@@ -279,21 +276,21 @@ class BotServer:
         self.hand = None if context.description is None else context.description.hand
         self.context = context
         failed = self.build()
-        self.reply({"type": "error", "message": failed} if failed else {"type": "ready"})
+        self.reply(failed or {"type": "ready"})
 
-    def build(self) -> str | None:
+    def build(self) -> dict[str, Any] | None:
         """Build the game's bot, or say why not (one exception, one fault: a bot whose start()
         raised plays on as it is, one whose constructor raised is built at its next act)."""
         from arena.bot import Bot
 
         if self.factory is None:
-            return f"bot {self.ref} could not be loaded"
+            return {"type": "error", "message": f"bot {self.ref} could not be loaded"}
         try:
             self.bot = self.factory(self.context)
             self.listens = type(self.bot).notify is not Bot.notify
             self.bot.start(self.context)
         except Exception as exc:  # noqa: BLE001 - any failure of the bot is reported
-            return f"while starting: {_message(exc)}"
+            return self.crashed(exc, "while starting: ")
         return None
 
     def act(self, message: Mapping[str, Any]) -> None:
@@ -311,7 +308,7 @@ class BotServer:
         try:
             action = self.bot.act(observation)
         except Exception as exc:  # noqa: BLE001 - any failure of the bot is reported
-            self.error(_message(exc), turn)
+            self.error(self.crashed(exc), turn)
             return
         try:
             text = action_text(action)
@@ -330,7 +327,7 @@ class BotServer:
         try:
             self.bot.notify(self.events_from(len(self.events) - 1)[0])
         except Exception as exc:  # noqa: BLE001 - any failure of the bot is reported
-            self.pending = f"in notify: {_message(exc)}"
+            self.pending = self.crashed(exc, "in notify: ")
 
     def end(self, message: Mapping[str, Any]) -> None:
         """Tell the bot the result of the game."""
@@ -339,14 +336,14 @@ class BotServer:
 
         if self.bot is None or self.pending is not None:  # notify failed after its last act
             failed, self.bot, self.pending = self.pending, None, None
-            self.reply({"type": "error", "message": failed} if failed else {"type": "done"})
+            self.reply(failed or {"type": "done"})
             return
         r = message["result"]
         result = Result(tuple(r["placements"]), tuple(r["scores"]), tuple(r["out_order"]))
         try:
             self.bot.end(GameEnd(result, self.seat))
         except Exception as exc:  # noqa: BLE001 - any failure of the bot is reported
-            self.error(f"in end: {_message(exc)}")
+            self.error(self.crashed(exc, "in end: "))
             return
         finally:
             self.bot = None
@@ -381,10 +378,10 @@ def _protocol_streams() -> tuple[IO[bytes], IO[bytes]]:
     return reader, writer
 
 
-def serve(ref: str) -> None:
+def serve(ref: str, memory: int | None = None) -> None:
     """Answer protocol messages on stdin until shutdown or end of input."""
     reader, writer = _protocol_streams()
-    server = BotServer(ref, writer)
+    server = BotServer(ref, writer, memory)
     for line in reader:
         if line.startswith(EVENT_PREFIX):
             server.event(line)

@@ -120,7 +120,8 @@ class PipeHost(PipeLines):
         self.wall_factor = context.limits.wall_factor
         self.last_reply = None
         if self.refused is not None:
-            refused = BotFault(self.refused.kind, self.refused.message, self.refused.sent)
+            refused = BotFault(self.refused.kind, self.refused.message, self.refused.sent,
+                               self.refused.trace)
             self.game.faults.append(refused)
             raise refused
         process = self.process
@@ -150,7 +151,8 @@ class PipeHost(PipeLines):
         message = self._parse(line)
         sent = self.last_reply
         if message["type"] == "error":
-            raise self._fail("crash", str(message.get("message"))[:300], kill=False)
+            raise self._fail("crash", str(message.get("message"))[:300], kill=False,
+                             trace=message.get("trace"))
         if message["type"] != "action":
             raise self._fail("protocol", f"sent {an(brief(message['type']))} message where an "
                                          f"action was expected", sent=sent)
@@ -264,11 +266,13 @@ class PipeHost(PipeLines):
     def _spawn(self) -> None:
         """Start the process and exchange hellos; a failure here is kept for later games."""
         if self.refused is not None:
-            raise BotFault(self.refused.kind, self.refused.message, self.refused.sent)
+            raise BotFault(self.refused.kind, self.refused.message, self.refused.sent,
+                           self.refused.trace)
         try:
             self._hello()
         except BotFault as fault:
-            self.refused = BotFault(fault.kind, self._shown(fault.message), fault.sent)
+            self.refused = BotFault(fault.kind, self._shown(fault.message), fault.sent,
+                                    fault.trace)
             raise self.refused from None
 
     def _shown(self, message: str) -> str:

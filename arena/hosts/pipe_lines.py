@@ -100,10 +100,10 @@ class PipeLines:
                              sent=_text(line))
 
     def _fail(self, kind: str, message: str, kill: bool = True,
-              sent: str | None = None) -> BotFault:
+              sent: str | None = None, trace: object = ()) -> BotFault:
         """Record a fault of this game (the process is replaced before the next game); its
         message ends with the bot's last stderr lines, for the bot's author."""
-        fault = BotFault(kind, message + self.note(), sent)
+        fault = BotFault(kind, message + self.note(), sent, trace)
         if self.game is not None:
             self.game.faults.append(fault)
         if kill:
@@ -198,7 +198,8 @@ class PipeLines:
                 self._check_alive()
         message = self._parse(line)
         if message["type"] == "error":
-            raise self._fail("crash", str(message.get("message"))[:300], kill=kind == "hello")
+            raise self._fail("crash", str(message.get("message"))[:300], kill=kind == "hello",
+                             trace=message.get("trace"))
         if message["type"] != kind:
             raise self._fail("protocol", f"sent {an(brief(message['type']))} message where "
                                          f"{kind!r} was expected", sent=self.last_reply)

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from typing import Any
 
 FAULT_KINDS: tuple[str, ...] = ("timeout", "crash", "illegal", "protocol")
+_FRAMES, _FRAME_CHARS = 4, 203
+"""The most frames of a trace kept, and characters of each (arena.hosts.trace's bounds)."""
 MERGED_RUNS = 8
 """Out-of-order games in at most this many ascending runs are merged, not sorted in memory."""
 
@@ -31,7 +33,8 @@ class Game:
     entrants: tuple[str, ...]
     placements: tuple[int, ...]
     faults: tuple[tuple[int, str, str], ...]
-    """(seat, kind, message) of each fault."""
+    """(seat, kind, message) of each fault; a message is one line, then the frames of its
+    trace (where in the bot's own code it crashed) below it, a line each, indented."""
 
 
 def check_entrants(entrants: Sequence[str]) -> tuple[str, ...]:
@@ -66,8 +69,18 @@ def _parse_faults(
         seat, kind = int(fault["seat"]), str(fault["kind"])
         if kind not in FAULT_KINDS or not 0 <= seat < seats:
             raise ValueError(f"game {game_id}: bad fault {dict(fault)!r}")
-        faults.append((seat, kind, " ".join(str(fault.get("message") or "").split())))
+        message = " ".join(str(fault.get("message") or "").split())
+        faults.append((seat, kind, message + _frames(fault.get("trace"))))
     return tuple(faults)
+
+
+def _frames(trace: Any) -> str:
+    """A fault's trace as the lines below its message (as many frames as a fault keeps, each
+    as long, each on one line: a games.jsonl may come from anywhere)."""
+    if not isinstance(trace, list):
+        return ""
+    return "".join(f"\n    {' '.join(str(frame).split())[:_FRAME_CHARS]}"
+                   for frame in trace[-_FRAMES:])
 
 
 def _game_id(game: Game) -> str:

@@ -170,7 +170,8 @@ class Summary:
 
     def always_faulted(self) -> tuple[tuple[str, int, str], ...]:
         """Entrants that faulted in every game they played, in entrant order: each with its
-        games and its commonest fault (`kind: message`), for a warning at the end of a run."""
+        games and its commonest fault (`kind: message`, its trace's frames on the lines
+        below), for a warning at the end of a run."""
         return tuple(
             (name, totals.games, totals.messages.most_common(1)[0][0])
             for name, totals in self._totals.items()
@@ -214,7 +215,9 @@ def _keep_messages(totals: Mapping[str, _Totals], game: Game) -> None:
     far; forget them at its first game without a fault."""
     said: dict[str, list[str]] = {}
     for seat, kind, message in game.faults:
-        said.setdefault(game.entrants[seat], []).append(_clip(f"{kind}: {message}"))
+        words, _, frames = message.partition("\n")  # the trace's frames stay whole, below
+        shown = _clip(f"{kind}: {words}") + (f"\n{frames}" if frames else "")
+        said.setdefault(game.entrants[seat], []).append(shown)
     for name in game.entrants:
         messages = totals[name].messages
         if messages is None:

@@ -24,6 +24,8 @@ from typing import Any
 
 import yaml
 
+from arena.hosts.inline import printable
+from arena.hosts.trace import bounded
 from arena.ratings.render import sheet_text
 from arena.report import viewer
 from arena.report.ladder_file import LADDER, LadderView, read_ladder
@@ -61,8 +63,8 @@ class GameRow:
     entrants: tuple[str, ...]
     placements: tuple[int, ...]
     scores: tuple[int, ...]
-    faults: tuple[tuple[int, str, str, str | None], ...]
-    """(seat, kind, message, what the bot sent or None), in the log's order."""
+    faults: tuple[tuple[int, str, str, str | None, tuple[str, ...]], ...]
+    """(seat, kind, message, what the bot sent or None, its trace), in the log's order."""
     decisions: int
     replay: str | None
 
@@ -70,13 +72,15 @@ class GameRow:
 @dataclass(frozen=True, slots=True)
 class FaultExample:
     """One fault shown in the report: the `index`-th fault of its game (the viewer opens at
-    it), its kind and message, and for a bad answer what the bot sent."""
+    it), its kind and message, for a bad answer what the bot sent, and for a crash where in
+    the bot's own code it raised (its trace's frames, innermost last)."""
 
     game: str
     index: int
     kind: str
     message: str
     sent: str | None
+    trace: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,7 +122,8 @@ def game_rows(folder: Path, games: int | None = None) -> Iterator[GameRow]:
 
 def _game_row(line: Mapping[str, Any]) -> GameRow:
     faults = tuple(
-        (int(f["seat"]), str(f["kind"]), str(f["message"]), _sent(f.get("sent")))
+        (int(f["seat"]), str(f["kind"]), str(f["message"]), _sent(f.get("sent")),
+         bounded(f.get("trace"), printable))  # the folder's words: bounded, printable
         for f in line["faults"]
     )
     return GameRow(
@@ -194,11 +199,11 @@ def _add_examples(found: dict[str, list[FaultExample]], game: GameRow) -> bool:
     """Keep the game's faults among the first examples of each kind of each entrant (so a
     bot that crashes often still shows its one illegal move); say if any was kept."""
     added = False
-    for index, (seat, kind, message, sent) in enumerate(game.faults):
+    for index, (seat, kind, message, sent, trace) in enumerate(game.faults):
         listed = found.setdefault(game.entrants[seat], [])
         if sum(e.kind == kind for e in listed) < _FAULT_EXAMPLES:
             shown = None if sent is None else sent[:_SENT]
-            listed.append(FaultExample(game.id, index, kind, message[:_MESSAGE], shown))
+            listed.append(FaultExample(game.id, index, kind, message[:_MESSAGE], shown, trace))
             added = True
     return added
 

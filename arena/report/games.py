@@ -88,6 +88,6 @@ def games_json(data: Folder, missing: frozenset[str] | None) -> Iterator[str]:
             len(game.faults), game.decisions, pack,
         ]  # fmt: skip
         if game.faults:
-            row.append([[seat, kind_index.get(kind, -1)] for seat, kind, _, _ in game.faults])
+            row.append([[seat, kind_index.get(kind, -1)] for seat, kind, *_ in game.faults])
         yield ("," if number else "") + compact(row)
     yield "]}"

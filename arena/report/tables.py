@@ -313,9 +313,11 @@ def _fault_example(example: FaultExample, links: Mapping[str, int]) -> str:
     sent = ""
     if example.sent is not None:
         sent = f' <span class="sent">sent <code>{escape(example.sent)}</code></span>'
+    trace = "".join(f"<li><code>{escape(frame)}</code></li>" for frame in example.trace)
     return (
         f'<li data-kind="{escape(example.kind)}">{link} <b>{escape(example.kind)}</b>: '
-        f"{escape(example.message)}{sent}</li>"
+        f"{escape(example.message)}{sent}"
+        f"{f'<ol class=trace>{trace}</ol>' if trace else ''}</li>"
     )
 
 

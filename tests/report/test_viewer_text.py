@@ -68,3 +68,32 @@ def test_the_viewer_writes_tens_as_t(tmp_path: Path, rules: str) -> None:
                          r"(?: [2-9TJQKA])* 10\b", text), "claims"  # fmt: skip
     chips = r'<span class="amount">\d+</span>'  # a score of 10 chips is a number, not a card
     assert ">10<" not in re.sub(chips, "", page)
+
+
+CRASHER = '''\
+import arena
+
+
+class Crasher(arena.Bot):
+    def act(self, obs):
+        return {"left": 1}["<b>central</b>"]
+'''
+
+
+def test_the_viewer_shows_where_a_bot_crashed_below_its_fault(tmp_path: Path) -> None:
+    bot = tmp_path / "crasher.py"
+    bot.write_text(CRASHER)
+    config = tmp_path / "t.yaml"
+    config.write_text(f"name: crash\nrules: dice\nentrants: [{{bot: {bot}, alias: crasher, "
+                      f"mode: inline}}, random]\nformat: {{type: round-robin, seats: 2, "
+                      f"games: 1}}\nseed: 4\nworkers: 1\n")
+    folder = tmp_path / "out"
+    run_tournament(load_tournament(config), folder, workers=1)
+    build_report(folder)
+    page = _rendered(folder, "rr-000001")
+    fault = re.search(r'<li class="[^"]*\bfault\b[^"]*"[^>]*>[^<]*FAULT crash: KeyError: '
+                      r"'&lt;b&gt;central&lt;/b&gt;'</li>\s*"
+                      r'<li class="[^"]*\btrace\b[^"]*"[^>]*>([^<]*)</li>', page)
+    assert fault, "the fault, then its trace"
+    assert fault.group(1).strip() == ('crasher.py:6 in Crasher.act: return {"left": 1}'
+                                      '["&lt;b&gt;central&lt;/b&gt;"]')

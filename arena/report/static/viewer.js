@@ -229,6 +229,7 @@
         if (entry.type === "fault") {
           steps[steps.length - 1].events.push({
             kind: "fault", seat: entry.seat, fault: entry.kind, message: entry.message,
+            trace: Array.isArray(entry.trace) ? entry.trace.slice(-4) : [],
           });
         }
       } else if (entry.type === "event") {
@@ -506,7 +507,11 @@
           points: "on points", chips: "of chips", forfeit: "by forfeit",
         }[e.reason] || e.reason)); break;
         case "penalty": line(who(e.seat) + " is penalised for fault " + e.faults, "fault"); break;
-        case "fault": line(who(e.seat) + " FAULT " + e.fault + ": " + e.message, "fault"); break;
+        case "fault":
+          line(who(e.seat) + " FAULT " + e.fault + ": " + e.message, "fault");
+          // where in the bot's own code it raised, innermost last (text, never markup)
+          for (const frame of e.trace || []) line("    " + String(frame).slice(0, 203), "trace");
+          break;
         case "over": line("Game over", "heading"); break;
         default: line(who(e.seat) + " " + e.kind); break;
       }

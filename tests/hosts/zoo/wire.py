@@ -24,6 +24,8 @@ chosen by its first argument, on its first decision:
   positions   answers a reroll with positions as text    -> protocol
   illegal     answers with a readable action that is not legal now -> illegal
   spin        spins in a loop forever                    -> timeout (billed in CPU time)
+  tracer      gives up with an `error` whose trace floods: 50 frames of terminal escapes
+              and bidi overrides, 1,000 characters each     -> crash (its trace bounded)
   inspect     plays like ok, and first reports its surroundings on stderr as `INSPECT {json}`
   history1    plays like ok in protocol 1, and prints a digest of each decision's history
   history2    the same in protocol 2, rebuilding the history from the events it was sent
@@ -102,6 +104,9 @@ def misbehave(turn: int, answer: dict[str, Any]) -> None:
         send({"type": "action", "turn": turn, "action": {"type": "dance"}})
     elif MODE == "badutf8":
         out.write(b'{"type": "action", "turn": ' + str(turn).encode() + b', "x": "\xff\xfe"}\n')
+    elif MODE == "tracer":
+        frame = "\x1b[2J\u202eevil.py:1 in act\n" + "x" * 1000
+        send({"type": "error", "turn": turn, "message": "gave up", "trace": [frame] * 50})
     elif MODE == "spin":
         while True:
             pass
