@@ -36,6 +36,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any, Self
 
+from arena.tournament import safe_read
+
 GAMES = "games.jsonl"
 CONFIG = "config.yaml"
 SECRET = "secret"
@@ -262,13 +264,23 @@ def iter_games(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
 
 def iter_game_lines(path: str | os.PathLike[str]) -> Iterator[tuple[str, dict[str, Any]]]:
     """Yield each game of a log with its line as written (newline included): the audit
-    compares the text itself with what the run wrote."""
+    compares the text itself with what the run wrote. A log from someone else is read as
+    arena.tournament.safe_read reads any: a regular file, lines of bounded length and depth,
+    each replay a file under replays/."""
     target = Path(path)
     if not target.exists():
         return
-    with open(target, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            yield line, _game_line(target, number, line)
+    try:
+        handle = safe_read.open_regular(target)
+    except safe_read.Unreadable as exc:
+        raise ResultsError(f"{target}: cannot read: {exc}") from None
+    number = 0
+    with handle:
+        try:
+            for number, line in enumerate(safe_read.lines(handle), 1):
+                yield line, _game_line(target, number, line)
+        except safe_read.Unreadable as exc:
+            raise ResultsError(f"{target}:{number + 1}: {_NOT_A_GAME} ({exc}){_FIX}") from None
 
 
 class GameFile:
@@ -284,14 +296,17 @@ class GameFile:
 
 def _game_line(path: Path, number: int, line: str) -> dict[str, Any]:
     try:
-        game = json.loads(line)
-    except ValueError:
-        game = None
-    if not isinstance(game, dict) or not line.endswith("\n"):
-        raise ResultsError(
-            f"{path}:{number}: not a game record; fix the line or start over with --force"
-        )
+        game = safe_read.json_object(line)
+    except safe_read.Unreadable as exc:
+        raise ResultsError(f"{path}:{number}: {_NOT_A_GAME} ({exc}){_FIX}") from None
+    problem = safe_read.listed_problem(game["replay"]) if game.get("replay") else None
+    if problem is not None or not line.endswith("\n"):
+        why = f" ({problem})" if problem else ""
+        raise ResultsError(f"{path}:{number}: {_NOT_A_GAME}{why}{_FIX}")
     return game
+
+
+_NOT_A_GAME, _FIX = "not a game record", "; fix the line or start over with --force"
 
 
 class GameLog:
