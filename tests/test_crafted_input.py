@@ -261,3 +261,65 @@ def test_a_games_log_of_one_endless_line_is_read_no_further_than_the_cap(folder:
     with open(folder / "games.jsonl", "wb") as handle:
         handle.truncate(1 << 30)  # a gigabyte of zero bytes, and no newline
     one_line_error(arena("replay", folder, "--verify"), "games.jsonl:1: ", "longer than 4 MiB")
+
+
+# --- item 18: YAML that expands or nests without end ---------------------------------------
+
+LAUGHS = "".join(
+    f"{name}: &{name} [{', '.join([f'*{prev}' if prev else 'lol'] * 9)}]\n"
+    for prev, name in zip(["", *"abcdefgh"], "abcdefghi", strict=True)
+) + "name: laughs\nrules: dice\nentrants: [random, honest]\nformat: {type: round-robin}\n"
+
+
+def test_a_billion_laughs_config_is_refused_at_once(tmp_path: Path) -> None:
+    config = tmp_path / "laughs.yaml"
+    config.write_text(LAUGHS)
+    assert len(LAUGHS) < 700
+    line = one_line_error(arena("validate", config, timeout=15), f"{config}:", "aliases")
+    assert "more than 100,000 values" in line
+
+
+def test_an_option_nested_20000_deep_is_refused(tmp_path: Path) -> None:
+    config = tmp_path / "deep.yaml"
+    config.write_text("name: deep\nrules: dice\nentrants: [random, honest]\n"
+                      "options: {max_points: " + "[" * 20_000 + "]" * 20_000 + "}\n")
+    one_line_error(arena("validate", config, timeout=30), f"{config}:4:", "nested deeper than 50")
+    block = "".join(f"{'  ' * i}k{i}:\n" for i in range(2000))
+    config.write_text(block + f"{'  ' * 2000}v: 1\n")
+    one_line_error(arena("validate", config, timeout=30), f"{config}:", "nested deeper than 50")
+
+
+@pytest.mark.parametrize("config", [LAUGHS, "a: " + "[" * 20_000 + "]" * 20_000 + "\n"],
+                         ids=["a billion laughs", "nested 20,000 deep"])
+def test_the_config_a_results_folder_keeps_is_read_as_boundedly(folder: Path, config: str) -> None:
+    (folder / "config.yaml").write_text(config)
+    one_line_error(arena("report", folder, timeout=30), "config.yaml")
+
+
+# --- the class: every other file of the folder goes through the same reader ----------------
+
+
+@pytest.mark.parametrize(("name", "why"), [
+    ("ratings.json", "not a regular file"), ("standings.csv", "not a regular file"),
+    ("ratings.json", "nested deeper than 64"), ("crosstable.csv", "larger than 64 MiB"),
+], ids=["ratings.json is /dev/zero", "standings.csv is /dev/zero", "ratings.json nested deep",
+        "crosstable.csv of 65 MiB"])  # fmt: skip
+def test_the_folders_other_files_are_read_boundedly(folder: Path, name: str, why: str) -> None:
+    path = folder / name
+    path.unlink()
+    if why == "not a regular file":
+        path.symlink_to("/dev/zero")
+    elif why.startswith("nested"):
+        path.write_text("[" * 100_000 + "]" * 100_000)
+    else:
+        with open(path, "wb") as handle:
+            handle.truncate(65 << 20)
+    one_line_error(arena("report", folder), name, why)
+
+
+def test_a_ladder_log_is_read_boundedly(folder: Path) -> None:
+    log = folder / "ladder-log.jsonl"
+    log.write_text("[" * 100_000 + "]" * 100_000 + "\n")
+    one_line_error(arena("replay", folder, "v-000001"), "has no game 'v-000001'")
+    log.write_text(json.dumps({"validation": [{"id": "v-000001", "replay": "/dev/zero"}]}) + "\n")
+    one_line_error(arena("replay", folder, "v-000001"), "/dev/zero", "not a file under replays/")

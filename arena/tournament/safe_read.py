@@ -11,7 +11,8 @@ most LINE_BYTES long and nests at most DEPTH deep; whole JSON files at most FILE
 docs/replay-format.md gives the limits and why they are far above any real game's.
 
 This module reads files only: it imports nothing of arena's and writes nothing. Its errors
-(`Unreadable`) say what is wrong; the caller names the file and the line.
+(`Unreadable`) say what is wrong; the caller names the file and the line, but for a whole
+file (`read_file`, `json_file`), whose errors name it.
 """
 
 from __future__ import annotations
@@ -26,8 +27,8 @@ from pathlib import Path
 from typing import IO, Any
 
 __all__ = ["DEPTH", "FILE_BYTES", "LINE_BYTES", "REPLAY_BYTES", "UNPACKED_BYTES", "Unreadable",
-           "json_object", "json_value", "lines", "listed_problem", "open_regular", "read_file",
-           "replay_bytes", "unpack"]
+           "json_file", "json_object", "json_value", "lines", "listed_problem", "open_regular",
+           "read_file", "replay_bytes", "unpack"]
 
 REPLAY_BYTES = 16 << 20
 """A replay file's bytes on disk: the longest real games (6 players, random bots) take 10 KB."""
@@ -45,7 +46,7 @@ _READ = os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK  # a FIFO opens at once, and 
 _FOLDER = os.O_RDONLY | os.O_CLOEXEC | os.O_DIRECTORY | os.O_NOFOLLOW
 
 
-class Unreadable(Exception):
+class Unreadable(ValueError):
     """A file or line of a results folder that is not what it must be; the message says how."""
 
 
@@ -65,9 +66,12 @@ def open_regular(path: str | os.PathLike[str]) -> IO[bytes]:
 
 
 def read_file(path: str | os.PathLike[str], limit: int = FILE_BYTES) -> bytes:
-    """A regular file's bytes, refused past `limit`."""
-    with open_regular(path) as handle:
-        return _capped(handle, limit)
+    """A regular file's bytes, refused past `limit` (the error names the file)."""
+    try:
+        with open_regular(path) as handle:
+            return _capped(handle, limit)
+    except Unreadable as exc:
+        raise Unreadable(f"{path}: {exc}") from None
 
 
 def listed_problem(listed: object) -> str | None:
@@ -127,8 +131,16 @@ def _why(exc: OSError) -> str:
 
 
 def _capped(handle: IO[bytes], limit: int) -> bytes:
+    """The file's bytes, read as far as one past `limit`: in one read of its size, not into a
+    buffer of `limit` (a file whose size says 0, or that grows, is read a MiB at a time)."""
     try:
-        data = handle.read(limit + 1)
+        size = os.fstat(handle.fileno()).st_size
+        data = handle.read(min(size, limit) + 1)
+        while size < len(data) <= limit:  # its size said less (0 in /proc), or it grew
+            more = handle.read(min(1 << 20, limit + 1 - len(data)))
+            if not more:
+                break
+            data += more
     except OSError as exc:
         raise Unreadable(str(exc)) from None
     if len(data) > limit:
@@ -161,10 +173,11 @@ def unpack(raw: bytes) -> bytes:
 # --- JSON ---------------------------------------------------------------------------------
 
 
-def json_value(text: str | bytes) -> Any:
-    """One line's JSON value, at most LINE_BYTES long and DEPTH deep."""
-    if len(text) > LINE_BYTES:
-        raise Unreadable(f"longer than {_size(LINE_BYTES)}")
+def json_value(text: str | bytes, limit: int = LINE_BYTES) -> Any:
+    """One line's JSON value (or a whole file's, with its `limit`), at most `limit` long and
+    DEPTH deep."""
+    if len(text) > limit:
+        raise Unreadable(f"longer than {_size(limit)}")
     try:
         value = json.loads(text)
     except RecursionError:
@@ -176,6 +189,16 @@ def json_value(text: str | bytes) -> Any:
     if opened > DEPTH and _deeper_than(value, DEPTH):
         raise Unreadable(f"nested deeper than {DEPTH}")
     return value
+
+
+def json_file(path: str | os.PathLike[str]) -> Any:
+    """A whole JSON file of a results folder (ratings.json, stages.json, ...): a regular
+    file of at most FILE_BYTES, nested at most DEPTH deep."""
+    data = read_file(path)
+    try:
+        return json_value(data, FILE_BYTES)
+    except Unreadable as exc:
+        raise Unreadable(f"{path}: {exc}") from None
 
 
 def json_object(text: str | bytes) -> dict[str, Any]:
