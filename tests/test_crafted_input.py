@@ -323,3 +323,26 @@ def test_a_ladder_log_is_read_boundedly(folder: Path) -> None:
     one_line_error(arena("replay", folder, "v-000001"), "has no game 'v-000001'")
     log.write_text(json.dumps({"validation": [{"id": "v-000001", "replay": "/dev/zero"}]}) + "\n")
     one_line_error(arena("replay", folder, "v-000001"), "/dev/zero", "not a file under replays/")
+
+
+def test_the_report_writes_through_no_symlink_it_finds(folder: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "bashrc"
+    outside.write_bytes(SECRET)
+    (folder / "replays" / ".pack-00000.js.tmp").symlink_to(outside)
+    done = arena("report", folder)
+    assert done.returncode == 0, done.stderr
+    assert outside.read_bytes() == SECRET
+    assert b"ARENA_REPLAY" in (folder / "replays" / "pack-00000.js").read_bytes()
+
+
+def test_a_resume_s_repair_cuts_a_last_line_nested_deep_instead_of_crashing(
+    folder: Path,
+) -> None:
+    from arena.tournament.results import repair_games
+
+    games = folder / "games.jsonl"
+    kept = games.stat().st_size
+    with open(games, "a") as handle:
+        handle.write("[" * 100_000 + "]" * 100_000 + "\n")
+    assert repair_games(games) == 200_001
+    assert games.stat().st_size == kept

@@ -147,7 +147,8 @@ def _write_pack(path: Path, content: bytes) -> None:
     if _holds(path, content):
         return
     fresh = path.with_name(f".{path.name}{folder_files.TEMPORARY_SUFFIX}")  # kill -9: removed
-    fresh.write_bytes(content)
+    with folder_files.open_fresh(fresh) as handle:  # never through a symlink left there
+        handle.write(content)
     path.unlink(missing_ok=True)
     fresh.rename(path)
 

@@ -22,13 +22,13 @@ torn last line (a crash mid-write) is cut off by `repair_games`. Derived files a
 written to a temporary file and renamed into place (`os.replace`): no reader sees half a file.
 
 This module knows files, not games: it must not import the rules, the referee or click,
-and it never decides what a line means beyond "one JSON object".
+and it never decides what a line means beyond "one JSON object, whose replay, if it names
+one, is a file under replays/" (read boundedly, arena/tournament/safe_read.py).
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import shutil
 import time
@@ -74,7 +74,7 @@ def write_atomic(
     temporary = target.with_name(f".{target.name}.{os.getpid()}{TEMPORARY_SUFFIX}")
     size = 0
     try:
-        with open(temporary, "wb") as handle:
+        with open_fresh(temporary) as handle:
             for part in parts:
                 size += handle.write(part.encode("utf-8") if isinstance(part, str) else part)
             if durable:
@@ -88,6 +88,15 @@ def write_atomic(
     if durable:
         sync_folder(target.parent)
     return size
+
+
+def open_fresh(path: str | os.PathLike[str]) -> IO[bytes]:
+    """A new temporary file for writing: whatever had its name is removed first and a new
+    file made (O_EXCL, O_NOFOLLOW), so a symbolic link left there by whoever sent the folder
+    is never written through."""
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)
+    return os.fdopen(os.open(path, _NEW_FILE | os.O_EXCL | os.O_NOFOLLOW, 0o666), "wb")
 
 
 def write_replaced(path: str, data: bytes) -> None:
@@ -228,7 +237,7 @@ def _end_of_last_line(handle: IO[bytes], size: int) -> int:
     handle.seek(start)
     last = handle.read(end - start)
     try:
-        json.loads(last)
+        safe_read.json_value(last)  # bounded: a line nested deep is unreadable, not a crash
     except ValueError:
         return start  # a complete but unreadable last line is torn too (zero-filled blocks)
     return end
