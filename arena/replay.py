@@ -22,7 +22,6 @@ import contextlib
 import gzip
 import json
 import os
-import zlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
@@ -35,6 +34,7 @@ from arena.referee import ActionEntry, Fault, FaultEntry, GameRecord, LogEntry
 from arena.rules import RULESETS
 from arena.rules.actions import Action, Chance
 from arena.rules.base import Event
+from arena.tournament import safe_read
 from arena.tournament.results import write_atomic
 
 FORMAT = "arena-replay"
@@ -49,7 +49,8 @@ _JOIN = '}\n{"type":'
 
 
 class ReplayError(Exception):
-    """A replay that cannot be read: not gzip, not JSON lines, or not a replay at all."""
+    """A replay that cannot be read: not a regular file, not gzip, larger than the caps of
+    arena.tournament.safe_read, not JSON lines, or not a replay at all."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -306,40 +307,52 @@ def write_replay(path: str | os.PathLike[str], lines: Sequence[Mapping[str, Any]
 # --- reading ------------------------------------------------------------------------------
 
 
-def read_replay(source: str | os.PathLike[str] | bytes) -> Replay:
-    """Read a replay from a file path or from the file's bytes."""
-    name = "replay" if isinstance(source, bytes) else str(source)
+def read_replay(source: str | os.PathLike[str] | bytes, name: str | None = None) -> Replay:
+    """Read a replay from a regular file the user named, or from the file's bytes, unpacked
+    no further than arena.tournament.safe_read allows; `name` names it in errors."""
+    name = name or ("replay" if isinstance(source, bytes) else str(source))
     try:
-        raw = source if isinstance(source, bytes) else Path(source).read_bytes()
-        text = gzip.decompress(raw).decode("utf-8") if raw[:2] == b"\x1f\x8b" else raw.decode()
-    except (OSError, EOFError, UnicodeDecodeError, zlib.error) as exc:
+        raw = source if isinstance(source, bytes) else safe_read.replay_bytes(source)
+        text = safe_read.unpack(raw).decode("utf-8")
+    except (safe_read.Unreadable, UnicodeDecodeError) as exc:
         raise ReplayError(f"{name}: cannot read: {exc}") from None
     return parse_replay(text.splitlines(), name)
 
 
+def read_listed(folder: str | os.PathLike[str], listed: object) -> Replay:
+    """Read the replay a results folder lists (games.jsonl's `replay`): a regular file under
+    the folder's replays/, reached through no symbolic link."""
+    path = Path(folder) / str(listed)
+    try:
+        raw = safe_read.replay_bytes(str(listed), folder)
+    except safe_read.Unreadable as exc:
+        raise ReplayError(f"{path}: cannot read: {exc}") from None
+    return read_replay(raw, str(path))
+
+
 def parse_replay(lines: Sequence[str], name: str = "replay") -> Replay:
     """Build a Replay from its text lines, checking the header and the result line."""
-    items = [_parse_line(line, number, name) for number, line in enumerate(lines, 1)]
-    if not items or items[0].get("type") != "header" or items[0].get("format") != FORMAT:
+    first = _parse_line(lines[0], 1, name, safe_read.json_value) if lines else None
+    if not isinstance(first, dict) or first.get("type") != "header" \
+            or first.get("format") != FORMAT:
         raise ReplayError(f"{name}: line 1 is not an {FORMAT} header")
-    if items[0].get("version") != VERSION:
+    if first.get("version") != VERSION:
         raise ReplayError(
-            f"{name}: replay format version {items[0].get('version')!r}, "
+            f"{name}: replay format version {first.get('version')!r}, "
             f"this arena reads version {VERSION}"
         )
+    items = [first, *(_parse_line(line, number, name, safe_read.json_object)
+                      for number, line in enumerate(lines[1:], 2))]  # fmt: skip
     if len(items) < 2 or items[-1].get("type") != "result":
         raise ReplayError(f"{name}: the last line is not the result; the file is cut short")
     return Replay(items[0], tuple(items[1:-1]), items[-1])
 
 
-def _parse_line(line: str, number: int, name: str) -> dict[str, Any]:
+def _parse_line(line: str, number: int, name: str, parse: Callable[[str], Any]) -> Any:
     try:
-        item = json.loads(line)
-    except ValueError as exc:
-        raise ReplayError(f"{name}:{number}: not JSON: {exc}") from None
-    if not isinstance(item, dict):
-        raise ReplayError(f"{name}:{number}: a line must be a JSON object")
-    return item
+        return parse(line)
+    except safe_read.Unreadable as exc:
+        raise ReplayError(f"{name}:{number}: {exc}") from None
 
 
 def timeless(replay: Replay) -> list[dict[str, Any]]:

@@ -30,7 +30,7 @@ from arena.hosts.codec import event_from_json
 from arena.hosts.inline import printable
 from arena.hosts.trace import bounded
 from arena.narrative import Narrator, result_lines
-from arena.replay import Replay, ReplayError, read_replay
+from arena.replay import Replay, ReplayError, read_listed, read_replay
 from arena.rules import RulesError
 from arena.rules.base import Description, Event
 from arena.tournament.audit import PARALLEL_FROM, GameCheck
@@ -41,6 +41,9 @@ REPORT_QUIET_BELOW = 1000
 """`arena report` shows no progress for fewer replays: it takes a second or less."""
 _NUMBERED = re.compile(r"(.*?)(\d+)")
 """A game id split into its prefix and its number: rr-000042 -> rr-, 42."""
+Listed = tuple[Path, object]
+"""A replay as a results folder lists it: the folder, and its `replay` (read through
+arena.replay.read_listed, which keeps it under the folder's replays/)."""
 
 
 # --- telling a game -----------------------------------------------------------------------
@@ -152,8 +155,8 @@ def _summary(checked: int, failed: int, without: int) -> str:
     return text
 
 
-def _verify_file(path: Path) -> None:
-    replay = _read(path)
+def _verify_file(path: Path, listed: Listed | None = None) -> None:
+    replay = _read(path, listed)
     difference = verify_replay(replay)
     if difference is not None:
         click.echo(f"{path}: {difference}")
@@ -166,20 +169,22 @@ def _verify_file(path: Path) -> None:
     )
 
 
-def _read(path: Path) -> Replay:
+def _read(path: Path, listed: Listed | None = None) -> Replay:
+    """The replay file the user named, or the one a results folder lists (`listed`)."""
     try:
-        return read_replay(path)
+        return read_listed(*listed) if listed is not None else read_replay(path)
     except ReplayError as exc:
         fail(str(exc))
         raise  # unreachable: fail exits
 
 
-def _game_in(folder: Path, game: str) -> Path:
-    """The replay file of the game with this id, found through the folder's games.jsonl."""
+def _game_in(folder: Path, game: str) -> Listed:
+    """The replay of the game with this id, found through the folder's games.jsonl: the
+    folder, and the path under it that the folder lists."""
     from arena.tournament import results
 
     games_path = folder / results.GAMES
-    if not games_path.is_file():
+    if not games_path.exists():
         fail(f"{folder} is not a results folder (no {results.GAMES})")
     ids: list[str] = []
     try:
@@ -198,7 +203,7 @@ def _game_in(folder: Path, game: str) -> Path:
     raise AssertionError  # unreachable: fail exits
 
 
-def _validation_replay(folder: Path, game: str) -> Path | None:
+def _validation_replay(folder: Path, game: str) -> Listed | None:
     """A ladder's validation game (kept in ladder-log.jsonl, not games.jsonl): its replay
     file, when the log names one."""
     from arena.tournament.ladder_log import read_log
@@ -210,7 +215,7 @@ def _validation_replay(folder: Path, game: str) -> Path | None:
     for event in events:
         for played in event.get("validation") or ():
             if played.get("id") == game and played.get("replay"):
-                return folder / str(played["replay"])
+                return folder, played["replay"]
     return None
 
 
@@ -253,12 +258,12 @@ def _name_a_game(folder: Path) -> None:
          f"{first}; every id is in {games_path}), or add --verify to check every game")
 
 
-def _replay_of(folder: Path, line: Mapping[str, Any]) -> Path:
+def _replay_of(folder: Path, line: Mapping[str, Any]) -> Listed:
     """Where a games.jsonl line's replay is, or a clear error when the game has none."""
     if not line.get("replay"):
         fail(f"{folder}: game {line['id']} has no replay (the tournament was run with "
              "replays: false)")  # fmt: skip
-    return folder / str(line["replay"])
+    return folder, line["replay"]
 
 
 # --- the commands -------------------------------------------------------------------------
@@ -287,24 +292,26 @@ def replay(path: Path, game: str | None, seat: int | None, everyone: bool, verif
     """
     if not path.exists():
         fail(f"{path}: no such replay file or results folder")
+    listed: Listed | None = None
     if game is not None:
         if not path.is_dir():
             fail(f"{path} is a replay file; a game id goes with a results folder "
                  "(arena replay RESULTS_DIR GAME)")  # fmt: skip
-        path = _game_in(path, game)
+        listed = _game_in(path, game)
+        path = listed[0] / str(listed[1])
     if seat is not None and everyone:
         fail("--seat and --all contradict each other; choose one view")
     if verify:
         if seat is not None:
             fail("--verify checks the whole game; leave out --seat")
-        if path.is_dir():
+        if listed is None and path.is_dir():
             _verify_folder(path, workers)
         else:
-            _verify_file(path)
+            _verify_file(path, listed)
         return
-    if path.is_dir():
+    if listed is None and path.is_dir():
         _name_a_game(path)
-    loaded = _read(path)
+    loaded = _read(path, listed)
     seats = len(loaded.header.get("entrants") or ())
     if seat is not None and not 0 <= seat < seats:
         fail(f"--seat {seat}: this game has seats 0 to {seats - 1}")

@@ -279,12 +279,13 @@ def viewer_data(lines: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
 
 def viewer_json(text: bytes) -> bytes:
     """viewer_data of one replay's JSON-lines text, as compact JSON ("null" when the replay
-    cannot be followed: the viewer then shows no chances, and the report is still built)."""
+    cannot be followed, whatever its lines' shapes or depth: the viewer then shows no
+    chances, and the report is still built)."""
     try:  # one parse of the lines that matter (a shuffle's 52 numbers are not needed)
         kept = [line for line in text.splitlines() if line and not line.startswith(_CHANCE)]
         lines = json.loads(b"[%s]" % b",".join(kept))
         data: dict[str, Any] | None = viewer_data(lines)
-    except (ValueError, KeyError, TypeError, IndexError):
+    except (ValueError, KeyError, TypeError, IndexError, AttributeError, RecursionError):
         data = None
     return json.dumps(data, separators=(",", ":")).encode()
 

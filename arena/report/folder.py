@@ -15,14 +15,12 @@ This module must not read the replays, write anything, or change what `arena run
 from __future__ import annotations
 
 import csv
+import io
 import itertools
-import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-import yaml
 
 from arena.hosts.inline import printable
 from arena.hosts.trace import bounded
@@ -32,6 +30,9 @@ from arena.report.ladder_file import LADDER, LadderView, read_ladder
 from arena.rules import RulesError
 from arena.rules.base import Description
 from arena.tournament import results as folder_files
+from arena.tournament import safe_read
+from arena.tournament.config import ConfigError
+from arena.tournament.config_yaml import read_yaml
 
 __all__ = [
     "FaultExample",
@@ -103,10 +104,10 @@ class GamesLog:
 def _read_csv(path: Path) -> list[dict[str, str]]:
     """The rows of standings.csv or crosstable.csv, each name as it was before the writer
     quoted it for a spreadsheet."""
-    with open(path, encoding="utf-8", newline="") as handle:
-        return [{key: sheet_text(cell) if key in _NAMES and isinstance(cell, str) else cell
-                 for key, cell in row.items()}
-                for row in csv.DictReader(handle)]
+    text = safe_read.read_file(path).decode("utf-8")
+    return [{key: sheet_text(cell) if key in _NAMES and isinstance(cell, str) else cell
+             for key, cell in row.items()}
+            for row in csv.DictReader(io.StringIO(text, newline=""))]
 
 
 _NAMES = ("entrant", "opponent")
@@ -147,7 +148,7 @@ def _read_config(folder: Path) -> dict[str, Any]:
     path = folder / folder_files.CONFIG
     if not path.exists():
         return {"name": folder.name}
-    loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
+    loaded = read_yaml(safe_read.read_file(path).decode("utf-8"), str(path))
     return loaded if isinstance(loaded, dict) else {"name": folder.name}
 
 
@@ -160,7 +161,7 @@ def _read_stages(folder: Path, config: Mapping[str, Any]) -> dict[str, Any]:
     path = folder / "stages.json"
     if (kind is not None and kind not in ("elimination", "swiss")) or not path.exists():
         return {}
-    loaded = json.loads(path.read_text(encoding="utf-8"))
+    loaded = safe_read.json_file(path)
     return loaded if isinstance(loaded, dict) else {}
 
 
@@ -252,13 +253,13 @@ def _ladder(folder: Path) -> LadderView | None:
     if not path.exists():
         return None
     try:
-        return read_ladder(json.loads(path.read_text(encoding="utf-8")))
+        return read_ladder(safe_read.json_file(path))
     except KeyError as exc:
         raise ValueError(f"{LADDER} has no {exc} where the ladder's contract puts one") from None
 
 
 def _optional_json(path: Path) -> Any:
-    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    return safe_read.json_file(path) if path.exists() else {}
 
 
 def _optional_csv(path: Path) -> tuple[dict[str, str], ...]:
@@ -302,5 +303,6 @@ def read_folder(folder: Path) -> Folder:
             grades=tuple(str(g["sentence"]) for g in _optional_json(
                 folder / folder_files.GRADES).get("graded", ())),
         )
-    except (folder_files.ResultsError, KeyError, ValueError, TypeError, yaml.YAMLError) as exc:
+    except (folder_files.ResultsError, safe_read.Unreadable, ConfigError, csv.Error, KeyError,
+            ValueError, TypeError, AttributeError) as exc:
         raise ReportError(f"{folder}: cannot read the results: {exc}") from None

@@ -14,9 +14,7 @@ This module must not play or re-apply games, must not turn the counts into stati
 from __future__ import annotations
 
 import itertools
-import json
 import re
-import zlib
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -28,6 +26,7 @@ from arena.report.chances import chances_stamp, viewer_json
 from arena.report.folder import GamesLog
 from arena.report.viewer import chances_name, chances_script, pack_name, pack_script
 from arena.tournament import results as folder_files
+from arena.tournament import safe_read
 
 __all__ = [
     "PARALLEL_FROM",
@@ -64,7 +63,7 @@ class _Scan:
 def scan_replay(text: bytes) -> tuple[tuple[str, ...], Counter[_Found]]:
     """The entrants by seat and the claim/challenge events of one replay's JSON-lines text."""
     first, _, rest = text.partition(b"\n")
-    header = json.loads(first)
+    header = safe_read.json_object(first)
     names = tuple(str(e["name"]) for e in header.get("entrants", ()))
     return names, Counter(_BLUFF_EVENT.findall(rest))
 
@@ -86,16 +85,18 @@ def _scan(
     packed: list[tuple[str, bytes]] = []
     texts: list[bytes] = []
     for game_id, replay in games:
-        try:
-            raw = (root / replay).read_bytes()
-            text = zlib.decompress(raw, 31) if raw[:2] == b"\x1f\x8b" else raw
+        try:  # only a regular file under replays/, no bigger than the caps
+            raw = safe_read.replay_bytes(replay, root)
+            text = safe_read.unpack(raw)
             names, found = scan_replay(text)
-        except (OSError, zlib.error, ValueError, KeyError, TypeError):
+            tally: Counter[TallyKey] = Counter()
+            _tally_game(tally, names, found)
+        except (safe_read.Unreadable, KeyError, TypeError, IndexError, ValueError):
             scan.missing.append(game_id)  # gone or unreadable: `arena replay --verify` says why
             continue
         packed.append((game_id, raw))
         texts.append(text)
-        _tally_game(scan.tally, names, found)
+        scan.tally.update(tally)
         scan.scanned += 1
     if write_packs:
         _write_packs(root / folder_files.REPLAYS, pack, packed, texts)
@@ -146,7 +147,8 @@ def _write_pack(path: Path, content: bytes) -> None:
     if _holds(path, content):
         return
     fresh = path.with_name(f".{path.name}{folder_files.TEMPORARY_SUFFIX}")  # kill -9: removed
-    fresh.write_bytes(content)
+    with folder_files.open_fresh(fresh) as handle:  # never through a symlink left there
+        handle.write(content)
     path.unlink(missing_ok=True)
     fresh.rename(path)
 

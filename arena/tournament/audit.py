@@ -21,8 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.replay import Replay, ReplayError, read_replay
+from arena.replay import Replay, ReplayError, read_listed
 from arena.tournament import results as folder_files
+from arena.tournament import safe_read
 from arena.verify import verify_replay
 
 __all__ = ["PARALLEL_FROM", "GameCheck", "Written", "audit_log", "check_folder", "check_game",
@@ -44,9 +45,8 @@ class GameCheck:
 def check_game(folder: str, line: Mapping[str, Any]) -> GameCheck:
     """Verify one game's replay through the rules, and against its games.jsonl line."""
     game_id = str(line.get("id"))
-    path = Path(folder) / str(line["replay"])
     try:
-        replay = read_replay(path)
+        replay = read_listed(folder, line["replay"])
     except ReplayError as exc:
         return GameCheck(game_id, str(exc))
     difference = verify_replay(replay)
@@ -138,9 +138,9 @@ def _as_written(folder: Path, text: str, line: Mapping[str, Any],
         return None
     path = folder / str(line.get("replay"))
     try:
-        data = path.read_bytes()
-    except OSError as exc:
-        return f"has no replay this run wrote: {path}: {exc.strerror or exc}"
+        data = safe_read.replay_bytes(str(line.get("replay")), folder)
+    except safe_read.Unreadable as exc:
+        return f"has no replay this run wrote: {path}: {exc}"
     if digest(data) != replay_digest:
         return f"does not match {path}: the file is not the one this run wrote"
     return None

@@ -2,7 +2,9 @@
 
 `parse` turns YAML text into plain values (mappings, lists, scalars) and a `KeyLines`;
 `key_lines` gives the lines of a valid file for checks made after loading. Duplicate keys,
-unsupported tags and aliases that contain themselves are refused here, as `ConfigError`s.
+unsupported tags and aliases that contain themselves are refused here, as `ConfigError`s;
+so is a file a stranger crafted to exhaust the reader: nesting deeper than DEPTH, or
+aliases that expand to more than VALUES values ("billion laughs"), is refused at once.
 
 This module only reads YAML: it must not check what the values mean (config_checks.py and
 the modules beside it do), import the rules, the referee, pluggy or click, or start a game.
@@ -18,7 +20,12 @@ import yaml
 
 from arena.tournament.config import ConfigError, KeyLines, KeyPath, describe, dotted
 
-__all__ = ["key_lines", "parse"]
+__all__ = ["DEPTH", "VALUES", "key_lines", "parse", "read_yaml"]
+
+DEPTH = 50
+"""How deep lists and mappings may nest: a real config nests 5 deep."""
+VALUES = 100_000
+"""Values a file may hold once its aliases are expanded: a 1,000-entrant config holds 10,000."""
 
 
 def key_lines(path: str | PathLike[str]) -> KeyLines:
@@ -29,9 +36,9 @@ def key_lines(path: str | PathLike[str]) -> KeyLines:
 
 def parse(text: str, source: str) -> tuple[Any, KeyLines]:
     """Plain values of YAML text and the line of each key path; ConfigError if unreadable."""
-    loader: yaml.SafeLoader | None = None
+    loader: _BoundedLoader | None = None
     try:
-        loader = yaml.SafeLoader(text)
+        loader = _BoundedLoader(text)
         node = loader.get_single_node()
         reader = _NodeReader(loader, source)
         data = None if node is None else reader.read(node)
@@ -57,6 +64,30 @@ def _yaml_error(source: str, exc: yaml.MarkedYAMLError) -> ConfigError:
     )
 
 
+def read_yaml(text: str, source: str) -> Any:
+    """Plain values of YAML text read as boundedly as a config (a results folder's
+    config.yaml, from whoever sent the folder); ConfigError if unreadable."""
+    return parse(text, source)[0]
+
+
+class _BoundedLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, composing no deeper than DEPTH (its composer recurses)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.depth = 0
+
+    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
+        self.depth += 1
+        try:
+            if self.depth > DEPTH:
+                mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
+                raise yaml.composer.ComposerError(None, None, f"nested deeper than {DEPTH}", mark)
+            return super().compose_node(parent, index)
+        finally:
+            self.depth -= 1
+
+
 _STANDARD_COLLECTIONS = ("tag:yaml.org,2002:map", "tag:yaml.org,2002:seq")
 
 
@@ -66,6 +97,7 @@ class _NodeReader:
     def __init__(self, loader: yaml.SafeLoader, source: str) -> None:
         self.loader = loader
         self.source = source
+        self.values = 0
         self.lines: dict[KeyPath, int] = {}
         self.open: set[int] = set()
         self.written: dict[int, set[int]] = {}  # per mapping: key nodes written in it, not merged
@@ -78,6 +110,11 @@ class _NodeReader:
         raise ConfigError(self.source, node.start_mark.line + 1, dotted(path), message)
 
     def value(self, node: yaml.Node, path: KeyPath) -> Any:
+        self.values += 1
+        if self.values > VALUES:  # named at the top-level key, not deep inside the aliases
+            raise ConfigError(self.source, self.lines.get(path[:1]), dotted(path[:1]),
+                              f"more than {VALUES:,} values once its aliases are expanded; "
+                              "aliases (*name) that repeat aliases are refused")
         if isinstance(node, yaml.ScalarNode):
             return self.scalar(node, path)
         if node.tag not in _STANDARD_COLLECTIONS:

@@ -8,7 +8,6 @@ version's games stay counted. It must not play games nor write files.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import Any
 
 from arena.ratings.confidence import gaps
 from arena.ratings.summary import summarise
+from arena.tournament import safe_read
 from arena.tournament.config import TournamentConfig
 
 __all__ = ["BATCHES", "FINAL", "LOG", "batch_of", "batch_starts", "ladder_json", "read_batches",
@@ -38,7 +38,7 @@ def read_batches(folder: Path) -> list[dict[str, Any]]:
     path = folder / BATCHES
     if not path.exists():
         return []
-    return [json.loads(line) for line in path.read_text("utf-8").splitlines() if line]
+    return _json_lines(path)
 
 
 def batch_starts(folder: Path) -> list[int]:
@@ -56,7 +56,20 @@ def read_log(folder: Path) -> list[dict[str, Any]]:
     path = folder / LOG
     if not path.exists():
         return []
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    return _json_lines(path)
+
+
+def _json_lines(path: Path) -> list[dict[str, Any]]:
+    """A JSON-lines file of the folder, read as a stranger's (arena.tournament.safe_read):
+    a regular file, each line an object of bounded length and depth."""
+    with safe_read.open_regular(path) as handle:
+        found = []
+        for number, line in enumerate(safe_read.lines(handle), 1):
+            try:
+                found.append(safe_read.json_object(line) if line.strip() else None)
+            except safe_read.Unreadable as exc:
+                raise safe_read.Unreadable(f"{path}:{number}: {exc}") from None
+    return [item for item in found if item is not None]
 
 
 def versions_now(events: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -68,7 +81,7 @@ def versions_now(events: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any
 def read_final(folder: Path) -> dict[str, Any] | None:
     """The frozen final (its top, the games before it, its planned games), or None."""
     path = folder / FINAL
-    return json.loads(path.read_text("utf-8")) if path.exists() else None
+    return safe_read.json_file(path) if path.exists() else None
 
 
 def _players(events: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:

@@ -24,19 +24,21 @@ torn last line (a crash mid-write) is cut off by `repair_games`. Derived files a
 written to a temporary file and renamed into place (`os.replace`): no reader sees half a file.
 
 This module knows files, not games: it must not import the rules, the referee or click,
-and it never decides what a line means beyond "one JSON object".
+and it never decides what a line means beyond "one JSON object, whose replay, if it names
+one, is a file under replays/" (read boundedly, arena/tournament/safe_read.py).
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import shutil
 import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any, Self
+
+from arena.tournament import safe_read
 
 GAMES = "games.jsonl"
 CONFIG = "config.yaml"
@@ -75,7 +77,7 @@ def write_atomic(
     temporary = target.with_name(f".{target.name}.{os.getpid()}{TEMPORARY_SUFFIX}")
     size = 0
     try:
-        with open(temporary, "wb") as handle:
+        with open_fresh(temporary) as handle:
             for part in parts:
                 size += handle.write(part.encode("utf-8") if isinstance(part, str) else part)
             if durable:
@@ -89,6 +91,15 @@ def write_atomic(
     if durable:
         sync_folder(target.parent)
     return size
+
+
+def open_fresh(path: str | os.PathLike[str]) -> IO[bytes]:
+    """A new temporary file for writing: whatever had its name is removed first and a new
+    file made (O_EXCL, O_NOFOLLOW), so a symbolic link left there by whoever sent the folder
+    is never written through."""
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)
+    return os.fdopen(os.open(path, _NEW_FILE | os.O_EXCL | os.O_NOFOLLOW, 0o666), "wb")
 
 
 def write_replaced(path: str, data: bytes) -> None:
@@ -229,7 +240,7 @@ def _end_of_last_line(handle: IO[bytes], size: int) -> int:
     handle.seek(start)
     last = handle.read(end - start)
     try:
-        json.loads(last)
+        safe_read.json_value(last)  # bounded: a line nested deep is unreadable, not a crash
     except ValueError:
         return start  # a complete but unreadable last line is torn too (zero-filled blocks)
     return end
@@ -265,13 +276,23 @@ def iter_games(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
 
 def iter_game_lines(path: str | os.PathLike[str]) -> Iterator[tuple[str, dict[str, Any]]]:
     """Yield each game of a log with its line as written (newline included): the audit
-    compares the text itself with what the run wrote."""
+    compares the text itself with what the run wrote. A log from someone else is read as
+    arena.tournament.safe_read reads any: a regular file, lines of bounded length and depth,
+    each replay a file under replays/."""
     target = Path(path)
     if not target.exists():
         return
-    with open(target, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            yield line, _game_line(target, number, line)
+    try:
+        handle = safe_read.open_regular(target)
+    except safe_read.Unreadable as exc:
+        raise ResultsError(f"{target}: cannot read: {exc}") from None
+    number = 0
+    with handle:
+        try:
+            for number, line in enumerate(safe_read.lines(handle), 1):
+                yield line, _game_line(target, number, line)
+        except safe_read.Unreadable as exc:
+            raise ResultsError(f"{target}:{number + 1}: {_NOT_A_GAME} ({exc}){_FIX}") from None
 
 
 class GameFile:
@@ -287,14 +308,17 @@ class GameFile:
 
 def _game_line(path: Path, number: int, line: str) -> dict[str, Any]:
     try:
-        game = json.loads(line)
-    except ValueError:
-        game = None
-    if not isinstance(game, dict) or not line.endswith("\n"):
-        raise ResultsError(
-            f"{path}:{number}: not a game record; fix the line or start over with --force"
-        )
+        game = safe_read.json_object(line)
+    except safe_read.Unreadable as exc:
+        raise ResultsError(f"{path}:{number}: {_NOT_A_GAME} ({exc}){_FIX}") from None
+    problem = safe_read.listed_problem(game["replay"]) if game.get("replay") else None
+    if problem is not None or not line.endswith("\n"):
+        why = f" ({problem})" if problem else ""
+        raise ResultsError(f"{path}:{number}: {_NOT_A_GAME}{why}{_FIX}")
     return game
+
+
+_NOT_A_GAME, _FIX = "not a game record", "; fix the line or start over with --force"
 
 
 class GameLog:

@@ -42,23 +42,22 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from arena.botcard import BotCard
 from arena.executor.cluster import Cluster
 from arena.executor.local import Executor
 from arena.plugins import default_registry
 from arena.seeds import draw_secret
-from arena.tournament import folder_lock, skipped
+from arena.tournament import folder_lock, safe_read, skipped
 from arena.tournament import results as folder_files
 from arena.tournament.audit import Written, audit_log, digest
-from arena.tournament.config import TournamentConfig
+from arena.tournament.config import ConfigError, TournamentConfig
 from arena.tournament.config_as_run import (
     added_defaults,
     config_as_run,
     config_differences,
     dump_config,
 )
+from arena.tournament.config_yaml import read_yaml
 from arena.tournament.derived import write_derived
 from arena.tournament.errors import TournamentError
 from arena.tournament.load import rule_infos
@@ -231,8 +230,8 @@ def run_seed(folder: Path, cfg: TournamentConfig) -> tuple[int, bool]:
 
 def _saved_config(config_path: Path) -> dict[str, Any]:
     try:
-        saved = yaml.safe_load(config_path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
+        saved = read_yaml(safe_read.read_file(config_path).decode("utf-8"), str(config_path))
+    except (safe_read.Unreadable, ConfigError, UnicodeDecodeError) as exc:  # bounded YAML
         raise TournamentError(
             f"{config_path}: cannot read the saved configuration: {exc}"
         ) from None
