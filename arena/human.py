@@ -10,6 +10,8 @@ import click
 
 from arena.bot import Bot, BotContext
 from arena.hands import CATEGORY_TEXT, Claim, HandError, value
+from arena.plugins import find_rules
+from arena.primer import rules_help
 from arena.rules import description_of
 from arena.rules.actions import (
     Accept,
@@ -31,6 +33,8 @@ ACTION_WORDS = frozenset(
 CLAIM_WORDS = frozenset(text.partition("-")[0] for text in CATEGORY_TEXT.values())
 """First words of a claim ('full', 'two' of 'two-pair', 'three' of 'three-of-a-kind')."""
 HELP_WORDS = frozenset(("help", "?", "h"))
+RULES_WORD = "rules"
+"""After a help word (or alone): how the game goes, every claim, the options in force."""
 LADDER_BELOW, LADDER_ABOVE = 2, 4
 """Claims shown below the claim to beat and above it in `help`."""
 
@@ -63,6 +67,10 @@ class HumanBot(Bot):
         sof = bool(self.context.options.get("straight_over_full", False))
         while True:
             text = self._read(f"seat {self.seat}, {observation.decision}")
+            if asks_rules(text):
+                self.say("\n".join(rules_help(find_rules(self.context.rules),
+                                              self.context.options)))
+                continue
             if text.strip().lower() in HELP_WORDS:
                 self.say(help_lines(observation, sof, rules))
                 continue
@@ -85,6 +93,13 @@ class HumanBot(Bot):
             self.say("")  # end the prompt's line
             raise Quit("Ctrl-C" if isinstance(cause, KeyboardInterrupt)
                        else "end of input") from None
+
+
+def asks_rules(text: str) -> bool:
+    """Whether the person typed `help rules` (or `rules`, `? rules`)."""
+    words = text.lower().split()
+    return words[-1:] == [RULES_WORD] and (len(words) == 1 or (
+        len(words) == 2 and words[0] in HELP_WORDS))
 
 
 def read_action(text: str, decision: str, straight_over_full: bool = False) -> Action:
@@ -171,6 +186,7 @@ def help_lines(obs: Observation, straight_over_full: bool = False,
         seat = obs.legal.seats[0]
         bare = f"'{seat}' alone means 'choose {seat}'; "
     lines.append(f"  {bare}end of input (Ctrl-D) or Ctrl-C stops the game")
+    lines.append("  help rules: how the game goes, every claim, the options in force")
     return "\n".join(lines)
 
 

@@ -25,6 +25,7 @@ from arena.entrants import (
 from arena.hosts.inline import Host, InlineHost
 from arena.narrative import Narrator, result_lines
 from arena.plugins import find_rules
+from arena.primer import primer
 from arena.referee import Player, play_game
 from arena.rules import RulesError, RuleSet
 from arena.rules.actions import Action
@@ -159,6 +160,9 @@ def _play(ruleset: RuleSet, refs: Sequence[str], seed: int, options: dict[str, A
 
     echo(f"{ruleset.id}, seed {seed}: " + ", ".join(
         f"seat {s} {p.name}" for s, p in enumerate(players)))
+    if humans:  # once, before a person's first decision: what is at stake
+        for line in primer(ruleset, options):
+            echo(line)
     record = play_game(ruleset, players, seed=seed, options=options,
                        limits=Limits(decision=limit), spectator=show)
     for line in narrator.flush():

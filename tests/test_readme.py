@@ -41,13 +41,33 @@ def test_the_tours_replay_and_report_commands_work_on_the_quickstart_results(
     tour = re.search(r"## A tour\n\n```sh\n(.*?)```", README.read_text(), re.DOTALL)
     assert tour is not None
     commands = [line.split("#")[0].split() for line in tour.group(1).splitlines()]
-    on_results = [c[1:] for c in commands if c[:2] in (["arena", "replay"], ["arena", "report"])]
-    assert len(on_results) >= 3
+    on_results = [c[1:] for c in commands
+                  if c[:2] in (["arena", "replay"], ["arena", "report"], ["arena", "publish"])]
+    assert len(on_results) >= 4
     out = tmp_path / "quickstart"
     runner = CliRunner()
     ran = runner.invoke(cli, ["run", str(README.parent / "configs" / "quickstart.yaml"),
                               "--out", str(out), "--workers", "1", "--quiet"])  # fmt: skip
     assert ran.exit_code == 0, ran.output
     for args in on_results:
-        result = runner.invoke(cli, [a.replace("results/quickstart", str(out)) for a in args])
+        result = runner.invoke(cli, [a.replace("results/quickstart", str(out))
+                                     .replace("quickstart-site", str(tmp_path / "site"))
+                                     for a in args])  # fmt: skip
         assert result.exit_code == 0, f"arena {' '.join(args)}: {result.output}"
+
+
+def test_the_tours_game_with_a_person_starts_with_the_stakes() -> None:
+    """The tour's `arena play ... human` line: the primer comes before the first prompt, and
+    `help rules` answers there."""
+    tour = re.search(r"## A tour\n\n```sh\n(.*?)```", README.read_text(), re.DOTALL)
+    assert tour is not None
+    plays = [line.split("#")[0].split()[1:] for line in tour.group(1).splitlines()
+             if line.startswith("arena play") and "human" in line]
+    assert plays
+    for args in plays:
+        result = CliRunner().invoke(cli, args, input="help rules\n")
+        assert result.exit_code == 130, result.output  # the end of input stops the game
+        lines = result.output.splitlines()
+        assert lines[1].endswith("how a game goes (the full rules: docs/rules.md; 'help rules'"
+                                 " at any prompt)")
+        assert any(line.startswith("  every claim, lowest first") for line in lines)

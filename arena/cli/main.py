@@ -28,6 +28,7 @@ _COMMANDS = {
     "compare": "arena.cli.compare:compare",
     "replay": "arena.cli.replay:replay",
     "report": "arena.cli.replay:report",
+    "publish": "arena.cli.publish:publish",
     "bench": "arena.cli.bench:bench",
     "doctor": "arena.cli.doctor:doctor",
     "check-bot": "arena.cli.check_bot:check_bot",

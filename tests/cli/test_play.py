@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import random
 import re
@@ -22,6 +23,7 @@ from arena.bot import BotContext
 from arena.cli.main import cli
 from arena.human import HumanBot
 from arena.play import TerminalHost
+from arena.primer import primer
 from arena.referee import ActionEntry, Player
 from arena.rules.actions import Action, Pass, parse_action
 from arena.rules.base import Observation
@@ -30,6 +32,14 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "bots" / "examples"
 
 PLAY_WITH_A_HUMAN = """\
 dice, seed 4: seat 0 human, seat 1 random
+dice: how a game goes (the full rules: docs/rules.md; 'help rules' at any prompt)
+  a round: the thrower rolls 5 dice (9 T J Q K A) under the cup, sees them and claims a hand
+  the player to the left receives the claim: challenge it, look, or claim higher blind
+  a challenge shows the dice: if they are worth the claim or more, the challenger takes a point;
+    if less, the claimant takes it
+  a look shows you the dice: reroll any (or none) once, then claim higher; no challenge then
+  each claim beats the last; after five A, only a challenge
+  1 point and you are out; the last player in wins
 -- round 1: seat 0 (human) throws --
   points: seat 0: 0  seat 1: 0
   under the cup: J K T T A   (positions 0-4)
@@ -280,6 +290,7 @@ def test_help_shows_the_choices_the_claim_ladder_and_the_hand_value() -> None:
         "  claim ladder: high A < pair 9 < pair T < pair J < pair Q < ...\n"
         "  your hand: pair T (J K T T A)\n"
         "  'high A' alone means 'claim high A'; end of input (Ctrl-D) or Ctrl-C stops the game\n"
+        "  help rules: how the game goes, every claim, the options in force\n"
     )
     responder = output.split("seat 0, respond > help\n")[1].split("seat 0, respond >")[0]
     assert responder == (
@@ -288,7 +299,144 @@ def test_help_shows_the_choices_the_claim_ladder_and_the_hand_value() -> None:
         "  claim ladder: ... < pair T < pair J < [pair Q] < pair K < pair A < two-pair T 9 "
         "< two-pair J 9 < ...\n"
         "  'pair K' alone means 'claim pair K'; end of input (Ctrl-D) or Ctrl-C stops the game\n"
+        "  help rules: how the game goes, every claim, the options in force\n"
     )  # no hand value: the dice are still under the cup
+
+
+# --- the primer: what is at stake, once, before a person's first decision ------------------
+
+DICE_PRIMER = """\
+dice: how a game goes (the full rules: docs/rules.md; 'help rules' at any prompt)
+  a round: the thrower rolls 5 dice (9 T J Q K A) under the cup, sees them and claims a hand
+  the player to the left receives the claim: challenge it, look, or claim higher blind
+  a challenge shows the dice: if they are worth the claim or more, the challenger takes a point;
+    if less, the claimant takes it
+  a look shows you the dice: reroll any (or none) once, then claim higher; no challenge then
+  each claim beats the last; after five A, only a challenge
+  5 points and you are out; the last player in wins
+"""
+
+CARDS_PRIMER = """\
+cards: how a game goes (the full rules: docs/rules.md; 'help rules' at any prompt)
+  each player has 10 chips and 5 private cards; a central hand of 5 goes round the table with a
+    claim
+  handed a claim: accept it (the passer gets 1 chip from the bank) or reject it
+  a reject shows the central hand: if it is worth the claim or more, you pay the passer 5 chips;
+    if less, the passer pays you; the player left of the rejecter takes a fresh hand
+  after accepting, or with a fresh hand, you see it: swap cards one for one with yours, turn
+    some face up, and pass it left with a higher claim
+  0 chips and you are out; when the draw pile cannot make a new central hand, the most chips win
+"""
+
+
+@pytest.mark.parametrize(("args", "expected"), [
+    (("--bots", "statistician,human"), DICE_PRIMER),
+    (("--rules", "cards", "--bots", "statistician,human,random"), CARDS_PRIMER),
+])
+def test_a_person_reads_the_stakes_once_before_the_first_decision(
+    args: tuple[str, ...], expected: str
+) -> None:
+    code, output = run("play", *args, "--seed", "4", input="")
+    assert code == 130  # end of input at the first prompt
+    header, rest = output.split("\n", 1)
+    assert header.endswith("seat 1 human" + (", seat 2 random" if "cards" in args else ""))
+    assert rest.startswith(expected)
+    assert output.count("how a game goes") == 1
+    assert rest.index(expected) < rest.index("seat 1, ")  # before the prompt
+
+
+def test_bots_alone_get_no_primer() -> None:
+    code, output = run("play", "--bots", "statistician,random", "--seed", "4")
+    assert code == 0
+    assert "how a game goes" not in output
+
+
+def test_the_primer_says_the_options_in_force() -> None:
+    code, output = run("play", "--rules", "dice-cards", "--bots", "human,random", "--seed", "4",
+                       "--option", "max_points=3", "--option", "look_must_reroll=true",
+                       "--option", "reroll_once_per=round", "--option", "straight_over_full=true",
+                       "--option", "receiver=loser_chooses", input="")
+    assert code == 130
+    assert output.split("\n")[1:11] == [
+        "dice-cards: how a game goes (the full rules: docs/rules.md; 'help rules' at any prompt)",
+        ("  a round: the thrower gets 5 cards of a fresh deck, may exchange any once, and claims"
+         " a hand"),
+        ("  the seat a thrower who lost the last round picks (else the left one) receives the"
+         " claim:"),
+        "    challenge it, look, or claim higher blind",
+        ("  a challenge shows the cards: if they are worth the claim or more, the challenger"
+         " takes a"),
+        "    point; if less, the claimant takes it",
+        ("  a look shows you the cards: exchange at least one (each once a round), then claim"
+         " higher; no"),
+        "    challenge then",
+        ("  each claim beats the last (straights above fulls); after straight-flush A, only a"
+         " challenge"),
+        "  3 points and you are out; the last player in wins",
+    ]
+    code, output = run("play", "--rules", "cards", "--bots", "human,random,random", "--seed", "4",
+                       "--option", "chips=1", "--option", "accept_reward=0", "--option",
+                       "penalty=2", "--option", "fresh_hand_to=rejecter", input="")
+    assert ("  each player has 1 chip and 5 private cards; a central hand of 5 goes round the"
+            " table with a\n    claim\n"
+            "  handed a claim: accept it (the passer gets 0 chips from the bank) or reject it\n"
+            "  a reject shows the central hand: if it is worth the claim or more, you pay the"
+            " passer 2 chips;\n    if less, the passer pays you; the rejecter takes a fresh"
+            " hand\n") in output
+
+
+def test_help_rules_at_a_claim_and_at_a_respond_prompt() -> None:
+    code, output = run("play", "--bots", "human,random", "--seed", "4", "--option",
+                       "max_points=1", input="help rules\npair 9\n? rules\nchallenge\n")
+    assert code == 0
+    thrower = output.split("seat 0, claim > help rules\n")[1].split("seat 0, claim >")[0]
+    responder = output.split("seat 0, respond > ? rules\n")[1].split("seat 0, respond >")[0]
+    assert thrower == responder
+    primer = PLAY_WITH_A_HUMAN.split("\n", 1)[1].split("-- round 1")[0]
+    assert thrower.startswith(primer)
+    assert thrower.removeprefix(primer) == """\
+  every claim, lowest first (72); a claim holds when the hand is worth it or more (no kickers):
+    high: A
+    pair: 9 T J Q K A
+    two-pair (high pair, low pair): T9 J9 JT Q9 QT QJ K9 KT KJ KQ A9 AT AJ AQ AK
+    three: 9 T J Q K A
+    straight: K A
+    full (triple, pair): 9T 9J 9Q 9K 9A T9 TJ TQ TK TA J9 JT JQ JK JA Q9 QT QJ QK QA K9 KT KJ KQ
+        KA A9 AT AJ AQ AK
+    four: 9 T J Q K A
+    five: 9 T J Q K A
+  options in force:
+    max_points: 1  (penalty points that put a player out)
+    receiver: left  (who gets the thrower's claim: the next player, or the loser's choice)
+    look_must_reroll: false  (a receiver who looks must reroll at least one die)
+    reroll_once_per: turn  (each die rerolled at most once by a player per turn, or per round)
+    on_fault: forfeit  (what a fault costs: forfeit or penalty)
+    max_faults: 3  (with on_fault=penalty: the fault that forfeits)
+    straight_over_full: false  (rank straight above full-house)
+"""
+
+
+def test_help_rules_in_cards_lists_all_309_claims_in_the_game_s_order() -> None:
+    code, output = run("play", "--rules", "cards", "--bots", "human,random,random", "--seed",
+                       "4", "--option", "straight_over_full=true", input="rules\n")
+    assert code == 130
+    ladder = output.split("every claim, lowest first (309)")[1].split("options in force")[0]
+    lines = [line for line in ladder.splitlines()[1:] if line.strip()]
+    categories = [line.split(":")[0].strip() for line in lines if not line.startswith(" " * 8)]
+    assert categories == ["high", "pair", "two-pair (high pair, low pair)", "three",
+                          "full (triple, pair)", "flush", "straight", "four", "straight-flush"]
+    assert len(" ".join(line.split(":")[-1] for line in lines).split()) == 309
+
+
+@pytest.mark.parametrize("rules", ["dice", "dice-cards", "cards"])
+def test_the_primer_stays_short_under_every_option(rules: str) -> None:
+    """At most 10 lines of at most 96 characters, whatever the options say."""
+    ruleset = arena.rules.get_rules(rules)
+    choices = {spec.name: spec.choices or (spec.default, (spec.minimum or 0) + 1)
+               for spec in ruleset.option_specs}
+    for values in itertools.product(*choices.values()):
+        lines = primer(ruleset, ruleset.check_options(dict(zip(choices, values, strict=True))))
+        assert len(lines) <= 10 and max(map(len, lines)) <= 96, lines
 
 
 # --- how a game in the terminal stops --------------------------------------------------------
