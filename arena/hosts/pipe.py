@@ -42,6 +42,7 @@ from arena.hosts.processes import (
     OutputClosed,
     ProcessLimits,
 )
+from arena.hosts.sandbox import host_words
 from arena.hosts.wire import PROTOCOL, SPOKEN
 from arena.plugins import is_folder
 from arena.rules.actions import Action
@@ -277,7 +278,7 @@ class PipeHost(PipeLines):
 
     def _shown(self, message: str) -> str:
         """A fault at hello in the user's words (a bot file named as the user wrote it)."""
-        return message
+        return host_words(message)
 
     def _hello(self) -> None:
         self._stderr_mark = 0  # a new process: all it writes belongs to this game
@@ -353,6 +354,7 @@ class ProcessHost(PipeHost):
 
     def _shown(self, message: str) -> str:
         """The launcher names a bot file by its absolute path: name it as the user did."""
+        message = super()._shown(message)
         file, written = (ref.partition(".py:")[0].removesuffix(".py")
                          for ref in (self.bot, self.written))
         return message.replace(file + ".py", written + ".py") if file != written else message

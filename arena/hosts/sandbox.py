@@ -109,6 +109,14 @@ def shown_at(path: str) -> str:
     return OUTSIDE + path if _under(path, PRIVATE) else path
 
 
+def host_words(text: str) -> str:
+    """A sandboxed bot's words with the host paths it saw under OUTSIDE named as the host's
+    (what the organiser wrote, and can open)."""
+    for folder in PRIVATE:
+        text = text.replace(OUTSIDE + folder + "/", folder + "/")
+    return text
+
+
 def _parents(path: str) -> list[str]:
     """The folders above `path`, outermost first, '/' excluded."""
     parts = Path(path).parts[1:-1]

@@ -44,7 +44,7 @@ def test_rules_lists_every_rule_set_with_options_and_player_counts() -> None:
     code, output = run("rules")
     assert code == 0
     lines = output.splitlines()
-    assert lines[0] == "cards (version 1): 3-6 players"
+    assert lines[0] == "cards (version 2): 3-6 players"
     assert "  chips               10       >= 1             chips each player starts with" in lines
     assert "dice (version 1): 2-6 players" in lines
     assert "dice-cards (version 1): 2-6 players" in lines

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -247,12 +248,15 @@ def test_command_exits_0_for_better_with_the_full_report() -> None:
     status, out = run(DOUBTER, "random", "--trust", "--elo1", "60", "--workers", "1")
     assert status == 0
     lines = dict(line.split(None, 1) for line in out.splitlines())
-    assert lines["verdict"].startswith(
-        f"better: {DOUBTER} is better than random: 95% confident it is stronger (estimate +")
-    assert lines["verdict"].endswith(f" normalized Elo); {lines['games'].split()[0]} games")
+    games = lines["games"].split()[0]
+    assert re.fullmatch(  # a measured estimate, or past the cap said to be beyond the scale
+        rf"better: {re.escape(DOUBTER)} is better than random: 95% confident it is stronger "
+        rf"\(estimate (\+[0-9.]+ normalized Elo|above \+1200 normalized Elo, beyond the scale)\);"
+        rf" {games} games", lines["verdict"]), lines["verdict"]
     assert lines["better?"].endswith(": better")
-    assert lines["nElo"].split()[0].startswith("+")  # normalized Elo first, logistic after
-    assert "normalized Elo, the tests' unit (logistic Elo +" in lines["nElo"]
+    assert re.match(r"(\+|above \+1200 \(beyond the scale\))", lines["nElo"])
+    assert re.search(r"normalized Elo, the tests' unit \(logistic Elo (\+|above \+)",
+                     lines["nElo"])  # normalized Elo first, logistic after
     assert {"candidate", "baseline", "rules", "games", "pairs", "score", "nElo", "LOS",
             "tests", "worse?"} <= set(lines)
 
