@@ -140,12 +140,75 @@ def test_a_symlinked_replay_is_never_read_nor_published(folder: Path, tmp_path: 
     assert outside.read_bytes() not in packs(folder)
 
 
+def everything(place: Path) -> dict[str, bytes]:
+    """Each file below a folder and its bytes, links not followed."""
+    return {p.relative_to(place).as_posix(): p.read_bytes() for p in sorted(place.rglob("*"))
+            if p.is_file() and not p.is_symlink()}
+
+
 def test_a_symlinked_replays_folder_is_not_followed(folder: Path, tmp_path: Path) -> None:
     elsewhere = Path(shutil.move(folder / "replays", tmp_path / "elsewhere"))
     (folder / "replays").symlink_to(elsewhere)
+    before = everything(elsewhere)
     one_line_error(arena("replay", folder, "rr-000001"), "symbolic link")
+    one_line_error(arena("report", folder), f"{folder / 'replays'}: a symbolic link")
+    assert everything(elsewhere) == before  # no pack written where the link leads
+
+
+def test_a_symlinked_chances_folder_is_not_written_through(folder: Path, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (folder / "replays" / "chances").symlink_to(elsewhere)
+    one_line_error(arena("report", folder), f"{folder / 'replays' / 'chances'}: a symbolic link")
+    assert everything(elsewhere) == {}
+
+
+def test_a_symlinked_page_is_replaced_not_written_through(folder: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "bashrc"
+    outside.write_bytes(SECRET)
+    for page in ("report.html", "viewer.html", "viewer-rules.js"):
+        (folder / page).unlink(missing_ok=True)
+        (folder / page).symlink_to(outside)
     done = arena("report", folder)
-    assert done.returncode == 0 and "warning: 6 replay files" in done.stderr, done.stderr
+    assert done.returncode == 0, done.stderr
+    assert outside.read_bytes() == SECRET
+    assert not (folder / "report.html").is_symlink()
+    assert "<html" in (folder / "report.html").read_text()
+
+
+def test_a_pack_that_is_a_device_or_a_link_is_replaced_unread(folder: Path, tmp_path: Path
+                                                              ) -> None:  # fmt: skip
+    pack = folder / "replays" / "pack-00000.js"
+    pack.symlink_to("/dev/zero")  # read whole to compare, it would fill the memory
+    done = arena("report", folder, timeout=30)
+    assert done.returncode == 0, done.stderr
+    assert not pack.is_symlink() and b"ARENA_REPLAY" in pack.read_bytes()
+
+
+@pytest.mark.parametrize("name", ["games.jsonl", ".lock", "replays"])
+def test_a_resume_or_a_fresh_start_writes_through_no_symlink(
+    folder: Path, made: Path, tmp_path: Path, name: str
+) -> None:
+    outside = tmp_path / "bashrc"
+    if name == "replays":
+        outside.mkdir()
+        shutil.rmtree(folder / name)
+    else:
+        outside.write_bytes(SECRET + b"not JSON, cut as a torn line by a repair")
+        (folder / name).unlink(missing_ok=True)
+    (folder / name).symlink_to(outside)
+    before = everything(outside) if outside.is_dir() else outside.read_bytes()
+    config = made.parent / "class.yaml"
+    if name == ".lock":  # never arena's lock: removed, and the run goes on
+        assert arena("run", config, "--out", folder, "--resume", "--quiet").returncode == 0
+    else:
+        one_line_error(arena("run", config, "--out", folder, "--resume", "--quiet"),
+                       f"{folder / name}: a symbolic link")
+    assert (everything(outside) if outside.is_dir() else outside.read_bytes()) == before
+    done = arena("run", config, "--out", folder, "--force", "--quiet")  # starts over: the
+    assert done.returncode == 0, done.stderr  # link is removed, not followed
+    assert (everything(outside) if outside.is_dir() else outside.read_bytes()) == before
+    assert not (folder / name).is_symlink()
 
 
 def test_a_fifo_listed_as_a_replay_does_not_hang(folder: Path) -> None:

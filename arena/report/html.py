@@ -39,7 +39,7 @@ from arena import __version__
 from arena.report.bluffing import BluffStats, bluff_stats
 from arena.report.charts import heat_map, ratings_charts
 from arena.report.entrants import entrant_section
-from arena.report.folder import Folder, GamesLog, read_folder
+from arena.report.folder import Folder, GamesLog, ReportError, read_folder
 from arena.report.games import games_json, games_section
 from arena.report.header import header_facts
 from arena.report.ladder import ladder_parts
@@ -89,7 +89,12 @@ def build_report(
     """
     root = Path(folder)
     data = read_folder(root)
-    scan = scan_all(root, data.log, workers, viewer, progress)
+    try:  # where the packs go: the folder's own replays/, never where a link leads
+        replays = folder_files.own(root / folder_files.REPLAYS, folder=True)
+        folder_files.own(replays / "chances", folder=True)
+        scan = scan_all(root, data.log, workers, viewer, progress)
+    except folder_files.ResultsError as exc:
+        raise ReportError(str(exc)) from None
     options = data.config.get("options") or {}
     sof = bool(options.get("straight_over_full", False))
     bluffs = bluff_stats(scan.tally, data.entrants, data.description, sof)

@@ -9,7 +9,6 @@ copy does not hold. The results folder is only read.
 
 from __future__ import annotations
 
-import contextlib
 import gzip
 import json
 import os
@@ -25,6 +24,9 @@ import yaml
 from arena.report.html import build_report
 from arena.report.ladder_file import LADDER
 from arena.tournament import results as folder_files
+from arena.tournament import safe_read
+from arena.tournament.config import ConfigError
+from arena.tournament.config_yaml import read_yaml
 
 __all__ = ["PublishError", "Published", "publish"]
 
@@ -45,9 +47,6 @@ HEADER_KEYS = frozenset(("type", "format", "version", "game", "rules", "options"
 SEAT_KEYS = frozenset(("seat", "name", "bot", "command", "origin", "version", "mode",
                        "isolation"))
 LINE_TYPES = frozenset(("header", "chance", "action", "fault", "event", "result"))
-REPLAY_PATH = re.compile(r"replays/[A-Za-z0-9_.-]+\.json\.gz")
-LARGEST = 256 << 20
-"""Bytes a file may hold (a replay once unzipped): past that it is not arena's."""
 STDERR = "; stderr: "
 """Where a fault message's tail of the bot's stderr begins (arena/hosts/pipe_lines.py)."""
 _TOKEN = re.compile(r"[^\s'\"(),;]+")
@@ -122,9 +121,9 @@ def _check_places(root: Path, target: Path, force: bool) -> None:
 def _copy_public(root: Path, out: Path) -> int:
     """Write the public files into `out`; return the games copied."""
     for name in TABLES:
-        if (root / name).exists():
+        if os.path.lexists(root / name):  # a link is refused, not skipped
             (out / name).write_bytes(_read(root / name))
-    if (root / LADDER).exists():
+    if os.path.lexists(root / LADDER):
         ladder = _json(root / LADDER)
         (out / LADDER).write_text(json.dumps(_walk(ladder, public_text), indent=1) + "\n")
     (out / folder_files.CONFIG).write_text(_public_config(root / folder_files.CONFIG))
@@ -148,19 +147,16 @@ def _public_game(root: Path, out: Path, game: Mapping[str, Any], number: int
     replay = game.get("replay")
     if replay is None:
         return line
-    if not isinstance(replay, str) or not REPLAY_PATH.fullmatch(replay):
-        raise PublishError(f"{root / folder_files.GAMES}:{number}: replay {replay!r} is not "
-                           "a file in replays/")
-    if not (root / replay).exists():
+    problem = safe_read.listed_problem(replay)
+    if problem is not None:
+        raise PublishError(f"{root / folder_files.GAMES}:{number}: {problem}")
+    if not os.path.lexists(root / replay):
         line["replay"] = None  # the report shows the game without a viewer link
         return line
-    try:
-        lines = [_public_line(json.loads(text))
-                 for text in _unzipped(root / replay).splitlines() if text.strip()]
-    except ValueError:
-        raise PublishError(f"{root / replay}: not a replay (a line is not JSON)") from None
+    lines = [_public_line(value) for value in _replay_lines(root, replay)]
     body = "".join(json.dumps(x, separators=(",", ":"), ensure_ascii=False) + "\n"
                    for x in lines if x is not None)
+    (out / replay).parent.mkdir(parents=True, exist_ok=True)  # parts checked: no '..'
     (out / replay).write_bytes(gzip.compress(body.encode(), mtime=0))
     return line
 
@@ -197,10 +193,10 @@ def _public_fault(fault: Any) -> dict[str, Any]:
 
 def _public_config(path: Path) -> str:
     """config.yaml without its seed, output or anything the header does not read."""
-    try:
-        config = yaml.safe_load(_read(path))
-    except yaml.YAMLError as exc:
-        raise PublishError(f"{path}: not YAML ({str(exc).splitlines()[0]})") from None
+    try:  # bounded: aliases and depth (arena/tournament/config_yaml.py)
+        config = read_yaml(_read(path).decode("utf-8"), str(path))
+    except (ConfigError, UnicodeDecodeError) as exc:
+        raise PublishError(f"{path}: not a config ({str(exc).splitlines()[0]})") from None
     if not isinstance(config, dict):
         raise PublishError(f"{path}: not a config (a mapping)")
     kept = {k: v for k, v in config.items() if k in CONFIG_KEYS}
@@ -240,51 +236,59 @@ def _walk(value: Any, change: Callable[[str], str]) -> Any:
 
 
 def _lines(path: Path) -> Iterator[dict[str, Any]]:
-    """games.jsonl's games, one at a time; a line that is not a JSON object is an error."""
-    _regular(path)
-    with open(path, encoding="utf-8", errors="replace") as handle:
-        for number, text in enumerate(handle, 1):
-            if not text.strip():
-                continue
-            with contextlib.suppress(ValueError):
-                game = json.loads(text)
-                if isinstance(game, dict):
-                    yield game
-                    continue
-            raise PublishError(f"{path}:{number}: not a game (a JSON object)")
+    """games.jsonl's games, one at a time, read as a stranger's (a regular file, lines of
+    bounded length and depth); a line that is not a JSON object is an error."""
+    try:
+        handle = safe_read.open_regular(path, follow=False)
+    except safe_read.Unreadable as exc:
+        raise PublishError(f"{path}: cannot read: {exc}") from None
+    number = 0
+    with handle:
+        try:
+            for number, text in enumerate(safe_read.lines(handle), 1):
+                if text.strip():
+                    yield _game(path, number, text)
+        except safe_read.Unreadable as exc:  # the line after `number`: too long, not UTF-8
+            raise PublishError(f"{path}:{number + 1}: not a game ({exc})") from None
+
+
+def _game(path: Path, number: int, text: str) -> dict[str, Any]:
+    try:
+        return safe_read.json_object(text)
+    except safe_read.Unreadable as exc:
+        raise PublishError(f"{path}:{number}: not a game ({exc})") from None
+
+
+def _replay_lines(root: Path, listed: str) -> list[Any]:
+    """The JSON values of a replay's lines: a regular file under the folder's replays/,
+    reached through no symbolic link, read and unpacked within safe_read's caps."""
+    path = root / listed
+    try:
+        text = safe_read.unpack(safe_read.replay_bytes(listed, root)).decode("utf-8")
+    except (safe_read.Unreadable, UnicodeDecodeError) as exc:
+        raise PublishError(f"{path}: cannot read: {exc}") from None
+    return [_replay_line(path, number, line)
+            for number, line in enumerate(text.splitlines(), 1) if line.strip()]
+
+
+def _replay_line(path: Path, number: int, line: str) -> Any:
+    try:
+        return safe_read.json_value(line)
+    except safe_read.Unreadable as exc:
+        raise PublishError(f"{path}:{number}: not a replay ({exc})") from None
 
 
 def _json(path: Path) -> Any:
+    """A whole JSON file, at most safe_read.FILE_BYTES long and DEPTH deep."""
     try:
-        return json.loads(_read(path))
-    except ValueError:
-        raise PublishError(f"{path}: not JSON") from None
+        return safe_read.json_file(path, follow=False)
+    except safe_read.Unreadable as exc:
+        raise PublishError(str(exc)) from None
 
 
 def _read(path: Path) -> bytes:
-    """A regular file's bytes, at most LARGEST of them."""
-    _regular(path)
-    with open(path, "rb") as handle:
-        data = handle.read(LARGEST + 1)
-    if len(data) > LARGEST:
-        raise PublishError(f"{path}: larger than {LARGEST >> 20} MB")
-    return data
-
-
-def _unzipped(path: Path) -> str:
-    """A replay's text, unzipped to at most LARGEST bytes."""
-    _regular(path)
+    """A regular file's bytes, at most safe_read.FILE_BYTES of them (the error names it)."""
     try:
-        with gzip.open(path, "rb") as handle:
-            data = handle.read(LARGEST + 1)
-    except (OSError, EOFError) as exc:
-        raise PublishError(f"{path}: not a replay ({exc})") from None
-    if len(data) > LARGEST:
-        raise PublishError(f"{path}: unzips to more than {LARGEST >> 20} MB")
-    return data.decode("utf-8", errors="replace")
-
-
-def _regular(path: Path) -> None:
-    """Refuse a link or anything but a plain file: it may lead out of the folder."""
-    if path.is_symlink() or not path.is_file():
-        raise PublishError(f"{path}: not a plain file (a link or a folder); not published")
+        return safe_read.read_file(path, follow=False)
+    except safe_read.Unreadable as exc:
+        raise PublishError(str(exc)) from None

@@ -111,27 +111,30 @@ def _write_packs(replays: Path, pack: int, packed: Sequence[tuple[str, bytes]],
     content = pack_script(packed)
     chances_path = replays / chances_name(pack)
     if not (_holds(replays / pack_name(pack), content) and _stamped(chances_path)):
-        chances_path.parent.mkdir(exist_ok=True)  # the chances first: a kill -9 before the
-        computed = [(game_id, viewer_json(text))  # pack leaves it changed, so redone
+        folder_files.own(chances_path.parent, folder=True, make=True)  # the chances first:
+        computed = [(game_id, viewer_json(text))  # a kill -9 before the pack: redone
                     for (game_id, _), text in zip(packed, texts, strict=True)]
         _write_pack(chances_path, chances_stamp() + chances_script(computed))
     _write_pack(replays / pack_name(pack), content)
 
 
 def _holds(path: Path, content: bytes) -> bool:
-    """Whether a file holds these very bytes."""
+    """Whether a file holds these very bytes (a link, a device or a bigger file does not:
+    it is replaced unread)."""
     try:
-        return path.read_bytes() == content
-    except FileNotFoundError:
+        return safe_read.read_file(path, len(content), follow=False) == content
+    except safe_read.Unreadable:
         return False
 
 
 def _stamped(path: Path) -> bool:
-    """Whether a chances pack was made by the code that would make it now."""
+    """Whether a chances pack was made by the code that would make it now (a link, a device:
+    no)."""
+    stamp = chances_stamp()
     try:
-        with open(path, "rb") as handle:
-            return handle.readline() == chances_stamp()
-    except FileNotFoundError:
+        with safe_read.open_regular(path, follow=False) as handle:
+            return handle.readline(len(stamp) + 1) == stamp
+    except (safe_read.Unreadable, OSError):
         return False
 
 

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
-from arena.tournament.results import LOCK, ResultsError
+from arena.tournament.results import LOCK, ResultsError, own
 
 
 class FolderLocked(ResultsError):
@@ -45,7 +45,9 @@ def _take_lock(lock: Path) -> IO[str]:
     removed between our open and our lock (its run was ending) is not the lock any more:
     open the new one."""
     while True:
-        handle = open(lock, "a+", encoding="utf-8")  # noqa: SIM115 - held until the end
+        if lock.is_symlink():  # arena's lock is a file: a link is removed, never opened
+            lock.unlink()
+        handle = open(own(lock), "a+", encoding="utf-8")  # noqa: SIM115 - held
         try:
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:

@@ -106,7 +106,7 @@ def run_ladder(cfg: TournamentConfig, out: str | Path, games: int, *, workers: i
                     **{h.name: h for h in house(cfg.format.seats)}}
         setup = tournament_setup(replace(cfg, seed=seed, entrants=tuple(entrants.values())))
         if cfg.replays:
-            (folder / folder_files.REPLAYS).mkdir(exist_ok=True)
+            folder_files.own(folder / folder_files.REPLAYS, folder=True, make=True)
         executor = Executor(game_job(setup), workers, lost=LostGames(say), cluster=cluster,
                             told=say)
         season = _Season(folder, cfg, seed, played, list(entrants), executor, progress)

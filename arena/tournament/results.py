@@ -33,6 +33,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import stat
 import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -123,7 +124,25 @@ def write_replaced(path: str, data: bytes) -> None:
         raise
 
 
-_NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC
+_NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC | os.O_NOFOLLOW
+
+
+def own(path: str | os.PathLike[str], *, folder: bool = False, make: bool = False) -> Path:
+    """A file or folder of the results folder that arena writes in place (games.jsonl, .lock,
+    replays/, replays/chances/; a folder made if `make`): ResultsError if it is a symbolic
+    link or of the other kind, since what is written would land wherever it leads."""
+    target = Path(path)
+    with contextlib.suppress(FileExistsError):
+        if make:
+            os.mkdir(target)
+    with contextlib.suppress(FileNotFoundError):
+        mode = os.lstat(target).st_mode
+        if stat.S_ISLNK(mode) or (stat.S_ISDIR(mode) != folder):
+            what = "a symbolic link" if stat.S_ISLNK(mode) else \
+                "not a folder" if folder else "not a regular file"
+            raise ResultsError(f"{target}: {what}; arena writes only inside the results "
+                               "folder (put a real one there, or start over with --force)")
+    return target
 
 
 def sync_folder(folder: str | os.PathLike[str]) -> None:
@@ -152,7 +171,8 @@ def remove_temporaries(folder: str | os.PathLike[str]) -> int:
     """Delete temporary files an interrupted run left behind; return how many."""
     root = Path(folder)
     removed = 0
-    for place in (root, root / REPLAYS, root / REPLAYS / "chances"):  # the viewer's packs
+    replays = own(root / REPLAYS, folder=True)  # a link: refused, not emptied
+    for place in (root, replays, own(replays / "chances", folder=True)):  # the viewer's packs
         if not place.is_dir():
             continue
         for stray in place.glob(f".*{TEMPORARY_SUFFIX}"):
@@ -175,6 +195,8 @@ def clear(folder: str | os.PathLike[str]) -> None:
     for name in (GAMES, CONFIG, SECRET, SKIPPED, *DERIVED, GRADES, *PAGES):
         with contextlib.suppress(FileNotFoundError):
             (root / name).unlink()
+    if (root / REPLAYS).is_symlink():
+        (root / REPLAYS).unlink()  # the link goes, never what it leads to
     shutil.rmtree(root / REPLAYS, ignore_errors=True)
     remove_temporaries(root)
 
@@ -186,13 +208,11 @@ def write_secret(folder: str | os.PathLike[str], seed: int) -> None:
     """Save the run's root seed readable by its owner only (created 0600, then renamed)."""
     target = Path(folder) / SECRET
     temporary = target.with_name(f".{SECRET}.{os.getpid()}{TEMPORARY_SUFFIX}")
-    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        os.fchmod(descriptor, 0o600)  # whatever the umask, and a file left by a crash
-        os.write(descriptor, f"{seed}\n".encode())
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)
+    with open_fresh(temporary) as handle:  # through no link left there
+        os.fchmod(handle.fileno(), 0o600)  # whatever the umask, before the seed is in it
+        handle.write(f"{seed}\n".encode())
+        handle.flush()
+        os.fsync(handle.fileno())
     os.replace(temporary, target)
     sync_folder(target.parent)
 
@@ -218,7 +238,7 @@ def read_secret(folder: str | os.PathLike[str]) -> int | None:
 
 def repair_games(path: str | os.PathLike[str]) -> int:
     """Cut off a torn last line (no newline, or not JSON); return how many bytes were cut."""
-    target = Path(path)
+    target = own(path)
     if not target.exists():
         return 0
     with open(target, "r+b") as handle:
@@ -327,7 +347,7 @@ class GameLog:
     def __init__(self, path: str | os.PathLike[str], sync_every: float = 1.0) -> None:
         self.path = Path(path)
         self.folder, self.sync_every = str(self.path.parent), sync_every
-        self._handle: IO[bytes] | None = open(self.path, "ab")  # noqa: SIM115 - closed in close()
+        self._handle: IO[bytes] | None = open(own(self.path), "ab")  # noqa: SIM115 - closed
         self._synced = time.monotonic()
 
     def append(self, lines: Iterable[str]) -> None:

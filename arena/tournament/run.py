@@ -202,7 +202,7 @@ def _prepare(
         folder_files.write_atomic(config_path, dump_config(cfg, folder))
         skipped.record(folder, left_out)
     if cfg.replays:
-        (folder / folder_files.REPLAYS).mkdir(exist_ok=True)
+        folder_files.own(folder / folder_files.REPLAYS, folder=True, make=True)
     return recorded
 
 

@@ -57,18 +57,21 @@ def _size(limit: int) -> str:
 # --- files --------------------------------------------------------------------------------
 
 
-def open_regular(path: str | os.PathLike[str]) -> IO[bytes]:
-    """Open a file the user named for reading; Unreadable unless it is a regular file."""
+def open_regular(path: str | os.PathLike[str], *, follow: bool = True) -> IO[bytes]:
+    """Open a file the user named for reading; Unreadable unless it is a regular file.
+    Without `follow`, a file of a folder someone sent: refused if it is a symbolic link."""
     try:
-        return _regular(os.open(path, _READ))
+        return _regular(os.open(path, _READ if follow else _READ | os.O_NOFOLLOW))
     except OSError as exc:
-        raise Unreadable(_why(exc)) from None
+        raise Unreadable(_why(exc, "not followed in a results folder")) from None
 
 
-def read_file(path: str | os.PathLike[str], limit: int = FILE_BYTES) -> bytes:
-    """A regular file's bytes, refused past `limit` (the error names the file)."""
+def read_file(path: str | os.PathLike[str], limit: int = FILE_BYTES, *, follow: bool = True
+              ) -> bytes:  # fmt: skip
+    """A regular file's bytes, refused past `limit` (the error names the file); `follow`
+    as for open_regular."""
     try:
-        with open_regular(path) as handle:
+        with open_regular(path, follow=follow) as handle:
             return _capped(handle, limit)
     except Unreadable as exc:
         raise Unreadable(f"{path}: {exc}") from None
@@ -123,10 +126,10 @@ def _regular(descriptor: int) -> IO[bytes]:
     return os.fdopen(descriptor, "rb")
 
 
-def _why(exc: OSError) -> str:
+def _why(exc: OSError, must: str = f"a replay is a regular file under the folder's {REPLAYS}/"
+         ) -> str:  # fmt: skip
     if exc.errno in (errno.ELOOP, errno.ENOTDIR):
-        return "a symbolic link or not a folder on its way; a replay is a regular file " \
-               f"under the folder's {REPLAYS}/"
+        return f"a symbolic link or not a folder on its way; {must}"
     return exc.strerror or str(exc)
 
 
@@ -191,10 +194,10 @@ def json_value(text: str | bytes, limit: int = LINE_BYTES) -> Any:
     return value
 
 
-def json_file(path: str | os.PathLike[str]) -> Any:
+def json_file(path: str | os.PathLike[str], *, follow: bool = True) -> Any:
     """A whole JSON file of a results folder (ratings.json, stages.json, ...): a regular
-    file of at most FILE_BYTES, nested at most DEPTH deep."""
-    data = read_file(path)
+    file of at most FILE_BYTES, nested at most DEPTH deep; `follow` as for open_regular."""
+    data = read_file(path, follow=follow)
     try:
         return json_value(data, FILE_BYTES)
     except Unreadable as exc:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import binascii
 import gzip
+import os
 import re
 import shutil
 import sys
@@ -222,11 +223,57 @@ def test_a_replay_named_out_of_the_folder_or_through_a_link_is_refused(
     log = (copy / "games.jsonl").read_text()
     (copy / "games.jsonl").write_text(log.replace('"replays/rr-000002.json.gz"', '"../secret"'))
     assert run(str(copy), str(tmp_path / "out")) == error(
-        f"{copy / 'games.jsonl'}:2: replay '../secret' is not a file in replays/")
+        f"{copy / 'games.jsonl'}:2: its replay '../secret' is not a file under replays/")
     (copy / "games.jsonl").write_text(log)
     (copy / "replays" / "rr-000001.json.gz").unlink()
     (copy / "replays" / "rr-000001.json.gz").symlink_to(copy / "secret")
     assert run(str(copy), str(tmp_path / "out")) == error(
-        f"{copy / 'replays' / 'rr-000001.json.gz'}: not a plain file (a link or a folder); "
-        "not published")
+        f"{copy / 'replays' / 'rr-000001.json.gz'}: cannot read: a symbolic link or not a "
+        "folder on its way; a replay is a regular file under the folder's replays/")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["copy"]  # nothing half written
+
+
+def test_a_replay_folder_linked_elsewhere_or_a_linked_table_is_refused(
+    contest: Path, tmp_path: Path
+) -> None:
+    copy = tmp_path / "copy"
+    shutil.copytree(contest, copy)
+    (copy / "replays").rename(tmp_path / "elsewhere")
+    (copy / "replays").symlink_to(tmp_path / "elsewhere")
+    assert run(str(copy), str(tmp_path / "out")) == error(
+        f"{copy / 'replays' / 'rr-000001.json.gz'}: cannot read: a symbolic link or not a "
+        "folder on its way; a replay is a regular file under the folder's replays/")
+    (copy / "replays").unlink()
+    (tmp_path / "elsewhere").rename(copy / "replays")
+    (copy / "standings.md").unlink()
+    (copy / "standings.md").symlink_to(copy / "secret")  # its text would be published
+    assert run(str(copy), str(tmp_path / "out")) == error(
+        f"{copy / 'standings.md'}: a symbolic link or not a folder on its way; not followed "
+        "in a results folder")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["copy"]
+
+
+def test_a_gzip_bomb_a_fifo_or_a_huge_replay_is_refused_in_one_line(
+    contest: Path, tmp_path: Path
+) -> None:
+    copy = tmp_path / "copy"
+    shutil.copytree(contest, copy)
+    replay = copy / "replays" / "rr-000001.json.gz"
+    replay.write_bytes(gzip.compress(b"\n" * ((64 << 20) + 1), compresslevel=9))
+    assert replay.stat().st_size < 1 << 20
+    assert run(str(copy), str(tmp_path / "out")) == error(
+        f"{replay}: cannot read: unpacks to more than 64 MiB")
+    replay.unlink()
+    os.mkfifo(replay)  # a reader that opened it would wait for a writer for ever
+    assert run(str(copy), str(tmp_path / "out")) == error(
+        f"{replay}: cannot read: not a regular file")
+    replay.unlink()
+    with open(replay, "wb") as sparse:  # larger than any replay, without using the disk
+        sparse.truncate((16 << 20) + 1)
+    assert run(str(copy), str(tmp_path / "out")) == error(
+        f"{replay}: cannot read: larger than 16 MiB")
+    (copy / "games.jsonl").unlink()
+    os.mkfifo(copy / "games.jsonl")
+    assert run(str(copy), str(tmp_path / "out")) == error(
+        f"{copy}: not a results folder (no games.jsonl; `arena run` writes one)")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["copy"]

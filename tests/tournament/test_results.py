@@ -180,3 +180,19 @@ def test_a_released_lock_leaves_no_file_even_one_a_killed_run_left(tmp_path: Pat
     with folder_lock.locked(tmp_path):
         assert (tmp_path / results.LOCK).read_text() == f"{os.getpid()}\n"
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_place_written_in_place_is_never_a_link_or_of_the_other_kind(tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (tmp_path / "replays").symlink_to(elsewhere)
+    with pytest.raises(ResultsError, match=r"replays: a symbolic link; arena writes only "):
+        results.own(tmp_path / "replays", folder=True, make=True)
+    (tmp_path / "games.jsonl").mkdir()
+    with pytest.raises(ResultsError, match=r"games\.jsonl: not a regular file"):
+        GameLog(tmp_path / "games.jsonl")
+    (tmp_path / "log").symlink_to(elsewhere / "log")
+    with pytest.raises(ResultsError, match="log: a symbolic link"):
+        results.repair_games(tmp_path / "log")
+    assert results.own(tmp_path / "chances", folder=True, make=True).is_dir()
+    assert list(elsewhere.iterdir()) == []
