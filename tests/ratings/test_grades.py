@@ -1,9 +1,11 @@
 """The grade rule (arena/ratings/grades.py) on small scripted results: cumulative grades,
 a lower grade not beaten, level placements, no games against a grade's bot, the interval
-(pairs of a deal, else per game), the sentence and grades.json."""
+(pairs of a deal, else per game), the sentence, grades.json and grades.csv."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from collections.abc import Iterator
 from typing import Any
@@ -11,7 +13,7 @@ from typing import Any
 import pytest
 
 from arena.compare.estimates import pentanomial_score, wilson_interval
-from arena.ratings.grades import Grading, grade, grades_json, sentence
+from arena.ratings.grades import Grading, grade, grades_csv, grades_json, sentence
 
 GRADES = (("pass", "honest"), ("merit", "statistician"), ("distinction", "boss"))
 _ids = iter(range(1, 1_000_000))
@@ -126,3 +128,40 @@ def test_grades_json_is_the_same_bytes_for_the_same_games(order: bool) -> None:
         "score": round(score.value, 6), "low": round(score.lower, 6),
         "high": round(score.upper, 6)}
     assert isinstance(found[0], Grading)
+
+
+def test_grades_csv_is_a_row_per_graded_entrant_as_grades_json_says() -> None:
+    games = [*pairs("ana", "honest", 40, 10, 0), *pairs("ana", "statistician", 30, 20, 5),
+             *pairs("bo", "honest", 1, 2, 3)]
+    found = grade(games, GRADES, ("ana", "bo"))
+    text = grades_csv(found, GRADES)
+    assert text.splitlines()[0] == (
+        "entrant,reached,score vs honest,low vs honest,high vs honest,games vs honest,"
+        "beat honest,score vs statistician,low vs statistician,high vs statistician,"
+        "games vs statistician,beat statistician,score vs boss,low vs boss,high vs boss,"
+        "games vs boss,beat boss,sentence")
+    rows = list(csv.DictReader(io.StringIO(text)))
+    document = json.loads(grades_json(found, GRADES))
+    assert [(r["entrant"], r["reached"], r["sentence"]) for r in rows] == [
+        (g["entrant"], g["reached"] or "", g["sentence"]) for g in document["graded"]]
+    for row, graded in zip(rows, document["graded"], strict=True):
+        for against in graded["against"]:
+            bot = against["bot"]
+            assert [row[f"{k} vs {bot}"] for k in ("score", "low", "high", "games")] == [
+                str(against[k]) for k in ("score", "low", "high", "games")]
+            assert row[f"beat {bot}"] == ("yes" if against["beat"] else "no")
+    assert rows[1]["reached"] == "" and rows[1]["games vs boss"] == "0"
+    assert text == grades_csv(grade(reversed(games), GRADES, ("ana", "bo")), GRADES)
+
+
+@pytest.mark.parametrize("start", ["=", "+", "-", "@", "\t", "\r", "'"])
+def test_grades_csv_never_gives_a_spreadsheet_a_formula(start: str) -> None:
+    """A grade's name is the teacher's free text: one a spreadsheet would run as a formula
+    (or a quote, so every name reads back) gets a leading quote, in the header and cells."""
+    grades = ((f"{start}HYPERLINK(1)", "honest"),)
+    found = grade(pairs("ana", "honest", 40, 10, 0), grades, ("ana",))
+    rows = list(csv.reader(io.StringIO(grades_csv(found, grades), newline="")))
+    assert rows[1][1] == f"'{start}HYPERLINK(1)"
+    assert rows[1][-1].startswith("ana reached ")
+    assert len(rows) == 2 and all(not cell.startswith(("=", "+", "-", "@", "\t", "\r"))
+                                  for row in rows for cell in row)
