@@ -167,22 +167,23 @@ def _meeting_json(meeting: Meeting) -> dict[str, Any]:
 def grades_csv(gradings: Sequence[Grading], grades: Sequence[tuple[str, str]]) -> str:
     """grades.csv: a teacher's gradebook, a row per graded entrant in config order with its
     grade (empty: none), each grade's bot's score, interval, games and beat, and the
-    sentence; grades.json's figures, and never a cell a spreadsheet would run."""
+    sentence; grades.json's figures (written with all their decimals, never as 6.2e-05),
+    and never a cell a spreadsheet would run."""
     header = ["entrant", "reached"]
     for _, bot in grades:
         header += [f"score vs {bot}", f"low vs {bot}", f"high vs {bot}", f"games vs {bot}",
                    f"beat {bot}"]
-    rows: list[list[object]] = [[*header, "sentence"]]
+    rows = [[_sheet_cell(cell) for cell in (*header, "sentence")]]
     for g in gradings:
-        row: list[object] = [g.entrant, g.reached or ""]
+        row = [_sheet_cell(g.entrant), _sheet_cell(g.reached or "")]
         for meeting in g.meetings:
-            cells = _meeting_json(meeting)
-            row += [cells["score"], cells["low"], cells["high"], meeting.games,
-                    "yes" if meeting.beat else "no"]
-        rows.append([*row, sentence(g)])
+            score = meeting.score
+            row += [*(f"{_rounded(x):.{DECIMALS}f}" for x in (score.value, score.lower,
+                                                           score.upper)),
+                    str(meeting.games), "yes" if meeting.beat else "no"]
+        rows.append([*row, _sheet_cell(sentence(g))])
     lines = _Lines()
-    csv.writer(lines, lineterminator="\r\n").writerows(
-        [_sheet_cell(cell) if isinstance(cell, str) else cell for cell in row] for row in rows)
+    csv.writer(lines, lineterminator="\r\n").writerows(rows)
     return "".join(lines)
 
 

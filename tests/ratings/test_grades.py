@@ -147,10 +147,13 @@ def test_grades_csv_is_a_row_per_graded_entrant_as_grades_json_says() -> None:
     for row, graded in zip(rows, document["graded"], strict=True):
         for against in graded["against"]:
             bot = against["bot"]
-            assert [row[f"{k} vs {bot}"] for k in ("score", "low", "high", "games")] == [
-                str(against[k]) for k in ("score", "low", "high", "games")]
+            assert [float(row[f"{k} vs {bot}"]) for k in ("score", "low", "high")] == [
+                against[k] for k in ("score", "low", "high")]
+            assert row[f"games vs {bot}"] == str(against["games"])
             assert row[f"beat {bot}"] == ("yes" if against["beat"] else "no")
     assert rows[1]["reached"] == "" and rows[1]["games vs boss"] == "0"
+    assert all(len(row[f"low vs {bot}"].split(".")[1]) == 6 for row in rows for bot in
+               ("honest", "statistician", "boss"))
     assert text == grades_csv(grade(reversed(games), GRADES, ("ana", "bo")), GRADES)
 
 
