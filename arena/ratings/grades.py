@@ -18,6 +18,7 @@ It must stay pure: no file I/O, no clocks, no randomness, and no statistics of i
 
 from __future__ import annotations
 
+import csv
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -26,7 +27,7 @@ from typing import Any
 from arena.compare.estimates import Estimate, wilson_interval
 from arena.ratings.standings import DECIMALS
 
-__all__ = ["Grading", "Meeting", "grade", "grades_json", "sentence"]
+__all__ = ["Grading", "Meeting", "grade", "grades_csv", "grades_json", "sentence"]
 
 INTERVAL = 0.95
 
@@ -161,6 +162,47 @@ def _meeting_json(meeting: Meeting) -> dict[str, Any]:
             "pairs": meeting.pairs, "beat": meeting.beat,
             "score": _rounded(score.value), "low": _rounded(score.lower),
             "high": _rounded(score.upper)}
+
+
+def grades_csv(gradings: Sequence[Grading], grades: Sequence[tuple[str, str]]) -> str:
+    """grades.csv: a teacher's gradebook, a row per graded entrant in config order with its
+    grade (empty: none), each grade's bot's score, interval, games and beat, and the
+    sentence; grades.json's figures (written with all their decimals, never as 6.2e-05),
+    and never a cell a spreadsheet would run."""
+    header = ["entrant", "reached"]
+    for _, bot in grades:
+        header += [f"score vs {bot}", f"low vs {bot}", f"high vs {bot}", f"games vs {bot}",
+                   f"beat {bot}"]
+    rows = [[_sheet_cell(cell) for cell in (*header, "sentence")]]
+    for g in gradings:
+        row = [_sheet_cell(g.entrant), _sheet_cell(g.reached or "")]
+        for meeting in g.meetings:
+            score = meeting.score
+            row += [*(f"{_rounded(x):.{DECIMALS}f}" for x in (score.value, score.lower,
+                                                           score.upper)),
+                    str(meeting.games), "yes" if meeting.beat else "no"]
+        rows.append([*row, _sheet_cell(sentence(g))])
+    lines = _Lines()
+    csv.writer(lines, lineterminator="\r\n").writerows(rows)
+    return "".join(lines)
+
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "'")
+"""How a cell a spreadsheet would run as a formula begins (OWASP, "CSV injection"), and the
+quote that shows one as text (so a name that begins with it reads back as it was)."""
+
+
+def _sheet_cell(text: str) -> str:
+    """Free text (a grade's name, a sentence) as a spreadsheet shows it and never runs it."""
+    return "'" + text if text.startswith(FORMULA_STARTS) else text
+
+
+class _Lines(list[str]):
+    """Rows a csv writer ends in CR LF (so it quotes a cell holding a lone CR, which would end
+    the row for a reader), each kept ending in LF as arena's files do."""
+
+    def write(self, line: str) -> None:
+        self.append(line.removesuffix("\r\n") + "\n")
 
 
 def _rounded(value: float) -> float:

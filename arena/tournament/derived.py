@@ -1,6 +1,6 @@
 """The derived files of a results folder: ratings.json, standings.csv/.md, crosstable.csv
 and stages.json, all from one pass over games.jsonl; and, for a config with `grades:`,
-grades.json from one more.
+grades.json and grades.csv from one more.
 
 Each is written atomically (temp file, then rename), so a reader never sees half a file,
 and memory does not grow with the games. This module never plays a game, never appends to
@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.ratings.grades import grade, grades_json, sentence
+from arena.ratings.grades import grade, grades_csv, grades_json, sentence
 from arena.ratings.render import crosstable_csv, ratings_json, standings_csv, standings_md
 from arena.ratings.summary import summarise
 from arena.tournament import results as folder_files
@@ -75,10 +75,12 @@ def write_derived(
 
 
 def write_grades(folder: Path, cfg: TournamentConfig) -> tuple[str, ...]:
-    """Write grades.json atomically for a config with grades; return each sentence."""
+    """Write grades.json and grades.csv atomically for a config with grades; return each
+    sentence."""
     if not cfg.grades:
         return ()
     games = folder_files.GameFile(folder / folder_files.GAMES)
     gradings = grade(games, cfg.grades, cfg.graded)
     folder_files.write_atomic(folder / folder_files.GRADES, grades_json(gradings, cfg.grades))
+    folder_files.write_atomic(folder / folder_files.GRADE_SHEET, grades_csv(gradings, cfg.grades))
     return tuple(sentence(g) for g in gradings)

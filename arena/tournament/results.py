@@ -13,7 +13,8 @@ Layout of `results/<name>/`:
     games.jsonl      one JSON line per finished game, appended in schedule order
     replays/         one `<game id>.json.gz` per game (see arena/replay.py)
     ratings.json, standings.csv, standings.md, crosstable.csv, stages.json, and
-    grades.json      (a config with `grades:` only) derived from games.jsonl, each atomically
+    grades.json,
+    grades.csv       (a config with `grades:` only) derived from games.jsonl, each atomically
 
 Durability: every line of games.jsonl is written with one `write` call and flushed at
 once, so a killed process (even `kill -9`) loses nothing already appended; the kernel
@@ -49,6 +50,7 @@ REPLAYS = "replays"
 LOCK = ".lock"
 DERIVED = ("ratings.json", "standings.csv", "standings.md", "crosstable.csv", "stages.json")
 GRADES = "grades.json"  # derived too, where the config has `grades:` (arena/ratings/grades.py)
+GRADE_SHEET = "grades.csv"  # the same grades, a row per graded entrant, for a spreadsheet
 PAGES = ("report.html", "viewer.html", "viewer-rules.js")
 """Written by `arena report` (and at the end of `arena run`) beside the results."""
 TEMPORARY_SUFFIX = ".tmp"
@@ -159,7 +161,7 @@ def foreign(folder: str | os.PathLike[str]) -> list[str]:
     root = Path(folder)
     if not root.is_dir():
         return []
-    ours = {GAMES, CONFIG, SECRET, SKIPPED, REPLAYS, LOCK, *DERIVED, GRADES, *PAGES}
+    ours = {GAMES, CONFIG, SECRET, SKIPPED, REPLAYS, LOCK, *DERIVED, GRADES, GRADE_SHEET, *PAGES}
     return sorted(
         p.name
         for p in root.iterdir()
@@ -184,7 +186,7 @@ def remove_temporaries(folder: str | os.PathLike[str]) -> int:
 
 def remove_derived(folder: str | os.PathLike[str]) -> None:
     """Remove the derived files and pages, which must not outlive the log they came from."""
-    for name in (*DERIVED, GRADES, *PAGES):
+    for name in (*DERIVED, GRADES, GRADE_SHEET, *PAGES):
         with contextlib.suppress(FileNotFoundError):
             (Path(folder) / name).unlink()
 
@@ -192,7 +194,7 @@ def remove_derived(folder: str | os.PathLike[str]) -> None:
 def clear(folder: str | os.PathLike[str]) -> None:
     """Remove what a run writes (not the lock), to start over with `--force`."""
     root = Path(folder)
-    for name in (GAMES, CONFIG, SECRET, SKIPPED, *DERIVED, GRADES, *PAGES):
+    for name in (GAMES, CONFIG, SECRET, SKIPPED, *DERIVED, GRADES, GRADE_SHEET, *PAGES):
         with contextlib.suppress(FileNotFoundError):
             (root / name).unlink()
     if (root / REPLAYS).is_symlink():

@@ -1,9 +1,12 @@
 """The grade rule (arena/ratings/grades.py) on small scripted results: cumulative grades,
 a lower grade not beaten, level placements, no games against a grade's bot, the interval
-(Wilson over the pairs of a deal, else over the games), the sentence and grades.json."""
+(Wilson over the pairs of a deal, else over the games), the sentence, grades.json and
+grades.csv."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from collections.abc import Iterator
 from typing import Any
@@ -11,7 +14,7 @@ from typing import Any
 import pytest
 
 from arena.compare.estimates import wilson_interval
-from arena.ratings.grades import Grading, grade, grades_json, sentence
+from arena.ratings.grades import Grading, grade, grades_csv, grades_json, sentence
 
 GRADES = (("pass", "honest"), ("merit", "statistician"), ("distinction", "boss"))
 _ids = iter(range(1, 1_000_000))
@@ -139,3 +142,43 @@ def test_pairs_that_all_end_alike_still_give_an_interval_not_a_point() -> None:
     assert sentence(found) == (
         "ana reached no grade: did not beat honest (0% of 160 games, 95% interval 0-5%), "
         "statistician (50% of 40, 30-70%) and boss (100% of 6, 44-100%)")
+
+
+def test_grades_csv_is_a_row_per_graded_entrant_as_grades_json_says() -> None:
+    games = [*pairs("ana", "honest", 40, 10, 0), *pairs("ana", "statistician", 30, 20, 5),
+             *pairs("bo", "honest", 1, 2, 3)]
+    found = grade(games, GRADES, ("ana", "bo"))
+    text = grades_csv(found, GRADES)
+    assert text.splitlines()[0] == (
+        "entrant,reached,score vs honest,low vs honest,high vs honest,games vs honest,"
+        "beat honest,score vs statistician,low vs statistician,high vs statistician,"
+        "games vs statistician,beat statistician,score vs boss,low vs boss,high vs boss,"
+        "games vs boss,beat boss,sentence")
+    rows = list(csv.DictReader(io.StringIO(text)))
+    document = json.loads(grades_json(found, GRADES))
+    assert [(r["entrant"], r["reached"], r["sentence"]) for r in rows] == [
+        (g["entrant"], g["reached"] or "", g["sentence"]) for g in document["graded"]]
+    for row, graded in zip(rows, document["graded"], strict=True):
+        for against in graded["against"]:
+            bot = against["bot"]
+            assert [float(row[f"{k} vs {bot}"]) for k in ("score", "low", "high")] == [
+                against[k] for k in ("score", "low", "high")]
+            assert row[f"games vs {bot}"] == str(against["games"])
+            assert row[f"beat {bot}"] == ("yes" if against["beat"] else "no")
+    assert rows[1]["reached"] == "" and rows[1]["games vs boss"] == "0"
+    assert all(len(row[f"low vs {bot}"].split(".")[1]) == 6 for row in rows for bot in
+               ("honest", "statistician", "boss"))
+    assert text == grades_csv(grade(reversed(games), GRADES, ("ana", "bo")), GRADES)
+
+
+@pytest.mark.parametrize("start", ["=", "+", "-", "@", "\t", "\r", "'"])
+def test_grades_csv_never_gives_a_spreadsheet_a_formula(start: str) -> None:
+    """A grade's name is the teacher's free text: one a spreadsheet would run as a formula
+    (or a quote, so every name reads back) gets a leading quote, in the header and cells."""
+    grades = ((f"{start}HYPERLINK(1)", "honest"),)
+    found = grade(pairs("ana", "honest", 40, 10, 0), grades, ("ana",))
+    rows = list(csv.reader(io.StringIO(grades_csv(found, grades), newline="")))
+    assert rows[1][1] == f"'{start}HYPERLINK(1)"
+    assert rows[1][-1].startswith("ana reached ")
+    assert len(rows) == 2 and all(not cell.startswith(("=", "+", "-", "@", "\t", "\r"))
+                                  for row in rows for cell in row)

@@ -366,6 +366,9 @@ def test_a_graded_run_writes_the_same_grades_on_any_workers_and_after_a_resume(
     _same_results(tmp_path / "one", tmp_path / "two")
     grades = (tmp_path / "one" / results.GRADES).read_bytes()
     assert grades == (tmp_path / "two" / results.GRADES).read_bytes()
+    sheet = (tmp_path / "one" / results.GRADE_SHEET).read_bytes()  # the grade book, the same
+    assert sheet == (tmp_path / "two" / results.GRADE_SHEET).read_bytes()
+    assert [row.split(b",")[0] for row in sheet.splitlines()] == [b"entrant", b"r3", b"r4"]
     assert one.grades == two.grades and [line.split(" reached ")[0] for line in one.grades] == [
         "r3", "r4"]
     document = json.loads(grades)
@@ -377,10 +380,13 @@ def test_a_graded_run_writes_the_same_grades_on_any_workers_and_after_a_resume(
     lines = (cut / results.GAMES).read_bytes().splitlines(keepends=True)
     (cut / results.GAMES).write_bytes(b"".join(lines[:9]) + b'{"id": "torn')  # mid-pair
     (cut / results.GRADES).unlink()
+    (cut / results.GRADE_SHEET).unlink()
     assert run_tournament(cfg, cut, workers=2, resume=True).grades == one.grades
     assert (cut / results.GRADES).read_bytes() == grades
+    assert (cut / results.GRADE_SHEET).read_bytes() == sheet
     ungraded = run_tournament(_config(tmp_path, GRADED, entrants=4), tmp_path / "none")
     assert ungraded.grades == () and not (tmp_path / "none" / results.GRADES).exists()
+    assert not (tmp_path / "none" / results.GRADE_SHEET).exists()
 
 
 def test_resume_refuses_changed_grades(tmp_path: Path) -> None:
