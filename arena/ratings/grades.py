@@ -18,13 +18,13 @@ It must stay pure: no file I/O, no clocks, no randomness, and no statistics of i
 
 from __future__ import annotations
 
-import csv
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from arena.compare.estimates import Estimate, wilson_interval
+from arena.ratings.render import sheet
 from arena.ratings.standings import DECIMALS
 
 __all__ = ["Grading", "Meeting", "grade", "grades_csv", "grades_json", "sentence"]
@@ -173,36 +173,16 @@ def grades_csv(gradings: Sequence[Grading], grades: Sequence[tuple[str, str]]) -
     for _, bot in grades:
         header += [f"score vs {bot}", f"low vs {bot}", f"high vs {bot}", f"games vs {bot}",
                    f"beat {bot}"]
-    rows = [[_sheet_cell(cell) for cell in (*header, "sentence")]]
+    rows = []
     for g in gradings:
-        row = [_sheet_cell(g.entrant), _sheet_cell(g.reached or "")]
+        row = [g.entrant, g.reached or ""]
         for meeting in g.meetings:
             score = meeting.score
             row += [*(f"{_rounded(x):.{DECIMALS}f}" for x in (score.value, score.lower,
                                                            score.upper)),
                     str(meeting.games), "yes" if meeting.beat else "no"]
-        rows.append([*row, _sheet_cell(sentence(g))])
-    lines = _Lines()
-    csv.writer(lines, lineterminator="\r\n").writerows(rows)
-    return "".join(lines)
-
-
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "'")
-"""How a cell a spreadsheet would run as a formula begins (OWASP, "CSV injection"), and the
-quote that shows one as text (so a name that begins with it reads back as it was)."""
-
-
-def _sheet_cell(text: str) -> str:
-    """Free text (a grade's name, a sentence) as a spreadsheet shows it and never runs it."""
-    return "'" + text if text.startswith(FORMULA_STARTS) else text
-
-
-class _Lines(list[str]):
-    """Rows a csv writer ends in CR LF (so it quotes a cell holding a lone CR, which would end
-    the row for a reader), each kept ending in LF as arena's files do."""
-
-    def write(self, line: str) -> None:
-        self.append(line.removesuffix("\r\n") + "\n")
+        rows.append([*row, sentence(g)])
+    return sheet([*header, "sentence"], rows, ("entrant", "reached", "sentence"))
 
 
 def _rounded(value: float) -> float:

@@ -4,7 +4,7 @@ crosstable.csv, byte for byte.
 JSON and CSV numbers are rounded to 6 decimals (a sign of zero never changes the bytes),
 keys and rows come in a fixed order, so the same games always give the same files; the
 Markdown table is for people (at most 120 columns), with one line saying what orders it.
-Every CSV is written by `_csv`, whose name cells are made safe for a spreadsheet
+Every CSV is written by `sheet`, whose name cells are made safe for a spreadsheet
 (`sheet_cell`); the numbers arena computes (`-0.5` too) are not user input and stay as
 they are.
 
@@ -96,12 +96,13 @@ class _Lines(list[str]):
         self.append(line.removesuffix("\r\n") + "\n")
 
 
-def _csv(header: Sequence[str], rows: Iterable[Sequence[object]], names: Sequence[str]) -> str:
-    """The CSV file of arena's tables, the cells of the `names` columns through `sheet_cell`."""
+def sheet(header: Sequence[str], rows: Iterable[Sequence[object]], names: Sequence[str]) -> str:
+    """A CSV file arena writes: the header and the cells of the `names` columns (text a user
+    chose) through `sheet_cell`, arena's own figures as they are."""
     quoted = {header.index(name) for name in names}
     lines = _Lines()
     writer = csv.writer(lines, lineterminator="\r\n")
-    writer.writerow(header)
+    writer.writerow([sheet_cell(cell) for cell in header])
     writer.writerows([sheet_cell(str(cell)) if column in quoted else cell
                       for column, cell in enumerate(row)] for row in rows)
     return "".join(lines)
@@ -109,7 +110,7 @@ def _csv(header: Sequence[str], rows: Iterable[Sequence[object]], names: Sequenc
 
 def standings_csv(rows: Sequence[StandingRow]) -> str:
     """Render the standings as CSV, one column per stat and per fault kind."""
-    return _csv(_STANDING_COLUMNS, (_standing_cells(row) for row in rows), ("entrant",))
+    return sheet(_STANDING_COLUMNS, (_standing_cells(row) for row in rows), ("entrant",))
 
 
 def _standing_cells(row: StandingRow) -> list[object]:
@@ -126,7 +127,7 @@ def _standing_cells(row: StandingRow) -> list[object]:
 def crosstable_csv(rows: Sequence[CrossRow]) -> str:
     """Render the crosstable as CSV, one line per ordered pair."""
     header = ("entrant", "opponent", "games", "above", "below", "ties")
-    return _csv(header, ((r.entrant, r.opponent, r.games, r.above, r.below, r.ties)
+    return sheet(header, ((r.entrant, r.opponent, r.games, r.above, r.below, r.ties)
                          for r in rows), ("entrant", "opponent"))
 
 
