@@ -6,9 +6,13 @@ starts the bot, so bubblewrap's own mounts are done and the bot can make none.
 What it refuses (EPERM) is what an attacker uses to undo the sandbox: mounts (old and new
 API), chroot and pivot_root, new namespaces (unshare, setns, clone with a namespace flag),
 reading or steering other processes (ptrace, process_vm_*, pidfd_getfd, kcmp), the kernel's
-keyrings, BPF, modules, kexec, perf, userfaultfd and io_uring; and sysinfo and Linux AIO
+keyrings, BPF, modules, kexec, perf, userfaultfd and io_uring; sysinfo and Linux AIO
 (io_setup...), whose machine-wide load, process count and AIO count two bots could signal
-each other through. clone3 answers
+each other through; and every call that evicts a page of a file all sandboxes share or tells
+whether one is cached without reading it (fadvise, readahead, mincore, cachestat,
+sync_file_range, remap_file_pages, process_madvise, move_pages, madvise's MADV_COLD and
+MADV_PAGEOUT, preadv2 and pwritev2 with RWF_NOWAIT), through which two bots passed a hand
+exactly. clone3 answers
 ENOSYS, so libc falls back to clone, whose flags the filter can read. A system call of another
 architecture (i386, x32) kills the process.
 """
@@ -38,8 +42,25 @@ DENIED = (
     "acct", "quotactl", "syslog", "lookup_dcookie", "uselib", "personality",
     "sysinfo", "io_setup", "io_destroy", "io_submit", "io_cancel", "io_getevents",
     "io_pgetevents",
+    *("fadvise64", "fadvise64_64", "arm_fadvise64_64", "readahead", "mincore", "cachestat",
+      "sync_file_range", "sync_file_range2", "arm_sync_file_range", "remap_file_pages",
+      "process_madvise", "move_pages"),
 )
-"""System calls refused with EPERM (names this kernel or libseccomp does not know are skipped)."""
+"""System calls refused with EPERM (names this kernel or libseccomp does not know are skipped).
+The last line is the page cache's: each evicts pages of a file every sandbox shares, or tells
+whether a page is resident without reading it (move_pages: whether it is mapped, which a
+fault's mapping of the cached pages around it gives away), so two bots could pass a hand
+through it exactly."""
+MADVICE_DENIED = (20, 21)
+"""MADV_COLD and MADV_PAGEOUT: madvise's advice that evicts (or readies to evict) a file's
+shared pages. MADV_DONTNEED only drops the caller's own mapping (the page stays cached), and
+malloc frees memory with it, so it stays allowed."""
+RWF_NOWAIT = 0x00000008
+"""preadv2 and pwritev2 with this flag answer EAGAIN for a page not in the cache."""
+RW_FLAGS = {"preadv2": 5, "pwritev2": 5}
+"""The argument that carries the RWF_ flags (fd, iov, iovcnt, pos_l, pos_h, flags)."""
+INT_MASK = 0xFFFFFFFF
+"""An int argument's bits: the kernel reads only these, so the filter compares only these."""
 NAMESPACE_FLAGS = (0x00000080, 0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000,
                    0x20000000, 0x40000000)
 """CLONE_NEWTIME, NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET: clone refuses each."""
@@ -96,7 +117,8 @@ def _rule(lib: ctypes.CDLL, ctx: int, action: int, name: str,
 
 
 def _add_rules(lib: ctypes.CDLL, ctx: int) -> None:
-    """The rules: the denied calls, clone with a namespace flag, clone3."""
+    """The rules: the denied calls, clone with a namespace flag, madvise's evicting advice,
+    reads and writes that must not wait for the disk, clone3."""
     if lib.seccomp_attr_set(ctx, FILTER_ATTR_ACT_BADARCH, ACT_KILL_PROCESS) < 0:
         raise SeccompError(errno.EINVAL, "libseccomp cannot kill other architectures' calls")
     eperm = _errno_action(errno.EPERM)
@@ -104,6 +126,10 @@ def _add_rules(lib: ctypes.CDLL, ctx: int) -> None:
         _rule(lib, ctx, eperm, name)
     for flag in NAMESPACE_FLAGS:
         _rule(lib, ctx, eperm, "clone", (_ArgCmp(0, CMP_MASKED_EQ, flag, flag),))
+    for advice in MADVICE_DENIED:
+        _rule(lib, ctx, eperm, "madvise", (_ArgCmp(2, CMP_MASKED_EQ, INT_MASK, advice),))
+    for name, index in RW_FLAGS.items():
+        _rule(lib, ctx, eperm, name, (_ArgCmp(index, CMP_MASKED_EQ, RWF_NOWAIT, RWF_NOWAIT),))
     _rule(lib, ctx, _errno_action(errno.ENOSYS), "clone3")
 
 

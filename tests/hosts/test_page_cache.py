@@ -1,0 +1,108 @@
+"""The page cache (issue 38, item 1): two sandboxed bots at one table passed the sender's whole
+hand, exactly, within one decision, by evicting pages of a file every sandbox shares and
+asking the kernel which were still resident. At `strict` and `standard` every call that
+evicts a shared page or tells whether one is resident without reading it is refused (EPERM),
+so the listener hears nothing, and a bot that allocates and frees memory as usual plays on."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import replace
+
+import pytest
+from isolation_support import LIMITS, zoo
+from needs import require
+
+from arena import play_game
+from arena.bot import Limits
+from arena.hosts import walls
+from arena.hosts.pipe import PipeHost, ProcessHost
+from arena.referee import GameRecord, Player
+
+SHARED_SIZE = 24 * 1024 * 1024
+"""The pager's regions (one per channel, and one for the rest of the class: 16 blocks of
+256 KiB each) fit in a file this big."""
+LEVELS = ["strict", "standard"]
+
+
+def _levels() -> Iterator[str]:
+    for name in LEVELS:
+        try:
+            walls.level(name)
+        except walls.IsolationError:
+            continue
+        yield name
+
+
+@pytest.fixture(params=LEVELS)
+def level(request: pytest.FixtureRequest) -> str:
+    """Each sandboxed level this machine gives."""
+    require(request.param in _levels(), f"isolation {request.param} is not available here")
+    return str(request.param)
+
+
+def _shared_file() -> str:
+    """A large file under /usr that every sandbox shows (the same pages for every bot), and
+    that no process maps: a data file or a program, never a shared library."""
+    for folder in ("/usr/share", "/usr/lib"):
+        for top, dirs, files in os.walk(folder):
+            dirs.sort()
+            for name in sorted(files):
+                path = os.path.join(top, name)
+                if ".so" in name or os.path.islink(path):
+                    continue
+                try:
+                    if os.path.getsize(path) >= SHARED_SIZE and os.access(path, os.R_OK):
+                        return path
+                except OSError:
+                    continue
+    return ""
+
+
+def _reports(host: PipeHost, marker: str) -> list[dict]:
+    return [json.loads(t[len(marker) + 1:]) for t in host.stderr_tail().splitlines()
+            if t.startswith(marker + " ")]
+
+
+def _play(seats: list[object], seed: int) -> GameRecord:
+    try:
+        return play_game("dice", seats, seed=seed, limits=Limits(5.0))
+    finally:
+        for seat in seats:
+            if isinstance(seat, Player) and isinstance(seat.host, PipeHost):
+                seat.host.shutdown()
+
+
+def test_two_bots_pass_nothing_through_the_page_cache(level: str) -> None:
+    shared = _shared_file()
+    require(shared, "a file of 24 MiB under /usr/share or /usr/lib for two bots to share")
+    limits = replace(LIMITS, isolation=level)
+    send, hear = ProcessHost(zoo("pager.py"), limits), ProcessHost(zoo("pager.py"), limits)
+    record = _play([Player("send", send, options={"role": "send", "file": shared}),
+                    Player("hear", hear, options={"role": "hear", "file": shared})], seed=4)
+    assert record.faults == ()
+    [told] = _reports(send, "TOLD")
+    heard = _reports(hear, "HEARD")
+    assert heard, hear.stderr_tail()
+    hand = told.pop("hand")
+    for channel in told:
+        assert all(report[channel] != hand for report in heard), (channel, hand, heard)
+        assert told[channel] == "error: EPERM", (channel, told)  # the sender cannot evict
+        assert all(report[channel] == "error: EPERM" for report in heard), heard  # nor probe
+    [tried] = _reports(send, "CALLS")
+    assert tried.pop("preadv2_plain") == 0  # a plain read with preadv2 still works
+    assert tried == dict.fromkeys(tried, 1), tried  # everything else in the class: EPERM
+
+
+def test_bots_that_use_memory_as_usual_play_on_under_the_filter(level: str) -> None:
+    limits = replace(LIMITS, isolation=level)
+    spender = ProcessHost(zoo("spender.py"), limits)
+    record = _play([Player("spender", spender), Player("statistician", ProcessHost(
+        "statistician", limits)), Player("honest", ProcessHost("honest", limits))], seed=6)
+    assert record.faults == ()
+    [spent] = _reports(spender, "SPENT")
+    numpy = "ok" if importlib.util.find_spec("numpy") else "absent"
+    assert spent == {"block": "ok", "small": "ok", "advised": "ok", "numpy": numpy}
