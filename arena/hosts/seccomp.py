@@ -14,7 +14,9 @@ sync_file_range, remap_file_pages, process_madvise, move_pages, madvise's MADV_C
 MADV_PAGEOUT, preadv2 and pwritev2 with RWF_NOWAIT), through which two bots passed a hand
 exactly. clone3 answers
 ENOSYS, so libc falls back to clone, whose flags the filter can read. A system call of another
-architecture (i386, x32) kills the process.
+architecture (i386, x32) kills the process. What reads or sets kernel state that every
+sandbox shares exactly (locks and watches on shared files, the machine's task and socket
+counters) is refused too (`SHARED_STATE`), so two bots cannot pass a hand through it.
 """
 
 from __future__ import annotations
@@ -64,6 +66,25 @@ INT_MASK = 0xFFFFFFFF
 NAMESPACE_FLAGS = (0x00000080, 0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000,
                    0x20000000, 0x40000000)
 """CLONE_NEWTIME, NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET: clone refuses each."""
+SHARED_STATE = {"flock": errno.ENOLCK, "inotify_init": errno.ENOSYS,
+                "inotify_init1": errno.ENOSYS, "inotify_add_watch": errno.ENOSYS,
+                "fanotify_init": errno.ENOSYS, "fanotify_mark": errno.ENOSYS,
+                "pidfd_open": errno.ENOSYS}
+"""Calls that read or set state of the kernel's that every sandbox shares, and the errno each
+answers: a lock on a file every sandbox sees (/usr), a watch on one (another bot's opening it
+is an event), a new task's pidfs inode number (the machine's count of tasks made). Two bots
+passed 16 bits a decision, exactly, through each (benchmarks/channels.py). ENOSYS: the
+callers (asyncio, file watchers) fall back as on a kernel without them."""
+FCNTL_DENIED = {5: errno.ENOLCK, 6: errno.ENOLCK, 7: errno.ENOLCK, 36: errno.ENOLCK,
+                37: errno.ENOLCK, 38: errno.ENOLCK, 1024: errno.EPERM, 1026: errno.EPERM}
+"""fcntl's commands on those shared files: F_GETLK, F_SETLK, F_SETLKW, their OFD forms,
+F_SETLEASE and F_NOTIFY (dnotify's watch on a folder)."""
+SOCKET_OPTIONS_DENIED = {"getsockopt": (57, 77), "setsockopt": (76,)}
+"""SO_COOKIE (a number from the machine's socket counter), SO_PEERPIDFD and SO_PASSPIDFD (a
+pidfd, hence a task's pidfs number, by another door)."""
+CLONE_PIDFD = 0x00001000
+AF_NETLINK, NETLINK_SOCK_DIAG = 16, 4
+"""sock_diag tells each socket's cookie: refused as SO_COOKIE is."""
 
 
 class SeccompError(OSError):
@@ -122,6 +143,7 @@ def _add_rules(lib: ctypes.CDLL, ctx: int) -> None:
     if lib.seccomp_attr_set(ctx, FILTER_ATTR_ACT_BADARCH, ACT_KILL_PROCESS) < 0:
         raise SeccompError(errno.EINVAL, "libseccomp cannot kill other architectures' calls")
     eperm = _errno_action(errno.EPERM)
+    _add_shared_state_rules(lib, ctx)
     for name in DENIED:
         _rule(lib, ctx, eperm, name)
     for flag in NAMESPACE_FLAGS:
@@ -131,6 +153,26 @@ def _add_rules(lib: ctypes.CDLL, ctx: int) -> None:
     for name, index in RW_FLAGS.items():
         _rule(lib, ctx, eperm, name, (_ArgCmp(index, CMP_MASKED_EQ, RWF_NOWAIT, RWF_NOWAIT),))
     _rule(lib, ctx, _errno_action(errno.ENOSYS), "clone3")
+
+
+def _word(index: int, value: int) -> _ArgCmp:
+    """Argument `index`, as the int the kernel reads, equals `value`."""
+    return _ArgCmp(index, CMP_MASKED_EQ, INT_MASK, value)
+
+
+def _add_shared_state_rules(lib: ctypes.CDLL, ctx: int) -> None:
+    """Refuse what reads or sets kernel state two sandboxes share exactly (SHARED_STATE)."""
+    for name, code in SHARED_STATE.items():
+        _rule(lib, ctx, _errno_action(code), name)
+    for command, code in FCNTL_DENIED.items():
+        _rule(lib, ctx, _errno_action(code), "fcntl", (_word(1, command),))
+    eperm = _errno_action(errno.EPERM)
+    for name, options in SOCKET_OPTIONS_DENIED.items():
+        for option in options:
+            _rule(lib, ctx, eperm, name, (_word(1, 1), _word(2, option)))  # SOL_SOCKET
+    _rule(lib, ctx, eperm, "clone", (_ArgCmp(0, CMP_MASKED_EQ, CLONE_PIDFD, CLONE_PIDFD),))
+    _rule(lib, ctx, _errno_action(errno.EAFNOSUPPORT), "socket",
+          (_word(0, AF_NETLINK), _word(2, NETLINK_SOCK_DIAG)))
 
 
 @functools.cache

@@ -44,6 +44,10 @@ def level(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 
 
+REFUSED = ("error: EPERM", "error: ENOSYS")
+"""How the filter answers a call of the class (or one it needs first)."""
+
+
 def _shared_file() -> str:
     """A large file under /usr that every sandbox shows (the same pages for every bot), and
     that no process maps: a data file or a program, never a shared library."""
@@ -90,8 +94,10 @@ def test_two_bots_pass_nothing_through_the_page_cache(level: str) -> None:
     hand = told.pop("hand")
     for channel in told:
         assert all(report[channel] != hand for report in heard), (channel, hand, heard)
-        assert told[channel] == "error: EPERM", (channel, told)  # the sender cannot evict
-        assert all(report[channel] == "error: EPERM" for report in heard), heard  # nor probe
+        # the sender cannot evict, nor the receiver probe (process_madvise needs a pidfd,
+        # and pidfd_open itself answers ENOSYS: the shared-state rules)
+        assert told[channel] in REFUSED, (channel, told)
+        assert all(report[channel] in REFUSED for report in heard), heard
     [tried] = _reports(send, "CALLS")
     assert tried.pop("preadv2_plain") == 0  # a plain read with preadv2 still works
     assert tried == dict.fromkeys(tried, 1), tried  # everything else in the class: EPERM

@@ -1,0 +1,135 @@
+"""Benchmark: how many bits per decision two colluding bots pass through each piece of kernel
+state their sandboxes still share on one machine (issue 38). Run `python
+benchmarks/channels.py [--channels cpu,flock,...] [--games N] [--runs N] [--isolation L]`.
+
+For each channel, `benchmarks/channels/sender.py` and `receiver.py` play 2-player dice games
+against each other through arena (`play_game`), each in its own sandboxed process at the
+level asked (`strict` by default: bubblewrap, seccomp, Landlock, cgroups and a uid of its
+own). The sender pushes bits of its own hand into the channel at each of its decisions and
+logs them; the receiver reads the channel at each of its decisions and logs what it found.
+A reading is paired with the newest message sent since the receiver's previous reading, and
+the figure is the information one decision of the sender's carries, by Shannon's binary
+symmetric channel: k bits offered, read with a bit error rate p over the whole run, carry
+k x (1 - H(p)) bits, less the share of messages the receiver could not find. A channel a wall has
+closed reads nothing (or noise) and measures about 0 (a few hundredths from chance alone).
+
+Each channel is measured `--runs` times and its median printed, one line per channel, with
+the machine's load average when it ran: the timing channels (cpu, memory, pagecache) depend
+on what else the machine runs. Measures only; asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import random
+import statistics
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from arena import play_game
+from arena.bot import Limits
+from arena.hosts.pipe import ProcessHost, ProcessLimits
+from arena.referee import Player
+
+HERE = Path(__file__).resolve().parent / "channels"
+SENDER, RECEIVER = str(HERE / "sender.py"), str(HERE / "receiver.py")
+CHANNELS = ("cpu", "memory", "pagecache", "flock", "posixlock", "inotify", "fanotify",
+            "inode", "pidfs", "cookie", "sysv", "keyring")
+
+
+@dataclass(frozen=True, slots=True)
+class Measure:
+    """One run of one channel: the receiver's decisions, the messages it could read, bits
+    offered per message, the bit error rate, and the bits one decision carries."""
+
+    decisions: int
+    messages: int
+    width: int
+    error_rate: float
+    bits_per_decision: float
+
+
+def entropy(p: float) -> float:
+    """The binary entropy H(p), in bits."""
+    return 0.0 if p <= 0 or p >= 1 else -p * math.log2(p) - (1 - p) * math.log2(1 - p)
+
+
+def _lines(host: ProcessHost, word: str) -> list[tuple[float, str]]:
+    found = []
+    for line in host.stderr_tail().splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[0] == word:
+            found.append((float(parts[1]), parts[2]))
+    return found
+
+
+def measure(sent: list[tuple[float, str]], heard: list[tuple[float, str]]) -> Measure:
+    """Pair each reading with the newest message sent since the reader's previous reading; a
+    reading that found none (`-`) loses that message."""
+    errors = total = messages = lost = 0
+    last = -math.inf
+    width = len(sent[0][1]) if sent else 0
+    for when, bits in heard:
+        fresh = [s for t, s in sent if last < t < when]
+        last = when
+        if fresh and bits == "-":
+            lost += 1
+        elif fresh:
+            errors += sum(a != b for a, b in zip(fresh[-1], bits, strict=True))
+            total, messages = total + len(bits), messages + 1
+    rate = errors / total if total else 0.5
+    carried = width * (1 - entropy(rate)) * messages / (messages + lost) if messages else 0.0
+    return Measure(len(heard), messages + lost, width, rate, carried)
+
+
+def run(channel: str, games: int, isolation: str, decision: float, seed: int) -> Measure:
+    """Play `games` games between the sender and the receiver on one channel."""
+    limits = ProcessLimits(start_timeout=60.0, isolation=isolation, stderr_bytes=4 << 20,
+                           memory=1536 << 20)
+    start = random.Random(seed).randrange(0, 4000)  # the big files hold ~6400 pages
+    options = {"channel": channel, "start": start}
+    sender, receiver = ProcessHost(SENDER, limits), ProcessHost(RECEIVER, limits)
+    try:
+        for game in range(games):
+            play_game("dice", [Player("sender", sender, options=options),
+                               Player("receiver", receiver, options=options)],
+                      seed=seed + game, limits=Limits(decision, wall_factor=3.0))
+        return measure(_lines(sender, "SENT"), _lines(receiver, "HEARD"))
+    finally:
+        sender.shutdown()
+        receiver.shutdown()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--channels", default=",".join(CHANNELS))
+    parser.add_argument("--games", type=int, default=4)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--isolation", default="strict")
+    parser.add_argument("--decision", type=float, default=1.0, help="decision limit, seconds")
+    args = parser.parse_args()
+    unknown = set(args.channels.split(",")) - set(CHANNELS)
+    if unknown:
+        sys.exit(f"channels: no channel {', '.join(sorted(unknown))}: one of {', '.join(CHANNELS)}")
+    print(f"isolation {args.isolation}, {args.games} games x {args.runs} runs, "
+          f"decision limit {args.decision}s, {os.cpu_count()} CPUs")
+    for channel in args.channels.split(","):
+        loads, found = [], []
+        for number in range(args.runs):
+            loads.append(os.getloadavg()[0])
+            found.append(run(channel, args.games, args.isolation, args.decision,
+                             seed=1000 * number + 7))
+        best = statistics.median(m.bits_per_decision for m in found)
+        print(f"{channel:10} {statistics.median(m.bits_per_decision for m in found):6.2f} "
+              f"bits/decision (runs: {' '.join(f'{m.bits_per_decision:.2f}' for m in found)}), "
+              f"error rate {statistics.median(m.error_rate for m in found):.3f}, "
+              f"{found[0].width} bits offered, "
+              f"{sum(m.messages for m in found)} messages, load {statistics.median(loads):.1f}"
+              + ("" if best >= 0.05 else "  (nothing beyond chance)"))
+
+
+if __name__ == "__main__":
+    main()

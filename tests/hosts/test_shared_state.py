@@ -1,0 +1,65 @@
+"""Two sandboxed bots at one table share one kernel: what of its state could carry a hand
+from one to the other within a decision is refused (issue 38). The measured table of every
+channel is in docs/security.md; its attacks are benchmarks/channels.py, run here once, small."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from isolation_support import LIMITS, zoo
+from needs import require
+
+from arena import play_game
+from arena.bot import Limits
+from arena.hosts import walls
+from arena.hosts.pipe import PipeHost, ProcessHost
+from arena.referee import Player
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(autouse=True)
+def sandbox_here() -> None:
+    """Every test here needs a level with bubblewrap and seccomp."""
+    require(walls.strongest() != "none",
+            "bubblewrap and libseccomp are needed: apt-get install bubblewrap libseccomp2")
+
+
+def _reports(host: PipeHost, marker: str) -> list[dict]:
+    return [json.loads(t[len(marker) + 1:]) for t in host.stderr_tail().splitlines()
+            if t.startswith(marker + " ")]
+
+
+def test_two_bots_pass_nothing_through_locks_watches_or_the_machines_counters() -> None:
+    hold, look = ProcessHost(zoo("sharer.py"), LIMITS), ProcessHost(zoo("sharer.py"), LIMITS)
+    try:
+        record = play_game("dice", [Player("hold", hold, options={"role": "hold"}),
+                                    Player("look", look, options={"role": "look"})],
+                           seed=3, limits=Limits(5.0))
+    finally:
+        hold.shutdown()
+        look.shutdown()
+    assert record.faults == ()
+    held, seen = _reports(hold, "HELD"), _reports(look, "SHARED")
+    assert held and len(seen) >= 3
+    assert held[0]["flock"] == held[0]["posix"] == "error: No locks available"
+    assert all(h["pidfs"].startswith("error") and h["cookie"].startswith("error") for h in held)
+    for report in seen:  # before: the locks found, every watch fired, each counter read
+        assert report["flock_blocked"] is not True and report["posix_found"] is False, report
+        assert not (report["inotify"] or report["fanotify"] or report["dnotify"]), report
+        for counter in ("pidfs", "cookie", "peer_pidfd", "sock_diag"):
+            assert str(report[counter]).startswith("error"), report
+
+
+def test_the_channel_benchmark_runs_one_channel_and_prints_its_line() -> None:
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks/channels.py"), "--channels",
+                           "flock", "--games", "1", "--runs", "1", "--isolation",
+                           walls.strongest()], capture_output=True, text=True, timeout=300,
+                          check=False, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    [line] = [t for t in done.stdout.splitlines() if t.startswith("flock ")]
+    assert "bits/decision" in line and "load" in line
