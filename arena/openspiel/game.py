@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 import pyspiel  # type: ignore[import-not-found, unused-ignore]
 
 from arena import hands
-from arena.openspiel.layout import Layout
+from arena.ecosystem.layout import Layout
 from arena.openspiel.observer import ArenaObserver, make_observer
 from arena.openspiel.state import ArenaState
 from arena.rules import get_rules
