@@ -25,6 +25,7 @@ from pettingzoo.utils import (  # type: ignore[import-not-found, import-untyped,
 )
 
 from arena.bot import BotContext, GameEnd, Limits
+from arena.ecosystem import utilities
 from arena.ecosystem.encoding import marks, observation_text, pieces
 from arena.ecosystem.layout import Layout
 from arena.entrants import KeptHosts, seat_all
@@ -44,13 +45,6 @@ def env(rules: str = "dice", players: int = 2,
     """The environment, wrapped as PettingZoo's own environments are (order enforced)."""
     raw = ArenaEnv(rules, players, opponents, options, render_mode)
     return wrappers.OrderEnforcingWrapper(raw)
-
-
-def utilities(placements: tuple[int, ...]) -> list[float]:
-    """+1 for the winner, -1 for the last, evenly between; tied seats share their places."""
-    n = len(placements)
-    mean = [p + (placements.count(p) - 1) / 2 for p in placements]
-    return [1.0 - 2.0 * (m - 1) / (n - 1) for m in mean]
 
 
 class ArenaEnv(AECEnv):  # type: ignore[misc, unused-ignore]

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import pyspiel  # type: ignore[import-not-found, unused-ignore]
 
+from arena.ecosystem import utilities
 from arena.hands import DIE_RANKS, card_text, die_text
 from arena.rules import CHANCE, TERMINAL
 from arena.rules.actions import Action, Chance
@@ -67,14 +68,6 @@ def chance_need(game: ArenaGame, state: Any) -> tuple[int, tuple[int, ...] | Non
     if not game.hand_cards:
         return (5 if state.phase == DEAL else len(state.pending)), None
     return (52, _DECK) if state.phase == DEAL else (len(state.discards), state.discards)
-
-
-def utilities(placements: tuple[int, ...]) -> list[float]:
-    """+1 for the winner, -1 for the last, evenly between; tied seats share their places'
-    mean, so the utilities always sum to zero (2 players: +1 and -1)."""
-    n = len(placements)
-    mean = [p + (placements.count(p) - 1) / 2 for p in placements]
-    return [1.0 - 2.0 * (m - 1) / (n - 1) for m in mean]
 
 
 class ArenaState(pyspiel.State):  # type: ignore[misc]
