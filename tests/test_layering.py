@@ -197,3 +197,23 @@ def test_no_module_is_longer_than_it_can_be_read() -> None:
             for path in sorted(PACKAGE.rglob("*.py"))
             if (length := len(path.read_text(encoding="utf-8").splitlines())) > LONGEST}
     assert long == {}, f"modules over {LONGEST} lines: split them by responsibility"
+
+
+ECOSYSTEM = ("arena.openspiel", "arena.pettingzoo")
+"""The optional bridges to OpenSpiel and PettingZoo: installed as extras, imported by no one."""
+ECOSYSTEM_PACKAGES = ("pyspiel", "open_spiel", "pettingzoo", "gymnasium")
+BASELINE = "arena.bench"
+"""`arena bench` times OpenSpiel's own liars_dice as a baseline, when it is installed."""
+
+
+def test_the_core_never_imports_openspiel_or_pettingzoo() -> None:
+    """`import arena.openspiel` registers the games; nothing else of arena reaches them."""
+    found = []
+    for module in MODULES:
+        if covers(ECOSYSTEM, module):
+            continue
+        for name, _ in imports(module):
+            if covers(ECOSYSTEM, name) or (
+                    covers(ECOSYSTEM_PACKAGES, name) and module != BASELINE):
+                found.append(f"{module} imports {name}")
+    assert found == []
