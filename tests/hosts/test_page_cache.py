@@ -114,7 +114,8 @@ def test_bots_that_use_memory_as_usual_play_on_under_the_filter(level: str) -> N
     assert record.faults == ()
     [spent] = _reports(spender, "SPENT")
     numpy = "ok" if importlib.util.find_spec("numpy") else "absent"
-    assert spent == {"block": "ok", "small": "ok", "advised": "ok", "numpy": numpy}
+    assert spent == {"block": "ok", "small": "ok", "advised": "ok", "numpy": numpy,
+                     "helpers": "ok"}
 
 
 def _evict(path: str) -> None:

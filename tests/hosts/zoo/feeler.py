@@ -6,12 +6,13 @@ a page or asks whether one is cached). Both read one large file every sandbox sh
 The `load` bot, at its first decision with dice, reads the pages whose bit is 1: 3 bits a
 die, 5 dice, in one region of pages per probe (each page STRIDE bytes from the next, so no
 read-ahead joins them), and says `LOADED {json}` (its hand). The `feel` bot, at each decision,
-asks of each page whether it is cached, through its own process's counters: its page tables
-(/proc/self/pagemap, smaps) and resident-set counts (status, statm, smaps_rollup) after a
-fault maps the cached pages around the one it touched, its fault counts (/proc/self/stat,
-getrusage of itself, its thread or a child it waits for), its disk reads (/proc/self/io,
-getrusage's ru_inblock) and the times a read made it wait (voluntary_ctxt_switches). It says
-`FELT {json}` (per probe the dice it read, or the error). Then each plays the lowest action.
+asks of each page whether it is cached, through its own process's counters: its page
+tables (/proc/self/pagemap, smaps) and resident-set counts (status, statm, smaps_rollup)
+after a fault maps the cached pages around the one it touched, its fault counts
+(/proc/self/stat, getrusage of itself, its thread, or a child it waits for with wait4 or
+waitid), its disk reads (/proc/self/io, getrusage's ru_inblock) and the times a read made it
+wait (voluntary_ctxt_switches). It says `FELT {json}` (per probe the dice it read, or the
+error). Then each plays the lowest action.
 """
 
 from __future__ import annotations
@@ -35,6 +36,9 @@ BITS = 15
 FACES = "9TJQKA"
 MADV_RANDOM, PROT_READ, MAP_SHARED = 1, 1, 1
 RUSAGE_THREAD = 1
+SYS_WAITID, P_PID = 247, 1
+RU_MAJFLT = 2 * 16 + 5 * 8
+"""struct rusage: two timevals, then longs (maxrss, ixrss, idrss, isrss, minflt, majflt)."""
 
 libc = ctypes.CDLL(None, use_errno=True)
 libc.mmap.restype = ctypes.c_void_p
@@ -158,6 +162,22 @@ def probe_child(fd: int, offset: int) -> bool:
     return usage.ru_majflt == 0
 
 
+def probe_waitid(fd: int, offset: int) -> bool:
+    """As probe_child, through the waitid system call's fifth argument (libc's waitid has
+    none)."""
+    pid = os.fork()
+    if pid == 0:
+        pair = _Pair(fd, offset)
+        pair.touch(1)
+        os._exit(0)
+    info, usage = ctypes.create_string_buffer(128), ctypes.create_string_buffer(256)
+    if libc.syscall(SYS_WAITID, P_PID, pid, info, os.WEXITED, usage) < 0:
+        code = ctypes.get_errno()
+        os.waitpid(pid, 0)
+        raise OSError(code, os.strerror(code))
+    return int.from_bytes(usage.raw[RU_MAJFLT:RU_MAJFLT + 8], "little") == 0
+
+
 def _kb(path: str, name: str) -> Callable[[], int]:
     return lambda: _field(path, name) * 1024 // PAGE
 
@@ -177,6 +197,7 @@ PROBES: dict[str, Callable[[int, int], bool]] = {
     "getrusage self": _no_fault(lambda: _faults_in_rusage(resource.RUSAGE_SELF)),
     "getrusage thread": _no_fault(lambda: _faults_in_rusage(RUSAGE_THREAD)),
     "wait4 child": probe_child,
+    "waitid child": probe_waitid,
     "io read_bytes": _read_costs(lambda: _field("/proc/self/io", "read_bytes")),
     "getrusage inblock": _read_costs(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_inblock),
     "status switches": _read_costs(lambda: _field("/proc/self/status",
