@@ -28,7 +28,7 @@ from arena.bot import Limits
 from arena.cli.main import cli
 from arena.hosts import walls
 from arena.hosts.pipe import CommandHost, PipeHost, ProcessHost
-from arena.hosts.sandbox import ARENA
+from arena.hosts.sandbox import ARENA, shown_at
 from arena.referee import GameRecord, Player
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -214,6 +214,17 @@ def test_a_command_bot_starts_with_sigpipe_and_sigxfsz_at_their_defaults(
     assert record.faults == ()
     traps = host.stderr_tail().split("TRAPS", 1)[-1]
     assert "SIGPIPE" not in traps and "SIGXFSZ" not in traps, traps
+
+
+def test_a_sandboxed_command_finds_its_own_program_through_proc_self_exe() -> None:
+    """The dynamic loader finds a program's libraries beside it ($ORIGIN: java) through
+    /proc/self/exe, which the sandbox's /proc (no procfs) keeps as a link to the program."""
+    code = ("import os, sys; sys.stderr.write('EXE ' + os.readlink('/proc/self/exe') + '\\n'); "
+            "os.execv(sys.executable, [sys.executable, sys.argv[1], 'ok'])")
+    host = CommandHost([sys.executable, "-c", code, zoo("wire.py")], LIMITS)
+    record = _play([Player("python", host), "random"])
+    assert record.faults == ()
+    assert f"EXE {shown_at(os.path.realpath(sys.executable))}\n" in host.stderr_tail()
 
 
 def test_a_bot_runs_in_an_empty_private_tmp_with_a_clean_environment(
