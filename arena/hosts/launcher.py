@@ -82,14 +82,16 @@ def _cap(kind: int, value: int | None, hard_extra: int = 0) -> None:
 
 
 def user_tasks() -> int:
-    """Count the tasks (processes and threads) of this user: what RLIMIT_NPROC counts."""
+    """Count the tasks (processes and threads) of this user: what RLIMIT_NPROC counts. A
+    sandbox's /proc lists none: there they are this process and bubblewrap (PID 1, the
+    user's own uid unless arena runs as root)."""
     uid, count = os.getuid(), 0
     for name in os.listdir("/proc"):
         if name.isdigit():
             with contextlib.suppress(OSError):
                 if os.stat(f"/proc/{name}").st_uid == uid:
                     count += len(os.listdir(f"/proc/{name}/task"))
-    return count
+    return count or (2 if os.getppid() == 1 else 1)
 
 
 def apply_limits(limits: Mapping[str, Any]) -> None:

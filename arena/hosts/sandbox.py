@@ -7,12 +7,21 @@ dynamic loader needs, the Python interpreter's prefixes and arena's own package 
 its own file or bot folder (or a command's program and the files its arguments name)
 read-only, a private writable /tmp (its working folder, HOME and TMPDIR) and /dev/shm, both
 empty at the start (what it must see that lies in the host's /tmp, such as a venv, a checkout
-or a bot file, appears under /outside instead), a fresh /proc and a minimal /dev. Nothing
+or a bot file, appears under /outside instead), a /proc of fixed files and a minimal /dev. Nothing
 else: no other entrant's files, no results folder, no host /proc, /root, /home or /sys. It
 runs in new PID, IPC, UTS, cgroup and network namespaces (its own loopback only, unless the
 entrant may use the network), with every capability dropped, in a new session, under the
 seccomp filter of `arena.hosts.seccomp`, and dies with the referee. bubblewrap stays PID 1
 of the namespace (its reaper), so the bot is not init and its own signals act as outside.
+
+Its /proc is no procfs: a process's own folder there tells of its memory whether each page it
+maps is present (pagemap, smaps), how many are (status's RssFile, statm), how often it faulted
+(stat), read the disk (io) or waited (status's switches). After a fault maps the cached pages
+around the one touched, or a read loads one from the disk, each tells whether a page of a file
+every sandbox shares was cached already: two bots passed a hand through that exactly (issue
+38). So /proc holds only quiet copies of the machine-wide counters (PROC_COUNTERS) and
+/proc/self/exe, a link to the bot's program (the dynamic loader finds a program's libraries
+beside it through it: java does).
 
 As root, each bot process gets a uid of its own from UIDS, held with a flock'ed lock file so
 no two live bot processes on the machine share one, and released when the process is gone.
@@ -162,6 +171,7 @@ class Sandbox:
         self.level = level
         self.network = network
         self.fds: list[int] = []
+        self._proc_end = 0
         self.moved: list[str] = []
         self.lease = UidLease() if level.uses("uids") else None
         try:
@@ -186,7 +196,9 @@ class Sandbox:
             config["bot"] = self._moved(launch["bot"])
         if isinstance(launch.get("command"), list):
             config["command"] = [self._moved(str(word)) for word in launch["command"]]
-        return [*self.prefix, shown_at(python), "-I", "-B", "-u", LAUNCHER, json.dumps(config)]
+        exe = ["--symlink", shown_at(_program(python, launch.get("command"))), "/proc/self/exe"]
+        prefix = [*self.prefix[:self._proc_end], *exe, *self.prefix[self._proc_end:]]
+        return [*prefix, shown_at(python), "-I", "-B", "-u", LAUNCHER, json.dumps(config)]
 
     def _moved(self, text: str) -> str:
         """A bot reference or command word with each shown host path that `shown_at` moved
@@ -202,8 +214,9 @@ class Sandbox:
 
     def _prefix(self, exposed: Sequence[str]) -> list[str]:
         bwrap = _bwrap()
-        args = [bwrap, *self._namespaces(), *_system_args(),
-                "--proc", "/proc", *self._quiet_proc(), "--dev", "/dev",
+        args = [bwrap, *self._namespaces(), *_system_args(), *self._quiet_proc()]
+        self._proc_end = len(args)
+        args += ["--dev", "/dev",
                 "--size", str(TMP_BYTES), "--perms", "1777", "--tmpfs", "/tmp",
                 "--size", str(SHM_BYTES), "--perms", "1777", "--tmpfs", "/dev/shm"]
         folders = python_folders()
@@ -229,9 +242,11 @@ class Sandbox:
         return [*args, "--"]
 
     def _quiet_proc(self) -> list[str]:
-        """Cover the machine-wide counters of /proc with fixed copies (PROC_COUNTERS)."""
-        args = [a for f in ("/proc/pressure", "/proc/sys") if os.path.isdir(f)
-                for a in ("--tmpfs", f)]
+        """A /proc of fixed files only: no procfs, so no process's own counters; the
+        machine-wide ones a program may read are quiet copies (PROC_COUNTERS)."""
+        args = ["--perms", "0555", "--tmpfs", "/proc", "--perms", "0555", "--dir", "/proc/self"]
+        args += [a for f in ("/proc/pressure", "/proc/sys") if os.path.isdir(f)
+                 for a in ("--perms", "0555", "--dir", f)]
         for name in PROC_COUNTERS:
             if os.path.exists(f"/proc/{name}"):
                 fd = os.memfd_create(f"arena-{name}")
@@ -274,6 +289,17 @@ class Sandbox:
         """Give back the uid (the bot process is gone)."""
         if self.lease is not None:
             self.lease.release()
+
+
+def _program(python: str, command: object) -> str:
+    """The real path of the program the bot runs as: a command's, or else the interpreter."""
+    if isinstance(command, list) and command:
+        from shutil import which
+
+        found = which(str(command[0]), path=PATH)
+        if found:
+            return os.path.realpath(found)
+    return os.path.realpath(python)
 
 
 def _bwrap() -> str:

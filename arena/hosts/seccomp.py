@@ -12,7 +12,8 @@ each other through; and every call that evicts a page of a file all sandboxes sh
 whether one is cached without reading it (fadvise, readahead, mincore, cachestat,
 sync_file_range, remap_file_pages, process_madvise, move_pages, madvise's MADV_COLD and
 MADV_PAGEOUT, preadv2 and pwritev2 with RWF_NOWAIT), through which two bots passed a hand
-exactly. clone3 answers
+exactly; and a process's own fault, disk-read and wait counts (getrusage, and wait4 or waitid
+asked for a child's), which tell whether a page was cached just as exactly. clone3 answers
 ENOSYS, so libc falls back to clone, whose flags the filter can read. A system call of another
 architecture (i386, x32) kills the process. What reads or sets kernel state that every
 sandbox shares exactly (locks and watches on shared files, the machine's task and socket
@@ -31,7 +32,7 @@ LIBRARY = "libseccomp.so.2"
 ACT_KILL_PROCESS = 0x80000000
 ACT_ALLOW = 0x7FFF0000
 FILTER_ATTR_ACT_BADARCH = 2
-CMP_MASKED_EQ = 7
+CMP_NE, CMP_MASKED_EQ = 1, 7
 
 DENIED = (
     "mount", "umount2", "pivot_root", "chroot",
@@ -46,13 +47,18 @@ DENIED = (
     "io_pgetevents",
     *("fadvise64", "fadvise64_64", "arm_fadvise64_64", "readahead", "mincore", "cachestat",
       "sync_file_range", "sync_file_range2", "arm_sync_file_range", "remap_file_pages",
-      "process_madvise", "move_pages"),
+      "process_madvise", "move_pages", "getrusage"),
 )
 """System calls refused with EPERM (names this kernel or libseccomp does not know are skipped).
 The last line is the page cache's: each evicts pages of a file every sandbox shares, or tells
 whether a page is resident without reading it (move_pages: whether it is mapped, which a
 fault's mapping of the cached pages around it gives away), so two bots could pass a hand
-through it exactly."""
+through it exactly. getrusage counts the caller's faults, disk reads and waits: touching a
+page after a fault that maps the cached pages around another, or reading one, tells whether
+it was cached."""
+RUSAGE_ARGUMENT = {"wait4": 3, "waitid": 4}
+"""The argument through which these report a child's getrusage counts: refused unless NULL
+(waitpid, which libc and subprocess use, passes NULL)."""
 MADVICE_DENIED = (20, 21)
 """MADV_COLD and MADV_PAGEOUT: madvise's advice that evicts (or readies to evict) a file's
 shared pages. MADV_DONTNEED only drops the caller's own mapping (the page stays cached), and
@@ -139,7 +145,7 @@ def _rule(lib: ctypes.CDLL, ctx: int, action: int, name: str,
 
 def _add_rules(lib: ctypes.CDLL, ctx: int) -> None:
     """The rules: the denied calls, clone with a namespace flag, madvise's evicting advice,
-    reads and writes that must not wait for the disk, clone3."""
+    a child's usage counts, reads and writes that must not wait for the disk, clone3."""
     if lib.seccomp_attr_set(ctx, FILTER_ATTR_ACT_BADARCH, ACT_KILL_PROCESS) < 0:
         raise SeccompError(errno.EINVAL, "libseccomp cannot kill other architectures' calls")
     eperm = _errno_action(errno.EPERM)
@@ -150,6 +156,8 @@ def _add_rules(lib: ctypes.CDLL, ctx: int) -> None:
         _rule(lib, ctx, eperm, "clone", (_ArgCmp(0, CMP_MASKED_EQ, flag, flag),))
     for advice in MADVICE_DENIED:
         _rule(lib, ctx, eperm, "madvise", (_ArgCmp(2, CMP_MASKED_EQ, INT_MASK, advice),))
+    for name, index in RUSAGE_ARGUMENT.items():
+        _rule(lib, ctx, eperm, name, (_ArgCmp(index, CMP_NE, 0, 0),))
     for name, index in RW_FLAGS.items():
         _rule(lib, ctx, eperm, name, (_ArgCmp(index, CMP_MASKED_EQ, RWF_NOWAIT, RWF_NOWAIT),))
     _rule(lib, ctx, _errno_action(errno.ENOSYS), "clone3")

@@ -25,6 +25,9 @@ from arena.referee import GameRecord, Player
 SHARED_SIZE = 24 * 1024 * 1024
 """The pager's regions (one per channel, and one for the rest of the class: 16 blocks of
 256 KiB each) fit in a file this big."""
+FELT_SIZE = 72 * 1024 * 1024
+"""The feeler's regions (past the pager's: 15 pages for each of its probes, a stride apart)
+fit in a file this big."""
 LEVELS = ["strict", "standard"]
 
 
@@ -48,7 +51,7 @@ REFUSED = ("error: EPERM", "error: ENOSYS")
 """How the filter answers a call of the class (or one it needs first)."""
 
 
-def _shared_file() -> str:
+def _shared_file(size: int = SHARED_SIZE) -> str:
     """A large file under /usr that every sandbox shows (the same pages for every bot), and
     that no process maps: a data file or a program, never a shared library."""
     for folder in ("/usr/share", "/usr/lib"):
@@ -59,7 +62,7 @@ def _shared_file() -> str:
                 if ".so" in name or os.path.islink(path):
                     continue
                 try:
-                    if os.path.getsize(path) >= SHARED_SIZE and os.access(path, os.R_OK):
+                    if os.path.getsize(path) >= size and os.access(path, os.R_OK):
                         return path
                 except OSError:
                     continue
@@ -111,4 +114,31 @@ def test_bots_that_use_memory_as_usual_play_on_under_the_filter(level: str) -> N
     assert record.faults == ()
     [spent] = _reports(spender, "SPENT")
     numpy = "ok" if importlib.util.find_spec("numpy") else "absent"
-    assert spent == {"block": "ok", "small": "ok", "advised": "ok", "numpy": numpy}
+    assert spent == {"block": "ok", "small": "ok", "advised": "ok", "numpy": numpy,
+                     "helpers": "ok"}
+
+
+def _evict(path: str) -> None:
+    """Drop the feeler's pages from the cache (the host may): pages nobody has read yet."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    finally:
+        os.close(fd)
+
+
+def test_a_bot_cannot_tell_a_cached_page_from_its_own_counters(level: str) -> None:
+    shared = _shared_file(FELT_SIZE)
+    require(shared, "a file of 72 MiB under /usr/share or /usr/lib for two bots to share")
+    _evict(shared)
+    limits = replace(LIMITS, isolation=level)
+    load, feel = ProcessHost(zoo("feeler.py"), limits), ProcessHost(zoo("feeler.py"), limits)
+    record = _play([Player("load", load, options={"role": "load", "file": shared}),
+                    Player("feel", feel, options={"role": "feel", "file": shared})], seed=4)
+    assert record.faults == ()
+    [loaded] = _reports(load, "LOADED")
+    felt = _reports(feel, "FELT")
+    assert felt, feel.stderr_tail()
+    for probe in felt[0]:  # each probe fails; none hears the hand
+        assert all(report[probe] != loaded["hand"] for report in felt), (probe, felt)
+        assert all(str(report[probe]).startswith("error: ") for report in felt), (probe, felt)

@@ -28,7 +28,7 @@ from arena.bot import Limits
 from arena.cli.main import cli
 from arena.hosts import walls
 from arena.hosts.pipe import CommandHost, PipeHost, ProcessHost
-from arena.hosts.sandbox import ARENA
+from arena.hosts.sandbox import ARENA, shown_at
 from arena.referee import GameRecord, Player
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -206,13 +206,25 @@ def test_a_command_bot_that_signals_itself_dies_of_that_signal(
 @pytest.mark.parametrize("isolation", ["none", None])
 def test_a_command_bot_starts_with_sigpipe_and_sigxfsz_at_their_defaults(
         isolation: str | None) -> None:
-    script = f"grep SigIgn /proc/self/status >&2; exec {sys.executable} {zoo('wire.py')} ok"
-    command = ["sh", "-c", script]
+    require(shutil.which("bash"), "bash is not installed")
+    script = f"echo TRAPS >&2; trap -p >&2; exec {sys.executable} {zoo('wire.py')} ok"
+    command = ["bash", "-c", script]  # bash lists a signal ignored when it started as trapped
     host = CommandHost(command, replace(LIMITS, isolation=isolation))
-    record = _play([Player("sh", host), "random"])
+    record = _play([Player("bash", host), "random"])
     assert record.faults == ()
-    ignored = int(host.stderr_tail().split("SigIgn:")[1].split()[0], 16)
-    assert ignored & (1 << (13 - 1)) == 0 and ignored & (1 << (25 - 1)) == 0
+    traps = host.stderr_tail().split("TRAPS", 1)[-1]
+    assert "SIGPIPE" not in traps and "SIGXFSZ" not in traps, traps
+
+
+def test_a_sandboxed_command_finds_its_own_program_through_proc_self_exe() -> None:
+    """The dynamic loader finds a program's libraries beside it ($ORIGIN: java) through
+    /proc/self/exe, which the sandbox's /proc (no procfs) keeps as a link to the program."""
+    code = ("import os, sys; sys.stderr.write('EXE ' + os.readlink('/proc/self/exe') + '\\n'); "
+            "os.execv(sys.executable, [sys.executable, sys.argv[1], 'ok'])")
+    host = CommandHost([sys.executable, "-c", code, zoo("wire.py")], LIMITS)
+    record = _play([Player("python", host), "random"])
+    assert record.faults == ()
+    assert f"EXE {shown_at(os.path.realpath(sys.executable))}\n" in host.stderr_tail()
 
 
 def test_a_bot_runs_in_an_empty_private_tmp_with_a_clean_environment(

@@ -54,6 +54,7 @@ def test_a_command_argument_naming_a_folder_proc_or_a_private_file_shows_nothing
     seen = _look(str(entrants), "/proc", str(secret), str(book))["paths"]
     assert seen[str(entrants)] == {"error": 2}  # not there at all
     assert str(os.getpid()) not in seen["/proc"]["folder"]  # its own /proc, not the machine's
+    assert not [name for name in seen["/proc"]["folder"] if name.isdigit()]  # nor its own pid
     assert "file" not in seen[str(secret)], seen
     # a file it is shown that lies in the host's /tmp is named where it sees it (/outside/tmp)
     assert seen[shown_at(str(book))] == {"file": "an opening book anyone may read\n"}

@@ -2,7 +2,8 @@
 refusals (issue 38: madvise's evicting advice, mincore, fadvise...) are shown to cost it
 nothing. At its first decision it allocates and frees 200 MB (one block, and as many small
 objects from a thread, whose malloc arena gives memory back with madvise), drops an anonymous
-mapping with MADV_DONTNEED and MADV_FREE, and runs numpy when it is installed. It reports
+mapping with MADV_DONTNEED and MADV_FREE, runs numpy when it is installed, and starts helper
+processes (a pool and a subprocess) in a sandbox whose /proc is no procfs. It reports
 `SPENT {json}` (each check: "ok", "absent" or the error) on stderr and plays legally.
 """
 
@@ -10,6 +11,9 @@ from __future__ import annotations
 
 import json
 import mmap
+import multiprocessing
+import os
+import subprocess
 import sys
 import threading
 from collections.abc import Callable
@@ -62,6 +66,16 @@ def _numpy() -> str:
     return "ok"
 
 
+def _helpers() -> None:
+    """Processes as a program starts them (a pool, a subprocess), with the CPUs counted."""
+    assert (os.cpu_count() or 0) >= 1
+    with multiprocessing.get_context("fork").Pool(2) as pool:
+        assert pool.map(abs, [-1, -2, -3]) == [1, 2, 3]
+    done = subprocess.run([sys.executable, "-c", "print(6 * 7)"], capture_output=True,
+                          check=True, timeout=60)
+    assert done.stdout.strip() == b"42", done
+
+
 def _check(run: Callable[[], object]) -> str:
     try:
         result = run()
@@ -78,7 +92,8 @@ class Spender(arena.Bot):
         if not Spender.spent:
             Spender.spent = True
             report = {"block": _check(_block), "small": _check(_small_in_a_thread),
-                      "advised": _check(_advised), "numpy": _check(_numpy)}
+                      "advised": _check(_advised), "numpy": _check(_numpy),
+                      "helpers": _check(_helpers)}
             sys.stderr.write("SPENT " + json.dumps(report) + "\n")
             sys.stderr.flush()
         return observation.legal_actions()[0]
