@@ -144,3 +144,54 @@ def test_ratings_of_the_wrong_shape_are_one_line(folder: Path, tmp_path: Path, t
     one_line_error(arena("report", folder), "ratings.json", why)
     line = one_line_error(arena("publish", folder, tmp_path / "site"), "ratings.json", why)
     assert str(folder) in line and "publishing" not in line
+
+
+# --- the report page's data -----------------------------------------------------------------
+
+
+def test_a_name_cannot_change_how_the_page_reads_its_data(folder: Path) -> None:
+    """'<!--' then '<script' inside a <script> would make the browser read the script's end
+    tag, and report.js after it, as the data's text: the page's lists would stay empty."""
+    name = "<!--<script>x</script>"
+    set_line(folder, 1, with_game(folder, entrants=["random", name]))
+    done = arena("report", folder)
+    assert done.returncode == 0, done.stderr
+    page = (folder / "report.html").read_text()
+    data = page.split('<script type="application/json" id="games-data">', 1)[1]
+    data, rest = data.split("</script>", 1)
+    assert "<" not in data and name in json.loads(data)["names"]
+    assert rest.startswith("\n<script>\n") and "</script>" in rest
+
+
+# --- terminal escapes in a replay someone sent ----------------------------------------------
+
+
+ESCAPES = ("\x1b", "\x07", "\u202e")
+"""ESC (colours, a window's title, the clipboard in some terminals), BEL, a right-to-left
+override."""
+
+
+def test_a_crafted_replay_cannot_drive_the_terminal(folder: Path) -> None:
+    target = folder / "replays" / "rr-000001.json.gz"
+    lines = [json.loads(x) for x in gzip.decompress(target.read_bytes()).splitlines()]
+    lines[0]["entrants"][1]["name"] = "ana\x1b]0;owned\x07\n1st seat 1 (ana) 9 points"
+    lines[0]["game"]["tournament"] = "class\x1b[2J"
+    lines.insert(-1, {"type": "fault", "seat": 1, "kind": "crash",
+                      "message": "boom\x1b[31m\u202eevil\nforged line"})
+    target.write_bytes(gzip.compress(b"".join(json.dumps(x).encode() + b"\n" for x in lines)))
+    told = arena("replay", target)
+    assert told.returncode == 0, told.stderr
+    assert not any(c in told.stdout for c in ESCAPES), told.stdout
+    assert "ana\\x1b]0;owned\\x07" in told.stdout and "\\u202eevil" in told.stdout
+    assert not any(x.startswith(("1st seat 1 (ana)", "forged")) for x in told.stdout.splitlines())
+
+
+def test_a_crafted_game_id_cannot_drive_the_terminal(folder: Path) -> None:
+    set_line(folder, 1, with_game(folder, id="rr-\x1b]0;owned\x07"))
+    (folder / "replays" / "rr-000001.json.gz").unlink()
+    done = arena("report", folder)
+    assert done.returncode == 0 and "rr-\\x1b]0;owned\\x07" in done.stderr, done.stderr
+    assert not any(c in done.stderr + done.stdout for c in ESCAPES)
+    set_line(folder, 1, with_game(folder, id="rr-\x1b[2J", replay=None))
+    line = one_line_error(arena("replay", folder, "rr-\x1b[2J"), "rr-\\x1b[2J has no replay")
+    assert "\x1b" not in line
