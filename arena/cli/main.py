@@ -93,8 +93,12 @@ def isolation_option(command: F) -> F:
 
 
 def fail(message: str) -> None:
-    """Print a one-line error and exit with status 2."""
-    click.echo(f"arena: error: {message}", err=True)
+    """Print a one-line error and exit with status 2; printable, since it may quote a file
+    someone else wrote (a results folder's game id, a replay's text)."""
+    from arena.hosts.inline import printable
+
+    text = "\n".join(map(printable, message.split("\n")))
+    click.echo(f"arena: error: {text}", err=True)
     sys.exit(2)
 
 

@@ -50,10 +50,12 @@ arena.replay.read_listed, which keeps it under the folder's replays/)."""
 
 
 def story(replay: Replay, seat: int | None = None) -> list[str]:
-    """The game in plain words, as everyone saw it (`seat` None) or as one seat knew it."""
+    """The game in plain words, as everyone saw it (`seat` None) or as one seat knew it;
+    each line printable, since a replay from someone else may hold terminal escapes in any
+    text (a name, the tournament's, a fault message)."""
     header = replay.header
     rules = str(header["rules"]["id"])
-    names = [str(e["name"]) for e in header["entrants"]]
+    names = [printable(str(e["name"])) for e in header["entrants"]]
     sof = bool(header.get("options", {}).get("straight_over_full", False))
     description = _description(rules)
     narrator = Narrator(description, names, viewer=seat)
@@ -64,7 +66,7 @@ def story(replay: Replay, seat: int | None = None) -> list[str]:
     result = replay.result
     lines.append("result:")
     lines.extend(result_lines(names, result["placements"], result["scores"], description))
-    return lines
+    return ["\n".join(map(printable, line.split("\n"))) for line in lines]
 
 
 def _description(rules_id: str) -> Description:
@@ -103,7 +105,8 @@ def _events(replay: Replay, sof: bool) -> Iterator[Event]:
             yield _event(entry["event"], sof)
         elif kind == "fault":
             trace = bounded(entry.get("trace"), printable)  # the file's: bounded, printable
-            yield Event("fault", entry["seat"], {"kind": entry["kind"], "message": entry["message"],
+            yield Event("fault", entry["seat"], {"kind": entry["kind"],
+                                                 "message": printable(str(entry["message"])),
                                                  **({"trace": trace} if trace else {})})
 
 
@@ -131,7 +134,7 @@ def _verify_folder(folder: Path, workers: int | None) -> None:
     for check in _progress(check_folder(folder, with_replay, workers), len(with_replay)):
         if check.problem is not None:
             failed += 1
-            click.echo(f"{check.game}: {check.problem}")
+            click.echo(printable(f"{check.game}: {check.problem}"))
     click.echo(_summary(len(with_replay), failed, len(lines) - len(with_replay)))
     if failed:
         sys.exit(EXIT_DIFFERENT)
@@ -159,14 +162,14 @@ def _verify_file(path: Path, listed: Listed | None = None) -> None:
     replay = _read(path, listed)
     difference = verify_replay(replay)
     if difference is not None:
-        click.echo(f"{path}: {difference}")
+        click.echo(printable(f"{path}: {difference}"))
         sys.exit(EXIT_DIFFERENT)
     about = replay.header.get("game") or {}
-    click.echo(
+    click.echo(printable(
         f"verified: game {about.get('id', '?')} ({replay.header['rules']['id']}, "
         f"{replay.result.get('decisions')} decisions): every event and the result match "
         "the rules"
-    )
+    ))
 
 
 def _read(path: Path, listed: Listed | None = None) -> Replay:
@@ -359,6 +362,7 @@ def report(folder: Path, workers: int | None, quiet: bool) -> None:
     click.echo(f"report: {summary.path} ({size}; {summary.games:,} games, "
                f"{summary.replays:,} with a replay in the viewer)")
     if summary.missing:
-        shown = ", ".join(summary.missing[:3]) + (", ..." if len(summary.missing) > 3 else "")
+        shown = ", ".join(map(printable, summary.missing[:3])) + \
+            (", ..." if len(summary.missing) > 3 else "")
         click.echo(f"warning: {len(summary.missing)} replay files are missing or unreadable "
                    f"({shown}); check them with `arena replay {folder} --verify`", err=True)

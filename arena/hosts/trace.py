@@ -108,11 +108,23 @@ def size_text(size: int) -> str:
 
 def crash_text(exc: BaseException, memory: int | None = None) -> str:
     """An exception in one line, as a fault says it; a MemoryError names the memory limit
-    the bot's process runs under, when it has one (that is what it broke)."""
-    text = str(exc).splitlines()[0] if str(exc) else ""
+    the bot's process runs under, when it has one (that is what it broke). Never raises:
+    the bot's exception says its message (its __str__), which may itself raise."""
+    text = _message(exc)
     if isinstance(exc, MemoryError) and memory is not None:
         text = f"over its {size_text(memory)} memory limit" + (f" ({text})" if text else "")
     return f"{type(exc).__name__}: {text}"[:500]
+
+
+def _message(exc: BaseException) -> str:
+    """The first line of an exception's message, or why it has none to show: a bot's
+    __str__ that raises, or returns a str whose methods raise, is the bot's fault, never a
+    referee bug."""
+    try:
+        lines = str.splitlines(str.__str__(str(exc)))
+    except Exception as inner:  # noqa: BLE001 - the bot's code, whatever it raises
+        return f"(its message could not be shown: {type(inner).__name__} in its __str__)"
+    return lines[0] if lines else ""
 
 
 def error_answer(exc: BaseException, code: object, memory: int | None,

@@ -40,6 +40,7 @@ __all__ = [
     "GameRow",
     "GamesLog",
     "ReportError",
+    "game_problem",
     "game_rows",
     "read_folder",
 ]
@@ -117,11 +118,15 @@ _NAMES = ("entrant", "opponent")
 def game_rows(folder: Path, games: int | None = None) -> Iterator[GameRow]:
     """The log's games, or its first `games`: what the first pass saw, should a resumed
     run append more while the report is being built."""
-    lines = folder_files.iter_games(folder / folder_files.GAMES)
-    return map(_game_row, itertools.islice(lines, games))
+    path = folder / folder_files.GAMES
+    lines = enumerate(folder_files.iter_games(path), 1)
+    return (_game_row(path, number, line) for number, line in itertools.islice(lines, games))
 
 
-def _game_row(line: Mapping[str, Any]) -> GameRow:
+def _game_row(path: Path, number: int, line: Mapping[str, Any]) -> GameRow:
+    problem = game_problem(line)
+    if problem is not None:  # a folder someone sent: what the page computes with is checked
+        raise ValueError(f"{path}:{number}: not a game record ({problem})")
     faults = tuple(
         (int(f["seat"]), str(f["kind"]), str(f["message"]), _sent(f.get("sent")),
          bounded(f.get("trace"), printable))  # the folder's words: bounded, printable
@@ -138,6 +143,44 @@ def _game_row(line: Mapping[str, Any]) -> GameRow:
         decisions=int(line.get("decisions") or 0),
         replay=line.get("replay"),
     )
+
+
+_LARGEST = 1 << 53
+"""The largest count or score a game record may hold: a float holds every whole number up
+to it, so sums and spreads of scores stay numbers."""
+
+
+def game_problem(line: Mapping[str, Any]) -> str | None:
+    """What in a game record is not as arena writes it, or None: its entrants names, a
+    place and a finite score for each, each fault of a seat at the table, counts whole."""
+    entrants, places, scores = line.get("entrants"), line.get("placements"), line.get("scores")
+    if not (isinstance(entrants, list) and entrants and all(isinstance(e, str) for e in entrants)):
+        return "its entrants are not a list of names"
+    seats = len(entrants)
+    if not (isinstance(places, list) and len(places) == seats
+            and all(_whole(p) and 1 <= p <= seats for p in places)):  # fmt: skip
+        return f"its placements are not a place from 1 to {seats} for each entrant"
+    if not (isinstance(scores, list) and len(scores) == seats
+            and all(_number(x) and abs(x) <= _LARGEST for x in scores)):  # fmt: skip
+        return "its scores are not a number for each entrant"
+    faults = line.get("faults")
+    if not isinstance(faults, list) or not all(
+            isinstance(f, dict) and _whole(f.get("seat")) and 0 <= f["seat"] < seats
+            and isinstance(f.get("kind"), str) and isinstance(f.get("message"), str)
+            for f in faults):  # fmt: skip
+        return f"its faults are not each a kind and message of a seat from 0 to {seats - 1}"
+    if "id" not in line or not all(_whole(line.get(k) or 0) and 0 <= (line.get(k) or 0)
+                                   <= _LARGEST for k in ("table", "decisions")):  # fmt: skip
+        return "its id, table or decisions are missing or not whole numbers"
+    return None
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def _sent(sent: Any) -> str | None:
@@ -258,8 +301,35 @@ def _ladder(folder: Path) -> LadderView | None:
         raise ValueError(f"{LADDER} has no {exc} where the ladder's contract puts one") from None
 
 
-def _optional_json(path: Path) -> Any:
-    return safe_read.json_file(path) if path.exists() else {}
+def _optional_json(path: Path) -> dict[str, Any]:
+    """ratings.json or grades.json, which arena writes as a JSON object (else {} if absent)."""
+    loaded = safe_read.json_file(path) if path.exists() else {}
+    if not isinstance(loaded, dict):
+        raise TypeError(f"{path}: not a JSON object but {type(loaded).__name__}")
+    return loaded
+
+
+_INTERVALS = {"elo": ("low", "rating", "high"), "openskill": ("low", "mu", "high")}
+"""What the ratings charts read of each entrant in ratings.json (a rating of None: unrated)."""
+
+
+def _ratings(ratings: dict[str, Any]) -> dict[str, Any]:
+    """ratings.json as the charts read it, each value they read checked: a number where
+    they compute with one (a folder someone sent is not trusted to hold them)."""
+    entrants = ratings.get("entrants", {})
+    if not isinstance(entrants, dict):
+        raise TypeError("ratings.json: its entrants are not an object")
+    for name, rating in entrants.items():
+        if not isinstance(rating, dict | None):
+            raise TypeError(f"ratings.json: the rating of {name!r} is not an object")
+        for key, fields in _INTERVALS.items():
+            interval = (rating or {}).get(key)
+            if interval and not (isinstance(interval, dict) and (
+                    (key == "elo" and interval.get("rating") is None)
+                    or all(_number(interval.get(f)) for f in fields))):  # fmt: skip
+                raise ValueError(f"ratings.json: the {key} of {name!r} is not numbers "
+                                 f"({', '.join(fields)})")
+    return ratings
 
 
 def _optional_csv(path: Path) -> tuple[dict[str, str], ...]:
@@ -296,7 +366,7 @@ def read_folder(folder: Path) -> Folder:
             config=config,
             log=_read_log(folder, _entrants(standings, ladder), _bracket_games(stages)),
             standings=standings,
-            ratings=_optional_json(folder / "ratings.json"),
+            ratings=_ratings(_optional_json(folder / "ratings.json")),
             crosstable=_optional_csv(folder / "crosstable.csv"),
             stages=stages,
             ladder=ladder,

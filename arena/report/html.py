@@ -188,8 +188,7 @@ def render_report(
         f"{script_safe(compact(data.description.to_json()))}</script>\n"
         '<script type="application/json" id="games-data">'
     )
-    # No part ends with "<", so escaping part by part escapes every "</" of the whole.
-    yield from (part.replace("</", "<\\/") for part in games_json(data, missing))
+    yield from map(script_safe, games_json(data, missing))
     scripts = static("report.js") + static("entrant.js") + static("contest.js")
     scripts += static("ladder.js") if data.ladder else ""
     yield f"</script>\n<script>\n{scripts}</script>\n</body>\n</html>\n"

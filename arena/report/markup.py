@@ -31,8 +31,11 @@ def compact(value: Any) -> str:
 
 
 def script_safe(text: str) -> str:
-    """JSON that cannot end the <script> it is written in."""
-    return text.replace("</", "<\\/")
+    """JSON that cannot end the <script> it is written in, nor change how the page reads it:
+    no '<' at all (JSON has one only inside a string, where \\u003c means the same), since
+    '<!--' then '<script' in a name would make the browser take the script's end tag, and
+    the page's code after it, as the script's text."""
+    return text.replace("<", "\\u003c")
 
 
 def static(name: str) -> str:

@@ -21,6 +21,7 @@ from typing import Any
 
 import yaml
 
+from arena.report.folder import ReportError, game_problem
 from arena.report.html import build_report
 from arena.report.ladder_file import LADDER
 from arena.tournament import results as folder_files
@@ -79,7 +80,10 @@ def publish(folder: str | os.PathLike[str], out: str | os.PathLike[str], *,
     building.mkdir(parents=True)
     try:
         games = _copy_public(root, building)
-        build_report(building)
+        try:
+            build_report(building)
+        except ReportError as exc:  # said of the folder the user named, not of the copy
+            raise PublishError(str(exc).replace(str(building), str(root))) from None
     except BaseException:
         shutil.rmtree(building, ignore_errors=True)
         raise
@@ -142,6 +146,9 @@ def _copy_public(root: Path, out: Path) -> int:
 def _public_game(root: Path, out: Path, game: Mapping[str, Any], number: int
                  ) -> dict[str, Any]:
     """A games.jsonl line's public fields, its replay copied beside it."""
+    shape = game_problem(game)  # named here, not in the copy the report is built in
+    if shape is not None:
+        raise PublishError(f"{root / folder_files.GAMES}:{number}: not a game ({shape})")
     line = {k: v for k, v in game.items() if k in GAME_KEYS}
     line["faults"] = [_public_fault(f) for f in game.get("faults") or ()]
     replay = game.get("replay")

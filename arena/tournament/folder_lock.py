@@ -10,6 +10,7 @@ import contextlib
 import errno
 import fcntl
 import os
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
@@ -45,7 +46,7 @@ def _take_lock(lock: Path) -> IO[str]:
     removed between our open and our lock (its run was ending) is not the lock any more:
     open the new one."""
     while True:
-        if lock.is_symlink():  # arena's lock is a file: a link is removed, never opened
+        if _a_link(lock):  # arena's lock is a file of its own: a link is removed, never opened
             lock.unlink()
         handle = open(own(lock), "a+", encoding="utf-8")  # noqa: SIM115 - held
         try:
@@ -60,6 +61,16 @@ def _take_lock(lock: Path) -> IO[str]:
         if _same_file(handle, lock):
             return handle
         handle.close()
+
+
+def _a_link(lock: Path) -> bool:
+    """Whether the lock's name is a symbolic link, or a hard link (a name of a file elsewhere,
+    which truncating the lock would empty)."""
+    try:
+        status = os.lstat(lock)
+    except FileNotFoundError:
+        return False
+    return stat.S_ISLNK(status.st_mode) or (stat.S_ISREG(status.st_mode) and status.st_nlink > 1)
 
 
 def _same_file(handle: IO[str], path: Path) -> bool:

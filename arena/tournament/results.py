@@ -132,16 +132,19 @@ _NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC | os.O_NOFOLLOW
 def own(path: str | os.PathLike[str], *, folder: bool = False, make: bool = False) -> Path:
     """A file or folder of the results folder that arena writes in place (games.jsonl, .lock,
     replays/, replays/chances/; a folder made if `make`): ResultsError if it is a symbolic
-    link or of the other kind, since what is written would land wherever it leads."""
+    or hard link or of the other kind, since what is written would land wherever it leads."""
     target = Path(path)
     with contextlib.suppress(FileExistsError):
         if make:
             os.mkdir(target)
     with contextlib.suppress(FileNotFoundError):
-        mode = os.lstat(target).st_mode
-        if stat.S_ISLNK(mode) or (stat.S_ISDIR(mode) != folder):
-            what = "a symbolic link" if stat.S_ISLNK(mode) else \
-                "not a folder" if folder else "not a regular file"
+        status = os.lstat(target)
+        mode = status.st_mode
+        what = "a symbolic link" if stat.S_ISLNK(mode) else \
+            ("not a folder" if folder else "not a regular file") \
+            if stat.S_ISDIR(mode) != folder else \
+            None if folder else safe_read.hard_link_problem(status.st_nlink)
+        if what is not None:
             raise ResultsError(f"{target}: {what}; arena writes only inside the results "
                                "folder (put a real one there, or start over with --force)")
     return target

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import errno
 import json
+import math
 import os
 import stat
 import zlib
@@ -27,8 +28,8 @@ from pathlib import Path
 from typing import IO, Any
 
 __all__ = ["DEPTH", "FILE_BYTES", "LINE_BYTES", "REPLAY_BYTES", "UNPACKED_BYTES", "Unreadable",
-           "json_file", "json_object", "json_value", "lines", "listed_problem", "open_regular",
-           "read_file", "replay_bytes", "unpack"]
+           "hard_link_problem", "json_file", "json_object", "json_value", "lines",
+           "listed_problem", "open_regular", "read_file", "replay_bytes", "unpack"]
 
 REPLAY_BYTES = 16 << 20
 """A replay file's bytes on disk: the longest real games (6 players, random bots) take 10 KB."""
@@ -59,9 +60,11 @@ def _size(limit: int) -> str:
 
 def open_regular(path: str | os.PathLike[str], *, follow: bool = True) -> IO[bytes]:
     """Open a file the user named for reading; Unreadable unless it is a regular file.
-    Without `follow`, a file of a folder someone sent: refused if it is a symbolic link."""
+    Without `follow`, a file of a folder someone sent: refused if it is a symbolic link
+    or a hard link (one of several names of the same bytes)."""
     try:
-        return _regular(os.open(path, _READ if follow else _READ | os.O_NOFOLLOW))
+        descriptor = os.open(path, _READ if follow else _READ | os.O_NOFOLLOW)
+        return _regular(descriptor, single=not follow)
     except OSError as exc:
         raise Unreadable(_why(exc, "not followed in a results folder")) from None
 
@@ -112,18 +115,32 @@ def _open_below(folder: Path, parts: list[str]) -> IO[bytes]:
             inner = os.open(part, _FOLDER, dir_fd=where)
             os.close(where)
             where = inner
-        return _regular(os.open(parts[-1], _READ | os.O_NOFOLLOW, dir_fd=where))
+        return _regular(os.open(parts[-1], _READ | os.O_NOFOLLOW, dir_fd=where), single=True)
     except OSError as exc:
         raise Unreadable(_why(exc)) from None
     finally:
         os.close(where)
 
 
-def _regular(descriptor: int) -> IO[bytes]:
-    if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+def _regular(descriptor: int, *, single: bool = False) -> IO[bytes]:
+    """The descriptor as a file, if it is a regular one; `single`: also its only name."""
+    status = os.fstat(descriptor)
+    problem = "not a regular file" if not stat.S_ISREG(status.st_mode) else \
+        hard_link_problem(status.st_nlink) if single else None
+    if problem is not None:
         os.close(descriptor)
-        raise Unreadable("not a regular file")
+        raise Unreadable(problem)
     return os.fdopen(descriptor, "rb")
+
+
+def hard_link_problem(links: int) -> str | None:
+    """Why a file of a results folder with `links` names may not be used, or None: a hard
+    link shares its bytes with a file elsewhere (an archive can make one to any file of
+    whoever unpacks it), which the report would publish and a resume write into."""
+    if links <= 1:
+        return None
+    return (f"a hard link (one of {links} names of the same file); a results folder's files "
+            "have one name each (copy the folder without hard links)")
 
 
 def _why(exc: OSError, must: str = f"a replay is a regular file under the folder's {REPLAYS}/"
@@ -153,24 +170,24 @@ def _capped(handle: IO[bytes], limit: int) -> bytes:
 
 def unpack(raw: bytes) -> bytes:
     """A replay's text from its stored bytes: gzip unpacked as a stream that stops at
-    UNPACKED_BYTES (a bomb is never unpacked whole), plain text as it is."""
-    out: list[bytes] = []
-    left, data = UNPACKED_BYTES, raw
-    while data[:2] == _GZIP:
-        member = zlib.decompressobj(31)
-        try:
-            out.append(member.decompress(data, left + 1))
-        except zlib.error as exc:
-            raise Unreadable(str(exc)) from None
-        left -= len(out[-1])
-        if left < 0:
-            raise Unreadable(f"unpacks to more than {_size(UNPACKED_BYTES)}")
-        if not member.eof:
-            raise Unreadable("the gzip stream is cut short")
-        data = member.unused_data
-    if out and data:
-        raise Unreadable("bytes that are not gzip after the gzip stream")
-    return b"".join(out) if out else raw
+    UNPACKED_BYTES (a bomb is never unpacked whole), plain text as it is. A replay is one
+    gzip member, as arena writes it: members one after another
+    would each cost a copy of all the bytes after them (16 MiB of empty members: hours)."""
+    if raw[:2] != _GZIP:
+        return raw
+    member = zlib.decompressobj(31)
+    try:
+        text = member.decompress(raw, UNPACKED_BYTES + 1)
+    except zlib.error as exc:
+        raise Unreadable(str(exc)) from None
+    if len(text) > UNPACKED_BYTES:
+        raise Unreadable(f"unpacks to more than {_size(UNPACKED_BYTES)}")
+    if not member.eof:
+        raise Unreadable("the gzip stream is cut short")
+    if member.unused_data:
+        raise Unreadable("bytes after its gzip stream (a replay is one gzip member, as arena "
+                         "writes it)")
+    return text
 
 
 # --- JSON ---------------------------------------------------------------------------------
@@ -178,11 +195,11 @@ def unpack(raw: bytes) -> bytes:
 
 def json_value(text: str | bytes, limit: int = LINE_BYTES) -> Any:
     """One line's JSON value (or a whole file's, with its `limit`), at most `limit` long and
-    DEPTH deep."""
+    DEPTH deep, its numbers finite."""
     if len(text) > limit:
         raise Unreadable(f"longer than {_size(limit)}")
     try:
-        value = json.loads(text)
+        value = json.loads(text, parse_constant=_not_a_number, parse_float=_finite)
     except RecursionError:
         raise Unreadable(f"nested deeper than {DEPTH}") from None
     except ValueError as exc:  # UnicodeDecodeError too
@@ -192,6 +209,21 @@ def json_value(text: str | bytes, limit: int = LINE_BYTES) -> Any:
     if opened > DEPTH and _deeper_than(value, DEPTH):
         raise Unreadable(f"nested deeper than {DEPTH}")
     return value
+
+
+def _not_a_number(word: str) -> Any:
+    """NaN and Infinity, which Python's json reads but JSON has not and arena never writes
+    (a score of NaN would end a report in a traceback)."""
+    raise ValueError(f"{word} is not a JSON number")
+
+
+def _finite(word: str) -> float:
+    """A JSON number with a fraction or exponent, refused where it is too big for a float
+    (1e999 would read as Infinity)."""
+    number = float(word)
+    if not math.isfinite(number):
+        raise ValueError(f"{word} is too big a number")
+    return number
 
 
 def json_file(path: str | os.PathLike[str], *, follow: bool = True) -> Any:

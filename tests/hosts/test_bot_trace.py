@@ -154,6 +154,35 @@ def test_a_trace_deep_in_a_recursion_keeps_only_its_last_frames(tmp_path: Path) 
     assert record.faults[0].trace == ("deep.py:4 in down: return down(n + 1)",) * FRAMES
 
 
+@pytest.mark.parametrize("mode", ["inline", "process"])
+@pytest.mark.parametrize("message", ["raise RuntimeError('no')", "return 5",
+                                     "return Sly('x')"], ids=["raises", "not a str", "sly str"])
+def test_an_exception_whose_message_breaks_is_the_bots_crash(mode: str, message: str,
+                                                             tmp_path: Path) -> None:
+    """A student's exception class with a broken __str__ (raising, not returning a str, a str
+    whose splitlines raises) is that bot's crash, never a referee bug that stops the run."""
+    path = tmp_path / "broken.py"
+    path.write_text(textwrap.dedent(f'''\
+        import arena
+
+        class Sly(str):
+            def splitlines(self, *args):
+                raise ValueError("sly")
+
+        class Broken(Exception):
+            def __str__(self):
+                {message}
+
+        class Bot(arena.Bot):
+            def act(self, obs):
+                raise Broken()
+        '''))
+    record = play(host_of(mode, str(path)), fail=None)
+    fault = record.faults[0]
+    assert fault.kind == "crash" and fault.message.startswith("Broken: "), fault.message
+    assert "broken.py:13 in Bot.act: raise Broken()" in fault.trace
+
+
 def test_a_memory_kill_names_the_limit_it_broke() -> None:
     limits = replace(LIMITS, memory=256 << 20)
     record = play_zoo(ProcessHost(zoo("glutton.py"), limits))
