@@ -156,7 +156,11 @@ def written_seed(cfg: TournamentConfig, registry: Registry | None = None) -> str
         return None
     names = []
     for entrant in cfg.entrants:
-        seated = entrants.resolve(entrant.reference, registry)
+        try:
+            seated = entrants.resolve(entrant.reference, registry)
+        except entrants.EntrantError:  # a submission its dry run rejects: not arena's own
+            names.append(repr(entrant.name))
+            continue
         if not (seated.mode == "inline" and seated.spec and seated.spec.builtin):
             names.append(repr(entrant.name))
     if not names:
