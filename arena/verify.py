@@ -81,6 +81,16 @@ def _installed_rules(rules_id: object) -> Mapping[str, RuleSet]:
 
 
 def _plain(value: object) -> object:
+    """The value as a replay reads it back (json.loads(json.dumps(value))), walked without
+    the text for the strings, numbers, lists and tuples events are made of (a cluster's
+    organiser checks every game with it)."""
+    kind = type(value)
+    if kind is str or kind is int or kind is float or kind is bool or value is None:
+        return value
+    if kind is list or kind is tuple:
+        return [_plain(item) for item in value]  # type: ignore[attr-defined]
+    if kind is dict and all(type(key) is str for key in value):  # type: ignore[attr-defined]
+        return {key: _plain(item) for key, item in value.items()}  # type: ignore[attr-defined]
     return json.loads(json.dumps(value))
 
 

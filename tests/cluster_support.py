@@ -106,15 +106,15 @@ class Scheduler:
 
 class Worker:
     """A `dask worker` subprocess (no nanny: one process, which is the worker), started with
-    its own environment changes (a PATH, a PYTHONPATH)."""
+    its own environment changes (a PATH, a PYTHONPATH) and arguments (a --preload)."""
 
     def __init__(self, address: str, name: str, env: Mapping[str, str] | None = None,
-                 cwd: Path | None = None) -> None:
+                 cwd: Path | None = None, args: tuple[str, ...] = ()) -> None:
         environ = {**os.environ, **(env or {})}
         self.name = name
         self.process = subprocess.Popen(
             [sys.executable, str(DASK), "worker", address, "--name", name, "--nthreads", "1",
-             "--no-nanny", "--no-dashboard", "--host", "127.0.0.1"],
+             "--no-nanny", "--no-dashboard", "--host", "127.0.0.1", *args],
             env=environ, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             start_new_session=True)
 

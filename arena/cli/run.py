@@ -130,6 +130,15 @@ def card_line(name: str, entrant: Resolved) -> str:
     return f"entrant {name!r} ({where}): {said}"
 
 
+def _warn_written_seed(cfg: TournamentConfig) -> None:
+    """One line when a written seed lets entrants that are not arena's own foresee the dice."""
+    from arena.tournament.load import written_seed
+
+    warning = written_seed(cfg)
+    if warning is not None:
+        click.echo(f"arena: warning: {warning}", err=True)
+
+
 @click.command(name="validate")
 @click.argument("config", type=click.Path(dir_okay=False))
 @isolation_option
@@ -144,6 +153,7 @@ def validate(config: str, isolation: str | None) -> None:
 
     cfg, tried, _ = _load(config, isolation)
     entrants = _refuse_broken(tried)
+    _warn_written_seed(cfg)
     fmt = cfg.format
     if fmt.type == "ladder":
         click.echo(f"ok: {len(cfg.entrants)} entrants, a ladder of {fmt.seats}-seat tables, "
@@ -217,7 +227,7 @@ def run(
             fail("--skip-broken is not for a ladder: it plays without a broken submission "
                  "by itself (docs/ladder.md)")
         _refuse_broken(tried)
-
+        _warn_written_seed(cfg)
         run_ladder_command(cfg, out, games, workers, resume=resume, force=force, quiet=quiet,
                            cluster=cluster, until=until, final=final,
                            during=_live_report(refresh * 60) if refresh else None,
@@ -238,6 +248,7 @@ def run(
     for name in untrusted_inline(cfg):
         click.echo(f"arena: warning: entrant {name!r} runs inline, in the referee's own "
                    "process: only for bots you trust (see docs/protocol.md)", err=True)
+    _warn_written_seed(cfg)
     shown = meter(cfg.name, "game", quiet=quiet, label="progress")
     try:
         with contextlib.closing(shown):  # the bar ends before any message below

@@ -10,12 +10,16 @@ backend gives. Dask plays a batch again elsewhere when its worker dies or leaves
 seeded: the same results, and each batch's result is taken once); when every worker that
 held the job died with it (one worker, restarted by its nanny), the job is scattered again
 and the batches in flight sent again. A worker that refuses the job (`Refused`) is told of
-once and given no more batches. The scheduler lost, or a batch that killed Dask workers
-`distributed.scheduler.allowed-failures` times, stops the map with `ClusterLost`: what was
-taken is the caller's, the rest can be played again.
+once and given no more batches. With a `judge`, no result is taken on a worker's word:
+each batch is judged before any result of it is given (arena.executor.trust), and a
+worker caught lying is told of once, given no more batches, its batch played again
+elsewhere and the specs it played before handed back by `recall`. The scheduler lost, or
+a batch that killed Dask workers `distributed.scheduler.allowed-failures` times, stops the
+map with `ClusterLost`: what was taken is the caller's, the rest can be played again.
 
-Dask is an optional dependency (arena's extra `dask`), imported only here and in
-arena.executor.remote, and only when a cluster is asked for.
+Dask is an optional dependency (arena's extra `dask`), imported only here, in
+arena.executor.dial (`Cluster`, the address to connect to) and arena.executor.remote, and
+only when a cluster is asked for.
 """
 
 from __future__ import annotations
@@ -26,13 +30,15 @@ import itertools
 import threading
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sized
-from dataclasses import dataclass
+from dataclasses import replace
 from typing import Any
 
-from arena.executor.local import Death, Job
+from arena.executor.dial import Cluster, ClusterError, install_hint
+from arena.executor.local import Death, Executor, Job
 from arena.executor.members import POLL_SECONDS, Members
 from arena.executor.remote import Batch, Refused, fingerprint, play_batch, release
 from arena.executor.serve import ExecutorError
+from arena.executor.trust import Caught, Judge, Vetting
 
 __all__ = ["Cluster", "ClusterError", "ClusterLost", "ClusterMap", "install_hint"]
 
@@ -45,11 +51,6 @@ AHEAD = 2
 """Unfinished batches per worker thread: one playing, one waiting there."""
 WINDOW = 8
 """Batches per worker thread held here at most, finished or not (results wait in order)."""
-DIAL_SECONDS = 10.0
-"""How long Dask keeps trying a scheduler that refuses connections (a closed port)."""
-CONNECT_SECONDS = 15.0
-"""Longest a connection to the scheduler may take (Dask's own timeout does not cover a port
-that accepts but never answers)."""
 SCATTERS = 4
 """Times the job is sent to the cluster: once, and again each time every worker holding it
 died (a one-worker cluster whose nanny restarts it); more, and the cluster is lost."""
@@ -57,10 +58,6 @@ RESETS = 3
 """Connections cut in a row while a result is fetched before the cluster counts as lost."""
 WORKER_SECONDS = 60.0
 """How long a cluster with no worker left is waited for (a nanny restarting one)."""
-
-
-class ClusterError(ExecutorError):
-    """A cluster that cannot be used: Dask missing, no scheduler at the address, bad TLS."""
 
 
 class ClusterLost(ExecutorError):
@@ -71,85 +68,12 @@ class _JobLost(Exception):
     """Every worker holding the scattered job died: the scheduler has forgotten it."""
 
 
-def install_hint() -> str | None:
-    """What to install for `--cluster`, or None when Dask's distributed is there."""
-    try:
-        import distributed  # noqa: F401
-    except ImportError:
-        return "--cluster needs Dask: pip install 'distributed>=2024.6'"
-    return None
-
-
-@dataclass(frozen=True, slots=True)
-class Cluster:
-    """A Dask scheduler's address (tcp:// or tls://) and, for TLS, the CA that signed the
-    cluster's certificates and this client's own certificate and key (PEM files)."""
-
-    address: str
-    ca_file: str | None = None
-    cert_file: str | None = None
-    key_file: str | None = None
-
-    def problem(self) -> str | None:
-        """Why this cannot be a cluster to connect to, in one line, or None."""
-        hint = install_hint()
-        if hint is not None:
-            return hint
-        scheme = self.address.partition("://")[0] if "://" in self.address else ""
-        if scheme not in ("tcp", "tls"):
-            return (f"cluster address {self.address!r} must start with tcp:// or tls:// "
-                    "(the scheduler's address, as `dask scheduler` prints it)")
-        if not _host_and_port(self.address):
-            return (f"cluster address {self.address!r} must name the scheduler's host and "
-                    f"port, as `dask scheduler` prints it ({scheme}://HOST:8786)")
-        files = (self.ca_file, self.cert_file, self.key_file)
-        if scheme == "tls" and None in files:
-            return ("a tls:// cluster needs its CA file and this client's certificate and key "
-                    "(--tls-ca, --tls-cert, --tls-key)")
-        if scheme == "tcp" and any(files):
-            return "TLS files were given for a tcp:// address: use the scheduler's tls:// one"
-        return None
-
-    def connect(self) -> Any:
-        """A Dask client of this cluster, or ClusterError in one line."""
-        problem = self.problem()
-        if problem is not None:
-            raise ClusterError(problem)
-        from distributed import Client
-        from distributed.security import Security
-
-        security = None
-        if self.ca_file is not None:
-            security = Security(  # type: ignore[no-untyped-call]
-                tls_ca_file=self.ca_file, tls_client_cert=self.cert_file,
-                tls_client_key=self.key_file, require_encryption=True)
-        made: list[Any] = []
-
-        def dial() -> None:  # a port that accepts but never answers (a dashboard) hangs it
-            try:
-                made.append(Client(  # type: ignore[no-untyped-call]
-                    self.address, security=security, timeout=DIAL_SECONDS, set_as_default=False))
-            except Exception as exc:  # noqa: BLE001 - told below, in one line
-                made.append(exc)
-
-        dialing = threading.Thread(target=dial, name="arena-dial", daemon=True)
-        dialing.start()
-        dialing.join(CONNECT_SECONDS)
-        if not made:
-            raise ClusterError(f"no Dask scheduler answered at {self.address} within "
-                               f"{CONNECT_SECONDS:.0f} s (is it the scheduler's address, "
-                               "as `dask scheduler` prints it, not its dashboard's?)")
-        if isinstance(made[0], Exception):
-            said = " ".join(str(made[0]).split()) or type(made[0]).__name__
-            raise ClusterError(f"cannot reach the Dask scheduler at {self.address}: {said}")
-        return made[0]
-
-
 class ClusterMap:
     """One executor's maps on a cluster: the job scattered once, batches in spec order."""
 
     def __init__(self, job: Job, cluster: Cluster, lost: Callable[[Death], Any],
-                 told: Callable[[str], None] | None = None) -> None:
+                 told: Callable[[str], None] | None = None, judge: Judge | None = None,
+                 ) -> None:
         self.cluster, self.lost = cluster, lost
         self.told = told or _quiet
         self.client = cluster.connect()
@@ -167,6 +91,12 @@ class ClusterMap:
         self.specs: Iterator[Any] | None = None
         self.finished = threading.Event()
         """Set when a batch in flight is done (Dask calls back on a thread of its own)."""
+        self.vetting = None if judge is None else Vetting(judge, self._elsewhere, self._here,
+                                                          self.told)
+        self.given: dict[str, list[Any]] = {}
+        """The specs whose results were given, by the worker that played them."""
+        self.recalled: list[Any] = []
+        """Specs given from a worker caught since: to be played again (`recall`)."""
 
     def _scatter(self) -> Any:
         """The job sent once to every worker (a worker joining later is given it by one)."""
@@ -213,8 +143,8 @@ class ClusterMap:
             return self.size
         return max(SMALLEST, min(self.size, -(-self.left // (AHEAD * threads))))
 
-    def _submit(self, chunk: list[Any]) -> Any:
-        allowed = self.members.allowed(self.refused)
+    def _submit(self, chunk: list[Any], allowed: list[str] | None = None) -> Any:
+        allowed = allowed or self.members.allowed(self.refused)
         future = self.client.submit(
             play_batch, self.token, self.job, self.lost, self.print, chunk,
             pure=False, workers=allowed, allow_other_workers=False)
@@ -225,8 +155,9 @@ class ClusterMap:
         """The oldest batch's result, once it is there; a refused batch is sent elsewhere."""
         while True:
             future, chunk = self.pending[0]
+            early = self.vetting.early.get(future.key) if self.vetting is not None else None
             try:
-                batch: Batch = self._wait(future)
+                batch: Batch = early[0] if early is not None else self._wait(future)
             except Refused as refusal:
                 self._refuse(refusal)
                 self.pending[0] = (self._submit(chunk), chunk)
@@ -234,12 +165,84 @@ class ClusterMap:
             except _JobLost:
                 self._scatter_again()
                 continue
+            try:
+                batch = self._judged(future, chunk, batch)
+            except Caught as caught:
+                self._catch(caught)
+                self.pending[0] = (self._submit(chunk), chunk)
+                continue
             self.pending.popleft()
             self.members.look()  # a worker that left while results kept coming is told too
             for line in batch.told:
                 _tell(self.lost, line)
             self._resize(len(chunk), batch.seconds)
             return batch
+
+    def _judged(self, future: Any, chunk: list[Any], batch: Batch) -> Batch:
+        """The batch as the judge rebuilt it (as it came, without a judge); Caught when its
+        worker lied, or was caught before (its batches still coming are played again)."""
+        if self.vetting is None:
+            return batch
+        worker = self._player(future)
+        if worker in self.refused:
+            self.vetting.early.pop(future.key, None)
+            raise Caught(worker, "")
+        results = self.vetting.batch(future.key, chunk, batch.results, worker)
+        batch = replace(batch, results=results)
+        self.given.setdefault(worker, []).extend(chunk)
+        return batch
+
+    def _player(self, future: Any) -> str:
+        """The address of the worker that played a finished batch, as the scheduler saw it."""
+        try:
+            held = self.client.who_has(future).get(future.key) or ("?",)
+        except OSError as exc:  # CommClosedError: the scheduler went away meanwhile
+            raise ClusterLost(f"the Dask scheduler at {self.cluster.address} is gone "
+                              f"({_said(exc)})") from None
+        return str(held[0])
+
+    def _catch(self, caught: Caught) -> None:
+        """A worker that lied: told once, given no more batches, its given specs recalled."""
+        if caught.address in self.refused:
+            return
+        name = self.members.workers.get(caught.address, {}).get("name", "?")
+        self.refused[caught.address] = f"worker {caught.address} ({name}) was caught lying"
+        self.recalled.extend(self.given.pop(caught.address, ()))
+        self.told(f"cluster: worker {caught.address} ({name}) is caught: {caught.lie}; it is "
+                  "given no more games; its games are played again elsewhere")
+        if not self.members.allowed(self.refused):
+            raise ClusterError("no worker of the cluster can play these games: "
+                               + "; ".join(self.refused.values()))
+
+    def _elsewhere(self, specs: list[Any], avoid: set[str]) -> tuple[list[Any], str] | None:
+        """Specs played on a worker not in `avoid` (nor refused): results and its address."""
+        while True:
+            self.members.look()
+            allowed = [a for a in self.members.workers if a not in avoid | self.refused.keys()]
+            if not allowed:
+                return None
+            future = self._submit(specs, allowed)
+            try:
+                return list(self._wait(future).results), self._player(future)
+            except Refused as refusal:
+                self._refuse(refusal)
+
+    def _here(self, specs: list[Any]) -> list[Any]:
+        """Specs played on this machine, to settle what two workers played differently."""
+        executor = Executor(self.plain_job)
+        try:
+            return list(executor.map(specs))
+        except Exception as exc:  # noqa: BLE001 - any reason: no third play, said in one line
+            raise ClusterError(f"two workers played {len(specs)} game(s) differently and "
+                               f"this machine cannot play them again to settle it ({_said(exc)})"
+                               "; add a third worker to the cluster") from None
+        finally:
+            executor.close()
+
+    def recall(self) -> list[Any]:
+        """The specs given from workers caught since they were given: to play again."""
+        recalled, self.recalled = self.recalled, []
+        return recalled
 
     def _wait(self, future: Any) -> Any:
         from distributed import TimeoutError as DaskTimeout
@@ -281,6 +284,12 @@ class ClusterMap:
             self._top_up(self.specs)
         self.finished.wait(POLL_SECONDS)
         self.members.look()
+        if self.vetting is not None:  # each batch back is checked at once, not in its turn
+            for future, chunk in self.pending:
+                if future.status == "finished" and future.key not in self.vetting.early:
+                    with contextlib.suppress(Exception):  # told when its turn comes
+                        batch = future.result(timeout=POLL_SECONDS)
+                        self.vetting.start(future.key, chunk, batch.results, batch)
 
     def _scatter_again(self) -> None:
         """The job died with every worker that held it: once a worker is there again, send
@@ -318,26 +327,19 @@ class ClusterMap:
             with contextlib.suppress(Exception):
                 self.client.cancel([future for future, _ in self.pending])
             self.pending.clear()
+        if self.vetting is not None:
+            self.vetting.early.clear()
 
     def close(self, *, abort: bool = False) -> None:
         """Stop this map's executors on every worker, and leave the cluster."""
         self._cancel()
+        if self.vetting is not None:
+            self.vetting.close()
         with contextlib.suppress(Exception):  # a cluster that is gone has nothing to stop
             if self.client.status == "running":  # run() waits: Dask has no wait=False
                 self.client.run(release, self.token, abort)  # for a plain function
         with contextlib.suppress(Exception):
             self.client.close(timeout=2 if abort else 10)
-
-
-def _host_and_port(address: str) -> bool:
-    """Whether an address names a host and a numeric port."""
-    from urllib.parse import urlsplit
-
-    try:
-        parts = urlsplit(address)
-        return bool(parts.hostname) and parts.port is not None
-    except ValueError:
-        return False
 
 
 def _tell(lost: Any, line: str) -> None:

@@ -56,6 +56,7 @@ from arena.executor.serve import ExecutorError, serve
 if TYPE_CHECKING:
     from arena.executor.cluster import Cluster
     from arena.executor.cluster import ClusterMap as _Cluster
+    from arena.executor.trust import Judge
 
 __all__ = [
     "DEPTH",
@@ -136,12 +137,14 @@ class Executor:
     def __init__(self, job: Job, workers: int = 1,
                  lost: Callable[[Death], Any] | None = None, *,
                  cluster: Cluster | None = None, told: Callable[[str], None] | None = None,
-                 apart: bool = False) -> None:
+                 apart: bool = False, judge: Judge | None = None) -> None:
         self.job, self.workers = job, max(1, workers)
         self.lost = lost or replay_once
-        self.cluster, self.told, self.apart = cluster, told, apart
+        self.cluster, self.told, self.apart, self.judge = cluster, told, apart, judge
         """`apart`: even one worker runs in its own process (a Dask worker's thread does, so
-        that a bot killing its process cannot take the Dask worker down with it)."""
+        that a bot killing its process cannot take the Dask worker down with it). `judge`:
+        what a cluster's results are checked by (arena.executor.trust); none are judged
+        on this machine, whose workers run this process's own code."""
         self._backend: _Local | _Workers | _Cluster | None = None
 
     def map(self, specs: Iterable[Any]) -> Iterator[Any]:
@@ -154,7 +157,7 @@ class Executor:
         if self.cluster is not None:
             from arena.executor.cluster import ClusterMap
 
-            return ClusterMap(self.job, self.cluster, self.lost, self.told)
+            return ClusterMap(self.job, self.cluster, self.lost, self.told, self.judge)
         if self.workers == 1 and not self.apart:
             return _Local(self.job)
         return _Workers(self.job, self.workers, self.lost)
@@ -163,6 +166,12 @@ class Executor:
     def cannot_start(self) -> bool:
         """Whether the map stopped because a worker's setup failed (not a spec's work)."""
         return isinstance(self._backend, _Workers) and self._backend.cannot_start
+
+    def recall(self) -> list[Any]:
+        """Specs whose results were given from a cluster worker caught lying since: each
+        is to be played again (none on this machine)."""
+        recall = getattr(self._backend, "recall", None)
+        return list(recall()) if recall is not None else []
 
     def close(self, *, abort: bool = False) -> None:
         """Stop the workers: at once with `abort` (or when they hold specs whose results

@@ -48,6 +48,7 @@ from arena.tournament.progress import Refresher, Tally, Watch
 from arena.tournament.run import run_seed, tournament_setup
 from arena.tournament.schedule import GameSpec, seatings
 from arena.tournament.shipment import folder_refusal
+from arena.tournament.trust import GameJudge
 from arena.tournament.worker import LostGames, Played, game_job
 
 if TYPE_CHECKING:
@@ -107,8 +108,9 @@ def run_ladder(cfg: TournamentConfig, out: str | Path, games: int, *, workers: i
         setup = tournament_setup(replace(cfg, seed=seed, entrants=tuple(entrants.values())))
         if cfg.replays:
             folder_files.own(folder / folder_files.REPLAYS, folder=True, make=True)
-        executor = Executor(game_job(setup), workers, lost=LostGames(say), cluster=cluster,
-                            told=say)
+        judge = None if cluster is None else GameJudge(replace(setup, replays=True), cfg.replays)
+        executor = Executor(game_job(setup if judge is None else judge.setup), workers,
+                            lost=LostGames(say), cluster=cluster, told=say, judge=judge)
         season = _Season(folder, cfg, seed, played, list(entrants), executor, progress)
         season.tally.count_log(played, len(played))
         if during is not None and refresh is not None:
@@ -221,6 +223,7 @@ class _Season:
         """Play specs in order, each game's replay then its line written as it comes."""
         assert self.log is not None
         for done in self.executor.map(specs):
+            done = done if self.cfg.replays else replace(done, replay=None)  # checked, dropped
             self.log.append_game(done.line, done.replay_file())
             self.played.append(json.loads(done.line))
             self._told(done)
@@ -254,7 +257,7 @@ class _Season:
     def _validated(self, done: Played) -> dict[str, Any]:
         """A validation game's line; its replay kept (when replays are on) before the log's
         line names it, so its author can see why the version was rejected."""
-        replay = done.replay_file()
+        replay = done.replay_file() if self.cfg.replays else None
         if replay is not None:
             folder_files.write_replaced(f"{self.folder}/{replay[0]}", replay[1])
         line: dict[str, Any] = json.loads(done.line)

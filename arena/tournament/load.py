@@ -149,6 +149,28 @@ def untrusted_inline(cfg: TournamentConfig, registry: Registry | None = None) ->
     return names
 
 
+def written_seed(cfg: TournamentConfig, registry: Registry | None = None) -> str | None:
+    """The warning for a config that writes its seed while entrants not arena's own play:
+    a bot that knows the seed (a config in a public repository) foresees every die."""
+    if cfg.seed is None:
+        return None
+    names = []
+    for entrant in cfg.entrants:
+        try:
+            seated = entrants.resolve(entrant.reference, registry)
+        except entrants.EntrantError:  # a submission its dry run rejects: not arena's own
+            names.append(repr(entrant.name))
+            continue
+        if not (seated.mode == "inline" and seated.spec and seated.spec.builtin):
+            names.append(repr(entrant.name))
+    if not names:
+        return None
+    who = f"{', '.join(names)} {'are' if len(names) > 1 else 'is'} not arena's own"
+    return (f"the config writes seed: {cfg.seed} and {who}: a bot that knows the seed "
+            "foresees every die; for a contest leave seed: out (arena draws a secret one "
+            "and keeps it in the results folder's secret)")
+
+
 def sandboxed_entrants(cfg: TournamentConfig, registry: Registry | None = None) -> list[str]:
     """Entrants that run in a bot process (process or command), at the config's isolation."""
     return [e.name for e in cfg.entrants

@@ -63,10 +63,12 @@ from arena.tournament.errors import TournamentError
 from arena.tournament.load import rule_infos
 from arena.tournament.plan import Placements, Plan
 from arena.tournament.progress import Refresher, Tally, Watch
+from arena.tournament.recall import played_again
 from arena.tournament.schedule import GameSpec
 from arena.tournament.shipment import pack
 from arena.tournament.signals import sigterm_as_ctrl_c
 from arena.tournament.skipped import LeftOut, results_folder
+from arena.tournament.trust import GameJudge
 from arena.tournament.worker import GameSetup, LostGames, Played, game_job
 
 __all__ = ["RESUME_IGNORES", "Interrupted", "RunReport", "run_seed", "run_tournament",
@@ -298,26 +300,24 @@ class _Run:
                                  len(recorded))
         if self.progress is not None:
             self.progress(self.tally)
-        log = folder_files.GameLog(self.folder / folder_files.GAMES)
+        self.log = folder_files.GameLog(self.folder / folder_files.GAMES)
         aborted = True
         try:
             with sigterm_as_ctrl_c():
-                self._play_batches(recorded, log)
+                self._play_batches(recorded)
             aborted = False
         except KeyboardInterrupt:
             pass  # told below, once the log is closed
         finally:
             if self.executor is not None:
                 self.executor.close(abort=aborted)
-            log.close()
+            self.log.close()
         if aborted:  # the games the file holds: Ctrl-C may land after a line, before its count
             saved = folder_files.count_lines(self.folder / folder_files.GAMES)
             raise Interrupted(saved, self.total, self.folder)
         return self._finish(len(recorded))
 
-    def _play_batches(
-        self, recorded: list[tuple[str, Placements]], log: folder_files.GameLog
-    ) -> None:
+    def _play_batches(self, recorded: list[tuple[str, Placements]]) -> None:
         cursor = 0
         while batch := self.plan.batch(self.results):
             todo: list[GameSpec] = []
@@ -330,10 +330,15 @@ class _Run:
                 else:
                     todo.append(game)
             for played in self._executor().map(todo) if todo else ():
-                log.append_game(played.line, played.replay_file())  # the replay first
+                played = played if self.cfg.replays else replace(played, replay=None)
+                self.log.append_game(played.line, played.replay_file())  # the replay first
                 self.results[played.id] = played.placements
                 self.written[played.id] = _digests(played)
                 self._told(played)
+            if todo and played_again(self._executor(), self.folder, {g.id for g in batch},
+                                     self.results, self.written, self.cfg.replays):
+                self.log.close()  # games.jsonl was replaced: append to the new one
+                self.log = folder_files.GameLog(self.folder / folder_files.GAMES)
         if cursor < len(recorded):
             raise TournamentError(
                 f"{self.folder / folder_files.GAMES} has {len(recorded) - cursor} games more "
@@ -361,9 +366,11 @@ class _Run:
                 self.folder, self.cfg, self.plan, self.results))
 
     def _executor(self) -> Executor:
-        if self.executor is None:
-            self.executor = Executor(game_job(self.setup), self.workers, lost=self.lost,
-                                     cluster=self.cluster, told=self.info)
+        if self.executor is None:  # a cluster's games come back with replays, to be checked
+            setup = self.setup if self.cluster is None else replace(self.setup, replays=True)
+            judge = GameJudge(setup, self.cfg.replays) if self.cluster is not None else None
+            self.executor = Executor(game_job(setup), self.workers, lost=self.lost,
+                                     cluster=self.cluster, told=self.info, judge=judge)
         return self.executor
 
     def _finish(self, resumed: int) -> RunReport:

@@ -20,7 +20,7 @@ from cli_support import invoke_cli, write_config
 from cluster_support import Scheduler, Worker, client_of, wait_for_workers
 from distributed import Client, LocalCluster
 
-from arena.executor import cluster as cluster_executor
+from arena.executor import dial as cluster_executor
 
 RUN_FILES = ("games.jsonl", "ratings.json", "standings.md", "crosstable.csv")
 SMALL = """\

@@ -111,7 +111,8 @@ def test_a_referee_out_of_open_files_stops_the_run_blaming_no_bot_and_resume_fin
     code, _, err = finished(run)
     if code == 0:
         pytest.fail(f"the run ended before its limit was lowered: {err}")
-    lines = err.strip().splitlines()
+    warning, *lines = err.strip().splitlines()  # first: its seed is written
+    assert warning.startswith("arena: warning: the config writes seed: 5 and 'p01', "), err
     assert code == 75 and len(lines) == 1, err
     assert "the referee failed, not a bot" in lines[0] and "Too many open files" in lines[0]
     assert "; the games in games.jsonl are kept; once fixed: " in lines[0]

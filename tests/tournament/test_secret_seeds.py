@@ -195,3 +195,43 @@ def test_a_damaged_secret_stops_a_resume_with_one_line(tmp_path: Path) -> None:
     assert again.exit_code == 2
     assert again.output == (f"arena: error: {out / results.SECRET}: not a seed ('not a seed'); "
                             "put the run's seed back, or start over with --force\n")
+
+
+WRITTEN = """
+    name: written
+    rules: dice
+    entrants:
+      - random
+      - {bot: mine.py, alias: mine}
+      - {command: [python3, EXAMPLE], alias: theirs}
+    format: {type: round-robin, seats: 2, games: 1}
+    workers: 1
+    seed: 7
+"""
+MINE = ("from arena_bots.random_bot import RandomBot\n\n\n"
+        "class Mine(RandomBot):\n    name = 'mine'\n")
+EXAMPLE = Path(__file__).resolve().parents[2] / "bots" / "examples" / "example_bot.py"
+WARNED = ("arena: warning: the config writes seed: 7 and 'mine', 'theirs' are not arena's own: "
+          "a bot that knows the seed foresees every die; for a contest leave seed: out (arena "
+          "draws a secret one and keeps it in the results folder's secret)\n")
+
+
+def test_validate_and_run_warn_in_one_line_when_a_written_seed_meets_strangers_bots(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "mine.py").write_text(MINE)
+    config = _write(tmp_path, WRITTEN.replace("EXAMPLE", str(EXAMPLE)))
+    checked = _invoke("validate", config, "--isolation", "none")
+    assert (checked.exit_code, checked.stderr) == (0, WARNED), checked.output
+    ran = _invoke("run", config, "--isolation", "none", "--out", tmp_path / "out", "-q")
+    assert (ran.exit_code, ran.stderr) == (0, WARNED), ran.output
+
+
+def test_a_written_seed_among_arena_s_own_inline_bots_or_no_seed_is_not_warned_of(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "mine.py").write_text(MINE)
+    unseeded = WRITTEN.replace("    seed: 7\n", "").replace("EXAMPLE", str(EXAMPLE))
+    for text in (SMALL + "    seed: 7\n", unseeded):
+        checked = _invoke("validate", _write(tmp_path, text), "--isolation", "none")
+        assert (checked.exit_code, checked.stderr) == (0, ""), checked.output

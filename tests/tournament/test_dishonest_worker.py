@@ -1,0 +1,81 @@
+"""A cluster worker's word is taken for nothing: a Dask worker that joins with a patched
+arena (tests/cheating_worker.py, the honest code fingerprint) and swaps a bot, forges
+placements, or returns huge, junk or repeated replays is caught, named in one line, given
+no more games, and the run's results are a local run's, byte for byte.
+
+One scheduler and one honest worker serve the module; the dishonest worker is started
+afresh for each lie (its lie is chosen by its environment)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from cluster_support import Scheduler, Worker, client_of, differing, wait_for_workers
+
+from arena.executor.cluster import Cluster
+from arena.tournament import results
+from arena.tournament.audit import check_folder
+from arena.tournament.load import load_tournament
+from arena.tournament.run import run_tournament
+
+TESTS = Path(__file__).parents[1]
+CONFIG = """name: trust
+rules: dice
+entrants: [honest, random, statistician]
+format: {type: round-robin, seats: 2, games: 12}
+seed: 11
+"""
+LIES = ("swap", "placements", "huge", "junk", "repeat")
+
+
+@pytest.fixture(scope="module")
+def honest(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A scheduler with one honest worker: its address."""
+    scheduler = Scheduler(tmp_path_factory.mktemp("scheduler"))
+    worker = Worker(scheduler.address, "honest")
+    try:
+        with client_of(scheduler.address) as client:
+            wait_for_workers(client, {"honest"})
+        yield scheduler.address
+    finally:
+        worker.kill()
+        scheduler.kill()
+
+
+@pytest.fixture(scope="module")
+def local(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The tournament played on this machine: the bytes every cluster run must write."""
+    folder = tmp_path_factory.mktemp("local")
+    (folder / "t.yaml").write_text(CONFIG)
+    run_tournament(load_tournament(folder / "t.yaml"), folder / "out", workers=2)
+    return folder / "out"
+
+
+@pytest.mark.parametrize("lie", LIES)
+def test_a_dishonest_worker_is_caught_named_and_the_results_are_a_local_runs(
+    tmp_path: Path, honest: str, local: Path, lie: str, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("ARENA_CLUSTER_CHECKS", "1")  # every game is played again: no luck
+    (tmp_path / "t.yaml").write_text(CONFIG)
+    liar = Worker(honest, "liar", {"ARENA_TEST_CHEAT": lie, "PYTHONPATH": str(TESTS)},
+                  args=("--preload", "cheating_worker"))
+    told: list[str] = []
+    try:
+        with client_of(honest) as client:
+            wait_for_workers(client, {"liar"})
+            address = next(a for a, w in client.scheduler_info(n_workers=-1)["workers"].items()
+                           if w["name"] == "liar")
+        run_tournament(load_tournament(tmp_path / "t.yaml"), tmp_path / "out",
+                       cluster=Cluster(honest), info=told.append)
+    finally:
+        liar.kill()
+    assert differing(local, tmp_path / "out") == [], told
+    caught = [line for line in told if "caught" in line]
+    assert len(caught) == 1, told
+    assert caught[0].startswith(f"cluster: worker {address} (") and "\n" not in caught[0]
+    assert "it is given no more games; its games are played again elsewhere" in caught[0]
+    games = list(results.iter_games(tmp_path / "out" / results.GAMES))
+    assert [c.problem for c in check_folder(tmp_path / "out", games)] == [None] * len(games)
+    print(caught[0])
