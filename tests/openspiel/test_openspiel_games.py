@@ -58,7 +58,7 @@ def test_every_game_is_registered_by_the_import_with_arenas_defaults() -> None:
     dice = pyspiel.load_game("python_arena_dice").get_parameters()
     assert dice == {"players": 2, "max_points": 5, "receiver": "left",
                     "look_must_reroll": False, "reroll_once_per": "turn",
-                    "straight_over_full": False}
+                    "straight_over_full": False, "dice": 5, "faces": 6}
     assert pyspiel.load_game("python_arena_cards").get_parameters()["chips"] == 10
 
 
