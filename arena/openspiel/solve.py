@@ -74,10 +74,15 @@ def _write(tree: Tree, state: Any, depth: int) -> None:
         _write(tree, state.child(action), depth + 1)
 
 
+def load(tree: Tree) -> Any:
+    """The tree as OpenSpiel's C++ EFG game."""
+    return pyspiel.load_efg_game(tree.text("arena dice"))
+
+
 def solve(tree: Tree, iterations: int) -> tuple[Policy, float, Any]:
     """CFR+ in C++ on the EFG game: the average policy (by the Python game's information
     states), its NashConv, and the EFG game."""
-    efg = pyspiel.load_efg_game(tree.text("arena dice"))
+    efg = load(tree)
     solver = pyspiel.CFRPlusSolver(efg)
     for _ in range(iterations):
         solver.evaluate_and_update_policy()
@@ -108,6 +113,31 @@ def from_efg(tree: Tree, efg: Any, average: Any) -> Policy:
 
     visit(efg.new_initial_state())
     return policy
+
+
+def exploitability(tree: Tree, efg: Any, policy: Policy) -> float:
+    """OpenSpiel's exploitability of a policy (the mean of the two seats' best-response gains,
+    in utilities of +1 a round won and -1 a round lost), computed in C++ on the EFG game."""
+    names = {(p, n): key for p, known in enumerate(tree.infosets) for key, n in known.items()}
+    table: dict[str, list[tuple[int, float]]] = {}
+
+    def visit(state: Any) -> None:
+        if state.is_terminal():
+            return
+        if state.is_chance_node():
+            for action, _ in state.chance_outcomes():
+                visit(state.child(action))
+            return
+        text = state.information_state_string()
+        if text not in table:
+            probs = dict(policy[names[state.current_player(), _infoset_number(state)]])
+            table[text] = [(a, probs.get(int(state.action_to_string(a)[1:]), 0.0))
+                           for a in state.legal_actions()]
+        for action in state.legal_actions():
+            visit(state.child(action))
+
+    visit(efg.new_initial_state())
+    return float(pyspiel.exploitability(efg, pyspiel.TabularPolicy(table)))
 
 
 def _infoset_number(state: Any) -> int:
