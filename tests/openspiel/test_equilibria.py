@@ -7,10 +7,10 @@ import pytest
 
 pytest.importorskip("pyspiel")
 
-from arena_bots.equilibrium import sizes, table  # noqa: E402
+from arena_bots.equilibrium import sizes, table
 
-import arena  # noqa: E402
-from arena.openspiel import solve  # noqa: E402
+import arena
+from arena.openspiel import solve
 
 
 def test_cfr_plus_on_the_smallest_game_reaches_the_lp_value() -> None:
