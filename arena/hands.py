@@ -19,6 +19,8 @@ from types import MappingProxyType
 RANK_TEXT = "23456789TJQKA"
 SUIT_TEXT = "cdhs"
 DIE_RANKS = (9, 10, 11, 12, 13, 14)
+DICE_COUNT = 5
+"""Dice under the cup in the standard game (rule option `dice`: fewer in a reduced game)."""
 DICE = "dice"
 CARDS = "cards"
 
@@ -203,7 +205,8 @@ def _value_of_ranks(
 
 
 def dice_value(dice: Sequence[int], straight_over_full: bool = False) -> Value:
-    """Return the value of 5 dice given as ranks 9..14."""
+    """Return the value of 5 dice given as ranks 9..14 (or of fewer: a reduced game's hand
+    makes only what so few dice can, e.g. 2 dice a high card or a pair)."""
     return _value_of_ranks(dice, flush=False, wheel=False, straight_over_full=straight_over_full)
 
 
@@ -243,8 +246,13 @@ def value(text: str, straight_over_full: bool = False) -> Value:
 # --- Claim spaces -------------------------------------------------------------------------
 
 
-def _dice_values() -> set[tuple[Category, tuple[int, ...]]]:
-    rolls = itertools.combinations_with_replacement(DIE_RANKS, 5)
+def die_faces(faces: int = 6) -> tuple[int, ...]:
+    """The ranks of a die with so many faces: the top ones of 9..A (4 faces: J Q K A)."""
+    return DIE_RANKS[len(DIE_RANKS) - faces:]
+
+
+def _dice_values(dice: int, faces: int) -> set[tuple[Category, tuple[int, ...]]]:
+    rolls = itertools.combinations_with_replacement(die_faces(faces), dice)
     return {(v.category, v.ranks) for v in map(dice_value, rolls)}
 
 
@@ -270,6 +278,18 @@ class ClaimSpace:
     straight_over_full: bool
     claims: tuple[Value, ...]
     index: Mapping[Value, int] = field(repr=False, compare=False)
+    dice: int = DICE_COUNT
+    """Dice (or cards) in a hand: 5, fewer in a reduced `dice` game."""
+    faces: int = len(DIE_RANKS)
+    """Faces of each die, the top ones of 9..A (6 in the standard game)."""
+    code: int = field(default=0, repr=False, compare=False)
+    """A number naming this space among all built: the order bit, and from bit 16 up the
+    size of a reduced game (0 in the standard game): what the rules' caches are keyed by."""
+
+    @property
+    def ranks(self) -> tuple[int, ...]:
+        """The die faces of this space's hands, as ranks (9..14 in the standard game)."""
+        return die_faces(self.faces)
 
     def __len__(self) -> int:
         return len(self.claims)
@@ -291,12 +311,22 @@ class ClaimSpace:
 
 
 @cache
-def claim_space(kind: str, straight_over_full: bool = False) -> ClaimSpace:
-    """Return the claim space for dice or cards hands, built once."""
-    raw = {DICE: _dice_values, CARDS: _card_values}[kind]()
+def claim_space(kind: str, straight_over_full: bool = False, dice: int = DICE_COUNT,
+                faces: int = len(DIE_RANKS)) -> ClaimSpace:
+    """Return the claim space for dice or cards hands, built once; `dice` and `faces` (dice
+    only) make a reduced game's smaller ladder: the same ranking, restricted to what such a
+    hand can make."""
+    if kind == CARDS:
+        raw = _card_values()
+    elif kind == DICE and 1 <= dice <= DICE_COUNT and 1 <= faces <= len(DIE_RANKS):
+        raw = _dice_values(dice, faces)
+    else:
+        raise HandError(f"no claim space for {kind!r} with {dice} dice of {faces} faces")
     claims = tuple(sorted(Value(cat, ranks, straight_over_full) for cat, ranks in raw))
     index = MappingProxyType({c: i for i, c in enumerate(claims)})  # shown to bots: read-only
-    return ClaimSpace(kind, straight_over_full, claims, index)
+    reduced = 0 if kind == CARDS else (DICE_COUNT - dice) * 8 + len(DIE_RANKS) - faces
+    return ClaimSpace(kind, straight_over_full, claims, index, dice if kind == DICE else 5,
+                      faces, int(straight_over_full) | reduced << 16)
 
 
 def hand_kind(rules: str) -> str:

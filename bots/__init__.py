@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 from arena_bots.bluffer import Bluffer
 from arena_bots.boss import Boss
+from arena_bots.equilibrium import Equilibrium
 from arena_bots.honest import Honest
 from arena_bots.random_bot import RandomBot
 from arena_bots.statistician import Statistician
@@ -16,5 +17,5 @@ import arena
 @arena.hookimpl
 def register_bots(register: Callable[..., None]) -> None:
     """Register the built-in bots."""
-    for bot in (Boss, Bluffer, Honest, RandomBot, Statistician):
+    for bot in (Boss, Bluffer, Equilibrium, Honest, RandomBot, Statistician):
         register(bot)

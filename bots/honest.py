@@ -103,7 +103,7 @@ def plain_reroll(hand: tuple[int, ...], tables: DiceTables | CardTables,
         suits = Counter(t & 3 for t in hand)
         suit, number = max(suits.items(), key=lambda item: (item[1], item[0]))
         keep = {p for p, t in enumerate(hand) if t & 3 == suit} if number >= 4 else set()
-    if not keep:
-        order = sorted(range(5), key=lambda p: (ranks[p], p), reverse=True)
-        keep = set(order[: 1 if cards else 4])
-    return tuple(p for p in range(5) if p not in keep)
+    if not keep:  # 5 dice: the four best (all but the lowest die of a smaller hand too)
+        order = sorted(range(len(hand)), key=lambda p: (ranks[p], p), reverse=True)
+        keep = set(order[: 1 if cards else len(hand) - 1])
+    return tuple(p for p in range(len(hand)) if p not in keep)

@@ -13,7 +13,7 @@ from functools import lru_cache
 from typing import Any
 
 from arena_bots import probability
-from arena_bots.probability import EXACT, CardPool, CardTables, DiceTables, Evidence
+from arena_bots.probability import EXACT, CardPool, CardTables, DiceTables, Evidence, exact
 
 from arena import hands
 from arena.bot import Bot, BotContext
@@ -21,9 +21,12 @@ from arena.rules.base import Event, Observation
 
 
 def space_of(rules: str, options: Any) -> hands.ClaimSpace:
-    """The claim space of a game, from its rule set and rule options."""
-    sof = bool((options or {}).get("straight_over_full", False))
-    return hands.claim_space(hands.hand_kind(rules), sof)
+    """The claim space of a game, from its rule set and rule options (a reduced `dice` game's
+    `dice` and `faces` among them: written only when they are not 5 and 6)."""
+    given = options or {}
+    sof = bool(given.get("straight_over_full", False))
+    return hands.claim_space(hands.hand_kind(rules), sof, int(given.get("dice", 5)),
+                             int(given.get("faces", 6)))
 
 
 def tokens(texts: Iterable[str | None], cards: bool) -> tuple[int, ...]:
@@ -74,7 +77,7 @@ class RoundMemory:
     def new_round(self) -> None:
         """Forget the hand: a new round starts with a new roll or a new deck."""
         self.known: tuple[int, ...] | None = None
-        self.survivors: tuple[float, ...] = EXACT
+        self.survivors: tuple[float, ...] = exact(self.space.dice)
         self.seen: set[int] = set()
         self.evidence: list[Evidence] = []
         self.last_claim = -1
@@ -90,7 +93,7 @@ class RoundMemory:
             self.survivors = probability.after_reroll(self.survivors, data["count"])
             self.evidence = []
         elif kind == "reshuffle":  # the discards are back in the deck
-            self.seen = set(self.known or ()) if self.survivors == EXACT else set()
+            self.seen = set(self.known or ()) if self.survivors == exact(5) else set()
         elif kind == "claim":
             self._claim(event)
         elif kind == "challenge":
@@ -101,7 +104,7 @@ class RoundMemory:
         """Remember a hand this seat is looking at; check the claims made about it."""
         if self.evidence:
             self.honesty.learn(self.evidence, self.tables.hand_value(hand))
-        self.known, self.survivors, self.evidence = hand, EXACT, []
+        self.known, self.survivors, self.evidence = hand, exact(len(hand)), []
         self.seen.update(hand)
 
     def _claim(self, event: Event) -> None:

@@ -90,18 +90,20 @@ class DiceTables:
 
 
 @cache
-def dice_tables(straight_over_full: bool = False) -> DiceTables:
-    """Build (once) the dice tables for one claim order."""
-    space = hands.claim_space(hands.DICE, straight_over_full)
+def dice_tables(straight_over_full: bool = False, dice: int = 5, faces: int = 6) -> DiceTables:
+    """Build (once) the dice tables for one claim order and game size (fewer `dice` or
+    `faces` in a reduced game: the same tables over its smaller hands)."""
+    space = hands.claim_space(hands.DICE, straight_over_full, dice, faces)
+    ranks = space.ranks
     n = len(space)
     value: dict[tuple[int, ...], int] = {
         roll: space.index[hands.dice_value(roll, straight_over_full)]
-        for roll in itertools.combinations_with_replacement(FACES, 5)
+        for roll in itertools.combinations_with_replacement(ranks, dice)
     }
     outcome: dict[tuple[int, ...], tuple[float, ...]] = {}
-    for size in range(6):
-        rolls = list(itertools.product(FACES, repeat=5 - size))
-        for kept in itertools.combinations_with_replacement(FACES, size):
+    for size in range(dice + 1):
+        rolls = list(itertools.product(ranks, repeat=dice - size))
+        for kept in itertools.combinations_with_replacement(ranks, size):
             counts = [0] * n
             for roll in rolls:
                 counts[value[tuple(sorted(kept + roll))]] += 1
@@ -491,7 +493,7 @@ def card_tables(straight_over_full: bool = False) -> CardTables:
 def tables_for(space: ClaimSpace) -> DiceTables | CardTables:
     """The tables of a claim space (dice or cards, in its claim order)."""
     if space.kind == hands.DICE:
-        return dice_tables(space.straight_over_full)
+        return dice_tables(space.straight_over_full, space.dice, space.faces)
     return card_tables(space.straight_over_full)
 
 
@@ -501,19 +503,25 @@ EXACT = (0.0, 0.0, 0.0, 0.0, 0.0, 1.0)
 """Survivor counts when the hand is known exactly: all 5 seen dice or cards are still there."""
 
 
+def exact(size: int) -> tuple[float, ...]:
+    """Survivor counts of a hand of `size` known exactly (`EXACT` for 5): all still there."""
+    return EXACT if size == 5 else (0.0,) * size + (1.0,)
+
+
 def after_reroll(survivors: Sequence[float], count: int) -> tuple[float, ...]:
     """Update P(j seen tokens remain) after someone rerolls `count` positions we did not see.
 
     The positions are taken as uniformly random, so the survivors of a known hand are always
     a uniformly random subset of it (a hypergeometric chain).
     """
-    out = [0.0] * 6
-    total = math.comb(5, count)
+    size = len(survivors) - 1  # the hand's dice or cards: 5, fewer in a reduced game
+    out = [0.0] * (size + 1)
+    total = math.comb(size, count)
     for j, p in enumerate(survivors):
         if not p:
             continue
-        for lost in range(max(0, count - (5 - j)), min(j, count) + 1):
-            out[j - lost] += p * math.comb(j, lost) * math.comb(5 - j, count - lost) / total
+        for lost in range(max(0, count - (size - j)), min(j, count) + 1):
+            out[j - lost] += p * math.comb(j, lost) * math.comb(size - j, count - lost) / total
     return tuple(out)
 
 
@@ -528,14 +536,17 @@ def dice_belief(
     """Value distribution of the dice now, from the dice last seen and what may have survived."""
     if not known:
         return tables.fresh
-    return _dice_belief(tables.space.straight_over_full, tuple(sorted(known)), tuple(survivors))
+    space = tables.space
+    return _dice_belief(space.straight_over_full, tuple(sorted(known)), tuple(survivors),
+                        space.dice, space.faces)
 
 
 @lru_cache(maxsize=4096)
 def _dice_belief(
-    straight_over_full: bool, known: tuple[int, ...], survivors: tuple[float, ...]
+    straight_over_full: bool, known: tuple[int, ...], survivors: tuple[float, ...],
+    dice: int = 5, faces: int = 6,
 ) -> tuple[float, ...]:
-    tables = dice_tables(straight_over_full)
+    tables = dice_tables(straight_over_full, dice, faces)
     out = [0.0] * len(tables.space)
     for j, weight in enumerate(survivors):
         if weight < 1e-12:

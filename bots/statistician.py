@@ -114,7 +114,8 @@ def best_reroll(memory: RoundMemory, target: int,
     assert hand is not None
     tables = memory.tables
     allowed = None if legal is None else {reroll.positions for reroll in legal.rerolls()}
-    keeps = [keep for keep in KEEPS if allowed is None or REROLLED[keep] in allowed]
+    keeps = [keep for keep in KEEPS_OF[len(hand)]
+             if allowed is None or REROLLED[len(hand), keep] in allowed]
     kept = {keep: tuple(sorted(map(hand.__getitem__, keep))) for keep in keeps}
     scores: dict[tuple[int, ...], float] = {}
     if isinstance(tables, DiceTables):
@@ -128,7 +129,7 @@ def best_reroll(memory: RoundMemory, target: int,
             scores[tokens_kept] = tables.draw_score(tokens_kept, pool, target, gain, memo)
     score = {keep: scores[kept[keep]] for keep in keeps}
     best = max(score.values())
-    choices = [REROLLED[keep] for keep in keeps if score[keep] >= best - 1e-12]
+    choices = [REROLLED[len(hand), keep] for keep in keeps if score[keep] >= best - 1e-12]
     return min(choices, key=lambda positions: (len(positions), positions))
 
 
@@ -138,10 +139,14 @@ def _gain(straight_over_full: bool) -> tuple[float, ...]:
     return tuple(1 + BAR_WEIGHT * s for s in probability.card_tables(straight_over_full).strength)
 
 
-KEEPS = tuple(keep for size in range(6) for keep in itertools.combinations(range(5), size))
-"""Every set of positions a reroll may keep (32)."""
-REROLLED = {keep: tuple(p for p in range(5) if p not in keep) for keep in KEEPS}
-"""The positions rerolled when these are kept."""
+KEEPS_OF = tuple(tuple(keep for size in range(n + 1)
+                       for keep in itertools.combinations(range(n), size)) for n in range(6))
+"""By the hand's size (5, fewer in a reduced game): every set of positions a reroll may keep."""
+KEEPS = KEEPS_OF[5]
+"""Every set of positions a reroll of 5 may keep (32)."""
+REROLLED = {(n, keep): tuple(p for p in range(n) if p not in keep)
+            for n in range(6) for keep in KEEPS_OF[n]}
+"""The positions rerolled when these are kept, by the hand's size."""
 
 
 def best_pass(

@@ -30,9 +30,10 @@ def observation_text(obs: Observation, steps: str = "") -> str:
     return "\n".join([*lines, steps] if steps else lines)
 
 
-def token_index(text: str, cards: bool) -> int:
-    """A die face 0..5 (9..A) or a card number 0..51, from arena's text of it."""
-    return card_id(text) if cards else RANK_TEXT.index(text) - 7
+def token_index(text: str, cards: bool, faces: int = 6) -> int:
+    """A die face 0..5 (9..A; with fewer `faces`, from the lowest of the top ones) or a card
+    number 0..51, from arena's text of it."""
+    return card_id(text) if cards else RANK_TEXT.index(text) - 7 - (6 - faces)
 
 
 def pieces(players: int, claims: int, tokens: int, central: bool, recall: bool) -> list[Piece]:
@@ -56,7 +57,7 @@ def marks(obs: Observation, space: ClaimSpace, cards: bool, steps: tuple[int, ..
     yield "claim", (len(space.claims) if obs.claim is None else _index(space, obs),), 1.0
     yield "claimant", (len(obs.scores) if obs.claimant is None else obs.claimant,), 1.0
     for position, token in enumerate(obs.hand or ()):
-        yield "hand", (position, token_index(token, cards)), 1.0
+        yield "hand", (position, token_index(token, cards, space.faces)), 1.0
     for seat, score in enumerate(obs.scores):
         yield "scores", (seat,), float(score)
     for seat, active in enumerate(obs.active):
@@ -75,7 +76,7 @@ def marks(obs: Observation, space: ClaimSpace, cards: bool, steps: tuple[int, ..
         for step in steps:
             yield "turn", (step - SWAP,), 1.0
     for position, token in enumerate(memory):
-        yield "last_seen", (position, token_index(token, cards)), 1.0
+        yield "last_seen", (position, token_index(token, cards, space.faces)), 1.0
 
 
 def _index(space: ClaimSpace, obs: Observation) -> int:

@@ -66,9 +66,10 @@ class ArenaGame(pyspiel.Game):  # type: ignore[misc]
         rules.check_players(players)
         options = rules.check_options(given)
         cards = rules.description.hand == hands.CARDS
-        space = hands.claim_space(rules.description.hand, bool(options["straight_over_full"]))
+        space = hands.claim_space(rules.description.hand, bool(options["straight_over_full"]),
+                                  int(options.get("dice", 5)), int(options.get("faces", 6)))
         layout = Layout(space, players, rules.description.central)
-        tokens = 52 if cards else len(hands.DIE_RANKS)
+        tokens = 52 if cards else space.faces
         info = pyspiel.GameInfo(
             num_distinct_actions=layout.size, max_chance_outcomes=tokens,
             num_players=players, min_utility=-1.0, max_utility=1.0, utility_sum=0.0,
@@ -78,7 +79,8 @@ class ArenaGame(pyspiel.Game):  # type: ignore[misc]
         self.hand_cards = cards
         """Whether the hands are cards (dice-cards, cards) rather than dice."""
         self.tokens = tokens
-        """How many kinds of token a hand holds: 6 die faces or 52 cards."""
+        """How many kinds of token a hand holds: 6 die faces (fewer in a reduced game) or 52
+        cards."""
 
     def new_initial_state(self) -> ArenaState:
         """A new game: arena's first state, a throw or a deal next."""

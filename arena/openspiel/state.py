@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import pyspiel  # type: ignore[import-not-found, unused-ignore]
 
 from arena.ecosystem import utilities
-from arena.hands import DIE_RANKS, card_text, die_text
+from arena.hands import card_text, die_text
 from arena.rules import CHANCE, TERMINAL
 from arena.rules.actions import Action, Chance
 from arena.rules.base import Observation
@@ -66,7 +66,7 @@ def chance_need(game: ArenaGame, state: Any) -> tuple[int, tuple[int, ...] | Non
     if isinstance(state, CardsState):
         return 52, _DECK
     if not game.hand_cards:
-        return (5 if state.phase == DEAL else len(state.pending)), None
+        return (state.space.dice if state.phase == DEAL else len(state.pending)), None
     return (52, _DECK) if state.phase == DEAL else (len(state.discards), state.discards)
 
 
@@ -108,10 +108,12 @@ class ArenaState(pyspiel.State):  # type: ignore[misc]
         return sorted(layout.id_of(action) for action in legal.actions())
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        """The next die (0..5 for faces 9..A) or the next card of a deck's order, uniform."""
+        """The next die (0..5 for faces 9..A; 0.. for the top faces of a reduced game) or the
+        next card of a deck's order, uniform."""
         _, pool = chance_need(self.arena, self.now.game_state)
         if pool is None:
-            return [(face, 1 / 6) for face in range(len(DIE_RANKS))]
+            faces = self.arena.tokens
+            return [(face, 1 / faces) for face in range(faces)]
         left = sorted(set(pool) - set(self.now.drawn))
         return [(card, 1 / len(left)) for card in left]
 
@@ -126,7 +128,8 @@ class ArenaState(pyspiel.State):  # type: ignore[misc]
             if len(drawn) < need:
                 self.now = replace(now, drawn=drawn, actions=(*now.actions, action))
                 return
-            outcome = drawn if pool is not None else tuple(DIE_RANKS[d] for d in drawn)
+            ranks = self.arena.layout.space.ranks
+            outcome = drawn if pool is not None else tuple(ranks[d] for d in drawn)
             self._play(Chance(outcome), action)
             return
         layout = self.arena.layout
@@ -158,7 +161,9 @@ class ArenaState(pyspiel.State):  # type: ignore[misc]
         """A die face, a card, or the action in arena's words."""
         if player == pyspiel.PlayerId.CHANCE:
             _, pool = chance_need(self.arena, self.now.game_state)
-            return f"die {die_text(DIE_RANKS[action])}" if pool is None else card_text(action)
+            if pool is None:
+                return f"die {die_text(self.arena.layout.space.ranks[action])}"
+            return card_text(action)
         return self.arena.layout.text(action)
 
     # --- results and what a seat knows -------------------------------------------------

@@ -143,6 +143,9 @@ class OptionSpec:
     help: str
     choices: tuple[Any, ...] = ()
     minimum: int | None = None
+    quiet: bool = False
+    """Written into a game's options (its record, a bot's context) only when it differs from
+    the default: an option added later that leaves every earlier record byte-identical."""
 
     def check(self, value: object) -> object:
         """Return the value if it is allowed, else raise OptionError naming it."""

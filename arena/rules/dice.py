@@ -36,6 +36,7 @@ _DECISION: dict[int, Decision] = {EXCHANGE: "reroll", CLAIM: "claim", RESPOND: "
 _SEEN = (EXCHANGE, CLAIM, REROLL, CHOOSE)  # phases in which the holder is looking at the hand
 _OPTIONAL = frozenset((EXCHANGE, REROLL, CHOOSE))  # phases whose Legal a rule option changes
 _ALL_POSITIONS: tuple[int, ...] = (0, 1, 2, 3, 4)
+_POSITIONS = tuple(_ALL_POSITIONS[:dice] for dice in range(6))  # by dice under the cup
 _new = tuple.__new__
 _DICE_EVENTS = ("round", "roll", "look", "see", "reroll", "claim", "challenge", "point",
                 "choose", "penalty", "out", "over")
@@ -57,7 +58,7 @@ class DiceRules(DicePlay, Engine):
         self.cards = cards
         self.id = id or ("dice-cards" if cards else "dice")
         self.version = 1
-        self.option_specs = with_defaults(self._specs(), defaults or {})
+        self.option_specs = with_defaults(self._specs(cards), defaults or {})
         self.description = self.describe(
             hands.CARDS if cards else hands.DICE, False, "penalty points",
             ("claim", "respond", "reroll", "choose"),
@@ -70,7 +71,13 @@ class DiceRules(DicePlay, Engine):
         self._init_caches()
 
     @staticmethod
-    def _specs() -> tuple[OptionSpec, ...]:
+    def _specs(cards: bool) -> tuple[OptionSpec, ...]:
+        reduced = () if cards else (
+            OptionSpec("dice", 5, "dice under the cup (fewer: a reduced game)",
+                       choices=(1, 2, 3, 4, 5), quiet=True),
+            OptionSpec("faces", 6, "faces of a die, the top of 9 T J Q K A (4: J Q K A)",
+                       choices=(2, 3, 4, 5, 6), quiet=True),
+        )
         return (
             OptionSpec("max_points", 5, "penalty points that put a player out", minimum=1),
             OptionSpec("receiver", "left", "who gets the thrower's claim: the next player, "
@@ -80,11 +87,12 @@ class DiceRules(DicePlay, Engine):
             OptionSpec("reroll_once_per", "turn", "each die rerolled at most once by a player "
                        "per turn, or per round", choices=("turn", "round")),
             *FAULT_OPTIONS,
+            *reduced,
         )
 
     def _init_caches(self) -> None:
         self._memo: tuple[object, Legal] = (None, Legal("wait", hands.claim_space(hands.DICE), 0))
-        self._index_cache: dict[bool, dict[tuple[int, ...], int]] = {}
+        self._index_cache: dict[int, dict[tuple[int, ...], int]] = {}
         self._steps: dict[type, Callable[[DiceState, Any], DiceState]] = {
             Bid: self._claim,
             Challenge: lambda state, action: self._challenge(state),
@@ -100,7 +108,8 @@ class DiceRules(DicePlay, Engine):
         self.check_players(players)
         opts = self.check_options(options)
         kind = hands.CARDS if self.cards else hands.DICE
-        space = hands.claim_space(kind, bool(opts["straight_over_full"]))
+        space = hands.claim_space(kind, bool(opts["straight_over_full"]),
+                                  int(opts.get("dice", 5)), int(opts.get("faces", 6)))
         zeros = (0,) * players
         return DiceState(opts, space, zeros, (True,) * players, (), zeros, 0, 0, DEAL,
                          (), -1, -1, (), (), (), 0, LEFT, zeros, (), ())
@@ -124,7 +133,7 @@ class DiceRules(DicePlay, Engine):
         if memo[0] is state:
             return memo[1]
         phase = state.phase
-        key = (phase << 10) | ((state.claim + 1) << 1) | state.space.straight_over_full
+        key = (phase << 10) | ((state.claim + 1) << 1) | state.space.code
         legal = self._legal_cache.get(key) or self._legal_at(phase, state)  # _legal_at in line
         if phase in _OPTIONAL:
             legal = self._optional_legal(phase, state, legal)
@@ -136,10 +145,10 @@ class DiceRules(DicePlay, Engine):
         if phase == CHOOSE:
             seats = tuple(s for s, a in enumerate(state.active) if a and s != state.holder)
             return Legal(legal.decision, legal.space, legal.min_index, seats=seats)
-        rerollable = _ALL_POSITIONS
+        rerollable = _POSITIONS[len(state.hand)]
         if state.opts["reroll_once_per"] == "round":
             done = state.rerolled[state.holder]
-            rerollable = tuple(p for p in _ALL_POSITIONS if not done >> p & 1)
+            rerollable = tuple(p for p in rerollable if not done >> p & 1)
         must = phase == REROLL and state.opts["look_must_reroll"] is True
         if rerollable == _ALL_POSITIONS and not must:
             return legal
@@ -147,7 +156,7 @@ class DiceRules(DicePlay, Engine):
 
     def _legal_at(self, phase: int, state: DiceState) -> Legal:
         """The Legal of a phase at this claim, built once per (phase, claim, order)."""
-        key = (phase << 10) | ((state.claim + 1) << 1) | state.space.straight_over_full
+        key = (phase << 10) | ((state.claim + 1) << 1) | state.space.code
         legal = self._legal_cache.get(key)
         if legal is None:
             decision = _DECISION.get(phase, "wait")

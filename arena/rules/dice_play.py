@@ -30,7 +30,8 @@ _CARD_TEXT = tuple(hands.card_text(c) for c in _DECK)
 # Every roll of k dice, in a fixed order: one randrange picks a whole roll.
 _ROLLS = tuple(tuple(itertools.product(hands.DIE_RANKS, repeat=k)) for k in range(6))
 _ROLL_SETS = tuple(frozenset(rolls) for rolls in _ROLLS)
-_THROWS: dict[int, tuple[Chance, ...]] = {}
+_THROWS: dict[int, tuple[Chance, ...]] = {}  # by dice (6 faces), or faces << 3 | dice
+_FACES = len(hands.DIE_RANKS)
 
 
 def _throws(dice: int) -> tuple[Chance, ...]:
@@ -40,16 +41,32 @@ def _throws(dice: int) -> tuple[Chance, ...]:
     return throws
 
 
+def _reduced_throws(dice: int, faces: int) -> tuple[Chance, ...]:
+    """Every roll of so many dice of fewer faces (a reduced game), in the same order."""
+    throws = _THROWS.get(key := faces << 3 | dice)
+    if throws is None:
+        rolls = itertools.product(hands.die_faces(faces), repeat=dice)
+        throws = _THROWS[key] = tuple(Chance(roll) for roll in rolls)
+    return throws
+
+
+def _is_roll(outcome: tuple[int, ...], dice: int, faces: int) -> bool:
+    """Whether a chance outcome is a roll of so many dice of so many faces."""
+    ranks = hands.die_faces(faces)  # 6 faces: the sets of every roll, as before
+    return outcome in _ROLL_SETS[dice] if faces == _FACES else (
+        len(outcome) == dice and all(type(d) is int and d in ranks for d in outcome))
+
+
 _DICE_TEXT: dict[tuple[int, ...], tuple[str, ...]] = {}  # at most 7,776 entries
 # The read-only data of the most frequent events, built once: claims by (claim, order,
 # blind), and the one-number events (round, reroll count, points) by name and number.
-_CLAIM_DATA: dict[tuple[str, bool, int, bool], Mapping[str, object]] = {}
+_CLAIM_DATA: dict[tuple[str, int, int, bool], Mapping[str, object]] = {}
 _NUMBERED: dict[tuple[str, int], Mapping[str, object]] = {}
 
 
 def _claim_data(space: hands.ClaimSpace, index: int, blind: bool) -> Mapping[str, object]:
     """The read-only data of a claim event (one per claim, order and blind: at most 1,524)."""
-    key = (space.kind, space.straight_over_full, index, blind)
+    key = (space.kind, space.code, index, blind)
     data = _CLAIM_DATA.get(key)
     if data is None:
         data = _CLAIM_DATA[key] = _frozen({"claim": space.claims[index], "blind": blind})
@@ -108,7 +125,7 @@ class DicePlay:
     """The moves of the dice engine: chance outcomes and transitions over a `DiceState`."""
 
     cards: bool
-    _index_cache: dict[bool, dict[tuple[int, ...], int]]
+    _index_cache: dict[int, dict[tuple[int, ...], int]]
     _steps: dict[type, Callable[[DiceState, Any], DiceState]]
 
     def legal(self, state: DiceState) -> Legal:
@@ -124,11 +141,11 @@ class DicePlay:
 
     def _dice_index(self, space: hands.ClaimSpace) -> dict[tuple[int, ...], int]:
         sof = space.straight_over_full
-        table = self._index_cache.get(sof)
+        table = self._index_cache.get(space.code)
         if table is None:
-            rolls = itertools.product(hands.DIE_RANKS, repeat=5)
+            rolls = itertools.product(space.ranks, repeat=space.dice)
             table = {r: space.index[hands.dice_value(r, sof)] for r in rolls}
-            self._index_cache[sof] = table
+            self._index_cache[space.code] = table
         return table
 
     def _text(self, tokens: tuple[int, ...]) -> tuple[str, ...]:
@@ -148,13 +165,19 @@ class DicePlay:
                 return Chance(tuple(rng.sample(_DECK, 52)))
             # One random() per throw: a float has 53 bits, so the bias over 7,776 rolls is
             # below 1e-12, far cheaper than randrange's rejection loop.
+            if state.space.code >> 16:  # a reduced game: fewer dice, or fewer faces
+                table = _reduced_throws(state.space.dice, state.space.faces)
+                return table[int(rng.random() * len(table))]
             return (_THROWS.get(5) or _throws(5))[int(rng.random() * 7776)]
         if state.phase != FILL:
             raise RulesError("no chance outcome is pending")
         if self.cards:
             return Chance(tuple(rng.sample(state.discards, len(state.discards))))
         dice = len(state.pending)
-        table = _THROWS.get(dice) or _throws(dice)
+        if state.space.faces == _FACES:
+            table = _THROWS.get(dice) or _throws(dice)
+        else:
+            table = _reduced_throws(dice, state.space.faces)
         return table[int(rng.random() * len(table))]
 
     # --- transitions ------------------------------------------------------------------
@@ -228,8 +251,10 @@ class DicePlay:
             shuffle = Event("reshuffle", state.holder, _frozen({"cards": len(chance.outcome)}))
             state = _with(state, deck=chance.outcome, discards=(), events=(shuffle,))
             return self._draw(state, state.pending)
-        if chance.outcome not in _ROLL_SETS[len(state.pending)]:
-            raise IllegalAction(f"expected {len(state.pending)} die faces 9..14, got {chance}")
+        if not _is_roll(chance.outcome, len(state.pending), state.space.faces):
+            faces = state.space.ranks  # 9..14, or 11..14 with 4 faces
+            raise IllegalAction(f"expected {len(state.pending)} die faces {faces[0]}.."
+                                f"{faces[-1]}, got {chance}")
         hand = list(state.hand)
         for position, face in zip(state.pending, chance.outcome, strict=True):
             hand[position] = face
@@ -249,8 +274,10 @@ class DicePlay:
                 raise IllegalAction("a deal must be an order of the 52 cards")
             hand, deck, phase, kind = outcome[:5], outcome[5:], EXCHANGE, "deal"
         else:
-            if outcome not in _ROLL_SETS[5]:
-                raise IllegalAction(f"a throw is 5 die faces 9..14, got {outcome}")
+            space = state.space
+            if not _is_roll(outcome, space.dice, space.faces):
+                raise IllegalAction(f"a throw is {space.dice} die faces {space.ranks[0]}.."
+                                    f"{space.ranks[-1]}, got {outcome}")
             hand, deck, phase, kind = outcome, (), CLAIM, "roll"
         seen = _new(Event, (kind, thrower, _frozen({"hand": self._text(hand)}), thrower))
         receiver = state.receiver
@@ -359,8 +386,6 @@ class DicePlay:
             return self._point(state, seat, (penalty,))
         state, events = _go_out(state, seat, "forfeit")
         return self._next_round(state, seat, events)
-
-
 
 
 def in_order(positions: tuple[int, ...]) -> tuple[int, ...]:

@@ -33,6 +33,10 @@ def with_defaults(specs: tuple[OptionSpec, ...],
     for key in defaults:
         if key not in known:
             raise OptionError(key, f"unknown option (known: {', '.join(sorted(known))})")
+    for spec in specs:
+        if spec.quiet and spec.name in defaults:
+            raise OptionError(spec.name, "its default cannot be changed (it is recorded only "
+                              "when it differs): give it as an option of each game")
     changed = tuple(replace(s, default=defaults[s.name]) if s.name in defaults else s
                     for s in specs)
     for spec in changed:
@@ -47,8 +51,10 @@ def check_options(specs: Sequence[OptionSpec], options: Mapping[str, object] | N
     for key in given:
         if key not in known:
             raise OptionError(key, f"unknown option (known: {', '.join(sorted(known))})")
-    return Options((name, spec.check(given.get(name, spec.default)))
-                   for name, spec in known.items())
+    checked = ((name, spec, spec.check(given.get(name, spec.default)))
+               for name, spec in known.items())
+    return Options((name, value) for name, spec, value in checked
+                   if not (spec.quiet and value == spec.default))
 
 
 def next_active(active: Sequence[bool], seat: int) -> int:
@@ -126,7 +132,8 @@ class Engine:
         """This engine's description, from its identity, player counts and options."""
         return Description(self.id, self.version, hand, central, score_word, decisions,
                            private, self.min_players, self.max_players,
-                           tuple((s.name, s.default) for s in self.option_specs))
+                           tuple((s.name, s.default) for s in self.option_specs
+                                 if not s.quiet))
 
     def check_players(self, players: int) -> None:
         """Raise RulesError unless the player count is allowed."""

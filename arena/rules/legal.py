@@ -190,6 +190,10 @@ def _reroll_problem(legal: Legal, action: Reroll) -> str | None:
     problem = _positions_problem(action.positions, "reroll")
     if problem or (legal.rerollable == _ALL_POSITIONS and not legal.must_reroll):
         return problem
+    beyond = [p for p in action.positions if p >= legal.space.dice]
+    if beyond:
+        return (f"position {beyond[0]} is not under the cup: this game has "
+                f"{legal.space.dice} dice ({legal.describe()})")
     again = [p for p in action.positions if p not in legal.rerollable]
     if again:
         return (f"position {again[0]} was already rerolled by this player in this round "

@@ -32,6 +32,8 @@ def _needs_open_spiel() -> None:
     "python_arena_dice",
     "python_arena_dice(players=3,receiver=loser_chooses,max_points=2)",
     "python_arena_dice(reroll_once_per=round,look_must_reroll=True,straight_over_full=True)",
+    "python_arena_dice(dice=2,faces=4,max_points=1)",
+    "python_arena_dice(dice=1,faces=3,players=3,max_points=2)",
     "python_arena_dice_cards(max_points=2)",
     "python_arena_dice_cards(players=4,max_points=1,reroll_once_per=round)",
     "python_arena_cards",
@@ -58,8 +60,21 @@ def test_every_game_is_registered_by_the_import_with_arenas_defaults() -> None:
     dice = pyspiel.load_game("python_arena_dice").get_parameters()
     assert dice == {"players": 2, "max_points": 5, "receiver": "left",
                     "look_must_reroll": False, "reroll_once_per": "turn",
-                    "straight_over_full": False}
+                    "straight_over_full": False, "dice": 5, "faces": 6}
     assert pyspiel.load_game("python_arena_cards").get_parameters()["chips"] == 10
+
+
+def test_a_reduced_game_throws_its_dice_of_its_top_faces() -> None:
+    game = pyspiel.load_game("python_arena_dice(dice=2,faces=4,max_points=1)")
+    state = game.new_initial_state()
+    assert game.max_chance_outcomes() == 4
+    assert [state.action_to_string(a) for a, _ in state.chance_outcomes()] == [
+        "die J", "die Q", "die K", "die A"]
+    state.apply_action(0)
+    state.apply_action(3)
+    assert not state.is_chance_node()
+    assert "hand J A" in state.observation_string(0)
+    assert state.information_state_tensor(0)[:1] == [1.0]  # seat 0's tensor, filled
 
 
 def test_a_bad_option_is_refused_in_arenas_words() -> None:

@@ -128,8 +128,8 @@ def test_player_counts_out_of_range(rules_id: str, players: object, message: str
     ("dice", {"straight_over_full": 1}, "straight_over_full",
      "straight_over_full: 1 is not one of False, True"),
     ("dice", {"chips": 10}, "chips",
-     ("chips: unknown option (known: look_must_reroll, max_faults, max_points, on_fault, "
-     "receiver, reroll_once_per, straight_over_full)")),
+     ("chips: unknown option (known: dice, faces, look_must_reroll, max_faults, max_points, "
+     "on_fault, receiver, reroll_once_per, straight_over_full)")),
     ("cards", {"max_points": 5}, "max_points", ("max_points: unknown option (known: "
      "accept_reward, chips, fresh_hand_to, max_faults, on_fault, penalty, "
      "straight_over_full)")),
