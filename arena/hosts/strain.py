@@ -179,6 +179,8 @@ def take() -> Strain | None:
     """What the machine cost this process's decisions since the last call (None: nothing),
     forgotten here: each decision is told once, whichever game of a worker asks."""
     global _NOTED
+    if not _NOTED:  # the common case, without the lock: a note racing this is taken next time
+        return None
     with _NOTING:
         noted, _NOTED = _NOTED, []
     if not noted:

@@ -30,7 +30,7 @@ from arena.report.ladder_file import LADDER, LadderView, read_ladder
 from arena.rules import RulesError
 from arena.rules.base import Description
 from arena.tournament import results as folder_files
-from arena.tournament import safe_read
+from arena.tournament import safe_read, strained
 from arena.tournament.config import ConfigError
 from arena.tournament.config_yaml import read_yaml
 
@@ -224,6 +224,8 @@ class Folder:
     """A ladder's ladder.json (arena/report/ladder_file.py); None for other formats."""
     grades: tuple[str, ...] = ()
     """grades.json's sentences, one per graded entrant; none without `grades:`."""
+    load: str | None = None
+    """load.json's warning: the machine strained decisions (arena/tournament/strained.py)."""
 
     @property
     def entrants(self) -> tuple[str, ...]:
@@ -260,6 +262,11 @@ def _ladder(folder: Path) -> LadderView | None:
 
 def _optional_json(path: Path) -> Any:
     return safe_read.json_file(path) if path.exists() else {}
+
+
+def _load(folder: Path) -> str | None:
+    strain = strained.read(folder)
+    return None if strain is None else strain.sentence()
 
 
 def _optional_csv(path: Path) -> tuple[dict[str, str], ...]:
@@ -302,6 +309,7 @@ def read_folder(folder: Path) -> Folder:
             ladder=ladder,
             grades=tuple(str(g["sentence"]) for g in _optional_json(
                 folder / folder_files.GRADES).get("graded", ())),
+            load=_load(folder),
         )
     except (folder_files.ResultsError, safe_read.Unreadable, ConfigError, csv.Error, KeyError,
             ValueError, TypeError, AttributeError) as exc:

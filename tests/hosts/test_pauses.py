@@ -55,3 +55,41 @@ def test_a_referee_paused_past_the_wall_limit_costs_the_deciding_bot_nothing(mod
     strain = verdict["strain"]
     assert isinstance(strain, dict), verdict
     assert strain["extended"] >= 1 and strain["most"] >= PAUSE * 0.9, verdict
+
+
+def test_a_paused_run_costs_no_bot_anything_and_tells_the_organiser(tmp_path: Path) -> None:
+    """`arena run` and its workers stopped past the wall limit (the bots, in their own
+    sessions, keep running): no fault, and the run says so at its end, in load.json and in
+    the report's header."""
+    dozer = Path(__file__).parent / "zoo" / "dozer.py"
+    config = tmp_path / "paused.yaml"
+    config.write_text("\n".join([
+        "name: paused", "rules: dice", "entrants:",
+        *(line for n in (1, 2) for line in (
+            f"  - bot: {dozer}", f"    alias: d{n}", "    mode: process",
+            "    options: {nap: 0.05}")),
+        "format: {type: round-robin, games: 6}", "limits: {decision: 0.2}",
+        "workers: 1", "replays: false", ""]))
+    out = tmp_path / "results"
+    run = subprocess.Popen([sys.executable, "-m", "arena", "run", str(config), "--out",
+                            str(out), "--quiet"], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not (out / "games.jsonl").exists() or not (out / "games.jsonl").stat().st_size:
+            assert time.monotonic() < deadline and run.poll() is None, run.communicate()
+            time.sleep(0.05)
+        os.killpg(run.pid, signal.SIGSTOP)  # the run and its workers, not the bots
+        time.sleep(PAUSE)
+        os.killpg(run.pid, signal.SIGCONT)
+        _, err = run.communicate(timeout=300)
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+            run.wait()
+    assert run.returncode == 0, err
+    games = [json.loads(line) for line in (out / "games.jsonl").read_text().splitlines()]
+    assert len(games) == 12 and [g["faults"] for g in games if g["faults"]] == []
+    assert "arena: warning: the machine was" in err, err
+    assert json.loads((out / "load.json").read_text())["extended"] >= 1
+    assert "the machine was" in (out / "report.html").read_text()
