@@ -158,7 +158,7 @@ def _alarm(signum: int, frame: object) -> None:
 def _unbilled(started: float, now: float, queued0: float) -> float:
     """The time of a decision since `started` that is the machine's, not the bot's: the
     longer of the time its thread queued for a CPU others held and the time the referee was
-    not running (`arena.hosts.strain`; a starved process shows in both)."""
+    not running (`arena.hosts.strain`; the two seldom overlap, and never add up to more)."""
     return max(THREAD_QUEUE.waited() - queued0, PULSE.lost(started, now), 0.0)
 
 

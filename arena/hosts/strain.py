@@ -1,7 +1,7 @@
 """What the machine costs a decision, which no bot is ever billed (docs/rules.md, Time): the
 time a bot's thread queued for a CPU others held (its schedstat), and the time the referee
-itself was not running, stopped (SIGSTOP, a suspended laptop, a VM moved, a swapping
-machine) or starved, which its pulse measures; and the tally of the decisions the machine
+itself was not running at all (stopped by SIGSTOP, a suspended laptop, a VM moved, a
+swapping machine), which its pulse measures; and the tally of the decisions the machine
 strained, for the organiser (the run's last lines, load.json, the report's header).
 
 Nothing here is read on a decision's fast path: a host asks only once a decision has run
@@ -28,13 +28,19 @@ GAPS_KEPT = 256
 
 class Pulse:
     """The referee's heartbeat: one daemon thread per process, asleep but for a beat every
-    TICK. A beat later than TICK + SLACK means this process did not run in between (it was
-    stopped, or starved): that gap is the referee's lost time, never a bot's."""
+    TICK. A beat later than TICK + SLACK, less the time the pulse itself queued for a CPU
+    (a busy machine delays every thread: that is no pause), means this process was not
+    running at all (stopped and continued, or its machine suspended or moved): that gap is
+    the referee's lost time, never a bot's. Times are time.monotonic's (the clock
+    perf_counter reads on Linux)."""
 
     def __init__(self) -> None:
         self.pid = -1
-        self.last = time.monotonic()
+        self.beat = (time.monotonic(), 0.0)
+        """When it last beat, and its own run-queue wait then (seconds)."""
         self.gaps: collections.deque[tuple[float, float]] = collections.deque(maxlen=GAPS_KEPT)
+        self.schedstat = -1
+        """The pulse thread's own /proc schedstat, read by any thread asking."""
         self._starting = threading.Lock()
 
     def start(self) -> None:
@@ -45,27 +51,48 @@ class Pulse:
             return
         with self._starting:
             if self.pid != pid:
-                self.last = time.monotonic()
-                threading.Thread(target=self._beat, name="arena-pulse", daemon=True).start()
+                ready = threading.Event()
+                threading.Thread(target=self._beat, args=(ready,), name="arena-pulse",
+                                 daemon=True).start()
+                ready.wait()
                 self.pid = pid
 
-    def _beat(self) -> None:
+    def _beat(self, ready: threading.Event) -> None:
+        try:
+            self.schedstat = os.open("/proc/thread-self/schedstat", os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            self.schedstat = -1
+        self.beat = (time.monotonic(), _queued(self.schedstat))
+        ready.set()
         while True:
             time.sleep(TICK)
-            now = time.monotonic()
-            if now - self.last > TICK + SLACK:
-                self.gaps.append((self.last + TICK, now))
-            self.last = now
+            now, queued = time.monotonic(), _queued(self.schedstat)
+            missed = self._missed(now, queued)
+            if missed > SLACK:
+                self.gaps.append((now - missed, now))
+            self.beat = (now, queued)
+
+    def _missed(self, now: float, queued: float) -> float:
+        """Seconds since the last beat that the pulse neither slept nor queued for a CPU."""
+        last, queued_then = self.beat
+        return now - last - TICK - (queued - queued_then)
 
     def lost(self, since: float, now: float) -> float:
-        """Seconds of [since, now] (time.monotonic, the clock perf_counter reads on Linux)
-        the referee's process was not running, the gap it is in now included (its pulse may
-        not have beaten yet since it resumed)."""
+        """Seconds of [since, now] the referee's process was not running, the gap it is in
+        now included (its pulse may not have beaten yet since it was continued)."""
         gaps = tuple(self.gaps)  # one step under the GIL: the pulse may append meanwhile
-        last = self.last
-        if now - last > TICK + SLACK:
-            gaps += ((last + TICK, now),)
+        missed = self._missed(now, _queued(self.schedstat))
+        if missed > SLACK:
+            gaps += ((now - missed, now),)
         return sum(max(0.0, min(end, now) - max(start, since)) for start, end in gaps)
+
+
+def _queued(schedstat: int) -> float:
+    """The run-queue wait (seconds) an open /proc schedstat file gives; 0 if unknown."""
+    try:
+        return int(os.pread(schedstat, 128, 0).split()[1]) / 1e9
+    except (OSError, IndexError, ValueError):
+        return 0.0
 
 
 PULSE = Pulse()
@@ -83,10 +110,7 @@ class RunQueue:
         held: _Held | None = getattr(self._local, "held", None)
         if held is None or held.pid != os.getpid():
             held = self._local.held = _Held()
-        try:
-            return int(os.pread(held.fd, 128, 0).split()[1]) / 1e9
-        except (OSError, IndexError, ValueError):
-            return 0.0
+        return _queued(held.fd)
 
 
 class _Held:

@@ -93,3 +93,18 @@ def test_a_paused_run_costs_no_bot_anything_and_tells_the_organiser(tmp_path: Pa
     assert "arena: warning: the machine was" in err, err
     assert json.loads((out / "load.json").read_text())["extended"] >= 1
     assert "the machine was" in (out / "report.html").read_text()
+
+
+def test_the_strain_of_resumed_runs_adds_up_and_a_run_that_kept_up_writes_nothing(
+        tmp_path: Path) -> None:
+    from arena.hosts.strain import Strain
+    from arena.tournament import strained
+
+    assert strained.record(tmp_path, None) is None
+    assert not (tmp_path / "load.json").exists()  # a machine that kept up: no file
+    strained.record(tmp_path, Strain(2, 1.5, 1))
+    said = strained.record(tmp_path, Strain(1, 8.04, 1))
+    assert strained.read(tmp_path) == Strain(3, 8.04, 2)
+    assert said is not None and "3 decisions" in said and "8.04s" in said
+    (tmp_path / "load.json").write_text('{"waited": -1}')
+    assert strained.read(tmp_path) is None  # not one arena wrote: no line, no error
