@@ -112,11 +112,13 @@ class _Watchdog:
     """The inline bot now thinking: its wall deadline (inf when none; moved on by the time
     the machine took from it), when it started, its time limit, the CPU clock reading its
     CPU time counts from and its thread's run-queue wait then (None until the first tick),
-    its wall limit, how many games hold the alarm, and the tick interval. One instance,
+    its wall limit, both clocks at the last tick between decisions (`idle`), how many games
+    hold the alarm, and the tick interval. One instance,
     `_WATCH`: setting an instance's slot is cheaper than a class attribute, and it is set at
     every decision."""
 
-    __slots__ = ("cpu0", "deadline", "depth", "limit", "queued0", "started", "tick", "wall")
+    __slots__ = ("cpu0", "deadline", "depth", "idle", "limit", "queued0", "started", "tick",
+                 "wall")
 
     def __init__(self) -> None:
         self.deadline = math.inf
@@ -125,6 +127,7 @@ class _Watchdog:
         self.cpu0: float | None = None
         self.queued0 = 0.0
         self.wall = math.inf
+        self.idle: tuple[float, float] | None = None
         self.depth = 0
         self.tick = 0.005
 
@@ -135,15 +138,21 @@ _WATCH = _Watchdog()
 def _alarm(signum: int, frame: object) -> None:
     watch = _WATCH
     if watch.deadline == math.inf:
+        if watch.depth:  # between decisions: the clocks a decision's first tick counts from
+            watch.idle = (time.thread_time(), THREAD_QUEUE.waited())
         return
     now = perf_counter()
     if watch.cpu0 is None:
         # the clocks are read from the first tick on, not at every decision (a system call
-        # each): the wall time before the tick, the referee's lost time apart, counts as CPU
-        # time, an error of one tick at most (a bot slower than a tick is read at its start)
-        before = now - watch.started - PULSE.lost(watch.started, now)
-        watch.cpu0 = time.thread_time() - before
-        watch.queued0 = THREAD_QUEUE.waited()
+        # each): from the last tick between decisions, the referee's own CPU time since then
+        # billed too, an error of one tick at most (a bot slower than a tick is read at its
+        # start); failing that, the wall time before the tick counts as CPU time
+        if watch.idle is not None:
+            watch.cpu0, watch.queued0 = watch.idle
+        else:
+            before = now - watch.started - PULSE.lost(watch.started, now)
+            watch.cpu0 = time.thread_time() - before
+            watch.queued0 = THREAD_QUEUE.waited()
     if now - watch.started > watch.limit and time.thread_time() - watch.cpu0 > watch.limit:
         watch.deadline = math.inf
         raise DecisionTimeout()
@@ -176,6 +185,7 @@ class decision_alarm:
             return
         watch = _WATCH
         if watch.depth == 0:
+            watch.idle = None
             self.previous = _set_handler(signal.SIGALRM, _alarm)
             signal.setitimer(signal.ITIMER_REAL, watch.tick, watch.tick)
         watch.depth += 1
@@ -277,6 +287,8 @@ class InlineHost:
         now = perf_counter()
         self.billed = elapsed = now - started
         self.slow = elapsed > watch.tick
+        if alarmed and watch.cpu0 is not None:
+            watch.idle = None  # read before this decision: no baseline for the next
         if elapsed > timeout:
             if alarmed and watch.cpu0 is not None:
                 cpu0, queued0 = watch.cpu0, watch.queued0

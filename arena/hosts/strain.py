@@ -185,29 +185,28 @@ def _count(value: object) -> bool:
 
 
 _NOTING = threading.Lock()
-_NOTED: list[tuple[float, bool, bool]] = []
-"""This process's strained decisions since the last `take`: (seconds not billed, over the
-limit, extended)."""
+_NOTHING = Strain()
+_noted = _NOTHING
+"""This process's strained decisions since the last `take` (a sum: a process that never
+takes, such as `arena compare`, holds no more for it)."""
 
 
 def note(unbilled: float, limit: float, extended: bool) -> None:
-    """Remember a decision the machine strained: one that waited (`unbilled`: queued for a
+    """Count a decision the machine strained: one that waited (`unbilled`: queued for a
     CPU, or while the referee was not running) longer than its `limit`, or one let run past
-    its wall limit for that time; any other decision is not noted."""
+    its wall limit for that time; any other decision is not counted."""
+    global _noted
     if extended or unbilled > limit:
         with _NOTING:
-            _NOTED.append((unbilled, unbilled > limit, extended))
+            _noted += Strain(int(unbilled > limit), unbilled, int(extended))
 
 
 def take() -> Strain | None:
     """What the machine cost this process's decisions since the last call (None: nothing),
     forgotten here: each decision is told once, whichever game of a worker asks."""
-    global _NOTED
-    if not _NOTED:  # the common case, without the lock: a note racing this is taken next time
+    global _noted
+    if _noted is _NOTHING:  # the common case, without the lock
         return None
     with _NOTING:
-        noted, _NOTED = _NOTED, []
-    if not noted:
-        return None
-    return Strain(sum(over for _, over, _ in noted), max(unbilled for unbilled, _, _ in noted),
-                  sum(extended for _, _, extended in noted))
+        noted, _noted = _noted, _NOTHING
+    return None if noted is _NOTHING else noted
