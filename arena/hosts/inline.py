@@ -185,7 +185,7 @@ class decision_alarm:
             return
         watch = _WATCH
         if watch.depth == 0:
-            watch.idle = None
+            watch.idle = (time.thread_time(), THREAD_QUEUE.waited())  # for the first decision
             self.previous = _set_handler(signal.SIGALRM, _alarm)
             signal.setitimer(signal.ITIMER_REAL, watch.tick, watch.tick)
         watch.depth += 1
