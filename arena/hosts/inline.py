@@ -149,6 +149,7 @@ def _alarm(signum: int, frame: object) -> None:
         # start); failing that, the wall time before the tick counts as CPU time
         if watch.idle is not None:
             watch.cpu0, watch.queued0 = watch.idle
+            watch.idle = None  # a later decision counts from a later tick, or its own start
         else:
             before = now - watch.started - PULSE.lost(watch.started, now)
             watch.cpu0 = time.thread_time() - before
@@ -269,11 +270,12 @@ class InlineHost:
         cpu0 = queued0 = None
         if self.slow or not alarmed:  # else read at the first tick, if the decision lasts
             cpu0, queued0 = time.thread_time(), THREAD_QUEUE.waited()
+            watch.queued0, watch.idle = queued0, None
         started = perf_counter()
         if alarmed:
             watch.started, watch.limit, watch.cpu0 = started, timeout, cpu0
-            watch.queued0, watch.wall = queued0 or 0.0, timeout * self.wall_factor
-            watch.deadline = started + watch.wall
+            watch.deadline = started + timeout * self.wall_factor
+            watch.wall = timeout * self.wall_factor
         try:
             action = self.bot.act(observation)
         except DecisionTimeout:
@@ -286,9 +288,7 @@ class InlineHost:
             watch.deadline = math.inf
         now = perf_counter()
         self.billed = elapsed = now - started
-        self.slow = elapsed > watch.tick
-        if alarmed and watch.cpu0 is not None:
-            watch.idle = None  # read before this decision: no baseline for the next
+        self.slow = elapsed > 0.005  # a tick: the next decision is read at its start
         if elapsed > timeout:
             if alarmed and watch.cpu0 is not None:
                 cpu0, queued0 = watch.cpu0, watch.queued0
