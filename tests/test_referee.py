@@ -64,12 +64,13 @@ class BusyLoop(arena.Bot):
 
 
 class Swallower(arena.Bot):
-    """Catches everything, even the referee's interrupt, and answers late."""
+    """Catches everything, even the referee's interrupt, and answers late: 0.6 s against a
+    0.1 s wall limit, late however much of it a loaded machine kept it waiting for a CPU."""
 
     name = "swallower"
 
     def act(self, observation: arena.Observation) -> arena.Action:
-        deadline = time.perf_counter() + 0.3
+        deadline = time.perf_counter() + 0.6
         while time.perf_counter() < deadline:
             with contextlib.suppress(BaseException):  # the point of this bot
                 time.sleep(0.01)
@@ -118,7 +119,7 @@ def test_each_fault_is_recorded_and_the_game_completes(bot: type[arena.Bot], kin
 
 
 @pytest.mark.parametrize(("bot", "factor", "words"), [
-    (Sleeper, 2, "no answer after 0.2"), (Sleeper, 2, "wall limit 0.2s (0.1s × wall_factor 2)"),
+    (Sleeper, 2, "no answer after"), (Sleeper, 2, "wall limit 0.2s (0.1s × wall_factor 2)"),
     (BusyLoop, 20, "s of CPU time, limit 0.1s")])
 def test_a_bot_past_its_time_limit_is_interrupted(bot: type[arena.Bot], factor: float,
                                                   words: str) -> None:

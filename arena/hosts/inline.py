@@ -17,6 +17,8 @@ from time import perf_counter
 from typing import Any, Protocol
 
 from arena.bot import Bot, BotContext, GameEnd
+from arena.hosts import strain
+from arena.hosts.strain import PULSE, THREAD_QUEUE
 from arena.hosts.trace import bot_frames, bounded, crash_text, home_of
 from arena.rules.actions import Action
 from arena.rules.base import Event, Observation
@@ -107,18 +109,25 @@ def _crash(exc: BaseException, code: object, words: str = "") -> BotFault:
 
 
 class _Watchdog:
-    """The inline bot now thinking: its wall deadline (inf when none), when it started, its
-    time limit, the CPU clock reading its CPU time counts from (None until the first tick),
-    how many games hold the alarm, and the tick interval. One instance, `_WATCH`: setting an
-    instance's slot is cheaper than a class attribute, and it is set at every decision."""
+    """The inline bot now thinking: its wall deadline (inf when none; moved on by the time
+    the machine took from it), when it started, its time limit, the CPU clock reading its
+    CPU time counts from and its thread's run-queue wait then (None until the first tick),
+    its wall limit, both clocks at the last tick between decisions (`idle`), how many games
+    hold the alarm, and the tick interval. One instance,
+    `_WATCH`: setting an instance's slot is cheaper than a class attribute, and it is set at
+    every decision."""
 
-    __slots__ = ("cpu0", "deadline", "depth", "limit", "started", "tick")
+    __slots__ = ("cpu0", "deadline", "depth", "idle", "limit", "queued0", "started", "tick",
+                 "wall")
 
     def __init__(self) -> None:
         self.deadline = math.inf
         self.started = 0.0
         self.limit = math.inf
         self.cpu0: float | None = None
+        self.queued0 = 0.0
+        self.wall = math.inf
+        self.idle: tuple[float, float] | None = None
         self.depth = 0
         self.tick = 0.005
 
@@ -129,16 +138,38 @@ _WATCH = _Watchdog()
 def _alarm(signum: int, frame: object) -> None:
     watch = _WATCH
     if watch.deadline == math.inf:
+        if watch.depth:  # between decisions: the clocks a decision's first tick counts from
+            watch.idle = (time.thread_time(), THREAD_QUEUE.waited())
         return
     now = perf_counter()
     if watch.cpu0 is None:
-        # the CPU clock is read from the first tick on, not at every decision (a system call
-        # each): the wall time before the tick counts as CPU time, an error of one tick at most
-        watch.cpu0 = time.thread_time() - (now - watch.started)
-    if now > watch.deadline or (now - watch.started > watch.limit
-                                and time.thread_time() - watch.cpu0 > watch.limit):
+        # the clocks are read from the first tick on, not at every decision (a system call
+        # each): from the last tick between decisions, the referee's own CPU time since then
+        # billed too, an error of one tick at most (a bot slower than a tick is read at its
+        # start); failing that, the wall time before the tick counts as CPU time
+        if watch.idle is not None:
+            watch.cpu0, watch.queued0 = watch.idle
+            watch.idle = None  # a later decision counts from a later tick, or its own start
+        else:
+            before = now - watch.started - PULSE.lost(watch.started, now)
+            watch.cpu0 = time.thread_time() - before
+            watch.queued0 = THREAD_QUEUE.waited()
+    if now - watch.started > watch.limit and time.thread_time() - watch.cpu0 > watch.limit:
         watch.deadline = math.inf
         raise DecisionTimeout()
+    if now > watch.deadline:
+        unbilled = _unbilled(watch.started, now, watch.queued0)
+        watch.deadline = watch.started + watch.wall + unbilled
+        if now > watch.deadline:
+            watch.deadline = math.inf
+            raise DecisionTimeout()
+
+
+def _unbilled(started: float, now: float, queued0: float) -> float:
+    """The time of a decision since `started` that is the machine's, not the bot's: the
+    longer of the time its thread queued for a CPU others held and the time the referee was
+    not running (`arena.hosts.strain`; the two seldom overlap, and never add up to more)."""
+    return max(THREAD_QUEUE.waited() - queued0, PULSE.lost(started, now), 0.0)
 
 
 class decision_alarm:
@@ -155,6 +186,7 @@ class decision_alarm:
             return
         watch = _WATCH
         if watch.depth == 0:
+            watch.idle = (time.thread_time(), THREAD_QUEUE.waited())  # for the first decision
             self.previous = _set_handler(signal.SIGALRM, _alarm)
             signal.setitimer(signal.ITIMER_REAL, watch.tick, watch.tick)
         watch.depth += 1
@@ -173,6 +205,11 @@ class decision_alarm:
             watch.deadline = math.inf
 
 
+def _not_counted(unbilled: float) -> str:
+    """What a wall-time fault's message says of the machine's share, when it had one."""
+    return f", {unbilled:.2f}s waiting for a CPU or the referee not counted" if unbilled else ""
+
+
 def _late_alarm(signum: int, frame: object) -> None:
     """A tick that arrived as the game's alarm was being stopped: nothing to do."""
 
@@ -180,8 +217,9 @@ def _late_alarm(signum: int, frame: object) -> None:
 class InlineHost:
     """Runs a bot class in this process. A decision is billed the smaller of its wall time and
     its CPU time (the thread's) and stopped at `limit × wall_factor` of wall time, as in every
-    host; SIGALRM (main thread only) interrupts it, and the limits are checked after the fact
-    where it could not."""
+    host, less the machine's share: the time its thread queued for a CPU, or the referee's
+    process was not running (`arena.hosts.strain`). SIGALRM (main thread only) interrupts
+    it, and the limits are checked after the fact where it could not."""
 
     mode = "inline"
 
@@ -195,6 +233,9 @@ class InlineHost:
         self.listens = False
         self.wall_factor = 2.0
         self.billed: float | None = None
+        self.slow = False
+        """Whether the last decision outlasted a tick: this one's clocks are read at its
+        start, not at its first tick (a fast bot is spared the system calls)."""
 
     def start(self, context: BotContext) -> None:
         """Build the bot and call its start(). A bot whose start() raised keeps playing as it
@@ -202,6 +243,7 @@ class InlineHost:
         costs one fault, docs/rules.md)."""
         self.wall_factor = context.limits.wall_factor
         self.bot, self.context = None, context
+        PULSE.start()
         self._build()
 
     def _build(self) -> None:
@@ -225,41 +267,57 @@ class InlineHost:
         assert self.bot is not None
         watch = _WATCH
         alarmed = watch.depth > 0 and self._can_alarm
-        cpu0 = None if alarmed else time.thread_time()
+        cpu0 = queued0 = None
+        if self.slow or not alarmed:  # else read at the first tick, if the decision lasts
+            cpu0, queued0 = time.thread_time(), THREAD_QUEUE.waited()
+            watch.queued0, watch.idle = queued0, None
         started = perf_counter()
         if alarmed:
-            watch.started, watch.limit, watch.cpu0 = started, timeout, None
+            watch.started, watch.limit, watch.cpu0 = started, timeout, cpu0
             watch.deadline = started + timeout * self.wall_factor
+            watch.wall = timeout * self.wall_factor
         try:
             action = self.bot.act(observation)
         except DecisionTimeout:
-            late = self._late(perf_counter() - started, timeout, watch.cpu0, "no answer")
+            late = self._late(started, perf_counter(), timeout, watch.cpu0, watch.queued0,
+                              "no answer")
             raise late or BotFault("timeout", f"no answer within {timeout:.3g}s") from None
         except Exception as exc:
             raise _crash(exc, self.bot) from exc
         finally:
             watch.deadline = math.inf
-        self.billed = elapsed = perf_counter() - started
+        now = perf_counter()
+        self.billed = elapsed = now - started
+        self.slow = elapsed > 0.005  # a tick: the next decision is read at its start
         if elapsed > timeout:
-            late = self._late(elapsed, timeout, watch.cpu0 if alarmed else cpu0, "answered")
+            if alarmed and watch.cpu0 is not None:
+                cpu0, queued0 = watch.cpu0, watch.queued0
+            late = self._late(started, now, timeout, cpu0, queued0, "answered")
             if late is not None:
                 raise late
         return action
 
-    def _late(self, elapsed: float, timeout: float, cpu0: float | None,
-              what: str) -> BotFault | None:
-        """Bill a decision that ran past its time its CPU time (never more than its wall
-        time); the timeout if that is over the time or the wall time over the wall limit."""
-        cpu = elapsed if cpu0 is None else min(elapsed, time.thread_time() - cpu0)
+    def _late(self, started: float, now: float, timeout: float, cpu0: float | None,
+              queued0: float | None, what: str) -> BotFault | None:
+        """Bill a decision that ran past its time its CPU time, never more than its wall time
+        less the machine's (`_unbilled`); the timeout if that is over the time, or the wall
+        time less the machine's over the wall limit. The machine's strain is noted."""
+        elapsed = now - started
+        unbilled = (PULSE.lost(started, now) if queued0 is None
+                    else _unbilled(started, now, queued0))
+        counted = elapsed - unbilled
+        cpu = counted if cpu0 is None else min(counted, time.thread_time() - cpu0)
         self.billed = cpu
         wall = timeout * self.wall_factor
+        fault = None
         if cpu > timeout:
-            return BotFault("timeout", f"used {cpu:.3f}s of CPU time, limit {timeout:.3g}s")
-        if elapsed > wall:
-            return BotFault("timeout", f"{what} after {elapsed:.2f}s of wall time ({cpu:.2f}s "
-                                       f"CPU), wall limit {wall:.3g}s ({timeout:.3g}s × "
-                                       f"wall_factor {self.wall_factor:g})")
-        return None
+            fault = BotFault("timeout", f"used {cpu:.3f}s of CPU time, limit {timeout:.3g}s")
+        elif counted > wall:
+            fault = BotFault("timeout", f"{what} after {elapsed:.2f}s of wall time ({cpu:.2f}s "
+                                        f"CPU{_not_counted(unbilled)}), wall limit {wall:.3g}s "
+                                        f"({timeout:.3g}s × wall_factor {self.wall_factor:g})")
+        strain.note(unbilled, timeout, fault is None and elapsed > wall)
+        return fault
 
     def notify(self, event: Event) -> None:
         """Pass the event on, if the bot listens."""

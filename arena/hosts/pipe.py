@@ -10,8 +10,9 @@ instance in it.
 
 Time is billed as in every host: a decision's wall time or, past its limit, the smaller of
 its wall time and the bot's CPU time, with a wall-clock limit of `limit × wall_factor`
-(`arena.bot.Limits`), so a busy machine does not forfeit a bot that did not use its time,
-while a sleeping or blocked bot is stopped.
+(`arena.bot.Limits`), neither counting the time the bot queued for a CPU or the referee was
+not running (`arena.hosts.strain`), so a busy or paused machine does not forfeit a bot that
+did not use its time, while a sleeping or blocked bot is stopped.
 
 This module never sees the game state: it carries one seat's observations and events, encoded
 by `arena.hosts.codec`, and turns what goes wrong into a `BotFault` (the lines, their deadlines
@@ -43,6 +44,7 @@ from arena.hosts.processes import (
     ProcessLimits,
 )
 from arena.hosts.sandbox import host_words
+from arena.hosts.strain import PULSE
 from arena.hosts.wire import PROTOCOL, SPOKEN
 from arena.plugins import is_folder
 from arena.rules.actions import Action
@@ -114,6 +116,7 @@ class PipeHost(PipeLines):
     def start(self, context: BotContext) -> None:
         """Reuse (or start) the bot's process and build a fresh bot in it for this game."""
         self.games += 1
+        PULSE.start()  # the referee's own pauses are never the bot's time
         state = context.rng.getstate()  # a Python bot continues the very stream it gets inline
         seed = context.rng.getrandbits(53)
         sof = bool(context.options.get("straight_over_full"))

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 from arena.bot import BotContext
+from arena.hosts import strain
 from arena.hosts.inline import SENT_CHARS, BotFault, RefereeFailure, shown
 from arena.hosts.processes import (
     BotProcess,
@@ -24,6 +25,7 @@ from arena.hosts.processes import (
     OutputClosed,
     ProcessLimits,
 )
+from arena.hosts.strain import PULSE
 from arena.hosts.wire import SeatLog
 
 STDERR_LINES = 3
@@ -32,9 +34,10 @@ OFF_TURN_FREE = 0.05
 """CPU seconds a bot's processes may use between two of its decisions unbilled (reading the
 events); past it, what they used is billed to its next decision (docs/protocol.md)."""
 BACKSTOP = 4.0
-"""A decision is never waited for longer than this many times its wall limit: a bot that
-was still within its limit then, counting out the time it queued for a CPU, was starved by
-the machine, and the run stops (`RefereeFailure`) rather than blame it."""
+"""A decision is never waited for longer than this many times its wall limit (the time the
+referee was not running apart): a bot that was still within its limit then, counting out the
+time it queued for a CPU, was starved by the machine, and the run stops (`RefereeFailure`)
+rather than blame it."""
 
 
 def _text(line: bytes | bytearray) -> str:
@@ -224,7 +227,8 @@ class PipeLines:
     def _reply_in_time(self, turn: int, limit: float, started: float,
                        cpu0: Mapping[int, float], waited0: float) -> bytes:
         """Wait for the reply line; stop the bot once its CPU time or its wall limit (not
-        counting the time it queued for a CPU) runs out."""
+        counting the machine's share: the time it queued for a CPU, or the referee was not
+        running) runs out."""
         process = self.process
         assert process is not None
         off = self._off_turn(turn, limit, cpu0)
@@ -246,15 +250,16 @@ class PipeLines:
                     raise self._fail("timeout", f"used {used:.3f}s of CPU time on turn {turn} "
                                                 f"(the bot and its helpers together"
                                                 f"{self._off_note(off)}), limit {limit:.3g}s")
-                queued = process.waited() - waited0
-                if now - queued >= started + wall:
-                    self._wall_fault(turn, now - started, queued, used, limit)
-                if now >= backstop:
+                queued, lost = process.waited() - waited0, PULSE.lost(started, now)
+                unbilled = max(queued, lost)
+                if now - unbilled >= started + wall:
+                    self._wall_fault(turn, now - started, unbilled, used, limit)
+                if now - lost >= backstop:
                     raise RefereeFailure(
                         f"bot {self.name or '?'} got no CPU for {now - started:.1f}s on turn "
                         f"{turn}: it queued {queued:.1f}s behind other processes (wall limit "
                         f"{wall:.3g}s); the machine is overloaded")
-                wait = min(poll, started + wall + queued - now, backstop - now)
+                wait = min(poll, started + wall + unbilled - now, backstop + lost - now)
             line = self._line(max(wait, 0.0))
             if line is not None:
                 break
@@ -265,10 +270,11 @@ class PipeLines:
     def _off_note(off: float) -> str:
         return f", {off:.3f}s of it used between its turns" if off else ""
 
-    def _wall_fault(self, turn: int, took: float, queued: float, used: float,
+    def _wall_fault(self, turn: int, took: float, unbilled: float, used: float,
                     limit: float) -> NoReturn:
         wall = limit * self.wall_factor
-        waiting = f", {queued:.2f}s of it queued for a CPU and not counted" if queued else ""
+        waiting = (f", {unbilled:.2f}s of it queued for a CPU or the referee not running, "
+                   "not counted") if unbilled else ""
         raise self._fail("timeout", f"no answer to turn {turn} after {took:.2f}s of wall time"
                                     f"{waiting} ({used:.2f}s CPU), wall limit {wall:.3g}s "
                                     f"({limit:.3g}s × wall_factor {self.wall_factor:g})")
@@ -276,18 +282,26 @@ class PipeLines:
     def _account(self, turn: int, limit: float, started: float, cpu0: Mapping[int, float],
                  waited0: float, off: float) -> None:
         """Bill the answered decision: its wall time or, past its limit, the smaller of wall
-        and CPU time, plus what its processes used between turns; check its cgroup totals."""
+        and CPU time, less the machine's share, plus what its processes used between turns;
+        check its cgroup totals; note the machine's strain."""
         process = self.process
         assert process is not None
-        self.last_wall = took = time.monotonic() - started
-        self.billed = (took if took <= limit else min(took, process.cpu_since(cpu0))) + off
+        now = time.monotonic()
+        self.last_wall = took = now - started
+        unbilled = 0.0
+        if took > limit:  # only then is the machine's share read
+            unbilled = max(process.waited() - waited0, PULSE.lost(started, now), 0.0)
+        counted = took - unbilled
+        self.billed = (counted if counted <= limit else min(counted, process.cpu_since(cpu0))
+                       ) + off
         self._cpu_mark = process.cpu_times()
         broken = process.over_limit()
         if broken is not None:
             raise self._fail("crash", f"broke its {broken}")
         wall = limit * self.wall_factor
-        counted = took if took <= wall else took - (process.waited() - waited0)
-        if self.billed > limit or counted > wall:
+        late = self.billed > limit or counted > wall
+        strain.note(unbilled, limit, not late and took > wall)
+        if late:
             raise self._fail("timeout", f"answered turn {turn} after {took:.2f}s of wall time "
                                         f"({self.billed:.2f}s billed{self._off_note(off)}), limit "
                                         f"{limit:.3g}s, wall limit {wall:.3g}s", kill=False)

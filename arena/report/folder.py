@@ -30,7 +30,7 @@ from arena.report.ladder_file import LADDER, LadderView, read_ladder
 from arena.rules import RulesError
 from arena.rules.base import Description
 from arena.tournament import results as folder_files
-from arena.tournament import safe_read
+from arena.tournament import safe_read, strained
 from arena.tournament.config import ConfigError
 from arena.tournament.config_yaml import read_yaml
 
@@ -267,6 +267,8 @@ class Folder:
     """A ladder's ladder.json (arena/report/ladder_file.py); None for other formats."""
     grades: tuple[str, ...] = ()
     """grades.json's sentences, one per graded entrant; none without `grades:`."""
+    load: str | None = None
+    """load.json's warning: the machine strained decisions (arena/tournament/strained.py)."""
 
     @property
     def entrants(self) -> tuple[str, ...]:
@@ -332,6 +334,11 @@ def _ratings(ratings: dict[str, Any]) -> dict[str, Any]:
     return ratings
 
 
+def _load(folder: Path) -> str | None:
+    strain = strained.read(folder)
+    return None if strain is None else strain.sentence()
+
+
 def _optional_csv(path: Path) -> tuple[dict[str, str], ...]:
     return tuple(_read_csv(path)) if path.exists() else ()
 
@@ -372,6 +379,7 @@ def read_folder(folder: Path) -> Folder:
             ladder=ladder,
             grades=tuple(str(g["sentence"]) for g in _optional_json(
                 folder / folder_files.GRADES).get("graded", ())),
+            load=_load(folder),
         )
     except (folder_files.ResultsError, safe_read.Unreadable, ConfigError, csv.Error, KeyError,
             ValueError, TypeError, AttributeError) as exc:

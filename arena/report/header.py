@@ -1,8 +1,8 @@
 """The report's header: what was played, read from config.yaml as run (every default filled),
 and links to the files of the folder, so a published page says how its results were made.
 
-This module must not write anything; beyond config.yaml (already read) it only asks which
-files the folder holds and when games.jsonl was last written.
+This module must not write anything; beyond config.yaml and load.json (already read) it
+only asks which files the folder holds and when games.jsonl was last written.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ __all__ = ["FILES", "header_facts", "played_at"]
 
 FILES = (
     folder_files.CONFIG, "standings.csv", "ratings.json", "crosstable.csv",
-    folder_files.GAMES, "stages.json", folder_files.GRADES, LADDER,
+    folder_files.GAMES, "stages.json", folder_files.GRADES, LADDER, folder_files.LOAD,
 )  # fmt: skip
 """The folder's files the header links to, those present."""
 
@@ -119,6 +119,8 @@ def header_facts(data: Folder) -> str:
     ]
     if replays is not None:
         facts.append(("replays", "kept for every game" if replays else "not kept"))
+    if data.load is not None:
+        facts.append(("machine", data.load))
     items = "".join(f"<div><dt>{escape(k)}</dt><dd>{escape(v)}</dd></div>" for k, v in facts)
     files = f'<div class="files"><dt>files</dt><dd>{_files(data)}</dd></div>'
     return f'<dl class="facts">{items}{files}</dl>'

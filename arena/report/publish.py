@@ -32,8 +32,8 @@ from arena.tournament.config_yaml import read_yaml
 __all__ = ["PublishError", "Published", "publish"]
 
 TABLES = ("standings.csv", "standings.md", "ratings.json", "crosstable.csv", "stages.json",
-          folder_files.GRADES)
-"""Derived tables, names and numbers only: copied as they are."""
+          folder_files.GRADES, folder_files.LOAD)
+"""Derived tables and load.json, names and numbers only: copied as they are."""
 CONFIG_KEYS = frozenset(("name", "rules", "options", "format", "limits", "isolation", "mode",
                          "replays", "grades", "entrants"))
 """What of config.yaml the report's header reads; never `seed`, `output`, `submissions`."""

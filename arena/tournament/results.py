@@ -11,9 +11,9 @@ Layout of `results/<name>/`:
     secret           the run's root seed, mode 0600: drawn when the config gives none,
                      read back on resume; no bot's sandbox shows this folder
     games.jsonl      one JSON line per finished game, appended in schedule order
+    load.json        decisions the machine strained, billed to no bot (only if it did one)
     replays/         one `<game id>.json.gz` per game (see arena/replay.py)
-    ratings.json, standings.csv, standings.md, crosstable.csv, stages.json, and
-    grades.json,
+    ratings.json, standings.csv, standings.md, crosstable.csv, stages.json, and grades.json,
     grades.csv       (a config with `grades:` only) derived from games.jsonl, each atomically
 
 Durability: every line of games.jsonl is written with one `write` call and flushed at
@@ -46,6 +46,7 @@ GAMES = "games.jsonl"
 CONFIG = "config.yaml"
 SECRET = "secret"
 SKIPPED = "skipped.json"
+LOAD = "load.json"
 REPLAYS = "replays"
 LOCK = ".lock"
 DERIVED = ("ratings.json", "standings.csv", "standings.md", "crosstable.csv", "stages.json")
@@ -164,7 +165,8 @@ def foreign(folder: str | os.PathLike[str]) -> list[str]:
     root = Path(folder)
     if not root.is_dir():
         return []
-    ours = {GAMES, CONFIG, SECRET, SKIPPED, REPLAYS, LOCK, *DERIVED, GRADES, GRADE_SHEET, *PAGES}
+    ours = {GAMES, CONFIG, SECRET, SKIPPED, LOAD, REPLAYS, LOCK, *DERIVED, GRADES, GRADE_SHEET,
+            *PAGES}
     return sorted(
         p.name
         for p in root.iterdir()
@@ -197,7 +199,7 @@ def remove_derived(folder: str | os.PathLike[str]) -> None:
 def clear(folder: str | os.PathLike[str]) -> None:
     """Remove what a run writes (not the lock), to start over with `--force`."""
     root = Path(folder)
-    for name in (GAMES, CONFIG, SECRET, SKIPPED, *DERIVED, GRADES, GRADE_SHEET, *PAGES):
+    for name in (GAMES, CONFIG, SECRET, SKIPPED, LOAD, *DERIVED, GRADES, GRADE_SHEET, *PAGES):
         with contextlib.suppress(FileNotFoundError):
             (root / name).unlink()
     if (root / REPLAYS).is_symlink():

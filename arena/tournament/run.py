@@ -45,9 +45,10 @@ from typing import Any
 from arena.botcard import BotCard
 from arena.executor.cluster import Cluster
 from arena.executor.local import Executor
+from arena.hosts.strain import Strain
 from arena.plugins import default_registry
 from arena.seeds import draw_secret
-from arena.tournament import folder_lock, safe_read, skipped
+from arena.tournament import folder_lock, safe_read, skipped, strained
 from arena.tournament import results as folder_files
 from arena.tournament.audit import Written, audit_log, digest
 from arena.tournament.config import ConfigError, TournamentConfig
@@ -287,6 +288,8 @@ class _Run:
         self.cluster = cluster
         self.lost = LostGames(info)
         self.setup = tournament_setup(cfg, cards)
+        self.strain: Strain | None = None
+        """What the machine cost this run's decisions (arena.hosts.strain), if anything."""
 
     def play(self, recorded: list[tuple[str, Placements]]) -> RunReport:
         missing = self.total - len(recorded)
@@ -334,6 +337,8 @@ class _Run:
                 self.log.append_game(played.line, played.replay_file())  # the replay first
                 self.results[played.id] = played.placements
                 self.written[played.id] = _digests(played)
+                if played.strain is not None:
+                    self.strain = played.strain + self.strain if self.strain else played.strain
                 self._told(played)
             if todo and played_again(self._executor(), self.folder, {g.id for g in batch},
                                      self.results, self.written, self.cfg.replays):
@@ -385,7 +390,8 @@ class _Run:
         if self.plan.elimination:
             ranking = tuple(self.plan.stages(self.results)["ranking"] or ())
         played = len(self.results) - resumed
-        warnings = (*self.lost.deaths, *derived.warnings)
+        loaded = strained.record(self.folder, self.strain)
+        warnings = (*self.lost.deaths, *derived.warnings, *([loaded] if loaded else []))
         return RunReport(
             self.folder, self.total, played, resumed, derived.standings, ranking, warnings,
             derived.grades)

@@ -27,8 +27,10 @@ from arena.bot import Limits
 from arena.botcard import BotCard
 from arena.executor.local import Death, Job
 from arena.executor.serve import ExecutorError, lanes_wanted, mark, marked
+from arena.hosts import strain
 from arena.hosts.inline import BotFault, Host, RefereeFailure
 from arena.hosts.machine import hosts_that_fit
+from arena.hosts.strain import Strain
 from arena.plugins import Registry, default_registry
 from arena.referee import GameRecord, Player, RefereeError, play_game
 from arena.replay import encode_game, fault_json
@@ -71,6 +73,9 @@ class Played:
     placements: Placements
     line: str
     replay: bytes | None = None
+    strain: Strain | None = None
+    """What the machine cost its decisions, none of it billed (arena.hosts.strain): None
+    unless it made one of them wait longer than its limit or let one run past its wall limit."""
 
     def replay_file(self) -> tuple[str, bytes] | None:
         """Its replay as the results folder keeps it (its path there, its bytes), or None."""
@@ -138,11 +143,13 @@ class _Worker:
             raise TournamentError(f"game {game.id}: {exc}") from None
         except RefereeFailure as exc:  # the machine's, not a bot's: no game is recorded
             raise RefereeFailure(f"game {game.id}: {exc}") from None
+        strained = strain.take()  # this worker's since its last game: each decision once
         if not self.setup.replays:
             line = _LINE.encode(game_line(game, record, None))
-            return Played(game.id, record.result.placements, line)
+            return Played(game.id, record.result.placements, line, None, strained)
         line = _LINE.encode(game_line(game, record, replay_name(game.id)))
-        return Played(game.id, record.result.placements, line, self.replay(game, record))
+        return Played(game.id, record.result.placements, line, self.replay(game, record),
+                      strained)
 
     def replay(self, game: GameSpec, record: GameRecord) -> bytes:
         """The game's replay file, as its bytes."""

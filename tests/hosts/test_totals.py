@@ -45,9 +45,13 @@ def play(attacker: ProcessHost, innocents: list[ProcessHost], decision: float, w
 
 
 def assert_only_the_attacker_faulted(record: GameRecord, kind: str, words: str) -> None:
-    """Seat 0 faulted once, in this way; the innocents finished the game without a fault."""
+    """Seat 0 faulted once, in this way; the innocents finished the game without a fault. A
+    timeout's words are checked when it was for CPU time: on a loaded machine the wall limit
+    may come first, and which limit stops the attacker is the load's doing, not a promise."""
     assert [(f.seat, f.kind) for f in record.faults] == [(0, kind)], record.faults
-    assert words in record.faults[0].message, record.faults[0].message
+    message = record.faults[0].message
+    if kind != "timeout" or "CPU time" in message:
+        assert words in message, message
     assert record.result.placements[0] == len(record.players)
 
 

@@ -1,5 +1,6 @@
 """Under load: with CPU hogs on its core, a bot that stays within its CPU budget is not
-forfeited although its wall time runs over, and a spinning bot is still stopped in time."""
+forfeited although its wall time runs over, inline or in its own process, and a spinning bot
+is still stopped in time."""
 
 from __future__ import annotations
 
@@ -7,15 +8,19 @@ import os
 import random
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 
 import pytest
 from isolation_support import LIMITS, zoo
 
-from arena.bot import BotContext, Limits
-from arena.hosts.inline import BotFault
+from arena.bot import Bot, BotContext, Limits
+from arena.hosts.inline import BotFault, InlineHost, decision_alarm
 from arena.hosts.pipe import ProcessHost
 from arena.rules import CHANCE, RULESETS
+from arena.rules.actions import Action
+from arena.rules.base import Observation
+from arena.rules.playout import random_action
 
 DECISION = 0.4
 
@@ -96,3 +101,36 @@ def test_time_a_bot_queued_for_a_cpu_others_held_does_not_count_against_its_wall
             walls.append(burner.last_wall)
         burner.close()
     assert max(walls) > DECISION * 2.0, f"the load did not slow the bot past its wall: {walls}"
+
+
+class HalfBurner(Bot):
+    """An inline bot that spends half its limit of CPU time (its thread's) on each decision."""
+
+    def act(self, observation: Observation) -> Action:
+        until = time.thread_time() + INLINE_DECISION / 2
+        while time.thread_time() < until:
+            pass
+        return random_action(observation.legal, self.rng)
+
+
+INLINE_DECISION = 0.1
+
+
+def test_an_inline_bot_within_its_cpu_time_is_not_forfeited_for_the_time_it_queued(
+        hogs: None) -> None:
+    """Six hogs share the referee's core: the inline bot's 0.05 s of CPU take several times
+    its wall limit (0.2 s) in wall time, nearly all of it queued; it is never timed out."""
+    observation = first_observation()
+    host = InlineHost(HalfBurner)
+    host.start(BotContext(0, 2, "dice", {}, Limits(INLINE_DECISION), random.Random(1)))
+    walls = []
+    with decision_alarm():
+        for _ in range(6):
+            started = time.perf_counter()
+            try:
+                host.act(observation, INLINE_DECISION)
+            except BotFault as fault:
+                pytest.fail(f"forfeited for the others' load: {fault} (walls so far: {walls})")
+            walls.append(time.perf_counter() - started)
+            assert host.billed is not None and host.billed <= INLINE_DECISION
+    assert max(walls) > INLINE_DECISION * 2, f"the load did not slow the bot past its wall: {walls}"

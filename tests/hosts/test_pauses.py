@@ -1,0 +1,110 @@
+"""Pauses: a referee stopped from outside (SIGSTOP then SIGCONT, as a suspended laptop, a
+VM moved or a swapping machine stops it) longer than a decision's wall limit, even past the
+backstop, costs the bot deciding nothing, in every host; the time is recorded as the
+machine's (arena.hosts.strain)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+CHILD = Path(__file__).with_name("paused_referee.py")
+DECISION, NAP = 0.2, 0.05
+"""Each decision sleeps a quarter of its limit: nearly all the referee's time is inside a
+decision, so a pause lands in one."""
+PAUSE = 2.0
+"""Longer than the wall limit (0.4 s) and than the backstop (4 × 0.4 s)."""
+
+
+def paused_run(mode: str, pauses: int) -> dict[str, object]:
+    """Run the child referee, stop it `pauses` times for PAUSE seconds, and read its verdict."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [
+        str(Path(__file__).parent), os.environ.get("PYTHONPATH")]))}
+    child = subprocess.Popen([sys.executable, str(CHILD), mode, str(DECISION), str(NAP)],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
+    assert child.stdin is not None and child.stdout is not None
+    try:
+        assert child.stdout.readline().strip() == "PLAYING"
+        for _ in range(pauses):
+            time.sleep(0.7)
+            os.kill(child.pid, signal.SIGSTOP)
+            time.sleep(PAUSE)
+            os.kill(child.pid, signal.SIGCONT)
+        time.sleep(0.5)
+        out, _ = child.communicate("stop\n", timeout=120)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    assert child.returncode == 0, out
+    verdict: dict[str, object] = json.loads(out.splitlines()[-1])
+    return verdict
+
+
+@pytest.mark.parametrize("mode", ["inline", "process"])
+def test_a_referee_paused_past_the_wall_limit_costs_the_deciding_bot_nothing(mode: str) -> None:
+    verdict = paused_run(mode, pauses=2)
+    assert verdict["faults"] == [], verdict
+    strain = verdict["strain"]
+    assert isinstance(strain, dict), verdict
+    assert strain["extended"] >= 1 and strain["most"] >= PAUSE * 0.9, verdict
+
+
+def test_a_paused_run_costs_no_bot_anything_and_tells_the_organiser(tmp_path: Path) -> None:
+    """`arena run` and its workers stopped past the wall limit (the bots, in their own
+    sessions, keep running): no fault, and the run says so at its end, in load.json and in
+    the report's header."""
+    dozer = Path(__file__).parent / "zoo" / "dozer.py"
+    config = tmp_path / "paused.yaml"
+    config.write_text("\n".join([
+        "name: paused", "rules: dice", "entrants:",
+        *(line for n in (1, 2) for line in (
+            f"  - bot: {dozer}", f"    alias: d{n}", "    mode: process",
+            "    options: {nap: 0.05}")),
+        "format: {type: round-robin, games: 6}", "limits: {decision: 0.2}",
+        "workers: 1", "replays: false", ""]))
+    out = tmp_path / "results"
+    run = subprocess.Popen([sys.executable, "-m", "arena", "run", str(config), "--out",
+                            str(out), "--quiet"], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not (out / "games.jsonl").exists() or not (out / "games.jsonl").stat().st_size:
+            assert time.monotonic() < deadline and run.poll() is None, run.communicate()
+            time.sleep(0.05)
+        os.killpg(run.pid, signal.SIGSTOP)  # the run and its workers, not the bots
+        time.sleep(PAUSE)
+        os.killpg(run.pid, signal.SIGCONT)
+        _, err = run.communicate(timeout=300)
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+            run.wait()
+    assert run.returncode == 0, err
+    games = [json.loads(line) for line in (out / "games.jsonl").read_text().splitlines()]
+    assert len(games) == 12 and [g["faults"] for g in games if g["faults"]] == []
+    assert "arena: warning: the machine was" in err, err
+    assert json.loads((out / "load.json").read_text())["extended"] >= 1
+    assert "the machine was" in (out / "report.html").read_text()
+
+
+def test_the_strain_of_resumed_runs_adds_up_and_a_run_that_kept_up_writes_nothing(
+        tmp_path: Path) -> None:
+    from arena.hosts.strain import Strain
+    from arena.tournament import strained
+
+    assert strained.record(tmp_path, None) is None
+    assert not (tmp_path / "load.json").exists()  # a machine that kept up: no file
+    strained.record(tmp_path, Strain(2, 1.5, 1))
+    said = strained.record(tmp_path, Strain(1, 8.04, 1))
+    assert strained.read(tmp_path) == Strain(3, 8.04, 2)
+    assert said is not None and "3 decisions" in said and "8.04s" in said
+    (tmp_path / "load.json").write_text('{"waited": -1}')
+    assert strained.read(tmp_path) is None  # not one arena wrote: no line, no error
