@@ -90,6 +90,11 @@ Written = tuple[bytes, bytes | None]
 """What a run wrote for one game: the digests of its games.jsonl line and of its replay."""
 
 
+def written(line: str, replay: bytes | None) -> Written:
+    """What the audit compares the folder with: a game's line and replay as the run wrote them."""
+    return digest(line.encode("utf-8") + b"\n"), None if replay is None else digest(replay)
+
+
 def digest(data: bytes) -> bytes:
     """A short digest of bytes the run wrote, kept in its memory, out of any bot's reach."""
     return hashlib.blake2b(data, digest_size=16).digest()

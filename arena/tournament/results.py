@@ -208,38 +208,6 @@ def clear(folder: str | os.PathLike[str]) -> None:
     remove_temporaries(root)
 
 
-# --- the secret ---------------------------------------------------------------------------
-
-
-def write_secret(folder: str | os.PathLike[str], seed: int) -> None:
-    """Save the run's root seed readable by its owner only (created 0600, then renamed)."""
-    target = Path(folder) / SECRET
-    temporary = target.with_name(f".{SECRET}.{os.getpid()}{TEMPORARY_SUFFIX}")
-    with open_fresh(temporary) as handle:  # through no link left there
-        os.fchmod(handle.fileno(), 0o600)  # whatever the umask, before the seed is in it
-        handle.write(f"{seed}\n".encode())
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temporary, target)
-    sync_folder(target.parent)
-
-
-def read_secret(folder: str | os.PathLike[str]) -> int | None:
-    """The run's root seed saved in the folder, or None when there is none (a new folder, or
-    one written before arena kept seeds secret)."""
-    path = Path(folder) / SECRET
-    try:
-        text = path.read_text(encoding="ascii").strip()
-    except FileNotFoundError:
-        return None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ResultsError(f"{path}: cannot read the run's seed: {exc}") from None
-    if not text.lstrip("-").isdigit():
-        raise ResultsError(f"{path}: not a seed ({text[:20]!r}); put the run's seed back, "
-                           "or start over with --force")
-    return int(text)
-
-
 # --- games.jsonl --------------------------------------------------------------------------
 
 

@@ -48,9 +48,9 @@ from arena.executor.local import Executor
 from arena.hosts.strain import Strain
 from arena.plugins import default_registry
 from arena.seeds import draw_secret
-from arena.tournament import folder_lock, safe_read, skipped, strained
+from arena.tournament import folder_lock, safe_read, secret, skipped, strained
 from arena.tournament import results as folder_files
-from arena.tournament.audit import Written, audit_log, digest
+from arena.tournament.audit import Written, audit_log, written
 from arena.tournament.config import ConfigError, TournamentConfig
 from arena.tournament.config_as_run import (
     added_defaults,
@@ -213,7 +213,7 @@ def run_seed(folder: Path, cfg: TournamentConfig) -> tuple[int, bool]:
     """The run's root seed, saved as the folder's secret, and whether it was drawn now: the
     secret already there (a resume), else the config's seed, else a fresh secret. A folder
     from before seeds were secret has its seed in config.yaml (a new run's has none)."""
-    saved = folder_files.read_secret(folder)
+    saved = secret.read_secret(folder)
     config_path = folder / folder_files.CONFIG
     if saved is None and config_path.exists():
         old = _saved_config(config_path).get("seed")
@@ -227,7 +227,7 @@ def run_seed(folder: Path, cfg: TournamentConfig) -> tuple[int, bool]:
     seed = saved if saved is not None else cfg.seed
     if seed is None:
         seed = draw_secret()
-    folder_files.write_secret(folder, seed)
+    secret.write_secret(folder, seed)
     return seed, cfg.seed is None and saved is None
 
 
@@ -336,7 +336,7 @@ class _Run:
                 played = played if self.cfg.replays else replace(played, replay=None)
                 self.log.append_game(played.line, played.replay_file())  # the replay first
                 self.results[played.id] = played.placements
-                self.written[played.id] = _digests(played)
+                self.written[played.id] = written(played.line, played.replay)
                 if played.strain is not None:
                     self.strain = played.strain + self.strain if self.strain else played.strain
                 self._told(played)
@@ -397,7 +397,3 @@ class _Run:
             derived.grades)
 
 
-def _digests(played: Played) -> Written:
-    """What the audit compares the folder with: the line and the replay as this run wrote."""
-    line = digest(played.line.encode("utf-8") + b"\n")
-    return line, None if played.replay is None else digest(played.replay)
