@@ -145,7 +145,8 @@ def test_a_config_names_a_folder_relative_to_itself(tmp_path: Path, monkeypatch)
     result = CliRunner().invoke(cli, ["validate", str(config.relative_to(tmp_path.parent))])
     assert result.exit_code == 0, result.output
     bot = f"{tmp_path.name}/entries/alice/bot.py"
-    assert result.output == (
+    assert result.stderr.startswith("arena: warning: the config writes seed: 1 and ")
+    assert result.stdout == (
         "ok: 3 entrants, 6 games\n"
         f"entrant 'alice' (process, file {bot}): says it is 'folder', plays dice, dice-cards, "
         "cards\n"

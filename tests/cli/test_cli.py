@@ -29,7 +29,8 @@ def test_bots_lists_name_origin_rules_and_description() -> None:
     assert code == 0 and [b["name"] for b in bots] == sorted(b["name"] for b in bots)
     assert {"bluffer", "honest", "random", "statistician"} <= {b["name"] for b in bots}
     for row, bot in zip(rows, bots, strict=True):
-        elo = ", ".join(f"{bot['elo'][r]:+d}" for r in ("dice", "dice-cards", "cards"))
+        elo = "" if bot["elo"] is None else ", ".join(  # unmeasured (equilibrium): blank
+            f"{bot['elo'][r]:+d}" for r in ("dice", "dice-cards", "cards"))
         values = (bot["name"], bot["origin"], bot["rules"], elo, bot["grade"] or "",
                   bot["description"])
         assert row == "  ".join(v.ljust(w) for v, w in zip(values, widths, strict=True)).rstrip()

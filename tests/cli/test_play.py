@@ -99,8 +99,8 @@ def test_play_with_bots_only_is_reproducible_and_ends_with_the_result() -> None:
     (("--bots", "random,random", "--option", "max_points=0"),
      "max_points: 0 is below the minimum 1"),
     (("--bots", "random,random", "--option", "colour=red"),
-     ("colour: unknown option (known: look_must_reroll, max_faults, max_points, on_fault, "
-      "receiver, reroll_once_per, straight_over_full)")),
+     ("colour: unknown option (known: dice, faces, look_must_reroll, max_faults, max_points, "
+      "on_fault, receiver, reroll_once_per, straight_over_full)")),
     (("--bots", "random,random", "--option", "max_points"),
      "--option wants KEY=VALUE, got 'max_points'"),
 ])
@@ -413,6 +413,8 @@ def test_help_rules_at_a_claim_and_at_a_respond_prompt() -> None:
     on_fault: forfeit  (what a fault costs: forfeit or penalty)
     max_faults: 3  (with on_fault=penalty: the fault that forfeits)
     straight_over_full: false  (rank straight above full-house)
+    dice: 5  (dice under the cup (fewer: a reduced game))
+    faces: 6  (faces of a die, the top of 9 T J Q K A (4: J Q K A))
 """
 
 

@@ -32,7 +32,7 @@ def _told(config: Path, out: Path) -> list[str]:
     result = CliRunner().invoke(cli, ["run", str(config), "--out", str(out), "--games", "4",
                                       "-q"])
     assert result.exit_code == 0, result.output
-    lines = result.output.splitlines()
+    lines = result.stdout.splitlines()  # stderr: the written seed's warning
     told = [line for line in lines if line.startswith(VERBS)]
     assert lines[:len(told)] == told, "the changes come first, then the ranking"
     return told
