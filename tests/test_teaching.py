@@ -10,7 +10,7 @@ import re
 import shutil
 from pathlib import Path
 
-from cli_support import invoke_cli
+from cli_support import invoke_cli, unloaded
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "teaching.md"
@@ -38,7 +38,7 @@ def test_the_class_is_graded_in_one_run_into_grades_csv(tmp_path: Path) -> None:
     config.write_text(text.replace("  games: 40\n", "  games: 4\n"), encoding="utf-8")
     out = tmp_path / "out"
     result = invoke_cli("run", config, "--out", out, "-q")
-    assert (result.exit_code, result.stderr) == (0, "")
+    assert (result.exit_code, unloaded(result.stderr)) == (0, "")
     lines = [line for line in result.stdout.splitlines() if line.startswith("grade: ")]
     assert [line.split()[1] for line in lines] == STUDENTS
     assert lines[2].startswith("grade: cleo reached no grade: did not beat honest (0% of 8 ")
