@@ -9,6 +9,7 @@ the probability of each legal action id, lowest id first.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -93,51 +94,47 @@ def solve(tree: Tree, iterations: int) -> tuple[Policy, float, Any]:
 
 def from_efg(tree: Tree, efg: Any, average: Any) -> Policy:
     """The EFG game's policy by the Python game's information states and action ids."""
-    names = {(p, n): key for p, known in enumerate(tree.infosets) for key, n in known.items()}
+    names = _names(tree)
     policy: Policy = {}
-
-    def visit(state: Any) -> None:
-        if state.is_terminal():
-            return
-        if state.is_chance_node():
-            for action, _ in state.chance_outcomes():
-                visit(state.child(action))
-            return
+    for state in _decisions(efg.new_initial_state()):
         key = names[state.current_player(), _infoset_number(state)]
         if key not in policy:  # EFG action ids number the action names: "a<arena's id>"
             probs = {int(state.action_to_string(a)[1:]): p
                      for a, p in average.get_state_policy(state)}
             policy[key] = [(a, float(probs.get(a, 0.0))) for a in tree.actions[key]]
-        for action in state.legal_actions():
-            visit(state.child(action))
-
-    visit(efg.new_initial_state())
     return policy
 
 
 def exploitability(tree: Tree, efg: Any, policy: Policy) -> float:
     """OpenSpiel's exploitability of a policy (the mean of the two seats' best-response gains,
     in utilities of +1 a round won and -1 a round lost), computed in C++ on the EFG game."""
-    names = {(p, n): key for p, known in enumerate(tree.infosets) for key, n in known.items()}
+    names = _names(tree)
     table: dict[str, list[tuple[int, float]]] = {}
-
-    def visit(state: Any) -> None:
-        if state.is_terminal():
-            return
-        if state.is_chance_node():
-            for action, _ in state.chance_outcomes():
-                visit(state.child(action))
-            return
+    for state in _decisions(efg.new_initial_state()):
         text = state.information_state_string()
         if text not in table:
             probs = dict(policy[names[state.current_player(), _infoset_number(state)]])
             table[text] = [(a, probs.get(int(state.action_to_string(a)[1:]), 0.0))
                            for a in state.legal_actions()]
-        for action in state.legal_actions():
-            visit(state.child(action))
-
-    visit(efg.new_initial_state())
     return float(pyspiel.exploitability(efg, pyspiel.TabularPolicy(table)))
+
+
+def _names(tree: Tree) -> dict[tuple[int, int], str]:
+    """The Python game's information state for each (seat, EFG infoset number)."""
+    return {(p, n): key for p, known in enumerate(tree.infosets) for key, n in known.items()}
+
+
+def _decisions(state: Any) -> Iterator[Any]:
+    """Every decision node below `state`, depth first (the one walk both readers need)."""
+    if state.is_terminal():
+        return
+    if state.is_chance_node():
+        for action, _ in state.chance_outcomes():
+            yield from _decisions(state.child(action))
+        return
+    yield state
+    for action in state.legal_actions():
+        yield from _decisions(state.child(action))
 
 
 def _infoset_number(state: Any) -> int:
