@@ -102,6 +102,11 @@ def fail(message: str) -> None:
     sys.exit(2)
 
 
+def size_text(size: int) -> str:
+    """A file's size as a person reads it (KB under a megabyte, else MB)."""
+    return f"{size / 1024:,.0f} KB" if size < 1 << 20 else f"{size / (1 << 20):,.1f} MB"
+
+
 def load_registry() -> Any:
     """Build the bot registry, turning plugin problems into a one-line error."""
     from arena.plugins import PluginError, default_registry

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from arena.cli.main import fail
+from arena.cli.main import fail, size_text
 
 
 @click.command(name="publish")
@@ -31,8 +31,7 @@ def publish(folder: Path, out: Path, force: bool, archive: bool) -> None:
     except (PublishError, ReportError) as exc:
         fail(str(exc))
         return
-    size = f"{done.bytes / 1024:,.0f} KB" if done.bytes < 1 << 20 else \
-        f"{done.bytes / (1 << 20):,.1f} MB"
+    size = size_text(done.bytes)
     click.echo(f"published: {done.path}/report.html ({done.files:,} files, {size}; "
                f"{done.games:,} games)")
     if done.archive is not None:

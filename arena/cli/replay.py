@@ -25,7 +25,7 @@ from typing import Any
 
 import click
 
-from arena.cli.main import fail
+from arena.cli.main import fail, size_text
 from arena.hosts.codec import event_from_json
 from arena.hosts.inline import printable
 from arena.hosts.trace import bounded
@@ -357,8 +357,7 @@ def report(folder: Path, workers: int | None, quiet: bool) -> None:
     except ReportError as exc:
         fail(str(exc))
         return
-    size = f"{summary.bytes / 1024:,.0f} KB" if summary.bytes < 1 << 20 else \
-        f"{summary.bytes / (1 << 20):,.1f} MB"
+    size = size_text(summary.bytes)
     click.echo(f"report: {summary.path} ({size}; {summary.games:,} games, "
                f"{summary.replays:,} with a replay in the viewer)")
     if summary.missing:
