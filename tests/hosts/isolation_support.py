@@ -3,6 +3,7 @@ bot in seat 0 (imported by the tests; the leftover check lives in conftest.py)."
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -45,3 +46,19 @@ def play_zoo(host: PipeHost, rules: str = "dice", seed: int = 1,
                          limits=Limits(decision, wall_factor=wall_factor))
     finally:
         host.shutdown()
+
+
+def reports(host: PipeHost, marker: str) -> list[dict[str, Any]]:
+    """The JSON reports an attack bot wrote to its stderr after `marker`, in order."""
+    return [json.loads(t[len(marker) + 1:]) for t in host.stderr_tail().splitlines()
+            if t.startswith(marker + " ")]
+
+
+def require_sandbox() -> None:
+    """A test of the sandbox needs a level with bubblewrap and seccomp."""
+    from needs import require
+
+    from arena.hosts import walls
+
+    require(walls.strongest() != "none",
+            "bubblewrap and libseccomp are needed: apt-get install bubblewrap libseccomp2")

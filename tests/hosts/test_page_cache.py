@@ -7,13 +7,12 @@ so the listener hears nothing, and a bot that allocates and frees memory as usua
 from __future__ import annotations
 
 import importlib.util
-import json
 import os
 from collections.abc import Iterator
 from dataclasses import replace
 
 import pytest
-from isolation_support import LIMITS, zoo
+from isolation_support import LIMITS, reports, zoo
 from needs import require
 
 from arena import play_game
@@ -69,11 +68,6 @@ def _shared_file(size: int = SHARED_SIZE) -> str:
     return ""
 
 
-def _reports(host: PipeHost, marker: str) -> list[dict]:
-    return [json.loads(t[len(marker) + 1:]) for t in host.stderr_tail().splitlines()
-            if t.startswith(marker + " ")]
-
-
 def _play(seats: list[object], seed: int) -> GameRecord:
     try:
         return play_game("dice", seats, seed=seed, limits=Limits(5.0))
@@ -91,8 +85,8 @@ def test_two_bots_pass_nothing_through_the_page_cache(level: str) -> None:
     record = _play([Player("send", send, options={"role": "send", "file": shared}),
                     Player("hear", hear, options={"role": "hear", "file": shared})], seed=4)
     assert record.faults == ()
-    [told] = _reports(send, "TOLD")
-    heard = _reports(hear, "HEARD")
+    [told] = reports(send, "TOLD")
+    heard = reports(hear, "HEARD")
     assert heard, hear.stderr_tail()
     hand = told.pop("hand")
     for channel in told:
@@ -101,7 +95,7 @@ def test_two_bots_pass_nothing_through_the_page_cache(level: str) -> None:
         # and pidfd_open itself answers ENOSYS: the shared-state rules)
         assert told[channel] in REFUSED, (channel, told)
         assert all(report[channel] in REFUSED for report in heard), heard
-    [tried] = _reports(send, "CALLS")
+    [tried] = reports(send, "CALLS")
     assert tried.pop("preadv2_plain") == 0  # a plain read with preadv2 still works
     assert tried == dict.fromkeys(tried, 1), tried  # everything else in the class: EPERM
 
@@ -112,7 +106,7 @@ def test_bots_that_use_memory_as_usual_play_on_under_the_filter(level: str) -> N
     record = _play([Player("spender", spender), Player("statistician", ProcessHost(
         "statistician", limits)), Player("honest", ProcessHost("honest", limits))], seed=6)
     assert record.faults == ()
-    [spent] = _reports(spender, "SPENT")
+    [spent] = reports(spender, "SPENT")
     numpy = "ok" if importlib.util.find_spec("numpy") else "absent"
     assert spent == {"block": "ok", "small": "ok", "advised": "ok", "numpy": numpy,
                      "helpers": "ok"}
@@ -136,8 +130,8 @@ def test_a_bot_cannot_tell_a_cached_page_from_its_own_counters(level: str) -> No
     record = _play([Player("load", load, options={"role": "load", "file": shared}),
                     Player("feel", feel, options={"role": "feel", "file": shared})], seed=4)
     assert record.faults == ()
-    [loaded] = _reports(load, "LOADED")
-    felt = _reports(feel, "FELT")
+    [loaded] = reports(load, "LOADED")
+    felt = reports(feel, "FELT")
     assert felt, feel.stderr_tail()
     for probe in felt[0]:  # each probe fails; none hears the hand
         assert all(report[probe] != loaded["hand"] for report in felt), (probe, felt)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from isolation_support import LIMITS, ZOO, zoo
+from isolation_support import LIMITS, ZOO, reports, require_sandbox, zoo
 from needs import require
 
 from arena import play_game
@@ -37,13 +37,7 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture(autouse=True)
 def sandbox_here() -> None:
     """Every test here needs a level with bubblewrap and seccomp."""
-    require(walls.strongest() != "none",
-            "bubblewrap and libseccomp are needed: apt-get install bubblewrap libseccomp2")
-
-
-def _reports(host: PipeHost, marker: str) -> list[dict]:
-    return [json.loads(t[len(marker) + 1:]) for t in host.stderr_tail().splitlines()
-            if t.startswith(marker + " ")]
+    require_sandbox()
 
 
 def _play(seats: list[object], seed: int = 1, decision: float = 2.0) -> GameRecord:
@@ -63,7 +57,7 @@ def test_a_bot_that_unmounts_proc_sees_no_other_process_and_cannot_jam_a_pipe(
     options = {"referee": os.getpid(), "secret": "the secret seed is 42"}
     record = _play([Player("mole", mole, options=options), Player("victim", victim), "random"])
     assert record.faults == ()  # the victim's pipe carried no junk: nobody forfeited
-    [report] = _reports(mole, "MOLE")
+    [report] = reports(mole, "MOLE")
     assert report == {
         "umount": "Operation not permitted", "mount": "Operation not permitted",
         "unshare": "Operation not permitted", "visible": 0, "referee_cmdline": False,
@@ -94,7 +88,7 @@ def test_a_bot_reads_and_writes_nothing_outside_its_own_file_and_its_tmp(
     record = _play([Player("vandal", vandal, options={"read": reads, "write": writes}),
                     "random", "random"])
     assert record.faults == ()
-    [report] = _reports(vandal, "VANDAL")
+    [report] = reports(vandal, "VANDAL")
     assert report == {"read": dict.fromkeys(reads, False), "write": dict.fromkeys(writes, False)}
     assert {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in guarded} == before
     assert not (shared / "new.py").exists()
@@ -154,10 +148,10 @@ def test_two_bots_at_one_table_pass_nothing_over_sockets_or_dev_shm() -> None:
     tell, listen, seats = _colluders(tag, port)
     record = _play([*seats], seed=1)
     assert record.faults == ()
-    [told] = _reports(tell, "TOLD")
+    [told] = reports(tell, "TOLD")
     tcp = "Permission denied" if walls.level().uses("landlock") else "ok"  # Landlock: no TCP
     assert told == {"unix": "ok", "tcp": tcp, "shm": "ok"}  # each in its own sandbox
-    heard = _reports(listen, "COLLUDE")
+    heard = reports(listen, "COLLUDE")
     assert len(heard) >= 3
     assert all(h["unix"].startswith("error") and h["tcp"].startswith("error")
                and h["shm"].startswith("error") for h in heard), heard
@@ -173,8 +167,8 @@ def test_an_entrant_allowed_the_network_may_use_loopback_tcp() -> None:
     listen = ProcessHost(zoo("colluder.py"), walled)
     _play([Player("tell", tell, options={"role": "tell", "port": port, "tag": tag}),
            Player("listen", listen, options={"role": "listen", "port": port, "tag": tag})])
-    assert _reports(tell, "TOLD")[0]["tcp"] == "ok"
-    heard = _reports(listen, "COLLUDE")
+    assert reports(tell, "TOLD")[0]["tcp"] == "ok"
+    heard = reports(listen, "COLLUDE")
     assert heard and all(h["tcp"].startswith("[") for h in heard)  # its hand, as JSON
     assert all(h["shm"].startswith("error") for h in heard)  # /dev/shm stays its own
 
@@ -183,12 +177,12 @@ def test_dev_shm_left_by_one_bot_process_is_gone_for_the_next() -> None:
     tag, port = f"n{os.getpid()}", random.randrange(20000, 40000)
     tell, _, seats = _colluders(tag, port)
     _play([seats[0], "random"], seed=2)
-    assert _reports(tell, "TOLD")[0]["shm"] == "ok"
+    assert reports(tell, "TOLD")[0]["shm"] == "ok"
     listen = ProcessHost(zoo("colluder.py"), LIMITS)
     _play([Player("listen", listen, options={"role": "listen", "port": port, "tag": tag}),
            "random"], seed=3)
     assert all(h["shm"] == "error: No such file or directory"
-               for h in _reports(listen, "COLLUDE"))
+               for h in reports(listen, "COLLUDE"))
 
 
 @pytest.mark.parametrize(("mode", "signal_name"),
@@ -232,7 +226,7 @@ def test_a_bot_runs_in_an_empty_private_tmp_with_a_clean_environment(
     monkeypatch.setenv("ARENA_SECRET_FOR_TEST", "the dice are 9 9 9 9 9")
     host = ProcessHost(zoo("inspector.py"), LIMITS)
     record = _play([Player("i", host), "random"], seed=3)
-    [report] = _reports(host, "INSPECT")
+    [report] = reports(host, "INSPECT")
     assert record.faults == ()
     assert report["cwd"] == "/tmp" and report["files"] == []  # wherever arena is installed
     assert "ARENA_SECRET_FOR_TEST" not in report["env"]
@@ -253,7 +247,7 @@ def test_a_bot_whose_file_lies_under_tmp_still_finds_its_tmp_empty(under_tmp: Pa
     shutil.copy(zoo("inspector.py"), bot)
     host = ProcessHost(str(bot), LIMITS)
     record = _play([Player("i", host), "random"], seed=3)
-    [report] = _reports(host, "INSPECT")
+    [report] = reports(host, "INSPECT")
     assert record.faults == ()
     assert report["cwd"] == "/tmp" and report["files"] == []
 

@@ -4,19 +4,17 @@ channel is in docs/security.md; its attacks are benchmarks/channels.py, run here
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from isolation_support import LIMITS, zoo
-from needs import require
+from isolation_support import LIMITS, reports, require_sandbox, zoo
 
 from arena import play_game
 from arena.bot import Limits
 from arena.hosts import walls
-from arena.hosts.pipe import PipeHost, ProcessHost
+from arena.hosts.pipe import ProcessHost
 from arena.referee import Player
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -25,13 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture(autouse=True)
 def sandbox_here() -> None:
     """Every test here needs a level with bubblewrap and seccomp."""
-    require(walls.strongest() != "none",
-            "bubblewrap and libseccomp are needed: apt-get install bubblewrap libseccomp2")
-
-
-def _reports(host: PipeHost, marker: str) -> list[dict]:
-    return [json.loads(t[len(marker) + 1:]) for t in host.stderr_tail().splitlines()
-            if t.startswith(marker + " ")]
+    require_sandbox()
 
 
 def test_two_bots_pass_nothing_through_locks_watches_or_the_machines_counters() -> None:
@@ -44,7 +36,7 @@ def test_two_bots_pass_nothing_through_locks_watches_or_the_machines_counters() 
         hold.shutdown()
         look.shutdown()
     assert record.faults == ()
-    held, seen = _reports(hold, "HELD"), _reports(look, "SHARED")
+    held, seen = reports(hold, "HELD"), reports(look, "SHARED")
     assert held and len(seen) >= 3
     assert held[0]["flock"] == held[0]["posix"] == "error: No locks available"
     assert all(h["pidfs"].startswith("error") and h["cookie"].startswith("error") for h in held)
