@@ -32,6 +32,9 @@ _COMMANDS = {
     "bench": "arena.cli.bench:bench",
     "doctor": "arena.cli.doctor:doctor",
     "check-bot": "arena.cli.check_bot:check_bot",
+    "serve": "arena.cli.serve:serve",
+    "site": "arena.cli.site:site",
+    "submit": "arena.cli.submit:submit",
 }
 
 

@@ -1,0 +1,1 @@
+"""The contest app: participants, their bots and versions, and the index of played games."""

@@ -1,0 +1,14 @@
+"""The site's addresses: the admin, sign-in and sign-out (Django's own), and the contest's."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+from django.contrib.auth import views as auth_views
+from django.urls import include, path
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    path("login/", auth_views.LoginView.as_view(), name="login"),
+    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("", include("arena.site.contest.urls")),
+]
