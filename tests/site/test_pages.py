@@ -341,3 +341,30 @@ def test_a_name_in_ladder_json_and_games_jsonl_cannot_inject_script(
         page = text(Client().get(address))
         assert SCRIPT not in page, address
         assert html.escape(SCRIPT) in page, address
+
+
+CLASS = """\
+name: class
+rules: dice
+entrants: [honest, statistician, random]
+format: {type: gauntlet, seats: 2, games: 2, champions: [honest, statistician]}
+grades: [pass: honest, merit: statistician]
+"""
+
+
+def test_a_class_leaderboard_shows_each_students_newest_grade(
+        settings: Any, tmp_path: Path, db: None) -> None:
+    (tmp_path / "config.yaml").write_text(CLASS + f"output: {tmp_path / 'results'}\n",
+                                          encoding="utf-8")
+    contest = serve(tmp_path, settings, tmp_path / "site")
+    for folder, reached in (("ana@1", None), ("ana@2", "merit"), ("ben@1", "pass")):
+        path = contest.results / "versions" / folder / "grades.json"
+        path.parent.mkdir(parents=True)
+        graded = {"entrant": folder, "reached": reached, "sentence": "",
+                  "against": [{"grade": "pass", "bot": "honest", "games": 4}]}
+        path.write_text(json.dumps({"graded": [graded]}), encoding="utf-8")
+    page = text(Client().get("/leaderboard"))
+    order = re.findall(r'<a href="/bots/(\w+)">\w+</a> <span class="version">v(\d)</span>'
+                       r'</td>\s*<td>(\w+)</td>', page)
+    assert order == [("ana", "2", "merit"), ("ben", "1", "pass")]
+    current.cache_clear()
