@@ -4,8 +4,23 @@ from __future__ import annotations
 
 from django.urls import path
 
-from arena.site.contest import views
+from arena.site.contest import pages
+
+VIEWER = "games/<str:game_id>/replay/"
+"""arena's viewer for one game and the files it loads beside itself (relative addresses)."""
 
 urlpatterns = [
-    path("", views.home, name="home"),
+    # the contest page and its starter kit
+    path("", pages.home, name="home"),
+    path("starter-kit.zip", pages.kit, name="starter_kit"),
+    # the leaderboard
+    path("leaderboard", pages.leaderboard, name="leaderboard"),
+    path("leaderboard/rows", pages.leaderboard_rows, name="leaderboard_rows"),
+    # games and the replay viewer
+    path("games", pages.games, name="games"),
+    path("games/<str:game_id>", pages.game, name="game"),
+    path(VIEWER + "viewer.html", pages.game_viewer, name="game_viewer"),
+    path(VIEWER + "viewer-rules.js", pages.game_rules, name="game_rules"),
+    path(VIEWER + "replays/pack-00000.js", pages.game_pack, name="game_pack"),
+    path(VIEWER + "replays/chances/pack-00000.js", pages.game_chances, name="game_chances"),
 ]
