@@ -134,6 +134,8 @@ if SECURE:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SECURE_HSTS_SECONDS = 3600
     CSRF_TRUSTED_ORIGINS = [f"https://{host}" for host in ALLOWED_HOSTS]
+GAMES_PER_HOUR = int(os.environ.get("ARENA_SITE_GAMES_PER_HOUR", "30"))
+"""Browser games (`/play`) a participant may start in an hour."""
 EMAIL_BACKEND = os.environ.get("ARENA_SITE_EMAIL_BACKEND",
                                "django.core.mail.backends.console.EmailBackend")
 EMAIL_HOST = os.environ.get("ARENA_SITE_EMAIL_HOST", "localhost")
