@@ -14,7 +14,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 from django.utils import timezone
 
-from arena.human import take
+from arena.human import example_texts, take
 from arena.narrative import Narrator
 from arena.referee import ActionEntry
 from arena.rules.base import Observation
@@ -117,6 +117,20 @@ def test_the_same_seed_and_moves_give_the_same_game() -> None:
     assert timeless(first.record.log) == timeless(second.record.log)
     other = play(Table("dice", {"max_points": 2}, "random", 20240608), [])
     assert other.lines != play(table, []).lines  # the seed makes the game
+
+
+@pytest.mark.parametrize("rules", ["dice", "dice-cards", "cards"])
+def test_every_rule_set_is_played_to_its_end(rules: str) -> None:
+    """`cards` is for 3 to 6 players: the bot takes every seat but the person's."""
+    table = Table(rules, {}, "honest", 5)
+    assert table.names.count("you") == 1 and len(table.names) == (3 if rules == "cards" else 2)
+    position = play(table, [])
+    while position.observation is not None:
+        assert position.observation.seat == table.seat
+        position = play(table, position.moves, example_texts(position.observation)[0])
+        assert position.refused is None
+    assert position.record is not None and position.result
+    assert [p.name for p in position.record.players] == list(table.names)
 
 
 def timeless(log: Any) -> list[Any]:

@@ -39,7 +39,8 @@ PERSON = "you"
 LIMITS = Limits(decision=1e9)
 """No time limit for anyone: a bot timed out on a loaded machine would make the same seed and
 moves a different game, and a person thinks as long as they like (as `arena play` allows)."""
-SEATS = 2
+FEWEST = 2
+"""Seats at a browser game: this many, or the fewest the rule set is played by."""
 
 
 class ReplayError(Exception):
@@ -48,7 +49,9 @@ class ReplayError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Table:
-    """What a browser game is: its rule set and options, the bot, and the seed."""
+    """What a browser game is: its rule set and options, the bot, and the seed. The person
+    plays the bot at a table of two, or of the fewest the rules allow, the bot in every other
+    seat (`cards` is for 3 to 6 players)."""
 
     rules: str
     options: Mapping[str, Any]
@@ -56,14 +59,19 @@ class Table:
     seed: int
 
     @property
+    def seats(self) -> int:
+        return max(FEWEST, find_rules(self.rules).description.min_players)
+
+    @property
     def seat(self) -> int:
         """The person's seat, drawn with the seed (so who throws first varies)."""
-        return self.seed % SEATS
+        return self.seed % self.seats
 
     @property
     def names(self) -> tuple[str, ...]:
         """The seats' names in seat order."""
-        return (PERSON, self.opponent) if self.seat == 0 else (self.opponent, PERSON)
+        return tuple(PERSON if seat == self.seat else self.opponent
+                     for seat in range(self.seats))
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,9 +178,9 @@ def _players(table: Table, moves: Sequence[Mapping[str, Any]], text: str | None,
         return _Person(context, moves, text, taken)
 
     spec = _spec(table.opponent)
-    seats = [Player(PERSON, InlineHost(person), "a person in the browser"),
-             Player(spec.name, InlineHost(spec.factory), spec.origin, spec.version)]
-    return seats if table.seat == 0 else seats[::-1]
+    return [Player(PERSON, InlineHost(person), "a person in the browser") if seat == table.seat
+            else Player(spec.name, InlineHost(spec.factory), spec.origin, spec.version)
+            for seat in range(table.seats)]
 
 
 def _spec(name: str) -> BotSpec:
@@ -191,7 +199,8 @@ def opponents(rules: str, options: tuple[tuple[str, Any], ...]) -> tuple[str, ..
     for spec in default_registry().specs():
         if not spec.builtin or rules not in spec.rules:
             continue
-        context = trial_context(rules, dict(options), SEATS, LIMITS, {}, (PERSON, spec.name))
+        table = Table(rules, dict(options), spec.name, 0)
+        context = trial_context(rules, dict(options), table.seats, LIMITS, {}, table.names)
         if start_problem(InlineHost(spec.factory), context) is None:
             found.append(spec.name)
     return tuple(found)
