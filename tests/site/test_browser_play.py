@@ -240,3 +240,16 @@ def test_the_page_never_shows_the_bots_hidden_dice(signed_in: Client) -> None:
         text = html.unescape(page)
         assert not [line for line in hidden if line in text]
     assert hidden_seen  # the bot's dice were there to hide
+
+
+@pytest.mark.parametrize("moves", [[{"bogus": 1}], [{"action": "challenge"}] * 400, "not a list"])
+def test_a_game_that_no_longer_plays_is_said_in_one_line(signed_in: Client,
+                                                         moves: Any) -> None:
+    """Moves the game does not take (the contest's rules changed, or the row was edited)."""
+    game = start(signed_in, seed=10)
+    HumanGame.objects.filter(pk=game.pk).update(moves=moves)
+    response = signed_in.get(f"/play/{game.pk}")
+    assert response.status_code == 410
+    assert response.content.decode().startswith("this game cannot be played again: ")
+    assert response.content.decode().count("\n") == 1
+    assert signed_in.get(f"/play/{game.pk}/viewer.html").status_code == 404
