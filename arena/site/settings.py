@@ -144,6 +144,8 @@ ARENA_SITE_DEADLINE = os.environ.get("ARENA_SITE_DEADLINE", "")
 """The contest's deadline as the organiser words it, shown on the contest page."""
 ARENA_SITE_ABOUT = os.environ.get("ARENA_SITE_ABOUT", "")
 """The organiser's own words for the contest page (plain text; paragraphs split by blank lines)."""
+GAMES_PER_HOUR = int(os.environ.get("ARENA_SITE_GAMES_PER_HOUR", "30"))
+"""Browser games (`/play`) a participant may start in an hour."""
 EMAIL_BACKEND = os.environ.get("ARENA_SITE_EMAIL_BACKEND",
                                "django.core.mail.backends.console.EmailBackend")
 EMAIL_HOST = os.environ.get("ARENA_SITE_EMAIL_HOST", "localhost")

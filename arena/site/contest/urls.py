@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from arena.site.contest import pages
+from arena.site.contest import pages, play
 
 VIEWER = "games/<str:game_id>/replay/"
 """arena's viewer for one game and the files it loads beside itself (relative addresses)."""
@@ -23,4 +23,11 @@ urlpatterns = [
     path(VIEWER + "viewer-rules.js", pages.game_rules, name="game_rules"),
     path(VIEWER + "replays/pack-00000.js", pages.game_pack, name="game_pack"),
     path(VIEWER + "replays/chances/pack-00000.js", pages.game_chances, name="game_chances"),
+    # a seat played in the browser
+    path("play", play.new_game, name="play"),
+    path("play/<int:game_id>", play.game_page, name="play-game"),
+    path("play/<int:game_id>/viewer.html", play.viewer, name="play-viewer"),
+    path("play/<int:game_id>/viewer-rules.js", play.viewer_rules),
+    path("play/<int:game_id>/replays/pack-00000.js", play.viewer_pack),
+    path("play/<int:game_id>/replays/chances/pack-00000.js", play.viewer_chances),
 ]
