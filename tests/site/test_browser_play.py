@@ -89,7 +89,7 @@ def test_a_whole_game_against_honest_through_the_pages(signed_in: Client,
     link = html.unescape(re.search(r'<a href="([^"]*viewer.html[^"]*)"', board)[1])
     assert link == f"/play/{game.pk}/viewer.html#game=play-{game.pk}&pack=0"
     viewer = signed_in.get(link.partition("#")[0]).content.decode()
-    assert f'href="/play/{game.pk}">← The game' in viewer
+    assert f'href="/play/{game.pk}" target="_top">← The game' in viewer
     pack = signed_in.get(f"/play/{game.pk}/replays/pack-00000.js").content.decode()
     assert f'ARENA_REPLAY["play-{game.pk}"]=' in pack
     chances = signed_in.get(f"/play/{game.pk}/replays/chances/pack-00000.js")

@@ -6,7 +6,6 @@ results folder. A finished game opens in arena's own replay viewer, every die sh
 
 from __future__ import annotations
 
-import gzip
 import secrets
 from datetime import timedelta
 from typing import Any
@@ -26,9 +25,10 @@ from django_htmx.middleware import HtmxDetails
 from arena.human import HELP_WORDS, asks_rules, example_texts, help_lines, view_lines
 from arena.plugins import find_rules
 from arena.primer import primer, rules_help
-from arena.report.chances import viewer_json
-from arena.report.viewer import chances_script, pack_script, rules_script, viewer_page
+from arena.report.viewer import rules_script
+from arena.site.contest import replays
 from arena.site.contest.contest import current
+from arena.site.contest.csp import HEADER
 from arena.site.contest.models import HumanGame
 from arena.site.contest.seat import Position, ReplayError, Table, opponents, play, replay_bytes
 
@@ -191,9 +191,10 @@ def _viewer_link(game: HumanGame) -> str:
 def viewer(request: HttpRequest, game_id: int) -> HttpResponse:
     """arena's replay viewer, its back link to the game's page."""
     game, _ = _finished(request, game_id)
-    back = reverse("play-game", kwargs={"game_id": game.pk})
-    page = viewer_page().replace('href="report.html">← Report', f'href="{back}">← The game', 1)
-    return HttpResponse(page)
+    page = replays.viewer(reverse("play-game", kwargs={"game_id": game.pk}), "The game")
+    response = HttpResponse(page.html)
+    response[HEADER] = page.csp
+    return response
 
 
 @login_required
@@ -210,7 +211,7 @@ def viewer_pack(request: HttpRequest, game_id: int) -> HttpResponseBase:
     """The game's replay as the viewer's one pack."""
     game, position = _finished(request, game_id)
     raw = replay_bytes(position, _game_id(game), current().name)
-    return _script(pack_script([(_game_id(game), raw)]))
+    return _script(replays.Replay.of(raw).pack(_game_id(game)))
 
 
 @login_required
@@ -219,7 +220,7 @@ def viewer_chances(request: HttpRequest, game_id: int) -> HttpResponseBase:
     """The chance each claim held, as the viewer charts it."""
     game, position = _finished(request, game_id)
     raw = replay_bytes(position, _game_id(game), current().name)
-    return _script(chances_script([(_game_id(game), viewer_json(gzip.decompress(raw)))]))
+    return _script(replays.Replay.of(raw).chances(_game_id(game)))
 
 
 def _script(body: bytes) -> HttpResponse:

@@ -44,6 +44,12 @@ class Replay:
     packed: bytes
     text: bytes
 
+    @classmethod
+    def of(cls, raw: bytes) -> Replay:
+        """A replay from its bytes as stored, gzip or not."""
+        text = safe_read.unpack(raw)
+        return cls(raw if raw[:2] == b"\x1f\x8b" else gzip.compress(raw, mtime=0), text)
+
     def pack(self, game_id: str) -> bytes:
         """replays/pack-00000.js: this one game on the viewer's global."""
         return pack_script([(game_id, self.packed)])
@@ -58,13 +64,13 @@ def _inline(page: str, tag: str) -> tuple[str, ...]:
 
 
 @cache
-def viewer(games_url: str) -> ViewerPage:
-    """arena's viewer page, its link back pointing at the site's games list."""
+def viewer(back_url: str, back: str = "Games") -> ViewerPage:
+    """arena's viewer page, its link back pointing at the site's page `back` names."""
     page = viewer_page()
     if BACK not in page:
         raise RuntimeError("the viewer's link back to the report has changed: update BACK")
-    page = page.replace(BACK, f'<a class="back" id="back" href="{games_url}" '
-                              'target="_top">← Games</a>')
+    page = page.replace(BACK, f'<a class="back" id="back" href="{back_url}" '
+                              f'target="_top">← {back}</a>')
     return ViewerPage(page, policy(scripts=_inline(page, "script"),
                                    styles=_inline(page, "style"), framed_by_self=True))
 
@@ -92,7 +98,4 @@ def _listed(contest: Contest, game: Game) -> str:
 
 def read_replay(contest: Contest, game: Game) -> Replay:
     """The game's replay from the results folder, checked whole (Unreadable says why not)."""
-    raw = safe_read.replay_bytes(_listed(contest, game), contest.results)
-    text = safe_read.unpack(raw)
-    packed = raw if raw[:2] == b"\x1f\x8b" else gzip.compress(raw, mtime=0)
-    return Replay(packed, text)
+    return Replay.of(safe_read.replay_bytes(_listed(contest, game), contest.results))
