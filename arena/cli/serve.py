@@ -14,9 +14,10 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import FrameType
+from typing import Any
 
 import click
 
@@ -56,6 +57,7 @@ def serve(config: str, data: str | None, host: str, port: int, workers: int | No
         fail("this arena has no season process yet (arena.site.season is missing): serve "
              "with --no-season")
     folder = open_site(config, data)
+    from django.conf import settings
     from waitress import create_server  # type: ignore[import-untyped]  # it has no hints
 
     from arena.site.contest.contest import current
@@ -70,7 +72,7 @@ def serve(config: str, data: str | None, host: str, port: int, workers: int | No
         season_command(config, folder, workers, cluster), _say)
     address = f"[{host}]" if ":" in host else host
     click.echo(f"arena: serving {current().name} at http://{address}:{server.effective_port} "
-               f"(database: {database_text(folder)}; season: "
+               f"(database: {database_text(settings.DATABASES['default'], folder)}; season: "
                f"{'off (--no-season)' if season is None else 'running'})")
     stop = _on_stop()
     try:
@@ -101,11 +103,9 @@ def _on_stop() -> dict[str, signal.Signals]:
     return came
 
 
-def database_text(folder: Path) -> str:
-    """Which database the site uses, in words, never with its password."""
-    from django.conf import settings
-
-    database = settings.DATABASES["default"]
+def database_text(database: Mapping[str, Any], folder: Path) -> str:
+    """Which database (Django's settings of it) the site uses, in words, never with its
+    password."""
     if database["ENGINE"].endswith("sqlite3"):
         return f"SQLite in {folder}"
     where = f"{database['HOST'] or 'localhost'}" + (f":{database['PORT']}" * bool(

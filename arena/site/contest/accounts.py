@@ -19,9 +19,9 @@ from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import (
+    BaseUserCreationForm,
     PasswordChangeForm,
     SetPasswordForm,
-    UserCreationForm,
     UsernameField,
 )
 from django.contrib.auth.models import User
@@ -150,8 +150,9 @@ def _usable(invites: QuerySet[Invite]) -> QuerySet[Invite]:
 # --- pages: sign in by a link, join with a code, the account's tokens, e-mail and password ---
 
 
-class JoinForm(UserCreationForm[User]):
-    """Django's sign-up form, with the invite code and the ladder's name rules."""
+class JoinForm(BaseUserCreationForm[User]):
+    """Django's sign-up form, with the invite code and the ladder's name rules (which also
+    refuse a name that differs from another only in case)."""
 
     code = forms.CharField(label="Invite code", max_length=100)
 
@@ -161,7 +162,7 @@ class JoinForm(UserCreationForm[User]):
         field_classes: ClassVar = {"username": UsernameField}
 
     def clean_username(self) -> str:
-        name: str = super().clean_username()
+        name: str = self.cleaned_data["username"]
         problem = name_problem(name)
         if problem is not None:
             raise forms.ValidationError(problem)
