@@ -225,8 +225,7 @@ def season(config: str, data: str | None, workers: int | None, cluster: str | No
 def season_main() -> Any:
     """arena.site.season.main, or a one-line error when this arena has no season process."""
     if not has_season():
-        fail("this arena has no season process yet (arena.site.season is missing): serve "
-             "with --no-season")
+        fail("this arena has no season process yet (arena.site.season is missing)")
     return importlib.import_module("arena.site.season").main
 
 

@@ -18,7 +18,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 
 from arena.cli.main import cli
-from arena.site import CONFIG_ENV, DATA_ENV
+from arena.site import CONFIG_ENV, DATA_ENV, DATABASE_ENV
 from arena.site.contest import accounts
 from arena.site.contest.contest import Contest
 from arena.site.contest.models import ApiToken, Invite, digest
@@ -165,7 +165,7 @@ def test_the_database_file_holds_no_secret(tmp_path: Path) -> None:
     config.write_text("name: season\nrules: dice\nentrants: [honest, random]\n"
                       "format: {type: ladder, seats: 2}\n", encoding="utf-8")
     data = tmp_path / "site"
-    env = {k: v for k, v in os.environ.items() if k not in (CONFIG_ENV, DATA_ENV)}
+    env = {k: v for k, v in os.environ.items() if k not in (CONFIG_ENV, DATA_ENV, DATABASE_ENV)}
 
     def run(*args: str) -> str:
         done = subprocess.run([sys.executable, "-m", "arena", "site", *args, "--config",
