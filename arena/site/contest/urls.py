@@ -4,10 +4,15 @@ from __future__ import annotations
 
 from django.urls import path
 
-from arena.site.contest import accounts, views
+from arena.site.contest import accounts, pages, play
+
+VIEWER = "games/<str:game_id>/replay/"
+"""arena's viewer for one game and the files it loads beside itself (relative addresses)."""
 
 urlpatterns = [
-    path("", views.home, name="home"),
+    # the contest page and its starter kit
+    path("", pages.home, name="home"),
+    path("starter-kit.zip", pages.kit, name="starter_kit"),
     # accounts: a one-time link, joining with an invite code, tokens, e-mail and password
     path("login/link", accounts.SignInLink.as_view(), name="login-link"),
     path("join", accounts.join, name="join"),
@@ -16,4 +21,21 @@ urlpatterns = [
     path("account/tokens/<int:pk>/revoke", accounts.token_revoke, name="token-revoke"),
     path("account/email", accounts.email, name="account-email"),
     path("account/password", accounts.PasswordChange.as_view(), name="password-change"),
+    # the leaderboard
+    path("leaderboard", pages.leaderboard, name="leaderboard"),
+    path("leaderboard/rows", pages.leaderboard_rows, name="leaderboard_rows"),
+    # games and the replay viewer
+    path("games", pages.games, name="games"),
+    path("games/<str:game_id>", pages.game, name="game"),
+    path(VIEWER + "viewer.html", pages.game_viewer, name="game_viewer"),
+    path(VIEWER + "viewer-rules.js", pages.game_rules, name="game_rules"),
+    path(VIEWER + "replays/pack-00000.js", pages.game_pack, name="game_pack"),
+    path(VIEWER + "replays/chances/pack-00000.js", pages.game_chances, name="game_chances"),
+    # a seat played in the browser
+    path("play", play.new_game, name="play"),
+    path("play/<int:game_id>", play.game_page, name="play-game"),
+    path("play/<int:game_id>/viewer.html", play.viewer, name="play-viewer"),
+    path("play/<int:game_id>/viewer-rules.js", play.viewer_rules),
+    path("play/<int:game_id>/replays/pack-00000.js", play.viewer_pack),
+    path("play/<int:game_id>/replays/chances/pack-00000.js", play.viewer_chances),
 ]
