@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from arena.site.contest import pages, play
+from arena.site.contest import accounts, pages, play
 
 VIEWER = "games/<str:game_id>/replay/"
 """arena's viewer for one game and the files it loads beside itself (relative addresses)."""
@@ -13,6 +13,14 @@ urlpatterns = [
     # the contest page and its starter kit
     path("", pages.home, name="home"),
     path("starter-kit.zip", pages.kit, name="starter_kit"),
+    # accounts: a one-time link, joining with an invite code, tokens, e-mail and password
+    path("login/link", accounts.SignInLink.as_view(), name="login-link"),
+    path("join", accounts.join, name="join"),
+    path("account", accounts.account, name="account"),
+    path("account/tokens", accounts.token_new, name="token-new"),
+    path("account/tokens/<int:pk>/revoke", accounts.token_revoke, name="token-revoke"),
+    path("account/email", accounts.email, name="account-email"),
+    path("account/password", accounts.PasswordChange.as_view(), name="password-change"),
     # the leaderboard
     path("leaderboard", pages.leaderboard, name="leaderboard"),
     path("leaderboard/rows", pages.leaderboard_rows, name="leaderboard_rows"),
