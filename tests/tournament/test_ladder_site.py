@@ -26,7 +26,8 @@ seed: 5
 replays: false
 """
 SLOW = GOOD.replace("        return arena.random_action",
-                    "        import time\n        time.sleep(0.5)\n        return arena.random_action")
+                    "        import time\n        time.sleep(0.5)\n"
+                    "        return arena.random_action")
 
 
 def _config(root: Path, **bots: str) -> Path:
