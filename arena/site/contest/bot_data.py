@@ -67,22 +67,26 @@ def seats_of(bot: Bot) -> QuerySet[Seat]:
 
 def record(bot: Bot) -> list[Record]:
     """Wins, draws and losses against each opponent, counted by the database over every
-    pair of seats of a game not voided (the bot's versions against each other left out)."""
-    versions = list(Version.objects.filter(bot=bot).values_list("id", flat=True))
-    rows = (Seat.objects.filter(game__seats__version__in=versions, game__voided=False)
-            .exclude(version__in=versions)
-            .values("entrant")
-            .annotate(wins=Count("id", filter=Q(placement__gt=F("game__seats__placement"))),
-                      draws=Count("id", filter=Q(placement=F("game__seats__placement"))),
-                      losses=Count("id", filter=Q(placement__lt=F("game__seats__placement"))))
+    pair of seats of a game not voided, from the bot's own seats (the version index) to the
+    other seats of their games; its versions against each other left out."""
+    versions = Version.objects.filter(bot=bot).values_list("id", flat=True)
+    other = "game__seats__placement"
+    rows = (Seat.objects.filter(version__in=list(versions), game__voided=False)
+            .values("game__seats__entrant")
+            .annotate(wins=Count("id", filter=Q(**{f"{other}__gt": F("placement")})),
+                      draws=Count("id", filter=Q(**{other: F("placement")})),
+                      losses=Count("id", filter=Q(**{f"{other}__lt": F("placement")})))
             .order_by())
     merged: dict[str, list[int]] = {}
     for row in rows:
-        counts = merged.setdefault(str(row["entrant"]).partition("@")[0], [0, 0, 0])
+        counts = merged.setdefault(str(row["game__seats__entrant"]).partition("@")[0],
+                                   [0, 0, 0])
         for i, key in enumerate(("wins", "draws", "losses")):
             counts[i] += row[key]
+    own = bot.name.casefold()  # a name is unique case-folded: only its versions have it
     return [Record(name, *counts) for name, counts in sorted(merged.items(),
-                                                             key=lambda kv: kv[0].casefold())]
+                                                             key=lambda kv: kv[0].casefold())
+            if name.casefold() != own]
 
 
 def recent(bot: Bot, count: int = RECENT) -> list[Seat]:
