@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from arena.site.contest import accounts, pages, play
+from arena.site.contest import accounts, bots, grades, pages, play
 
 VIEWER = "games/<str:game_id>/replay/"
 """arena's viewer for one game and the files it loads beside itself (relative addresses)."""
@@ -31,6 +31,13 @@ urlpatterns = [
     path(VIEWER + "viewer-rules.js", pages.game_rules, name="game_rules"),
     path(VIEWER + "replays/pack-00000.js", pages.game_pack, name="game_pack"),
     path(VIEWER + "replays/chances/pack-00000.js", pages.game_chances, name="game_chances"),
+    # bots: public pages, their owners' private parts, seat views; the teacher's grades
+    path("bots/<str:name>", bots.bot_page, name="bot"),
+    path("bots/<str:name>/games/<str:game_id>", bots.bot_game, name="bot_game"),
+    path("bots/<str:name>/versions", bots.bot_versions, name="bot_versions"),
+    path("my-bots", bots.my_bots, name="my_bots"),
+    path("grades", grades.grades_page, name="grades"),
+    path("grades.csv", grades.grades_csv, name="grades_csv"),
     # a seat played in the browser
     path("play", play.new_game, name="play"),
     path("play/<int:game_id>", play.game_page, name="play-game"),
