@@ -357,10 +357,17 @@ def test_a_class_leaderboard_shows_each_students_newest_grade(
     (tmp_path / "config.yaml").write_text(CLASS + f"output: {tmp_path / 'results'}\n",
                                           encoding="utf-8")
     contest = serve(tmp_path, settings, tmp_path / "site")
-    for folder, reached in (("ana@1", None), ("ana@2", "merit"), ("ben@1", "pass")):
+    for folder, reached, status in (("ana@1", None, Version.Status.RETIRED),
+                                    ("ana@2", "merit", Version.Status.ACTIVE),
+                                    ("ben@1", "pass", Version.Status.ACTIVE)):
+        name, _, number = folder.partition("@")
+        owner, _ = User.objects.get_or_create(username=name)
+        bot, _ = Bot.objects.get_or_create(name=name, defaults={"owner": owner})
+        Version.objects.create(bot=bot, number=int(number), sha256=folder, kind="file",
+                               filename=f"{name}.py", size=1, status=status, player=folder)
         path = contest.results / "versions" / folder / "grades.json"
         path.parent.mkdir(parents=True)
-        graded = {"entrant": folder, "reached": reached, "sentence": "",
+        graded = {"entrant": name, "reached": reached, "sentence": "",
                   "against": [{"grade": "pass", "bot": "honest", "games": 4}]}
         path.write_text(json.dumps({"graded": [graded]}), encoding="utf-8")
     page = text(Client().get("/leaderboard"))

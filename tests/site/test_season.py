@@ -15,8 +15,8 @@ from season_support import AGAINST, BROKEN, GOOD, games, upload
 
 from arena.site.contest.contest import Contest
 from arena.site.contest.models import Game, Seat, Version
+from arena.site.contest.standings import leaderboard
 from arena.site.season import run_once
-from arena.site.season.standings import leaderboard
 
 pytestmark = pytest.mark.django_db
 Status = Version.Status

@@ -16,8 +16,8 @@ from season_support import GOOD, games, upload
 
 from arena.site.contest.contest import Contest, current
 from arena.site.contest.models import Game, Season, Version
+from arena.site.contest.standings import grades, leaderboard
 from arena.site.season import run_once
-from arena.site.season.standings import grades, leaderboard
 
 pytestmark = pytest.mark.django_db
 CLASS = """\

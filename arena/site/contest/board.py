@@ -1,23 +1,20 @@
 """The leaderboard's rows, read from the results folder the season writes: a ladder's
 ladder.json `ranking` (rating with its interval, games, faults, provisional, rank, tied), or
-for a class each version's grades.json (results/versions/<bot>@<n>/). `leaderboard` is the
-one reader; until the season's own (arena.site.season.standings) is merged, it is this."""
+for a class each student's active version's grades, both as arena.site.contest.standings (the
+one reader of those files) has them."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
+from arena.site.contest import standings
 from arena.site.contest.contest import Contest
 from arena.tournament import safe_read
 
 __all__ = ["Board", "Row", "board", "leaderboard"]
 
 LADDER_FILE = "ladder.json"
-GRADES_FILE = "grades.json"
-VERSIONS = "versions"
-"""A class's results folder: one folder a version, each its own gauntlet's results."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,42 +71,27 @@ def _ladder_row(item: Any) -> Row:
                faults=int(item.get("faults") or 0), provisional=bool(item.get("provisional")))
 
 
-def _ladder(results: Path) -> list[Row]:
-    path = results / LADDER_FILE
-    if not path.exists():
-        return []
-    document = safe_read.json_file(path, follow=False)
-    ranking = document.get("ranking") if isinstance(document, dict) else None
-    if not isinstance(ranking, list):
-        raise safe_read.Unreadable(f"{path}: no ranking")
-    return [_ladder_row(item) for item in ranking]
-
-
-def _graded(results: Path, grades: tuple[tuple[str, str], ...]) -> list[Row]:
-    """A class: each bot's newest graded version, highest grade first."""
-    newest: dict[str, Row] = {}
-    folder = results / VERSIONS
-    for path in sorted(folder.glob(f"*@*/{GRADES_FILE}")) if folder.is_dir() else []:
-        bot, _, number = path.parent.name.rpartition("@")
-        document = safe_read.json_file(path, follow=False)
-        for graded in document.get("graded", []) if isinstance(document, dict) else []:
-            games = sum(int(m.get("games") or 0) for m in graded.get("against", []))
-            reached = graded.get("reached")
-            row = Row(bot=bot, version=int(number) if number.isdigit() else 0, rank=0,
-                      tied=False, elo=None, low=None, high=None, games=games, faults=0,
-                      provisional=False, grade=reached if isinstance(reached, str) else None)
-            if bot not in newest or row.version > newest[bot].version:
-                newest[bot] = row
-    order = [name for name, _ in grades]
-    return sorted(newest.values(), key=lambda row: (
+def _graded(contest: Contest) -> list[Row]:
+    """A class: each student's active version, highest grade first."""
+    order = [name for name, _ in contest.config.grades]
+    rows = []
+    for found in standings.grades(contest):
+        number = str(found["player"]).rpartition("@")[2]
+        games = sum(int(m.get("games") or 0) for m in found["against"])
+        reached = found["reached"]
+        rows.append(Row(bot=found["student"], version=int(number) if number.isdigit() else 0,
+                        rank=0, tied=False, elo=None, low=None, high=None, games=games,
+                        faults=0, provisional=False,
+                        grade=reached if isinstance(reached, str) else None))
+    return sorted(rows, key=lambda row: (
         -(order.index(row.grade) + 1 if row.grade in order else 0), row.key))
 
 
 def leaderboard(contest: Contest) -> list[Row]:
     """The leaderboard's rows as the results folder has them now (Unreadable if it lies)."""
     if contest.graded:
-        return _graded(contest.results, contest.config.grades)
-    return _ladder(contest.results)
+        return _graded(contest)
+    return [_ladder_row(item) for item in standings.ranking(contest)]
 
 
 def board(contest: Contest, shown: frozenset[str] | None) -> Board:

@@ -17,6 +17,7 @@ from django.db.models import Count, F, Q, QuerySet
 
 from arena.replay import Replay, ReplayError, read_listed
 from arena.report.publish import STDERR
+from arena.site.contest import standings
 from arena.site.contest.contest import Contest
 from arena.site.contest.models import Bot, Seat, Version
 from arena.tournament import safe_read
@@ -28,7 +29,6 @@ RECENT = 20
 """Games the public page lists, newest first."""
 FAULTS = 20
 """Faults the owner's part lists (newest first), each with its replay read for its trace."""
-LADDER = "ladder.json"
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,18 +96,15 @@ def recent(bot: Bot, count: int = RECENT) -> list[Seat]:
 
 
 def ranking(contest: Contest) -> dict[str, Mapping[str, Any]]:
-    """The ladder's ranking rows by player (`alice@2`), read from ladder.json: empty for a
-    class or before the first batch. (The season's standings.leaderboard replaces this.)"""
-    path = contest.results / LADDER
-    if not path.is_file():
+    """The ladder's ranking rows by player (`alice@2`): empty for a class, before the first
+    batch, or while ladder.json cannot be read."""
+    if contest.graded:
         return {}
     try:
-        document = safe_read.json_file(path, follow=False)
+        rows = standings.ranking(contest)
     except safe_read.Unreadable:
         return {}
-    rows = document.get("ranking") if isinstance(document, dict) else None
-    return {str(row["player"]): row for row in rows or () if isinstance(row, dict)
-            and "player" in row}
+    return {str(row["player"]): row for row in rows if "player" in row}
 
 
 def folder_of(contest: Contest, seat: Seat) -> Path:

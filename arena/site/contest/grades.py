@@ -17,13 +17,13 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from arena.ratings.grades import grades_sheet
+from arena.site.contest import standings
 from arena.site.contest.contest import Contest, current
 from arena.site.contest.models import Bot, Version
 from arena.tournament import safe_read
 
 __all__ = ["Graded", "class_grades", "grades_csv", "grades_page"]
 
-GRADES = "grades.json"
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,16 +45,11 @@ def _staff(request: HttpRequest) -> None:
 
 def version_grades(contest: Contest, version: Version) -> Mapping[str, Any] | None:
     """The version's row of its own gauntlet's grades.json (results/versions/<bot>@<n>/),
-    None when it has none yet. (The season's standings.grades replaces this.)"""
-    path = contest.results / "versions" / version.entrant / GRADES
-    if not path.is_file():
-        return None
+    None when it has none yet or it cannot be read."""
     try:
-        document = safe_read.json_file(path, follow=False)
+        graded = standings.graded(contest.results / "versions" / version.entrant)
     except safe_read.Unreadable:
         return None
-    graded = [row for row in document.get("graded") or () if isinstance(row, dict)] \
-        if isinstance(document, dict) else []
     named = [row for row in graded if row.get("entrant") in (version.entrant, version.bot.name)]
     if len(named) == 1:
         return named[0]

@@ -13,7 +13,7 @@ from arena.site.contest.models import Version
 from arena.tournament import safe_read
 from arena.tournament.results import GRADES
 
-__all__ = ["grades", "leaderboard"]
+__all__ = ["graded", "grades", "leaderboard", "ranking"]
 
 _CACHE: dict[Path, tuple[int, int, Any]] = {}
 
@@ -27,17 +27,25 @@ def _read(path: Path) -> Any:
     cached = _CACHE.get(path)
     if cached is not None and cached[:2] == (status.st_mtime_ns, status.st_size):
         return cached[2]
-    value = safe_read.json_file(path)
+    value = safe_read.json_file(path, follow=False)
     _CACHE[path] = (status.st_mtime_ns, status.st_size, value)
     return value
+
+
+def ranking(contest: Contest) -> list[dict[str, Any]]:
+    """A ladder's ranking as ladder.json has it now (empty before the first batch)."""
+    ladder = _read(contest.results / "ladder.json") or {}
+    rows = ladder.get("ranking", []) if isinstance(ladder, dict) else None
+    if not isinstance(rows, list):
+        raise safe_read.Unreadable(f"{contest.results / 'ladder.json'}: no ranking")
+    return [row for row in rows if isinstance(row, dict)]
 
 
 def leaderboard(contest: Contest | None = None) -> list[dict[str, Any]]:
     """The leaderboard's rows, best first."""
     contest = contest or current()
     if not contest.graded:
-        ladder = _read(contest.results / "ladder.json") or {}
-        return list(ladder.get("ranking", []))
+        return ranking(contest)
     rows = []
     for row in grades(contest):
         against = {m["bot"]: m["score"] for m in row["against"]}
@@ -56,22 +64,24 @@ def grades(contest: Contest | None = None) -> list[dict[str, Any]]:
               .select_related("bot", "bot__owner").order_by("bot__name"))
     for version in active:
         folder = contest.results / "versions" / version.player
-        for graded in _graded(folder):
-            if graded["entrant"] == version.bot.name:
-                found.append(_row(graded, version.bot.name, version.player, False,
+        for row in graded(folder):
+            if row["entrant"] == version.bot.name:
+                found.append(_row(row, version.bot.name, version.player, False,
                                   version.bot.owner.get_username()))
-    for graded in _graded(contest.results):
-        found.append(_row(graded, graded["entrant"], graded["entrant"], True, ""))
+    for row in graded(contest.results):
+        found.append(_row(row, row["entrant"], row["entrant"], True, ""))
     return found
 
 
-def _graded(folder: Path) -> list[dict[str, Any]]:
+def graded(folder: Path) -> list[dict[str, Any]]:
+    """The graded rows of a results folder's grades.json (empty before it is written)."""
     document = _read(folder / GRADES) or {}
-    return list(document.get("graded", []))
+    rows = document.get("graded", []) if isinstance(document, dict) else []
+    return [row for row in rows if isinstance(row, dict)] if isinstance(rows, list) else []
 
 
-def _row(graded: dict[str, Any], student: str, player: str, house: bool,
+
+def _row(row: dict[str, Any], student: str, player: str, house: bool,
          owner: str) -> dict[str, Any]:
     return {"student": student, "player": player, "house": house, "owner": owner,
-            "reached": graded["reached"], "sentence": graded["sentence"],
-            "against": graded["against"]}
+            "reached": row["reached"], "sentence": row["sentence"], "against": row["against"]}
