@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from django.urls import path
 
-from arena.site.contest import views
+from arena.site.contest import uploads, views
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("api/submit", uploads.api_submit, name="api-submit"),
+    path("upload", uploads.upload, name="upload"),
 ]
