@@ -193,6 +193,16 @@ def test_an_oversized_upload_is_413_before_it_is_read(contest: Contest, signed_i
     assert not Bot.objects.exists() and not _stored(contest)
 
 
+def test_a_body_that_says_it_is_too_long_is_refused_unread(contest: Contest, signed_in: Client,
+                                                           alice: User) -> None:
+    says = {"CONTENT_LENGTH": str(100 * 2**20)}  # the test client's body cannot give that much
+    headers = {"Authorization": f"Bearer {token_of(alice)}"}
+    sent = {"file": SimpleUploadedFile("sparrow.py", BOT)}
+    assert Client().post("/api/submit", sent, headers=headers, **says).status_code == 413
+    assert signed_in.post("/upload", sent, **says).status_code == 413
+    assert not UploadAttempt.objects.exists()
+
+
 def test_the_21st_upload_in_an_hour_is_429_refused_ones_counting_too(contest: Contest,
                                                                       alice: User,
                                                                       bob: User) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import stat
+import tarfile
 from pathlib import Path
 
 import pytest
@@ -165,3 +166,14 @@ def test_the_archive_kinds_are_told_by_their_bytes_not_their_names() -> None:
     assert [m.path for m in archives.members(tarball)] == ["bot.py"]
     with pytest.raises(archives.ArchiveError, match="neither a zip nor"):
         archives.members(b"\x7fELF")
+
+
+def test_an_archive_of_a_folders_contents_or_of_the_folder_unpacks_the_same() -> None:
+    dotted = tar_of([(tar_member(".", tarfile.DIRTYPE, 0o755), b""),
+                     (tar_member("./bot.py"), BOT), (tar_member("./lib/x.py"), b"")])
+    folder = zip_of({"sparrow/bot.py": BOT, "sparrow/lib/x.py": b""})
+    two_tops = zip_of({"bot.py": BOT, "lib/x.py": b""})
+    for data in (dotted, folder, two_tops):
+        assert [m.path for m in archives.members(data)] == ["bot.py", "lib/x.py"]
+    assert [m.path for m in archives.members(zip_of({"a/bot.py": BOT, "b/x.py": b""}))] == \
+        ["a/bot.py", "b/x.py"]
