@@ -31,8 +31,9 @@ from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_POST
 
 from arena.site.contest import archives, store
+from arena.site.contest.accounts import user_of_token
 from arena.site.contest.contest import current
-from arena.site.contest.models import ApiToken, Bot, UploadAttempt, Version, digest
+from arena.site.contest.models import Bot, UploadAttempt, Version
 
 __all__ = ["Received", "Refused", "UploadForm", "admit", "api_submit", "receive", "upload"]
 
@@ -230,7 +231,8 @@ def _form_page(request: HttpRequest, form: UploadForm, error: str, status: int) 
 def api_submit(request: HttpRequest) -> HttpResponse:
     """`arena submit`'s address: a token's participant uploads a bot (multipart: file,
     command); JSON back, {"bot", "version", "status", "page"} or {"error"}."""
-    user = _user_of_token(_bearer(request))
+    secret = _bearer(request)
+    user = user_of_token(secret) if secret is not None else None
     if user is None:
         answer = _error("a valid API token is needed (Authorization: Bearer TOKEN; make one "
                         "on your account page)", 401)
@@ -259,18 +261,6 @@ def _error(message: str, status: int) -> JsonResponse:
 def _bearer(request: HttpRequest) -> str | None:
     """The secret of an `Authorization: Bearer SECRET` header, or None."""
     scheme, _, secret = request.headers.get("Authorization", "").partition(" ")
-    return secret.strip() or None if scheme.lower() == "bearer" else None
+    secret = secret.strip()
+    return secret if scheme.lower() == "bearer" and 0 < len(secret) <= 200 else None
 
-
-def _user_of_token(secret: str | None) -> User | None:
-    """The active participant whose unrevoked token this is, or None. (The one lookup of a
-    token in this module, until accounts.user_of_token of the sitecore work replaces it.)"""
-    if not secret or len(secret) > 200:
-        return None
-    token = (ApiToken.objects.select_related("user")
-             .filter(digest=digest(secret), revoked__isnull=True).first())
-    if token is None or not token.user.is_active:
-        return None
-    ApiToken.objects.filter(pk=token.pk).update(last_used=timezone.now())
-    user = token.user
-    return user if isinstance(user, User) else None
