@@ -4,16 +4,16 @@ same folder always to the same bytes, so sending it again unchanged makes no new
 
 from __future__ import annotations
 
+import contextlib
+import http.client
 import io
 import json
 import secrets
 import stat
 import sys
-import urllib.error
-import urllib.request
 import zipfile
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 from urllib.parse import urlsplit
 
 import click
@@ -89,25 +89,37 @@ def _own_files(folder: Path) -> list[Path]:
 def _post(url: str, token: str, filename: str, data: bytes, command: str) -> dict[str, Any]:
     """POST the multipart upload; the server's JSON answer, or exit with its one line."""
     body, content_type = _multipart(filename, data, command)
-    request = urllib.request.Request(url, data=body, method="POST", headers={
-        "Authorization": f"Bearer {token}", "Content-Type": content_type,
-        "Accept": "application/json"})
+    parts = urlsplit(url)
+    kind = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
+    connection = kind(parts.netloc, timeout=120)
+    headers = {"Authorization": f"Bearer {token}", "Content-Type": content_type,
+               "Accept": "application/json"}
     try:
-        with urllib.request.urlopen(request, timeout=120) as response:
-            return _json(response.read())
-    except urllib.error.HTTPError as exc:
-        answer = _json(exc.read())
-        said = answer.get("error") or f"the server answered HTTP {exc.code}"
-        if exc.code >= 500:
-            _unreachable(url, f"the server failed (HTTP {exc.code}): {said}")
-        fail(f"refused: {said}")
-    except (urllib.error.URLError, OSError) as exc:
-        reason = getattr(exc, "reason", exc)
-        _unreachable(url, str(reason))
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            # refused before it was all sent (too large): the answer says so
+            connection.request("POST", parts.path, body, headers)
+        response = connection.getresponse()
+        status, raw = response.status, response.read()
+    except (OSError, http.client.HTTPException) as exc:
+        _unreachable(url, str(exc) or type(exc).__name__)
+    finally:
+        connection.close()
+    answer = _json(raw)
+    if status < 300:
+        return answer
+    said = str(answer.get("error") or _STATUS.get(status, f"the server answered HTTP {status}"))
+    if status >= 500:
+        _unreachable(url, f"the server failed (HTTP {status}): {said}")
+    fail(f"refused: {said}")
     raise AssertionError("unreachable")
 
 
-def _unreachable(url: str, why: str) -> None:
+_STATUS = {413: "the upload is larger than the site takes (HTTP 413)",
+           429: "too many uploads: try again later (HTTP 429)"}
+"""What a refusal without the site's own line (a proxy's or the web server's) means."""
+
+
+def _unreachable(url: str, why: str) -> NoReturn:
     """The server could not take the upload: not the bot's fault; try again (exit 75)."""
     click.echo(f"arena: cannot reach {_printable(url)}: {_printable(why)}; nothing was "
                "uploaded, try again later", err=True)

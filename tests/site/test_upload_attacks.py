@@ -16,12 +16,15 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from django.contrib.auth.models import User
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.utils import timezone
+from test_serve import served as served  # noqa: PLC0414  # the fixture: arena serve
 from upload_support import BOT, submit, tar_member, tar_of, token_of, zip_of, zip_with_duplicates
 
+from arena.cli.main import cli
 from arena.site.contest import archives
 from arena.site.contest.contest import Contest
 from arena.site.contest.models import ApiToken, Bot, UploadAttempt, Version
@@ -276,3 +279,16 @@ def test_the_same_bytes_twice_make_no_new_version(contest: Contest, alice: User)
                             "page": "/bots/sparrow", "same": True,
                             "note": "the same bytes as sparrow@1 (received): no new version"}
     assert Version.objects.count() == 1 and len(_stored(contest)) == 1
+
+
+def test_the_served_site_refuses_an_oversized_body_at_its_door(
+        served: tuple[object, str, Path], tmp_path: Path) -> None:
+    """waitress would otherwise spool any body up to 1 GiB to disk before the site saw it;
+    `arena submit` reads its refusal though the connection closes before all is sent."""
+    _, base, _ = served
+    bot = tmp_path / "sparrow.zip"
+    bot.write_bytes(b"PK" + bytes(8 * 2**20))
+    result = CliRunner().invoke(cli, ["submit", str(bot), "--server", base, "--token", "t"])
+    assert result.exit_code == 2, result.output
+    assert result.stderr == ("arena: error: refused: the upload is larger than the site takes "
+                             "(HTTP 413)\n")

@@ -35,7 +35,8 @@ from arena.site.contest.accounts import user_of_token
 from arena.site.contest.contest import current
 from arena.site.contest.models import Bot, UploadAttempt, Version
 
-__all__ = ["Received", "Refused", "UploadForm", "admit", "api_submit", "receive", "upload"]
+__all__ = ["Received", "Refused", "UploadForm", "admit", "api_submit", "body_limit", "receive",
+           "upload"]
 
 SLACK = 64 * 1024
 """Bytes a request may carry beyond the upload limit: the form's other fields and headers."""
@@ -174,13 +175,19 @@ class _InMemory(MemoryFileUploadHandler):
         self.activated = True
 
 
+def body_limit() -> int:
+    """A request's body at most: an upload and its form (the web server refuses more before
+    it reads it: `arena serve` gives waitress this as its max_request_body_size)."""
+    return _limit() + SLACK
+
+
 def _oversized(request: HttpRequest) -> bool:
     """Whether the request's body is more than an upload may be (read before the body)."""
     try:
         length = int(request.META.get("CONTENT_LENGTH") or 0)
     except ValueError:
         return True
-    return length > _limit() + SLACK
+    return length > body_limit()
 
 
 def _too_large() -> str:
