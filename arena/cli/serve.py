@@ -61,11 +61,12 @@ def serve(config: str, data: str | None, host: str, port: int, workers: int | No
     from waitress import create_server  # type: ignore[import-untyped]  # it has no hints
 
     from arena.site.contest.contest import current
+    from arena.site.contest.uploads import body_limit
     from arena.site.wsgi import application
 
     try:
         server = create_server(application, host=host, port=port, threads=THREADS,
-                               ident="arena")
+                               ident="arena", max_request_body_size=body_limit())
     except (OSError, ValueError) as exc:
         fail(f"cannot listen on {host}:{port}: {getattr(exc, 'strerror', None) or exc}")
     season = None if no_season else SeasonProcess(

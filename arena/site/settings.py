@@ -131,6 +131,10 @@ WHITENOISE_USE_FINDERS = True
 found at start: no collectstatic, no STATIC_ROOT, and nothing of them in the data folder."""
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
+ARENA_SITE_UPLOAD_BYTES = int(os.environ.get("ARENA_SITE_UPLOAD_BYTES") or 2 * 1024 * 1024)
+"""An uploaded archive's bytes at most (a .py file: 512 KiB); more is refused with 413."""
+ARENA_SITE_UPLOADS_PER_HOUR = int(os.environ.get("ARENA_SITE_UPLOADS_PER_HOUR") or 20)
+"""A participant's uploads (taken or refused) in any hour at most; more is refused with 429."""
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
 CSRF_COOKIE_SAMESITE = "Lax"

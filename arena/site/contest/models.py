@@ -11,8 +11,8 @@ import secrets
 from django.conf import settings
 from django.db import models
 
-__all__ = ["ApiToken", "Bot", "Game", "HumanGame", "Invite", "Season", "Seat", "Version",
-           "digest"]
+__all__ = ["ApiToken", "Bot", "Game", "HumanGame", "Invite", "Season", "Seat", "UploadAttempt",
+           "Version", "digest"]
 
 
 def digest(secret: str) -> str:
@@ -207,3 +207,18 @@ class HumanGame(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} against {self.opponent}"
+
+
+class UploadAttempt(models.Model):
+    """An upload a participant made, taken or refused, kept an hour: the rate limit counts
+    these, so a flood of refused uploads is as limited as one of new versions."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                             related_name="upload_attempts")
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = (models.Index(fields=("user", "at")),)
+
+    def __str__(self) -> str:
+        return f"upload by {self.user} at {self.at}"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from arena.site.contest import accounts, bots, grades, pages, play
+from arena.site.contest import accounts, bots, grades, pages, play, uploads
 
 VIEWER = "games/<str:game_id>/replay/"
 """arena's viewer for one game and the files it loads beside itself (relative addresses)."""
@@ -38,6 +38,9 @@ urlpatterns = [
     path("my-bots", bots.my_bots, name="my_bots"),
     path("grades", grades.grades_page, name="grades"),
     path("grades.csv", grades.grades_csv, name="grades_csv"),
+    # uploads: the form, and the API of arena submit
+    path("upload", uploads.upload, name="upload"),
+    path("api/submit", uploads.api_submit, name="api-submit"),
     # a seat played in the browser
     path("play", play.new_game, name="play"),
     path("play/<int:game_id>", play.game_page, name="play-game"),
