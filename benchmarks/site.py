@@ -20,8 +20,10 @@ times, each part in turn so that every part sees the same machine:
   games.jsonl into a fresh database (a process of its own), against games/s of `arena run`
   (a ladder of built-in inline bots, the executor's fastest case, `--run-games` games with
   its start and end, on every core);
-- the ladder's Elo fit of its ranking (arena.ratings, as ladder.json is derived after every
-  batch) over the games of `--fit-players` players.
+- the ladder's own bookkeeping of a season turn: its Elo fit of a ranking of
+  `--fit-players` players over the games (arena.ratings), and the whole ladder.json that
+  run_ladder derives at the end of every turn, after `--derive-games` games of the 100 bots'
+  active versions (a history entry, and so an Elo fit, for every batch of 16 games before).
 
 The medians over the runs are printed last, with the load average beside each figure.
 A benchmark, never a timed test: nothing here asserts a speed.
@@ -213,37 +215,42 @@ def clients() -> dict[str, Any]:
     return {"owner": owner, "stranger": stranger}
 
 
-def timed(client: Any, url: str, repeat: int) -> list[float]:
-    """Each request's wall time in ms, after one untimed (templates compiled, as a server's)."""
+def timed(client: Any, url: str, repeat: int) -> tuple[list[float], list[float]]:
+    """Each request's wall time and this process's CPU time in ms (the page's own work, which
+    the machine's load does not stretch), after one untimed request (templates compiled, as
+    on a server)."""
     client.get(url)
-    times = []
+    wall, cpu = [], []
     for _ in range(repeat):
-        started = time.perf_counter()
+        started, used = time.perf_counter(), time.process_time()
         response = client.get(url)
-        times.append((time.perf_counter() - started) * 1000)
+        wall.append((time.perf_counter() - started) * 1000)
+        cpu.append((time.process_time() - used) * 1000)
         assert response.status_code == 200, (url, response.status_code)
-    return times
+    return wall, cpu
 
 
 def p95(times: list[float]) -> float:
-    return statistics.quantiles(times, n=20)[-1]
+    return statistics.quantiles(times, n=20)[-1] if len(times) > 1 else times[0]
 
 
-def pages(results: Path, repeat: int) -> dict[str, float]:
-    """Each page's 95th percentile in ms, and the leaderboard's first answer after a batch."""
+def pages(results: Path, repeat: int) -> dict[str, tuple[float, float]]:
+    """Each page's 95th percentile of wall time and median CPU time in ms, and the
+    leaderboard's first answer after a batch rewrote ladder.json (the worst of three)."""
     by = clients()
-    found = {
-        "/leaderboard": p95(timed(by["stranger"], "/leaderboard", repeat)),
-        "/leaderboard/rows": p95(timed(by["stranger"], "/leaderboard/rows", repeat)),
-        f"/bots/{MEASURED} (owner)": p95(timed(by["owner"], f"/bots/{MEASURED}", repeat)),
-        f"/bots/{MEASURED} (stranger)": p95(timed(by["stranger"], f"/bots/{MEASURED}", repeat)),
-    }
-    ladder = results / "ladder.json"
-    cold = []
+    asked = {"/leaderboard": ("stranger", "/leaderboard"),
+             "/leaderboard/rows": ("stranger", "/leaderboard/rows"),
+             f"/bots/{MEASURED} (owner)": ("owner", f"/bots/{MEASURED}"),
+             f"/bots/{MEASURED} (stranger)": ("stranger", f"/bots/{MEASURED}")}
+    found = {}
+    for name, (who, url) in asked.items():
+        wall, cpu = timed(by[who], url, repeat)
+        found[name] = (p95(wall), statistics.median(cpu))
+    ladder, cold = results / "ladder.json", []
     for _ in range(3):
         os.utime(ladder, ns=(time.time_ns(), time.time_ns()))  # as the season's rewrite does
-        cold.append(timed(by["stranger"], "/leaderboard/rows", 1)[0])
-        by["stranger"].get("/leaderboard/rows")
+        wall, cpu = timed(by["stranger"], "/leaderboard/rows", 1)
+        cold.append((wall[0], cpu[0]))
     found["/leaderboard/rows after a batch"] = max(cold)
     return found
 
@@ -320,6 +327,24 @@ def fit_seconds(results: Path, size: int) -> float:
     return time.perf_counter() - started
 
 
+def derive_seconds(games: int) -> float:
+    """Seconds of the ladder's own ladder.json (arena.tournament.ladder_log.ladder_json, which
+    run_ladder writes at the end of every season turn) after `games` games of each bot's
+    active version, a batch every 16 games."""
+    from arena.site.contest.contest import current
+    from arena.tournament.ladder_log import ladder_json
+
+    active = [f"bot{b:03d}@{VERSIONS}" for b in range(PARTICIPANTS)]
+    events = [{"player": p, "entrant": p.partition("@")[0], "version": VERSIONS,
+               "status": "active", "digest": f"sha256:{n:064d}", "source": p, "reason": None,
+               "after": 0} for n, p in enumerate(active)]
+    rng = random.Random(3)
+    played = [{**line, "entrants": rng.sample(active, 2)} for line in game_lines(games)]
+    started = time.perf_counter()
+    ladder_json(current().config, events, played, list(range(0, games, BATCH)))
+    return time.perf_counter() - started
+
+
 # --- a run, and the medians -----------------------------------------------------------------
 
 
@@ -329,16 +354,20 @@ def one_run(folder: Path, results: Path, args: argparse.Namespace,
     def keep(name: str, value: float, unit: str,
              note: Callable[[float], str] = lambda _: "") -> None:
         figures[name].append((value, load()))
-        print(f"  {name:34} {value:9.1f} {unit:4} {note(value)}(load {load():.1f})")
+        print(f"  {name:46} {value:9.1f} {unit:4} {note(value)}(load {load():.1f})")
 
-    for url, ms in pages(results, args.repeat).items():
-        keep(url, ms, "ms", lambda v: "meets the goal " if v < GOAL_MS else "MISSES the goal ")
+    for url, (wall, cpu) in pages(results, args.repeat).items():
+        keep(url, wall, "ms", lambda v: "meets the goal " if v < GOAL_MS else "MISSES the goal ")
+        keep(f"  {url}: CPU", cpu, "ms")
     indexed, seconds = index_rate(folder)
     keep(f"indexing ({indexed:,} lines)", indexed / seconds, "g/s")
     played, seconds = run_rate(args.run_games)
     keep(f"arena run ({played:,} games)", played / seconds, "g/s")
     for size in args.fit_players:
         keep(f"Elo fit, {size} players", fit_seconds(results, size), "s")
+    if args.derive_games:
+        keep(f"ladder.json after {args.derive_games:,} games", derive_seconds(args.derive_games),
+             "s")
 
 
 def main() -> None:
@@ -351,6 +380,8 @@ def main() -> None:
                         help="Games of the `arena run` the indexing is set against.")
     parser.add_argument("--fit-players", type=lambda s: [int(n) for n in s.split(",") if n],
                         default=[100, 200], help="Sizes of the Elo fits timed (comma-separated).")
+    parser.add_argument("--derive-games", type=int, default=400,
+                        help="Games of the ladder.json derivation timed (0: not timed).")
     parser.add_argument("--index-into", type=Path, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     folder = args.folder.resolve()
@@ -367,7 +398,7 @@ def main() -> None:
           f"goal {GOAL_MS:.0f} ms at the 95th percentile):")
     for name, kept in figures.items():
         values, loads = zip(*kept, strict=True)
-        print(f"  {name:34} {statistics.median(values):9.1f}   "
+        print(f"  {name:46} {statistics.median(values):9.1f}   "
               f"(load {min(loads):.1f} to {max(loads):.1f})")
 
 
