@@ -39,7 +39,6 @@ if TYPE_CHECKING:
 Mode = Literal["inline", "process", "command"]
 Kind = Literal["name", "file", "folder", "module", "command"]
 
-MODES: tuple[Mode, ...] = ("inline", "process", "command")
 COMMAND_PREFIX = "cmd:"
 """A bot reference `cmd:PROGRAM ARGS` is an executable speaking the JSON-lines protocol."""
 TRUSTED_SOURCES = frozenset({"builtin"})

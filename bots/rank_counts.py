@@ -78,14 +78,6 @@ def _symmetric(factors: Sequence[int]) -> list[tuple[int, int, int, int, int]]:
     return out
 
 
-def _without(e: Sequence[int], n: int) -> list[int]:
-    """The symmetric polynomials with one factor n taken out again (exact: no division)."""
-    out = [1]
-    for i in range(1, len(e)):
-        out.append(e[i] - n * out[i - 1])
-    return out
-
-
 @lru_cache(maxsize=1024)
 def rank_counts(straight_over_full: bool, kept: tuple[int, ...],
                 pool: tuple[int, ...]) -> tuple[int, ...]:

@@ -142,8 +142,6 @@ def _gain(straight_over_full: bool) -> tuple[float, ...]:
 KEEPS_OF = tuple(tuple(keep for size in range(n + 1)
                        for keep in itertools.combinations(range(n), size)) for n in range(6))
 """By the hand's size (5, fewer in a reduced game): every set of positions a reroll may keep."""
-KEEPS = KEEPS_OF[5]
-"""Every set of positions a reroll of 5 may keep (32)."""
 REROLLED = {(n, keep): tuple(p for p in range(n) if p not in keep)
             for n in range(6) for keep in KEEPS_OF[n]}
 """The positions rerolled when these are kept, by the hand's size."""
