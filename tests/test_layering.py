@@ -188,17 +188,6 @@ def test_an_import_is_seen_wherever_and_however_it_is_written() -> None:
     ]
 
 
-LONGEST = 400
-"""Lines a module of arena/ may have: past that it holds more than one responsibility."""
-
-
-def test_no_module_is_longer_than_it_can_be_read() -> None:
-    long = {path.relative_to(ROOT).as_posix(): length
-            for path in sorted(PACKAGE.rglob("*.py"))
-            if (length := len(path.read_text(encoding="utf-8").splitlines())) > LONGEST}
-    assert long == {}, f"modules over {LONGEST} lines: split them by responsibility"
-
-
 ECOSYSTEM = ("arena.openspiel", "arena.pettingzoo")
 """The optional bridges to OpenSpiel and PettingZoo: installed as extras, imported by no one."""
 ECOSYSTEM_PACKAGES = ("pyspiel", "open_spiel", "pettingzoo", "gymnasium")
