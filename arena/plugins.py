@@ -25,6 +25,7 @@ import pluggy
 from arena import hookspecs
 from arena.bot import Bot
 from arena.botcard import BotCard
+from arena.botfile import BotFile
 from arena.rules import RULESETS, RulesError, RuleSet
 from arena.rules.base import Description
 
@@ -115,11 +116,9 @@ class Registry:
             return self.bots[ref]
         if is_folder(ref):
             return bot_from_folder(Path(ref))
-        path, _, cls = ref.partition(".py:") if ".py:" in ref else (ref, "", "")
-        if ".py:" in ref:
-            path += ".py"
-        if path.endswith(".py"):
-            return bot_from_file(Path(path), cls or None)
+        file = BotFile.parse(ref)
+        if file is not None:
+            return bot_from_file(Path(file.path), file.cls or None)
         if ":" in ref:
             return bot_from_module(ref)
         raise PluginError(unknown_bot_message(ref, self.names()))

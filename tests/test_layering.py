@@ -22,7 +22,7 @@ PACKAGE = ROOT / "arena"
 
 LAYERS: dict[str, tuple[str, ...]] = {
     "rules": ("arena.rules", "arena.hands"),
-    "values": ("arena.options", "arena.botcard"),
+    "values": ("arena.options", "arena.botcard", "arena.botfile"),
     "referee": ("arena.referee",),
     "hosts": ("arena.hosts",),
     "plugins": ("arena.plugins", "arena.hookspecs"),

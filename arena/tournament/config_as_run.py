@@ -21,6 +21,7 @@ from typing import Any
 
 import yaml
 
+from arena.botfile import BotFile
 from arena.limits import Limits
 from arena.tournament.config import (
     FORMAT_ONLY,
@@ -33,7 +34,7 @@ from arena.tournament.config import (
     TournamentConfig,
     dotted,
 )
-from arena.tournament.config_entrants import file_reference, names_a_path
+from arena.tournament.config_entrants import names_a_path
 
 __all__ = ["added_defaults", "config_as_run", "config_differences", "dump_config"]
 
@@ -102,10 +103,11 @@ def _bot_from(ref: str | None, folder: str | PathLike[str] | None) -> str | None
     paths); anything else as it is."""
     if ref is None or folder is None:
         return ref
-    file, cls = file_reference(ref)
+    file = BotFile.parse(ref)
     if file is None:
         return ref
-    return Path(os.path.relpath(os.path.abspath(file), os.path.abspath(folder))).as_posix() + cls
+    return str(file.at(Path(os.path.relpath(os.path.abspath(file.path),
+                                            os.path.abspath(folder))).as_posix()))
 
 
 def _part_from(part: str, program: bool, folder: str | PathLike[str] | None) -> str:
