@@ -253,11 +253,12 @@ def introduced(entrant: Resolved, host: Host) -> Resolved:
     """The entrant with its card: a bot run in its own process says it at hello (its process
     started on `host` if need be, within the start-up timeout). Raise EntrantError, in one
     line, when it does not: the loader's words for a file that does not load."""
-    introduce = getattr(host, "introduce", None)
-    if entrant.card is not None or introduce is None:
+    if entrant.card is not None:
         return entrant
     try:
-        card = introduce()
+        card = host.introduce()
+        if card is None:  # a host whose bot says nothing of itself
+            return entrant
     except BotFault as fault:
         said = fault.message
         if _named(entrant.reference.ref) not in said:
@@ -375,9 +376,7 @@ class KeptHosts:
 
 def _shutdown(host: Host) -> None:
     """Stop a host's bot process, if it has one."""
-    stop = getattr(host, "shutdown", None)
-    if stop is not None:
-        stop()
+    host.shutdown()
 
 
 def seat_all(items: Sequence[object], registry: Registry | None = None,

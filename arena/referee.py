@@ -227,7 +227,7 @@ class _Game:
                 self.broken[seat] = fault
                 self.pending.append((seat, fault, "start"))
                 self.watching = True  # a bot built again at its next decision may listen
-            if getattr(player.host, "listens", True):
+            if player.host.listens:
                 self.watching = True
 
     def _decide(self, state: Any, seat: int) -> Any:
@@ -254,8 +254,8 @@ class _Game:
             problem = _problem(observation, action)
             if problem is None:
                 raise
-            note = getattr(host, "note", None)  # the bot's stderr, where it has its own
-            illegal = BotFault("illegal", problem + (note() if note else ""), _sent(host, action))
+            # ends with the bot's stderr, where it has its own
+            illegal = BotFault("illegal", problem + host.note(), _sent(host, action))
             return self._fault(state, seat, illegal, elapsed)
         self.log.append(_new(ActionEntry, (seat, action, elapsed)))  # half ActionEntry()'s cost
         return new_state
@@ -356,7 +356,7 @@ def generator(seed: int) -> random.Random:
 def _sent(host: Host, action: object) -> str:
     """What the bot sent for an illegal answer: the reply line of a bot in its own process,
     else the answer's JSON form (or its repr, when it is no action at all)."""
-    reply = getattr(host, "last_reply", None)
+    reply = host.last_reply
     if reply is not None:
         return shown(reply)
     try:

@@ -24,7 +24,6 @@ from types import FrameType
 from typing import Any
 
 from arena.bot import BotContext, Limits
-from arena.botcard import BotCard
 from arena.entrants import (
     EntrantError,
     Problem,
@@ -78,8 +77,8 @@ def dry_run(entrant: Resolved, rules: str, options: Mapping[str, Any], seats: in
             entrant = introduced(entrant, host)
         _check_card(entrant, rules, who)
         refused = entrant_problem(entrant, rules, options, seats, limits, names, host=host)
-        said = getattr(host, "card", None)  # a command says what it is at its start's hello
-        if entrant.mode == "command" and isinstance(said, BotCard):
+        said = host.card  # a command says what it is at its start's hello
+        if entrant.mode == "command" and said is not None:
             entrant = replace(entrant, card=replace(said, origin=entrant.origin))
             _check_card(entrant, rules, who)
     finally:
@@ -111,9 +110,7 @@ def _check_card(entrant: Resolved, rules: str, who: str | None) -> None:
 def _stop(host: Host) -> None:
     """Close a host after its trial and stop its bot process, if it has one."""
     host.close()
-    shutdown = getattr(host, "shutdown", None)
-    if shutdown is not None:
-        shutdown()
+    host.shutdown()
 
 
 def start_problem(host: Host, context: BotContext, timeout: float = START_TIMEOUT) -> str | None:

@@ -36,7 +36,7 @@ from arena.botcard import BotCard, read_card
 from arena.botfile import BotFile
 from arena.hosts import wire
 from arena.hosts.codec import CodecError, action_from_json
-from arena.hosts.inline import BotFault, RefereeFailure, printable
+from arena.hosts.inline import BotFault, Host, RefereeFailure, printable
 from arena.hosts.pipe_lines import PipeGame, PipeLines, an, brief, is_number
 from arena.hosts.processes import (
     BotProcess,
@@ -73,7 +73,7 @@ def _context_json(context: BotContext, seed: int) -> dict[str, Any]:
     }
 
 
-class PipeHost(PipeLines):
+class PipeHost(PipeLines, Host):
     """What ProcessHost and CommandHost share: the protocol, the clock and the fault policy."""
 
     mode = "pipe"
