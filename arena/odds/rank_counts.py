@@ -1,7 +1,7 @@
 """How many ways a draw of cards makes each value by ranks alone, counted in closed form.
 
 Drawing cards from a pool onto kept cards makes a 5-card hand; its value by ranks alone
-(`bots.probability` adds the flushes) depends only on how many cards of each rank it has.
+(`arena.odds.probability` adds the flushes) depends only on how many cards of each rank it has.
 Each shape of hand (four, full, three, two pairs, pair, five different ranks) is counted
 with a product of binomials times an elementary symmetric polynomial of the pool's rank
 counts (the ways to fill the single cards), so every value costs a few integer operations
