@@ -138,9 +138,8 @@ def play_game(rules: str | RuleSet, players: Sequence[object], seed: int = 0,
               spectator: Callable[[Event], None] | None = None) -> GameRecord:
     """Play one game between the given bots and return its record.
 
-    `rules` is the rule set itself, or a built-in's id: the referee reads no plugin registry,
-    so a plugin's rule set is looked up by the caller (`arena.play_game` does, through
-    `arena.plugins.find_rules`, the registry every command uses) and handed over.
+    `rules` is the rule set itself, or its id in the one registry of rule sets
+    (`arena.rules.get_rules`: built in, or registered by an installed plugin).
     `spectator`, if given, sees every event as it happens (private ones too, and a `fault`
     event for each fault), e.g. to narrate the game.
     """

@@ -156,11 +156,11 @@ def trial_context(
     names: Sequence[str],
 ) -> BotContext:
     """The context of seat 0 at a table of the tournament, as a game would build it."""
-    from arena.plugins import find_rules
+    from arena.rules import get_rules
 
     return BotContext(0, players, rules, Options.of(options), limits,
                       random.Random(0), Options.of(bot_options), tuple(names),
-                      find_rules(rules).description)
+                      get_rules(rules).description)
 
 
 # --- a tournament's entrants --------------------------------------------------------------

@@ -324,7 +324,7 @@ def _without_broken(cfg: TournamentConfig, tried: Tried, out: str | None, *, res
     its folder's run was started without, whatever their dry runs say now; else, with
     --skip-broken, every entrant that fails its dry run, each told on stderr. Any other
     broken entrant stops the run (exit 2), as does too few left to play."""
-    from arena.plugins import find_rules
+    from arena.rules import get_rules
     from arena.tournament.errors import TournamentError
     from arena.tournament.skipped import LeftOut, recorded, results_folder, without
 
@@ -337,7 +337,7 @@ def _without_broken(cfg: TournamentConfig, tried: Tried, out: str | None, *, res
         gone = {entry.name for entry in left}
         kept = [t for e, t in zip(cfg.entrants, tried, strict=True) if e.name not in gone]
         cards = tuple(e.card for e in _refuse_broken(tuple(kept)))
-        played = without(cfg, left, find_rules(cfg.rules).min_players)
+        played = without(cfg, left, get_rules(cfg.rules).min_players)
     except TournamentError as exc:
         fail(str(exc))
         raise  # unreachable: fail exits
