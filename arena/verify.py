@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.hosts.codec import CodecError, action_from_json, event_to_json
-from arena.replay import SECONDS_DECIMALS, Replay, read_replay
+from arena.hosts.text import SECONDS_DECIMALS
+from arena.replay import Replay, read_replay
 from arena.rules import CHANCE, RulesError, RuleSet, get_rules
 from arena.rules.actions import Chance
 

@@ -27,6 +27,7 @@ from typing import Any, NamedTuple
 
 from arena import hands
 from arena.hosts.codec import event_from_json
+from arena.hosts.text import is_chance_line
 from arena.odds import probability, rank_counts
 from arena.odds.memory import CentralMemory, RoundMemory, space_of
 from arena.odds.probability import EXACT
@@ -46,8 +47,6 @@ CLAIM_EVENTS = frozenset({"claim", "pass"})
 """The events that make a claim (dice and dice-cards: claim; cards: pass)."""
 RESPONSES = frozenset({"challenge", "look", "accept"})
 """The actions that answer a claim; a blind pass is a claim of its own."""
-_CHANCE = b'{"type":"chance"'
-"""How a replay's line of random outcomes starts (arena.replay writes keys in this order)."""
 HONESTY_ONLY = frozenset({"claim", "challenge", "look", "point", "out", "over", "choose"})
 """Events a dice or dice-cards memory takes only into the claims' evidence and honesty (or
 not at all): the chances here leave those out, so they are not fed."""
@@ -275,7 +274,7 @@ def viewer_json(text: bytes) -> bytes:
     cannot be followed, whatever its lines' shapes or depth: the viewer then shows no
     chances, and the report is still built)."""
     try:  # one parse of the lines that matter (a shuffle's 52 numbers are not needed)
-        kept = [line for line in text.splitlines() if line and not line.startswith(_CHANCE)]
+        kept = [line for line in text.splitlines() if line and not is_chance_line(line)]
         lines = json.loads(b"[%s]" % b",".join(kept))
         data: dict[str, Any] | None = viewer_data(lines)
     except (ValueError, KeyError, TypeError, IndexError, AttributeError, RecursionError):
