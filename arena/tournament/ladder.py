@@ -35,6 +35,7 @@ from arena.tournament.ladder_log import (
     FINAL,
     batch_of,
     batch_starts,
+    counted,
     ladder_json,
     read_batches,
     read_final,
@@ -76,13 +77,15 @@ def run_ladder(cfg: TournamentConfig, out: str | Path, games: int, *, workers: i
                final: int | None = None, progress: Watch | None = None,
                cluster: Cluster | None = None,
                during: Callable[[Path, Tally], object] | None = None,
-               refresh: float | None = None) -> LadderRun:
+               refresh: float | None = None, retry: Sequence[str] = ()) -> LadderRun:
     """Play `games` more ladder games into `out` (whole tables at every rotation, the last
     batch cut at the budget; with `until`, stop once the top `until` are separated), or
     with `final` play the frozen final of the top `final`; first finish a batch a kill cut.
     `progress`, `during` and `refresh` (seconds) as for run.py's run_tournament, the tally
     over the season's games.jsonl; with `cluster`, every game (and a new version's dry run)
-    is played on that Dask cluster, the same bytes written here."""
+    is played on that Dask cluster, the same bytes written here. `retry`: digests of
+    rejected content to try again (an organiser's re-run); games the folder's voided list
+    names are left out of the ranking (ladder_log.counted)."""
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     say = info or _quiet
@@ -99,7 +102,7 @@ def run_ladder(cfg: TournamentConfig, out: str | Path, games: int, *, workers: i
         frozen = _frozen_final(folder, final)
         candidates: list[Candidate] = []
         if frozen is None and final is None:
-            moved, candidates = changes(folder, cfg, len(played))
+            moved, candidates = changes(folder, cfg, len(played), retry)
             append(folder, moved)
             candidates = _started(folder, cfg, candidates, len(played), cluster)
         entrants = {**player_entrants(folder, cfg, read_log(folder)),
@@ -269,7 +272,8 @@ class _Season:
 
     def separated(self, top: int) -> tuple[bool, list[dict[str, Any]], list[str]]:
         """Whether the top `top` are told apart at 95% and nobody is provisional."""
-        ranking, unresolved = standing(self.cfg, read_log(self.folder), self.played, top)
+        ranking, unresolved = standing(self.cfg, read_log(self.folder),
+                                       counted(self.folder, self.played), top)
         waiting = [r["player"] for r in ranking if r["provisional"]]
         return not unresolved and not waiting, unresolved, waiting
 
@@ -309,7 +313,7 @@ class _Season:
         if len(active) < fmt.seats:
             return False
         settings = Settings(fmt.seats, fmt.batch or 8, fmt.min_games or 0, fmt.band or 4)
-        ladder = [g for g in self.played if g["stage"] == "ladder"]
+        ladder = [g for g in counted(self.folder, self.played) if g["stage"] == "ladder"]
         starts = batch_starts(self.folder)
         batch, first = len(starts) + 1, 1 + max((int(g["table"]) for g in ladder), default=0)
         last = {p: batch_of(starts, n) for n, g in enumerate(self.played) for p in g["entrants"]}
@@ -349,7 +353,8 @@ class _Season:
         if size < seats:
             raise TournamentError(f"--final {size}: a final needs at least {seats} players, "
                                   f"one a seat")
-        ranking, _ = standing(self.cfg, read_log(self.folder), self.played, size)
+        ranking, _ = standing(self.cfg, read_log(self.folder),
+                              counted(self.folder, self.played), size)
         top = [r["player"] for r in ranking if not r["provisional"]][:size]
         if len(top) < size:
             raise TournamentError(f"--final {size}: {len(top)} of its {size} players are "
@@ -373,7 +378,9 @@ class _Season:
 
 
 def _derive(folder: Path, cfg: TournamentConfig, played: list[dict[str, Any]]) -> dict[str, Any]:
-    """ladder.json and the derived tables every format has, from the games and the logs."""
+    """ladder.json and the derived tables every format has, from the games that count and
+    the logs."""
+    played = counted(folder, played)
     value = ladder_json(cfg, read_log(folder), played, batch_starts(folder), read_final(folder))
     folder_files.write_atomic(folder / "ladder.json",
                               json.dumps(value, sort_keys=True, indent=1) + "\n")

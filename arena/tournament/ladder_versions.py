@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -112,10 +112,11 @@ def freeze(folder: Path, player: str, entrant: EntrantConfig) -> str | None:
     return target.relative_to(folder).as_posix()
 
 
-def changes(folder: Path, cfg: TournamentConfig,
-            played: int) -> tuple[list[Event], list[Candidate]]:
+def changes(folder: Path, cfg: TournamentConfig, played: int,
+            retry: Collection[str] = ()) -> tuple[list[Event], list[Candidate]]:
     """The log's next events that need no game (removals, returns of known content) and
-    the new content to validate, from the log and the config's entrants."""
+    the new content to validate, from the log and the config's entrants; content once
+    rejected is not tried again unless its digest is in `retry` (the organiser's re-run)."""
     events = read_log(folder)
     now = versions_now(events)
     refused = _refused(cfg, events)
@@ -129,7 +130,9 @@ def changes(folder: Path, cfg: TournamentConfig,
             continue
         known = [e for e in events if e["entrant"] == name and e["digest"] == digest]
         if any(e["status"] == "rejected" for e in known):
-            continue
+            if digest not in retry:
+                continue
+            known = [e for e in known if e["status"] != "rejected"]
         if known:  # content seen before and accepted: that version comes back
             new += _retire(last, "replaced", played)
             new.append({**known[-1], "status": "active", "reason": None, "after": played})
