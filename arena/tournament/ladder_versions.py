@@ -217,13 +217,8 @@ def player_entrants(folder: Path, cfg: TournamentConfig,
             entrant = None
         base = entrant or EntrantConfig(player, bot=str(event["source"]) or None,
                                         mode=cfg.mode, isolation=cfg.isolation)
-        copy = event["copy"] if "copy" in event else _copy_before(folder, event)
+        copy = event.get("copy")
         found[player] = replace(base, name=player,
                                 bot=str(folder / copy) if copy else base.bot)
     return found
 
-
-def _copy_before(folder: Path, event: Mapping[str, Any]) -> str | None:
-    """Where a log written before copies were logged kept a version's copy, if anywhere."""
-    copy = Path("versions") / str(event["player"]) / Path(str(event["source"])).name
-    return copy.as_posix() if event["source"] and (folder / copy).exists() else None

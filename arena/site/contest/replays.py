@@ -14,9 +14,9 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
-from arena.plugins import find_rules
 from arena.report.chances import viewer_json
 from arena.report.viewer import chances_script, pack_script, rules_script, viewer_page
+from arena.rules import get_rules
 from arena.site.contest.contest import Contest
 from arena.site.contest.csp import policy
 from arena.site.contest.models import Game
@@ -77,7 +77,7 @@ def viewer(back_url: str, back: str = "Games") -> ViewerPage:
 
 def rules_for(contest: Contest) -> str:
     """viewer-rules.js: the contest's rule set as the viewer reads it."""
-    return rules_script(find_rules(contest.config.rules).description)
+    return rules_script(get_rules(contest.config.rules).description)
 
 
 def _listed(contest: Contest, game: Game) -> str:
