@@ -1,7 +1,8 @@
 """The season of a class (a gauntlet config with grades): the config's own students play as
 the demo class, each uploaded student's version plays the gauntlet against the champions
-into results/versions/<bot>@<n>/, indexed with prefixed ids, and `grades()` says what each
-version's grades.json says; once all is played, a turn has nothing to do."""
+into results/<name>-versions/<bot>@<n>/ (beside the demo class's folder, not inside it),
+indexed with prefixed ids, and `grades()` says what each version's grades.json says; once
+all is played, a turn has nothing to do."""
 
 from __future__ import annotations
 
@@ -56,7 +57,8 @@ def test_a_class_plays_each_students_gauntlet_and_grades_are_grades_json(
     run_once(klass)
     mine.refresh_from_db()
     assert mine.status == Version.Status.ACTIVE and mine.player == "zed@1"
-    folder = klass.results / "versions" / "zed@1"
+    folder = klass.gauntlet("zed@1")
+    assert folder.parent == klass.results.parent / "class-versions"
     written = json.loads((folder / "grades.json").read_text("utf-8"))["graded"]
     said = {row["student"]: row for row in grades(klass)}
     assert set(said) == {"zed", "ana"}

@@ -1,7 +1,9 @@
 """The season's loop: turns until stopped, each cheap when there is nothing to do (it polls
 the database between batches; no task queue), sleeping a little when idle. A turn of a
 ladder: check the received uploads, hand the ladder the versions to play, play one batch
-(or, once the season is closed, its final once), index what is new, beat the heart.
+(or, once the season is closed, its final once), index what is new, beat the heart. While
+a batch or a class's gauntlet plays, a Pulse (the runner's `progress`) beats the heart with
+a status line of how far it is and indexes the games landed so far, every few seconds.
 
 It guarantees that nothing played is lost when the process is killed (the ladder's and the
 runner's resume; the index moves with its offsets in one transaction), and that a failure
@@ -17,26 +19,36 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from django.db import DatabaseError
 from django.utils import timezone
 
 from arena.site.contest.contest import Contest
 from arena.site.contest.models import Game, Season
 from arena.site.season.checks import check_received
-from arena.site.season.entrants import ladder_config, materialise, retries, wanted
+from arena.site.season.entrants import (
+    ladder_config,
+    materialise,
+    note_digests,
+    retries,
+    wanted,
+)
 from arena.site.season.index import index_events, index_games
 from arena.tournament import results as folder_files
 from arena.tournament import safe_read
 from arena.tournament.config import TournamentConfig
 from arena.tournament.ladder import run_ladder
 from arena.tournament.ladder_log import VOIDED
+from arena.tournament.progress import Tally
 
 if TYPE_CHECKING:
     from arena.executor.dial import Cluster
 
-__all__ = ["IDLE_SLEEP", "Turn", "batch_size", "ladder_turn", "loop"]
+__all__ = ["IDLE_SLEEP", "PULSE", "Pulse", "Turn", "batch_size", "ladder_turn", "loop"]
 
 IDLE_SLEEP = 2.0
 """Seconds the loop sleeps after a turn that found nothing to do."""
+PULSE = 3.0
+"""Seconds at least between two heartbeats (and indexings) while games play."""
 
 
 @dataclass
@@ -60,6 +72,33 @@ class Turn:
         return f"{said}; {self.trouble}"[:200] if self.trouble else said
 
 
+class Pulse:
+    """The season's heartbeat while games play: told the runner's tally before the first
+    game and after each (run_tournament's and run_ladder's `progress`), at most every
+    `every` seconds it writes the heartbeat and a status line (`playing: 312 of 720 games of
+    the demo class`) and indexes what landed so far (`index`: games and events indexed). A
+    beat that fails (a busy database) is tried at the next one: it never stops the games."""
+
+    def __init__(self, what: str, index: Callable[[], tuple[int, int]] | None = None,
+                 every: float = PULSE) -> None:
+        self.what, self.index, self.every = what, index, every
+        self.due = 0.0
+        self.indexed = self.events = 0
+
+    def __call__(self, tally: Tally) -> None:
+        now = time.monotonic()
+        if now < self.due:
+            return
+        self.due = now + self.every
+        try:
+            if self.index is not None:
+                games, events = self.index()
+                self.indexed, self.events = self.indexed + games, self.events + events
+            beat_now(f"playing: {tally.done} of {tally.planned} games of {self.what}")
+        except (DatabaseError, OSError, safe_read.Unreadable):
+            return
+
+
 def batch_size(cfg: TournamentConfig, given: int | None) -> int:
     """Games a batch: --batch-games, else the format's tables a batch at every rotation."""
     return given or (cfg.format.batch or 8) * cfg.format.seats
@@ -70,19 +109,32 @@ def ladder_turn(contest: Contest, level: str, *, workers: int = 1,
     """One turn of a ladder contest."""
     turn = Turn()
     turn.checked, turn.trouble = check_received(contest, level)
-    materialise(contest, wanted())
+    versions = wanted()
+    commands, trouble = materialise(contest, versions)
+    turn.trouble = turn.trouble or trouble
     void(contest.results)
-    cfg = ladder_config(contest, level)
+    cfg = ladder_config(contest, level, commands)
+    note_digests(cfg, versions)
+    pulse = Pulse("the ladder", lambda: landed(contest.results))
     if not Season.current().closed:
+        pulse.what = "the ladder (a batch)"
         run_ladder(cfg, contest.results, batch_size(cfg, batch), workers=workers,
-                   cluster=cluster, retry=retries(contest))
+                   cluster=cluster, retry=retries(contest), progress=pulse)
     else:
         size = final_size(contest.results, cfg)
         if size:
-            run_ladder(cfg, contest.results, 0, workers=workers, cluster=cluster, final=size)
-    turn.events = index_events(contest.results)
-    turn.indexed = index_games(contest.results)
+            pulse.what = "the ladder's final"
+            run_ladder(cfg, contest.results, 0, workers=workers, cluster=cluster, final=size,
+                       progress=pulse)
+    games, events = landed(contest.results)
+    turn.indexed, turn.events = pulse.indexed + games, pulse.events + events
     return turn
+
+
+def landed(results: Path) -> tuple[int, int]:
+    """Index the ladder's new events (the versions' players first), then its new games."""
+    events = index_events(results)
+    return index_games(results), events
 
 
 def void(results: Path) -> None:
@@ -109,9 +161,14 @@ def final_size(results: Path, cfg: TournamentConfig) -> int:
 
 
 def beat(turn: Turn) -> None:
-    """The heartbeat and status line the pages show."""
+    """The heartbeat and status line the pages show, after a turn."""
+    beat_now(turn.line())
+
+
+def beat_now(status: str) -> None:
+    """The heartbeat, now, and the status line the pages show."""
     Season.current()
-    Season.objects.filter(pk=1).update(heartbeat=timezone.now(), status=turn.line())
+    Season.objects.filter(pk=1).update(heartbeat=timezone.now(), status=status[:200])
 
 
 def loop(turn: Callable[[], Turn], once: bool, say: Callable[[str], None]) -> None:
