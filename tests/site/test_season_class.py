@@ -13,12 +13,13 @@ from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import User
-from season_support import GOOD, games, upload
+from season_support import GOOD, command_bot, games, upload, upload_archive
 
 from arena.site.contest.contest import Contest, current
 from arena.site.contest.models import Game, Season, Version
 from arena.site.contest.standings import grades, leaderboard
 from arena.site.season import run_once
+from arena.tournament.results import foreign
 
 pytestmark = pytest.mark.django_db
 CLASS = """\
@@ -59,6 +60,7 @@ def test_a_class_plays_each_students_gauntlet_and_grades_are_grades_json(
     assert mine.status == Version.Status.ACTIVE and mine.player == "zed@1"
     folder = klass.gauntlet("zed@1")
     assert folder.parent == klass.results.parent / "class-versions"
+    assert not foreign(klass.results), "the demo's folder holds only arena results"
     written = json.loads((folder / "grades.json").read_text("utf-8"))["graded"]
     said = {row["student"]: row for row in grades(klass)}
     assert set(said) == {"zed", "ana"}
@@ -74,3 +76,14 @@ def test_a_class_plays_each_students_gauntlet_and_grades_are_grades_json(
     assert not idle.busy and idle.indexed == 0, "nothing left to do"
     assert sorted(p.name for p in klass.results.rglob("*")) == before
     assert Season.current().games_indexed == Game.objects.count()
+
+
+def test_a_command_bot_of_a_class_plays_its_gauntlet(klass: Contest, alice: User) -> None:
+    mine = upload_archive(klass, alice, "echo", {"bot.py": command_bot()},
+                          ("python3", "bot.py"), ".tar.gz")
+    run_once(klass)
+    mine.refresh_from_db()
+    assert mine.status == Version.Status.ACTIVE, (mine.problem, mine.checklist)
+    folder = klass.gauntlet("echo@1")
+    assert len(games(folder)) == 8 and not any(g["faults"] for g in games(folder))
+    assert [row["student"] for row in grades(klass) if not row["house"]] == ["echo"]
