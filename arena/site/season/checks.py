@@ -23,6 +23,7 @@ from arena.site.contest.archives import ArchiveError
 from arena.site.contest.contest import Contest
 from arena.site.contest.models import Version
 from arena.site.contest.store import StoreError
+from arena.site.season.heart import beat_while
 from arena.site.season.mail import tell
 from arena.site.season.unpacked import placed
 
@@ -38,7 +39,9 @@ def check_received(contest: Contest, level: str) -> tuple[int, str]:
     done, trouble = 0, ""
     received = (Version.objects.filter(status=Status.RECEIVED)
                 .select_related("bot", "bot__owner").order_by("uploaded", "pk"))
-    for version in received:
+    waiting = list(received)
+    for version in waiting:
+        beat_while(f"checking: {done} of {len(waiting)} uploads checked")
         Version.objects.filter(pk=version.pk).update(status=Status.CHECKING)
         try:
             result = checked(contest, version, level)

@@ -22,8 +22,9 @@ from arena.site.contest.contest import Contest
 from arena.site.contest.models import Season, Version
 from arena.site.season.checks import check_received
 from arena.site.season.entrants import wanted
+from arena.site.season.heart import Pulse
 from arena.site.season.index import index_games, new_lines, record_games
-from arena.site.season.loop import Pulse, Turn
+from arena.site.season.loop import Turn
 from arena.site.season.unpacked import placed
 from arena.tournament import results as folder_files
 from arena.tournament.config import TournamentConfig

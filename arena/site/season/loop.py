@@ -19,9 +19,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from django.db import DatabaseError
-from django.utils import timezone
-
 from arena.site.contest.contest import Contest
 from arena.site.contest.models import Game, Season
 from arena.site.season.checks import check_received
@@ -32,23 +29,21 @@ from arena.site.season.entrants import (
     retries,
     wanted,
 )
+from arena.site.season.heart import Pulse, beat_now
 from arena.site.season.index import index_events, index_games
 from arena.tournament import results as folder_files
 from arena.tournament import safe_read
 from arena.tournament.config import TournamentConfig
 from arena.tournament.ladder import run_ladder
 from arena.tournament.ladder_log import VOIDED
-from arena.tournament.progress import Tally
 
 if TYPE_CHECKING:
     from arena.executor.dial import Cluster
 
-__all__ = ["IDLE_SLEEP", "PULSE", "Pulse", "Turn", "batch_size", "ladder_turn", "loop"]
+__all__ = ["IDLE_SLEEP", "Turn", "batch_size", "ladder_turn", "loop"]
 
 IDLE_SLEEP = 2.0
 """Seconds the loop sleeps after a turn that found nothing to do."""
-PULSE = 3.0
-"""Seconds at least between two heartbeats (and indexings) while games play."""
 
 
 @dataclass
@@ -70,33 +65,6 @@ class Turn:
         said = (f"checked {self.checked}, indexed {self.indexed} games and {self.events} "
                 "events" if self.busy else "idle")
         return f"{said}; {self.trouble}"[:200] if self.trouble else said
-
-
-class Pulse:
-    """The season's heartbeat while games play: told the runner's tally before the first
-    game and after each (run_tournament's and run_ladder's `progress`), at most every
-    `every` seconds it writes the heartbeat and a status line (`playing: 312 of 720 games of
-    the demo class`) and indexes what landed so far (`index`: games and events indexed). A
-    beat that fails (a busy database) is tried at the next one: it never stops the games."""
-
-    def __init__(self, what: str, index: Callable[[], tuple[int, int]] | None = None,
-                 every: float = PULSE) -> None:
-        self.what, self.index, self.every = what, index, every
-        self.due = 0.0
-        self.indexed = self.events = 0
-
-    def __call__(self, tally: Tally) -> None:
-        now = time.monotonic()
-        if now < self.due:
-            return
-        self.due = now + self.every
-        try:
-            if self.index is not None:
-                games, events = self.index()
-                self.indexed, self.events = self.indexed + games, self.events + events
-            beat_now(f"playing: {tally.done} of {tally.planned} games of {self.what}")
-        except (DatabaseError, OSError, safe_read.Unreadable):
-            return
 
 
 def batch_size(cfg: TournamentConfig, given: int | None) -> int:
@@ -163,12 +131,6 @@ def final_size(results: Path, cfg: TournamentConfig) -> int:
 def beat(turn: Turn) -> None:
     """The heartbeat and status line the pages show, after a turn."""
     beat_now(turn.line())
-
-
-def beat_now(status: str) -> None:
-    """The heartbeat, now, and the status line the pages show."""
-    Season.current()
-    Season.objects.filter(pk=1).update(heartbeat=timezone.now(), status=status[:200])
 
 
 def loop(turn: Callable[[], Turn], once: bool, say: Callable[[str], None]) -> None:
