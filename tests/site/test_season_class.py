@@ -13,12 +13,14 @@ from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import User
+from django.test import Client
 from season_support import GOOD, command_bot, games, upload, upload_archive
 
 from arena.site.contest.contest import Contest, current
 from arena.site.contest.models import Game, Season, Version
 from arena.site.contest.standings import grades, leaderboard
 from arena.site.season import run_once
+from arena.site.season.loop import beat
 from arena.tournament.results import foreign
 
 pytestmark = pytest.mark.django_db
@@ -74,6 +76,8 @@ def test_a_class_plays_each_students_gauntlet_and_grades_are_grades_json(
     before = sorted(p.name for p in klass.results.rglob("*"))
     idle = run_once(klass)
     assert not idle.busy and idle.indexed == 0, "nothing left to do"
+    beat(idle)
+    assert "Season: idle." in Client().get("/").content.decode()
     assert sorted(p.name for p in klass.results.rglob("*")) == before
     assert Season.current().games_indexed == Game.objects.count()
 

@@ -61,10 +61,12 @@ class Turn:
         return bool(self.checked or self.indexed or self.events)
 
     def line(self) -> str:
-        """The season's status line."""
+        """The season's status line: empty after an idle turn (the page says it is idle)."""
         said = (f"checked {self.checked}, indexed {self.indexed} games and {self.events} "
                 "events" if self.busy else "idle")
-        return f"{said}; {self.trouble}"[:200] if self.trouble else said
+        if self.trouble:
+            return f"{said}; {self.trouble}"[:200]
+        return said if self.busy else ""
 
 
 def batch_size(cfg: TournamentConfig, given: int | None) -> int:
