@@ -365,7 +365,7 @@ def test_a_class_leaderboard_shows_each_students_newest_grade(
         bot, _ = Bot.objects.get_or_create(name=name, defaults={"owner": owner})
         Version.objects.create(bot=bot, number=int(number), sha256=folder, kind="file",
                                filename=f"{name}.py", size=1, status=status, player=folder)
-        path = contest.results / "versions" / folder / "grades.json"
+        path = contest.gauntlet(folder) / "grades.json"
         path.parent.mkdir(parents=True)
         graded = {"entrant": name, "reached": reached, "sentence": "",
                   "against": [{"grade": "pass", "bot": "honest", "games": 4}]}
