@@ -6,7 +6,9 @@ command bot, each as it will play (arena.site.season.unpacked), named by its bot
 It guarantees that a version leaves RECEIVED only with a verdict: WAITING with its
 checklist, or FAILED_CHECK with its checklist and the one line its author can act on; a
 failure of this machine (no sandbox, no room) leaves it RECEIVED and says so in the
-season's status, never blaming the bot.
+season's status, never blaming the bot. A machine whose strongest level is `none` checks
+(and so enters) no upload unless the config says `isolation: none`: a stranger's code run
+as the site's own user would read its database and secret key.
 """
 
 from __future__ import annotations
@@ -30,12 +32,20 @@ from arena.site.season.unpacked import placed
 __all__ = ["check_received", "checked"]
 
 Status = Version.Status
+UNWALLED = ("check-bot could not run here: this machine has no sandbox for participants' "
+            "uploads (arena doctor says what to install), and an upload run without one "
+            "reaches the site's database and secret key; the config's isolation: none runs "
+            "them anyway")
+"""Why uploads wait on a machine without walls, unless the organiser chose `isolation: none`."""
 
 
 def check_received(contest: Contest, level: str) -> tuple[int, str]:
     """Check every received version, oldest first; how many, and this machine's trouble if
     a check could not run (those versions stay received): check-bot's stops the checks, a
-    store entry that no longer holds its bytes only its own version's."""
+    store entry that no longer holds its bytes only its own version's. Without a sandbox no
+    upload is checked unless the organiser's config says `isolation: none`."""
+    if level == "none" and contest.config.isolation != "none":
+        return 0, UNWALLED
     done, trouble = 0, ""
     received = (Version.objects.filter(status=Status.RECEIVED)
                 .select_related("bot", "bot__owner").order_by("uploaded", "pk"))
