@@ -1,5 +1,6 @@
 """One game's replay for the site's viewer: arena's own viewer page (arena.report.viewer), fed
-a pack of that one game and its chances, read from the season's results folder.
+a pack of that one game and its chances, read from the season's results folder and served as
+`arena publish` publishes it (the bots' stderr and tracebacks are their owners' alone).
 
 The replay's path is the one games.jsonl lists on the game's line (never anything from the
 request), opened through arena.tournament.safe_read: under the folder's replays/, no
@@ -14,9 +15,10 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
-from arena.plugins import find_rules
 from arena.report.chances import viewer_json
+from arena.report.publish import public_replay
 from arena.report.viewer import chances_script, pack_script, rules_script, viewer_page
+from arena.rules import get_rules
 from arena.site.contest.contest import Contest
 from arena.site.contest.csp import policy
 from arena.site.contest.models import Game
@@ -77,7 +79,7 @@ def viewer(back_url: str, back: str = "Games") -> ViewerPage:
 
 def rules_for(contest: Contest) -> str:
     """viewer-rules.js: the contest's rule set as the viewer reads it."""
-    return rules_script(find_rules(contest.config.rules).description)
+    return rules_script(get_rules(contest.config.rules).description)
 
 
 def _listed(contest: Contest, game: Game) -> str:
@@ -97,5 +99,13 @@ def _listed(contest: Contest, game: Game) -> str:
 
 
 def read_replay(contest: Contest, game: Game) -> Replay:
-    """The game's replay from the results folder, checked whole (Unreadable says why not)."""
-    return Replay.of(safe_read.replay_bytes(_listed(contest, game), contest.results))
+    """The game's replay from the results folder as `arena publish` publishes it (no bot's
+    stderr or traceback, no organiser's path: those are its owner's, on the bot's page),
+    checked whole (Unreadable says why not)."""
+    text = safe_read.unpack(safe_read.replay_bytes(_listed(contest, game), contest.results))
+    try:
+        lines = text.decode("utf-8").splitlines()
+    except UnicodeDecodeError as exc:
+        raise safe_read.Unreadable(f"the replay is not UTF-8: {exc}") from None
+    public = public_replay(safe_read.json_value(line) for line in lines if line.strip())
+    return Replay.of(public.encode("utf-8"))
