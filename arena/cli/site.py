@@ -212,7 +212,7 @@ def revoke(name: str, config: str, data: str | None) -> None:
 @click.option("--data", type=click.Path(file_okay=False), default=None,
               help="The site's data folder (default: results/<name>-site).")
 @click.option("--workers", type=click.IntRange(min=1), default=None,
-              help="Worker processes for the games (default: the config's, else one per core).")
+              help="Worker processes for the games (default: one).")
 @click.option("--cluster", metavar="ADDRESS", default=None,
               help="Play the games on the Dask cluster at ADDRESS (docs/cluster.md).")
 @click.option("--batch-games", "batch_games", type=click.IntRange(min=1), default=None,
