@@ -16,7 +16,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from season_support import AGAINST, GOOD, upload
 
-from arena.site.contest import bot_data
+from arena.site.contest import bot_data, grades
 from arena.site.contest.contest import Contest, current
 from arena.site.contest.models import Seat, Version
 from arena.site.season import run_once
@@ -52,6 +52,11 @@ def signed(user: User) -> Client:
     return client
 
 
+def board_page(client: Client) -> str:
+    """picky's public page, as this client reads it."""
+    return str(client.get("/bots/picky").content.decode())
+
+
 def test_a_class_versions_fault_is_told_its_game_viewed_and_counted(
         klass: Contest, alice: User, bob: User, tmp_path: Path) -> None:
     upload(klass, alice, "picky", PICKY)
@@ -74,6 +79,8 @@ def test_a_class_versions_fault_is_told_its_game_viewed_and_counted(
     faults = Seat.objects.filter(version__bot__name="picky").exclude(fault="").count()
     assert re.search(rf'href="/bots/picky">picky</a>.*?faulty">{faults}</td>', board, re.S)
     assert "<td>demo <span" in board and 'href="/bots/demo"' not in board
+    graded = grades.version_grades(klass, Version.objects.get())
+    assert graded is not None and f"<dd>none: {graded['sentence']}</dd>" in board_page(Client())
     home, own = bot_data.home(klass, seat.game)
     (home / "replays" / f"{own}.json.gz").unlink()
     gone = signed(alice).get("/bots/picky").content.decode()
@@ -98,3 +105,14 @@ def test_a_class_is_told_in_a_classs_words(klass: Contest, alice: User) -> None:
     Version.objects.update(status=Version.Status.WAITING)
     for page in ("/bots/steady", "/my-bots"):
         assert "waiting to play the graded bots" in signed(alice).get(page).content.decode()
+
+
+def test_a_class_that_hides_its_results_hides_each_bots_page_from_the_others(
+        klass: Contest, alice: User, bob: User, settings: object) -> None:
+    upload(klass, alice, "steady", GOOD)
+    settings.ARENA_SITE_HIDE_RESULTS = True  # type: ignore[attr-defined]
+    staff = User.objects.create_user("teacher", is_staff=True)
+    assert [c.get("/bots/steady").status_code for c in (signed(alice), signed(staff))] == [200] * 2
+    for reader in (Client(), signed(bob)):
+        assert reader.get("/bots/steady").status_code == 404
+        assert reader.get("/bots/steady").content == reader.get("/bots/nobot").content

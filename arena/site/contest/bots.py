@@ -20,7 +20,9 @@ from arena.replay import ReplayError
 from arena.report.story import story
 from arena.site.contest import bot_data
 from arena.site.contest.contest import current
+from arena.site.contest.grades import version_grades
 from arena.site.contest.models import Bot, Season, Version
+from arena.site.contest.visibility import hides_from
 
 __all__ = ["bot_game", "bot_page", "bot_versions", "my_bots", "reveal_allows"]
 
@@ -64,14 +66,18 @@ def _versions(bot: Bot) -> list[Version]:
 
 
 def bot_page(request: HttpRequest, name: str) -> HttpResponse:
-    """The bot's public page, with its private part for its owner and the staff."""
+    """The bot's public page, with its private part for its owner and the staff; in a class
+    that hides its results from each other, only theirs (404 for the others)."""
     bot = _bot(name)
+    if hides_from(request.user) and not _sees_private(request, bot):
+        raise Http404("no such bot")
     contest = current()
     active = bot.versions.filter(status=Version.Status.ACTIVE).order_by("-number").first()
     ranking = bot_data.ranking(contest)
     context: dict[str, Any] = {
         "bot": bot, "active": active,
         "standing": ranking.get(active.entrant) if active is not None else None,
+        "grade": version_grades(contest, active) if contest.graded and active else None,
         "played": bot_data.seats_of(bot).filter(game__voided=False).count(),
         "record": bot_data.record(bot), "recent": bot_data.recent(bot),
         "private": _sees_private(request, bot),
