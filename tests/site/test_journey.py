@@ -32,7 +32,6 @@ from journey_support import (
     serve,
     visit,
 )
-
 from report.browser import launch_browser  # tests/report's own Chromium
 
 STEADY = """\
@@ -85,7 +84,7 @@ def class_site(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Site]
 
 def links(site: Site, root: Path, names: list[str]) -> dict[str, str]:
     """`arena site roster` of these names: each one's one-time sign-in link."""
-    roster = root / f"roster-{len(names)}-{names[0]}.txt"
+    roster = root / f"roster-{names[0]}.txt"
     roster.write_text("".join(f"{name}\n" for name in names), encoding="utf-8")
     printed = site.site("roster", str(roster), "--url", site.base)
     found = dict(line.split(" ", 1) for line in printed.splitlines())
@@ -113,7 +112,9 @@ def status(page: Any, text: str) -> None:
 def test_a_class_in_the_browser(browser: Any, class_site: Site, tmp_path: Path) -> None:
     site = class_site
     site.site("add-user", "teacher", "--staff")
-    teacher = person(browser, site, links(site, tmp_path, ["teacher"])["teacher"])
+    said = site.site("link", "teacher", "--url", site.base).split()
+    assert said[0] == "teacher", said
+    teacher = person(browser, site, said[1])
     students = links(site, tmp_path, ["ana", "ben", "cleo"])
     ana, ben, cleo = (person(browser, site, students[n]) for n in ("ana", "ben", "cleo"))
     public = person(browser, site)
@@ -130,7 +131,8 @@ def test_a_class_in_the_browser(browser: Any, class_site: Site, tmp_path: Path) 
     look(ben, site, "bot-failed-check")
 
     public.locator("#board a[href='/bots/steady']").wait_for(timeout=SEASON_MS)
-    public.locator("#board a[href='/bots/crashy']").wait_for(timeout=SEASON_MS)
+    public.locator("#board tr:has(a[href='/bots/crashy']) td.faulty").wait_for(
+        timeout=SEASON_MS)  # its row, its faults counted
     assert public.evaluate("window.notReloaded === true")  # swapped in by htmx
     look(public, site, "leaderboard-after")
 
@@ -144,13 +146,13 @@ def test_a_class_in_the_browser(browser: Any, class_site: Site, tmp_path: Path) 
         visit(page, site, "/bots/crashy", f"bot-crashed-{who}")
         assert RAISES not in page.content() and "Faults" not in page.inner_text("main")
 
-    play_boss(cleo, site)
+    played = play_boss(cleo, site)
     gradebook(teacher, site)
     on_a_phone(site, {"public": public, "ana": ana, "ben": ben, "cleo": cleo,
-                      "teacher": teacher})
+                      "teacher": teacher}, played)
 
 
-def play_boss(page: Any, site: Site) -> None:
+def play_boss(page: Any, site: Site) -> str:
     """A whole game against boss, a move a click, each swapped in by htmx."""
     visit(page, site, "/play", "play")
     page.check("input[value=boss]")
@@ -166,6 +168,7 @@ def play_boss(page: Any, site: Site) -> None:
                                arg=before)
     assert page.evaluate("window.notReloaded === true")
     look(page, site, "play-over")
+    return str(page.url).removeprefix(site.base)
 
 
 def gradebook(page: Any, site: Site) -> None:
@@ -188,13 +191,13 @@ def gradebook(page: Any, site: Site) -> None:
             assert rows[name][f"beat {meeting['bot']}"] == ("yes" if meeting["beat"] else "no")
 
 
-def on_a_phone(site: Site, people: dict[str, Any]) -> None:
+def on_a_phone(site: Site, people: dict[str, Any], played: str) -> None:
     """Every page the journey visited, again at 390 px."""
     pages = {
         "public": ["/", "/leaderboard", "/games", "/bots/steady", "/bots/crashy", "/login/"],
         "ana": ["/bots/steady", "/my-bots", "/upload", "/account"],
         "ben": ["/bots/wrong", "/my-bots"],
-        "cleo": ["/bots/crashy", "/play"],
+        "cleo": ["/bots/crashy", "/play", played],
         "teacher": ["/grades", "/bots/crashy"],
     }
     for who, paths in pages.items():

@@ -77,7 +77,7 @@ def test_a_class_versions_fault_is_told_its_game_viewed_and_counted(
     assert after.status_code == 200 and b"window.ARENA_PACK_IDS=[];" in after.content
     board = Client().get("/leaderboard").content.decode()
     faults = Seat.objects.filter(version__bot__name="picky").exclude(fault="").count()
-    assert re.search(rf'href="/bots/picky">picky</a>.*?faulty">{faults}</td>', board, re.S)
+    assert re.search(rf'href="/bots/picky">picky</a>.*?faulty">{faults}</td>', board, re.DOTALL)
     assert "<td>demo <span" in board and 'href="/bots/demo"' not in board
     graded = grades.version_grades(klass, Version.objects.get())
     assert graded is not None and f"<dd>none: {graded['sentence']}</dd>" in board_page(Client())
