@@ -168,7 +168,11 @@ def play_boss(page: Any, site: Site) -> str:
                                arg=before)
     assert page.evaluate("window.notReloaded === true")
     look(page, site, "play-over")
-    return str(page.url).removeprefix(site.base)
+    played = str(page.url).removeprefix(site.base)
+    page.click("text=The whole game in the replay viewer")
+    page.wait_for_selector("#game:not([hidden])")  # arena's viewer, every die shown
+    look(page, site, "play-viewer")
+    return played
 
 
 def gradebook(page: Any, site: Site) -> None:

@@ -79,6 +79,8 @@ def test_a_class_versions_fault_is_told_its_game_viewed_and_counted(
     faults = Seat.objects.filter(version__bot__name="picky").exclude(fault="").count()
     assert re.search(rf'href="/bots/picky">picky</a>.*?faulty">{faults}</td>', board, re.DOTALL)
     assert "<td>demo <span" in board and 'href="/bots/demo"' not in board
+    ranks = re.findall(r"<tr[^>]*>\s*<td>(\d+)</td>\s*<td>(?:<a [^>]*>)?(\w+)", board)
+    assert ranks == [("1", "demo"), ("1", "picky")]  # no grade either: the same rank
     graded = grades.version_grades(klass, Version.objects.get())
     assert graded is not None and f"<dd>none: {graded['sentence']}</dd>" in board_page(Client())
     home, own = bot_data.home(klass, seat.game)

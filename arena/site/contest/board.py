@@ -5,7 +5,7 @@ one reader of those files) has them."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from django.db.models import Count
@@ -103,8 +103,20 @@ def _graded(contest: Contest) -> list[Row]:
                         rank=0, tied=False, elo=None, low=None, high=None, games=games,
                         faults=faults.get(str(found["player"]), 0), provisional=False,
                         grade=reached if isinstance(reached, str) else None))
-    return sorted(rows, key=lambda row: (
-        -(order.index(row.grade) + 1 if row.grade in order else 0), row.key))
+    return _ranked_by_grade(rows, order)
+
+
+def _ranked_by_grade(rows: list[Row], order: list[str]) -> list[Row]:
+    """Highest grade first, by name within a grade; the same grade is the same rank (a
+    class's rows differ by grade only, never by name)."""
+    def level(row: Row) -> int:
+        return order.index(row.grade) + 1 if row.grade in order else 0
+
+    ranked: list[Row] = []
+    for row in sorted(rows, key=lambda row: (-level(row), row.key)):
+        same = bool(ranked) and level(ranked[-1]) == level(row)
+        ranked.append(replace(row, rank=ranked[-1].rank if same else len(ranked) + 1))
+    return ranked
 
 
 def leaderboard(contest: Contest) -> list[Row]:
