@@ -170,6 +170,8 @@ def play_boss(page: Any, site: Site) -> str:
     look(page, site, "play-over")
     played = str(page.url).removeprefix(site.base)
     page.click("text=The whole game in the replay viewer")
+    page.wait_for_url("**/viewer.html*")
+    page.wait_for_load_state()
     page.wait_for_selector("#game:not([hidden])")  # arena's viewer, every die shown
     look(page, site, "play-viewer")
     return played
