@@ -162,6 +162,7 @@ def person(browser: Any, site: Site, link: str = "") -> Any:
 def look(page: Any, site: Site, name: str) -> None:
     """The page as it is now fits its width (nothing scrolls sideways) and had no script
     error; its screenshot kept."""
+    page.wait_for_load_state()
     width = page.viewport_size["width"]
     scroll = page.evaluate("document.documentElement.scrollWidth")
     assert scroll <= width, f"{page.url} scrolls sideways at {width} px ({scroll} px wide)"
