@@ -34,6 +34,8 @@ from journey_support import (
 )
 from report.browser import launch_browser  # tests/report's own Chromium
 
+from arena.ratings.standings import DECIMALS
+
 STEADY = """\
 import arena
 
@@ -193,6 +195,9 @@ def gradebook(page: Any, site: Site) -> None:
         assert rows[name]["reached"] == (graded["reached"] or "")
         assert rows[name]["sentence"] == graded["sentence"]
         for meeting in graded["against"]:
+            for key in ("score", "low", "high"):  # written rounded: the same to the digit
+                assert abs(float(rows[name][f"{key} vs {meeting['bot']}"]) - meeting[key]) \
+                    <= 0.5 * 10 ** -DECIMALS
             assert rows[name][f"games vs {meeting['bot']}"] == str(meeting["games"])
             assert rows[name][f"beat {meeting['bot']}"] == ("yes" if meeting["beat"] else "no")
 
