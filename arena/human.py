@@ -10,9 +10,8 @@ import click
 
 from arena.bot import Bot, BotContext
 from arena.hands import CATEGORY_TEXT, Claim, HandError, value
-from arena.plugins import find_rules
 from arena.primer import rules_help
-from arena.rules import description_of
+from arena.rules import description_of, get_rules
 from arena.rules.actions import (
     Accept,
     Action,
@@ -70,7 +69,7 @@ class HumanBot(Bot):
         while True:
             text = self._read(f"seat {self.seat}, {observation.decision}")
             if asks_rules(text):
-                self.say("\n".join(rules_help(find_rules(self.context.rules),
+                self.say("\n".join(rules_help(get_rules(self.context.rules),
                                               self.context.options)))
                 continue
             if text.strip().lower() in HELP_WORDS:

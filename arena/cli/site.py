@@ -233,11 +233,16 @@ def revoke(name: str, config: str, data: str | None) -> None:
               help="Worker processes for the games (default: the config's, else one per core).")
 @click.option("--cluster", metavar="ADDRESS", default=None,
               help="Play the games on the Dask cluster at ADDRESS (docs/cluster.md).")
-def season(config: str, data: str | None, workers: int | None, cluster: str | None) -> None:
+@click.option("--batch-games", "batch_games", type=click.IntRange(min=1), default=None,
+              metavar="N", help="Games a ladder batch (default: the format's tables a batch "
+              "at every rotation); the season looks for uploads between batches.")
+def season(config: str, data: str | None, workers: int | None, cluster: str | None,
+           batch_games: int | None) -> None:
     """The season process: checks uploads and plays the ladder (arena serve starts it; it can
     run alone, on another machine that shares the database and folders)."""
     folder = open_site(config, data)
-    season_main()(config=config, data=folder, workers=workers, cluster=cluster, once=False)
+    season_main()(config=config, data=folder, workers=workers, cluster=cluster, once=False,
+                  batch_games=batch_games)
 
 
 def season_main() -> Any:

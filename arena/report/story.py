@@ -42,10 +42,10 @@ def story(replay: Replay, seat: int | None = None) -> list[str]:
 
 def _description(rules_id: str) -> Description:
     """The replay's rule set's description, built in or from an installed plugin."""
-    from arena.plugins import find_rules
+    from arena.rules import get_rules
 
     try:
-        return find_rules(rules_id).description
+        return get_rules(rules_id).description
     except RulesError as exc:
         raise ReplayError(f"cannot tell the game: {exc}") from None
 

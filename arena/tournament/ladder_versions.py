@@ -45,10 +45,13 @@ class Candidate:
     """Its frozen copy, relative to the results folder (None: a built-in bot)."""
 
     def event(self, status: str, reason: str | None, after: int, **extra: Any) -> Event:
-        """The log's line for this version once it is accepted or rejected."""
+        """The log's line for this version once it is accepted or rejected (a command
+        entrant's with its command: what it plays once the config names another)."""
+        command = self.entrant.command
         return {"entrant": self.entrant.name, "version": self.version, "player": self.player,
                 "digest": self.digest, "source": self.entrant.bot or "", "copy": self.copy,
-                "status": status, "reason": reason, "after": after, **extra}  # fmt: skip
+                "status": status, "reason": reason, "after": after,
+                **({"command": list(command)} if command is not None else {}), **extra}
 
 
 def organised(cfg: TournamentConfig) -> TournamentConfig:
@@ -215,15 +218,18 @@ def player_entrants(folder: Path, cfg: TournamentConfig,
         player, entrant = str(event["player"]), wanted.get(str(event["entrant"]))
         if entrant is not None and digest_of(entrant) != event["digest"]:
             entrant = None
-        base = entrant or EntrantConfig(player, bot=str(event["source"]) or None,
-                                        mode=cfg.mode, isolation=cfg.isolation)
-        copy = event["copy"] if "copy" in event else _copy_before(folder, event)
+        base = entrant or _logged(player, event, cfg)
+        copy = event.get("copy")
         found[player] = replace(base, name=player,
                                 bot=str(folder / copy) if copy else base.bot)
     return found
 
 
-def _copy_before(folder: Path, event: Mapping[str, Any]) -> str | None:
-    """Where a log written before copies were logged kept a version's copy, if anywhere."""
-    copy = Path("versions") / str(event["player"]) / Path(str(event["source"])).name
-    return copy.as_posix() if event["source"] and (folder / copy).exists() else None
+def _logged(player: str, event: Mapping[str, Any], cfg: TournamentConfig) -> EntrantConfig:
+    """A version as its log event names it: its command, else its source file or folder."""
+    if "command" in event:
+        return EntrantConfig(player, command=tuple(map(str, event["command"])), mode="command",
+                             isolation=cfg.isolation)
+    return EntrantConfig(player, bot=str(event["source"]) or None, mode=cfg.mode,
+                         isolation=cfg.isolation)
+

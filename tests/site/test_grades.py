@@ -37,13 +37,14 @@ def _entrant(path: Path, alias: str) -> str:
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A class's results folder as the season leaves it: each student's version played the
-    gauntlet against the champions into versions/<bot>@<n>/ (grades.json, grades.csv)."""
+    gauntlet against the champions into results-versions/<bot>@<n>/ (Contest.gauntlet:
+    grades.json, grades.csv)."""
     root = tmp_path_factory.mktemp("class")
     alice, bob = bots_in(root / "bots")
     for path, alias in ((alice, "alicebot"), (bob, "bobbot")):
         config = root / f"{alias}.yaml"
         config.write_text(CLASS.format(entrants=_entrant(path, alias)), encoding="utf-8")
-        run_tournament(load_tournament(config), root / "results" / "versions" / f"{alias}@1",
+        run_tournament(load_tournament(config), root / "results-versions" / f"{alias}@1",
                        workers=1)
     (root / "class.yaml").write_text(CLASS.format(entrants=", ".join(
         (_entrant(alice, "alicebot"), _entrant(bob, "bobbot")))) + f"output: {root / 'results'}\n",
@@ -91,7 +92,7 @@ def test_the_gradebook_is_each_versions_grades_csv_row_with_arena_runs_columns(
     response = teacher.get("/grades.csv")
     assert response.status_code == 200
     assert response["Content-Type"].startswith("text/csv")
-    alice_run = (school.results / "versions" / "alicebot@1" / "grades.csv").read_text()
+    alice_run = (school.gauntlet("alicebot@1") / "grades.csv").read_text()
     assert response.content.decode() == alice_run
     rows = list(csv.reader(io.StringIO(alice_run)))
     assert rows[0][:2] == ["entrant", "reached"] and rows[1][0] == "alicebot"
@@ -101,7 +102,7 @@ def test_the_gradebook_of_several_students_is_their_rows_in_order(
         school: Contest, teacher: Client, bob: User) -> None:
     Version.objects.filter(bot__name="bobbot", number=2).delete()
     Version.objects.filter(bot__name="bobbot").update(status=Version.Status.ACTIVE)
-    runs = [(school.results / "versions" / f"{name}@1" / "grades.csv").read_text().splitlines(
+    runs = [(school.gauntlet(f"{name}@1") / "grades.csv").read_text().splitlines(
         keepends=True) for name in ("alicebot", "bobbot")]
     assert teacher.get("/grades.csv").content.decode() == "".join(
         [runs[0][0], *runs[0][1:], *runs[1][1:]])
@@ -110,7 +111,7 @@ def test_the_gradebook_of_several_students_is_their_rows_in_order(
 def test_the_page_says_each_students_grade_as_grades_json_says(
         school: Contest, teacher: Client) -> None:
     text = teacher.get("/grades").content.decode()
-    said = json.loads((school.results / "versions" / "alicebot@1" / "grades.json").read_text())
+    said = json.loads((school.gauntlet("alicebot@1") / "grades.json").read_text())
     row = said["graded"][0]
     assert f"<td>{row['reached'] or 'none'}</td>" in text
     assert "not graded yet" in text  # bobbot@2

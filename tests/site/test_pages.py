@@ -6,6 +6,7 @@ policies (reveal, hidden results); a name a bot controls is escaped everywhere."
 from __future__ import annotations
 
 import base64
+import gzip
 import html
 import io
 import json
@@ -25,6 +26,7 @@ from django.test import Client
 from django.utils import timezone
 
 from arena.primer import primer
+from arena.report.publish import public_replay
 from arena.rules import get_rules
 from arena.site.contest import csp, pages
 from arena.site.contest.contest import Contest, current
@@ -276,7 +278,9 @@ def test_a_game_shows_its_seats_and_arenas_viewer_fed_its_own_replay(season: Con
     assert '<a class="back" id="back" href="/games" target="_top">← Games</a>' in text(shown)
     pack = text(Client().get(viewer + "replays/pack-00000.js"))
     listed = json.loads((season.results / "games.jsonl").read_text().splitlines()[0])["replay"]
-    stored = base64.b64encode((season.results / listed).read_bytes()).decode()
+    lines = gzip.decompress((season.results / listed).read_bytes()).decode().splitlines()
+    public = public_replay(json.loads(line) for line in lines)  # as arena publish has it
+    stored = base64.b64encode(gzip.compress(public.encode(), mtime=0)).decode()
     assert f'window.ARENA_REPLAY["{game.game_id}"]="{stored}";' in pack
     chances = text(Client().get(viewer + "replays/chances/pack-00000.js"))
     assert f'window.ARENA_PACK_IDS=["{game.game_id}"];' in chances
@@ -370,7 +374,7 @@ def test_a_class_leaderboard_shows_each_students_newest_grade(
         bot, _ = Bot.objects.get_or_create(name=name, defaults={"owner": owner})
         Version.objects.create(bot=bot, number=int(number), sha256=folder, kind="file",
                                filename=f"{name}.py", size=1, status=status, player=folder)
-        path = contest.results / "versions" / folder / "grades.json"
+        path = contest.gauntlet(folder) / "grades.json"
         path.parent.mkdir(parents=True)
         graded = {"entrant": name, "reached": reached, "sentence": "",
                   "against": [{"grade": "pass", "bot": "honest", "games": 4}]}

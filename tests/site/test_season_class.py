@@ -1,7 +1,8 @@
 """The season of a class (a gauntlet config with grades): the config's own students play as
 the demo class, each uploaded student's version plays the gauntlet against the champions
-into results/versions/<bot>@<n>/, indexed with prefixed ids, and `grades()` says what each
-version's grades.json says; once all is played, a turn has nothing to do."""
+into results/<name>-versions/<bot>@<n>/ (beside the demo class's folder, not inside it),
+indexed with prefixed ids, and `grades()` says what each version's grades.json says; once
+all is played, a turn has nothing to do."""
 
 from __future__ import annotations
 
@@ -12,12 +13,15 @@ from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import User
-from season_support import GOOD, games, upload
+from django.test import Client
+from season_support import GOOD, command_bot, games, upload, upload_archive
 
 from arena.site.contest.contest import Contest, current
 from arena.site.contest.models import Game, Season, Version
 from arena.site.contest.standings import grades, leaderboard
 from arena.site.season import run_once
+from arena.site.season.loop import beat
+from arena.tournament.results import foreign
 
 pytestmark = pytest.mark.django_db
 CLASS = """\
@@ -56,7 +60,9 @@ def test_a_class_plays_each_students_gauntlet_and_grades_are_grades_json(
     run_once(klass)
     mine.refresh_from_db()
     assert mine.status == Version.Status.ACTIVE and mine.player == "zed@1"
-    folder = klass.results / "versions" / "zed@1"
+    folder = klass.gauntlet("zed@1")
+    assert folder.parent == klass.results.parent / "class-versions"
+    assert not foreign(klass.results), "the demo's folder holds only arena results"
     written = json.loads((folder / "grades.json").read_text("utf-8"))["graded"]
     said = {row["student"]: row for row in grades(klass)}
     assert set(said) == {"zed", "ana"}
@@ -70,5 +76,18 @@ def test_a_class_plays_each_students_gauntlet_and_grades_are_grades_json(
     before = sorted(p.name for p in klass.results.rglob("*"))
     idle = run_once(klass)
     assert not idle.busy and idle.indexed == 0, "nothing left to do"
+    beat(idle)
+    assert "Season: idle." in Client().get("/").content.decode()
     assert sorted(p.name for p in klass.results.rglob("*")) == before
     assert Season.current().games_indexed == Game.objects.count()
+
+
+def test_a_command_bot_of_a_class_plays_its_gauntlet(klass: Contest, alice: User) -> None:
+    mine = upload_archive(klass, alice, "echo", {"bot.py": command_bot()},
+                          ("python3", "bot.py"), ".tar.gz")
+    run_once(klass)
+    mine.refresh_from_db()
+    assert mine.status == Version.Status.ACTIVE, (mine.problem, mine.checklist)
+    folder = klass.gauntlet("echo@1")
+    assert len(games(folder)) == 8 and not any(g["faults"] for g in games(folder))
+    assert [row["student"] for row in grades(klass) if not row["house"]] == ["echo"]

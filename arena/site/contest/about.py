@@ -9,8 +9,8 @@ from datetime import datetime, timedelta
 
 from django.utils import timezone
 
-from arena.plugins import find_rules
 from arena.primer import primer, rules_help
+from arena.rules import get_rules
 from arena.site.contest.contest import Contest
 from arena.site.contest.models import Season, Version
 
@@ -46,7 +46,7 @@ def _items(lines: list[str]) -> tuple[str, ...]:
 
 def rules(contest: Contest) -> Rules:
     """The config's rule set, in the primer's and `help rules`'s own words."""
-    ruleset = find_rules(contest.config.rules)
+    ruleset = get_rules(contest.config.rules)
     options = contest.config.options
     told = primer(ruleset, options)
     full = rules_help(ruleset, options)

@@ -7,7 +7,6 @@ ladder's own ladder.json, the folder as a zip), never the site's data folder.
 
 from __future__ import annotations
 
-import csv
 import io
 import os
 import tempfile
@@ -18,6 +17,7 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import FileResponse, HttpRequest, HttpResponse
 
+from arena.ratings.render import sheet
 from arena.site.contest.contest import current
 from arena.site.contest.models import ApiToken, Bot, Game, Invite, Season, Version
 from arena.tournament.safe_read import Unreadable, json_file
@@ -121,19 +121,10 @@ def leaderboard_rows(results: Path) -> list[dict[str, object]]:
 
 
 def rows_csv(rows: list[dict[str, object]]) -> str:
-    """The rows as CSV, LEADERBOARD's columns; a cell a spreadsheet would run as a formula
-    (a name starting with =, +, - or @) is quoted with a leading apostrophe."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(LEADERBOARD)
-    for row in rows:
-        writer.writerow([_cell(row.get(column, "")) for column in LEADERBOARD])
-    return out.getvalue()
-
-
-def _cell(value: object) -> object:
-    text = str(value)
-    return f"'{text}" if isinstance(value, str) and text[:1] in ("=", "+", "-", "@") else value
+    """The rows as CSV, LEADERBOARD's columns, by arena's one CSV writer: a name a
+    spreadsheet would run as a formula is written as text (arena.ratings.render.sheet)."""
+    cells = ([row.get(column, "") for column in LEADERBOARD] for row in rows)
+    return sheet(LEADERBOARD, cells, ("player", "entrant"))
 
 
 def results_zip(results: Path, data: Path) -> io.BufferedRandom:

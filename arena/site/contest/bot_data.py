@@ -110,9 +110,9 @@ def ranking(contest: Contest) -> dict[str, Mapping[str, Any]]:
 
 def folder_of(contest: Contest, seat: Seat) -> Path:
     """The results folder that holds a seat's game: the season's, or for a class the
-    version's own gauntlet's (results/versions/<bot>@<n>/)."""
+    version's own gauntlet's (Contest.gauntlet: results/<name>-versions/<bot>@<n>/)."""
     if contest.graded and seat.version is not None:
-        return contest.results / "versions" / seat.version.entrant
+        return contest.gauntlet(seat.version.entrant)
     return contest.results
 
 

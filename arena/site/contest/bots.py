@@ -67,7 +67,7 @@ def _versions(bot: Bot) -> list[Version]:
 
 def bot_page(request: HttpRequest, name: str) -> HttpResponse:
     """The bot's public page, with its private part for its owner and the staff; in a class
-    that hides its results from each other, only theirs (404 for the others)."""
+    that hides its results, only theirs (404 for the others, as for no bot at all)."""
     bot = _bot(name)
     if hides_from(request.user) and not _sees_private(request, bot):
         raise Http404("no such bot")

@@ -44,10 +44,10 @@ def _staff(request: HttpRequest) -> None:
 
 
 def version_grades(contest: Contest, version: Version) -> Mapping[str, Any] | None:
-    """The version's row of its own gauntlet's grades.json (results/versions/<bot>@<n>/),
-    None when it has none yet or it cannot be read."""
+    """The version's row of its own gauntlet's grades.json (Contest.gauntlet), None when it
+    has none yet or it cannot be read."""
     try:
-        graded = standings.graded(contest.results / "versions" / version.entrant)
+        graded = standings.graded(contest.gauntlet(version.entrant))
     except safe_read.Unreadable:
         return None
     named = [row for row in graded if row.get("entrant") in (version.entrant, version.bot.name)]

@@ -83,7 +83,9 @@ def _games(request: HttpRequest) -> QuerySet[Game]:
     """The games this reader may see: every game, or in a class that hides results only
     those one of their bots sat in."""
     found = Game.objects.all()
-    if hides_from(request.user):
+    if hides_from(request.user) and not request.user.is_authenticated:
+        found = Game.objects.none()  # an owner of None would match every house bot's seat
+    elif hides_from(request.user):
         found = found.filter(seats__version__bot__owner_id=request.user.pk).distinct()
     return found.prefetch_related("seats")
 

@@ -23,9 +23,9 @@ from django.views.decorators.http import require_GET, require_http_methods
 from django_htmx.middleware import HtmxDetails
 
 from arena.human import HELP_WORDS, asks_rules, example_texts, help_lines, view_lines
-from arena.plugins import find_rules
 from arena.primer import primer, rules_help
 from arena.report.viewer import rules_script
+from arena.rules import get_rules
 from arena.site.contest import replays
 from arena.site.contest.contest import current
 from arena.site.contest.csp import HEADER
@@ -92,7 +92,7 @@ def _choose(request: HttpRequest, choices: tuple[str, ...], problem: str = "",
             status: int = 200) -> HttpResponse:
     """The page that starts a game: the bots, the rules in force, the games left."""
     config = current().config
-    ruleset = find_rules(config.rules)
+    ruleset = get_rules(config.rules)
     house = [name for name in choices if name in {e.bot for e in config.entrants}]
     return render(request, "contest/play.html", {
         "choices": choices, "house": house, "problem": problem,
@@ -146,7 +146,7 @@ def _board(game: HumanGame, position: Position, typed: str) -> dict[str, Any]:
     """What the board shows: the game as the person's seat saw it, their decision, choices and
     help, or the result and the replay's link."""
     table, obs = position.table, position.observation
-    ruleset = find_rules(table.rules)
+    ruleset = get_rules(table.rules)
     sof = bool(table.options.get("straight_over_full", False))
     context: dict[str, Any] = {
         "game": game, "position": position, "seat": table.seat, "lines": position.lines,
@@ -202,7 +202,7 @@ def viewer(request: HttpRequest, game_id: int) -> HttpResponse:
 def viewer_rules(request: HttpRequest, game_id: int) -> HttpResponse:
     """The rule set's description, as the viewer reads it beside itself."""
     game, _ = _finished(request, game_id)
-    return _script(rules_script(find_rules(game.rules).description).encode())
+    return _script(rules_script(get_rules(game.rules).description).encode())
 
 
 @login_required

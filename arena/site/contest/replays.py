@@ -1,5 +1,6 @@
 """One game's replay for the site's viewer: arena's own viewer page (arena.report.viewer), fed
-a pack of that one game and its chances, read from the season's results folder.
+a pack of that one game and its chances, read from the season's results folder and served as
+`arena publish` publishes it (the bots' stderr and tracebacks are their owners' alone).
 
 The replay's path is the one games.jsonl lists on the game's line (never anything from the
 request), opened through arena.tournament.safe_read: under the folder's replays/, no
@@ -15,9 +16,10 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from arena.plugins import find_rules
 from arena.report.chances import viewer_json
+from arena.report.publish import public_replay
 from arena.report.viewer import chances_script, pack_script, rules_script, viewer_page
+from arena.rules import get_rules
 from arena.site.contest import bot_data
 from arena.site.contest.contest import Contest
 from arena.site.contest.csp import policy
@@ -85,7 +87,7 @@ def viewer(back_url: str, back: str = "Games") -> ViewerPage:
 
 def rules_for(contest: Contest) -> str:
     """viewer-rules.js: the contest's rule set as the viewer reads it."""
-    return rules_script(find_rules(contest.config.rules).description)
+    return rules_script(get_rules(contest.config.rules).description)
 
 
 def _listed(folder: Path, game_id: str, number: int | None) -> str:
@@ -111,7 +113,15 @@ def _listed(folder: Path, game_id: str, number: int | None) -> str:
 
 def read_replay(contest: Contest, game: Game) -> Replay:
     """The game's replay from the results folder that holds it (the season's, or a class
-    version's gauntlet's), checked whole (Unreadable says why not)."""
+    version's gauntlet's) as `arena publish` publishes it (no bot's stderr or traceback, no
+    organiser's path: those are its owner's, on the bot's page), checked whole (Unreadable
+    says why not)."""
     folder, own = bot_data.home(contest, game)
     number = game.number if folder == contest.results else None
-    return Replay.of(safe_read.replay_bytes(_listed(folder, own, number), folder))
+    text = safe_read.unpack(safe_read.replay_bytes(_listed(folder, own, number), folder))
+    try:
+        lines = text.decode("utf-8").splitlines()
+    except UnicodeDecodeError as exc:
+        raise safe_read.Unreadable(f"the replay is not UTF-8: {exc}") from None
+    public = public_replay(safe_read.json_value(line) for line in lines if line.strip())
+    return Replay.of(public.encode("utf-8"))

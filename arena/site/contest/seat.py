@@ -24,9 +24,10 @@ from arena.hosts.codec import action_from_json, action_to_json
 from arena.hosts.inline import InlineHost
 from arena.human import take
 from arena.narrative import Narrator, result_lines
-from arena.plugins import BotSpec, default_registry, find_rules
+from arena.plugins import BotSpec, default_registry
 from arena.referee import GameRecord, Player, play_game
 from arena.replay import encode_game
+from arena.rules import get_rules
 from arena.rules.actions import Action
 from arena.rules.base import Event, Observation
 from arena.trial import start_problem, trial_context
@@ -60,7 +61,7 @@ class Table:
 
     @property
     def seats(self) -> int:
-        return max(FEWEST, find_rules(self.rules).description.min_players)
+        return max(FEWEST, get_rules(self.rules).description.min_players)
 
     @property
     def seat(self) -> int:
@@ -146,7 +147,7 @@ class _Person(Bot):
 def play(table: Table, moves: Sequence[Mapping[str, Any]], text: str | None = None) -> Position:
     """Play the game again from its seed and the person's moves, then the move `text` (as
     typed at the terminal's prompt, if any), up to the person's next decision or the end."""
-    ruleset = find_rules(table.rules)
+    ruleset = get_rules(table.rules)
     narrator = Narrator(ruleset.description, table.names, viewer=table.seat)
     lines: list[str] = []
     taken: list[dict[str, Any]] = []

@@ -63,7 +63,7 @@ def grades(contest: Contest | None = None) -> list[dict[str, Any]]:
     active = (Version.objects.filter(status=Version.Status.ACTIVE, bot__disabled=False)
               .select_related("bot", "bot__owner").order_by("bot__name"))
     for version in active:
-        folder = contest.results / "versions" / version.player
+        folder = contest.gauntlet(version.player)
         for row in graded(folder):
             if row["entrant"] == version.bot.name:
                 found.append(_row(row, version.bot.name, version.player, False,

@@ -8,8 +8,8 @@ import io
 import zipfile
 from importlib import resources
 
-from arena.plugins import find_rules
 from arena.primer import rules_help
+from arena.rules import get_rules
 from arena.site.contest.contest import Contest
 
 __all__ = ["BOT_FILE", "bot_template", "readme", "starter_kit"]
@@ -66,7 +66,7 @@ def _member(archive: zipfile.ZipFile, name: str, text: str) -> None:
 
 def starter_kit(contest: Contest, site: str) -> bytes:
     """The kit's zip bytes for this contest, the commands naming `site`."""
-    ruleset = find_rules(contest.config.rules)
+    ruleset = get_rules(contest.config.rules)
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
         _member(archive, "README.txt", readme(contest, site))

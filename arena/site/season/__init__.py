@@ -33,6 +33,9 @@ def main(config: str | Path, data: str | Path, workers: int | None = None,
     from arena.site.season.loop import loop
 
     call_command("migrate", interactive=False, verbosity=0)
+    from arena.site.season.heart import beat_now
+
+    beat_now("started")
     contest, dial = current(), _cluster(cluster)
     level = isolation(contest, dial)
 

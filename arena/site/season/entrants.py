@@ -1,83 +1,102 @@
 """Step 2 of a turn: the ladder's entrants from the site's versions. Each bot not disabled
-hands the ladder its newest version that passed check-bot, as the file `entries/<bot>.py`
-(the stored bytes); the ladder's own machinery (versions, validation deal, frozen copies,
-name rules, rejections) decides the rest. A bot that is gone or disabled has no file, so
-the ladder says it `left`.
+hands the ladder its newest version that passed check-bot (arena.site.season.unpacked): a
+`.py` file as `entries/<bot>.py`, a Python bot folder as `entries/<bot>/`, both in the
+ladder's submissions folder; a command bot as a `command:` entrant added to the config, its
+files unpacked in the data folder's `commands/<sha256>/` (so its command, and with it the
+ladder's digest of it, names its content). The ladder's own machinery (versions, validation
+deal, frozen copies, name rules, rejections) decides the rest. A bot that is gone or
+disabled is not handed over, so the ladder says it `left`.
 
-It guarantees that entries/ holds exactly the wanted files (rewritten only when their bytes
-change, atomically), and that the config handed to run_ladder is the contest's with the
-entries folder as its submissions, entered as the config loader enters a submissions folder.
+It guarantees that entries/ holds exactly the wanted files and folders (written only when
+they are not that version's already), and that the config handed to run_ladder is the
+contest's with the entries folder as its submissions, entered as the config loader enters a
+submissions folder, and the command bots after them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from pathlib import Path
 
 from arena.site.contest.contest import Contest
 from arena.site.contest.models import Version
-from arena.tournament import results as folder_files
+from arena.site.contest.store import StoreError
+from arena.site.season.unpacked import is_command, placed, remove
 from arena.tournament.config import ENTRANT_NAME_PATTERN, EntrantConfig, TournamentConfig
 from arena.tournament.config_load import submitted
 from arena.tournament.ladder_log import read_log
 from arena.tournament.ladder_versions import digest_of, organised
 
-__all__ = ["PASSED", "entered", "ladder_config", "materialise", "retries", "stored", "wanted"]
+__all__ = ["PASSED", "entered", "ladder_config", "materialise", "note_digests", "retries",
+           "wanted"]
 
 Status = Version.Status
 PASSED = (Status.WAITING, Status.ACTIVE, Status.REJECTED, Status.RETIRED)
 """The statuses of a version that passed check-bot."""
 
 
-def stored(contest: Contest, sha256: str) -> Path:
-    """An upload's bytes in the data folder's store (store/ab/abcdef...): the one reader the
-    season needs of the `uploads` task's content-addressed store."""
-    if len(sha256) != 64 or any(c not in "0123456789abcdef" for c in sha256):
-        raise ValueError(f"not a sha256: {sha256!r}")
-    return contest.store / sha256[:2] / sha256
-
-
 def wanted() -> dict[str, Version]:
     """Each bot's version to play, by its name: the newest that passed check-bot, of every
     bot not disabled."""
     found: dict[str, Version] = {}
-    passed = (Version.objects.filter(status__in=PASSED, kind="file", bot__disabled=False)
+    passed = (Version.objects.filter(status__in=PASSED, bot__disabled=False)
               .select_related("bot", "bot__owner").order_by("bot_id", "-number"))
     for version in passed:
         found.setdefault(version.bot.name, version)
     return found
 
 
-def materialise(contest: Contest, versions: Mapping[str, Version]) -> bool:
-    """entries/ as exactly these versions' files; the ladder's digest of each noted on its
-    version; whether a file was written or removed."""
-    folder = contest.entries
-    folder.mkdir(parents=True, exist_ok=True)
-    changed = False
+def materialise(contest: Contest, versions: Mapping[str, Version]
+                ) -> tuple[tuple[EntrantConfig, ...], str]:
+    """entries/ as exactly these versions' files and bot folders, and commands/ as their
+    command bots' folders; the command bots' entrants, and the trouble of a version whose
+    stored bytes could not be read (the site's, not the bot's: it is left out this turn)."""
+    entries, commands = contest.entries, contest.data / "commands"
+    entries.mkdir(parents=True, exist_ok=True)
+    kept, ordered, trouble = set(), [], ""
     for stem, version in versions.items():
-        path, data = folder / f"{stem}.py", stored(contest, version.sha256).read_bytes()
-        if not path.is_file() or path.read_bytes() != data:
-            folder_files.write_atomic(path, data)
-            changed = True
-        digest = digest_of(EntrantConfig(stem, bot=str(path)))
+        command = is_command(version)
+        path = commands / version.sha256 if command else entries / stem
+        try:
+            entrant = placed(contest, version, path)
+        except (StoreError, OSError) as exc:  # its place as it was: not the bot's doing
+            trouble = trouble or f"{version.entrant} cannot be handed to the ladder: {exc}"
+            kept |= {f"{stem}.py", stem, f".{stem}.sha256"}
+            continue
+        if command:
+            ordered.append(entrant)
+        kept |= {path.name, f".{path.name}.sha256"} if version.kind == "archive" else \
+            {f"{stem}.py"}
+    for folder in (entries, commands):
+        for path in folder.iterdir() if folder.is_dir() else ():
+            if path.name not in kept:
+                remove(path)
+    return tuple(ordered), trouble
+
+
+def ladder_config(contest: Contest, level: str,
+                  commands: Sequence[EntrantConfig] = ()) -> TournamentConfig:
+    """The contest's config with the entries folder as its submissions (each file or bot
+    folder an entrant, as the config loader enters them), then the command bots, every
+    entrant at the isolation level."""
+    cfg = replace(contest.config, submissions=str(contest.entries))
+    mine = organised(cfg).entrants
+    cfg = replace(cfg, entrants=mine + entered(cfg, mine) + tuple(
+        replace(e, mode="command") for e in commands if all(m.name != e.name for m in mine)))
+    return cfg.at_isolation(level)
+
+
+def note_digests(cfg: TournamentConfig, versions: Mapping[str, Version]) -> None:
+    """The ladder's digest of each version as `cfg` enters it, noted on the version (the
+    ladder's log names content by it)."""
+    for entrant in cfg.entrants:
+        version = versions.get(entrant.name)
+        if version is None:
+            continue
+        digest = digest_of(entrant)
         if version.digest != digest:
             Version.objects.filter(pk=version.pk).update(digest=digest)
             version.digest = digest
-    for path in folder.glob("*.py"):
-        if path.stem not in versions:
-            path.unlink()
-            changed = True
-    return changed
-
-
-def ladder_config(contest: Contest, level: str) -> TournamentConfig:
-    """The contest's config with the entries folder as its submissions (each file an
-    entrant, as the config loader enters them), every entrant at the isolation level."""
-    cfg = replace(contest.config, submissions=str(contest.entries))
-    mine = organised(cfg).entrants
-    cfg = replace(cfg, entrants=mine + entered(cfg, mine))
-    return cfg.at_isolation(level)
 
 
 def entered(cfg: TournamentConfig, mine: tuple[EntrantConfig, ...]) -> tuple[EntrantConfig, ...]:

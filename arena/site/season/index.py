@@ -19,6 +19,7 @@ from typing import Any
 
 from django.db import transaction
 
+from arena.site.contest.contest import Contest
 from arena.site.contest.models import Game, Season, Seat, Version
 from arena.site.season.mail import tell
 from arena.tournament import safe_read
@@ -151,9 +152,9 @@ def _settle(events: Sequence[Mapping[str, Any]]) -> None:
             Version.objects.filter(pk=version.pk).update(status=status)
 
 
-def game_folder(results: Path, game_id: str) -> Path:
-    """The results folder holding a game's replay: a class version's own (its id prefixed
-    `<bot>@<n>-`), else the season's."""
+def game_folder(contest: Contest, game_id: str) -> Path:
+    """The results folder holding a game's replay: a class version's own gauntlet's (its id
+    prefixed `<bot>@<n>-`), else the season's."""
     found = _PREFIXED.fullmatch(game_id)
-    return results / "versions" / found[1] if found else results
+    return contest.gauntlet(found[1]) if found else contest.results
 

@@ -1,7 +1,9 @@
 """The season's loop: turns until stopped, each cheap when there is nothing to do (it polls
 the database between batches; no task queue), sleeping a little when idle. A turn of a
 ladder: check the received uploads, hand the ladder the versions to play, play one batch
-(or, once the season is closed, its final once), index what is new, beat the heart.
+(or, once the season is closed, its final once), index what is new, beat the heart. While
+a batch or a class's gauntlet plays, a Pulse (the runner's `progress`) beats the heart with
+a status line of how far it is and indexes the games landed so far, every few seconds.
 
 It guarantees that nothing played is lost when the process is killed (the ladder's and the
 runner's resume; the index moves with its offsets in one transaction), and that a failure
@@ -17,12 +19,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from django.utils import timezone
-
 from arena.site.contest.contest import Contest
 from arena.site.contest.models import Game, Season
 from arena.site.season.checks import check_received
-from arena.site.season.entrants import ladder_config, materialise, retries, wanted
+from arena.site.season.entrants import (
+    ladder_config,
+    materialise,
+    note_digests,
+    retries,
+    wanted,
+)
+from arena.site.season.heart import Pulse, beat_now
 from arena.site.season.index import index_events, index_games
 from arena.tournament import results as folder_files
 from arena.tournament import safe_read
@@ -54,10 +61,12 @@ class Turn:
         return bool(self.checked or self.indexed or self.events)
 
     def line(self) -> str:
-        """The season's status line."""
+        """The season's status line: empty after an idle turn (the page says it is idle)."""
         said = (f"checked {self.checked}, indexed {self.indexed} games and {self.events} "
                 "events" if self.busy else "idle")
-        return f"{said}; {self.trouble}"[:200] if self.trouble else said
+        if self.trouble:
+            return f"{said}; {self.trouble}"[:200]
+        return said if self.busy else ""
 
 
 def batch_size(cfg: TournamentConfig, given: int | None) -> int:
@@ -70,19 +79,32 @@ def ladder_turn(contest: Contest, level: str, *, workers: int = 1,
     """One turn of a ladder contest."""
     turn = Turn()
     turn.checked, turn.trouble = check_received(contest, level)
-    materialise(contest, wanted())
+    versions = wanted()
+    commands, trouble = materialise(contest, versions)
+    turn.trouble = turn.trouble or trouble
     void(contest.results)
-    cfg = ladder_config(contest, level)
+    cfg = ladder_config(contest, level, commands)
+    note_digests(cfg, versions)
+    pulse = Pulse("the ladder", lambda: landed(contest.results))
     if not Season.current().closed:
+        pulse.what = "the ladder (a batch)"
         run_ladder(cfg, contest.results, batch_size(cfg, batch), workers=workers,
-                   cluster=cluster, retry=retries(contest))
+                   cluster=cluster, retry=retries(contest), progress=pulse)
     else:
         size = final_size(contest.results, cfg)
         if size:
-            run_ladder(cfg, contest.results, 0, workers=workers, cluster=cluster, final=size)
-    turn.events = index_events(contest.results)
-    turn.indexed = index_games(contest.results)
+            pulse.what = "the ladder's final"
+            run_ladder(cfg, contest.results, 0, workers=workers, cluster=cluster, final=size,
+                       progress=pulse)
+    games, events = landed(contest.results)
+    turn.indexed, turn.events = pulse.indexed + games, pulse.events + events
     return turn
+
+
+def landed(results: Path) -> tuple[int, int]:
+    """Index the ladder's new events (the versions' players first), then its new games."""
+    events = index_events(results)
+    return index_games(results), events
 
 
 def void(results: Path) -> None:
@@ -109,9 +131,8 @@ def final_size(results: Path, cfg: TournamentConfig) -> int:
 
 
 def beat(turn: Turn) -> None:
-    """The heartbeat and status line the pages show."""
-    Season.current()
-    Season.objects.filter(pk=1).update(heartbeat=timezone.now(), status=turn.line())
+    """The heartbeat and status line the pages show, after a turn."""
+    beat_now(turn.line())
 
 
 def loop(turn: Callable[[], Turn], once: bool, say: Callable[[str], None]) -> None:
