@@ -44,3 +44,13 @@ def test_the_package_ships_py_typed_so_users_type_checkers_read_the_hints(tmp_pa
     assert (built / "arena" / "rules" / "base.py").is_file()
     assert (built / "arena_bots" / "random_bot.py").is_file()
     assert (built / "arena" / "checkbot" / "__init__.py").is_file()
+
+
+def test_no_two_modules_under_tests_share_a_name() -> None:
+    """The tests' folders are not packages (rootdir-relative imports, `from needs import ...`),
+    so two modules of one name stop the whole suite at collection; one file run alone passes."""
+    names: dict[str, list[str]] = {}
+    for path in sorted((TOP / "tests").rglob("*.py")):
+        if path.name != "conftest.py" and "zoo" not in path.parts and "fixtures" not in path.parts:
+            names.setdefault(path.name, []).append(str(path.relative_to(TOP)))
+    assert {n: p for n, p in names.items() if len(p) > 1} == {}
