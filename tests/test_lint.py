@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 TOP = Path(__file__).resolve().parents[1]
 
 
@@ -21,6 +23,7 @@ def test_ruff_finds_nothing() -> None:
     assert done.returncode == 0, done.stdout + done.stderr
 
 
+@pytest.mark.slow  # minutes on a cold cache (.mypy_cache, kept between runs), a second warm
 def test_mypy_finds_nothing_in_arena() -> None:
     done = _run("mypy", "arena/")
     assert done.returncode == 0, done.stdout + done.stderr
