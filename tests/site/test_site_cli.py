@@ -5,6 +5,7 @@ the one subprocess test reads the real database file for a leaked secret."""
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import subprocess
@@ -194,3 +195,27 @@ def test_the_database_file_holds_no_secret(tmp_path: Path) -> None:
         assert secret.encode() not in stored
         assert digest(secret).encode() in stored
     assert (data.stat().st_mode & 0o777) == 0o700
+
+
+class Watched(logging.Handler):
+    """A handler of the process that says whether someone closed it."""
+
+    was_closed = False
+
+    def close(self) -> None:
+        self.was_closed = True
+        super().close()
+
+
+def test_arena_site_in_a_process_whose_django_runs_leaves_its_logging_alone(
+        site: Contest) -> None:
+    """Django starts once a process: a second start re-configured logging and closed every
+    handler (open_spiel's absl handler closes its stream, here pytest's capture of stderr, and
+    the whole suite stopped)."""
+    handler = Watched()
+    logging.getLogger().addHandler(handler)
+    try:
+        assert arena_site(site, "invite", "--uses", "1").exit_code == 0
+        assert not handler.was_closed
+    finally:
+        logging.getLogger().removeHandler(handler)
