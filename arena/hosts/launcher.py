@@ -234,12 +234,10 @@ class BotServer:
         its name, rule sets, bot options with their defaults, version and summary, the card
         the organiser knows it by (it never loads the bot itself)."""
         from arena.botcard import plain
-        from arena.plugins import PluginError, Registry, default_registry
+        from arena.plugins import PluginError, default_registry, load_reference
 
-        # a file or module:Class reference resolves without loading every installed plugin
-        registry = Registry() if ":" in self.ref or self.ref.endswith(".py") else None
-        try:
-            spec = (registry or default_registry()).resolve(self.ref)
+        try:  # a file, folder or module:Class reference loads without looking for plugins
+            spec = load_reference(self.ref) or default_registry().resolve(self.ref)
             options = {str(k): plain(v) for k, v in dict(spec.factory.options).items()}
             card = {"name": spec.name, "rules": [str(r) for r in spec.rules],
                     "options": options, "version": spec.version, "summary": spec.description}
@@ -277,8 +275,20 @@ class BotServer:
         self.seat, self.sof = context.seat, bool(context.options.get("straight_over_full"))
         self.hand = None if context.description is None else context.description.hand
         self.context = context
-        failed = self.build()
+        failed = self.prepare() or self.build()
         self.reply(failed or {"type": "ready"})
+
+    def prepare(self) -> dict[str, Any] | None:
+        """Prepare the bot class before its first game in this process, under the start-up
+        timeout and before any decision's clock, or say why it failed (it is asked again at
+        the next start; the game's bot is built at its first act)."""
+        from arena.bot import prepare
+
+        try:
+            prepare(self.factory)
+        except Exception as exc:  # noqa: BLE001 - any failure of the bot is reported
+            return self.crashed(exc, "while preparing: ")
+        return None
 
     def build(self) -> dict[str, Any] | None:
         """Build the game's bot, or say why not (one exception, one fault: a bot whose start()
