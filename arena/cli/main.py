@@ -65,11 +65,13 @@ class LazyGroup(click.Group):
 
     def invoke(self, ctx: click.Context) -> Any:
         """Run the command; the referee's own failure is one line, blaming no bot."""
-        from arena.hosts.inline import RefereeFailure
-
         try:
             return super().invoke(ctx)
-        except RefereeFailure as exc:
+        except Exception as exc:
+            # only a command that loaded the hosts can raise it: the others never load them
+            hosts = sys.modules.get("arena.hosts.inline")
+            if hosts is None or not isinstance(exc, hosts.RefereeFailure):
+                raise
             referee_failed(str(exc), "no bot is blamed: fix this, then run the command again")
 
 
