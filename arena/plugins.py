@@ -7,9 +7,7 @@ games and does not read tournament configs.
 
 from __future__ import annotations
 
-import difflib
 import functools
-import hashlib
 import importlib
 import importlib.util
 import inspect
@@ -152,6 +150,8 @@ def load_reference(ref: str) -> BotSpec | None:
 
 def unknown_bot_message(ref: str, names: list[str]) -> str:
     """Say that a bot is unknown, with the nearest registered names."""
+    import difflib  # (imports here cost every command and bot process that never asks)
+
     near = difflib.get_close_matches(ref, names, n=1)
     hint = f" (did you mean {near[0]!r}?)" if near else f" (known: {', '.join(names)})"
     return f"unknown bot {ref!r}{hint}"
@@ -166,6 +166,8 @@ def _bot_classes(module: ModuleType) -> list[type[Bot]]:
 def _import_file(path: Path, named: Path | None = None) -> ModuleType:
     """The module of a bot file, imported once per process under the name of the file the
     user named (`named`, when `path` is a copy of it: one module, whichever was read)."""
+    import hashlib
+
     resolved = path.resolve()
     known = (named or path).resolve()
     digest = hashlib.sha1(str(known).encode()).hexdigest()[:10]
