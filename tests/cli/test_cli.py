@@ -64,3 +64,16 @@ def test_version_is_said_in_clicks_words_every_way_it_is_asked() -> None:
         done = subprocess.run([sys.executable, "-c", code + loaded, "--version"],
                               capture_output=True, text=True, check=False)
         assert (done.returncode, done.stdout, done.stderr) == (0, said + "False False\n", "")
+
+
+def test_bots_lists_the_same_through_the_command_without_the_referee_engines_or_yaml() -> None:
+    """`arena bots` reads the bots' classes and measured Elo, never the referee, a rule
+    set's engine or a config reader: what the installed command prints, CliRunner prints."""
+    heavy = ("arena.referee", "arena.rules.dice", "arena.rules.cards", "arena.tournament",
+             "yaml", "arena.hosts.inline")
+    code = ("import atexit, sys; atexit.register(lambda: sys.stderr.write(repr(sorted("
+            f"m for m in sys.modules if m.startswith({heavy!r}))))); "
+            "from arena.cli import main; main()")
+    done = subprocess.run([sys.executable, "-c", code, "bots"], capture_output=True,
+                          text=True, check=False)
+    assert (done.returncode, done.stdout, done.stderr) == (0, run("bots")[1], "[]")
