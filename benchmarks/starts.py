@@ -5,6 +5,7 @@ Wall time, the contenders taking turns round by round so all see the same load (
 `--rounds`):
   file bot   a Python file bot in its own process at the strongest isolation here (strict:
              bubblewrap), from nothing to ready: process, launcher, hello, start, `ready`;
+  file none  the same at isolation `none` (no sandbox: what the sandbox adds is the gap);
   built-in   the built-in `statistician` in its own process, likewise (its odds tables
              built by its `prepare`, under the start-up timeout);
   --version  `arena --version`;
@@ -137,6 +138,7 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         contenders: dict[str, Callable[[], float]] = {
             "bare": lambda: run_seconds([sys.executable, "-c", "pass"]),
             "file bot": lambda: start_seconds(bot, isolation),
+            "file none": lambda: start_seconds(bot, "none"),
             "built-in": lambda: start_seconds("statistician", isolation),
             "--version": lambda: run_seconds(arena_command("--version")),
             "bots": lambda: run_seconds(arena_command("bots")),
