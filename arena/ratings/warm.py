@@ -52,7 +52,7 @@ class WarmFit:
     def covariance(self, a: str, b: str) -> float:
         """Covariance of two fitted entrants' mean-0 ratings, in Elo points squared."""
         i, j = sorted((self._index[a], self._index[b]))
-        inverse = sum(map(mul, self._columns[i][j - i:], self._columns[j]))
+        inverse: float = sum(map(mul, self._columns[i][j - i:], self._columns[j]))
         size = len(self._sums)
         total = sum(self._sums)
         centred = inverse - (self._sums[i] + self._sums[j]) / size + total / size**2

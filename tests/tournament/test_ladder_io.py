@@ -33,8 +33,8 @@ from arena.tournament.progress import Tally
 
 CONFIG = SEASON.replace("replays: false\n", "")
 """The season tests' config, with replays (the default)."""
-LOGS = ("games.jsonl", "ladder-batches.jsonl", "ladder-log.jsonl", "ladder.json",
-        "standings.csv", "ratings.json", "crosstable.csv")
+LOGS = ("games.jsonl", "ladder-batches.jsonl", "ladder-history.jsonl", "ladder-log.jsonl",
+        "ladder.json", "standings.csv", "ratings.json", "crosstable.csv")
 
 
 def _season(root: Path, batch: int = 2, extra: str = "", **bots: str) -> Path:
