@@ -19,7 +19,9 @@ batch fit arena.ratings.elo (`elo_fit`, the one every other format's ratings.jso
 100 and 200 players, on 20,000 random games.
 
 Run: `python benchmarks/ladder_season.py [--sizes 500,4000,20000,100000] [--repeats 3]
-[--players 100,200,1000]`. The machine's load is printed beside each figure. Not a test.
+[--players 100,200,1000]`; the figures before this change: the same with `--players ''`
+and PYTHONPATH pointing at a checkout of the commit before it. The machine's load is
+printed beside each figure. Not a test.
 """
 
 from __future__ import annotations
@@ -33,11 +35,9 @@ import statistics
 import tempfile
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
-from arena.ratings.elo import elo_fit
-from arena.ratings.summary import Summary
-from arena.ratings.warm import warm_fit
 from arena.tournament.ladder import run_ladder
 from arena.tournament.load import load_tournament
 
@@ -77,7 +77,7 @@ def grow(folder: Path, games: int, seed: int = 1) -> None:
     players = sorted({e["player"] for e in log if e["status"] == "active"})
     rng = random.Random(seed)
     strength = {p: rng.gauss(0, 1) for p in players}
-    done = sum(1 for _ in open(folder / "games.jsonl", encoding="utf-8"))
+    done = (folder / "games.jsonl").read_bytes().count(b"\n")
     with open(folder / "games.jsonl", "a", encoding="utf-8") as out, \
             open(folder / "ladder-batches.jsonl", "a", encoding="utf-8") as batches:
         for n in range(done, games):
@@ -137,6 +137,11 @@ def seasons(sizes: list[int], repeats: int) -> None:
 
 
 def fits(players: list[int], games: int = 20_000) -> None:
+    """The fits' CPU (imported here: the seasons' part also runs on main's code, `before`)."""
+    from arena.ratings.elo import elo_fit
+    from arena.ratings.summary import Summary
+    from arena.ratings.warm import warm_fit
+
     print("\n| players | warm fit, cold start, CPU s | from the last ratings | "
           "batch fit (elo_fit) | load |")
     print("|---:|---:|---:|---:|---:|")
@@ -153,12 +158,11 @@ def fits(players: list[int], games: int = 20_000) -> None:
                          "placements": [1, 2] if won else [2, 1], "faults": []})
             played[names[a]] += 1
             played[names[b]] += 1
-        pairs = summary._pairs
-        shown = load()
+        pairs, shown = summary._pairs, load()
         fit = warm_fit(pairs, played, names)
-        cold = cpu(lambda: warm_fit(pairs, played, names))
-        warm = cpu(lambda: warm_fit(pairs, played, names, fit.strengths))
-        dense = (f"{cpu(lambda: elo_fit(pairs, played, names, 1.0)):.2f}" if size <= 200
+        cold = cpu(partial(warm_fit, pairs, played, names))
+        warm = cpu(partial(warm_fit, pairs, played, names, fit.strengths))
+        dense = (f"{cpu(partial(elo_fit, pairs, played, names, 1.0)):.2f}" if size <= 200
                  else "not run (n³ Gauss-Jordan)")
         print(f"| {size:,} | {cold:.2f} | {warm:.2f} | {dense} | {shown:.1f} |", flush=True)
 

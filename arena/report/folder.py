@@ -308,9 +308,8 @@ def _history_lines(path: Path) -> list[dict[str, Any]]:
     regular file of at most safe_read.FILE_BYTES, each line one bounded JSON object."""
     if not path.exists():
         return []
-    text = safe_read.read_file(path).decode("utf-8")
     found = []
-    for number, line in enumerate(text.splitlines(), 1):
+    for number, line in enumerate(safe_read.read_file(path).decode().splitlines(), 1):
         try:
             found.append(safe_read.json_object(line))
         except safe_read.Unreadable as exc:

@@ -37,8 +37,8 @@ from arena.tournament.ladder_log import (
     batch_starts,
     counted,
     history_line,
-    last_rated,
     ladder_json,
+    last_rated,
     read_batches,
     read_final,
     read_log,
@@ -216,8 +216,7 @@ class _Season:
     played: list[dict[str, Any]]
     order: list[str]
     executor: Executor
-    state: LadderState
-    """The ranking's running state, fed each game as it is logged (no batch reads the log)."""
+    state: LadderState  # the ranking's, fed each game as it is logged: no batch reads the log
     progress: Watch | None = None
     log: folder_files.GameLog | None = field(default=None)
     tally: Tally = field(default_factory=lambda: Tally(0))
@@ -246,9 +245,8 @@ class _Season:
         if self.progress is not None:
             self.progress(self.tally)
         if self.refresher is not None and self.refresher.due():
-            self.refresher.refresh(self.folder, self.tally,
-                                   lambda: _derive(self.folder, self.cfg, self.played,
-                                                   self.state))
+            self.refresher.refresh(self.folder, self.tally, lambda: _derive(
+                self.folder, self.cfg, self.played, self.state))
 
     def validate(self, candidates: Sequence[Candidate]) -> None:
         """Each candidate's validation deal; accepted or rejected in the log by its faults."""
@@ -329,8 +327,8 @@ class _Season:
         specs = self._specs(tables, first, len(self.played))[: goal - len(self.played)]
         if not specs:
             return False
-        rated = history_line(state, batch, active)  # before the batch: a kill between the
-        with folder_files.GameLog(self.folder / HISTORY) as history:  # two plans it again
+        rated = history_line(state, batch, active)  # first: a kill after it plans it again
+        with folder_files.GameLog(self.folder / HISTORY) as history:
             history.append([rated])
         line = {"batch": batch, "after": len(self.played), "first": first, "tables": tables,
                 "games": len(specs)}
@@ -388,8 +386,7 @@ class _Season:
 
 def _derive(folder: Path, cfg: TournamentConfig, played: list[dict[str, Any]],
             state: LadderState) -> dict[str, Any]:
-    """ladder.json from the season's state and the logs, and the derived tables every
-    format has from the games that count."""
+    """ladder.json from the state and the logs; every format's tables from the games."""
     played = counted(folder, played)
     value = ladder_json(cfg, read_log(folder), state, read_final(folder))
     folder_files.write_atomic(folder / "ladder.json",

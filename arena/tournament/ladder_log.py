@@ -25,8 +25,8 @@ from arena.tournament.config import TournamentConfig
 from arena.tournament.ladder_state import LadderState
 
 __all__ = ["BATCHES", "FINAL", "HISTORY", "LOG", "VOIDED", "batch_starts", "counted",
-           "history_line", "ladder_json", "last_rated", "read_batches", "read_final", "read_log", "standing",
-           "versions_now", "voided"]
+           "history_line", "ladder_json", "last_rated", "read_batches", "read_final",
+           "read_log", "standing", "versions_now", "voided"]
 
 LOG = "ladder-log.jsonl"
 """The append-only log of versions in a ladder's results folder."""

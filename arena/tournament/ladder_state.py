@@ -4,12 +4,13 @@ the games, updated by each game as it is logged, so that no batch reads the log 
 It keeps, over the games that count (arena.tournament.ladder_log.counted), the pairwise
 tally of the ladder's games (the Elo fit's sufficient statistics), each player's ladder
 games and games it faulted in, the highest table played and the final's games; over every
-game logged, the last batch each player sat in. The fit (arena.ratings.warm) starts from the ratings of
-the history's last line (the previous batch's), never from a fit made in memory only, so the
-same files give the same bytes whether or not a run was cut and resumed. The runner builds it once from games.jsonl when a run starts and
-feeds it each game after its line is written; the result is the same as a batch fit of the
-same games from scratch (tests/tournament/test_ladder_state.py). It must not write files nor
-play games.
+game logged, the last batch each player sat in. The fit (arena.ratings.warm) starts from
+the ratings of the history's last line (the previous batch's), never from a fit made in
+memory only, so the same files give the same bytes whether or not a run was cut and
+resumed. The runner builds it once from games.jsonl when a run starts and feeds it each
+game after its line is written; the result is the same as a batch fit of the same games
+from scratch (tests/tournament/test_ladder_state.py). It must not write files nor play
+games.
 """
 
 from __future__ import annotations

@@ -7,7 +7,6 @@ import random
 
 import pytest
 
-from arena.ratings.elo import elo_fit
 from arena.ratings.summary import Summary
 from arena.ratings.warm import warm_fit
 
