@@ -33,15 +33,19 @@ from arena.tournament.errors import TournamentError
 from arena.tournament.ladder_log import (
     BATCHES,
     FINAL,
-    batch_of,
+    HISTORY,
     batch_starts,
     counted,
+    history_line,
     ladder_json,
+    last_rated,
     read_batches,
     read_final,
     read_log,
     standing,
+    voided,
 )
+from arena.tournament.ladder_state import LadderState
 from arena.tournament.ladder_validation import cannot_start, house, validation_specs, verdict
 from arena.tournament.ladder_versions import Candidate, accepted, append, changes, player_entrants
 from arena.tournament.matchmaking import Settings, field_of, next_tables
@@ -114,7 +118,8 @@ def run_ladder(cfg: TournamentConfig, out: str | Path, games: int, *, workers: i
         judge = None if cluster is None else GameJudge(replace(setup, replays=True), cfg.replays)
         executor = Executor(game_job(setup if judge is None else judge.setup), workers,
                             lost=LostGames(say), cluster=cluster, told=say, judge=judge)
-        season = _Season(folder, cfg, seed, played, list(entrants), executor, progress)
+        state = LadderState.of(played, voided(folder), batch_starts(folder), last_rated(folder))
+        season = _Season(folder, cfg, seed, played, list(entrants), executor, state, progress)
         season.tally.count_log(played, len(played))
         if during is not None and refresh is not None:
             season.refresher = Refresher(during, refresh, say)
@@ -211,6 +216,7 @@ class _Season:
     played: list[dict[str, Any]]
     order: list[str]
     executor: Executor
+    state: LadderState  # the ranking's, fed each game as it is logged: no batch reads the log
     progress: Watch | None = None
     log: folder_files.GameLog | None = field(default=None)
     tally: Tally = field(default_factory=lambda: Tally(0))
@@ -229,6 +235,7 @@ class _Season:
             done = done if self.cfg.replays else replace(done, replay=None)  # checked, dropped
             self.log.append_game(done.line, done.replay_file())
             self.played.append(json.loads(done.line))
+            self.state.add(self.played[-1])
             self._told(done)
         self.log.sync()
 
@@ -238,8 +245,8 @@ class _Season:
         if self.progress is not None:
             self.progress(self.tally)
         if self.refresher is not None and self.refresher.due():
-            self.refresher.refresh(self.folder, self.tally,
-                                   lambda: _derive(self.folder, self.cfg, self.played))
+            self.refresher.refresh(self.folder, self.tally, lambda: _derive(
+                self.folder, self.cfg, self.played, self.state))
 
     def validate(self, candidates: Sequence[Candidate]) -> None:
         """Each candidate's validation deal; accepted or rejected in the log by its faults."""
@@ -272,8 +279,7 @@ class _Season:
 
     def separated(self, top: int) -> tuple[bool, list[dict[str, Any]], list[str]]:
         """Whether the top `top` are told apart at 95% and nobody is provisional."""
-        ranking, unresolved = standing(self.cfg, read_log(self.folder),
-                                       counted(self.folder, self.played), top)
+        ranking, unresolved = standing(self.cfg, read_log(self.folder), self.state, top)
         waiting = [r["player"] for r in ranking if r["provisional"]]
         return not unresolved and not waiting, unresolved, waiting
 
@@ -313,20 +319,22 @@ class _Season:
         if len(active) < fmt.seats:
             return False
         settings = Settings(fmt.seats, fmt.batch or 8, fmt.min_games or 0, fmt.band or 4)
-        ladder = [g for g in counted(self.folder, self.played) if g["stage"] == "ladder"]
-        starts = batch_starts(self.folder)
-        batch, first = len(starts) + 1, 1 + max((int(g["table"]) for g in ladder), default=0)
-        last = {p: batch_of(starts, n) for n, g in enumerate(self.played) for p in g["entrants"]}
-        names = sorted({*self.order, *active})
-        field_ = field_of(summarise(ladder, names, rate=False), active, last, batch)
+        state = self.state
+        batch, first = len(state.starts) + 1, 1 + state.table
+        field_ = field_of(state.ratings(), state.faulted, state.meetings(active), active,
+                          state.last, batch)
         tables = [list(t) for t in next_tables(field_, settings, self.seed)]
         specs = self._specs(tables, first, len(self.played))[: goal - len(self.played)]
         if not specs:
             return False
+        rated = history_line(state, batch, active)  # first: a kill after it plans it again
+        with folder_files.GameLog(self.folder / HISTORY) as history:
+            history.append([rated])
         line = {"batch": batch, "after": len(self.played), "first": first, "tables": tables,
                 "games": len(specs)}
         with open(self.folder / BATCHES, "a", encoding="utf-8") as handle:
             handle.write(json.dumps(line, sort_keys=True) + "\n")
+        state.begin(len(self.played), json.loads(rated))
         self._run(specs)
         return True
 
@@ -353,8 +361,7 @@ class _Season:
         if size < seats:
             raise TournamentError(f"--final {size}: a final needs at least {seats} players, "
                                   f"one a seat")
-        ranking, _ = standing(self.cfg, read_log(self.folder),
-                              counted(self.folder, self.played), size)
+        ranking, _ = standing(self.cfg, read_log(self.folder), self.state, size)
         top = [r["player"] for r in ranking if not r["provisional"]][:size]
         if len(top) < size:
             raise TournamentError(f"--final {size}: {len(top)} of its {size} players are "
@@ -370,18 +377,18 @@ class _Season:
 
     def outcome(self, until: int | None) -> LadderRun:
         """ladder.json and the derived tables written; the confidence when asked."""
-        value = _derive(self.folder, self.cfg, self.played)
+        value = _derive(self.folder, self.cfg, self.played, self.state)
         if until is None:
             return LadderRun(value)
         done, unresolved, waiting = self.separated(until)
         return LadderRun(value, done, tuple(unresolved), tuple(waiting))
 
 
-def _derive(folder: Path, cfg: TournamentConfig, played: list[dict[str, Any]]) -> dict[str, Any]:
-    """ladder.json and the derived tables every format has, from the games that count and
-    the logs."""
+def _derive(folder: Path, cfg: TournamentConfig, played: list[dict[str, Any]],
+            state: LadderState) -> dict[str, Any]:
+    """ladder.json from the state and the logs; every format's tables from the games."""
     played = counted(folder, played)
-    value = ladder_json(cfg, read_log(folder), played, batch_starts(folder), read_final(folder))
+    value = ladder_json(cfg, read_log(folder), state, read_final(folder))
     folder_files.write_atomic(folder / "ladder.json",
                               json.dumps(value, sort_keys=True, indent=1) + "\n")
     names = sorted({n for g in played for n in g["entrants"]})

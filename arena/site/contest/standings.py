@@ -1,15 +1,11 @@
 """What the pages show of the standings, read cheaply: a ladder's ranking (ladder.json's
 rows), or for a class one row per student's active version with its grade, its score
 against each champion and its games, and each student's grades exactly as its version's
-grades.json says. Files are read through arena.tournament.safe_read, cached by mtime; of
-ladder.json only its ranking is decoded (its history of every batch is tens of MB by
-100,000 games, and the season rewrites it every turn)."""
+grades.json says. Files are read whole through arena.tournament.safe_read, cached by mtime
+(ladder.json is the ladder's state now, a few KB; each batch's history is another file)."""
 
 from __future__ import annotations
 
-import json
-import os
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -21,20 +17,9 @@ from arena.tournament.results import GRADES
 __all__ = ["graded", "grades", "leaderboard", "ranking"]
 
 _CACHE: dict[Path, tuple[int, int, Any]] = {}
-RANKING = b'\n "ranking": '
-"""Where ladder.json's top-level `ranking` starts as the ladder writes the file (sorted keys,
-one space of indent): a nested key has more indent, and JSON escapes a newline within a
-string, so no name can fake it."""
-TAIL = 4 << 20
-"""Bytes at the end of ladder.json where its ranking is looked for: it comes after the
-history, followed only by `rules`, `seats`, `top`, `unresolved` and `versions`."""
 
 
-def _whole(path: Path) -> Any:
-    return safe_read.json_file(path, follow=False)
-
-
-def _read(path: Path, parse: Callable[[Path], Any] = _whole) -> Any:
+def _read(path: Path) -> Any:
     """A results file's JSON, read again only when its mtime or size changed (None: absent)."""
     try:
         status = path.stat()
@@ -43,39 +28,14 @@ def _read(path: Path, parse: Callable[[Path], Any] = _whole) -> Any:
     cached = _CACHE.get(path)
     if cached is not None and cached[:2] == (status.st_mtime_ns, status.st_size):
         return cached[2]
-    value = parse(path)
+    value = safe_read.json_file(path, follow=False)
     _CACHE[path] = (status.st_mtime_ns, status.st_size, value)
     return value
 
 
-def _ranking_only(path: Path) -> Any:
-    """ladder.json with its `ranking` alone, decoded from where that key starts in the file's
-    last TAIL bytes (the history of every batch before it is neither read nor parsed, and no
-    limit on the whole file applies); the whole file, bounded, when the ranking starts
-    earlier or the file is not laid out as the ladder writes it."""
-    try:
-        with safe_read.open_regular(path, follow=False) as handle:
-            size = os.fstat(handle.fileno()).st_size
-            handle.seek(max(0, size - TAIL))
-            tail = handle.read(TAIL)
-    except OSError as exc:
-        raise safe_read.Unreadable(f"{path}: {exc.strerror or exc}") from None
-    at = tail.rfind(RANKING)
-    if at < 0:
-        return safe_read.json_file(path, follow=False)
-    try:
-        rest = tail[at + len(RANKING):].decode("utf-8")
-        _, end = json.JSONDecoder().raw_decode(rest)
-        return {"ranking": safe_read.json_value(rest[:end], safe_read.FILE_BYTES)}
-    except safe_read.Unreadable as exc:
-        raise safe_read.Unreadable(f"{path}: {exc}") from None
-    except (ValueError, RecursionError) as exc:  # UnicodeDecodeError too
-        raise safe_read.Unreadable(f"{path}: not JSON: {exc}") from None
-
-
 def ranking(contest: Contest) -> list[dict[str, Any]]:
     """A ladder's ranking as ladder.json has it now (empty before the first batch)."""
-    ladder = _read(contest.results / "ladder.json", _ranking_only) or {}
+    ladder = _read(contest.results / "ladder.json") or {}
     rows = ladder.get("ranking", []) if isinstance(ladder, dict) else None
     if not isinstance(rows, list):
         raise safe_read.Unreadable(f"{contest.results / 'ladder.json'}: no ranking")
