@@ -20,10 +20,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from arena.tournament import results
-from arena.tournament.audit import audit_log
 from arena.tournament.load import load_tournament
-from arena.tournament.run import run_tournament
+from arena.tournament.run import results
+from arena.tournament.run.audit import audit_log
+from arena.tournament.run.runner import run_tournament
 
 CONFIG = """\
 name: bench-audit

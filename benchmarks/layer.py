@@ -51,8 +51,8 @@ def bare_loop(config: Path) -> dict[str, float]:
     import arena
     from arena.entrants import resolve
     from arena.plugins import default_registry
+    from arena.tournament.formats.plan import Plan
     from arena.tournament.load import load_tournament
-    from arena.tournament.plan import Plan
 
     cfg = load_tournament(config)
     registry = default_registry()

@@ -1,9 +1,9 @@
 """`arena run` of a ladder: `--games N` more games into the same folder, then the ranking.
 
-It only talks to the user: the runner (arena/tournament/ladder.py) decides and plays every
-game (on this machine's workers, or on the Dask cluster of `--cluster`); this module checks
-the flags a ladder takes, shows its progress (the bar and the live report of every `arena
-run`, arena/cli/run.py) and prints its ranking.
+It only talks to the user: the runner (arena/tournament/formats/ladder/season.py) decides
+and plays every game (on this machine's workers, or on the Dask cluster of `--cluster`);
+this module checks the flags a ladder takes, shows its progress (the bar and the live
+report of every `arena run`, arena/cli/run.py) and prints its ranking.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from arena.tournament.config import TournamentConfig
 
 if TYPE_CHECKING:
     from arena.executor.cluster import Cluster
-    from arena.tournament.progress import Tally
+    from arena.tournament.run.progress import Tally
 
 __all__ = ["run_ladder_command"]
 
@@ -58,8 +58,8 @@ def run_ladder_command(cfg: TournamentConfig, out: str | None, games: int | None
     from arena.executor.cluster import ClusterError, ClusterLost
     from arena.report.html import build_report
     from arena.tournament.errors import TournamentError
-    from arena.tournament.ladder import run_ladder
-    from arena.tournament.results import ResultsError
+    from arena.tournament.formats.ladder.season import run_ladder
+    from arena.tournament.run.results import ResultsError
 
     _refused(games, until, final, resume, force)
     folder = Path(out or cfg.output or f"results/{cfg.name}")
@@ -95,7 +95,7 @@ def run_ladder_command(cfg: TournamentConfig, out: str | None, games: int | None
 def _interrupted(folder: Path) -> None:
     """Ctrl-C: what is saved and how to go on, in one line; exit 130 as `arena run` does."""
     from arena.cli.run import EXIT_INTERRUPTED
-    from arena.tournament import results
+    from arena.tournament.run import results
 
     games = folder / results.GAMES
     saved = games.read_bytes().count(b"\n") if games.exists() else 0

@@ -33,7 +33,7 @@ from arena.narrative import Narrator, result_lines
 from arena.replay import Replay, ReplayError, read_listed, read_replay
 from arena.rules import RulesError
 from arena.rules.base import Description, Event
-from arena.tournament.audit import PARALLEL_FROM, GameCheck
+from arena.tournament.run.audit import PARALLEL_FROM, GameCheck
 from arena.verify import verify_replay
 
 EXIT_DIFFERENT = 1
@@ -118,8 +118,8 @@ def _event(data: Mapping[str, Any], sof: bool) -> Event:
 
 
 def _verify_folder(folder: Path, workers: int | None) -> None:
-    from arena.tournament import results
-    from arena.tournament.audit import check_folder
+    from arena.tournament.run import results
+    from arena.tournament.run.audit import check_folder
 
     games_path = folder / results.GAMES
     if not games_path.exists():
@@ -184,7 +184,7 @@ def _read(path: Path, listed: Listed | None = None) -> Replay:
 def _game_in(folder: Path, game: str) -> Listed:
     """The replay of the game with this id, found through the folder's games.jsonl: the
     folder, and the path under it that the folder lists."""
-    from arena.tournament import results
+    from arena.tournament.run import results
 
     games_path = folder / results.GAMES
     if not games_path.exists():
@@ -209,7 +209,7 @@ def _game_in(folder: Path, game: str) -> Listed:
 def _validation_replay(folder: Path, game: str) -> Listed | None:
     """A ladder's validation game (kept in ladder-log.jsonl, not games.jsonl): its replay
     file, when the log names one."""
-    from arena.tournament.ladder_log import read_log
+    from arena.tournament.formats.ladder.log import read_log
 
     try:
         events = read_log(folder)
@@ -237,7 +237,7 @@ def _nearest(game: str, ids: Sequence[str], count: int = 3) -> list[str]:
 
 def _first_game(folder: Path) -> str | None:
     """The id of a folder's first game, for an example command; None when there is none."""
-    from arena.tournament import results
+    from arena.tournament.run import results
 
     with contextlib.suppress(results.ResultsError):
         for line in results.iter_games(folder / results.GAMES):
@@ -247,7 +247,7 @@ def _first_game(folder: Path) -> str | None:
 
 def _name_a_game(folder: Path) -> None:
     """Fail, telling how to name one of the folder's games, or that it holds none yet."""
-    from arena.tournament import results
+    from arena.tournament.run import results
 
     games_path = folder / results.GAMES
     if not games_path.is_file():

@@ -1,4 +1,4 @@
-"""`arena run` and `arena validate`: the thin click layer over arena.tournament.run.
+"""`arena run` and `arena validate`: the thin click layer over arena.tournament.run.runner.
 
 Each command parses its options, calls one library function and prints. A problem the
 user can fix is one line `arena: error: ...` on stderr with exit status 2; Ctrl-C during
@@ -42,8 +42,8 @@ if TYPE_CHECKING:
     from arena.botcard import BotCard
     from arena.entrants import Resolved
     from arena.executor.cluster import Cluster
-    from arena.tournament.progress import Tally
-    from arena.tournament.skipped import LeftOut
+    from arena.tournament.run.progress import Tally
+    from arena.tournament.run.skipped import LeftOut
 
 EXIT_INTERRUPTED = 130
 REFRESH_MINUTES = 5.0
@@ -63,7 +63,7 @@ def _load(config: str, isolation: str | None) -> Loaded:
     Here, the level is `--isolation`, else the config's, else the strongest this machine
     gives, checked here. On a cluster it is `strict` unless said, each worker checks it, and
     the dry run is on a worker: strangers' code never runs on this machine."""
-    from arena.tournament.config_yaml import key_lines
+    from arena.tournament.config.yaml_lines import key_lines
     from arena.tournament.load import load_tournament
     from arena.trial import try_entrants
 
@@ -90,7 +90,7 @@ def _load(config: str, isolation: str | None) -> Loaded:
 def _checked(cfg: TournamentConfig) -> TournamentConfig:
     """The entrants a dry run checks before any game: a ladder's submissions are checked by
     their validation game instead (a broken one is rejected, not a config error)."""
-    from arena.tournament.ladder_versions import organised
+    from arena.tournament.formats.ladder.versions import organised
 
     return organised(cfg) if cfg.format.type == "ladder" else cfg
 
@@ -102,7 +102,7 @@ def _tried_on(cluster: Cluster, cfg: TournamentConfig, lines: KeyLines,
     2), one lost exit 75."""
     from arena.entrants import resolve
     from arena.executor.cluster import ClusterError, ClusterLost
-    from arena.tournament.trial_remote import check_on_cluster
+    from arena.tournament.run.trial_remote import check_on_cluster
 
     try:
         cards = check_on_cluster(cluster, cfg, lines)
@@ -148,8 +148,8 @@ def validate(config: str, isolation: str | None) -> None:
 
     Each entrant is started once as it will play (a dry run): a bot that is not arena's own
     says what it is from inside its own process, one line each."""
+    from arena.tournament.formats.plan import Plan
     from arena.tournament.load import schedule_notes
-    from arena.tournament.plan import Plan
 
     cfg, tried, _ = _load(config, isolation)
     entrants = _refuse_broken(tried)
@@ -215,7 +215,7 @@ def run(
     from arena.report.html import build_report
     from arena.tournament.errors import TournamentError
     from arena.tournament.load import sandboxed_entrants, schedule_notes, untrusted_inline
-    from arena.tournament.run import Interrupted, run_tournament
+    from arena.tournament.run.runner import Interrupted, run_tournament
 
     if resume and force:
         fail("--resume and --force contradict each other; choose one")
@@ -316,7 +316,7 @@ def _without_broken(cfg: TournamentConfig, tried: Tried, out: str | None, *, res
     broken entrant stops the run (exit 2), as does too few left to play."""
     from arena.plugins import find_rules
     from arena.tournament.errors import TournamentError
-    from arena.tournament.skipped import LeftOut, recorded, results_folder, without
+    from arena.tournament.run.skipped import LeftOut, recorded, results_folder, without
 
     try:
         left = recorded(results_folder(cfg, out)) if resume else None

@@ -1,7 +1,7 @@
 """A tournament config checked against what is installed: `load_tournament`, and where each
 entrant runs.
 
-Beyond the config loader's checks (arena/tournament/config_load.py), each bot must play the
+Beyond the config loader's checks (arena/tournament/config/load.py), each bot must play the
 config's rule set, take the bot options given to it, run in a mode this arena can host, and
 every table the plan deals must be playable. Also here: the one trust policy as the
 tournament asks it (`entrant_mode`, `untrusted_inline`) and what the user should
@@ -29,11 +29,11 @@ from arena.tournament.config import (
     RuleSetInfo,
     TournamentConfig,
 )
-from arena.tournament.config_load import load_config
-from arena.tournament.config_yaml import key_lines
-from arena.tournament.ladder_versions import organised
-from arena.tournament.plan import Plan
-from arena.tournament.schedule import round_robin_count
+from arena.tournament.config.load import load_config
+from arena.tournament.config.yaml_lines import key_lines
+from arena.tournament.formats.ladder.versions import organised
+from arena.tournament.formats.plan import Plan
+from arena.tournament.formats.schedule import round_robin_count
 
 __all__ = [
     "HOSTED_MODES",

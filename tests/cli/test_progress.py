@@ -16,7 +16,7 @@ from cli_support import write_config as _write
 
 from arena.cli import progress
 from arena.cli.run import standing
-from arena.tournament.progress import Tally
+from arena.tournament.run.progress import Tally
 
 CRASHER = '''
 import arena

@@ -22,8 +22,8 @@ from arena.tournament.config import (
     Options,
     TournamentConfig,
 )
-from arena.tournament.config_as_run import config_as_run, config_differences, dump_config
-from arena.tournament.config_load import load_config, load_config_text
+from arena.tournament.config.as_run import config_as_run, config_differences, dump_config
+from arena.tournament.config.load import load_config, load_config_text
 
 SOURCE = "configs/x.yaml"
 

@@ -12,8 +12,8 @@ from test_config import BOTS, RULES, bot_problem, load
 
 from arena.cli.main import cli
 from arena.tournament.config import ConfigError
-from arena.tournament.config_as_run import dump_config
-from arena.tournament.config_load import load_config, submitted
+from arena.tournament.config.as_run import dump_config
+from arena.tournament.config.load import load_config, submitted
 
 LADDER = """\
 name: season

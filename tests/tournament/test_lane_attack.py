@@ -17,10 +17,10 @@ from needs import require
 
 from arena.executor.local import Executor
 from arena.hosts import walls
+from arena.tournament.formats.plan import Plan
 from arena.tournament.load import load_tournament
-from arena.tournament.plan import Plan
-from arena.tournament.run import tournament_setup
-from arena.tournament.worker import _Worker, game_job
+from arena.tournament.run.runner import tournament_setup
+from arena.tournament.run.worker import _Worker, game_job
 
 SPY = Path(__file__).with_name("lane_spy.py")
 LANES = 2

@@ -16,11 +16,11 @@ from distributed import LocalCluster
 from arena.executor.cluster import Cluster
 from arena.executor.local import ordered_map
 from arena.replay import read_replay, timeless
-from arena.tournament import results
+from arena.tournament.formats.plan import Plan
 from arena.tournament.load import load_tournament
-from arena.tournament.plan import Plan
-from arena.tournament.run import run_tournament, tournament_setup
-from arena.tournament.worker import game_job
+from arena.tournament.run import results
+from arena.tournament.run.runner import run_tournament, tournament_setup
+from arena.tournament.run.worker import game_job
 
 CONFIG = """
     name: t

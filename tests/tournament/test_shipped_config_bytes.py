@@ -19,9 +19,9 @@ import pytest
 import yaml
 
 from arena.replay import read_replay, timeless
-from arena.tournament.ladder import run_ladder
+from arena.tournament.formats.ladder.season import run_ladder
 from arena.tournament.load import load_tournament
-from arena.tournament.run import run_tournament
+from arena.tournament.run.runner import run_tournament
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 SKIPPED = frozenset({"report.html", "viewer.html", "viewer-rules.js", "load.json", ".lock"})

@@ -20,14 +20,14 @@ from hypothesis import strategies as st
 
 from arena.ratings.render import MD_SWISS_NOTE
 from arena.report.html import build_report
-from arena.tournament import results
 from arena.tournament.config import ConfigError, default_rounds
-from arena.tournament.config_as_run import config_as_run
+from arena.tournament.config.as_run import config_as_run
+from arena.tournament.formats.plan import Plan
+from arena.tournament.formats.swiss.pairing import Pairing, _pair, pair_key, pair_round, table_cost
+from arena.tournament.formats.swiss.rounds import Swiss
 from arena.tournament.load import load_tournament
-from arena.tournament.plan import Plan
-from arena.tournament.run import run_tournament
-from arena.tournament.swiss import Swiss
-from arena.tournament.swiss_pairing import Pairing, _pair, pair_key, pair_round, table_cost
+from arena.tournament.run import results
+from arena.tournament.run.runner import run_tournament
 
 # --- the pairing, pure -------------------------------------------------------------------
 

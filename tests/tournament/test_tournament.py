@@ -20,15 +20,16 @@ import arena
 from arena.plugins import Registry
 from arena.ratings.summary import standings
 from arena.replay import read_replay, schema, timeless
-from arena.tournament import derived, folder_lock, load, results
-from arena.tournament import plan as plan_module
+from arena.tournament import load
 from arena.tournament.config import ConfigError
-from arena.tournament.config_as_run import config_as_run
+from arena.tournament.config.as_run import config_as_run
 from arena.tournament.errors import TournamentError
+from arena.tournament.formats import plan as plan_module
+from arena.tournament.formats.plan import Plan
+from arena.tournament.formats.schedule import GameSpec
 from arena.tournament.load import load_tournament
-from arena.tournament.plan import Plan
-from arena.tournament.run import Interrupted, run_tournament
-from arena.tournament.schedule import GameSpec
+from arena.tournament.run import derived, folder_lock, results
+from arena.tournament.run.runner import Interrupted, run_tournament
 from arena.verify import verify_replay
 
 COMPARED = ("games.jsonl", *results.DERIVED)
