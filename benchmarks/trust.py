@@ -29,7 +29,7 @@ from dataclasses import replace
 
 from arena.executor import trust
 from arena.tournament.config import EntrantConfig, FormatConfig, TournamentConfig
-from arena.tournament.formats.plan import Plan
+from arena.tournament.formats.registry import plan_for
 from arena.tournament.run.runner import tournament_setup
 from arena.tournament.run.trust import GameJudge
 from arena.tournament.run.worker import _Worker
@@ -42,7 +42,7 @@ def _games(count: int, seats: int) -> tuple[list, object]:
     entrants = tuple(EntrantConfig(f"random-{i}", "random") for i in range(ENTRANTS))
     cfg = TournamentConfig(name="trust", rules="dice", entrants=entrants, seed=5,
                            format=FormatConfig(type="round-robin", seats=seats, games=count))
-    games = list(Plan(cfg).batch({}))[:count]
+    games = list(plan_for(cfg).batch({}))[:count]
     return games, replace(tournament_setup(cfg), replays=True)
 
 

@@ -92,7 +92,7 @@ def _checked(cfg: TournamentConfig) -> TournamentConfig:
     their validation game instead (a broken one is rejected, not a config error)."""
     from arena.tournament.formats.ladder.versions import organised
 
-    return organised(cfg) if cfg.format.type == "ladder" else cfg
+    return organised(cfg)  # only a season takes a submissions folder
 
 
 def _tried_on(cluster: Cluster, cfg: TournamentConfig, lines: KeyLines,
@@ -148,18 +148,13 @@ def validate(config: str, isolation: str | None) -> None:
 
     Each entrant is started once as it will play (a dry run): a bot that is not arena's own
     says what it is from inside its own process, one line each."""
-    from arena.tournament.formats.plan import Plan
+    from arena.tournament.formats.registry import format_of
     from arena.tournament.load import schedule_notes
 
     cfg, tried, _ = _load(config, isolation)
     entrants = _refuse_broken(tried)
     _warn_written_seed(cfg)
-    fmt = cfg.format
-    if fmt.type == "ladder":
-        click.echo(f"ok: {len(cfg.entrants)} entrants, a ladder of {fmt.seats}-seat tables, "
-                   f"{fmt.batch} tables a batch, ranked after {fmt.min_games} games")
-    else:
-        click.echo(f"ok: {len(cfg.entrants)} entrants, {Plan(cfg).total()} games")
+    click.echo(f"ok: {len(cfg.entrants)} entrants, {format_of(cfg).described(cfg)}")
     for note in schedule_notes(cfg):
         click.echo(f"note: {note}")
     for entrant, resolved in zip(_checked(cfg).entrants, entrants, strict=True):
@@ -220,7 +215,9 @@ def run(
     if resume and force:
         fail("--resume and --force contradict each other; choose one")
     cfg, tried, cluster = _load(config, isolation)
-    if cfg.format.type == "ladder":
+    from arena.tournament.formats.registry import format_of
+
+    if format_of(cfg).season:
         from arena.cli.ladder import run_ladder_command
 
         if skip:

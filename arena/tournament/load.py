@@ -22,7 +22,6 @@ from arena import entrants
 from arena.plugins import BotSpec, Registry, default_registry
 from arena.rules import OptionError, RuleSet
 from arena.tournament.config import (
-    DEFAULT_CAP,
     EntrantConfig,
     KeyLines,
     OptionProblem,
@@ -32,8 +31,7 @@ from arena.tournament.config import (
 from arena.tournament.config.load import load_config
 from arena.tournament.config.yaml_lines import key_lines
 from arena.tournament.formats.ladder.versions import organised
-from arena.tournament.formats.plan import Plan
-from arena.tournament.formats.schedule import round_robin_count
+from arena.tournament.formats.registry import format_of, formats, plan_for
 
 __all__ = [
     "HOSTED_MODES",
@@ -93,13 +91,15 @@ def load_tournament(
     cfg = load_config(
         path,
         rules=rule_infos(registry),
+        formats=formats(registry),
         bot_problem=lambda ref: entrants.reference_problem(ref, registry),
         known_bots=registry.names(),
     )
     lines = key_lines(path)
     for index, entrant in enumerate(organised(cfg).entrants):  # a submission: its validation
         _check_entrant(cfg, index, entrant, registry, lines)
-    _check_tables(cfg, registry.rules[cfg.rules], lines)
+    if not format_of(cfg, registry).season:  # a season has no tables apart from its folder
+        _check_tables(cfg, registry, lines)
     return cfg
 
 
@@ -119,10 +119,11 @@ def _check_entrant(
         raise lines.error(("entrants", index, *found.where), found.message)
 
 
-def _check_tables(cfg: TournamentConfig, ruleset: RuleSet, lines: KeyLines) -> None:
+def _check_tables(cfg: TournamentConfig, registry: Registry, lines: KeyLines) -> None:
     """An elimination deals tables smaller than `seats` when the entrants do not divide
     evenly (and finals of the survivors); each must still be playable."""
-    smallest = Plan(cfg).smallest_table()
+    ruleset = registry.rules[cfg.rules]
+    smallest = plan_for(cfg, registry).smallest_table()
     if smallest is not None and smallest[1] < ruleset.min_players:
         stage, size = smallest
         raise lines.error(
@@ -178,21 +179,9 @@ def sandboxed_entrants(cfg: TournamentConfig, registry: Registry | None = None) 
 
 
 def schedule_notes(cfg: TournamentConfig) -> tuple[str, ...]:
-    """What the user should know about the schedule before it is played: a round robin
-    over its cap is replaced by balanced random tables, which is not what was asked."""
-    fmt, n = cfg.format, len(cfg.entrants)
-    if fmt.type == "round-robin" and fmt.cap is not None:
-        asked, cap, what = round_robin_count(n, fmt.seats, fmt.games), fmt.cap, "format.cap"
-        stage = "a full round robin"
-    elif fmt.type == "elimination" and fmt.seeding:
-        asked, cap, what = round_robin_count(n, fmt.seats, fmt.seeding), DEFAULT_CAP, "the cap"
-        stage = "the seeding round robin"
-    else:
-        return ()
-    if asked <= cap:
-        return ()
-    instead = f"{cap:,} games at balanced random tables instead"
-    return (f"{stage} would be {asked:,} games, more than {what} ({cap:,}): {instead}",)
+    """What the user should know about the schedule before it is played, by its format (a
+    round robin over its cap is replaced by balanced random tables, not what was asked)."""
+    return format_of(cfg).notes(cfg)
 
 
 # --- the plan: games, batch by batch ------------------------------------------------------

@@ -16,7 +16,7 @@ from cli_support import write_config
 from arena.executor.local import Executor
 from arena.replay import read_listed, timeless
 from arena.tournament.errors import TournamentError
-from arena.tournament.formats.plan import Plan
+from arena.tournament.formats.registry import plan_for
 from arena.tournament.load import load_tournament
 from arena.tournament.run import results
 from arena.tournament.run.audit import digest
@@ -72,7 +72,7 @@ def folders(tmp_path: Path) -> tuple[Path, Path, list[Any], Executor]:
     honest = _played(tmp_path, "honest", "random")
     lied = _played(tmp_path, "lied", "{bot: boss, alias: random}")  # boss under random's name
     cfg = load_tournament(tmp_path / "honest" / "t.yaml")
-    specs = list(Plan(cfg).batch({}))
+    specs = list(plan_for(cfg).batch({}))
     executor = Executor(game_job(replace(tournament_setup(cfg), replays=True)))
     return honest, lied, specs, executor
 

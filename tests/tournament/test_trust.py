@@ -15,7 +15,7 @@ from cli_support import write_config
 
 from arena.executor.trust import Untrusted
 from arena.tournament.errors import TournamentError
-from arena.tournament.formats.plan import Plan
+from arena.tournament.formats.registry import plan_for
 from arena.tournament.formats.schedule import GameSpec
 from arena.tournament.load import load_tournament
 from arena.tournament.run.runner import tournament_setup
@@ -36,7 +36,7 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> tuple[GameJudge, GameSpe
     """A judge, a game of the schedule, and that game as an honest worker returns it."""
     cfg = load_tournament(write_config(tmp_path_factory.mktemp("trust"), CONFIG))
     setup = replace(tournament_setup(cfg), replays=True)
-    game = next(g for g in Plan(cfg).batch({}) if g.id == "rr-000001")
+    game = next(g for g in plan_for(cfg).batch({}) if g.id == "rr-000001")
     worker = _Worker(setup)
     try:
         return GameJudge(setup, True, 0.0), game, worker.play(game)

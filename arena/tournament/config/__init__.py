@@ -37,15 +37,13 @@ __all__ = [
     "DEFAULT_CAP",
     "ENTRANT_MODES",
     "ENTRANT_NAME_PATTERN",
-    "FORMAT_ONLY",
-    "FORMAT_TYPES",
-    "GRADED_FORMATS",
     "LIMIT_KEYS",
     "NAME_PATTERN",
     "ClusterConfig",
     "ConfigError",
     "EntrantConfig",
     "FormatConfig",
+    "FormatInfo",
     "Key",
     "KeyLines",
     "KeyPath",
@@ -53,15 +51,11 @@ __all__ = [
     "Options",
     "RuleSetInfo",
     "TournamentConfig",
-    "default_rounds",
     "describe",
     "dotted",
     "suggestion",
 ]
 
-FORMAT_TYPES = ("round-robin", "elimination", "gauntlet", "swiss", "ladder")
-GRADED_FORMATS = ("gauntlet", "round-robin")
-"""The formats whose games meet every graded entrant with every grade's bot, head to head."""
 ENTRANT_MODES = ("inline", "process", "command")
 CLUSTER_SCHEMES = ("tcp://", "tls://")
 """How a Dask scheduler's address starts (arena.executor.cluster)."""
@@ -73,22 +67,6 @@ ENTRANT_NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 
 LIMIT_KEYS = {"decision": "decision", "game": "bank", "wall_factor": "wall_factor"}
 """The YAML keys of `limits`, and the `Limits` field each one sets."""
-FORMAT_ONLY = {
-    "round-robin": ("cap",),
-    "elimination": ("advance", "seeding"),
-    "gauntlet": ("champions",),
-    "swiss": ("rounds",),
-    "ladder": ("min_games", "batch", "band", "final_games"),
-}
-"""The format keys that only one format type has."""
-
-
-def default_rounds(n_entrants: int) -> int:
-    """A Swiss's rounds when none are given: ceil(log2 n) + 2, enough for one clear
-    leader and two more to sort the places behind it."""
-    return (n_entrants - 1).bit_length() + 2
-
-
 Key = str | int
 KeyPath = tuple[Key, ...]
 
@@ -147,6 +125,32 @@ class RuleSetInfo(Protocol):
         """Return the options with defaults filled in; raise OptionProblem if one is bad."""
         ...
 
+
+class FormatInfo(Protocol):
+    """What the config needs to know about a format; arena/tournament/formats provides it."""
+
+    @property
+    def type(self) -> str: ...
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        """Its own keys of the `format` section, beside type, seats and games."""
+        ...
+
+    @property
+    def graded(self) -> bool:
+        """Whether `grades:` apply: its games meet every graded entrant with each grade's bot."""
+        ...
+
+    @property
+    def season(self) -> bool:
+        """Whether it is a season, played run by run, that takes a `submissions:` folder."""
+        ...
+
+    def settings(self, checks: Any, section: Mapping[str, Any], seats: int,
+                 entrants: tuple[EntrantConfig, ...]) -> dict[str, Any]:
+        """Its own keys checked (failing through `checks.doc`), with their defaults."""
+        ...
 
 
 # --- the frozen tree ----------------------------------------------------------------------
@@ -207,6 +211,8 @@ class FormatConfig:
     """ladder: size of the top band whose players must meet (default 4)."""
     final_games: int | None = None
     """ladder: deals per pair of the final, each played at every seat rotation (default 1)."""
+    extra: Options = NO_OPTIONS
+    """A plugin's format: its own keys that are none of the fields above."""
 
 
 @dataclass(frozen=True, slots=True)

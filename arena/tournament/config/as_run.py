@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping, Sequence
+from dataclasses import fields
 from os import PathLike
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,6 @@ import yaml
 
 from arena.limits import Limits
 from arena.tournament.config import (
-    FORMAT_ONLY,
     LIMIT_KEYS,
     ClusterConfig,
     EntrantConfig,
@@ -117,19 +117,14 @@ def _part_from(part: str, program: bool, folder: str | PathLike[str] | None) -> 
 
 
 def _format_as_run(fmt: FormatConfig) -> dict[str, Any]:
+    """The format section as run: type, seats, games and every key its format filled (the
+    fields of other formats are unset: None or empty)."""
     data: dict[str, Any] = {"type": fmt.type, "seats": fmt.seats, "games": fmt.games}
-    extra = {
-        "cap": fmt.cap,
-        "advance": fmt.advance,
-        "seeding": fmt.seeding,
-        "champions": list(fmt.champions),
-        "rounds": fmt.rounds,
-        "min_games": fmt.min_games,
-        "batch": fmt.batch,
-        "band": fmt.band,
-        "final_games": fmt.final_games,
-    }
-    data.update({key: extra[key] for key in FORMAT_ONLY.get(fmt.type, ())})
+    for field in fields(fmt):
+        value = getattr(fmt, field.name)
+        if field.name not in data and field.name != "extra" and value not in (None, ()):
+            data[field.name] = list(value) if isinstance(value, tuple) else value
+    data.update(json.loads(json.dumps(fmt.extra)))  # plain values, as YAML dumps them
     return data
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import fields, replace
 from os import PathLike
 from pathlib import Path
 from typing import Any
@@ -22,12 +22,8 @@ from typing import Any
 from arena.limits import Limits
 from arena.tournament.config import (
     CLUSTER_SCHEMES,
-    DEFAULT_CAP,
     ENTRANT_MODES,
     ENTRANT_NAME_PATTERN,
-    FORMAT_ONLY,
-    FORMAT_TYPES,
-    GRADED_FORMATS,
     ISOLATION_LEVELS,
     LIMIT_KEYS,
     NAME_PATTERN,
@@ -35,12 +31,12 @@ from arena.tournament.config import (
     ConfigError,
     EntrantConfig,
     FormatConfig,
+    FormatInfo,
     KeyPath,
     OptionProblem,
     Options,
     RuleSetInfo,
     TournamentConfig,
-    default_rounds,
     describe,
     suggestion,
 )
@@ -68,7 +64,8 @@ _TOP_KEYS = (
 )
 _CLUSTER_KEYS = ("address", "ca", "cert", "key")
 _FORMAT_COMMON = ("type", "seats", "games")
-_FORMAT_KEYS = _FORMAT_COMMON + tuple(k for keys in FORMAT_ONLY.values() for k in keys)
+_FORMAT_FIELDS = frozenset(f.name for f in fields(FormatConfig)) - {"extra"}
+"""What a format's own settings may set by name; any other key goes to `extra`."""
 
 
 def submitted(folder: str | None) -> tuple[tuple[str, str], ...]:
@@ -87,6 +84,7 @@ def load_config(
     path: str | PathLike[str],
     *,
     rules: Mapping[str, RuleSetInfo],
+    formats: Mapping[str, FormatInfo],
     bot_problem: Callable[[str], str | None],
     known_bots: Sequence[str],
 ) -> TournamentConfig:
@@ -100,8 +98,9 @@ def load_config(
         raise ConfigError(source, None, "", "the file is not UTF-8 text") from None
     except OSError as exc:
         raise ConfigError(source, None, "", f"cannot read the file: {exc.strerror}") from None
-    return load_config_text(text, source, rules=rules, bot_problem=bot_problem,
-                            known_bots=known_bots, folder=Path(path).parent)
+    return load_config_text(text, source, rules=rules, formats=formats,
+                            bot_problem=bot_problem, known_bots=known_bots,
+                            folder=Path(path).parent)
 
 
 def load_config_text(
@@ -109,6 +108,7 @@ def load_config_text(
     source_name: str,
     *,
     rules: Mapping[str, RuleSetInfo],
+    formats: Mapping[str, FormatInfo],
     bot_problem: Callable[[str], str | None],
     known_bots: Sequence[str],
     folder: str | PathLike[str] | None = None,
@@ -119,11 +119,17 @@ def load_config_text(
     kept as a path from the current folder; without it, bot files are taken as written."""
     data, doc = parse(text, source_name)
     base = None if folder is None else Path(folder)
-    return _Builder(doc, rules, bot_problem, tuple(known_bots), base).tournament(data)
+    builder = _Builder(doc, rules, bot_problem, tuple(known_bots), base)
+    builder.formats = formats
+    return builder.tournament(data)
 
 
 class _Builder(EntrantChecks):
-    """Checks plain YAML values section by section and builds the frozen tree."""
+    """Checks plain YAML values section by section and builds the frozen tree; each format
+    checks its own keys (`formats`, by type: arena/tournament/formats)."""
+
+    formats: Mapping[str, FormatInfo] = {}
+    """Set once, before any check."""
 
     # sections
 
@@ -172,8 +178,10 @@ class _Builder(EntrantChecks):
         if raw is None:
             return None
         kind = section.get("type") if isinstance(section, dict) else section
-        if kind != "ladder":
-            self.doc.fail(("submissions",), "'submissions' applies only to a ladder format")
+        found = self.formats.get(kind) if isinstance(kind, str) else None
+        if found is None or not found.season:
+            seasons = " or ".join(t for t, f in self.formats.items() if f.season)
+            self.doc.fail(("submissions",), f"'submissions' applies only to a {seasons} format")
         folder = Path(self.text(("submissions",), raw))
         return str(folder if self.folder is None or folder.is_absolute() else self.folder / folder)
 
@@ -182,9 +190,9 @@ class _Builder(EntrantChecks):
         """(grade, entrant) lowest first: a list, since a YAML mapping keeps no order."""
         if raw is None:
             return ()
-        if fmt.type not in GRADED_FORMATS:
-            self.doc.fail(("grades",), f"'grades' applies only to gauntlet or round-robin, "
-                                       f"not {fmt.type}")
+        if not self.formats[fmt.type].graded:
+            graded = " or ".join(sorted(t for t, f in self.formats.items() if f.graded))
+            self.doc.fail(("grades",), f"'grades' applies only to {graded}, not {fmt.type}")
         if fmt.seats != 2:
             self.doc.fail(("grades",), "a grade is a head-to-head score: it needs 2-seat "
                                        f"tables, got {fmt.seats} seats")
@@ -218,7 +226,7 @@ class _Builder(EntrantChecks):
         names = [e.name for e in entrants]
         if self.text(path, bot) not in names:
             self.doc.fail(path, f"unknown entrant {bot!r}{suggestion(bot, names)}")
-        if fmt.type == "gauntlet" and bot not in fmt.champions:
+        if fmt.champions and bot not in fmt.champions:
             self.doc.fail(path, f"{bot!r} is not a champion; in a gauntlet each grade's bot "
                                 "must be one, to meet every challenger")
         return grade, bot
@@ -303,46 +311,32 @@ class _Builder(EntrantChecks):
     def format(
         self, raw: Any, info: RuleSetInfo, entrants: tuple[EntrantConfig, ...]
     ) -> FormatConfig:
+        """The format section: type, seats and games, then the format's own keys, checked by
+        the format itself."""
         path: KeyPath = ("format",)
+        types = tuple(self.formats)
         if raw is None or isinstance(raw, str):
-            kind = self.choice(path, raw or "round-robin", FORMAT_TYPES, "format type")
+            kind = self.choice(path, raw or "round-robin", types, "format type")
             section: dict[str, Any] = {}
         else:
-            section = self.mapping(path, raw, _FORMAT_KEYS)
+            keys = dict.fromkeys(k for f in self.formats.values() for k in f.keys)
+            section = self.mapping(path, raw, _FORMAT_COMMON + tuple(keys))
             kind = self.choice(
-                (*path, "type"), self.required(path, section, "type"), FORMAT_TYPES, "format type"
+                (*path, "type"), self.required(path, section, "type"), types, "format type"
             )
+        found = self.formats[kind]
         for key in section:
-            if key not in _FORMAT_COMMON and key not in FORMAT_ONLY[kind]:
-                owner = next(t for t, keys in FORMAT_ONLY.items() if key in keys)
+            if key not in _FORMAT_COMMON and key not in found.keys:
+                owner = next(t for t, f in self.formats.items() if key in f.keys)
                 self.doc.fail((*path, key), f"{key!r} applies only to {owner}, not {kind}")
         seats = self.seats(section.get("seats"), info, len(entrants))
-        return FormatConfig(
-            type=kind,
-            seats=seats,
-            games=self.whole((*path, "games"), section.get("games", 1), 1),
-            **self.format_extras(kind, section, seats, entrants),
-        )
-
-    def format_extras(
-        self, kind: str, section: Mapping[str, Any], seats: int, entrants: tuple[EntrantConfig, ...]
-    ) -> dict[str, Any]:
-        """The fields only one format type has, with their defaults."""
-        if kind == "round-robin":
-            return {"cap": self.whole(("format", "cap"), section.get("cap", DEFAULT_CAP), 1)}
-        if kind == "elimination":
-            return {
-                "advance": self.advance(section.get("advance", 1), seats),
-                "seeding": self.whole(("format", "seeding"), section.get("seeding", 0), 0),
-            }
-        if kind == "ladder":
-            return {key: self.whole(("format", key), section.get(key, default), low)
-                    for key, default, low in (("min_games", 20, 0), ("batch", 8, 1),
-                                              ("band", 4, 2), ("final_games", 1, 1))}
-        if kind == "swiss":
-            rounds = section.get("rounds", default_rounds(len(entrants)))
-            return {"rounds": self.whole(("format", "rounds"), rounds, 1)}
-        return {"champions": self.champions(section.get("champions"), entrants, seats)}
+        games = self.whole((*path, "games"), section.get("games", 1), 1)
+        settings = found.settings(self, section, seats, entrants)
+        own: dict[str, Any] = {k: v for k, v in settings.items() if k in _FORMAT_FIELDS}
+        extra = {k: v for k, v in settings.items() if k not in _FORMAT_FIELDS}
+        if extra:
+            own["extra"] = Options.of(extra)
+        return FormatConfig(type=kind, seats=seats, games=games, **own)
 
     def seats(self, raw: Any, info: RuleSetInfo, entrant_count: int) -> int:
         path: KeyPath = ("format", "seats")
@@ -359,37 +353,4 @@ class _Builder(EntrantChecks):
                 f"a table of {seats} seats needs at least {seats} entrants, got {entrant_count}",
             )
         return seats
-
-    def advance(self, raw: Any, seats: int) -> int:
-        path: KeyPath = ("format", "advance")
-        advance = self.whole(path, raw, 1)
-        if advance >= seats:
-            self.doc.fail(path, f"must be less than seats ({seats}), got {advance}")
-        return advance
-
-    def champions(
-        self, raw: Any, entrants: tuple[EntrantConfig, ...], seats: int
-    ) -> tuple[str, ...]:
-        path: KeyPath = ("format", "champions")
-        if not isinstance(raw, list) or not raw:
-            self.doc.fail(
-                path, f"a gauntlet needs a non-empty list of champion names, got {describe(raw)}"
-            )
-        names = [e.name for e in entrants]
-        for index, champion in enumerate(raw):
-            here = (*path, index)
-            if self.text(here, champion) not in names:
-                self.doc.fail(here, f"unknown entrant {champion!r}{suggestion(champion, names)}")
-            if champion in raw[:index]:
-                self.doc.fail(here, f"champion {champion!r} is listed twice")
-        if len(raw) >= len(entrants):
-            self.doc.fail(path, "every entrant is a champion; a gauntlet needs a challenger")
-        challengers = len(entrants) - len(raw)
-        if challengers < seats - 1:
-            self.doc.fail(
-                path,
-                f"a gauntlet of {seats} seats needs at least {seats - 1} challengers "
-                f"(entrants that are not champions), got {challengers}",
-            )
-        return tuple(raw)
 

@@ -1,7 +1,9 @@
 """The plan of a tournament: its games in play order, batch by batch, and its stages.
 
-An elimination's next stage, and a Swiss's next round, depends on the results before it,
-so `Plan.batch` gives the first batch with a game not yet played; `Plan.stages` describes
+Each format (arena/tournament/formats/base.py) makes its own `Plan`: here the base, the flat
+plan of a round robin or a gauntlet and an elimination's. An elimination's next stage, and
+a Swiss's next round, depends on the results before it, so `Plan.batch` gives the first
+batch with a game not yet played; `Plan.stages` describes
 every stage's tables and results for stages.json, which `json_parts` encodes in parts so a
 stage of many games is never held whole.
 
@@ -14,84 +16,61 @@ from __future__ import annotations
 
 import itertools
 import json
+from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from arena.ratings.summary import standings
-from arena.tournament.config import DEFAULT_CAP, TournamentConfig, default_rounds
+from arena.tournament.config import DEFAULT_CAP, TournamentConfig
 from arena.tournament.formats.elimination import Elimination, elimination_2, elimination_k
-from arena.tournament.formats.gauntlet import gauntlet
 from arena.tournament.formats.schedule import GameSpec, round_robin
-from arena.tournament.formats.swiss.rounds import Swiss
-from arena.tournament.formats.swiss.stages import swiss_stages
 
-__all__ = ["Placements", "Plan", "json_parts"]
+__all__ = ["EliminationPlan", "FlatPlan", "Placements", "Plan", "json_parts"]
 
 Placements = tuple[int, ...]
 
 
-class Plan:
+class Plan(ABC):
     """The games of a tournament in play order, as batches: each batch may depend on the
     results of the ones before (a seeding round robin, then each elimination stage)."""
+
+    own_ranking: str | None = None
+    """How the format ranks its entrants by its own result instead of the standings' Elo:
+    'bracket' (an elimination), 'scores' (a Swiss), or None."""
 
     def __init__(self, cfg: TournamentConfig) -> None:
         self.cfg = cfg
         self.names = tuple(e.name for e in cfg.entrants)
-        fmt, n = cfg.format, len(cfg.entrants)
-        self.main: tuple[GameSpec, ...] = ()
-        self.seeding: tuple[GameSpec, ...] = ()
-        self.swiss: Swiss | None = None
-        if fmt.type == "round-robin":
-            self.main = tuple(round_robin(n, fmt.seats, fmt.games, cfg.planned_seed, fmt.cap))
-        elif fmt.type == "gauntlet":
-            champions = [self.names.index(name) for name in fmt.champions]
-            self.main = tuple(gauntlet(champions, n, fmt.seats, fmt.games, cfg.planned_seed))
-        elif fmt.type == "swiss":
-            rounds = default_rounds(n) if fmt.rounds is None else fmt.rounds
-            self.swiss = Swiss(tuple(range(n)), fmt.seats, fmt.games, rounds, cfg.planned_seed)
-        elif fmt.seeding:
-            games = round_robin(n, fmt.seats, fmt.seeding, cfg.planned_seed, DEFAULT_CAP)
-            self.seeding = tuple(replace(g, stage="seeding") for g in games)
-        self._seeding_ids = frozenset(g.id for g in self.seeding)
-        self._seeded: tuple[tuple[Placements, ...], tuple[int, ...]] | None = None
-        """The seeding stage's placements and the seed order they give, once rated."""
-
-    @property
-    def elimination(self) -> bool:
-        """Whether the format is a knockout, played stage by stage."""
-        return self.cfg.format.type == "elimination"
 
     @property
     def ranks_itself(self) -> bool:
         """Whether the format ranks its entrants by its own result (a bracket, Swiss scores),
         not by the standings' Elo."""
-        return self.elimination or self.swiss is not None
+        return self.own_ranking is not None
 
+    @abstractmethod
     def batch(self, results: Mapping[str, Placements]) -> tuple[GameSpec, ...]:
         """All games of the first batch with a game not in `results`; () when finished."""
-        if self.swiss is not None:
-            last = self.swiss.rounds_played(results)[-1]
-            return () if last.complete else tuple(g for t in last.tables for g in t.games)
-        if not self.elimination:
-            return self.main if any(g.id not in results for g in self.main) else ()
-        if any(g.id not in results for g in self.seeding):
-            return self.seeding
-        knockout = self.knockout(results)
-        if knockout.finished:
-            return ()
-        return tuple(g for t in knockout.stages()[-1].tables for g in t.games)
+
+    @abstractmethod
+    def stages(
+        self, results: Mapping[str, Placements], ranking: Sequence[str] | None = None
+    ) -> dict[str, Any]:
+        """Every stage's tables and results, for stages.json; `ranking`, if given, is the
+        overall standings order, reused for a one-stage format instead of rating again."""
+
+    def final_ranking(self, results: Mapping[str, Placements]) -> tuple[str, ...] | None:
+        """The ranking the run reports as the tournament's result (an elimination's), best
+        first; None when the standings are the result."""
+        return None
 
     def total(self) -> int:
         """How many games the whole tournament has."""
-        if self.swiss is not None:
-            return self.swiss.total  # pairing made-up rounds would only cost time
         return sum(len(batch) for batch in self._dry_run())
 
     def smallest_table(self) -> tuple[str, int] | None:
         """The stage with the fewest seats at a table, and that number (None if no games)."""
-        if self.swiss is not None:  # every table is full: the rest have byes
-            return "round-1", self.swiss.seats
         games = [game for batch in self._dry_run() for game in batch]
         if not games:
             return None
@@ -106,6 +85,82 @@ class Plan:
             for game in batch:
                 results[game.id] = tuple(range(1, len(game.seats) + 1))
             yield batch
+
+    def game_result(self, game: GameSpec, placements: Placements) -> dict[str, Any]:
+        """The minimal game record the ratings read."""
+        return {
+            "id": game.id,
+            "entrants": [self.names[i] for i in game.seats],
+            "placements": list(placements),
+        }
+
+    def _named(self, indexes: Sequence[int]) -> list[str]:
+        return [self.names[i] for i in indexes]
+
+    def _flat_stage(
+        self,
+        name: str,
+        kind: str,
+        games: Sequence[GameSpec],
+        results: Mapping[str, Placements],
+        ranking: Sequence[str] | None = None,
+    ) -> dict[str, Any]:
+        """A stage of fixed tables; the tables come as `_Tables`, built one at a time when
+        read, so the document never holds a table for every game (see `json_parts`)."""
+        complete = all(g.id in results for g in games)
+        if complete and ranking is None:
+            rows = standings([self.game_result(g, results[g.id]) for g in games], self.names)
+            ranking = [row.entrant for row in rows if row.rank is not None]
+        return {
+            "name": name,
+            "format": kind,
+            "complete": complete,
+            "tables": _Tables(games, self.names),
+            "ranking": list(ranking) if complete and ranking is not None else None,
+        }
+
+
+class FlatPlan(Plan):
+    """One batch of fixed tables dealt up front (a round robin, a gauntlet)."""
+
+    def __init__(self, cfg: TournamentConfig, games: Sequence[GameSpec]) -> None:
+        super().__init__(cfg)
+        self.main = tuple(games)
+
+    def batch(self, results: Mapping[str, Placements]) -> tuple[GameSpec, ...]:
+        return self.main if any(g.id not in results for g in self.main) else ()
+
+    def stages(
+        self, results: Mapping[str, Placements], ranking: Sequence[str] | None = None
+    ) -> dict[str, Any]:
+        kind = self.cfg.format.type
+        stage = self._flat_stage("main", kind, self.main, results, ranking)
+        return {"format": kind, "stages": [stage], "ranking": stage["ranking"]}
+
+
+class EliminationPlan(Plan):
+    """A knockout played stage by stage, after an optional seeding round robin."""
+
+    own_ranking = "bracket"
+
+    def __init__(self, cfg: TournamentConfig) -> None:
+        super().__init__(cfg)
+        fmt, n = cfg.format, len(cfg.entrants)
+        self.seeding: tuple[GameSpec, ...] = ()
+        if fmt.seeding:
+            games = round_robin(n, fmt.seats, fmt.seeding, cfg.planned_seed, DEFAULT_CAP)
+            self.seeding = tuple(replace(g, stage="seeding") for g in games)
+        self._seeding_ids = frozenset(g.id for g in self.seeding)
+        self._seeded: tuple[tuple[Placements, ...], tuple[int, ...]] | None = None
+        """The seeding stage's placements and the seed order they give, once rated."""
+
+    def batch(self, results: Mapping[str, Placements]) -> tuple[GameSpec, ...]:
+        if any(g.id not in results for g in self.seeding):
+            return self.seeding
+        knockout = self.knockout(results)
+        if knockout.finished:
+            return ()
+        return tuple(g for t in knockout.stages()[-1].tables for g in t.games)
 
     def seed_order(self, results: Mapping[str, Placements]) -> tuple[int, ...]:
         """Entrant indexes by seed: config order, or the seeding round robin's standings."""
@@ -130,62 +185,23 @@ class Plan:
         played = {k: v for k, v in results.items() if k not in self._seeding_ids}
         return machine.record(played) if played else machine
 
-    def game_result(self, game: GameSpec, placements: Placements) -> dict[str, Any]:
-        """The minimal game record the ratings read."""
-        return {
-            "id": game.id,
-            "entrants": [self.names[i] for i in game.seats],
-            "placements": list(placements),
-        }
+    def final_ranking(self, results: Mapping[str, Placements]) -> tuple[str, ...] | None:
+        return tuple(self.stages(results)["ranking"] or ())
 
     def stages(
         self, results: Mapping[str, Placements], ranking: Sequence[str] | None = None
     ) -> dict[str, Any]:
-        """Every stage's tables and results, for stages.json; `ranking`, if given, is the
-        overall standings order, reused for a one-stage format instead of rating again.
-
-        The tables of a round robin, a gauntlet or a seeding come as `_Tables`, built one at
-        a time when read, so the document never holds a table for every game (see
-        `json_parts`)."""
-        fmt = self.cfg.format
-        if self.swiss is not None:
-            return swiss_stages(self.swiss, self.names, results)
-        if not self.elimination:
-            stage = self._flat_stage("main", fmt.type, self.main, results, ranking)
-            return {"format": fmt.type, "stages": [stage], "ranking": stage["ranking"]}
+        kind = self.cfg.format.type
         stages: list[dict[str, Any]] = []
         if self.seeding:
             seeding = self._flat_stage("seeding", "round-robin", self.seeding, results)
             stages.append(seeding)
             if not seeding["complete"]:
-                return {"format": fmt.type, "stages": stages, "ranking": None}
+                return {"format": kind, "stages": stages, "ranking": None}
         knockout = self.knockout(results)
         stages.extend(self._knockout_stage(stage) for stage in knockout.stages())
-        ranking = self._named(knockout.ranking()) if knockout.finished else None
-        return {"format": fmt.type, "stages": stages, "ranking": ranking}
-
-    def _named(self, indexes: Sequence[int]) -> list[str]:
-        return [self.names[i] for i in indexes]
-
-    def _flat_stage(
-        self,
-        name: str,
-        kind: str,
-        games: Sequence[GameSpec],
-        results: Mapping[str, Placements],
-        ranking: Sequence[str] | None = None,
-    ) -> dict[str, Any]:
-        complete = all(g.id in results for g in games)
-        if complete and ranking is None:
-            rows = standings([self.game_result(g, results[g.id]) for g in games], self.names)
-            ranking = [row.entrant for row in rows if row.rank is not None]
-        return {
-            "name": name,
-            "format": kind,
-            "complete": complete,
-            "tables": _Tables(games, self.names),
-            "ranking": list(ranking) if complete and ranking is not None else None,
-        }
+        ranked = self._named(knockout.ranking()) if knockout.finished else None
+        return {"format": kind, "stages": stages, "ranking": ranked}
 
     def _knockout_stage(self, stage: Any) -> dict[str, Any]:
         tables = [

@@ -49,9 +49,9 @@ def write_derived(
     summary = summarise(games, [e.name for e in cfg.entrants])
     bracket = plan.stages(results) if plan.ranks_itself else None
     ranking = bracket["ranking"] if bracket else None  # a bracket's or a Swiss's own order
-    champions = cfg.format.champions if cfg.format.type == "gauntlet" else ()
+    champions = cfg.format.champions  # a gauntlet's: none for another format
     rows = summary.standings(ranking, champions)  # champions who never met are not ranked
-    swiss = ranking is not None and plan.swiss is not None
+    swiss = ranking is not None and plan.own_ranking == "scores"
     derived = {
         "ratings.json": ratings_json(summary.openskill(), summary.elo()),
         "standings.csv": standings_csv(rows),

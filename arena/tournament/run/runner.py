@@ -57,7 +57,8 @@ from arena.tournament.config.as_run import (
 )
 from arena.tournament.config.yaml_lines import read_yaml
 from arena.tournament.errors import TournamentError
-from arena.tournament.formats.plan import Placements, Plan
+from arena.tournament.formats.plan import Placements
+from arena.tournament.formats.registry import plan_for
 from arena.tournament.formats.schedule import GameSpec
 from arena.tournament.load import rule_infos
 from arena.tournament.run import folder_lock, safe_read, secret, skipped, strained
@@ -277,7 +278,7 @@ class _Run:
             info(f"seed: {seed} (secret: saved in {folder / folder_files.SECRET}, mode 0600)")
         cfg = replace(cfg, seed=seed)
         self.cfg, self.folder, self.workers = cfg, folder, workers
-        self.plan = Plan(cfg)
+        self.plan = plan_for(cfg)
         self.total = self.plan.total()
         self.progress, self.info = progress, info
         self.tally = Tally(self.total)
@@ -386,9 +387,7 @@ class _Run:
             raise TournamentError(f"{problem}; the results were changed outside this run, so "
                                   "no standings are written")
         derived = write_derived(self.folder, self.cfg, self.plan, self.results)
-        ranking = None
-        if self.plan.elimination:
-            ranking = tuple(self.plan.stages(self.results)["ranking"] or ())
+        ranking = self.plan.final_ranking(self.results)
         played = len(self.results) - resumed
         loaded = strained.record(self.folder, self.strain)
         warnings = (*self.lost.deaths, *derived.warnings, *([loaded] if loaded else []))

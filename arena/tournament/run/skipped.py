@@ -26,7 +26,7 @@ from arena.hosts.inline import printable
 from arena.tournament.config import TournamentConfig
 from arena.tournament.errors import TournamentError
 from arena.tournament.formats.ladder.validation import REASON_CHARS
-from arena.tournament.formats.plan import Plan
+from arena.tournament.formats.registry import plan_for
 from arena.tournament.run import results as folder_files
 
 __all__ = ["LeftOut", "record", "recorded", "results_folder", "without"]
@@ -77,12 +77,12 @@ def _lacking(kept: TournamentConfig, n: int, seats: int, min_players: int) -> st
     if n < seats:
         return f"{n} entrant{'s' * (n != 1)} left, fewer than the {seats} seats of a table"
     challengers = n - len(kept.format.champions)
-    if kept.format.type == "gauntlet" and challengers < seats - 1:
+    if kept.format.champions and challengers < seats - 1:  # a gauntlet's
         return (f"{challengers} challenger{'s' * (challengers != 1)} left, fewer than the "
                 f"{seats - 1} a gauntlet of {seats} seats needs")
     if kept.grades and not kept.graded:
         return "every entrant left is a grade's bot; there is no one to grade"
-    smallest = Plan(kept).smallest_table()
+    smallest = plan_for(kept).smallest_table()
     if smallest is not None and smallest[1] < min_players:
         return (f"{smallest[0]} would have a table of {smallest[1]}, fewer than the "
                 f"{min_players} players the rule set needs")
