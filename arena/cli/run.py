@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
@@ -42,6 +42,8 @@ if TYPE_CHECKING:
     from arena.botcard import BotCard
     from arena.entrants import Resolved
     from arena.executor.cluster import Cluster
+    from arena.tournament.load import Loaded as LoadedTournament
+    from arena.tournament.load import Seated
     from arena.tournament.run.progress import Tally
     from arena.tournament.run.skipped import LeftOut
 
@@ -51,7 +53,7 @@ REFRESH_MINUTES = 5.0
 
 
 Tried = tuple["Resolved | ConfigError", ...]
-Loaded = tuple[TournamentConfig, Tried, "Cluster | None"]
+Loaded = tuple["LoadedTournament", Tried, "Cluster | None"]
 
 
 def _load(config: str, isolation: str | None) -> Loaded:
@@ -64,7 +66,7 @@ def _load(config: str, isolation: str | None) -> Loaded:
     gives, checked here. On a cluster it is `strict` unless said, each worker checks it, and
     the dry run is on a worker: strangers' code never runs on this machine."""
     from arena.tournament.config.yaml_lines import key_lines
-    from arena.tournament.load import load_tournament
+    from arena.tournament.load import load_resolved
     from arena.trial import try_entrants
 
     flags = given_flags()
@@ -72,16 +74,17 @@ def _load(config: str, isolation: str | None) -> Loaded:
         chosen_cluster(flags)  # Dask missing or a wrong address: said before the config
     registry = load_registry()
     try:
-        cfg = load_tournament(config, registry)
-        cluster = chosen_cluster(flags, cfg.cluster)
+        loaded = load_resolved(config, registry)  # each entrant resolved once, kept
+        cluster = chosen_cluster(flags, loaded.cfg.cluster)
         if cluster is not None:  # saved as run: where it was played, the flag's if given
-            cfg = replace(cfg, cluster=ClusterConfig(cluster.address, cluster.ca_file,
-                                                     cluster.cert_file, cluster.key_file))
-            cfg = cfg.at_isolation(isolation or cfg.isolation or "strict")
-            refuse_open_network(cluster, [e.name for e in cfg.entrants if e.network])
-            return cfg, _tried_on(cluster, _checked(cfg), key_lines(config), registry), cluster
-        cfg = cfg.at_isolation(isolation_level(isolation or cfg.isolation))
-        return cfg, try_entrants(_checked(cfg), key_lines(config), registry), cluster
+            loaded = loaded.replace(cluster=ClusterConfig(
+                cluster.address, cluster.ca_file, cluster.cert_file, cluster.key_file))
+            loaded = loaded.at_isolation(isolation or loaded.cfg.isolation or "strict")
+            refuse_open_network(cluster, [e.name for e in loaded.cfg.entrants if e.network])
+            return loaded, _tried_on(cluster, loaded, key_lines(config)), cluster
+        loaded = loaded.at_isolation(isolation_level(isolation or loaded.cfg.isolation))
+        tried = try_entrants(_checked(loaded.cfg), key_lines(config), registry, loaded.entrants)
+        return loaded, tried, cluster
     except ConfigError as exc:
         fail(str(exc))
         raise  # unreachable: fail exits
@@ -95,15 +98,14 @@ def _checked(cfg: TournamentConfig) -> TournamentConfig:
     return organised(cfg)  # only a season takes a submissions folder
 
 
-def _tried_on(cluster: Cluster, cfg: TournamentConfig, lines: KeyLines,
-              registry: Any) -> Tried:
+def _tried_on(cluster: Cluster, loaded: LoadedTournament, lines: KeyLines) -> Tried:
     """Each entrant with the card its dry run on a cluster worker gave, where from in this
     machine's words, or why it cannot play; a cluster that cannot play is one line (exit
     2), one lost exit 75."""
-    from arena.entrants import resolve
     from arena.executor.cluster import ClusterError, ClusterLost
     from arena.tournament.run.trial_remote import check_on_cluster
 
+    cfg = _checked(loaded.cfg)
     try:
         cards = check_on_cluster(cluster, cfg, lines)
     except ClusterLost as exc:
@@ -111,11 +113,10 @@ def _tried_on(cluster: Cluster, cfg: TournamentConfig, lines: KeyLines,
     except ClusterError as exc:
         fail(str(exc))
     found: list[Resolved | ConfigError] = []
-    for entrant, card in zip(cfg.entrants, cards, strict=True):
+    for here, card in zip(loaded.entrants, cards, strict=True):
         if isinstance(card, ConfigError):
             found.append(card)
             continue
-        here = resolve(entrant.reference, registry)
         said = None if card is None else replace(card, origin=here.origin)
         found.append(replace(here, card=said))
     return tuple(found)
@@ -130,11 +131,11 @@ def card_line(name: str, entrant: Resolved) -> str:
     return f"entrant {name!r} ({where}): {said}"
 
 
-def _warn_written_seed(cfg: TournamentConfig) -> None:
+def _warn_written_seed(cfg: TournamentConfig, seated: Seated) -> None:
     """One line when a written seed lets entrants that are not arena's own foresee the dice."""
     from arena.tournament.load import written_seed
 
-    warning = written_seed(cfg)
+    warning = written_seed(cfg, seated=seated)
     if warning is not None:
         click.echo(f"arena: warning: {warning}", err=True)
 
@@ -151,9 +152,9 @@ def validate(config: str, isolation: str | None) -> None:
     from arena.tournament.formats.registry import format_of
     from arena.tournament.load import schedule_notes
 
-    cfg, tried, _ = _load(config, isolation)
-    entrants = _refuse_broken(tried)
-    _warn_written_seed(cfg)
+    loaded, tried, _ = _load(config, isolation)
+    cfg, entrants = loaded.cfg, _refuse_broken(tried)
+    _warn_written_seed(cfg, loaded.seated)
     click.echo(f"ok: {len(cfg.entrants)} entrants, {format_of(cfg).described(cfg)}")
     for note in schedule_notes(cfg):
         click.echo(f"note: {note}")
@@ -214,7 +215,8 @@ def run(
 
     if resume and force:
         fail("--resume and --force contradict each other; choose one")
-    cfg, tried, cluster = _load(config, isolation)
+    loaded, tried, cluster = _load(config, isolation)
+    cfg, seated = loaded.cfg, loaded.seated
     from arena.tournament.formats.registry import format_of
 
     if format_of(cfg).season:
@@ -224,7 +226,7 @@ def run(
             fail("--skip-broken is not for a ladder: it plays without a broken submission "
                  "by itself (docs/ladder.md)")
         _refuse_broken(tried)
-        _warn_written_seed(cfg)
+        _warn_written_seed(cfg, seated)
         run_ladder_command(cfg, out, games, workers, resume=resume, force=force, quiet=quiet,
                            cluster=cluster, until=until, final=final,
                            during=_live_report(refresh * 60) if refresh else None,
@@ -240,12 +242,12 @@ def run(
         _note(f"note: {note}")
     if not quiet and cluster is not None:
         _note(f"cluster: {cluster.address}; isolation {cfg.isolation}, checked by each worker")
-    elif not quiet and sandboxed_entrants(cfg):
+    elif not quiet and sandboxed_entrants(cfg, seated=seated):
         _note(isolation_line(cfg.isolation or "none"))
-    for name in untrusted_inline(cfg):
+    for name in untrusted_inline(cfg, seated=seated):
         click.echo(f"arena: warning: entrant {name!r} runs inline, in the referee's own "
                    "process: only for bots you trust (see docs/protocol.md)", err=True)
-    _warn_written_seed(cfg)
+    _warn_written_seed(cfg, seated)
     shown = meter(cfg.name, "game", quiet=quiet, label="progress")
     try:
         with contextlib.closing(shown):  # the bar ends before any message below
