@@ -40,31 +40,21 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
 from arena.botcard import BotCard
 from arena.executor.cluster import Cluster
 from arena.executor.local import Executor
 from arena.hosts.strain import Strain
-from arena.plugins import default_registry
-from arena.seeds import draw_secret
-from arena.tournament.config import ConfigError, TournamentConfig
-from arena.tournament.config.as_run import (
-    added_defaults,
-    config_as_run,
-    config_differences,
-    dump_config,
-)
-from arena.tournament.config.yaml_lines import read_yaml
+from arena.tournament.config import TournamentConfig
 from arena.tournament.errors import TournamentError
 from arena.tournament.formats.plan import Placements
 from arena.tournament.formats.registry import plan_for
 from arena.tournament.formats.schedule import GameSpec
-from arena.tournament.load import rule_infos
-from arena.tournament.run import folder_lock, safe_read, secret, skipped, strained
+from arena.tournament.run import folder_lock, strained
 from arena.tournament.run import results as folder_files
 from arena.tournament.run.audit import Written, audit_log, written
 from arena.tournament.run.derived import write_derived
+from arena.tournament.run.prepare import prepare, run_seed
 from arena.tournament.run.progress import Refresher, Tally, Watch
 from arena.tournament.run.recall import played_again
 from arena.tournament.run.shipment import pack
@@ -73,13 +63,7 @@ from arena.tournament.run.skipped import LeftOut, results_folder
 from arena.tournament.run.trust import GameJudge
 from arena.tournament.run.worker import GameSetup, LostGames, Played, game_job
 
-__all__ = ["RESUME_IGNORES", "Interrupted", "RunReport", "run_seed", "run_tournament",
-           "tournament_setup"]
-
-RESUME_IGNORES = ("workers", "output", "isolation", "cluster")
-"""Config keys that may change between a run and its resume without changing results (each
-replay header says at which isolation level its game was played)."""
-
+__all__ = ["Interrupted", "RunReport", "run_tournament", "tournament_setup"]
 
 class Interrupted(TournamentError):
     """The run was stopped (Ctrl-C, SIGTERM); finished games are kept for `--resume`."""
@@ -151,7 +135,7 @@ def run_tournament(
         )
     try:
         with folder_lock.locked(folder):
-            recorded = _prepare(folder, as_run, resume=resume, force=force, left_out=left_out)
+            recorded = prepare(folder, as_run, resume=resume, force=force, left_out=left_out)
             run = _Run(as_run, folder, count, progress, info or _quiet, cards, cluster)
             if during is not None and refresh is not None:
                 run.refresher = Refresher(during, refresh, info or _quiet)
@@ -173,91 +157,6 @@ def tournament_setup(cfg: TournamentConfig, cards: tuple[BotCard | None, ...] = 
     """What every worker gets to play the tournament's games, on this machine or another."""
     return GameSetup(cfg.name, cfg.rules, cfg.options, cfg.limits, cfg.entrants, cfg.replays,
                      cards, pack(cfg.entrants))
-
-
-def _prepare(
-    folder: Path, cfg: TournamentConfig, *, resume: bool, force: bool,
-    left_out: tuple[LeftOut, ...] = (),
-) -> list[tuple[str, Placements]]:
-    """Check the folder against the flags and the saved config; return the games on disk."""
-    games_path, config_path = folder / folder_files.GAMES, folder / folder_files.CONFIG
-    if force:
-        folder_files.clear(folder)
-    folder_files.remove_temporaries(folder)
-    folder_files.repair_games(games_path)
-    recorded = [(str(g["id"]), tuple(g["placements"])) for g in folder_files.iter_games(games_path)]
-    if recorded and not resume:
-        raise TournamentError(
-            f"{folder} already holds {len(recorded)} games of a run; add --resume to play "
-            "the rest, or --force to start over"
-        )
-    if recorded and not config_path.exists():
-        raise TournamentError(
-            f"cannot resume: {config_path} is missing, so the games cannot be checked "
-            "against the configuration; start over with --force"
-        )
-    if resume and config_path.exists():
-        _check_unchanged(config_path, cfg)
-        if skipped.recorded(folder) != left_out:
-            raise TournamentError(f"cannot resume: {folder} was started without other "
-                                  f"entrants than this run leaves out; start over with --force")
-    else:
-        folder_files.clear(folder)  # nothing worth keeping: no stale replays or tables
-        folder_files.write_atomic(config_path, dump_config(cfg, folder))
-        skipped.record(folder, left_out)
-    if cfg.replays:
-        folder_files.own(folder / folder_files.REPLAYS, folder=True, make=True)
-    return recorded
-
-
-def run_seed(folder: Path, cfg: TournamentConfig) -> tuple[int, bool]:
-    """The run's root seed, saved as the folder's secret, and whether it was drawn now: the
-    secret already there (a resume), else the config's seed, else a fresh secret. A folder
-    from before seeds were secret has its seed in config.yaml (a new run's has none)."""
-    saved = secret.read_secret(folder)
-    config_path = folder / folder_files.CONFIG
-    if saved is None and config_path.exists():
-        old = _saved_config(config_path).get("seed")
-        saved = old if isinstance(old, int) else None
-    if saved is not None and cfg.seed is not None and saved != cfg.seed:
-        raise TournamentError(
-            f"the configuration changed since {folder} was started: its seed is not the one "
-            f"saved in {folder / folder_files.SECRET} (resume with the original "
-            "configuration, or --force to start over)"
-        )
-    seed = saved if saved is not None else cfg.seed
-    if seed is None:
-        seed = draw_secret()
-    secret.write_secret(folder, seed)
-    return seed, cfg.seed is None and saved is None
-
-
-def _saved_config(config_path: Path) -> dict[str, Any]:
-    try:
-        saved = read_yaml(safe_read.read_file(config_path).decode("utf-8"), str(config_path))
-    except (safe_read.Unreadable, ConfigError, UnicodeDecodeError) as exc:  # bounded YAML
-        raise TournamentError(
-            f"{config_path}: cannot read the saved configuration: {exc}"
-        ) from None
-    return saved if isinstance(saved, dict) else {}
-
-
-def _check_unchanged(config_path: Path, cfg: TournamentConfig) -> None:
-    saved = _saved_config(config_path)
-    infos = rule_infos(default_registry())
-    defaults = added_defaults(infos[cfg.rules]) if cfg.rules in infos else {}
-    ignore = (*RESUME_IGNORES, "seed")  # the seed is checked against the secret
-    changes = config_differences(saved, config_as_run(cfg, config_path.parent),
-                                 ignore=ignore, defaults=defaults)
-    if changes and not config_differences(saved, config_as_run(cfg),
-                                          ignore=ignore, defaults=defaults):
-        return  # saved before bot files were written relative to the results folder
-    if changes:
-        raise TournamentError(
-            f"the configuration changed since {config_path.parent} was started: "
-            + "; ".join(changes)
-            + " (resume with the original configuration, or --force to start over)"
-        )
 
 
 class _Run:

@@ -56,8 +56,9 @@ from arena.tournament.formats.ladder.versions import (
 from arena.tournament.formats.schedule import GameSpec, seatings
 from arena.tournament.run import folder_lock
 from arena.tournament.run import results as folder_files
+from arena.tournament.run.prepare import run_seed
 from arena.tournament.run.progress import Refresher, Tally, Watch
-from arena.tournament.run.runner import run_seed, tournament_setup
+from arena.tournament.run.runner import tournament_setup
 from arena.tournament.run.shipment import folder_refusal
 from arena.tournament.run.trust import GameJudge
 from arena.tournament.run.worker import LostGames, Played, game_job
