@@ -60,6 +60,7 @@ def run_ladder_command(cfg: TournamentConfig, out: str | None, games: int | None
     from arena.tournament.errors import TournamentError
     from arena.tournament.formats.ladder.season import run_ladder
     from arena.tournament.run.results import ResultsError
+    from arena.tournament.run.runner import Interrupted
 
     _refused(games, until, final, resume, force)
     folder = Path(out or cfg.output or f"results/{cfg.name}")
@@ -73,7 +74,7 @@ def run_ladder_command(cfg: TournamentConfig, out: str | None, games: int | None
                               info=None if quiet else _note, cluster=cluster, during=during,
                               refresh=refresh)
         build_report(folder, workers=count)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, Interrupted):
         _interrupted(folder)
     except ClusterLost as exc:
         lost(str(exc), "the games in games.jsonl are kept; run it again to go on (a batch "

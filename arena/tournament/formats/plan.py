@@ -19,6 +19,7 @@ import json
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from arena.ratings.summary import standings
@@ -38,6 +39,9 @@ class Plan(ABC):
     own_ranking: str | None = None
     """How the format ranks its entrants by its own result instead of the standings' Elo:
     'bracket' (an elimination), 'scores' (a Swiss), or None."""
+    season = False
+    """Whether it is a season's run: the games already in its folder are its past, not a
+    schedule a resume must match, and it writes its own derived files (`derive`)."""
 
     def __init__(self, cfg: TournamentConfig) -> None:
         self.cfg = cfg
@@ -64,6 +68,16 @@ class Plan(ABC):
         """The ranking the run reports as the tournament's result (an elimination's), best
         first; None when the standings are the result."""
         return None
+
+    def keep(self, line: str) -> None:
+        """A game's line as games.jsonl has it, once written: a format that chooses its next
+        games from more than the placements (a season's matchmaking) keeps it."""
+        del line  # the placements are enough for a schedule
+
+    def derive(self, folder: Path) -> bool:
+        """Write the format's own derived files instead of the runner's (a season's
+        ladder.json and tables); False: it has none, the runner writes the usual ones."""
+        return False
 
     def total(self) -> int:
         """How many games the whole tournament has."""

@@ -47,7 +47,7 @@ from arena.executor.local import Executor
 from arena.hosts.strain import Strain
 from arena.tournament.config import TournamentConfig
 from arena.tournament.errors import TournamentError
-from arena.tournament.formats.plan import Placements
+from arena.tournament.formats.plan import Placements, Plan
 from arena.tournament.formats.registry import plan_for
 from arena.tournament.formats.schedule import GameSpec
 from arena.tournament.run import folder_lock, strained
@@ -63,7 +63,7 @@ from arena.tournament.run.skipped import LeftOut, results_folder
 from arena.tournament.run.trust import GameJudge
 from arena.tournament.run.worker import GameSetup, LostGames, Played, game_job
 
-__all__ = ["Interrupted", "RunReport", "run_tournament", "tournament_setup"]
+__all__ = ["Interrupted", "Run", "RunReport", "run_tournament", "tournament_setup"]
 
 class Interrupted(TournamentError):
     """The run was stopped (Ctrl-C, SIGTERM); finished games are kept for `--resume`."""
@@ -136,7 +136,7 @@ def run_tournament(
     try:
         with folder_lock.locked(folder):
             recorded = prepare(folder, as_run, resume=resume, force=force, left_out=left_out)
-            run = _Run(as_run, folder, count, progress, info or _quiet, cards, cluster)
+            run = Run(as_run, folder, count, progress, info or _quiet, cards, cluster)
             if during is not None and refresh is not None:
                 run.refresher = Refresher(during, refresh, info or _quiet)
             report = run.play(recorded)
@@ -159,8 +159,10 @@ def tournament_setup(cfg: TournamentConfig, cards: tuple[BotCard | None, ...] = 
                      cards, pack(cfg.entrants))
 
 
-class _Run:
-    """One run over a locked folder: plays the missing games, then writes derived files."""
+class Run:
+    """One run over a locked folder: plays the missing games batch by batch as its plan (its
+    format's) deals them, then writes derived files. The one loop of every format: a
+    ladder season's runs too (arena/tournament/formats/ladder/season.py)."""
 
     def __init__(
         self,
@@ -171,13 +173,14 @@ class _Run:
         info: Callable[[str], None],
         cards: tuple[BotCard | None, ...] = (),
         cluster: Cluster | None = None,
+        plan: Plan | None = None,
     ) -> None:
         seed, drawn = run_seed(folder, cfg)  # before any game is planned
         if drawn:
             info(f"seed: {seed} (secret: saved in {folder / folder_files.SECRET}, mode 0600)")
         cfg = replace(cfg, seed=seed)
         self.cfg, self.folder, self.workers = cfg, folder, workers
-        self.plan = plan_for(cfg)
+        self.plan = plan or plan_for(cfg)
         self.total = self.plan.total()
         self.progress, self.info = progress, info
         self.tally = Tally(self.total)
@@ -192,21 +195,34 @@ class _Run:
         """What the machine cost this run's decisions (arena.hosts.strain), if anything."""
 
     def play(self, recorded: list[tuple[str, Placements]]) -> RunReport:
+        """Play the games not in `recorded` (the folder's, to match the schedule), then write
+        the derived files and say how it ended."""
         missing = self.total - len(recorded)
         resumed = f", {len(recorded)} already played" if recorded else ""
         where = (f"the cluster at {self.cluster.address}" if self.cluster is not None
                  else f"{self.workers} worker{'s' * (self.workers != 1)}")
         self.info(f"{self.cfg.name}: {self.total} games{resumed}; playing {missing} on {where} "
                   f"into {self.folder}")
+        self.loop(recorded)
+        return self._finish(len(recorded))
+
+    def loop(self, recorded: list[tuple[str, Placements]],
+             before: Callable[[Executor], object] | None = None) -> None:
+        """Play batch by batch until the plan deals no more (first `before`, given the
+        executor: a season's validation games); raise Interrupted on Ctrl-C or SIGTERM, with
+        every finished game kept and the executor stopped."""
+        done = len(recorded) + len(self.results)  # a season's past is in its results
         if self.progress is not None or self.refresher is not None:
             self.tally.count_log(folder_files.iter_games(self.folder / folder_files.GAMES),
-                                 len(recorded))
+                                 done)
         if self.progress is not None:
             self.progress(self.tally)
         self.log = folder_files.GameLog(self.folder / folder_files.GAMES)
         aborted = True
         try:
             with sigterm_as_ctrl_c():
+                if before is not None:
+                    before(self._executor())
                 self._play_batches(recorded)
             aborted = False
         except KeyboardInterrupt:
@@ -218,7 +234,6 @@ class _Run:
         if aborted:  # the games the file holds: Ctrl-C may land after a line, before its count
             saved = folder_files.count_lines(self.folder / folder_files.GAMES)
             raise Interrupted(saved, self.total, self.folder)
-        return self._finish(len(recorded))
 
     def _play_batches(self, recorded: list[tuple[str, Placements]]) -> None:
         cursor = 0
@@ -237,6 +252,7 @@ class _Run:
                 self.log.append_game(played.line, played.replay_file())  # the replay first
                 self.results[played.id] = played.placements
                 self.written[played.id] = written(played.line, played.replay)
+                self.plan.keep(played.line)
                 if played.strain is not None:
                     self.strain = played.strain + self.strain if self.strain else played.strain
                 self._told(played)
@@ -244,6 +260,7 @@ class _Run:
                                      self.results, self.written, self.cfg.replays):
                 self.log.close()  # games.jsonl was replaced: append to the new one
                 self.log = folder_files.GameLog(self.folder / folder_files.GAMES)
+            self.log.sync()  # the next batch may be chosen from these games
         if cursor < len(recorded):
             raise TournamentError(
                 f"{self.folder / folder_files.GAMES} has {len(recorded) - cursor} games more "
@@ -267,8 +284,12 @@ class _Run:
         if self.progress is not None:
             self.progress(self.tally)
         if self.refresher is not None and self.refresher.due():
-            self.refresher.refresh(self.folder, self.tally, lambda: write_derived(
-                self.folder, self.cfg, self.plan, self.results))
+            self.refresher.refresh(self.folder, self.tally, self.derive)
+
+    def derive(self) -> None:
+        """The derived files from the games so far: the format's own, else the usual ones."""
+        if not self.plan.derive(self.folder):
+            write_derived(self.folder, self.cfg, self.plan, self.results)
 
     def _executor(self) -> Executor:
         if self.executor is None:  # a cluster's games come back with replays, to be checked

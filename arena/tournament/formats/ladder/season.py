@@ -5,18 +5,20 @@ It guarantees that games.jsonl only grows (nothing played is replayed or dropped
 bot is frozen per version (each accepted version's file or folder is copied into
 `versions/<player>/` and that copy is what plays), and that the same config, seed and log
 give the same tables. ladder-log.jsonl is the append-only log of versions; ladder.json is
-derived from it and games.jsonl after every run (and at every live refresh). It plays
-through the one executor as run.py does (this machine's workers or a Dask cluster: the same
-bytes), writes each game's replay just before its line as run.py does (GameLog.append_game),
-and refreshes the tables and the live report with run.py's Refresher. It must not read a
-clock or the global random generator to decide a game.
+derived from it and games.jsonl after every run (and at every live refresh). A season's
+run is the plan (`Season`) of the one runner (arena/tournament/run/runner.py's `Run`: its
+lock, seed, executor on this machine's workers or a Dask cluster, log, progress and abort),
+which deals the batches matchmaking chooses; here are only what a season adds: its versions
+changed and validated first, its batches logged before they are played, its final frozen,
+and its ladder.json. It must not read a clock or the global random generator to decide a
+game.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
 from itertools import combinations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -53,20 +55,20 @@ from arena.tournament.formats.ladder.versions import (
     changes,
     player_entrants,
 )
+from arena.tournament.formats.plan import Placements, Plan
 from arena.tournament.formats.schedule import GameSpec, seatings
 from arena.tournament.run import folder_lock
 from arena.tournament.run import results as folder_files
 from arena.tournament.run.prepare import run_seed
 from arena.tournament.run.progress import Refresher, Tally, Watch
-from arena.tournament.run.runner import tournament_setup
+from arena.tournament.run.runner import Run
 from arena.tournament.run.shipment import folder_refusal
-from arena.tournament.run.trust import GameJudge
-from arena.tournament.run.worker import LostGames, Played, game_job
+from arena.tournament.run.worker import Played
 
 if TYPE_CHECKING:
     from arena.executor.cluster import Cluster
 
-__all__ = ["LadderRun", "run_ladder"]
+__all__ = ["LadderRun", "Season", "run_ladder"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,7 +96,8 @@ def run_ladder(cfg: TournamentConfig, out: str | Path, games: int, *, workers: i
     with `final` play the frozen final of the top `final`; first finish a batch a kill cut.
     `progress`, `during` and `refresh` (seconds) as for run.py's run_tournament, the tally
     over the season's games.jsonl; with `cluster`, every game (and a new version's dry run)
-    is played on that Dask cluster, the same bytes written here."""
+    is played on that Dask cluster, the same bytes written here. The games are played by
+    the one runner (arena.tournament.run.runner.Run), this season its plan."""
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     say = info or _quiet
@@ -117,28 +120,15 @@ def run_ladder(cfg: TournamentConfig, out: str | Path, games: int, *, workers: i
         entrants = {**player_entrants(folder, cfg, read_log(folder)),
                     **{c.player: _playing(folder, c) for c in candidates},
                     **{h.name: h for h in house(cfg.format.seats)}}
-        setup = tournament_setup(replace(cfg, seed=seed, entrants=tuple(entrants.values())))
+        playing = replace(cfg, seed=seed, entrants=tuple(entrants.values()))
         if cfg.replays:
             folder_files.own(folder / folder_files.REPLAYS, folder=True, make=True)
-        judge = None if cluster is None else GameJudge(replace(setup, replays=True), cfg.replays)
-        executor = Executor(game_job(setup if judge is None else judge.setup), workers,
-                            lost=LostGames(say), cluster=cluster, told=say, judge=judge)
-        season = _Season(folder, cfg, seed, played, list(entrants), executor, progress)
-        season.tally.count_log(played, len(played))
+        season = Season(folder, playing, played, games, until, (final, frozen))
+        run = Run(playing, folder, workers, progress, say, cluster=cluster, plan=season)
+        run.results.update((str(g["id"]), tuple(g["placements"])) for g in played)
         if during is not None and refresh is not None:
-            season.refresher = Refresher(during, refresh, say)
-        aborted = True
-        try:
-            with folder_files.GameLog(folder / folder_files.GAMES) as log:
-                season.log = log
-                season.validate(candidates)
-                if final is not None:
-                    season.final(final, frozen)
-                else:
-                    season.play(games, until)
-            aborted = False
-        finally:
-            executor.close(abort=aborted)  # a lost cluster is not waited for
+            run.refresher = Refresher(during, refresh, say)
+        run.loop([], before=lambda executor: season.validate(executor, candidates))
         return replace(season.outcome(until), log=tuple(read_log(folder)), since=since)
 
 
@@ -209,54 +199,83 @@ _VALIDATION_KEYS = ("id", "entrants", "placements", "faults", "replay")
 """What ladder-log.jsonl keeps of each validation game (`replay` only when there is one)."""
 
 
-@dataclass
-class _Season:
-    """One run's state: the games so far, who sits where (`order`), and how games are
-    played and logged."""
+class Season(Plan):
+    """One run of a season as its runner's plan: a batch a kill cut finished first, then
+    batches of tables matchmaking chooses among the active versions until the budget (or
+    the confidence), or the frozen final; `validate` plays new versions' validation games
+    before any of them."""
 
-    folder: Path
-    cfg: TournamentConfig
-    seed: int
-    played: list[dict[str, Any]]
-    order: list[str]
-    executor: Executor
-    progress: Watch | None = None
-    log: folder_files.GameLog | None = field(default=None)
-    tally: Tally = field(default_factory=lambda: Tally(0))
-    refresher: Refresher | None = field(default=None)
+    season = True
 
-    def plan(self, games: int) -> None:
-        """`games` more are planned by this run (the tally's goal), told to the progress."""
-        self.tally.planned = len(self.played) + games
-        if self.progress is not None:
-            self.progress(self.tally)
+    def __init__(self, folder: Path, cfg: TournamentConfig, played: list[dict[str, Any]],
+                 budget: int, until: int | None,
+                 final: tuple[int | None, dict[str, Any] | None]) -> None:
+        super().__init__(cfg)
+        self.folder, self.played, self.until = folder, played, until
+        self.order = list(self.names)
+        self.seed = cfg.planned_seed
+        self.pending: tuple[GameSpec, ...] = ()
+        """The batch dealt last, dealt again until every game of it is played."""
+        size, frozen = final
+        self.goal = len(played) + budget
+        self.steps = self._final(size, frozen) if size is not None else self._season()
 
-    def _run(self, specs: Sequence[GameSpec]) -> None:
-        """Play specs in order, each game's replay then its line written as it comes."""
-        assert self.log is not None
-        for done in self.executor.map(specs):
-            done = done if self.cfg.replays else replace(done, replay=None)  # checked, dropped
-            self.log.append_game(done.line, done.replay_file())
-            self.played.append(json.loads(done.line))
-            self._told(done)
-        self.log.sync()
+    def total(self) -> int:
+        return self.goal
 
-    def _told(self, done: Played) -> None:
-        """After each game: the progress shown, the tables and report refreshed when due."""
-        self.tally.add_text(done.line)
-        if self.progress is not None:
-            self.progress(self.tally)
-        if self.refresher is not None and self.refresher.due():
-            self.refresher.refresh(self.folder, self.tally,
-                                   lambda: _derive(self.folder, self.cfg, self.played))
+    def batch(self, results: Mapping[str, Placements]) -> tuple[GameSpec, ...]:
+        if any(g.id not in results for g in self.pending):
+            return self.pending
+        self.pending = next(self.steps, ())
+        return self.pending
 
-    def validate(self, candidates: Sequence[Candidate]) -> None:
+    def stages(self, results: Mapping[str, Placements],
+               ranking: Sequence[str] | None = None) -> dict[str, Any]:
+        return ladder_json(self.cfg, read_log(self.folder), self.played,
+                           batch_starts(self.folder), read_final(self.folder))
+
+    def keep(self, line: str) -> None:
+        self.played.append(json.loads(line))
+
+    def derive(self, folder: Path) -> bool:
+        _derive(folder, self.cfg, self.played)
+        return True
+
+    def _season(self) -> Iterator[tuple[GameSpec, ...]]:
+        """Finish a batch a kill cut, then batches until the budget (or the confidence)."""
+        rest = self._cut()
+        if rest:
+            yield rest
+        while len(self.played) < self.goal and not (self.until and self.separated(self.until)[0]):
+            batch = self._batch()
+            if not batch:
+                return
+            yield batch
+
+    def _final(self, size: int, frozen: dict[str, Any] | None) -> Iterator[tuple[GameSpec, ...]]:
+        """Freeze the top `size` (once) and play the rest of their round robin."""
+        if frozen is None:
+            frozen = self._freeze(size)
+        tables, deals = frozen["tables"], int(frozen["deals"])
+        specs: list[GameSpec] = []
+        for number, seating in enumerate(tables, 1):
+            for deal in range(1, deals + 1):
+                group = f"fn-t{number}-d{deal}"
+                seed = derive_seed(self.seed, group)
+                for seated in seatings([self.order.index(p) for p in seating]):
+                    specs.append(GameSpec(f"fn-{len(specs) + 1:06d}", "final", number, seated,
+                                          seed, group))
+        done = sum(g["stage"] == "final" for g in self.played)
+        self.goal = len(self.played) + len(specs) - done
+        return iter([tuple(specs[done:])] if specs[done:] else [])
+
+    def validate(self, executor: Executor, candidates: Sequence[Candidate]) -> None:
         """Each candidate's validation deal; accepted or rejected in the log by its faults."""
         others = [self.order.index(h.name) for h in house(self.cfg.format.seats)]
         specs = {c.player: validation_specs(self.seed, c.player, self.order.index(c.player),
                                             others) for c in candidates}  # fmt: skip
         lines = [self._validated(done) for done in
-                 self.executor.map([s for group in specs.values() for s in group])]
+                 executor.map([s for group in specs.values() for s in group])]
         count = len(self.played)
         for candidate in candidates:
             mine = [g for g in lines if g["id"].startswith(f"vd-{candidate.player}-")]
@@ -285,15 +304,6 @@ class _Season:
         waiting = [r["player"] for r in ranking if r["provisional"]]
         return not unresolved and not waiting, unresolved, waiting
 
-    def play(self, budget: int, until: int | None) -> None:
-        """Finish a batch a kill cut, then batches until the budget (or the confidence)."""
-        goal = len(self.played) + budget
-        self.plan(budget)
-        self._finish(goal)
-        while len(self.played) < goal and not (until and self.separated(until)[0]):
-            if not self._batch(goal):
-                break
-
     def _specs(self, tables: Sequence[Sequence[str]], first: int, start: int) -> list[GameSpec]:
         """Each table's one deal at every cyclic rotation, ids counted from `start`."""
         specs: list[GameSpec] = []
@@ -304,22 +314,21 @@ class _Season:
                                       seated, deal, f"ld-t{number}"))
         return specs
 
-    def _finish(self, goal: int) -> None:
+    def _cut(self) -> tuple[GameSpec, ...]:
         """The rest of the last batch, when a kill cut it: its tables, seeds and ids."""
         batches = read_batches(self.folder)
         if not batches or "tables" not in batches[-1]:
-            return
+            return ()
         last = batches[-1]
         done = len(self.played) - int(last["after"])
         specs = self._specs(last["tables"], int(last["first"]), int(last["after"]))
-        rest = specs[done: int(last["games"])][: max(0, goal - len(self.played))]
-        self._run(rest)
+        return tuple(specs[done: int(last["games"])][: max(0, self.goal - len(self.played))])
 
-    def _batch(self, goal: int) -> bool:
-        """Choose and play one batch of tables, cut at the goal; False if none is left."""
+    def _batch(self) -> tuple[GameSpec, ...]:
+        """Choose one batch of tables, cut at the goal, and log it; () if none is left."""
         fmt, active = self.cfg.format, self.active()
         if len(active) < fmt.seats:
-            return False
+            return ()
         settings = Settings(fmt.seats, fmt.batch or 8, fmt.min_games or 0, fmt.band or 4)
         ladder = [g for g in self.played if g["stage"] == "ladder"]
         starts = batch_starts(self.folder)
@@ -328,32 +337,14 @@ class _Season:
         names = sorted({*self.order, *active})
         field_ = field_of(summarise(ladder, names, rate=False), active, last, batch)
         tables = [list(t) for t in next_tables(field_, settings, self.seed)]
-        specs = self._specs(tables, first, len(self.played))[: goal - len(self.played)]
+        specs = self._specs(tables, first, len(self.played))[: self.goal - len(self.played)]
         if not specs:
-            return False
+            return ()
         line = {"batch": batch, "after": len(self.played), "first": first, "tables": tables,
                 "games": len(specs)}
         with open(self.folder / BATCHES, "a", encoding="utf-8") as handle:
             handle.write(json.dumps(line, sort_keys=True) + "\n")
-        self._run(specs)
-        return True
-
-    def final(self, size: int, frozen: dict[str, Any] | None) -> None:
-        """Freeze the top `size` (once) and play the rest of their round robin."""
-        if frozen is None:
-            frozen = self._freeze(size)
-        tables, deals = frozen["tables"], int(frozen["deals"])
-        specs: list[GameSpec] = []
-        for number, seating in enumerate(tables, 1):
-            for deal in range(1, deals + 1):
-                group = f"fn-t{number}-d{deal}"
-                seed = derive_seed(self.seed, group)
-                for seated in seatings([self.order.index(p) for p in seating]):
-                    specs.append(GameSpec(f"fn-{len(specs) + 1:06d}", "final", number, seated,
-                                          seed, group))
-        done = sum(g["stage"] == "final" for g in self.played)
-        self.plan(len(specs) - done)
-        self._run(specs[done:])
+        return tuple(specs)
 
     def _freeze(self, size: int) -> dict[str, Any]:
         """The final's top, tables and planned games, written before any of its games."""
