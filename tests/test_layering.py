@@ -181,6 +181,18 @@ def test_an_import_is_seen_wherever_and_however_it_is_written() -> None:
     ]
 
 
+ACYCLIC = ("arena.tournament", "arena.cli.run", "arena.cli.ladder")
+"""Where no two modules import each other (issue 33: `arena run` and its ladder had)."""
+
+
+def test_no_two_modules_of_the_tournament_or_arena_run_import_each_other() -> None:
+    edges = {m: {name for name, _ in imports(m) if name in MODULES and name != m}
+             for m in MODULES}
+    pairs = sorted({tuple(sorted((a, b))) for a in edges for b in edges[a]
+                    if a in edges[b] and (covers(ACYCLIC, a) or covers(ACYCLIC, b))})
+    assert pairs == []
+
+
 def test_no_folder_holds_a_family_of_modules_named_with_one_prefix() -> None:
     """Three or more modules named `x`, `x_a`, `x_b` in one folder are a concept that wants
     its own package (issue 33): `x/` with `a` and `b` in it."""

@@ -35,7 +35,7 @@ from arena.cli.cluster import (
 )
 from arena.cli.doctor import isolation_level, isolation_line, isolation_option
 from arena.cli.main import fail, load_registry, referee_failed
-from arena.cli.progress import Meter, meter
+from arena.cli.progress import EXIT_INTERRUPTED, meter, watch
 from arena.tournament.config import ClusterConfig, ConfigError, KeyLines, TournamentConfig
 
 if TYPE_CHECKING:
@@ -47,7 +47,6 @@ if TYPE_CHECKING:
     from arena.tournament.run.progress import Tally
     from arena.tournament.run.skipped import LeftOut
 
-EXIT_INTERRUPTED = 130
 REFRESH_MINUTES = 5.0
 """How often a running tournament's report.html is rebuilt from the games so far."""
 
@@ -334,22 +333,6 @@ def _without_broken(cfg: TournamentConfig, tried: Tried, out: str | None, *, res
         if entry.name in {e.name for e in cfg.entrants}:
             _note(f"left out {entry.name!r} (its dry run: {entry.reason})")
     return played, cards, left
-
-
-def watch(shown: Meter) -> Callable[[Tally], None]:
-    """How the run's tally is shown: games of planned, then faults and the leader."""
-    return lambda tally: shown.show(tally.done, tally.planned, standing(tally))
-
-
-def standing(tally: Tally) -> str:
-    """Faults so far and who leads by wins, in a few words: `2 faults, leader ana (5 wins)`."""
-    faults = {0: "no faults", 1: "1 fault"}.get(tally.faults, f"{tally.faults:,} faults")
-    names, wins = tally.leaders()
-    if not names:
-        return faults
-    shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
-    title = "leader" if len(names) == 1 else "leaders"
-    return f"{faults}, {title} {shown} ({wins:,} win{'s' * (wins != 1)})"
 
 
 def _live_report(every: float) -> Callable[[Path, Tally], object]:
