@@ -14,6 +14,7 @@ from arena.hands import Claim, parse_claim
 from arena.hookspecs import hookimpl
 from arena.options import Options
 from arena.referee import GameRecord
+from arena.rules import RULE_SETS, get_rules
 from arena.rules.actions import (
     Accept,
     Action,
@@ -39,9 +40,8 @@ def play_game(rules: str | Any, players: Sequence[object], seed: int = 0,
     is hosted as every command hosts it: built-ins inline, other bots in their own process;
     Players, Bot classes and factories play as given."""
     from arena import entrants, referee
-    from arena.plugins import find_rules
 
-    ruleset = find_rules(rules) if isinstance(rules, str) else rules
+    ruleset = get_rules(rules) if isinstance(rules, str) else rules
     hosts = entrants.KeptHosts()
     try:
         seats = entrants.seat_all(players, hosts=hosts)
@@ -49,6 +49,15 @@ def play_game(rules: str | Any, players: Sequence[object], seed: int = 0,
     finally:
         hosts.close()
 
+
+def _installed_rules() -> Mapping[str, Any]:
+    """The plugins' rule sets, for the one registry (the rules never import plugins)."""
+    from arena.plugins import installed_rules
+
+    return installed_rules()
+
+
+RULE_SETS.installed = _installed_rules
 
 Exchange = Reroll  # dice-cards: exchanging cards is the reroll of the card variation
 

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 
 from arena import plugins
 from arena.botcard import BotCard
+from arena.botfile import BotFile
 from arena.hosts.inline import BotFault, Host, InlineHost
 from arena.options import Options
 from arena.plugins import BotSpec, PluginError, Registry, bot_from_file, default_registry
@@ -39,7 +40,6 @@ if TYPE_CHECKING:
 Mode = Literal["inline", "process", "command"]
 Kind = Literal["name", "file", "folder", "module", "command"]
 
-MODES: tuple[Mode, ...] = ("inline", "process", "command")
 COMMAND_PREFIX = "cmd:"
 """A bot reference `cmd:PROGRAM ARGS` is an executable speaking the JSON-lines protocol."""
 TRUSTED_SOURCES = frozenset({"builtin"})
@@ -98,7 +98,7 @@ class Reference:
             return "command"
         if plugins.is_folder(self.ref):
             return "folder"
-        if self.ref.endswith(".py") or ".py:" in self.ref:
+        if BotFile.parse(self.ref) is not None:
             return "file"
         return "module" if ":" in self.ref else "name"
 
@@ -212,15 +212,16 @@ def _located_spec(reference: Reference) -> BotSpec | None:
     as the file the user named: one module in a process that read both."""
     if reference.located is None:
         return None
-    copy, _, cls = reference.located.partition(".py:")
-    named = reference.ref.partition(".py:")[0]
-    return bot_from_file(Path(copy.removesuffix(".py") + ".py"), cls or None,
-                         Path(named.removesuffix(".py") + ".py"))
+    copy, named = BotFile.parse(reference.located), BotFile.parse(reference.ref)
+    if copy is None or named is None:
+        return None
+    return bot_from_file(Path(copy.path), copy.cls or None, Path(named.path))
 
 
 def file_origin(ref: str) -> str:
     """A bot file's origin as the loader names it: the file's path, without its class."""
-    return f"file {Path(ref.partition('.py:')[0].removesuffix('.py'))}.py"
+    file = BotFile.parse(ref)
+    return f"file {Path(ref if file is None else file.path)}"
 
 
 def file_problem(ref: str) -> str | None:
@@ -228,10 +229,10 @@ def file_problem(ref: str) -> str | None:
     loaded, or None (for every other reference too); said without loading the file."""
     if plugins.is_folder(ref):
         return plugins.folder_problem(ref)
-    path = ref.partition(".py:")[0] + ".py" if ".py:" in ref else ref
-    if not path.endswith(".py") or Path(path).is_file():
+    file = BotFile.parse(ref)
+    if file is None or Path(file.path).is_file():
         return None
-    return f"bot file {path!r} not found: looked at {Path(path).resolve()}"
+    return f"bot file {file.path!r} not found: looked at {Path(file.path).resolve()}"
 
 
 def reference_problem(ref: str, registry: Registry | None = None) -> str | None:
@@ -242,18 +243,25 @@ def reference_problem(ref: str, registry: Registry | None = None) -> str | None:
     return (registry or default_registry()).problem(ref)
 
 
+def _named(ref: str) -> str:
+    """What a loader's message names a bot by: its file, else the reference."""
+    file = BotFile.parse(ref)
+    return ref if file is None else file.path
+
+
 def introduced(entrant: Resolved, host: Host) -> Resolved:
     """The entrant with its card: a bot run in its own process says it at hello (its process
     started on `host` if need be, within the start-up timeout). Raise EntrantError, in one
     line, when it does not: the loader's words for a file that does not load."""
-    introduce = getattr(host, "introduce", None)
-    if entrant.card is not None or introduce is None:
+    if entrant.card is not None:
         return entrant
     try:
-        card = introduce()
+        card = host.introduce()
+        if card is None:  # a host whose bot says nothing of itself
+            return entrant
     except BotFault as fault:
         said = fault.message
-        if entrant.reference.ref.partition("?")[0].partition(".py:")[0] not in said:
+        if _named(entrant.reference.ref) not in said:
             said = f"bot {entrant.reference.label!r} did not say hello: {said}"
         raise EntrantError(said) from None
     return replace(entrant, card=replace(card, origin=entrant.origin))
@@ -368,9 +376,7 @@ class KeptHosts:
 
 def _shutdown(host: Host) -> None:
     """Stop a host's bot process, if it has one."""
-    stop = getattr(host, "shutdown", None)
-    if stop is not None:
-        stop()
+    host.shutdown()
 
 
 def seat_all(items: Sequence[object], registry: Registry | None = None,

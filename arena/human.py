@@ -10,9 +10,8 @@ import click
 
 from arena.bot import Bot, BotContext
 from arena.hands import CATEGORY_TEXT, Claim, HandError, value
-from arena.plugins import find_rules
 from arena.primer import rules_help
-from arena.rules import description_of
+from arena.rules import description_of, get_rules
 from arena.rules.actions import (
     Accept,
     Action,
@@ -35,6 +34,8 @@ CLAIM_WORDS = frozenset(text.partition("-")[0] for text in CATEGORY_TEXT.values(
 HELP_WORDS = frozenset(("help", "?", "h"))
 RULES_WORD = "rules"
 """After a help word (or alone): how the game goes, every claim, the options in force."""
+STOP = "end of input (Ctrl-D) or Ctrl-C stops the game"
+"""How a person at the terminal stops a game, as `help` says it."""
 LADDER_BELOW, LADDER_ABOVE = 2, 4
 """Claims shown below the claim to beat and above it in `help`."""
 
@@ -68,21 +69,16 @@ class HumanBot(Bot):
         while True:
             text = self._read(f"seat {self.seat}, {observation.decision}")
             if asks_rules(text):
-                self.say("\n".join(rules_help(find_rules(self.context.rules),
+                self.say("\n".join(rules_help(get_rules(self.context.rules),
                                               self.context.options)))
                 continue
             if text.strip().lower() in HELP_WORDS:
                 self.say(help_lines(observation, sof, rules))
                 continue
-            try:
-                action = read_action(text, observation.decision, sof)
-            except HandError as exc:
-                self.say(f"  not understood: {exc}\n  try: {try_line(observation)}")
-                continue
-            problem = observation.legal.problem(action)
-            if problem is None:
-                return action
-            self.say(f"  not legal: {problem}\n  try: {try_line(observation)}")
+            answer = take(text, observation, sof)
+            if not isinstance(answer, str):
+                return answer
+            self.say(answer)
 
     def _read(self, prompt: str) -> str:
         """One line from the person; end of input or Ctrl-C stops the game."""
@@ -120,6 +116,19 @@ def read_action(text: str, decision: str, straight_over_full: bool = False) -> A
                         ) from None
 
 
+def take(text: str, observation: Observation, straight_over_full: bool = False) -> Action | str:
+    """The person's line as a legal action of this decision, or what the prompt answers (not
+    understood or not legal, and what to try): the terminal and the browser say the same."""
+    try:
+        action = read_action(text, observation.decision, straight_over_full)
+    except HandError as exc:
+        return f"  not understood: {exc}\n  try: {try_line(observation)}"
+    problem = observation.legal.problem(action)
+    if problem is None:
+        return action
+    return f"  not legal: {problem}\n  try: {try_line(observation)}"
+
+
 def legal_examples(obs: Observation) -> list[Action]:
     """A few answers that are legal at this decision, the simplest first."""
     claims = obs.legal_claims()
@@ -134,9 +143,14 @@ def legal_examples(obs: Observation) -> list[Action]:
     return [a for a in candidates if obs.legal.problem(a) is None]
 
 
+def example_texts(obs: Observation) -> list[str]:
+    """The legal examples written as the person would type them."""
+    return [str(a).replace(",", "") for a in legal_examples(obs)]
+
+
 def try_line(obs: Observation) -> str:
     """The legal examples as the prompt reads them, for a re-prompt."""
-    return "   |   ".join(str(a).replace(",", "") for a in legal_examples(obs))
+    return "   |   ".join(example_texts(obs))
 
 
 def ladder(obs: Observation) -> str:
@@ -171,8 +185,9 @@ def _worth(tokens: Sequence[str | None], straight_over_full: bool) -> str:
 
 
 def help_lines(obs: Observation, straight_over_full: bool = False,
-               rules: Description | str | None = None) -> str:
-    """The choices of this decision, the claim ladder, and the value of what you hold."""
+               rules: Description | str | None = None, stop: str = STOP) -> str:
+    """The choices of this decision, the claim ladder, and the value of what you hold; `stop`
+    says how to stop the game where the person plays (none in a browser)."""
     lines = [f"  you may: {obs.legal.describe().removeprefix('legal: ')}",
              f"  e.g.: {try_line(obs)}"]
     if obs.decision != "choose":  # choosing the receiver claims nothing
@@ -185,7 +200,8 @@ def help_lines(obs: Observation, straight_over_full: bool = False,
     if obs.decision == "choose" and obs.legal.seats:
         seat = obs.legal.seats[0]
         bare = f"'{seat}' alone means 'choose {seat}'; "
-    lines.append(f"  {bare}end of input (Ctrl-D) or Ctrl-C stops the game")
+    if bare or stop:
+        lines.append(f"  {bare}{stop}".removesuffix("; "))
     lines.append("  help rules: how the game goes, every claim, the options in force")
     return "\n".join(lines)
 

@@ -34,7 +34,6 @@ class Narrator:
         self.viewer = viewer
         self.cards = self.description.hand == "cards"
         self.central = self.description.central
-        self.scores_word = self.description.unit
         self.pending: list[str] = []
         self.pending_seat: int | None = None
 

@@ -31,9 +31,8 @@ from arena.ecosystem.layout import Layout
 from arena.entrants import KeptHosts, seat_all
 from arena.hands import CARDS, claim_space
 from arena.hosts.inline import BotFault
-from arena.plugins import find_rules
 from arena.referee import Player, generator
-from arena.rules import CHANCE, TERMINAL
+from arena.rules import CHANCE, TERMINAL, get_rules
 from arena.rules.actions import Action
 from arena.seeds import bot_seed, derive_seed
 
@@ -57,7 +56,7 @@ class ArenaEnv(AECEnv):  # type: ignore[misc, unused-ignore]
                  opponents: Sequence[str] | Mapping[int, str],
                  options: Mapping[str, object] | None, render_mode: str | None) -> None:
         super().__init__()
-        self.rules = find_rules(rules)
+        self.rules = get_rules(rules)
         self.rules.check_players(players)
         self.options = self.rules.check_options(options)
         bots = (dict(opponents) if isinstance(opponents, Mapping)

@@ -24,10 +24,9 @@ from arena.entrants import (
 )
 from arena.hosts.inline import Host, InlineHost
 from arena.narrative import Narrator, result_lines
-from arena.plugins import find_rules
 from arena.primer import primer
 from arena.referee import Player, play_game
-from arena.rules import RulesError, RuleSet
+from arena.rules import RulesError, RuleSet, get_rules
 from arena.rules.actions import Action
 from arena.rules.base import Event, Observation
 
@@ -131,7 +130,7 @@ def play_in_terminal(rules_id: str, refs: Sequence[str], seed: int, options: dic
     """Play and narrate one game; humans see their own private events only."""
     echo = guard_pipe(echo)
     try:
-        ruleset = find_rules(rules_id)
+        ruleset = get_rules(rules_id)
         ruleset.check_players(len(refs))
         options = ruleset.check_options(options)
     except RulesError as exc:

@@ -25,7 +25,8 @@ import pluggy
 from arena import hookspecs
 from arena.bot import Bot
 from arena.botcard import BotCard
-from arena.rules import RULESETS, RulesError, RuleSet
+from arena.botfile import BotFile
+from arena.rules import RULESETS, RuleSet
 from arena.rules.base import Description
 
 GROUP = "arena"
@@ -128,11 +129,9 @@ class Registry:
             return self.bots[ref]
         if is_folder(ref):
             return bot_from_folder(Path(ref))
-        path, _, cls = ref.partition(".py:") if ".py:" in ref else (ref, "", "")
-        if ".py:" in ref:
-            path += ".py"
-        if path.endswith(".py"):
-            return bot_from_file(Path(path), cls or None)
+        file = BotFile.parse(ref)
+        if file is not None:
+            return bot_from_file(Path(file.path), file.cls or None)
         if ":" in ref:
             return bot_from_module(ref)
         raise PluginError(unknown_bot_message(ref, self.names()))
@@ -338,12 +337,7 @@ def default_registry() -> Registry:
     return _DEFAULT
 
 
-def find_rules(rules_id: str) -> RuleSet:
-    """A rule set by id: a built-in one, else one an installed plugin registered (loaded only
-    then); raise RulesError naming the known ones."""
-    if rules_id in RULESETS:
-        return RULESETS[rules_id]
-    known = default_registry().rules
-    if rules_id not in known:
-        raise RulesError(f"unknown rule set {rules_id!r} (known: {', '.join(sorted(known))})")
-    return known[rules_id]
+def installed_rules() -> dict[str, RuleSet]:
+    """Every rule set of the installed plugins' registry by id (arena.rules.RULE_SETS reads
+    them from here, the first time it is asked for one not built in)."""
+    return default_registry().rules

@@ -138,9 +138,8 @@ def play_game(rules: str | RuleSet, players: Sequence[object], seed: int = 0,
               spectator: Callable[[Event], None] | None = None) -> GameRecord:
     """Play one game between the given bots and return its record.
 
-    `rules` is the rule set itself, or a built-in's id: the referee reads no plugin registry,
-    so a plugin's rule set is looked up by the caller (`arena.play_game` does, through
-    `arena.plugins.find_rules`, the registry every command uses) and handed over.
+    `rules` is the rule set itself, or its id in the one registry of rule sets
+    (`arena.rules.get_rules`: built in, or registered by an installed plugin).
     `spectator`, if given, sees every event as it happens (private ones too, and a `fault`
     event for each fault), e.g. to narrate the game.
     """
@@ -227,7 +226,7 @@ class _Game:
                 self.broken[seat] = fault
                 self.pending.append((seat, fault, "start"))
                 self.watching = True  # a bot built again at its next decision may listen
-            if getattr(player.host, "listens", True):
+            if player.host.listens:
                 self.watching = True
 
     def _decide(self, state: Any, seat: int) -> Any:
@@ -254,8 +253,8 @@ class _Game:
             problem = _problem(observation, action)
             if problem is None:
                 raise
-            note = getattr(host, "note", None)  # the bot's stderr, where it has its own
-            illegal = BotFault("illegal", problem + (note() if note else ""), _sent(host, action))
+            # ends with the bot's stderr, where it has its own
+            illegal = BotFault("illegal", problem + host.note(), _sent(host, action))
             return self._fault(state, seat, illegal, elapsed)
         self.log.append(_new(ActionEntry, (seat, action, elapsed)))  # half ActionEntry()'s cost
         return new_state
@@ -356,7 +355,7 @@ def generator(seed: int) -> random.Random:
 def _sent(host: Host, action: object) -> str:
     """What the bot sent for an illegal answer: the reply line of a bot in its own process,
     else the answer's JSON form (or its repr, when it is no action at all)."""
-    reply = getattr(host, "last_reply", None)
+    reply = host.last_reply
     if reply is not None:
         return shown(reply)
     try:

@@ -18,7 +18,6 @@ the rules: re-applying a game is arena.verify's.
 
 from __future__ import annotations
 
-import contextlib
 import gzip
 import json
 import os
@@ -28,18 +27,25 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from arena import hands
 from arena.hosts.codec import action_to_json, event_to_json
+from arena.hosts.text import (
+    ACTIONS,
+    ENCODER,
+    LINES,
+    SECONDS_DECIMALS,
+    action_template,
+    chance_text,
+    event_text,
+)
 from arena.referee import ActionEntry, Fault, FaultEntry, GameRecord, LogEntry
 from arena.rules import RULESETS
-from arena.rules.actions import Action, Chance
+from arena.rules.actions import Chance
 from arena.rules.base import Event
 from arena.tournament.run import safe_read
 from arena.tournament.run.results import write_atomic
 
 FORMAT = "arena-replay"
 VERSION = 1
-SECONDS_DECIMALS = 6
 GZIP_LEVEL = 2
 """A third of level 6's time (and as fast as level 1, for 10% less) for files 39% bigger
 (3.7 KB for a 4-seat dice game of random bots instead of 2.6): at level 6, compressing took
@@ -160,14 +166,14 @@ def encode_game(
 ) -> bytes:
     """The replay file of `encode_replay(replay_lines(record, game, seats))`, the same JSON
     (its seconds in fixed point), built for a tournament's every game: each log entry is
-    written as text straight from the record, most of them found in `_LINES` (games repeat
-    the same events), instead of as a dict for the JSON encoder, which took as long as
-    playing the game. Only for the built-in rule sets, whose every field keeps one type: a
-    kept line is found by equal values, and 1, 1.0 and True are equal in Python."""
+    written as text straight from the record (arena.hosts.text), most of them found made
+    already (games repeat the same events), instead of as a dict for the JSON encoder, which
+    took as long as playing the game. Only for the built-in rule sets, whose every field keeps
+    one type: a kept line is found by equal values, and 1, 1.0 and True are equal in Python."""
     if record.rules not in RULESETS:
         return encode_replay(replay_lines(record, game, seats))
-    lines = [_ENCODER.encode(_header(record, game, seats)), *_log_lines(record.log),
-             _ENCODER.encode(_result(record))]
+    lines = [ENCODER.encode(_header(record, game, seats)), *_log_lines(record.log),
+             ENCODER.encode(_result(record))]
     return _gzip("\n".join(lines) + "\n")
 
 
@@ -190,113 +196,30 @@ def _json_lines(lines: Sequence[Mapping[str, Any]],
 
 
 def _log_lines(log: Sequence[LogEntry]) -> list[str]:
-    """The log's lines, the same text as `_entry`'s dicts in compact JSON: one loop with
-    the lines already made at hand, since a function call costs as much as finding one."""
-    lines, actions, out = _LINES, _ACTION_LINES, []
+    """The log's lines, the same text as `_entry`'s dicts in compact JSON (arena.hosts.text):
+    one loop with the lines already made at hand, since a function call costs as much as
+    finding one."""
+    lines, actions, out = LINES, ACTIONS, []
     for item in log:
         if isinstance(item, Event):
-            key = (item.kind, item.seat, item.to, *item.data.items())
             try:
-                text = lines[key]
-            except KeyError:
-                text = _part(lines, key, _event_line(item))
-            except TypeError:  # a list in the event's data: no key, no keeping
-                text = _event_line(item)
+                line = lines[(item.kind, item.seat, item.to, *item.data.items())]
+            except (KeyError, TypeError):
+                line = event_text(item, exact=False)
         elif isinstance(item, ActionEntry):
             try:
-                text = actions[item.action] % (item.seat, item.seconds)
+                line = actions[item.action] % (item.seat, item.seconds)
             except (KeyError, TypeError):
-                text = _action_line(item.action) % (item.seat, item.seconds)
+                line = action_template(item.action) % (item.seat, item.seconds)
+        elif isinstance(item, Chance):
+            line = chance_text(item)
         else:
-            text = _other_line(item)
-        out.append(text)
+            line = ENCODER.encode(_entry(item))
+        out.append(line)
     return out
 
 
-def _other_line(item: LogEntry) -> str:
-    if isinstance(item, Chance):  # a shuffled deck is seldom seen twice: not kept
-        if len(item.outcome) > _FEW:
-            return _ENCODER.encode(_chance_dict(item))
-        key = ("chance", *item.outcome)
-        return _LINES.get(key) or _part(_LINES, key, _ENCODER.encode(_chance_dict(item)))
-    return _ENCODER.encode(_entry(item))
-
-
-def _event_line(event: Event) -> str:
-    """An event's line from the texts of its parts: its head (kind, seat, to) and each of
-    its fields, each part made once (a field, such as a seat's dice, recurs more often than
-    the whole event)."""
-    if not _HEAD_KEYS.isdisjoint(event.data):  # a field named as the head's: as the codec does
-        return _ENCODER.encode(_entry(event))
-    head = (event.kind, event.seat, event.to)
-    parts = [_HEADS.get(head) or _part(_HEADS, head, _event_head(event))]
-    for field in event.data.items():
-        try:
-            text = _FIELDS.get(field) or _part(_FIELDS, field, _field_text(field))
-        except TypeError:  # a list in the field: not a key
-            text = _field_text(field)
-        parts.append(text)
-    return ",".join(parts) + "}}"
-
-
-def _event_head(event: Event) -> str:
-    return _ENCODER.encode(_entry(event._replace(data={})))[:-2]
-
-
-def _field_text(field: tuple[str, Any]) -> str:
-    return _ENCODER.encode(dict((field,)))[1:-1]
-
-
-def _part(parts: dict[Any, str], key: Any, text: str) -> str:
-    if len(parts) >= _LINES_KEPT:
-        parts.clear()
-    parts[key] = text
-    return text
-
-
-def _chance_dict(chance: Chance) -> dict[str, Any]:
-    return {"type": "chance", "outcome": chance.outcome}
-
-
-def _action_line(action: Action) -> str:
-    """An action line with `%d` for its seat and its seconds in fixed point, made once per
-    action: `%.6f` of the seconds is the number `round(seconds, 6)` is, in a quarter of the
-    time its shortest form takes (`2.5e-05` becomes `0.000025`)."""
-    try:
-        found = _ACTION_LINES.get(action)
-    except TypeError:  # an action with a list inside cannot be a key
-        found = None
-    if found is None:
-        text = _ENCODER.encode(action_to_json(action)).replace("%", "%%")
-        found = '{"type":"action","seat":%d,"action":' + text + ',"seconds":' + _SECONDS + "}"
-        with contextlib.suppress(TypeError):
-            if len(_ACTION_LINES) >= _LINES_KEPT:
-                _ACTION_LINES.clear()
-            _ACTION_LINES[action] = found
-    return found
-
-
-def _claim_text(value: object) -> str:
-    """A claim inside an entry, as its text (the JSON encoder asks for what it cannot encode)."""
-    if isinstance(value, hands.Value):
-        return str(value)
-    raise TypeError(f"{type(value).__name__} is not JSON serializable")
-
-
 _PLAIN_ENCODER = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
-_ENCODER = json.JSONEncoder(separators=(",", ":"), allow_nan=False, default=_claim_text)
-_LINES: dict[tuple[Any, ...], str] = {}
-"""Event and chance lines by what they say: most repeat across games (the same claim by the
-same seat, the same look, the same dice seen), so a tournament writes each once."""
-_HEAD_KEYS = frozenset(("kind", "seat", "to"))
-_HEADS: dict[tuple[Any, ...], str] = {}
-_FIELDS: dict[tuple[str, Any], str] = {}
-_ACTION_LINES: dict[Action, str] = {}
-_SECONDS = f"%.{SECONDS_DECIMALS}f"
-_FEW = 6
-"""Chance outcomes of up to this many numbers (dice) are kept."""
-_LINES_KEPT = 1 << 15
-"""Lines kept at most (a few MB), forgotten all at once when full."""
 
 
 def write_replay(path: str | os.PathLike[str], lines: Sequence[Mapping[str, Any]]) -> None:

@@ -25,7 +25,6 @@ from typing import Any
 
 from arena import entrants
 from arena.bot import BotContext, Limits
-from arena.botcard import BotCard
 from arena.entrants import (
     EntrantError,
     Problem,
@@ -78,8 +77,8 @@ def dry_run(entrant: Resolved, rules: str, options: Mapping[str, Any], seats: in
             entrant = introduced(entrant, host)
         _check_card(entrant, rules, who)
         refused = entrant_problem(entrant, rules, options, seats, limits, names, host=host)
-        said = getattr(host, "card", None)  # a command says what it is at its start's hello
-        if entrant.mode == "command" and isinstance(said, BotCard):
+        said = host.card  # a command says what it is at its start's hello
+        if entrant.mode == "command" and said is not None:
             entrant = replace(entrant, card=replace(said, origin=entrant.origin))
             _check_card(entrant, rules, who)
     finally:
@@ -111,9 +110,7 @@ def _check_card(entrant: Resolved, rules: str, who: str | None) -> None:
 def _stop(host: Host) -> None:
     """Close a host after its trial and stop its bot process, if it has one."""
     host.close()
-    shutdown = getattr(host, "shutdown", None)
-    if shutdown is not None:
-        shutdown()
+    host.shutdown()
 
 
 def start_problem(host: Host, context: BotContext, timeout: float = START_TIMEOUT) -> str | None:
@@ -159,11 +156,11 @@ def trial_context(
     names: Sequence[str],
 ) -> BotContext:
     """The context of seat 0 at a table of the tournament, as a game would build it."""
-    from arena.plugins import find_rules
+    from arena.rules import get_rules
 
     return BotContext(0, players, rules, Options.of(options), limits,
                       random.Random(0), Options.of(bot_options), tuple(names),
-                      find_rules(rules).description)
+                      get_rules(rules).description)
 
 
 # --- a tournament's entrants --------------------------------------------------------------

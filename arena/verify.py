@@ -17,8 +17,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.hosts.codec import CodecError, action_from_json, event_to_json
-from arena.replay import SECONDS_DECIMALS, Replay, read_replay
-from arena.rules import CHANCE, RULESETS, RulesError, RuleSet
+from arena.hosts.text import SECONDS_DECIMALS
+from arena.replay import Replay, read_replay
+from arena.rules import CHANCE, RulesError, RuleSet, get_rules
 from arena.rules.actions import Chance
 
 
@@ -59,10 +60,11 @@ class _Mismatch(Exception):
 
 def _ruleset(header: Mapping[str, Any], rules: Mapping[str, RuleSet] | None) -> RuleSet:
     wanted = header.get("rules") or {}
-    known = rules if rules is not None else _installed_rules(wanted.get("id"))
-    ruleset = known.get(str(wanted.get("id")))
-    if ruleset is None:
-        raise _Mismatch(1, f"unknown rule set {wanted.get('id')!r}")
+    rules_id = str(wanted.get("id"))
+    try:
+        ruleset = rules[rules_id] if rules is not None else get_rules(rules_id)
+    except (KeyError, RulesError):
+        raise _Mismatch(1, f"unknown rule set {wanted.get('id')!r}") from None
     if ruleset.version != wanted.get("version"):
         raise _Mismatch(
             1,
@@ -70,14 +72,6 @@ def _ruleset(header: Mapping[str, Any], rules: Mapping[str, RuleSet] | None) -> 
             f"the replay was played under version {wanted.get('version')!r}",
         )
     return ruleset
-
-
-def _installed_rules(rules_id: object) -> Mapping[str, RuleSet]:
-    if rules_id in RULESETS:
-        return RULESETS
-    from arena.plugins import default_registry  # plugins only for rule sets not built in
-
-    return default_registry().rules
 
 
 def _plain(value: object) -> object:

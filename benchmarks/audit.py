@@ -1,4 +1,4 @@
-"""Benchmark of the check a run makes before it writes the standings (tournament/audit.py):
+"""Benchmark of the check a run makes before it writes the standings (tournament/run/audit.py):
 every line of games.jsonl against what the run played and against its replay.
 
 Run: python benchmarks/audit.py [--games 1000] [--folder results/bench-audit] [--repeat 3]

@@ -24,6 +24,7 @@ from typing import Any
 
 from arena import play_game
 from arena.bot import BotContext, GameEnd, Limits
+from arena.hosts.inline import Host
 from arena.hosts.pipe import ProcessHost, ProcessLimits
 from arena.hosts.processes import BotProcess
 from arena.hosts.walls import level as find_level
@@ -33,17 +34,13 @@ from arena.rules.actions import Action
 from arena.rules.base import Event, Observation
 
 
-class Timed:
+class Timed(Host):
     """A host that times each of its decisions (the wall clock around the inner host's act)."""
 
     def __init__(self, inner: ProcessHost) -> None:
         self.inner = inner
         self.mode = inner.mode
         self.times: list[float] = []
-
-    @property
-    def billed(self) -> float | None:
-        return self.inner.billed
 
     def start(self, context: BotContext) -> None:
         self.inner.start(context)
@@ -52,6 +49,7 @@ class Timed:
         began = time.perf_counter()
         action = self.inner.act(observation, timeout)
         self.times.append(time.perf_counter() - began)
+        self.billed = self.inner.billed
         return action
 
     def notify(self, event: Event) -> None:

@@ -1,6 +1,6 @@
 """The `bluffer` bot: claims well above what it has and rarely challenges.
 
-It learns from `bots.memory` what its seat has seen and rerolls by `honest`'s rules of thumb.
+It learns from `arena.odds.memory` what its seat has seen and rerolls by `honest`'s rules of thumb.
 Its randomness must come only from the bot's own generator (`self.rng`), so that a seed
 replays it exactly.
 """
@@ -9,15 +9,16 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
-from arena_bots import probability
 from arena_bots.decisions import choose_receiver, fit_reroll
 from arena_bots.honest import plain_reroll
-from arena_bots.memory import CentralMemory, Remembering, fraction_option, tokens
+from arena_bots.memory import Remembering, fraction_option
 from arena_bots.statistician import best_central, swaps_for
 
 import arena
 from arena.bot import BotContext
 from arena.hands import ClaimSpace
+from arena.odds import probability
+from arena.odds.memory import CentralMemory, tokens
 
 
 class Bluffer(Remembering):

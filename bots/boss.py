@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
-from arena_bots.memory import RoundMemory, tokens
 from arena_bots.mirror import Mirror
 from arena_bots.statistician import Statistician
 
 import arena
 from arena.bot import BotContext
+from arena.odds.memory import RoundMemory, tokens
 from arena.rules.base import Event
 
 DOUBT = MappingProxyType({"dice": 0.55, "dice-cards": 0.5, "cards": 0.1})
@@ -26,7 +26,7 @@ TABLE_DOUBT = MappingProxyType({"dice": 0.45})
 class Boss(Statistician):
     """Plays the statistician's odds, and bluffs where its model of the opponent says it pays.
 
-    How it plays. Everything the statistician knows, it knows the same way (`bots.memory`),
+    How it plays. Everything the statistician knows, it knows the same way (`arena.odds.memory`),
     and it plays as the statistician does but for two things. In two-player `dice` and
     `dice-cards` it keeps a mirror of its opponent's mind (`bots.mirror`): the hand the
     opponent last saw, what it has seen of boss's claims, and so how much it trusts them.

@@ -11,11 +11,10 @@ from functools import cache
 from importlib import resources
 from types import MappingProxyType
 
-from arena_bots.memory import space_of
-
 import arena
 from arena.bot import BotContext
 from arena.ecosystem.layout import Layout
+from arena.odds.memory import space_of
 from arena.rules.base import Event
 
 SOLVED_FOR = MappingProxyType({"max_points": 1, "receiver": "left", "look_must_reroll": False,

@@ -1,7 +1,7 @@
 """The `honest` bot: claims only what it knows it has, and challenges what it finds unlikely.
 
 Its rules of thumb for rerolls (`plain_reroll`) are shared with `bluffer`. It learns from
-`bots.memory` what its seat has seen; it must not read anything into the claims themselves
+`arena.odds.memory` what its seat has seen; it must not read anything into the claims themselves
 (that is the statistician's job), must not lie except with the lowest legal claim when it
 has to, and uses no randomness.
 """
@@ -10,14 +10,15 @@ from __future__ import annotations
 
 from collections import Counter
 
-from arena_bots import probability
 from arena_bots.decisions import choose_receiver, fit_reroll
-from arena_bots.memory import CentralMemory, Remembering, tokens
-from arena_bots.probability import CardTables, DiceTables
+from arena_bots.memory import Remembering
 from arena_bots.statistician import best_central, swaps_for
 
 import arena
 from arena.hands import Category
+from arena.odds import probability
+from arena.odds.memory import CentralMemory, tokens
+from arena.odds.probability import CardTables, DiceTables
 
 DOUBT = 0.5
 """Honest challenges a claim when the chance that it holds, from what it has seen, is below."""

@@ -13,11 +13,11 @@ import itertools
 import math
 from collections.abc import Sequence
 
-from arena_bots import probability
-from arena_bots.memory import RoundMemory
 from arena_bots.statistician import best_reroll
 
 from arena import hands
+from arena.odds import probability
+from arena.odds.memory import RoundMemory
 from arena.rules.base import Event
 
 EVEN = 0.5

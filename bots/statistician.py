@@ -1,6 +1,6 @@
 """The `statistician` bot: exact probabilities from everything its seat has seen.
 
-It decides from `bots.memory` (what its seat saw) and `bots.probability` (exact tables).
+It decides from `arena.odds.memory` (what its seat saw) and `arena.odds.probability` (exact tables).
 It must not use randomness (it is deterministic) nor keep anything beyond the current game,
 and it must stay far inside the time limit: a few milliseconds per decision on average.
 """
@@ -11,13 +11,14 @@ import itertools
 from functools import cache
 from types import MappingProxyType
 
-from arena_bots import probability
 from arena_bots.decisions import choose_receiver
-from arena_bots.memory import CentralMemory, Remembering, RoundMemory, fraction_option, tokens
-from arena_bots.probability import CardTables, DiceTables
+from arena_bots.memory import Remembering, fraction_option
 
 import arena
 from arena.bot import BotContext
+from arena.odds import probability
+from arena.odds.memory import CentralMemory, RoundMemory, tokens
+from arena.odds.probability import CardTables, DiceTables
 
 BAR_WEIGHT = 0.1
 """Weight of 'how hard the claim is to beat' against 'the claim is true' in a reroll choice."""
@@ -142,8 +143,6 @@ def _gain(straight_over_full: bool) -> tuple[float, ...]:
 KEEPS_OF = tuple(tuple(keep for size in range(n + 1)
                        for keep in itertools.combinations(range(n), size)) for n in range(6))
 """By the hand's size (5, fewer in a reduced game): every set of positions a reroll may keep."""
-KEEPS = KEEPS_OF[5]
-"""Every set of positions a reroll of 5 may keep (32)."""
 REROLLED = {(n, keep): tuple(p for p in range(n) if p not in keep)
             for n in range(6) for keep in KEEPS_OF[n]}
 """The positions rerolled when these are kept, by the hand's size."""

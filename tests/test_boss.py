@@ -4,13 +4,13 @@ opponent would believe and claims true where the opponent would challenge."""
 from __future__ import annotations
 
 import pytest
-from arena_bots.memory import RoundMemory
 from arena_bots.mirror import EVEN, Mirror
 from click.testing import CliRunner
 
 import arena
 from arena import hands
 from arena.cli.main import cli
+from arena.odds.memory import RoundMemory
 from tests.test_bots import _claims_made
 
 DICE = hands.claim_space(hands.DICE)

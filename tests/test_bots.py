@@ -14,10 +14,8 @@ from pathlib import Path
 from types import MappingProxyType
 
 import pytest
-from arena_bots import probability
 from arena_bots.bluffer import Bluffer, lifted
 from arena_bots.honest import Honest, plain_reroll
-from arena_bots.probability import CardPool, Evidence
 from arena_bots.statistician import Statistician, best_central, swaps_for
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -27,6 +25,8 @@ from arena import hands
 from arena.bot import BotContext
 from arena.hands import Category
 from arena.hosts.inline import InlineHost
+from arena.odds import probability
+from arena.odds.probability import CardPool, Evidence
 from arena.plugins import default_registry
 from arena.referee import ActionEntry, GameRecord, Player
 from arena.rules.actions import Chance
@@ -278,8 +278,9 @@ def test_statistician_beats_random() -> None:
 def test_statistician_keeps_the_dice_that_make_the_claim() -> None:
     """Holding K K K Q 9 against 'full K Q' to beat, it rerolls the 9 (or the Q and 9)."""
     space = hands.claim_space(hands.DICE)
-    from arena_bots.memory import RoundMemory
     from arena_bots.statistician import best_reroll
+
+    from arena.odds.memory import RoundMemory
 
     memory = RoundMemory(0, space)
     memory.saw((13, 13, 13, 12, 9))

@@ -22,7 +22,8 @@ PACKAGE = ROOT / "arena"
 
 LAYERS: dict[str, tuple[str, ...]] = {
     "rules": ("arena.rules", "arena.hands"),
-    "values": ("arena.options", "arena.botcard"),
+    "odds": ("arena.odds",),
+    "values": ("arena.options", "arena.botcard", "arena.botfile"),
     "referee": ("arena.referee",),
     "hosts": ("arena.hosts",),
     "plugins": ("arena.plugins", "arena.hookspecs"),
@@ -39,6 +40,8 @@ RULES_FACE = "arena.rules"
 """The rule sets' public face: the one rules module the tournament may import."""
 RULES_FACE_NAMES = frozenset({"RuleSet", "OptionError", "RulesError", "RULESETS", "get_rules"})
 """What the tournament may take from it: the protocol, its errors and the table of ids."""
+BUNDLED_BOTS = "arena_bots"
+"""The built-in bots: a plugin of arena's, which arena's own layers never reach into."""
 YAML_AND_PLUGINS = ("yaml", "pluggy")
 """Third-party packages that mean reading configs or discovering plugins."""
 
@@ -117,6 +120,24 @@ def test_the_rules_import_only_the_standard_library_and_each_other() -> None:
         return is_standard(name) or covers(LAYERS["rules"] + LAYERS["values"], name)
 
     assert violations("rules", allowed) == []
+
+
+def test_the_odds_import_only_the_standard_library_the_rules_and_each_other() -> None:
+    """The claim odds (tables, a seat's memory) are pure: the bots and the report use them."""
+    def allowed(name: str, taken: frozenset[str]) -> bool:
+        return is_standard(name) or covers(
+            LAYERS["odds"] + LAYERS["rules"] + LAYERS["values"], name)
+
+    assert violations("odds", allowed) == []
+
+
+@pytest.mark.parametrize("layer", ["rules", "odds", "referee", "hosts", "tournament", "report"])
+def test_no_layer_below_the_command_line_imports_the_bundled_bots(layer: str) -> None:
+    """The report tells a claim's odds from arena.odds, not from the statistician's own code."""
+    def allowed(name: str, taken: frozenset[str]) -> bool:
+        return not covers((BUNDLED_BOTS,), name)
+
+    assert violations(layer, allowed) == []
 
 
 @pytest.mark.parametrize("layer", ["referee", "hosts"])
@@ -204,17 +225,6 @@ def test_no_folder_holds_a_family_of_modules_named_with_one_prefix() -> None:
             if len(family) >= 3:
                 families[f"{folder.relative_to(ROOT).as_posix()}/{prefix}"] = family
     assert families == {}
-
-
-LONGEST = 400
-"""Lines a module of arena/ may have: past that it holds more than one responsibility."""
-
-
-def test_no_module_is_longer_than_it_can_be_read() -> None:
-    long = {path.relative_to(ROOT).as_posix(): length
-            for path in sorted(PACKAGE.rglob("*.py"))
-            if (length := len(path.read_text(encoding="utf-8").splitlines())) > LONGEST}
-    assert long == {}, f"modules over {LONGEST} lines: split them by responsibility"
 
 
 ECOSYSTEM = ("arena.openspiel", "arena.pettingzoo")

@@ -44,3 +44,21 @@ def test_the_package_ships_py_typed_so_users_type_checkers_read_the_hints(tmp_pa
     assert (built / "arena" / "rules" / "base.py").is_file()
     assert (built / "arena_bots" / "random_bot.py").is_file()
     assert (built / "arena" / "checkbot" / "__init__.py").is_file()
+
+
+def _branches(count: int) -> str:
+    """A function that takes one of `count + 1` paths (its cyclomatic complexity)."""
+    return "def choose(n: int) -> int:\n" + "".join(
+        f"    if n == {i}:\n        return {i}\n" for i in range(count)) + "    return -1\n"
+
+
+def test_a_function_of_more_than_twelve_paths_is_refused() -> None:
+    """Complexity, not a module's length, is what the tree is kept readable by (C901, 12)."""
+    def complaints(source: str) -> str:
+        return subprocess.run(
+            [sys.executable, "-m", "ruff", "check", "--quiet", "--stdin-filename",
+             "arena/example.py", "-"], cwd=TOP, input=source, capture_output=True, text=True,
+            timeout=300, check=False).stdout
+
+    assert complaints(_branches(11)) == ""
+    assert "C901 `choose` is too complex (13 > 12)" in complaints(_branches(12))

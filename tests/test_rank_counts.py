@@ -9,11 +9,11 @@ import random
 from collections import Counter
 
 import pytest
-from arena_bots import probability
-from arena_bots.probability import CardPool
-from arena_bots.rank_counts import rank_counts
 
 from arena import hands
+from arena.odds import probability
+from arena.odds.probability import CardPool
+from arena.odds.rank_counts import rank_counts
 
 
 def listed_counts(straight_over_full: bool, kept: list[int], pool: CardPool) -> list[int]:

@@ -256,6 +256,29 @@ def test_arena_play_game_plays_the_plugins_rule_set_by_its_id(installed: Path) -
         arena.play_game("dice-long", [Player, Player])
 
 
+def test_every_layer_finds_the_plugins_rule_set_in_the_one_registry(installed: Path) -> None:
+    # The referee, the rules' own lookup and the description every narrator reads looked
+    # only at the built-in rule sets: 'unknown rule set' for a plugin's, unless the caller
+    # had found it in the plugin registry first.
+    from arena import referee
+    from arena.rules import description_of, get_rules
+
+    class Player(arena.Bot):
+        name = "player"
+        rules = (RULES_ID,)
+
+        def act(self, observation: arena.Observation) -> arena.Action:
+            return random_action(observation.legal, self.rng)
+
+    assert get_rules(RULES_ID) is plugins.default_registry().rules[RULES_ID]
+    assert description_of(RULES_ID).id == RULES_ID
+    record = referee.play_game(RULES_ID, [Player, Player], seed=4)
+    assert (record.rules, record.faults, max(record.result.scores)) == (RULES_ID, (), 2)
+    with pytest.raises(RulesError, match=r"unknown rule set 'dice-long' \(known: cards, "
+                                         r"cards-poor, dice, dice-cards, dice-short\)"):
+        get_rules("dice-long")
+
+
 def test_a_rule_set_that_does_not_describe_itself_is_refused() -> None:
     class Bare:
         id = "bare"

@@ -59,8 +59,7 @@ def check_bot(reference: Reference, rules: Sequence[str] | None = None,
         chosen = rules_to_check(entrant, rules)
         evidence, replays = play_checks(entrant, host, chosen, limits)
     finally:
-        stop = getattr(host, "shutdown", None)
-        ended = stop(SHUTDOWN_WAIT) if stop is not None else None
+        ended = host.shutdown(SHUTDOWN_WAIT)
     result = checklist(chosen, evidence, replays, limits, entrant.mode == "inline",
                        ended, entrant.mode != "command")
     return _unchecked(result, entrant, rules)

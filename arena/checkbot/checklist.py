@@ -16,7 +16,7 @@ from arena.checkbot.run import Replay
 from arena.checkbot.scenarios import SCENARIOS
 from arena.checkbot.stage import Answer, Evidence, Options
 from arena.limits import Limits
-from arena.plugins import find_rules
+from arena.rules import get_rules
 
 __all__ = ["Checklist", "Line", "checklist", "not_started"]
 
@@ -83,7 +83,7 @@ def positions(rules_id: str, evidence: Evidence) -> list[Line]:
     answers = [a for a in evidence.answers if a.rules == rules_id]
     cut = {target for rules, target, first, faulted in evidence.targets
            if rules == rules_id and first is None and faulted}
-    decisions = find_rules(rules_id).description.decisions
+    decisions = get_rules(rules_id).description.decisions
     counts = Counter(a.position for a in answers)
     plain = ", ".join(f"{d} {counts[d]}" for d in decisions)
     lines = [_position_line(f"{rules_id}: answers every decision", f"({plain})",
@@ -153,7 +153,7 @@ def under(rules_id: str, options: Options) -> str:
 
 
 def _changed(rules_id: str, options: Options) -> dict[str, Any]:
-    defaults = {spec.name: spec.default for spec in find_rules(rules_id).option_specs}
+    defaults = {spec.name: spec.default for spec in get_rules(rules_id).option_specs}
     return {name: value for name, value in options if defaults.get(name) != value}
 
 
@@ -249,7 +249,7 @@ def notify(rules: Sequence[str], evidence: Evidence) -> Line:
                            f"{message.removeprefix('in notify: ')}", _facts(rules_id, options))
     missing, counts = [], []
     for rules_id in rules:
-        kinds = getattr(find_rules(rules_id), "event_kinds", ())
+        kinds = getattr(get_rules(rules_id), "event_kinds", ())
         told = evidence.told[rules_id]
         missing += [f"'{k}' ({rules_id})" for k in kinds if not told[k]]
         counts.append(f"{rules_id} {sum(1 for k in kinds if told[k])}")

@@ -47,9 +47,7 @@ def play_checks(entrant: Resolved, host: Host, rules: Sequence[str],
         try:
             record = play_one(entrant, again, scenario, limits, Evidence())
         finally:
-            stop = getattr(again, "shutdown", None)
-            if stop is not None:
-                stop()
+            again.shutdown()
         replays.append(compared(scenario, firsts[rules_id], record))
     return evidence, replays
 

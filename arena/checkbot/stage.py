@@ -16,6 +16,7 @@ from time import perf_counter
 from typing import Any
 
 from arena.bot import BotContext, GameEnd
+from arena.botcard import BotCard
 from arena.checkbot.positions import position
 from arena.checkbot.scenarios import FAULT, ScriptedFault, Step
 from arena.hosts.inline import BotFault, Host
@@ -98,7 +99,7 @@ class Director:
         return step
 
 
-class ScriptedHost:
+class ScriptedHost(Host):
     """An opponent: plays the script's steps, then the plainest legal answer (a challenge
     where one is legal, else the lowest claim, no reroll, the first seat)."""
 
@@ -129,7 +130,7 @@ class ScriptedHost:
         """Nothing to release."""
 
 
-class WatchedHost:
+class WatchedHost(Host):
     """The bot's seat: its own host, as a contest runs it, with the script's steps of its
     seat played for it and everything else passed on and noted in `evidence`."""
 
@@ -151,8 +152,14 @@ class WatchedHost:
         self.faulted = False
         """Whether the bot faulted in this game (then it may not reach its position)."""
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.host, name)  # note, last_reply, card, shutdown: the host's own
+    def note(self) -> str:
+        return self.host.note()
+
+    def introduce(self) -> BotCard | None:
+        return self.host.introduce()
+
+    def shutdown(self, wait: float = 0.2) -> str | None:
+        return self.host.shutdown(wait)
 
     def start(self, context: BotContext) -> None:
         """Start the bot for the game; note why it did not."""
@@ -162,6 +169,8 @@ class WatchedHost:
             self.faulted = True
             self.evidence.start_failures.append((self.rules, _said(fault)))
             raise
+        finally:
+            self.card = self.host.card  # what it said at hello, if it speaks the protocol
 
     def act(self, observation: Observation, timeout: float) -> Action:
         """Play the script's step for the bot, or ask the bot and note what it did and how
@@ -182,6 +191,8 @@ class WatchedHost:
             self.billed = None
             self._failed(where, fault, perf_counter() - started)
             raise
+        finally:
+            self.last_reply = self.host.last_reply  # what it sent, shown if it is illegal
         wall = perf_counter() - started
         self.billed = self.host.billed
         self._answered(observation, where, action, wall if self.billed is None else self.billed,

@@ -1,4 +1,5 @@
-"""`arena replay` and `arena report`: the thin click layer over arena.replay and arena.report.html.
+"""`arena replay` and `arena report`: the thin click layer over arena.replay, arena.report.story
+and arena.report.html.
 
 `arena replay FILE` tells one game in plain words, decision by decision, from everyone's
 view or from one seat's (`--seat N`: its own dice or cards, when it saw them, and what
@@ -26,13 +27,9 @@ from typing import Any
 import click
 
 from arena.cli.main import fail, size_text
-from arena.hosts.codec import event_from_json
 from arena.hosts.inline import printable
-from arena.hosts.trace import bounded
-from arena.narrative import Narrator, result_lines
 from arena.replay import Replay, ReplayError, read_listed, read_replay
-from arena.rules import RulesError
-from arena.rules.base import Description, Event
+from arena.report.story import story
 from arena.tournament.run.audit import PARALLEL_FROM, GameCheck
 from arena.verify import verify_replay
 
@@ -44,74 +41,6 @@ _NUMBERED = re.compile(r"(.*?)(\d+)")
 Listed = tuple[Path, object]
 """A replay as a results folder lists it: the folder, and its `replay` (read through
 arena.replay.read_listed, which keeps it under the folder's replays/)."""
-
-
-# --- telling a game -----------------------------------------------------------------------
-
-
-def story(replay: Replay, seat: int | None = None) -> list[str]:
-    """The game in plain words, as everyone saw it (`seat` None) or as one seat knew it;
-    each line printable, since a replay from someone else may hold terminal escapes in any
-    text (a name, the tournament's, a fault message)."""
-    header = replay.header
-    rules = str(header["rules"]["id"])
-    names = [printable(str(e["name"])) for e in header["entrants"]]
-    sof = bool(header.get("options", {}).get("straight_over_full", False))
-    description = _description(rules)
-    narrator = Narrator(description, names, viewer=seat)
-    lines = _heading(header, names, seat)
-    for event in _events(replay, sof):
-        lines.extend(narrator.feed(event))
-    lines.extend(narrator.flush())
-    result = replay.result
-    lines.append("result:")
-    lines.extend(result_lines(names, result["placements"], result["scores"], description))
-    return ["\n".join(map(printable, line.split("\n"))) for line in lines]
-
-
-def _description(rules_id: str) -> Description:
-    """The replay's rule set's description, built in or from an installed plugin."""
-    from arena.plugins import find_rules
-
-    try:
-        return find_rules(rules_id).description
-    except RulesError as exc:
-        raise ReplayError(f"cannot tell the game: {exc}") from None
-
-
-def _heading(header: Mapping[str, Any], names: Sequence[str], seat: int | None) -> list[str]:
-    about = header.get("game") or {}
-    where = [str(about[k]) for k in ("tournament",) if about.get(k)]
-    if about.get("stage"):
-        where.append(str(about["stage"]) + (f", table {about['table']}" if about.get("table")
-                                            else ""))  # fmt: skip
-    of = f" ({'; '.join(where)})" if where else ""
-    seats = ", ".join(f"{s} {name}" for s, name in enumerate(names))
-    view = "everyone (every die and card shown)"
-    if seat is not None:
-        view = f"seat {seat} ({names[seat]}): what it knew, when it knew it"
-    return [
-        f"game {about.get('id', '?')}{of}: {header['rules']['id']}, seed {header.get('seed')}",
-        f"seats: {seats}",
-        f"view: {view}",
-    ]
-
-
-def _events(replay: Replay, sof: bool) -> Iterator[Event]:
-    """The game's events in order, with each fault as the `fault` event a spectator sees."""
-    for entry in replay.log:
-        kind = entry.get("type")
-        if kind == "event":
-            yield _event(entry["event"], sof)
-        elif kind == "fault":
-            trace = bounded(entry.get("trace"), printable)  # the file's: bounded, printable
-            yield Event("fault", entry["seat"], {"kind": entry["kind"],
-                                                 "message": printable(str(entry["message"])),
-                                                 **({"trace": trace} if trace else {})})
-
-
-def _event(data: Mapping[str, Any], sof: bool) -> Event:
-    return event_from_json(data, sof)
 
 
 # --- verifying a folder -------------------------------------------------------------------

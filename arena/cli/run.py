@@ -17,7 +17,7 @@ from __future__ import annotations
 import contextlib
 import shlex
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from arena.tournament.load import Loaded as LoadedTournament
     from arena.tournament.load import Seated
     from arena.tournament.run.progress import Tally
+    from arena.tournament.run.runner import RunReport
     from arena.tournament.run.skipped import LeftOut
 
 REFRESH_MINUTES = 5.0
@@ -205,19 +206,15 @@ def run(
     final: int | None, skip: bool,
 ) -> None:
     """Play a tournament into results/<name>/ and print the standings."""
-    from arena.executor.cluster import ClusterError, ClusterLost
-    from arena.hosts.inline import RefereeFailure
     from arena.report.html import build_report
-    from arena.tournament.errors import TournamentError
-    from arena.tournament.load import sandboxed_entrants, schedule_notes, untrusted_inline
-    from arena.tournament.run.runner import Interrupted, run_tournament
+    from arena.tournament.formats.registry import format_of
+    from arena.tournament.run.runner import run_tournament
 
     if resume and force:
         fail("--resume and --force contradict each other; choose one")
     loaded, tried, cluster = _load(config, isolation)
     cfg, seated = loaded.cfg, loaded.seated
-    from arena.tournament.formats.registry import format_of
-
+    during = _live_report(refresh * 60) if refresh else None
     if format_of(cfg).season:
         from arena.cli.ladder import run_ladder_command
 
@@ -227,8 +224,7 @@ def run(
         _refuse_broken(tried)
         _warn_written_seed(cfg, seated)
         run_ladder_command(cfg, out, games, workers, resume=resume, force=force, quiet=quiet,
-                           cluster=cluster, until=until, final=final,
-                           during=_live_report(refresh * 60) if refresh else None,
+                           cluster=cluster, until=until, final=final, during=during,
                            refresh=refresh * 60 or None)
         return
     for given, flag in ((games, "--games"), (until, "--until-confident"), (final, "--final")):
@@ -237,6 +233,25 @@ def run(
     cfg, cards, left_out = _without_broken(cfg, tried, out, resume=resume, skip=skip)
     again = shlex.join(["arena", "run", config, *(["--out", out] if out else []),
                         *flags_again(given_flags()), "--resume"])
+    _say_before(cfg, seated, cluster, quiet)
+    shown = meter(cfg.name, "game", quiet=quiet, label="progress")
+    # the bar ends before any message of a run stopped early
+    with _run_stopped(again), contextlib.closing(shown):
+        report = run_tournament(
+            cfg, out, workers=workers, resume=resume, force=force,
+            progress=None if quiet else watch(shown), info=_note if not quiet else None,
+            after=lambda folder, count: build_report(folder, workers=count),
+            cards=cards, cluster=cluster, during=during, refresh=refresh * 60 or None,
+            left_out=left_out,
+        )
+    _say_after(report, quiet)
+
+
+def _say_before(cfg: TournamentConfig, seated: Seated, cluster: Cluster | None,
+                quiet: bool) -> None:
+    """What the run will not play as asked, where it plays and whom it trusts, before it plays."""
+    from arena.tournament.load import sandboxed_entrants, schedule_notes, untrusted_inline
+
     for note in schedule_notes(cfg):  # even with --quiet: not the games the config asks for
         _note(f"note: {note}")
     if not quiet and cluster is not None:
@@ -247,24 +262,18 @@ def run(
         click.echo(f"arena: warning: entrant {name!r} runs inline, in the referee's own "
                    "process: only for bots you trust (see docs/protocol.md)", err=True)
     _warn_written_seed(cfg, seated)
-    shown = meter(cfg.name, "game", quiet=quiet, label="progress")
+
+
+@contextlib.contextmanager
+def _run_stopped(again: str) -> Iterator[None]:
+    """A run that stops early ends in one line saying what is kept and how to go on (`again`)."""
+    from arena.executor.cluster import ClusterError, ClusterLost
+    from arena.hosts.inline import RefereeFailure
+    from arena.tournament.errors import TournamentError
+    from arena.tournament.run.runner import Interrupted
+
     try:
-        with contextlib.closing(shown):  # the bar ends before any message below
-            report = run_tournament(
-                cfg,
-                out,
-                workers=workers,
-                resume=resume,
-                force=force,
-                progress=None if quiet else watch(shown),
-                info=_note if not quiet else None,
-                after=lambda folder, count: build_report(folder, workers=count),
-                cards=cards,
-                cluster=cluster,
-                during=_live_report(refresh * 60) if refresh else None,
-                refresh=refresh * 60 or None,
-                left_out=left_out,
-            )
+        yield
     except Interrupted as stop:
         click.echo(f"arena: {stop}; to play the rest: {again}", err=True)
         sys.exit(EXIT_INTERRUPTED)
@@ -275,11 +284,12 @@ def run(
         referee_failed(str(exc), f"the games in games.jsonl are kept; once fixed: {again}")
     except ClusterLost as exc:
         lost(str(exc), f"the games in games.jsonl are kept; to play the rest: {again}")
-    except ClusterError as exc:
+    except (ClusterError, TournamentError) as exc:
         fail(str(exc))
-    except TournamentError as exc:
-        fail(str(exc))
-        return
+
+
+def _say_after(report: RunReport, quiet: bool) -> None:
+    """The standings, then what the run found: warnings, grades, an elimination's ranking."""
     click.echo(report.standings, nl=False)
     for warning in report.warnings:  # even with --quiet: these entrants can only fail
         click.echo(f"arena: warning: {warning}", err=True)
@@ -312,7 +322,7 @@ def _without_broken(cfg: TournamentConfig, tried: Tried, out: str | None, *, res
     its folder's run was started without, whatever their dry runs say now; else, with
     --skip-broken, every entrant that fails its dry run, each told on stderr. Any other
     broken entrant stops the run (exit 2), as does too few left to play."""
-    from arena.plugins import find_rules
+    from arena.rules import get_rules
     from arena.tournament.errors import TournamentError
     from arena.tournament.run.skipped import LeftOut, recorded, results_folder, without
 
@@ -325,7 +335,7 @@ def _without_broken(cfg: TournamentConfig, tried: Tried, out: str | None, *, res
         gone = {entry.name for entry in left}
         kept = [t for e, t in zip(cfg.entrants, tried, strict=True) if e.name not in gone]
         cards = tuple(e.card for e in _refuse_broken(tuple(kept)))
-        played = without(cfg, left, find_rules(cfg.rules).min_players)
+        played = without(cfg, left, get_rules(cfg.rules).min_players)
     except TournamentError as exc:
         fail(str(exc))
         raise  # unreachable: fail exits

@@ -13,13 +13,11 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 
 from arena.bot import Limits
 from arena.entrants import EntrantError, Reference
 from arena.seeds import derive_seed
-
-Role = Literal["candidate", "baseline"]
 
 DEFAULT_MAX_GROUPS = 15_000
 """Without a game limit: 15 000 groups, 30 000 games for two seats (3-5x the expected length)."""

@@ -37,8 +37,6 @@ PREFIX = "arena-"
 V1 = ("cpu", "memory", "pids", "cpuacct")
 """In the order a process joins them: `cpuacct` last, so its CPU time is 0 until it is in all."""
 V2 = ("cpu", "memory", "pids")
-JOIN_FAILED = 125
-"""The trampoline's exit status when it cannot join the group (the referee's failure)."""
 TRAMPOLINE = ('unset PWD; while [ "$1" != -- ]; do echo $$ > "$1" || '
               '{ echo "arena: cannot join the bot\'s cgroup $1" >&2; exit 125; }; shift; done; '
               'shift; exec "$@"')

@@ -13,7 +13,7 @@ from types import MappingProxyType
 from typing import Any
 
 from arena import hands
-from arena.rules.actions import Accept, Action, Bid, Challenge, Chance, Choose, Look, Pass, Reroll
+from arena.rules.actions import Accept, Action, Bid, Challenge, Choose, Look, Pass, Reroll
 from arena.rules.base import Event, Observation
 from arena.rules.legal import Legal
 
@@ -141,11 +141,6 @@ def action_from_json(data: object, straight_over_full: bool = False) -> Action:
                     _ints(data.get("reveal", []), "reveal"))
     raise CodecError(f"unknown action type {_json(kind)} "
                      "(challenge, accept, look, bid, reroll, pass, choose)")
-
-
-def chance_to_json(chance: Chance) -> list[int]:
-    """Return a chance outcome as a list of integers."""
-    return list(chance.outcome)
 
 
 def event_to_json(event: Event) -> dict[str, Any]:

@@ -14,9 +14,10 @@ import threading
 import time
 from collections.abc import Callable
 from time import perf_counter
-from typing import Any, Protocol
+from typing import Any
 
 from arena.bot import Bot, BotContext, GameEnd
+from arena.botcard import BotCard
 from arena.hosts import strain
 from arena.hosts.strain import PULSE, THREAD_QUEUE
 from arena.hosts.trace import bot_frames, bounded, crash_text, home_of
@@ -72,29 +73,55 @@ class RefereeFailure(Exception):
     and `--resume` plays on once it is fixed."""
 
 
-class Host(Protocol):
-    """How the referee reaches one bot for one game."""
+class Host:
+    """How the referee reaches one bot for one game. A host implements start, act, notify and
+    end; every other member has its default here, which a host overrides when it has more
+    to say (like httpx's BaseTransport), so that no caller asks whether a host has it."""
 
     mode: str
-    @property
-    def billed(self) -> float | None:
-        """Seconds to charge for the last decision: its wall time, or past its time limit the
-        smaller of its wall and CPU time; None to charge the referee's wall clock."""
+    """Where the bot runs: inline, process or command."""
+    billed: float | None = None
+    """Seconds to charge for the last decision: its wall time, or past its time limit the
+    smaller of its wall and CPU time; None to charge the referee's wall clock."""
+    listens: bool = True
+    """Whether the bot takes events, known once it is started (an inline bot that does not
+    is told none)."""
+    card: BotCard | None = None
+    """What the bot said it is at hello (a bot that speaks the protocol), else None."""
+    last_reply: str | None = None
+    """The last line the bot sent (a bot that speaks the protocol), shown in its fault."""
 
     def start(self, context: BotContext) -> None:
         """Build a fresh bot for this game; raise BotFault if it cannot be built."""
+        raise NotImplementedError
 
     def act(self, observation: Observation, timeout: float) -> Action:
         """Return the bot's action within `timeout` seconds, or raise BotFault."""
+        raise NotImplementedError
 
     def notify(self, event: Event) -> None:
         """Pass on an event the bot may see; raise BotFault if the bot fails."""
+        raise NotImplementedError
 
     def end(self, result: GameEnd) -> None:
         """Tell the bot the game is over; raise BotFault if it fails."""
+        raise NotImplementedError
+
+    def note(self) -> str:
+        """What the bot last wrote on its own stderr, to end a fault's message (none here)."""
+        return ""
+
+    def introduce(self) -> BotCard | None:
+        """Start the bot if need be and return what it says it is at hello; None for a bot
+        that says nothing of itself (its card is read from its class)."""
+        return None
 
     def close(self) -> None:
-        """Release what the host holds (processes, pipes)."""
+        """Release what the host holds for the game (nothing here)."""
+
+    def shutdown(self, wait: float = 0.2) -> str | None:
+        """Stop the bot's process for good, if it has one: how it ended, or None."""
+        return None
 
 
 class DecisionTimeout(BaseException):
@@ -214,7 +241,7 @@ def _late_alarm(signum: int, frame: object) -> None:
     """A tick that arrived as the game's alarm was being stopped: nothing to do."""
 
 
-class InlineHost:
+class InlineHost(Host):
     """Runs a bot class in this process. A decision is billed the smaller of its wall time and
     its CPU time (the thread's) and stopped at `limit × wall_factor` of wall time, as in every
     host, less the machine's share: the time its thread queued for a CPU, or the referee's

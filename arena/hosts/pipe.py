@@ -33,9 +33,10 @@ from typing import Any, Self
 
 from arena.bot import BotContext, GameEnd
 from arena.botcard import BotCard, read_card
+from arena.botfile import BotFile
 from arena.hosts import wire
 from arena.hosts.codec import CodecError, action_from_json
-from arena.hosts.inline import BotFault, RefereeFailure, printable
+from arena.hosts.inline import BotFault, Host, RefereeFailure, printable
 from arena.hosts.pipe_lines import PipeGame, PipeLines, an, brief, is_number
 from arena.hosts.processes import (
     BotProcess,
@@ -72,7 +73,7 @@ def _context_json(context: BotContext, seed: int) -> dict[str, Any]:
     }
 
 
-class PipeHost(PipeLines):
+class PipeHost(PipeLines, Host):
     """What ProcessHost and CommandHost share: the protocol, the clock and the fault policy."""
 
     mode = "pipe"
@@ -331,12 +332,10 @@ class PipeHost(PipeLines):
 
 def _absolute_reference(bot: str) -> str:
     """Make a bot file or folder reference absolute: the bot runs in its own empty folder."""
-    path, sep, cls = bot.partition(".py:") if ".py:" in bot else (bot, "", "")
-    if sep:
-        return str(Path(path + ".py").resolve()) + ":" + cls
-    if bot.endswith(".py") or is_folder(bot):
-        return str(Path(bot).resolve())
-    return bot
+    file = BotFile.parse(bot)
+    if file is not None:
+        return str(file.at(str(Path(file.path).resolve())))
+    return str(Path(bot).resolve()) if is_folder(bot) else bot
 
 
 class ProcessHost(PipeHost):
@@ -358,9 +357,10 @@ class ProcessHost(PipeHost):
     def _shown(self, message: str) -> str:
         """The launcher names a bot file by its absolute path: name it as the user did."""
         message = super()._shown(message)
-        file, written = (ref.partition(".py:")[0].removesuffix(".py")
-                         for ref in (self.bot, self.written))
-        return message.replace(file + ".py", written + ".py") if file != written else message
+        file, written = BotFile.parse(self.bot), BotFile.parse(self.written)
+        if file is None or written is None or file.path == written.path:
+            return message
+        return message.replace(file.path, written.path)
 
     def launch_config(self) -> dict[str, Any]:
         """Serve the bot class found by its reference, importing like this process does."""

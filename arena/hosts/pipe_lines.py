@@ -85,7 +85,7 @@ class PipeLines:
     wall_factor: float
     last_reply: str | None
     last_wall: float
-    billed: float
+    billed: float | None
 
     _last_stderr = ""
     _cpu_mark: Mapping[int, float] | None = None

@@ -41,6 +41,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from arena.botfile import BotFile
 from arena.hosts import seccomp
 from arena.hosts.walls import Level
 from arena.plugins import is_folder
@@ -340,10 +341,10 @@ def exposed_for(config: Mapping[str, Any]) -> list[str]:
     if isinstance(bot, str) and is_folder(bot):
         return [os.path.abspath(bot)] if os.path.isdir(bot) else []
     if isinstance(bot, str):
-        path = bot.partition(".py:")[0] + ".py" if ".py:" in bot else bot
-        if not path.endswith(".py") and ":" in bot:
-            return module_location(bot)
-        return [path] if path.endswith(".py") and os.path.exists(path) else []
+        file = BotFile.parse(bot)
+        if file is None:
+            return module_location(bot) if ":" in bot else []
+        return [file.path] if os.path.exists(file.path) else []
     command = config.get("command")
     if not isinstance(command, list) or not command:
         return []

@@ -1,7 +1,8 @@
-"""The lines the referee writes to a bot in its own process (docs/protocol.md): each event
-encoded once for every seat that sees it, and each seat's events of the game kept, so that a
-request carries where the round's history starts instead of the history itself, and a bot
-restarted mid-game can be sent the game so far.
+"""The lines the referee writes to a bot in its own process (docs/protocol.md): each event's
+line (arena.hosts.text, the one text of events) made once for every seat that sees it, and
+each seat's events of the game kept, so that a request carries where the round's history
+starts instead of the history itself, and a bot restarted mid-game can be sent the game so
+far.
 """
 
 from __future__ import annotations
@@ -10,7 +11,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from arena.hosts.codec import event_to_json, observation_to_json
+from arena.hosts.codec import observation_to_json
+from arena.hosts.text import event_line
 from arena.rules.base import Event, Observation
 
 PROTOCOL = 2
@@ -28,34 +30,6 @@ data, never circular): not tracking every list and dict saves an eighth of the e
 def line(message: Mapping[str, Any]) -> bytes:
     """One protocol line: compact JSON and a newline."""
     return (_encode(message) + "\n").encode()
-
-
-_last: tuple[Event | None, bytes] = (None, b"")
-_by_content: dict[tuple[Any, ...], bytes] = {}
-"""Lines of events without lists by content: most recur (a look, a claim, a point), while
-events with a hand in them rarely do."""
-
-
-def event_line(event: Event) -> bytes:
-    """The `event` line of an event, encoded once for every seat that sees it (the referee
-    passes each event to every seat in turn) and once for events alike in content."""
-    global _last
-    cached, encoded = _last
-    if cached is event:
-        return encoded
-    values = event.data.values()
-    types = tuple(map(type, values))
-    key = () if tuple in types or list in types else \
-        (event.kind, event.seat, event.to, *event.data, *values, *types)
-    found = _by_content.get(key) if key else None
-    if found is None:
-        found = (_encode_plain({"type": "event", "event": event_to_json(event)}) + "\n").encode()
-        if key:
-            if len(_by_content) >= 4096:
-                _by_content.clear()
-            _by_content[key] = found
-    _last = (event, found)
-    return found
 
 
 class SeatLog:

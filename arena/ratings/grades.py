@@ -27,7 +27,8 @@ from arena.compare.estimates import Estimate, wilson_interval
 from arena.ratings.render import sheet
 from arena.ratings.standings import DECIMALS
 
-__all__ = ["Grading", "Meeting", "grade", "grades_csv", "grades_json", "sentence"]
+__all__ = ["Grading", "Meeting", "grade", "grades_csv", "grades_json", "grades_sheet",
+           "sentence"]
 
 INTERVAL = 0.95
 
@@ -169,19 +170,24 @@ def grades_csv(gradings: Sequence[Grading], grades: Sequence[tuple[str, str]]) -
     grade (empty: none), each grade's bot's score, interval, games and beat, and the
     sentence; grades.json's figures (written with all their decimals, never as 6.2e-05),
     and never a cell a spreadsheet would run."""
+    return grades_sheet(json.loads(grades_json(gradings, grades)))
+
+
+def grades_sheet(document: Mapping[str, Any]) -> str:
+    """grades.csv from grades.json's document (or several merged: a class site's versions),
+    so a gradebook says exactly what the JSON says, in the same columns."""
+    bots = [str(grade["bot"]) for grade in document["grades"]]
     header = ["entrant", "reached"]
-    for _, bot in grades:
+    for bot in bots:
         header += [f"score vs {bot}", f"low vs {bot}", f"high vs {bot}", f"games vs {bot}",
                    f"beat {bot}"]
     rows = []
-    for g in gradings:
-        row = [g.entrant, g.reached or ""]
-        for meeting in g.meetings:
-            score = meeting.score
-            row += [*(f"{_rounded(x):.{DECIMALS}f}" for x in (score.value, score.lower,
-                                                           score.upper)),
-                    str(meeting.games), "yes" if meeting.beat else "no"]
-        rows.append([*row, sentence(g)])
+    for graded in document["graded"]:
+        row = [str(graded["entrant"]), graded["reached"] or ""]
+        for meeting in graded["against"]:
+            row += [*(f"{float(meeting[k]):.{DECIMALS}f}" for k in ("score", "low", "high")),
+                    str(meeting["games"]), "yes" if meeting["beat"] else "no"]
+        rows.append([*row, str(graded["sentence"])])
     return sheet([*header, "sentence"], rows, ("entrant", "reached", "sentence"))
 
 

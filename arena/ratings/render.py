@@ -66,8 +66,8 @@ _STANDING_COLUMNS: tuple[str, ...] = (
     "rank", "entrant", "games", "wins", "win_rate", "win_low", "win_high", "mean_placement",
     "rating", "mu", "sigma", "elo", "elo_low", "elo_high", *FAULT_KINDS, "tied",
 )  # fmt: skip
-"""`rating` is the OpenSkill ordinal; `tied` (1 or 0) was added last, so readers by position
-of older files still find every other column where it was."""
+"""`rating` is the OpenSkill ordinal; `tied` is 1 when the row's 95% Elo interval overlaps
+the one above."""
 
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")

@@ -2,10 +2,10 @@
 were bluffs: computed once, when the report is built, so the replay viewer only shows numbers.
 
 A claim's chance is the claimant's, a response's (challenge, look, accept) the responder's:
-the `statistician` bot's own memory (arena_bots.memory) is fed exactly the events that seat
-was shown, and its tables give the probability that the hand is worth at least the claim.
-That is the tables' prior given the seat's knowledge, without the statistician's model of
-its opponents' honesty (the claims themselves are not weighed as evidence).
+the memory the `statistician` bot decides with (arena.odds.memory) is fed exactly the events
+that seat was shown, and its tables give the probability that the hand is worth at least the
+claim. That is the tables' prior given the seat's knowledge, without the statistician's model
+of its opponents' honesty (the claims themselves are not weighed as evidence).
 
 A claim is a bluff when the hand it is about was worth less than the claim when it was made:
 the very test the referee applies at a challenge (`holds` in its event), which the report's
@@ -25,18 +25,12 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
-# The built-in bots install as arena_bots from the folder bots/ (pyproject.toml), a mapping
-# mypy does not follow from arena/: their types are not checked here.
-from arena_bots import probability  # type: ignore[import-not-found, unused-ignore]
-from arena_bots.memory import (  # type: ignore[import-not-found, unused-ignore]
-    CentralMemory,
-    RoundMemory,
-    space_of,
-)
-from arena_bots.probability import EXACT  # type: ignore[import-not-found, unused-ignore]
-
 from arena import hands
 from arena.hosts.codec import event_from_json
+from arena.hosts.text import is_chance_line
+from arena.odds import probability, rank_counts
+from arena.odds.memory import CentralMemory, RoundMemory, space_of
+from arena.odds.probability import EXACT
 
 __all__ = [
     "CLAIM_EVENTS",
@@ -53,8 +47,6 @@ CLAIM_EVENTS = frozenset({"claim", "pass"})
 """The events that make a claim (dice and dice-cards: claim; cards: pass)."""
 RESPONSES = frozenset({"challenge", "look", "accept"})
 """The actions that answer a claim; a blind pass is a claim of its own."""
-_CHANCE = b'{"type":"chance"'
-"""How a replay's line of random outcomes starts (arena.replay writes keys in this order)."""
 HONESTY_ONLY = frozenset({"claim", "challenge", "look", "point", "out", "over", "choose"})
 """Events a dice or dice-cards memory takes only into the claims' evidence and honesty (or
 not at all): the chances here leave those out, so they are not fed."""
@@ -282,7 +274,7 @@ def viewer_json(text: bytes) -> bytes:
     cannot be followed, whatever its lines' shapes or depth: the viewer then shows no
     chances, and the report is still built)."""
     try:  # one parse of the lines that matter (a shuffle's 52 numbers are not needed)
-        kept = [line for line in text.splitlines() if line and not line.startswith(_CHANCE)]
+        kept = [line for line in text.splitlines() if line and not is_chance_line(line)]
         lines = json.loads(b"[%s]" % b",".join(kept))
         data: dict[str, Any] | None = viewer_data(lines)
     except (ValueError, KeyError, TypeError, IndexError, AttributeError, RecursionError):
@@ -293,14 +285,10 @@ def viewer_json(text: bytes) -> bytes:
 @lru_cache(maxsize=1)
 def chances_stamp() -> bytes:
     """The first line of a chances pack: a digest of the code the chances come from (this
-    module and the bots' memory and tables), so a report keeps a pack's chances only while
-    that code is the same."""
+    module and the odds: the memory of a seat, its tables and their counts), so a report
+    keeps a pack's chances only while that code is the same."""
     digest = hashlib.blake2b(digest_size=8)
-    for module in (__name__, probability.__name__, _memory_module()):
+    for module in (__name__, probability.__name__, rank_counts.__name__, RoundMemory.__module__):
         path = getattr(sys.modules[module], "__file__", None)
         digest.update(Path(path).read_bytes() if path else module.encode())
     return b"/* arena chances %s */\n" % digest.hexdigest().encode()
-
-
-def _memory_module() -> str:
-    return RoundMemory.__module__  # type: ignore[no-any-return]

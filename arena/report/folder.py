@@ -281,10 +281,10 @@ class Folder:
     @property
     def description(self) -> Description:
         """The rule set's description: built in, or from an installed plugin."""
-        from arena.plugins import find_rules
+        from arena.rules import get_rules
 
         try:
-            return find_rules(self.rules).description
+            return get_rules(self.rules).description
         except RulesError as exc:
             raise ReportError(f"{self.path}: {exc}") from None
 

@@ -82,9 +82,6 @@ def _limits(config: Mapping[str, Any]) -> str:
 
 
 def _seeds(data: Folder) -> str:
-    if "seed" in data.config:  # a folder from before secret seeds
-        return (f"the fixed seed {data.config['seed']}, given in the config; each game's seed "
-                "is derived from it and the game's id (in games.jsonl)")  # fmt: skip
     if (data.path / folder_files.SECRET).exists():
         return (
             "one tournament seed, kept secret (the folder's secret file, never published); "

@@ -14,7 +14,7 @@ import json
 import os
 import re
 import shutil
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,7 +29,7 @@ from arena.tournament.config.yaml_lines import read_yaml
 from arena.tournament.run import results as folder_files
 from arena.tournament.run import safe_read
 
-__all__ = ["PublishError", "Published", "publish"]
+__all__ = ["PublishError", "Published", "public_replay", "publish"]
 
 TABLES = ("standings.csv", "standings.md", "ratings.json", "crosstable.csv", "stages.json",
           folder_files.GRADES, folder_files.LOAD)
@@ -160,12 +160,18 @@ def _public_game(root: Path, out: Path, game: Mapping[str, Any], number: int
     if not os.path.lexists(root / replay):
         line["replay"] = None  # the report shows the game without a viewer link
         return line
-    lines = [_public_line(value) for value in _replay_lines(root, replay)]
-    body = "".join(json.dumps(x, separators=(",", ":"), ensure_ascii=False) + "\n"
-                   for x in lines if x is not None)
+    body = public_replay(_replay_lines(root, replay))
     (out / replay).parent.mkdir(parents=True, exist_ok=True)  # parts checked: no '..'
     (out / replay).write_bytes(gzip.compress(body.encode(), mtime=0))
     return line
+
+
+def public_replay(values: Iterable[Any]) -> str:
+    """A replay's lines (their JSON values) as the public may read them: the text of the
+    published copy, which a contest site's viewer serves too."""
+    lines = [_public_line(value) for value in values]
+    return "".join(json.dumps(x, separators=(",", ":"), ensure_ascii=False) + "\n"
+                   for x in lines if x is not None)
 
 
 def _public_line(line: Any) -> dict[str, Any] | None:

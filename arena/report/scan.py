@@ -3,9 +3,9 @@ events counted, and (with the viewer) its bytes and chances (arena.report.chance
 into the viewer's data packs.
 
 The pass may be split over worker processes (arena.executor) for big tournaments, a pack of
-games a task. The events come from one regular expression over the replay text (parsing
-every line as JSON is ten times slower; the expression follows the key order of
-arena.hosts.codec, and tests pin it against a full parse).
+games a task. The events are read from the replay text by arena.hosts.text, which wrote it
+(one regular expression: parsing every line as JSON is ten times slower; tests pin it
+against a full parse).
 
 This module must not play or re-apply games, must not turn the counts into statistics
 (arena.report.bluffing does) and writes nothing but replays/pack-*.js and replays/chances/pack-*.js.
@@ -14,13 +14,13 @@ This module must not play or re-apply games, must not turn the counts into stati
 from __future__ import annotations
 
 import itertools
-import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena.executor.local import Job, ordered_map, pool_size
+from arena.hosts.text import Found, claim_events
 from arena.report import viewer
 from arena.report.chances import chances_stamp, viewer_json
 from arena.report.folder import GamesLog
@@ -38,15 +38,6 @@ __all__ = [
 PARALLEL_FROM = 2000
 """Tournaments with at least this many replays are scanned on several processes."""
 
-# One claim (dice), pass (cards) or challenge event, in arena.hosts.codec's key order:
-# kind, seat, [claimant,] claim, [blind | hand, value, holds].
-_BLUFF_EVENT = re.compile(
-    rb'"kind":"(claim|pass|challenge)","seat":(\d+),(?:"claimant":(\d+),)?"claim":"([^"]+)"'
-    rb'(?:,"blind":(true|false))?(?:,"hand":\[[^\]]*\],"value":"[^"]*","holds":(true|false))?'
-)
-
-# (kind, seat, claimant, claim, blind, holds) as found in the replay text
-_Found = tuple[bytes, bytes, bytes, bytes, bytes, bytes]
 # (kind, entrant, claimant entrant, claim, blind, holds): what a tally counts
 TallyKey = tuple[str, str, str, str, bool, bool]
 
@@ -60,15 +51,15 @@ class _Scan:
     scanned: int = 0
 
 
-def scan_replay(text: bytes) -> tuple[tuple[str, ...], Counter[_Found]]:
+def scan_replay(text: bytes) -> tuple[tuple[str, ...], Counter[Found]]:
     """The entrants by seat and the claim/challenge events of one replay's JSON-lines text."""
     first, _, rest = text.partition(b"\n")
     header = safe_read.json_object(first)
     names = tuple(str(e["name"]) for e in header.get("entrants", ()))
-    return names, Counter(_BLUFF_EVENT.findall(rest))
+    return names, claim_events(rest)
 
 
-def _tally_game(tally: Counter[TallyKey], names: Sequence[str], found: Counter[_Found]) -> None:
+def _tally_game(tally: Counter[TallyKey], names: Sequence[str], found: Counter[Found]) -> None:
     for (kind, seat, claimant, claim, blind, holds), count in found.items():
         who = names[int(seat)]
         against = names[int(claimant)] if claimant else ""

@@ -57,10 +57,6 @@ _RANKED_BY_SWISS = (
     "is worth 1), then Buchholz, then Elo, then name; every round is under Rounds. Elo "
     "(Bradley–Terry, mean 0) and OpenSkill are columns."
 )
-_RANKED_BY_OPENSKILL = (
-    "Ranked by OpenSkill ordinal, as arena ranked before issue 11 (these tables were written "
-    "then; `arena run --force` remakes them ranked by Elo, or by the bracket)."
-)
 _COLUMNS_NOTE = (
     " Under the win rate and the Elo: their 95% intervals. OpenSkill: ordinal μ − 3σ, updated "
     "game by game, a cautious estimate that needs many games to rise."
@@ -133,10 +129,7 @@ _FINDER = finder("find")
 
 
 def _ranked_by(data: Folder) -> str:
-    """What orders standings.csv: the bracket, a finished Swiss's scores, Elo, or (a folder
-    from before the `tied` column) OpenSkill."""
-    if data.standings and "tied" not in data.standings[0]:
-        return _RANKED_BY_OPENSKILL
+    """What orders standings.csv: the bracket, a finished Swiss's scores, or Elo."""
     fmt = data.config.get("format")
     kind = fmt.get("type") if isinstance(fmt, dict) else data.stages.get("format")
     if kind == "swiss" and data.stages.get("ranking"):
@@ -363,7 +356,7 @@ def _seeding_column(stage: Mapping[str, Any]) -> str:
 def _bracket_table(table: Mapping[str, Any], links: Mapping[str, int], stage: str) -> str:
     advanced = set(table.get("advanced") or ())
     order = table.get("ranking") or table.get("entrants") or ()
-    points: Sequence[Any] = table.get("points") or ()  # absent from folders before issue 11
+    points: Sequence[Any] = table.get("points") or ()
     scores = [f' <b class="score">{escape(p)}</b>' for p in points] if table.get("ranking") else []
     rows = "".join(
         f'<li class="{"through" if name in advanced else "out"}">{escape(name)}{score}</li>'

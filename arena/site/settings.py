@@ -78,6 +78,7 @@ INSTALLED_APPS = [
 ]
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",  # static files from the same server
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -85,6 +86,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "arena.site.contest.csp.ContentSecurityPolicy",
 ]
 AUTHENTICATION_BACKENDS = [
     "django.contrib.auth.backends.ModelBackend",
@@ -120,9 +122,19 @@ TIME_ZONE = "UTC"
 USE_I18N = False
 USE_TZ = True
 STATIC_URL = "static/"
-STATIC_ROOT = DATA / "static"
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+WHITENOISE_USE_FINDERS = True
+"""Static files (htmx, the site's CSS, the admin's) served from the installed packages, as
+found at start: no collectstatic, no STATIC_ROOT, and nothing of them in the data folder."""
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
+ARENA_SITE_UPLOAD_BYTES = int(os.environ.get("ARENA_SITE_UPLOAD_BYTES") or 2 * 1024 * 1024)
+"""An uploaded archive's bytes at most (a .py file: 512 KiB); more is refused with 413."""
+ARENA_SITE_UPLOADS_PER_HOUR = int(os.environ.get("ARENA_SITE_UPLOADS_PER_HOUR") or 20)
+"""A participant's uploads (taken or refused) in any hour at most; more is refused with 429."""
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
 CSRF_COOKIE_SAMESITE = "Lax"
@@ -134,6 +146,17 @@ if SECURE:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SECURE_HSTS_SECONDS = 3600
     CSRF_TRUSTED_ORIGINS = [f"https://{host}" for host in ALLOWED_HOSTS]
+ARENA_SITE_REVEAL = os.environ.get("ARENA_SITE_REVEAL", "game")
+"""When a game's full view (every seat's cards) is public: `game` once played, `season` once the
+season is closed, `never` (staff always see it; docs/site.md)."""
+ARENA_SITE_HIDE_RESULTS = os.environ.get("ARENA_SITE_HIDE_RESULTS") == "1"
+"""A class that hides its results from each other: participants see only their own bots."""
+ARENA_SITE_DEADLINE = os.environ.get("ARENA_SITE_DEADLINE", "")
+"""The contest's deadline as the organiser words it, shown on the contest page."""
+ARENA_SITE_ABOUT = os.environ.get("ARENA_SITE_ABOUT", "")
+"""The organiser's own words for the contest page (plain text; paragraphs split by blank lines)."""
+GAMES_PER_HOUR = int(os.environ.get("ARENA_SITE_GAMES_PER_HOUR", "30"))
+"""Browser games (`/play`) a participant may start in an hour."""
 EMAIL_BACKEND = os.environ.get("ARENA_SITE_EMAIL_BACKEND",
                                "django.core.mail.backends.console.EmailBackend")
 EMAIL_HOST = os.environ.get("ARENA_SITE_EMAIL_HOST", "localhost")

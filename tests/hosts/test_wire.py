@@ -8,7 +8,8 @@ import random
 
 from arena import hands
 from arena.hosts.codec import action_text, action_to_json
-from arena.hosts.wire import SeatLog, event_line
+from arena.hosts.text import event_line
+from arena.hosts.wire import SeatLog
 from arena.rules import CHANCE, RULESETS, TERMINAL
 from arena.rules.actions import Accept, Bid, Challenge, Choose, Look, Pass, Reroll
 from arena.rules.base import Event
@@ -106,3 +107,21 @@ def test_an_actions_text_is_its_json_every_time_and_a_lookalike_gets_its_own() -
             expected = json.dumps(action_to_json(action), separators=(",", ":")).encode()
             assert action_text(action) == expected, action
     assert action_text(Choose(True)) == b'{"type":"choose","seat":true}'  # not Choose(1)'s
+
+
+def test_a_bot_is_sent_each_event_in_the_very_text_its_replay_holds() -> None:
+    """One text of events (arena.hosts.text): the wire's line of an event is, byte for byte,
+    the replay's, whether the replay is written from the record or from its dicts."""
+    import gzip
+
+    import arena
+    from arena.replay import encode_game, encode_replay, replay_lines
+
+    for rules in sorted(RULESETS):
+        record = arena.play_game(rules, ["random", "random", "random"], seed=5)
+        sent = [event_line(e) for e in record.log if isinstance(e, Event)]
+        for replay in (encode_game(record, {"id": "g"}, [{}] * 3),
+                       encode_replay(replay_lines(record, {"id": "g"}, [{}] * 3))):
+            written = [line + b"\n" for line in gzip.decompress(replay).splitlines()
+                       if line.startswith(b'{"type":"event"')]
+            assert written == sent, rules

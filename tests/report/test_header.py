@@ -69,19 +69,6 @@ def test_the_date_is_when_games_jsonl_was_last_written(told: Path) -> None:
     assert _facts(told)["played"] == "2026-03-14 15:09 UTC (games.jsonl last written)"
 
 
-def test_an_old_folder_with_its_seed_in_the_config_says_it(told: Path, tmp_path: Path) -> None:
-    config = yaml.safe_load((told / "config.yaml").read_text())
-    config["seed"] = 42
-    folder = tmp_path / "old"
-    folder.mkdir()
-    for name in ("games.jsonl", "standings.csv", "ratings.json", "crosstable.csv"):
-        (folder / name).write_bytes((told / name).read_bytes())
-    (folder / "config.yaml").write_text(yaml.safe_dump(config))
-    facts = _facts(folder)
-    assert facts["seeds"].startswith("the fixed seed 42")
-    assert "stages.json" not in facts["files"]  # linked only when there
-
-
 def test_the_header_links_every_file_of_the_folder_that_is_there(told: Path) -> None:
     build_report(told)
     page = (told / REPORT).read_text()

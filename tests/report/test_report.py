@@ -508,27 +508,6 @@ def test_an_elimination_report_ranks_by_the_bracket_and_scores_each_match(tmp_pa
     ) in page
 
 
-def test_a_folder_from_before_the_tie_column_still_reports(tmp_path: Path) -> None:
-    """Folders written before issue 11: no `tied` column, no match points, OpenSkill order."""
-    folder = _tournament(tmp_path, ELIMINATION)
-    rows = list(csv.DictReader((folder / "standings.csv").read_text().splitlines()))
-    with (folder / "standings.csv").open("w", newline="") as handle:
-        old = [name for name in rows[0] if name != "tied"]
-        writer = csv.DictWriter(handle, old, extrasaction="ignore", lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(rows)
-    stages = json.loads((folder / "stages.json").read_text())
-    for stage in stages["stages"]:
-        for table in stage["tables"]:
-            table.pop("points", None)
-    (folder / "stages.json").write_text(json.dumps(stages))
-    build_report(folder)
-    page = _page(folder)
-    assert _ranked_by(page).startswith("Ranked by OpenSkill ordinal, as arena ranked before")
-    assert '<b class="score">' not in page and "<abbr" not in page
-    assert page.count("<tr data-entrant=") == 2 * len(rows)  # standings and bluffing
-
-
 def test_tens_are_written_t_in_the_report_as_in_claims_and_the_terminal(tmp_path: Path) -> None:
     """Every claim of these replays is `three T`, so each entrant's mean claim is that."""
     text = ROUND_ROBIN.format(rules="dice", options="{max_points: 1}", seats=2, replays="true")

@@ -11,7 +11,6 @@ from typing import Any
 import ctrl_c
 import jsonschema
 import pytest
-import yaml
 from arena_bots.random_bot import RandomBot
 from cli_support import write_config as _write
 from peak_memory import peak
@@ -22,7 +21,6 @@ from arena.ratings.summary import standings
 from arena.replay import read_replay, schema, timeless
 from arena.tournament import load
 from arena.tournament.config import ConfigError
-from arena.tournament.config.as_run import config_as_run
 from arena.tournament.errors import TournamentError
 from arena.tournament.formats import plan as plan_module
 from arena.tournament.formats.registry import plan_for
@@ -424,29 +422,6 @@ def test_resume_refuses_a_changed_config_but_not_other_workers(tmp_path: Path) -
     )
     same = _config(tmp_path, "{type: round-robin, seats: 2, games: 1}", workers=2)
     assert run_tournament(same, tmp_path / "out", workers=1, resume=True).resumed == 6
-
-
-def test_a_folder_started_before_later_keys_resumes_at_their_defaults(tmp_path: Path) -> None:
-    # A folder written before the rule options and wall_factor existed (their keys are
-    # absent from its config.yaml, as in tests/fixtures/results-v1) resumes: its games were
-    # played at those defaults. Set any of them otherwise and it is a change.
-    old = yaml.safe_load((FIXTURES / "results-v1" / "config.yaml").read_text())
-    cfg = _config(tmp_path, "{type: round-robin, seats: 2, games: 1}", workers=1)
-    run_tournament(cfg, tmp_path / "out")
-    saved_path = tmp_path / "out" / results.CONFIG
-    saved = yaml.safe_load(saved_path.read_text())
-    for section in ("options", "limits"):
-        saved[section] = {k: v for k, v in saved[section].items() if k in old[section]}
-    assert saved["options"].keys() < config_as_run(cfg)["options"].keys()
-    saved_path.write_text(yaml.safe_dump(saved))
-    lines = (tmp_path / "out" / results.GAMES).read_bytes().splitlines(keepends=True)
-    (tmp_path / "out" / results.GAMES).write_bytes(b"".join(lines[:3]))
-    report = run_tournament(cfg, tmp_path / "out", workers=1, resume=True)
-    assert (report.resumed, report.played) == (3, 3)
-    chooses = _config(tmp_path, "{type: round-robin, seats: 2, games: 1}", workers=1,
-                      options="{receiver: loser_chooses}")
-    with pytest.raises(TournamentError, match=r'options.receiver: \(absent\) -> "loser_chooses"'):
-        run_tournament(chooses, tmp_path / "out", workers=1, resume=True)
 
 
 def test_results_of_another_tournament_are_refused(tmp_path: Path) -> None:

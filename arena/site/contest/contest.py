@@ -38,6 +38,17 @@ class Contest:
         return self.data / "entries"
 
     @property
+    def versions(self) -> Path:
+        """A class's versions' gauntlets, one results folder each (`<bot>@<n>/`): beside the
+        demo class's results folder, never inside it, so each stays a folder of arena results
+        that a resumed run or `arena report` reads alone."""
+        return self.results.with_name(f"{self.results.name}-versions")
+
+    def gauntlet(self, player: str) -> Path:
+        """The results folder of a class version's gauntlet (`player`: its `<bot>@<n>`)."""
+        return self.versions / player
+
+    @property
     def graded(self) -> bool:
         """A class: a gauntlet whose config has grades (each version plays the champions)."""
         return bool(self.config.grades)

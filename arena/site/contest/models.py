@@ -11,8 +11,8 @@ import secrets
 from django.conf import settings
 from django.db import models
 
-__all__ = ["ApiToken", "Bot", "Game", "HumanGame", "Invite", "Season", "Seat", "Version",
-           "digest"]
+__all__ = ["ApiToken", "Bot", "Game", "HumanGame", "Invite", "Season", "Seat", "UploadAttempt",
+           "Version", "digest"]
 
 
 def digest(secret: str) -> str:
@@ -103,6 +103,13 @@ class Version(models.Model):
     checked = models.DateTimeField(null=True, blank=True)
     notified = models.BooleanField(default=False)
     """Whether its owner was mailed about its first failure."""
+    player = models.CharField(max_length=140, blank=True)
+    """The ladder's name for it (`alice@2`, its ladder-log.jsonl `player`), once it entered."""
+    digest = models.CharField(max_length=80, blank=True)
+    """The ladder's digest of it as the season handed it over (ladder-log.jsonl `digest`)."""
+    retry_from = models.PositiveIntegerField(null=True, blank=True)
+    """A re-run of rejected content: the ladder's log length when it was asked (retried
+    until the log has a newer event for its digest)."""
 
     class Meta:
         constraints = (
@@ -114,8 +121,8 @@ class Version(models.Model):
 
     @property
     def entrant(self) -> str:
-        """Its name in games.jsonl and ladder.json: `alice@2`."""
-        return f"{self.bot.name}@{self.number}"
+        """Its name in games.jsonl and ladder.json (`alice@2`): the ladder's once it entered."""
+        return self.player or f"{self.bot.name}@{self.number}"
 
     def __str__(self) -> str:
         return self.entrant
@@ -125,7 +132,7 @@ class Game(models.Model):
     """A game of games.jsonl, indexed for the pages (rebuilt from the file if lost)."""
 
     number = models.PositiveIntegerField(unique=True)
-    """Its line in games.jsonl, from 0."""
+    """Its line in games.jsonl, from 0 (a class: the order the season indexed it in)."""
     game_id = models.CharField(max_length=128, unique=True)
     seed = models.CharField(max_length=64)
     players = models.JSONField()
@@ -169,6 +176,8 @@ class Season(models.Model):
     games_offset = models.PositiveBigIntegerField(default=0)
     """Bytes of games.jsonl already indexed."""
     games_indexed = models.PositiveIntegerField(default=0)
+    log_offset = models.PositiveBigIntegerField(default=0)
+    """Events of ladder-log.jsonl already read into the versions' statuses."""
     heartbeat = models.DateTimeField(null=True, blank=True)
     status = models.CharField(max_length=200, blank=True)
     closed = models.BooleanField(default=False)
@@ -198,3 +207,18 @@ class HumanGame(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} against {self.opponent}"
+
+
+class UploadAttempt(models.Model):
+    """An upload a participant made, taken or refused, kept an hour: the rate limit counts
+    these, so a flood of refused uploads is as limited as one of new versions."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                             related_name="upload_attempts")
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = (models.Index(fields=("user", "at")),)
+
+    def __str__(self) -> str:
+        return f"upload by {self.user} at {self.at}"

@@ -8,9 +8,9 @@ The first problem found stops the check.
 Here: the frozen tree (`TournamentConfig`, `EntrantConfig`, `FormatConfig`), the config's
 vocabulary (format types, modes, name patterns), `ConfigError` and where it points
 (`KeyLines`), and what the config needs to know about a rule set (`RuleSetInfo`). Beside it:
-config_yaml.py reads YAML with the line of every key, config_checks.py, config_entrants.py
-and config_load.py check it section by section into this tree (`load_config`), and
-config_as_run.py gives the config as run, saved and compared on resume.
+yaml_lines.py reads YAML with the line of every key, checks.py, entrants.py and load.py
+check it section by section into this tree (`load_config`), and as_run.py gives the config
+as run, saved and compared on resume.
 
 This module must not import the rules, the referee, pluggy or click. What it needs to know
 about rule sets (`RuleSetInfo`) and bots (`bot_problem`, `known_bots`) is passed in, so the

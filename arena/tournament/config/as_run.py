@@ -3,8 +3,7 @@ the results folder and compared with the current config on resume. The seed is n
 it is the run's secret, kept in its own file (arena/tournament/run/results.py, `secret`).
 
 `config_as_run` and `dump_config` give it (sorted keys, stable bytes); `config_differences`
-lists how one became the other, one dotted key per line; `added_defaults` names the keys a
-later arena added, which an older saved config may lack without having played differently.
+lists how one became the other, one dotted key per line.
 
 This module must not import the rules, the referee, pluggy or click, and never reads or
 writes a file itself (the run does).
@@ -22,20 +21,18 @@ from typing import Any
 
 import yaml
 
-from arena.limits import Limits
+from arena.botfile import BotFile
 from arena.tournament.config import (
-    LIMIT_KEYS,
     ClusterConfig,
     EntrantConfig,
     FormatConfig,
     KeyPath,
-    RuleSetInfo,
     TournamentConfig,
     dotted,
 )
-from arena.tournament.config.entrants import file_reference, names_a_path
+from arena.tournament.config.entrants import names_a_path
 
-__all__ = ["added_defaults", "config_as_run", "config_differences", "dump_config"]
+__all__ = ["config_as_run", "config_differences", "dump_config"]
 
 
 def config_as_run(
@@ -102,10 +99,11 @@ def _bot_from(ref: str | None, folder: str | PathLike[str] | None) -> str | None
     paths); anything else as it is."""
     if ref is None or folder is None:
         return ref
-    file, cls = file_reference(ref)
+    file = BotFile.parse(ref)
     if file is None:
         return ref
-    return Path(os.path.relpath(os.path.abspath(file), os.path.abspath(folder))).as_posix() + cls
+    return str(file.at(Path(os.path.relpath(os.path.abspath(file.path),
+                                            os.path.abspath(folder))).as_posix()))
 
 
 def _part_from(part: str, program: bool, folder: str | PathLike[str] | None) -> str:
@@ -138,30 +136,17 @@ def dump_config(cfg: TournamentConfig, folder: str | PathLike[str] | None = None
 
 
 def config_differences(
-    a: Mapping[str, Any], b: Mapping[str, Any], *, ignore: Sequence[str] = (),
-    defaults: Mapping[str, Any] | None = None,
+    a: Mapping[str, Any], b: Mapping[str, Any], *, ignore: Sequence[str] = ()
 ) -> list[str]:
     """List how config `a` became `b` (`format.games: 2 -> 3`), to refuse a changed resume.
 
     `ignore` names dotted key paths (and everything under them) that may change freely,
-    such as `workers` or `output`. `defaults` gives dotted keys a later arena added: one that
-    `a` lacks is no change when `b` has it at its default, since `a` was played that way.
+    such as `workers` or `output`.
     """
     lines: list[str] = []
     _differ(a, b, (), lines)
     skip = tuple(ignore)
-    added = {f"{key}: (absent) -> {_shown(value)}" for key, value in (defaults or {}).items()}
-    return [line for line in lines
-            if line not in added and not any(line.startswith((f"{k}:", f"{k}.")) for k in skip)]
-
-
-def added_defaults(info: RuleSetInfo) -> dict[str, Any]:
-    """Every key's default that a saved config may lack because a later arena added it: the
-    rule set's options and the time limits, as dotted paths for `config_differences`."""
-    limits = Limits()
-    defaults = {f"options.{key}": value for key, value in info.check_options({}).items()}
-    defaults.update({f"limits.{key}": getattr(limits, LIMIT_KEYS[key]) for key in LIMIT_KEYS})
-    return defaults
+    return [line for line in lines if not any(line.startswith((f"{k}:", f"{k}.")) for k in skip)]
 
 
 _ABSENT = object()

@@ -4,7 +4,7 @@ key, a whole number, seconds, text, one of some choices, a flag, a factor.
 `FieldChecks` holds what every section's checks need (where each key is, the rule sets and
 bots that are installed, the config file's folder) and fails with the one-line
 `ConfigError` at the value's line. The sections build on it: entrants in
-config_entrants.py, the rest and `load_config` in config_load.py.
+entrants.py, the rest and `load_config` in load.py.
 
 This module knows no section of the config and must not import the rules, the referee,
 pluggy or click; it never reads a file.

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from arena.botfile import BotFile
 from arena.plugins import is_folder
 from arena.tournament.config import (
     ENTRANT_MODES,
@@ -112,13 +113,13 @@ class EntrantChecks(FieldChecks):
                 return ref
             found = os.path.normpath(self.folder / ref)
             return found if "/" in found else found + "/"
-        file, cls = file_reference(ref)
-        if file is None or self.folder is None or Path(file).is_absolute():
+        file = BotFile.parse(ref)
+        if file is None or self.folder is None or Path(file.path).is_absolute():
             return ref
-        found = os.path.normpath(self.folder / file)
+        found = os.path.normpath(self.folder / file.path)
         if not Path(found).is_file():
-            self.doc.fail(path, _not_found(file, found, self.folder))
-        return found + cls
+            self.doc.fail(path, _not_found(file.path, found, self.folder))
+        return str(file.at(found))
 
     def command(self, path: KeyPath, raw: Any) -> tuple[str, ...]:
         if not isinstance(raw, list) or not raw:
@@ -187,14 +188,6 @@ class EntrantChecks(FieldChecks):
                     f"{first[entrant.name]}); add an alias to tell them apart",
                 )
             first[entrant.name] = index
-
-
-def file_reference(ref: str) -> tuple[str | None, str]:
-    """Split `path.py[:Class]` into the path and `:Class` (None for a name or module)."""
-    if ".py:" in ref:
-        file, _, cls = ref.partition(".py:")
-        return file + ".py", ":" + cls
-    return (ref, "") if ref.endswith(".py") else (None, "")
 
 
 def _not_found(file: str, looked: str, folder: Path) -> str:

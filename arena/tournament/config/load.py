@@ -1,7 +1,7 @@
 """Tournament configuration loaded: YAML text -> a validated, frozen `TournamentConfig`.
 
 `load_config` reads a file (`load_config_text` takes the text) and checks it section by
-section: the name, rules and their options, entrants (config_entrants.py), the format
+section: the name, rules and their options, entrants (entrants.py), the format
 with its type's own keys, seed, limits, mode, workers, output, replays and grades,
 filling every default. The first problem stops the check with one `ConfigError` line.
 

@@ -6,8 +6,8 @@ unsupported tags and aliases that contain themselves are refused here, as `Confi
 so is a file a stranger crafted to exhaust the reader: nesting deeper than DEPTH, or
 aliases that expand to more than VALUES values ("billion laughs"), is refused at once.
 
-This module only reads YAML: it must not check what the values mean (config_checks.py and
-the modules beside it do), import the rules, the referee, pluggy or click, or start a game.
+This module only reads YAML: it must not check what the values mean (checks.py and the
+modules beside it do), import the rules, the referee, pluggy or click, or start a game.
 """
 
 from __future__ import annotations

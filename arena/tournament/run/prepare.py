@@ -11,11 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from arena.plugins import default_registry
 from arena.seeds import draw_secret
 from arena.tournament.config import ConfigError, TournamentConfig
 from arena.tournament.config.as_run import (
-    added_defaults,
     config_as_run,
     config_differences,
     dump_config,
@@ -23,7 +21,6 @@ from arena.tournament.config.as_run import (
 from arena.tournament.config.yaml_lines import read_yaml
 from arena.tournament.errors import TournamentError
 from arena.tournament.formats.plan import Placements
-from arena.tournament.load import rule_infos
 from arena.tournament.run import results as folder_files
 from arena.tournament.run import safe_read, secret, skipped
 from arena.tournament.run.skipped import LeftOut
@@ -72,13 +69,8 @@ def prepare(
 
 def run_seed(folder: Path, cfg: TournamentConfig) -> tuple[int, bool]:
     """The run's root seed, saved as the folder's secret, and whether it was drawn now: the
-    secret already there (a resume), else the config's seed, else a fresh secret. A folder
-    from before seeds were secret has its seed in config.yaml (a new run's has none)."""
+    secret already there (a resume), else the config's seed, else a fresh secret."""
     saved = secret.read_secret(folder)
-    config_path = folder / folder_files.CONFIG
-    if saved is None and config_path.exists():
-        old = _saved_config(config_path).get("seed")
-        saved = old if isinstance(old, int) else None
     if saved is not None and cfg.seed is not None and saved != cfg.seed:
         raise TournamentError(
             f"the configuration changed since {folder} was started: its seed is not the one "
@@ -104,14 +96,8 @@ def _saved_config(config_path: Path) -> dict[str, Any]:
 
 def _check_unchanged(config_path: Path, cfg: TournamentConfig) -> None:
     saved = _saved_config(config_path)
-    infos = rule_infos(default_registry())
-    defaults = added_defaults(infos[cfg.rules]) if cfg.rules in infos else {}
-    ignore = (*RESUME_IGNORES, "seed")  # the seed is checked against the secret
     changes = config_differences(saved, config_as_run(cfg, config_path.parent),
-                                 ignore=ignore, defaults=defaults)
-    if changes and not config_differences(saved, config_as_run(cfg),
-                                          ignore=ignore, defaults=defaults):
-        return  # saved before bot files were written relative to the results folder
+                                 ignore=RESUME_IGNORES)
     if changes:
         raise TournamentError(
             f"the configuration changed since {config_path.parent} was started: "

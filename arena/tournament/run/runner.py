@@ -65,6 +65,7 @@ from arena.tournament.run.worker import GameSetup, LostGames, Played, game_job
 
 __all__ = ["Interrupted", "Run", "RunReport", "run_tournament", "tournament_setup"]
 
+
 class Interrupted(TournamentError):
     """The run was stopped (Ctrl-C, SIGTERM); finished games are kept for `--resume`."""
 

@@ -35,8 +35,8 @@ def write_secret(folder: str | os.PathLike[str], seed: int) -> None:
 
 
 def read_secret(folder: str | os.PathLike[str]) -> int | None:
-    """The run's root seed saved in the folder, or None when there is none (a new folder, or
-    one written before arena kept seeds secret); read as a stranger's file, within bounds."""
+    """The run's root seed saved in the folder, or None when there is none (a new folder);
+    read as a stranger's file, within bounds."""
     path = Path(folder) / SECRET
     if not os.path.lexists(path):
         return None

@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from arena.botfile import BotFile
 from arena.entrants import Reference
 from arena.plugins import is_folder
 from arena.tournament.config import EntrantConfig
@@ -69,8 +70,8 @@ def _own_folder(base: Path) -> Path:
 
 def bot_path(ref: str) -> str | None:
     """The file a bot reference names (`path.py` or `path.py:Class`), else None."""
-    path = ref.partition(".py:")[0] + ".py" if ".py:" in ref else ref
-    return path if path.endswith(".py") else None
+    file = BotFile.parse(ref)
+    return None if file is None else file.path
 
 
 def pack(entrants: Sequence[EntrantConfig]) -> Shipment:
@@ -101,9 +102,9 @@ def located(entrants: Sequence[EntrantConfig], places: Mapping[str, str]
     moved = []
     for entrant in entrants:
         reference = entrant.reference
-        path = bot_path(entrant.bot or "")
-        if entrant.bot and path is not None and path in places:
-            reference = replace(reference, located=places[path] + entrant.bot[len(path):])
+        file = BotFile.parse(entrant.bot or "")
+        if file is not None and file.path in places:
+            reference = replace(reference, located=str(file.at(places[file.path])))
         moved.append(reference)
     return tuple(moved)
 

@@ -20,11 +20,12 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from arena.botcard import BotCard
+from arena.botfile import BotFile
 from arena.executor.cluster import Cluster, ClusterError, ClusterLost
 from arena.executor.members import workers_of
 from arena.executor.remote import fingerprint, foreign_code, worker_name
 from arena.tournament.config import ConfigError, EntrantConfig, KeyLines, TournamentConfig
-from arena.tournament.run.shipment import Shipment, bot_path, folder_refusal, pack
+from arena.tournament.run.shipment import Shipment, folder_refusal, pack
 
 __all__ = ["Trial", "check_on_cluster", "start_on_cluster", "started_here", "tried_here"]
 
@@ -173,10 +174,10 @@ def _sandboxed(cfg: TournamentConfig) -> bool:
 def _moved(entrant: EntrantConfig, places: Mapping[str, str]) -> EntrantConfig:
     """The entrant with its shipped bot file named where it was written on this worker (the
     dry run's words are put back into the config's by `_put_back`)."""
-    path = bot_path(entrant.bot or "")
-    if entrant.bot is None or path is None or path not in places:
+    file = BotFile.parse(entrant.bot or "")
+    if file is None or file.path not in places:
         return entrant
-    return replace(entrant, bot=places[path] + entrant.bot[len(path):])
+    return replace(entrant, bot=str(file.at(places[file.path])))
 
 
 def _put_back(error: ConfigError, places: Mapping[str, str]) -> ConfigError:

@@ -29,8 +29,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from arena.executor.trust import Untrusted
-from arena.plugins import default_registry
 from arena.replay import Replay, ReplayError, read_replay, timeless
+from arena.rules import get_rules
 from arena.tournament.errors import TournamentError
 from arena.tournament.formats.schedule import GameSpec
 from arena.tournament.run import safe_read
@@ -69,7 +69,7 @@ class GameJudge:
         self.fraction = sample_fraction() if fraction is None else fraction
         self.key = secrets.token_bytes(32)
         """Which games are sampled: drawn here, never sent anywhere."""
-        ruleset = default_registry().rules[setup.rules]
+        ruleset = get_rules(setup.rules)
         limits = setup.limits
         self.fixed = _plain({
             "rules": {"id": ruleset.id, "version": ruleset.version},

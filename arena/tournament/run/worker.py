@@ -219,26 +219,23 @@ class _Crashed:
     cause: str
 
 
-class _Watched:
+class _Watched(Host):
     """An inline seat's host that marks each bot call in the worker's slot (seat, call
     number), so a worker that dies inside one is blamed on that seat; from `dies_at` on,
     the call is a crash fault instead."""
 
-    __slots__ = ("calls", "cause", "dies_at", "host", "mode", "seat")
+    __slots__ = ("billed", "calls", "cause", "dies_at", "host", "listens", "mode", "seat")
 
     def __init__(self, host: Host, seat: int, dies_at: int | None = None, cause: str = "") -> None:
         self.host, self.seat, self.calls = host, seat, 0
         self.dies_at, self.cause = dies_at, cause
         self.mode = host.mode
+        self._follow()
 
-    @property
-    def listens(self) -> bool:
-        """Whether the bot takes events: its host knows once the bot is started."""
-        return bool(getattr(self.host, "listens", True))
-
-    @property
-    def billed(self) -> float | None:
-        return self.host.billed
+    def _follow(self) -> None:
+        """What its host knows after a call: whether the bot listens (known once it is
+        started) and what its decision is billed."""
+        self.listens, self.billed = self.host.listens, self.host.billed
 
     def _enter(self) -> bool:
         """Count and mark a call; False once the bot has crashed (it is not called again)."""
@@ -256,6 +253,7 @@ class _Watched:
                 self.host.start(context)
             finally:
                 mark(-1)
+                self._follow()
 
     def act(self, observation: Any, timeout: float) -> Any:
         if not self._enter():
@@ -264,6 +262,7 @@ class _Watched:
             return self.host.act(observation, timeout)
         finally:
             mark(-1)
+            self._follow()
 
     def notify(self, event: Any) -> None:
         if self._enter():

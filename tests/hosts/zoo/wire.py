@@ -39,6 +39,7 @@ import os
 import resource
 import sys
 import time
+from collections.abc import Callable
 from typing import Any
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else "ok"
@@ -63,50 +64,49 @@ def legal_answer(observation: dict[str, Any]) -> dict[str, Any]:
     return {"type": "bid", "claim": lowest}
 
 
+def _action(turn: object, action: object) -> bytes:
+    return json.dumps({"type": "action", "turn": turn, "action": action}).encode() + b"\n"
+
+
+WRONG: dict[str, Callable[[int, dict[str, Any]], bytes]] = {
+    "junk": lambda turn, answer: b"I am thinking about it\n",
+    "surrogate": lambda turn, answer:
+        b'{"type":"action","turn":%d,"action":{"type":"\\udc80"}}\n' % turn,
+    "nested": lambda turn, answer:
+        b'{"type":"action","turn":%d,"action":' % turn + b"[" * 30000 + b"]" * 30000 + b"}\n",
+    "enormous": lambda turn, answer: b"[" + b"1," * (4 << 20) + b"1]\n",
+    "unfinished": lambda turn, answer: b'{"type": "action", "tu',
+    "twice": lambda turn, answer: _action(turn, answer) * 2,
+    "stale": lambda turn, answer: _action(turn - 1, answer),
+    "noturn": lambda turn, answer:
+        json.dumps({"type": "action", "action": answer}).encode() + b"\n",
+    "array": lambda turn, answer: b"[1,2,3]\n",
+    "textturn": lambda turn, answer: _action(str(turn), answer),
+    "noaction": lambda turn, answer:
+        json.dumps({"type": "action", "turn": turn}).encode() + b"\n",
+    "typo": lambda turn, answer:
+        json.dumps({"type": "actoin", "turn": turn, "action": answer}).encode() + b"\n",
+    "positions": lambda turn, answer: _action(turn, {"type": "reroll", "positions": ["3"]}),
+    "illegal": lambda turn, answer: _action(turn, {"type": "reroll", "positions": [4]}),
+    "unreadable": lambda turn, answer: _action(turn, {"type": "dance"}),
+    "badutf8": lambda turn, answer:
+        b'{"type": "action", "turn": ' + str(turn).encode() + b', "x": "\xff\xfe"}\n',
+    "tracer": lambda turn, answer: json.dumps(
+        {"type": "error", "turn": turn, "message": "gave up",
+         "trace": ["\x1b[2J\u202eevil.py:1 in act\n" + "x" * 1000] * 50}).encode() + b"\n",
+}
+"""What each mode that answers wrongly writes instead of its answer."""
+
+
 def misbehave(turn: int, answer: dict[str, Any]) -> None:
     """Do this bot's one wrong thing, saying so on stderr first."""
     sys.stderr.write(f"wire-{MODE} misbehaves on turn {turn}\n")
     sys.stderr.flush()
-    if MODE == "junk":
-        out.write(b"I am thinking about it\n")
-    elif MODE == "surrogate":
-        out.write(b'{"type":"action","turn":%d,"action":{"type":"\\udc80"}}\n' % turn)
-    elif MODE == "nested":
-        out.write(b'{"type":"action","turn":%d,"action":' % turn + b"[" * 30000 + b"]" * 30000
-                  + b"}\n")
-    elif MODE == "enormous":
-        out.write(b"[" + b"1," * (4 << 20) + b"1]\n")
-    elif MODE == "unfinished":
-        out.write(b'{"type": "action", "tu')
+    if MODE in WRONG:
+        out.write(WRONG[MODE](turn, answer))
     elif MODE == "close":
         os.close(1)
         sys.stdout = sys.stderr
-    elif MODE == "twice":
-        send({"type": "action", "turn": turn, "action": answer})
-        send({"type": "action", "turn": turn, "action": answer})
-    elif MODE == "stale":
-        send({"type": "action", "turn": turn - 1, "action": answer})
-    elif MODE == "noturn":
-        send({"type": "action", "action": answer})
-    elif MODE == "array":
-        out.write(b"[1,2,3]\n")
-    elif MODE == "textturn":
-        send({"type": "action", "turn": str(turn), "action": answer})
-    elif MODE == "noaction":
-        send({"type": "action", "turn": turn})
-    elif MODE == "typo":
-        send({"type": "actoin", "turn": turn, "action": answer})
-    elif MODE == "positions":
-        send({"type": "action", "turn": turn, "action": {"type": "reroll", "positions": ["3"]}})
-    elif MODE == "illegal":
-        send({"type": "action", "turn": turn, "action": {"type": "reroll", "positions": [4]}})
-    elif MODE == "unreadable":
-        send({"type": "action", "turn": turn, "action": {"type": "dance"}})
-    elif MODE == "badutf8":
-        out.write(b'{"type": "action", "turn": ' + str(turn).encode() + b', "x": "\xff\xfe"}\n')
-    elif MODE == "tracer":
-        frame = "\x1b[2J\u202eevil.py:1 in act\n" + "x" * 1000
-        send({"type": "error", "turn": turn, "message": "gave up", "trace": [frame] * 50})
     elif MODE == "spin":
         while True:
             pass
@@ -142,6 +142,29 @@ def history_digest(observation: dict[str, Any], events: list[dict[str, Any]]) ->
     return f"HISTORY {len(history)} {hashlib.sha256(text.encode()).hexdigest()[:16]}\n"
 
 
+def greet() -> None:
+    """Answer `hello` in this mode's protocol (or, mute, never)."""
+    if MODE == "mute":
+        sys.stderr.write("wire-mute heard hello and keeps quiet\n")
+        sys.stderr.flush()
+        return
+    if MODE == "future":
+        sys.stderr.write("wire-future misbehaves at hello\n")
+    version = {"future": 99, "history1": 1}.get(MODE, 2)
+    send({"type": "hello", "protocol": version, "name": f"wire-{MODE}"})
+
+
+def act(message: dict[str, Any], events: list[dict[str, Any]], acted: bool) -> None:
+    """Answer a decision: rightly, or on the first one this mode's wrong way."""
+    answer = legal_answer(message["observation"])
+    if MODE.startswith("history"):
+        sys.stderr.write(history_digest(message["observation"], events))
+    if acted or MODE in ("ok", "inspect", "history1", "history2"):
+        send({"type": "action", "turn": message["turn"], "action": answer})
+    else:
+        misbehave(message["turn"], answer)
+
+
 def main() -> None:
     if MODE == "inspect":
         sys.stderr.write("INSPECT " + json.dumps(surroundings()) + "\n")
@@ -151,14 +174,8 @@ def main() -> None:
     for line in sys.stdin:
         message = json.loads(line)
         kind = message.get("type")
-        if kind == "hello" and MODE == "mute":
-            sys.stderr.write("wire-mute heard hello and keeps quiet\n")
-            sys.stderr.flush()
-        elif kind == "hello":
-            if MODE == "future":
-                sys.stderr.write("wire-future misbehaves at hello\n")
-            version = {"future": 99, "history1": 1}.get(MODE, 2)
-            send({"type": "hello", "protocol": version, "name": f"wire-{MODE}"})
+        if kind == "hello":
+            greet()
         elif kind == "start":
             events.clear()
             if MODE == "inspect":
@@ -167,13 +184,7 @@ def main() -> None:
         elif kind == "event":
             events.append(message["event"])
         elif kind == "act":
-            answer = legal_answer(message["observation"])
-            if MODE.startswith("history"):
-                sys.stderr.write(history_digest(message["observation"], events))
-            if acted or MODE in ("ok", "inspect", "history1", "history2"):
-                send({"type": "action", "turn": message["turn"], "action": answer})
-            else:
-                misbehave(message["turn"], answer)
+            act(message, events, acted)
             acted = True
         elif kind == "end":
             send({"type": "done"})

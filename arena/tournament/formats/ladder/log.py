@@ -18,8 +18,8 @@ from arena.ratings.summary import summarise
 from arena.tournament.config import TournamentConfig
 from arena.tournament.run import safe_read
 
-__all__ = ["BATCHES", "FINAL", "LOG", "batch_of", "batch_starts", "ladder_json", "read_batches",
-           "read_final", "read_log", "standing", "versions_now"]
+__all__ = ["BATCHES", "FINAL", "LOG", "VOIDED", "batch_of", "batch_starts", "counted",
+           "ladder_json", "read_batches", "read_final", "read_log", "standing", "versions_now"]
 
 LOG = "ladder-log.jsonl"
 """The append-only log of versions in a ladder's results folder."""
@@ -31,6 +31,18 @@ its tables (so a batch cut by kill -9 is finished as planned)."""
 
 FINAL = "ladder-final.json"
 """The final, once frozen: the top players, the games before it and its planned games."""
+
+VOIDED = "ladder-voided.json"
+"""The ids of games the organiser voided (a JSON list): kept in games.jsonl, which only
+grows, but left out of the ranking, the derived tables and matchmaking."""
+
+
+def counted(folder: Path, games: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The games that count: all but those the folder's voided list names."""
+    path = folder / VOIDED
+    listed = safe_read.json_file(path) if path.exists() else []
+    voided = {str(game) for game in listed} if isinstance(listed, list) else set()
+    return [dict(g) for g in games if g["id"] not in voided]
 
 
 def read_batches(folder: Path) -> list[dict[str, Any]]:

@@ -35,6 +35,7 @@ from arena.tournament.formats.ladder.log import (
     FINAL,
     batch_of,
     batch_starts,
+    counted,
     ladder_json,
     read_batches,
     read_final,
@@ -90,14 +91,16 @@ def run_ladder(cfg: TournamentConfig, out: str | Path, games: int, *, workers: i
                final: int | None = None, progress: Watch | None = None,
                cluster: Cluster | None = None,
                during: Callable[[Path, Tally], object] | None = None,
-               refresh: float | None = None) -> LadderRun:
+               refresh: float | None = None, retry: Sequence[str] = ()) -> LadderRun:
     """Play `games` more ladder games into `out` (whole tables at every rotation, the last
     batch cut at the budget; with `until`, stop once the top `until` are separated), or
     with `final` play the frozen final of the top `final`; first finish a batch a kill cut.
-    `progress`, `during` and `refresh` (seconds) as for run.py's run_tournament, the tally
+    `progress`, `during` and `refresh` (seconds) as for run/runner.py's run_tournament, the tally
     over the season's games.jsonl; with `cluster`, every game (and a new version's dry run)
-    is played on that Dask cluster, the same bytes written here. The games are played by
-    the one runner (arena.tournament.run.runner.Run), this season its plan."""
+    is played on that Dask cluster, the same bytes written here. `retry`: digests of
+    rejected content to try again (an organiser's re-run); games the folder's voided list
+    names are left out of the ranking (log.counted). The games are played by the one runner
+    (arena.tournament.run.runner.Run), this season its plan."""
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     say = info or _quiet
@@ -114,7 +117,7 @@ def run_ladder(cfg: TournamentConfig, out: str | Path, games: int, *, workers: i
         frozen = _frozen_final(folder, final)
         candidates: list[Candidate] = []
         if frozen is None and final is None:
-            moved, candidates = changes(folder, cfg, len(played))
+            moved, candidates = changes(folder, cfg, len(played), retry)
             append(folder, moved)
             candidates = _started(folder, cfg, candidates, len(played), cluster)
         entrants = {**player_entrants(folder, cfg, read_log(folder)),
@@ -231,7 +234,7 @@ class Season(Plan):
 
     def stages(self, results: Mapping[str, Placements],
                ranking: Sequence[str] | None = None) -> dict[str, Any]:
-        return ladder_json(self.cfg, read_log(self.folder), self.played,
+        return ladder_json(self.cfg, read_log(self.folder), counted(self.folder, self.played),
                            batch_starts(self.folder), read_final(self.folder))
 
     def keep(self, line: str) -> None:
@@ -300,7 +303,8 @@ class Season(Plan):
 
     def separated(self, top: int) -> tuple[bool, list[dict[str, Any]], list[str]]:
         """Whether the top `top` are told apart at 95% and nobody is provisional."""
-        ranking, unresolved = standing(self.cfg, read_log(self.folder), self.played, top)
+        ranking, unresolved = standing(self.cfg, read_log(self.folder),
+                                       counted(self.folder, self.played), top)
         waiting = [r["player"] for r in ranking if r["provisional"]]
         return not unresolved and not waiting, unresolved, waiting
 
@@ -330,7 +334,7 @@ class Season(Plan):
         if len(active) < fmt.seats:
             return ()
         settings = Settings(fmt.seats, fmt.batch or 8, fmt.min_games or 0, fmt.band or 4)
-        ladder = [g for g in self.played if g["stage"] == "ladder"]
+        ladder = [g for g in counted(self.folder, self.played) if g["stage"] == "ladder"]
         starts = batch_starts(self.folder)
         batch, first = len(starts) + 1, 1 + max((int(g["table"]) for g in ladder), default=0)
         last = {p: batch_of(starts, n) for n, g in enumerate(self.played) for p in g["entrants"]}
@@ -352,7 +356,8 @@ class Season(Plan):
         if size < seats:
             raise TournamentError(f"--final {size}: a final needs at least {seats} players, "
                                   f"one a seat")
-        ranking, _ = standing(self.cfg, read_log(self.folder), self.played, size)
+        ranking, _ = standing(self.cfg, read_log(self.folder),
+                              counted(self.folder, self.played), size)
         top = [r["player"] for r in ranking if not r["provisional"]][:size]
         if len(top) < size:
             raise TournamentError(f"--final {size}: {len(top)} of its {size} players are "
@@ -376,7 +381,9 @@ class Season(Plan):
 
 
 def _derive(folder: Path, cfg: TournamentConfig, played: list[dict[str, Any]]) -> dict[str, Any]:
-    """ladder.json and the derived tables every format has, from the games and the logs."""
+    """ladder.json and the derived tables every format has, from the games that count and
+    the logs."""
+    played = counted(folder, played)
     value = ladder_json(cfg, read_log(folder), played, batch_starts(folder), read_final(folder))
     folder_files.write_atomic(folder / "ladder.json",
                               json.dumps(value, sort_keys=True, indent=1) + "\n")

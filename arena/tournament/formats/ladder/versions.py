@@ -5,7 +5,7 @@ It guarantees that a version is its content (the same content is the same versio
 returning entrant is reactivated, and content once rejected is never scheduled), that a
 frozen copy holds only the submission's own files (never what a symlink points at), and
 that the events are a function of the log and the config alone; and that a submission whose
-file name may not be an entrant's (ladder_validation.name_refusal) is logged as rejected,
+file name may not be an entrant's (validation.name_refusal) is logged as rejected,
 once for its content, under its file's name, and is never a version. It must not play
 games: new content comes back as candidates, which the runner validates before they are
 logged.
@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -45,10 +45,13 @@ class Candidate:
     """Its frozen copy, relative to the results folder (None: a built-in bot)."""
 
     def event(self, status: str, reason: str | None, after: int, **extra: Any) -> Event:
-        """The log's line for this version once it is accepted or rejected."""
+        """The log's line for this version once it is accepted or rejected (a command
+        entrant's with its command: what it plays once the config names another)."""
+        command = self.entrant.command
         return {"entrant": self.entrant.name, "version": self.version, "player": self.player,
                 "digest": self.digest, "source": self.entrant.bot or "", "copy": self.copy,
-                "status": status, "reason": reason, "after": after, **extra}  # fmt: skip
+                "status": status, "reason": reason, "after": after,
+                **({"command": list(command)} if command is not None else {}), **extra}
 
 
 def organised(cfg: TournamentConfig) -> TournamentConfig:
@@ -112,10 +115,11 @@ def freeze(folder: Path, player: str, entrant: EntrantConfig) -> str | None:
     return target.relative_to(folder).as_posix()
 
 
-def changes(folder: Path, cfg: TournamentConfig,
-            played: int) -> tuple[list[Event], list[Candidate]]:
+def changes(folder: Path, cfg: TournamentConfig, played: int,
+            retry: Collection[str] = ()) -> tuple[list[Event], list[Candidate]]:
     """The log's next events that need no game (removals, returns of known content) and
-    the new content to validate, from the log and the config's entrants."""
+    the new content to validate, from the log and the config's entrants; content once
+    rejected is not tried again unless its digest is in `retry` (the organiser's re-run)."""
     events = read_log(folder)
     now = versions_now(events)
     refused = _refused(cfg, events)
@@ -129,7 +133,9 @@ def changes(folder: Path, cfg: TournamentConfig,
             continue
         known = [e for e in events if e["entrant"] == name and e["digest"] == digest]
         if any(e["status"] == "rejected" for e in known):
-            continue
+            if digest not in retry:
+                continue
+            known = [e for e in known if e["status"] != "rejected"]
         if known:  # content seen before and accepted: that version comes back
             new += _retire(last, "replaced", played)
             new.append({**known[-1], "status": "active", "reason": None, "after": played})
@@ -212,15 +218,18 @@ def player_entrants(folder: Path, cfg: TournamentConfig,
         player, entrant = str(event["player"]), wanted.get(str(event["entrant"]))
         if entrant is not None and digest_of(entrant) != event["digest"]:
             entrant = None
-        base = entrant or EntrantConfig(player, bot=str(event["source"]) or None,
-                                        mode=cfg.mode, isolation=cfg.isolation)
-        copy = event["copy"] if "copy" in event else _copy_before(folder, event)
+        base = entrant or _logged(player, event, cfg)
+        copy = event.get("copy")
         found[player] = replace(base, name=player,
                                 bot=str(folder / copy) if copy else base.bot)
     return found
 
 
-def _copy_before(folder: Path, event: Mapping[str, Any]) -> str | None:
-    """Where a log written before copies were logged kept a version's copy, if anywhere."""
-    copy = Path("versions") / str(event["player"]) / Path(str(event["source"])).name
-    return copy.as_posix() if event["source"] and (folder / copy).exists() else None
+def _logged(player: str, event: Mapping[str, Any], cfg: TournamentConfig) -> EntrantConfig:
+    """A version as its log event names it: its command, else its source file or folder."""
+    if "command" in event:
+        return EntrantConfig(player, command=tuple(map(str, event["command"])), mode="command",
+                             isolation=cfg.isolation)
+    return EntrantConfig(player, bot=str(event["source"]) or None, mode=cfg.mode,
+                         isolation=cfg.isolation)
+

@@ -1,9 +1,10 @@
-"""Exact probability tables for the built-in bots: what 5 dice or 5 cards are worth, what a
-reroll, an exchange or a set of unseen cards can turn into, and what a claim says about a hand.
+"""Exact probability tables, for the built-in bots and the report's chances: what 5 dice or 5
+cards are worth, what a reroll, an exchange or a set of unseen cards can turn into, and what a
+claim says about a hand.
 
 Pure and deterministic: no I/O, no clocks, no random numbers. Tables are built once per claim
 order (normal, or straight over full) and then only read; the normal order is built at import.
-Draws of 4 or 5 cards are counted in closed form (`bots.rank_counts`), fewer by listing them;
+Draws of 4 or 5 cards are counted in closed form (`arena.odds.rank_counts`), fewer by listing them;
 both give the same integer counts. Caches hold only functions of their arguments. Values are
 indexes into the rule set's claim space, distributions are tuples of floats over those
 indexes. This module knows nothing of bots, events or observations.
@@ -20,10 +21,9 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import TypeVar
 
-from arena_bots.rank_counts import rank_counts
-
 from arena import hands
 from arena.hands import Category, ClaimSpace, Value
+from arena.odds.rank_counts import rank_counts
 
 FACES = hands.DIE_RANKS
 DECK = frozenset(range(52))
@@ -32,7 +32,7 @@ HONEST_SLIP = 0.02
 NOISE_STEP = 0.6
 """The 'noise' claim model: half geometric steps up from the lowest legal claim, half uniform."""
 CLOSED_FORM = 2
-"""Onto fewer kept cards than this, draws are counted in closed form (`bots.rank_counts`):
+"""Onto fewer kept cards than this, draws are counted in closed form (`arena.odds.rank_counts`):
 faster than listing the thousands of draws of 4 or 5 cards; for the 455 draws of 3, listing
 costs about as much (a belief's counts: 1% fewer instructions in dice-cards, 4% more in
 cards, by callgrind), and a reroll's score by listing stays the very same float sum."""
@@ -252,13 +252,13 @@ class CardTables:
         """The sum of gain[value] over the draws whose rank-only value is >= target."""
         if len(kept) < CLOSED_FORM:
             counts = self._rank_counts(kept, pool)
-            return sum(map(operator.mul, gain[target:], counts[target:]))
+            return float(sum(map(operator.mul, gain[target:], counts[target:])))
         draws = 5 - len(kept)
         sorted_draws = _kept_draws(self.space.straight_over_full, kcode, draws)
         weights = _draw_weights(draws, pool.per_rank)
         start = sorted_draws.starts[target]
-        return sum(map(operator.mul, _pick(weights, sorted_draws.order[start:]),
-                       _pick(gain, sorted_draws.values[start:])))
+        return float(sum(map(operator.mul, _pick(weights, sorted_draws.order[start:]),
+                             _pick(gain, sorted_draws.values[start:]))))
 
     def _rank_counts(self, kept: Sequence[int], pool: CardPool) -> tuple[int, ...]:
         """Ways each rank-only value is drawn onto the kept cards, in closed form."""
@@ -424,7 +424,8 @@ def _pick(values: Sequence[T], positions: Sequence[int]) -> Sequence[T]:
     """The values at these positions, in their order (one C call: itemgetter)."""
     if len(positions) < 2:  # itemgetter of one position returns the value, not a tuple
         return [values[p] for p in positions]
-    return operator.itemgetter(*positions)(values)
+    picked: Sequence[T] = operator.itemgetter(*positions)(values)
+    return picked
 
 
 @lru_cache(maxsize=1024)

@@ -1,7 +1,7 @@
 """How many ways a draw of cards makes each value by ranks alone, counted in closed form.
 
 Drawing cards from a pool onto kept cards makes a 5-card hand; its value by ranks alone
-(`bots.probability` adds the flushes) depends only on how many cards of each rank it has.
+(`arena.odds.probability` adds the flushes) depends only on how many cards of each rank it has.
 Each shape of hand (four, full, three, two pairs, pair, five different ranks) is counted
 with a product of binomials times an elementary symmetric polynomial of the pool's rank
 counts (the ways to fill the single cards), so every value costs a few integer operations
@@ -75,14 +75,6 @@ def _symmetric(factors: Sequence[int]) -> list[tuple[int, int, int, int, int]]:
             e2 += n * e1
             e1 += n
         out.append((1, e1, e2, e3, e4))
-    return out
-
-
-def _without(e: Sequence[int], n: int) -> list[int]:
-    """The symmetric polynomials with one factor n taken out again (exact: no division)."""
-    out = [1]
-    for i in range(1, len(e)):
-        out.append(e[i] - n * out[i - 1])
     return out
 
 

@@ -1,0 +1,31 @@
+"""The site's tests again on PostgreSQL, the database a public contest uses (docs/site.md).
+
+Django's settings are read once a process, so the second database is a second pytest process
+over tests/site with ARENA_SITE_DATABASE naming the server CI starts (ARENA_TEST_POSTGRES,
+set by .ci/run). Locally, without a server, this is skipped with the reason; in CI it fails."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from needs import require
+
+from arena.site import DATABASE_ENV
+
+HERE = Path(__file__).resolve().parent
+
+
+def test_the_site_s_tests_pass_on_postgresql() -> None:
+    server = os.environ.get("ARENA_TEST_POSTGRES", "")
+    require(server, "no PostgreSQL server: set ARENA_TEST_POSTGRES=postgresql://USER:PW@HOST/DB")
+    env = {**os.environ, DATABASE_ENV: server}
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", str(HERE), "-p", "no:cacheprovider",
+         "--deselect", f"{Path(__file__).relative_to(HERE.parent.parent)}"],
+        cwd=HERE.parent.parent, env=env, capture_output=True, text=True, check=False)
+    lines = done.stdout.splitlines()
+    assert done.returncode == 0, f"tests/site on PostgreSQL:\n{lines[-30:]}\n{done.stderr[-2000:]}"
+    assert " passed" in lines[-1] and "skipped" not in lines[-1], lines[-1]
