@@ -65,7 +65,7 @@ class Reference:
     network: bool = False
     located: str | None = None
     """Where this machine keeps the bot file, when it plays a copy of the one the user named
-    (a shipped bot, arena.tournament.shipment): it is loaded from there, and still named,
+    (a shipped bot, arena.tournament.run.shipment): it is loaded from there, and still named,
     described and reported by `ref`."""
 
     @classmethod

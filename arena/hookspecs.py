@@ -1,4 +1,5 @@
-"""The only hookspec module: how plugins add bots (and, if they wish, rule sets) to arena.
+"""The only hookspec module: how plugins add bots (and, if they wish, rule sets and
+tournament formats) to arena.
 
 A plugin is a module with `@arena.hookimpl` functions, named by an entry point of the group
 `arena` in its distribution (`[project.entry-points.arena] mybots = "mybots"`). Hooks run once
@@ -33,4 +34,12 @@ def register_rules(register: Callable[[Any], None]) -> None:
     (``arena.rules.base.Description``: hand kind, score word, decisions, what is private), which
     is what arena's narrator, codec, report and viewer read. Called once at start-up; e.g.
     ``register(DiceRules(cards=False, id="dice-short", defaults={"max_points": 2}))``.
+    """
+
+
+@hookspec
+def register_formats(register: Callable[[Any], None]) -> None:
+    """Register extra tournament formats: call ``register(fmt)`` with an instance of a
+    subclass of ``arena.tournament.formats.base.Format`` whose ``type`` (the config's
+    ``format.type``) no other format has. Called once at start-up.
     """

@@ -68,10 +68,13 @@ class BotSpec:
 
 
 class Registry:
-    """Bots and rule sets by name; duplicates are errors naming both origins."""
+    """Bots, rule sets and plugins' formats by name; duplicates are errors naming both origins."""
 
     def __init__(self) -> None:
         self.bots: dict[str, BotSpec] = {}
+        self.formats: dict[str, Any] = {}
+        """Plugins' tournament formats by type (arena/tournament/formats/registry.py adds
+        the built-in ones; this layer knows no format)."""
 
     @functools.cached_property
     def rules(self) -> dict[str, RuleSet]:
@@ -105,6 +108,16 @@ class Registry:
         if ruleset.id in self.rules:
             raise PluginError(f"duplicate rule set {ruleset.id!r}: registered again by {origin}")
         self.rules[ruleset.id] = ruleset
+
+    def register_format(self, fmt: Any, origin: str) -> None:
+        """Add a plugin's tournament format (an arena.tournament.formats.base.Format)."""
+        kind = getattr(fmt, "type", None)
+        if not isinstance(kind, str) or not callable(getattr(fmt, "plan", None)):
+            raise PluginError(f"{origin}: {fmt!r} is not a tournament format (a "
+                              "arena.tournament.formats.base.Format with a type)")
+        if kind in self.formats:
+            raise PluginError(f"duplicate format {kind!r}: registered again by {origin}")
+        self.formats[kind] = fmt
 
     def names(self) -> list[str]:
         """Registered bot names, sorted."""
@@ -313,6 +326,9 @@ def build_registry(pm: pluggy.PluginManager | None = None) -> Registry:
     for impl in reversed(pm.hook.register_rules.get_hookimpls()):
         origin, _ = _origin(pm, impl.plugin)
         impl.function(register=_rules_adder(registry, origin))
+    for impl in reversed(pm.hook.register_formats.get_hookimpls()):
+        origin, _ = _origin(pm, impl.plugin)
+        impl.function(register=_format_adder(registry, origin))
     return registry
 
 
@@ -323,6 +339,10 @@ def _is_builtin(plugin: object) -> bool:
 
 def _rules_adder(registry: Registry, origin: str) -> Callable[[Any], None]:
     return lambda ruleset: registry.register_rules(ruleset, origin)
+
+
+def _format_adder(registry: Registry, origin: str) -> Callable[[Any], None]:
+    return lambda fmt: registry.register_format(fmt, origin)
 
 
 _DEFAULT: Registry | None = None

@@ -41,8 +41,8 @@ from arena.referee import ActionEntry, Fault, FaultEntry, GameRecord, LogEntry
 from arena.rules import RULESETS
 from arena.rules.actions import Chance
 from arena.rules.base import Event
-from arena.tournament import safe_read
-from arena.tournament.results import write_atomic
+from arena.tournament.run import safe_read
+from arena.tournament.run.results import write_atomic
 
 FORMAT = "arena-replay"
 VERSION = 1
@@ -56,7 +56,7 @@ _JOIN = '}\n{"type":'
 
 class ReplayError(Exception):
     """A replay that cannot be read: not a regular file, not gzip, larger than the caps of
-    arena.tournament.safe_read, not JSON lines, or not a replay at all."""
+    arena.tournament.run.safe_read, not JSON lines, or not a replay at all."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,7 +232,7 @@ def write_replay(path: str | os.PathLike[str], lines: Sequence[Mapping[str, Any]
 
 def read_replay(source: str | os.PathLike[str] | bytes, name: str | None = None) -> Replay:
     """Read a replay from a regular file the user named, or from the file's bytes, unpacked
-    no further than arena.tournament.safe_read allows; `name` names it in errors."""
+    no further than arena.tournament.run.safe_read allows; `name` names it in errors."""
     name = name or ("replay" if isinstance(source, bytes) else str(source))
     try:
         raw = source if isinstance(source, bytes) else safe_read.replay_bytes(source)

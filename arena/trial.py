@@ -23,6 +23,7 @@ from dataclasses import replace
 from types import FrameType
 from typing import Any
 
+from arena import entrants
 from arena.bot import BotContext, Limits
 from arena.entrants import (
     EntrantError,
@@ -31,7 +32,6 @@ from arena.entrants import (
     command_problem,
     introduced,
     problem,
-    resolve,
 )
 from arena.hosts.inline import BotFault, Host
 from arena.hosts.processes import ProcessLimits
@@ -177,24 +177,27 @@ def check_entrants(cfg: TournamentConfig, lines: KeyLines,
     return tuple(o for o in tried if not isinstance(o, ConfigError))
 
 
-def try_entrants(cfg: TournamentConfig, lines: KeyLines,
-                 registry: Any = None) -> tuple[Resolved | ConfigError, ...]:
+def try_entrants(cfg: TournamentConfig, lines: KeyLines, registry: Any = None,
+                 resolved: Sequence[Resolved] = ()) -> tuple[Resolved | ConfigError, ...]:
     """Start every distinct entrant once (a dry run), all of them whatever the others do, so
     an organiser hears of every broken entrant at once: each entrant with its card, or the
-    one-line ConfigError why it cannot play (the same one for the same bot), in order."""
+    one-line ConfigError why it cannot play (the same one for the same bot), in order.
+    `resolved`, by entrant, are the entrants resolved already (arena.tournament.load)."""
     tried: dict[tuple[Any, ...], Resolved | ConfigError] = {}
     for index, entrant in enumerate(cfg.entrants):
         key = (entrant.bot, entrant.command, entrant.options, entrant.mode)
         if key not in tried:
+            given = resolved[index] if resolved else None
             try:
-                tried[key] = _check_entrant(cfg, index, entrant, lines, registry)
+                tried[key] = _check_entrant(cfg, index, entrant, lines, registry, given)
             except ConfigError as exc:
                 tried[key] = exc
     return tuple(tried[(e.bot, e.command, e.options, e.mode)] for e in cfg.entrants)
 
 
 def _check_entrant(
-    cfg: TournamentConfig, index: int, entrant: EntrantConfig, lines: KeyLines, registry: Any
+    cfg: TournamentConfig, index: int, entrant: EntrantConfig, lines: KeyLines, registry: Any,
+    given: Resolved | None = None,
 ) -> Resolved:
     """Refuse one entrant whose program cannot run, whose bot does not load or say hello,
     does not play the rules or take its options, or does not start."""
@@ -205,7 +208,7 @@ def _check_entrant(
         if found is not None:
             raise lines.error((*here, "command"), found)
     try:
-        return _start(cfg, entrant, resolve(entrant.reference, registry))
+        return _start(cfg, entrant, given or entrants.resolve(entrant.reference, registry))
     except CardError as exc:
         raise lines.error((*here, *exc.where), str(exc)) from None
     except StartError as exc:
@@ -228,7 +231,7 @@ def _starts_plain(cfg: TournamentConfig, entrant: EntrantConfig, registry: Any) 
     """Whether the entrant starts without its bot options (so they are what it refuses)."""
     plain = replace(entrant.reference, options=())
     try:
-        _start(cfg, entrant, resolve(plain, registry))
+        _start(cfg, entrant, entrants.resolve(plain, registry))
     except EntrantError:
         return False
     return True

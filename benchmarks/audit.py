@@ -1,4 +1,4 @@
-"""Benchmark of the check a run makes before it writes the standings (tournament/audit.py):
+"""Benchmark of the check a run makes before it writes the standings (tournament/run/audit.py):
 every line of games.jsonl against what the run played and against its replay.
 
 Run: python benchmarks/audit.py [--games 1000] [--folder results/bench-audit] [--repeat 3]
@@ -20,10 +20,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from arena.tournament import results
-from arena.tournament.audit import audit_log
 from arena.tournament.load import load_tournament
-from arena.tournament.run import run_tournament
+from arena.tournament.run import results
+from arena.tournament.run.audit import audit_log
+from arena.tournament.run.runner import run_tournament
 
 CONFIG = """\
 name: bench-audit

@@ -218,9 +218,9 @@ def tournament(folder: Path, games: int, mode: str, address: str | None,
     """One `run_tournament` of the benchmark config; its timing and its games.jsonl."""
     from arena.executor.cluster import Cluster
     from arena.hosts.walls import level
-    from arena.tournament.config_yaml import key_lines
+    from arena.tournament.config.yaml_lines import key_lines
     from arena.tournament.load import load_tournament
-    from arena.tournament.run import run_tournament
+    from arena.tournament.run.runner import run_tournament
     from arena.trial import check_entrants
 
     path = folder / f"bench-{mode}.yaml"

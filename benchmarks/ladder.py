@@ -39,7 +39,7 @@ from pathlib import Path
 
 from arena.ratings.confidence import gaps
 from arena.ratings.summary import Summary
-from arena.tournament import results as folder_files
+from arena.tournament.run import results as folder_files
 
 STATISTICIANS = (0.5, 0.02, 0.005, 0.0, 0.99, 0.999)
 BLUFFERS = (0.0, 0.05, 0.1, 0.2, 0.3, 0.5, 0.8, 1.0)

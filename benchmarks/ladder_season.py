@@ -38,7 +38,7 @@ from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
-from arena.tournament.ladder import run_ladder
+from arena.tournament.formats.ladder.season import run_ladder
 from arena.tournament.load import load_tournament
 
 VARIANTS = 20

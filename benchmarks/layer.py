@@ -51,12 +51,12 @@ def bare_loop(config: Path) -> dict[str, float]:
     import arena
     from arena.entrants import resolve
     from arena.plugins import default_registry
+    from arena.tournament.formats.registry import plan_for
     from arena.tournament.load import load_tournament
-    from arena.tournament.plan import Plan
 
     cfg = load_tournament(config)
     registry = default_registry()
-    games = Plan(cfg).batch({})
+    games = plan_for(cfg).batch({})
     bots = [(resolve(e.reference, registry), e.name) for e in cfg.entrants]
     options, limits = cfg.options.dict(), cfg.limits
     started, cpu = time.perf_counter(), time.process_time()

@@ -1,9 +1,9 @@
 """Matchmaking's weights, tried fast: simulated ladders on a round robin's measured pairs.
 
 A ladder's real games take minutes (benchmarks/ladder.py); this plays its matchmaking
-(arena.tournament.matchmaking, unchanged) and its stop rule (the top 3 separated at 95%,
-nobody provisional) against a model instead: each game's winner is drawn from how often
-that seating won in a long round robin's games. The model's own order is that round
+(arena.tournament.formats.ladder.matchmaking, unchanged) and its stop rule (the top 3
+separated at 95%, nobody provisional) against a model instead: each game's winner is drawn
+from how often that seating won in a long round robin's games. The model's own order is that round
 robin's batch-fit order, so Kendall's tau against it says how well the ladder's games
 recover it. This is how the weights in docs/matchmaking.md were chosen: it prints, for
 each round robin folder, the median games to stop, the mean tau and how often the top 3
@@ -27,8 +27,8 @@ from ladder import TOP, kendall_tau, order_of  # this folder's benchmark, beside
 
 from arena.ratings.confidence import gaps
 from arena.ratings.summary import Summary
-from arena.tournament import matchmaking
-from arena.tournament import results as folder_files
+from arena.tournament.formats.ladder import matchmaking
+from arena.tournament.run import results as folder_files
 
 Seating = tuple[str, str]
 

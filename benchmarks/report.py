@@ -32,9 +32,9 @@ from pathlib import Path
 from arena.report.folder import read_folder
 from arena.report.html import REPORT, build_report
 from arena.report.scan import scan_all
-from arena.tournament import results
 from arena.tournament.load import load_tournament
-from arena.tournament.run import run_tournament
+from arena.tournament.run import results
+from arena.tournament.run.runner import run_tournament
 
 CONFIG = """\
 name: bench-report

@@ -330,11 +330,11 @@ def fit_seconds(results: Path, size: int) -> float:
 
 
 def derive_seconds(games: int) -> float:
-    """Seconds of the ladder's own ladder.json (arena.tournament.ladder_log.ladder_json, which
-    run_ladder writes at the end of every season turn) after `games` games of each bot's
+    """Seconds of the ladder's own ladder.json (ladder_json of
+    arena.tournament.formats.ladder.log, which run_ladder writes at the end of every season turn) after `games` games of each bot's
     active version, a batch every 16 games."""
     from arena.site.contest.contest import current
-    from arena.tournament.ladder_log import ladder_json
+    from arena.tournament.formats.ladder.log import ladder_json
 
     active = [f"bot{b:03d}@{VERSIONS}" for b in range(PARTICIPANTS)]
     events = [{"player": p, "entrant": p.partition("@")[0], "version": VERSIONS,

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from arena.tournament.load import load_tournament
-from arena.tournament.run import run_tournament
+from arena.tournament.run.runner import run_tournament
 
 FIELD = (
     *(f"{{bot: statistician, alias: stat-{t}, options: {{threshold: {t}}}}}"

@@ -6,7 +6,7 @@
 1. Checking against playing: a `dice` round robin of 6 `random` entrants (inline) at
    4-seat tables is played game by game by the tournament's own worker (as a cluster's
    worker plays it, replays on), then each returned game is judged as the organiser judges
-   it (arena.tournament.trust.GameJudge.accept: the replay unpacked within the caps,
+   it (arena.tournament.run.trust.GameJudge.accept: the replay unpacked within the caps,
    parsed, its header matched to the schedule, re-applied through the rules, the line
    rebuilt). Figures: CPU µs per game to play, to judge, and their ratio; then the games/s
    the organiser checks on its CHECKERS processes (arena.executor.trust), batches of 50 as
@@ -29,10 +29,10 @@ from dataclasses import replace
 
 from arena.executor import trust
 from arena.tournament.config import EntrantConfig, FormatConfig, TournamentConfig
-from arena.tournament.plan import Plan
-from arena.tournament.run import tournament_setup
-from arena.tournament.trust import GameJudge
-from arena.tournament.worker import _Worker
+from arena.tournament.formats.registry import plan_for
+from arena.tournament.run.runner import tournament_setup
+from arena.tournament.run.trust import GameJudge
+from arena.tournament.run.worker import _Worker
 
 ENTRANTS = 6
 
@@ -42,7 +42,7 @@ def _games(count: int, seats: int) -> tuple[list, object]:
     entrants = tuple(EntrantConfig(f"random-{i}", "random") for i in range(ENTRANTS))
     cfg = TournamentConfig(name="trust", rules="dice", entrants=entrants, seed=5,
                            format=FormatConfig(type="round-robin", seats=seats, games=count))
-    games = list(Plan(cfg).batch({}))[:count]
+    games = list(plan_for(cfg).batch({}))[:count]
     return games, replace(tournament_setup(cfg), replays=True)
 
 

@@ -20,7 +20,7 @@ from dataclasses import replace
 from typing import Any
 
 from arena.executor import remote
-from arena.tournament.worker import Played
+from arena.tournament.run.worker import Played
 
 CHEAT = os.environ.get("ARENA_TEST_CHEAT", "")
 VICTIM = "random"

@@ -18,7 +18,7 @@ from distributed import Client, LocalCluster
 from needs import require
 
 from arena.hosts import walls
-from arena.tournament import results
+from arena.tournament.run import results
 
 COMPARED = (results.GAMES, *results.DERIVED)
 DASK = Path(sys.executable).with_name("dask")

@@ -23,8 +23,8 @@ import pytest
 
 from arena.replay import ReplayError, encode_replay, read_replay
 from arena.tournament.load import load_tournament
-from arena.tournament.results import ResultsError, iter_games
-from arena.tournament.run import run_tournament
+from arena.tournament.run.results import ResultsError, iter_games
+from arena.tournament.run.runner import run_tournament
 
 MEMORY = 1 << 30
 """The address space a command may use here: far more than it needs, far less than an
@@ -401,7 +401,7 @@ def test_the_report_writes_through_no_symlink_it_finds(folder: Path, tmp_path: P
 def test_a_resume_s_repair_cuts_a_last_line_nested_deep_instead_of_crashing(
     folder: Path,
 ) -> None:
-    from arena.tournament.results import repair_games
+    from arena.tournament.run.results import repair_games
 
     games = folder / "games.jsonl"
     kept = games.stat().st_size

@@ -19,7 +19,7 @@ import arena
 from arena.cli.main import cli
 from arena.rules import RULESETS
 from arena.rules.playout import random_action
-from arena.tournament import results
+from arena.tournament.run import results
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]

@@ -166,7 +166,7 @@ def test_a_config_run_plays_folder_bots_inline(tmp_path: Path, monkeypatch) -> N
 
 def test_a_folder_bot_is_refused_on_a_cluster_in_one_line() -> None:
     from arena.tournament.config import EntrantConfig
-    from arena.tournament.shipment import folder_refusal
+    from arena.tournament.run.shipment import folder_refusal
 
     entrants = [EntrantConfig(name="alice", bot="entries/alice")]
     assert folder_refusal(entrants) == ("bot folder 'entries/alice' cannot play on a cluster "

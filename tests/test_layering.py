@@ -27,14 +27,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "referee": ("arena.referee",),
     "hosts": ("arena.hosts",),
     "plugins": ("arena.plugins", "arena.hookspecs"),
-    "config": (
-        "arena.tournament.config",
-        "arena.tournament.config_as_run",
-        "arena.tournament.config_checks",
-        "arena.tournament.config_entrants",
-        "arena.tournament.config_load",
-        "arena.tournament.config_yaml",
-    ),
+    "config": ("arena.tournament.config",),
     "tournament": ("arena.tournament",),
     "report": ("arena.report",),
     "checkbot": ("arena.checkbot",),
@@ -207,6 +200,31 @@ def test_an_import_is_seen_wherever_and_however_it_is_written() -> None:
         ("json", frozenset()),
         ("yaml", frozenset()),
     ]
+
+
+ACYCLIC = ("arena.tournament", "arena.cli.run", "arena.cli.ladder")
+"""Where no two modules import each other (issue 33: `arena run` and its ladder had)."""
+
+
+def test_no_two_modules_of_the_tournament_or_arena_run_import_each_other() -> None:
+    edges = {m: {name for name, _ in imports(m) if name in MODULES and name != m}
+             for m in MODULES}
+    pairs = sorted({tuple(sorted((a, b))) for a in edges for b in edges[a]
+                    if a in edges[b] and (covers(ACYCLIC, a) or covers(ACYCLIC, b))})
+    assert pairs == []
+
+
+def test_no_folder_holds_a_family_of_modules_named_with_one_prefix() -> None:
+    """Three or more modules named `x`, `x_a`, `x_b` in one folder are a concept that wants
+    its own package (issue 33): `x/` with `a` and `b` in it."""
+    families = {}
+    for folder in sorted({path.parent for path in PACKAGE.rglob("*.py")}):
+        stems = [p.stem for p in folder.glob("*.py") if not p.stem.startswith("_")]
+        for prefix in {stem.split("_")[0] for stem in stems}:
+            family = sorted(s for s in stems if s == prefix or s.startswith(prefix + "_"))
+            if len(family) >= 3:
+                families[f"{folder.relative_to(ROOT).as_posix()}/{prefix}"] = family
+    assert families == {}
 
 
 ECOSYSTEM = ("arena.openspiel", "arena.pettingzoo")

@@ -1,9 +1,11 @@
 """`arena run` of a ladder: `--games N` more games into the same folder, then the ranking.
 
-It only talks to the user: the runner (arena/tournament/ladder.py) decides and plays every
-game (on this machine's workers, or on the Dask cluster of `--cluster`); this module checks
-the flags a ladder takes, shows its progress (the bar and the live report of every `arena
-run`, arena/cli/run.py) and prints its ranking.
+It only talks to the user: the season (arena/tournament/formats/ladder/season.py) decides
+every game and the one runner plays it (on this machine's workers, or on the Dask cluster
+of `--cluster`); this module checks the flags a season takes, shows its progress (the bar
+of every run, arena/cli/progress.py, and the live report `arena run` passes) and prints
+its ranking. arena/cli/run.py calls it when the config's format is a season; it imports
+nothing of arena/cli/run.py.
 """
 
 from __future__ import annotations
@@ -17,13 +19,13 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from arena.cli.main import fail
-from arena.cli.progress import meter
+from arena.cli.progress import EXIT_INTERRUPTED, meter, watch
 from arena.hosts.inline import printable
 from arena.tournament.config import TournamentConfig
 
 if TYPE_CHECKING:
     from arena.executor.cluster import Cluster
-    from arena.tournament.progress import Tally
+    from arena.tournament.run.progress import Tally
 
 __all__ = ["run_ladder_command"]
 
@@ -54,12 +56,12 @@ def run_ladder_command(cfg: TournamentConfig, out: str | None, games: int | None
     with --until-confident, exit 1 and name the unresolved pairs if the budget ran out.
     `during` every `refresh` seconds: the live report, as `arena run` makes it."""
     from arena.cli.cluster import lost
-    from arena.cli.run import watch
     from arena.executor.cluster import ClusterError, ClusterLost
     from arena.report.html import build_report
     from arena.tournament.errors import TournamentError
-    from arena.tournament.ladder import run_ladder
-    from arena.tournament.results import ResultsError
+    from arena.tournament.formats.ladder.season import run_ladder
+    from arena.tournament.run.results import ResultsError
+    from arena.tournament.run.runner import Interrupted
 
     _refused(games, until, final, resume, force)
     folder = Path(out or cfg.output or f"results/{cfg.name}")
@@ -73,7 +75,7 @@ def run_ladder_command(cfg: TournamentConfig, out: str | None, games: int | None
                               info=None if quiet else _note, cluster=cluster, during=during,
                               refresh=refresh)
         build_report(folder, workers=count)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, Interrupted):
         _interrupted(folder)
     except ClusterLost as exc:
         lost(str(exc), "the games in games.jsonl are kept; run it again to go on (a batch "
@@ -94,8 +96,7 @@ def run_ladder_command(cfg: TournamentConfig, out: str | None, games: int | None
 
 def _interrupted(folder: Path) -> None:
     """Ctrl-C: what is saved and how to go on, in one line; exit 130 as `arena run` does."""
-    from arena.cli.run import EXIT_INTERRUPTED
-    from arena.tournament import results
+    from arena.tournament.run import results
 
     games = folder / results.GAMES
     saved = games.read_bytes().count(b"\n") if games.exists() else 0

@@ -1,4 +1,5 @@
-"""Progress on stderr for the long commands (`arena run`, `arena report`, `arena compare`).
+"""Progress on stderr for the long commands (`arena run`, `arena report`, `arena compare`),
+and how a run's tally is shown (`watch`: games, faults, the leader).
 
 Two forms, one interface (`Meter.show(done, total, postfix)` and `close()`): a tqdm bar when
 stderr is a terminal, else a plain line every `share` of the total or every `seconds`,
@@ -15,11 +16,18 @@ import math
 import sys
 import time
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import click
 
-__all__ = ["LINE_SECONDS", "LINE_SHARE", "Bar", "Lines", "Meter", "eta", "meter"]
+if TYPE_CHECKING:
+    from arena.tournament.run.progress import Tally
+
+__all__ = ["EXIT_INTERRUPTED", "LINE_SECONDS", "LINE_SHARE", "Bar", "Lines", "Meter", "eta",
+           "meter", "standing", "watch"]
+
+EXIT_INTERRUPTED = 130
+"""The exit status of a run stopped by Ctrl-C or SIGTERM, every finished game kept."""
 
 LINE_SHARE = 0.1
 """A progress line at least every tenth of the work..."""
@@ -159,3 +167,19 @@ def eta(left: int, rate: float) -> str:
         return "?"
     seconds = round(left / rate)
     return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+
+
+def watch(shown: Meter) -> Callable[[Tally], None]:
+    """How the run's tally is shown: games of planned, then faults and the leader."""
+    return lambda tally: shown.show(tally.done, tally.planned, standing(tally))
+
+
+def standing(tally: Tally) -> str:
+    """Faults so far and who leads by wins, in a few words: `2 faults, leader ana (5 wins)`."""
+    faults = {0: "no faults", 1: "1 fault"}.get(tally.faults, f"{tally.faults:,} faults")
+    names, wins = tally.leaders()
+    if not names:
+        return faults
+    shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    title = "leader" if len(names) == 1 else "leaders"
+    return f"{faults}, {title} {shown} ({wins:,} win{'s' * (wins != 1)})"

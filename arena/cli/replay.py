@@ -30,7 +30,7 @@ from arena.cli.main import fail, size_text
 from arena.hosts.inline import printable
 from arena.replay import Replay, ReplayError, read_listed, read_replay
 from arena.report.story import story
-from arena.tournament.audit import PARALLEL_FROM, GameCheck
+from arena.tournament.run.audit import PARALLEL_FROM, GameCheck
 from arena.verify import verify_replay
 
 EXIT_DIFFERENT = 1
@@ -47,8 +47,8 @@ arena.replay.read_listed, which keeps it under the folder's replays/)."""
 
 
 def _verify_folder(folder: Path, workers: int | None) -> None:
-    from arena.tournament import results
-    from arena.tournament.audit import check_folder
+    from arena.tournament.run import results
+    from arena.tournament.run.audit import check_folder
 
     games_path = folder / results.GAMES
     if not games_path.exists():
@@ -113,7 +113,7 @@ def _read(path: Path, listed: Listed | None = None) -> Replay:
 def _game_in(folder: Path, game: str) -> Listed:
     """The replay of the game with this id, found through the folder's games.jsonl: the
     folder, and the path under it that the folder lists."""
-    from arena.tournament import results
+    from arena.tournament.run import results
 
     games_path = folder / results.GAMES
     if not games_path.exists():
@@ -138,7 +138,7 @@ def _game_in(folder: Path, game: str) -> Listed:
 def _validation_replay(folder: Path, game: str) -> Listed | None:
     """A ladder's validation game (kept in ladder-log.jsonl, not games.jsonl): its replay
     file, when the log names one."""
-    from arena.tournament.ladder_log import read_log
+    from arena.tournament.formats.ladder.log import read_log
 
     try:
         events = read_log(folder)
@@ -166,7 +166,7 @@ def _nearest(game: str, ids: Sequence[str], count: int = 3) -> list[str]:
 
 def _first_game(folder: Path) -> str | None:
     """The id of a folder's first game, for an example command; None when there is none."""
-    from arena.tournament import results
+    from arena.tournament.run import results
 
     with contextlib.suppress(results.ResultsError):
         for line in results.iter_games(folder / results.GAMES):
@@ -176,7 +176,7 @@ def _first_game(folder: Path) -> str | None:
 
 def _name_a_game(folder: Path) -> None:
     """Fail, telling how to name one of the folder's games, or that it holds none yet."""
-    from arena.tournament import results
+    from arena.tournament.run import results
 
     games_path = folder / results.GAMES
     if not games_path.is_file():

@@ -1,4 +1,4 @@
-"""`arena run` and `arena validate`: the thin click layer over arena.tournament.run.
+"""`arena run` and `arena validate`: the thin click layer over arena.tournament.run.runner.
 
 Each command parses its options, calls one library function and prints. A problem the
 user can fix is one line `arena: error: ...` on stderr with exit status 2; Ctrl-C during
@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
@@ -35,24 +35,25 @@ from arena.cli.cluster import (
 )
 from arena.cli.doctor import isolation_level, isolation_line, isolation_option
 from arena.cli.main import fail, load_registry, referee_failed
-from arena.cli.progress import Meter, meter
+from arena.cli.progress import EXIT_INTERRUPTED, meter, watch
 from arena.tournament.config import ClusterConfig, ConfigError, KeyLines, TournamentConfig
 
 if TYPE_CHECKING:
     from arena.botcard import BotCard
     from arena.entrants import Resolved
     from arena.executor.cluster import Cluster
-    from arena.tournament.progress import Tally
-    from arena.tournament.run import RunReport
-    from arena.tournament.skipped import LeftOut
+    from arena.tournament.load import Loaded as LoadedTournament
+    from arena.tournament.load import Seated
+    from arena.tournament.run.progress import Tally
+    from arena.tournament.run.runner import RunReport
+    from arena.tournament.run.skipped import LeftOut
 
-EXIT_INTERRUPTED = 130
 REFRESH_MINUTES = 5.0
 """How often a running tournament's report.html is rebuilt from the games so far."""
 
 
 Tried = tuple["Resolved | ConfigError", ...]
-Loaded = tuple[TournamentConfig, Tried, "Cluster | None"]
+Loaded = tuple["LoadedTournament", Tried, "Cluster | None"]
 
 
 def _load(config: str, isolation: str | None) -> Loaded:
@@ -64,8 +65,8 @@ def _load(config: str, isolation: str | None) -> Loaded:
     Here, the level is `--isolation`, else the config's, else the strongest this machine
     gives, checked here. On a cluster it is `strict` unless said, each worker checks it, and
     the dry run is on a worker: strangers' code never runs on this machine."""
-    from arena.tournament.config_yaml import key_lines
-    from arena.tournament.load import load_tournament
+    from arena.tournament.config.yaml_lines import key_lines
+    from arena.tournament.load import load_resolved
     from arena.trial import try_entrants
 
     flags = given_flags()
@@ -73,16 +74,17 @@ def _load(config: str, isolation: str | None) -> Loaded:
         chosen_cluster(flags)  # Dask missing or a wrong address: said before the config
     registry = load_registry()
     try:
-        cfg = load_tournament(config, registry)
-        cluster = chosen_cluster(flags, cfg.cluster)
+        loaded = load_resolved(config, registry)  # each entrant resolved once, kept
+        cluster = chosen_cluster(flags, loaded.cfg.cluster)
         if cluster is not None:  # saved as run: where it was played, the flag's if given
-            cfg = replace(cfg, cluster=ClusterConfig(cluster.address, cluster.ca_file,
-                                                     cluster.cert_file, cluster.key_file))
-            cfg = cfg.at_isolation(isolation or cfg.isolation or "strict")
-            refuse_open_network(cluster, [e.name for e in cfg.entrants if e.network])
-            return cfg, _tried_on(cluster, _checked(cfg), key_lines(config), registry), cluster
-        cfg = cfg.at_isolation(isolation_level(isolation or cfg.isolation))
-        return cfg, try_entrants(_checked(cfg), key_lines(config), registry), cluster
+            loaded = loaded.replace(cluster=ClusterConfig(
+                cluster.address, cluster.ca_file, cluster.cert_file, cluster.key_file))
+            loaded = loaded.at_isolation(isolation or loaded.cfg.isolation or "strict")
+            refuse_open_network(cluster, [e.name for e in loaded.cfg.entrants if e.network])
+            return loaded, _tried_on(cluster, loaded, key_lines(config)), cluster
+        loaded = loaded.at_isolation(isolation_level(isolation or loaded.cfg.isolation))
+        tried = try_entrants(_checked(loaded.cfg), key_lines(config), registry, loaded.entrants)
+        return loaded, tried, cluster
     except ConfigError as exc:
         fail(str(exc))
         raise  # unreachable: fail exits
@@ -91,20 +93,19 @@ def _load(config: str, isolation: str | None) -> Loaded:
 def _checked(cfg: TournamentConfig) -> TournamentConfig:
     """The entrants a dry run checks before any game: a ladder's submissions are checked by
     their validation game instead (a broken one is rejected, not a config error)."""
-    from arena.tournament.ladder_versions import organised
+    from arena.tournament.formats.ladder.versions import organised
 
-    return organised(cfg) if cfg.format.type == "ladder" else cfg
+    return organised(cfg)  # only a season takes a submissions folder
 
 
-def _tried_on(cluster: Cluster, cfg: TournamentConfig, lines: KeyLines,
-              registry: Any) -> Tried:
+def _tried_on(cluster: Cluster, loaded: LoadedTournament, lines: KeyLines) -> Tried:
     """Each entrant with the card its dry run on a cluster worker gave, where from in this
     machine's words, or why it cannot play; a cluster that cannot play is one line (exit
     2), one lost exit 75."""
-    from arena.entrants import resolve
     from arena.executor.cluster import ClusterError, ClusterLost
-    from arena.tournament.trial_remote import check_on_cluster
+    from arena.tournament.run.trial_remote import check_on_cluster
 
+    cfg = _checked(loaded.cfg)
     try:
         cards = check_on_cluster(cluster, cfg, lines)
     except ClusterLost as exc:
@@ -112,11 +113,10 @@ def _tried_on(cluster: Cluster, cfg: TournamentConfig, lines: KeyLines,
     except ClusterError as exc:
         fail(str(exc))
     found: list[Resolved | ConfigError] = []
-    for entrant, card in zip(cfg.entrants, cards, strict=True):
+    for here, card in zip(loaded.entrants, cards, strict=True):
         if isinstance(card, ConfigError):
             found.append(card)
             continue
-        here = resolve(entrant.reference, registry)
         said = None if card is None else replace(card, origin=here.origin)
         found.append(replace(here, card=said))
     return tuple(found)
@@ -131,11 +131,11 @@ def card_line(name: str, entrant: Resolved) -> str:
     return f"entrant {name!r} ({where}): {said}"
 
 
-def _warn_written_seed(cfg: TournamentConfig) -> None:
+def _warn_written_seed(cfg: TournamentConfig, seated: Seated) -> None:
     """One line when a written seed lets entrants that are not arena's own foresee the dice."""
     from arena.tournament.load import written_seed
 
-    warning = written_seed(cfg)
+    warning = written_seed(cfg, seated=seated)
     if warning is not None:
         click.echo(f"arena: warning: {warning}", err=True)
 
@@ -149,18 +149,13 @@ def validate(config: str, isolation: str | None) -> None:
 
     Each entrant is started once as it will play (a dry run): a bot that is not arena's own
     says what it is from inside its own process, one line each."""
+    from arena.tournament.formats.registry import format_of
     from arena.tournament.load import schedule_notes
-    from arena.tournament.plan import Plan
 
-    cfg, tried, _ = _load(config, isolation)
-    entrants = _refuse_broken(tried)
-    _warn_written_seed(cfg)
-    fmt = cfg.format
-    if fmt.type == "ladder":
-        click.echo(f"ok: {len(cfg.entrants)} entrants, a ladder of {fmt.seats}-seat tables, "
-                   f"{fmt.batch} tables a batch, ranked after {fmt.min_games} games")
-    else:
-        click.echo(f"ok: {len(cfg.entrants)} entrants, {Plan(cfg).total()} games")
+    loaded, tried, _ = _load(config, isolation)
+    cfg, entrants = loaded.cfg, _refuse_broken(tried)
+    _warn_written_seed(cfg, loaded.seated)
+    click.echo(f"ok: {len(cfg.entrants)} entrants, {format_of(cfg).described(cfg)}")
     for note in schedule_notes(cfg):
         click.echo(f"note: {note}")
     for entrant, resolved in zip(_checked(cfg).entrants, entrants, strict=True):
@@ -212,20 +207,22 @@ def run(
 ) -> None:
     """Play a tournament into results/<name>/ and print the standings."""
     from arena.report.html import build_report
-    from arena.tournament.run import run_tournament
+    from arena.tournament.formats.registry import format_of
+    from arena.tournament.run.runner import run_tournament
 
     if resume and force:
         fail("--resume and --force contradict each other; choose one")
-    cfg, tried, cluster = _load(config, isolation)
+    loaded, tried, cluster = _load(config, isolation)
+    cfg, seated = loaded.cfg, loaded.seated
     during = _live_report(refresh * 60) if refresh else None
-    if cfg.format.type == "ladder":
+    if format_of(cfg).season:
         from arena.cli.ladder import run_ladder_command
 
         if skip:
             fail("--skip-broken is not for a ladder: it plays without a broken submission "
                  "by itself (docs/ladder.md)")
         _refuse_broken(tried)
-        _warn_written_seed(cfg)
+        _warn_written_seed(cfg, seated)
         run_ladder_command(cfg, out, games, workers, resume=resume, force=force, quiet=quiet,
                            cluster=cluster, until=until, final=final, during=during,
                            refresh=refresh * 60 or None)
@@ -236,7 +233,7 @@ def run(
     cfg, cards, left_out = _without_broken(cfg, tried, out, resume=resume, skip=skip)
     again = shlex.join(["arena", "run", config, *(["--out", out] if out else []),
                         *flags_again(given_flags()), "--resume"])
-    _say_before(cfg, cluster, quiet)
+    _say_before(cfg, seated, cluster, quiet)
     shown = meter(cfg.name, "game", quiet=quiet, label="progress")
     # the bar ends before any message of a run stopped early
     with _run_stopped(again), contextlib.closing(shown):
@@ -250,7 +247,8 @@ def run(
     _say_after(report, quiet)
 
 
-def _say_before(cfg: TournamentConfig, cluster: Cluster | None, quiet: bool) -> None:
+def _say_before(cfg: TournamentConfig, seated: Seated, cluster: Cluster | None,
+                quiet: bool) -> None:
     """What the run will not play as asked, where it plays and whom it trusts, before it plays."""
     from arena.tournament.load import sandboxed_entrants, schedule_notes, untrusted_inline
 
@@ -258,12 +256,12 @@ def _say_before(cfg: TournamentConfig, cluster: Cluster | None, quiet: bool) -> 
         _note(f"note: {note}")
     if not quiet and cluster is not None:
         _note(f"cluster: {cluster.address}; isolation {cfg.isolation}, checked by each worker")
-    elif not quiet and sandboxed_entrants(cfg):
+    elif not quiet and sandboxed_entrants(cfg, seated=seated):
         _note(isolation_line(cfg.isolation or "none"))
-    for name in untrusted_inline(cfg):
+    for name in untrusted_inline(cfg, seated=seated):
         click.echo(f"arena: warning: entrant {name!r} runs inline, in the referee's own "
                    "process: only for bots you trust (see docs/protocol.md)", err=True)
-    _warn_written_seed(cfg)
+    _warn_written_seed(cfg, seated)
 
 
 @contextlib.contextmanager
@@ -272,7 +270,7 @@ def _run_stopped(again: str) -> Iterator[None]:
     from arena.executor.cluster import ClusterError, ClusterLost
     from arena.hosts.inline import RefereeFailure
     from arena.tournament.errors import TournamentError
-    from arena.tournament.run import Interrupted
+    from arena.tournament.run.runner import Interrupted
 
     try:
         yield
@@ -326,7 +324,7 @@ def _without_broken(cfg: TournamentConfig, tried: Tried, out: str | None, *, res
     broken entrant stops the run (exit 2), as does too few left to play."""
     from arena.rules import get_rules
     from arena.tournament.errors import TournamentError
-    from arena.tournament.skipped import LeftOut, recorded, results_folder, without
+    from arena.tournament.run.skipped import LeftOut, recorded, results_folder, without
 
     try:
         left = recorded(results_folder(cfg, out)) if resume else None
@@ -345,22 +343,6 @@ def _without_broken(cfg: TournamentConfig, tried: Tried, out: str | None, *, res
         if entry.name in {e.name for e in cfg.entrants}:
             _note(f"left out {entry.name!r} (its dry run: {entry.reason})")
     return played, cards, left
-
-
-def watch(shown: Meter) -> Callable[[Tally], None]:
-    """How the run's tally is shown: games of planned, then faults and the leader."""
-    return lambda tally: shown.show(tally.done, tally.planned, standing(tally))
-
-
-def standing(tally: Tally) -> str:
-    """Faults so far and who leads by wins, in a few words: `2 faults, leader ana (5 wins)`."""
-    faults = {0: "no faults", 1: "1 fault"}.get(tally.faults, f"{tally.faults:,} faults")
-    names, wins = tally.leaders()
-    if not names:
-        return faults
-    shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
-    title = "leader" if len(names) == 1 else "leaders"
-    return f"{faults}, {title} {shown} ({wins:,} win{'s' * (wins != 1)})"
 
 
 def _live_report(every: float) -> Callable[[Path, Tally], object]:

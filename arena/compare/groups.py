@@ -130,7 +130,7 @@ class GroupResult:
 
 def compare_games(setup: Setup, index: int) -> tuple[Any, ...]:
     """Group `index` as scheduled games (GameSpec): entrant indexes as in `game_setup`."""
-    from arena.tournament.schedule import GameSpec
+    from arena.tournament.formats.schedule import GameSpec
 
     field = tuple(range(2, 2 + len(setup.field)))
     games = []

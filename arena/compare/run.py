@@ -42,13 +42,13 @@ def group_results(setup: Setup, groups: int, workers: int = 1,
     when given: the same results; `told` hears its workers join and leave)."""
     from arena.executor.local import Executor
     from arena.tournament.errors import TournamentError
-    from arena.tournament.worker import LostGames, game_job
+    from arena.tournament.run.worker import LostGames, game_job
 
     games = (game for index in range(groups) for game in compare_games(setup, index))
     job_setup = game_setup(setup, cards)
     if cluster is not None:
         from arena.executor.cluster import ClusterError
-        from arena.tournament.shipment import folder_refusal
+        from arena.tournament.run.shipment import folder_refusal
 
         refusal = folder_refusal(job_setup.entrants)
         if refusal is not None:
@@ -69,8 +69,8 @@ def game_setup(setup: Setup, cards: Mapping[Entrant, BotCard | None] | None = No
     """The comparison as the tournament's worker takes it: entrants candidate, baseline,
     then the field, each its own entrant (a command bot gets its own process per seat), with
     what each said it is at its dry run."""
-    from arena.tournament.shipment import pack
-    from arena.tournament.worker import GameSetup
+    from arena.tournament.run.shipment import pack
+    from arena.tournament.run.worker import GameSetup
 
     seats = (setup.candidate, setup.baseline, *setup.field)
     entrants = tuple(_entrant_config(e) for e in seats)

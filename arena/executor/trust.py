@@ -3,7 +3,7 @@
 Anyone whose machine joins the cluster runs its own copy of arena, and may patch it. So
 each batch a worker returns is judged before any result of it is given to the caller:
 
-- every result goes through `Judge.accept` (for a tournament, arena.tournament.trust: the
+- every result goes through `Judge.accept` (for a tournament, arena.tournament.run.trust: the
   replay capped, re-applied through the rules against the game's seed, and the result
   rebuilt from it, never taken from the worker), on CHECKERS processes of this machine,
   each batch as soon as it is back (`start`): checking a game costs about what playing it

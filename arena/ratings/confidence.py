@@ -14,7 +14,7 @@ A player with no game is never separated from anyone: its gap counts its rating 
 and its error as infinite (z 0).
 
 It must stay pure: no file I/O, no clocks, no randomness; it reads only the `Summary` it
-is given (`arena.ratings.summary`). The ladder (arena/tournament/ladder.py) asks it
+is given (`arena.ratings.summary`). The ladder (arena/tournament/formats/ladder/season.py) asks it
 whether its top K are separated and which pairs are not.
 """
 

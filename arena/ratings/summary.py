@@ -10,7 +10,7 @@ who placed above whom (all the crosstable and the Elo fit need). Games that come
 order (the games.jsonl of a round robin or a gauntlet) are read once and never held.
 Games in another order give the same results, read a second time (`arena.ratings.games`
 merges or sorts them), so out-of-order games must be iterable again (a list,
-`arena.tournament.results.GameFile`): a one-shot iterator (a generator) found out of order
+`arena.tournament.run.results.GameFile`): a one-shot iterator (a generator) found out of order
 cannot be rewound, and is refused with a ValueError rather than rated in the wrong order.
 
 The functions `standings`, `openskill_ratings`, `elo_ratings` and `crosstable` each make

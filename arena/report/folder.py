@@ -26,13 +26,13 @@ from arena.hosts.inline import printable
 from arena.hosts.trace import bounded
 from arena.ratings.render import sheet_text
 from arena.report import viewer
-from arena.report.ladder_file import HISTORY, LADDER, LadderView, read_ladder
+from arena.report.ladder.data import HISTORY, LADDER, LadderView, read_ladder
 from arena.rules import RulesError
 from arena.rules.base import Description
-from arena.tournament import results as folder_files
-from arena.tournament import safe_read, strained
 from arena.tournament.config import ConfigError
-from arena.tournament.config_yaml import read_yaml
+from arena.tournament.config.yaml_lines import read_yaml
+from arena.tournament.run import results as folder_files
+from arena.tournament.run import safe_read, strained
 
 __all__ = [
     "FaultExample",
@@ -264,11 +264,11 @@ class Folder:
     crosstable: tuple[Mapping[str, str], ...]
     stages: Mapping[str, Any]
     ladder: LadderView | None = None
-    """A ladder's ladder.json (arena/report/ladder_file.py); None for other formats."""
+    """A ladder's ladder.json (arena/report/ladder/data.py); None for other formats."""
     grades: tuple[str, ...] = ()
     """grades.json's sentences, one per graded entrant; none without `grades:`."""
     load: str | None = None
-    """load.json's warning: the machine strained decisions (arena/tournament/strained.py)."""
+    """load.json's warning: the machine strained decisions (arena/tournament/run/strained.py)."""
 
     @property
     def entrants(self) -> tuple[str, ...]:

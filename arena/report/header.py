@@ -12,9 +12,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from arena.report.folder import Folder
-from arena.report.ladder_file import LADDER
+from arena.report.ladder.data import LADDER
 from arena.report.markup import escape
-from arena.tournament import results as folder_files
+from arena.tournament.run import results as folder_files
 
 __all__ = ["FILES", "header_facts", "played_at"]
 

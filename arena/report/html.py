@@ -8,8 +8,8 @@ and writes:
                      standings and grades, ratings with intervals, the crosstable as a heat
                      map, faults, bluffing statistics, the bracket of an elimination, a
                      Swiss's rounds (arena.report.rounds), a ladder's ranking,
-                     versions and rating over time (arena.report.ladder), a header that says
-                     what was played (arena.report.header), the spread of scores
+                     versions and rating over time (arena.report.ladder.sections), a
+                     header that says what was played (arena.report.header), the spread of scores
                      (arena.report.spread), every game (arena.report.games), and a page per
                      entrant (arena.report.entrants)
     viewer.html, viewer-rules.js, replays/pack-<n>.js, replays/chances/pack-<n>.js
@@ -42,7 +42,7 @@ from arena.report.entrants import entrant_section
 from arena.report.folder import Folder, GamesLog, ReportError, read_folder
 from arena.report.games import games_json, games_section
 from arena.report.header import header_facts
-from arena.report.ladder import ladder_parts
+from arena.report.ladder.sections import ladder_parts
 from arena.report.live import Live, mark_live
 from arena.report.markup import compact, escape, script_safe, static
 from arena.report.rounds import rounds_section
@@ -50,7 +50,7 @@ from arena.report.scan import scan_all
 from arena.report.spread import score_spread
 from arena.report.tables import bluff_table, bracket, faults_table, standings_table
 from arena.report.viewer import rules_script, viewer_page
-from arena.tournament import results as folder_files
+from arena.tournament.run import results as folder_files
 
 __all__ = [
     "REPORT",

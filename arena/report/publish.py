@@ -23,11 +23,11 @@ import yaml
 
 from arena.report.folder import ReportError, game_problem
 from arena.report.html import build_report
-from arena.report.ladder_file import LADDER
-from arena.tournament import results as folder_files
-from arena.tournament import safe_read
+from arena.report.ladder.data import LADDER
 from arena.tournament.config import ConfigError
-from arena.tournament.config_yaml import read_yaml
+from arena.tournament.config.yaml_lines import read_yaml
+from arena.tournament.run import results as folder_files
+from arena.tournament.run import safe_read
 
 __all__ = ["PublishError", "Published", "public_replay", "publish"]
 
@@ -206,7 +206,7 @@ def _public_fault(fault: Any) -> dict[str, Any]:
 
 def _public_config(path: Path) -> str:
     """config.yaml without its seed, output or anything the header does not read."""
-    try:  # bounded: aliases and depth (arena/tournament/config_yaml.py)
+    try:  # bounded: aliases and depth (arena/tournament/config/yaml_lines.py)
         config = read_yaml(_read(path).decode("utf-8"), str(path))
     except (ConfigError, UnicodeDecodeError) as exc:
         raise PublishError(f"{path}: not a config ({str(exc).splitlines()[0]})") from None

@@ -2,7 +2,7 @@
 its byes and repeat meetings, and the final standings with the tie-breaks that decided
 them (score, Buchholz, Elo), all read from stages.json.
 
-This module only renders what stages.json says (arena/tournament/swiss_stages.py writes
+This module only renders what stages.json says (arena/tournament/formats/swiss/stages.py writes
 it); it never pairs, scores or rates anything, and reads no other file.
 """
 

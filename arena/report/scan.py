@@ -25,8 +25,8 @@ from arena.report import viewer
 from arena.report.chances import chances_stamp, viewer_json
 from arena.report.folder import GamesLog
 from arena.report.viewer import chances_name, chances_script, pack_name, pack_script
-from arena.tournament import results as folder_files
-from arena.tournament import safe_read
+from arena.tournament.run import results as folder_files
+from arena.tournament.run import safe_read
 
 __all__ = [
     "PARALLEL_FROM",

@@ -24,8 +24,8 @@ from arena.cli.main import cli
 from arena.ratings.render import MD_CHAMPIONS_NOTE
 from arena.replay import read_replay, timeless
 from arena.report.markup import escape
-from arena.tournament import folder_lock, results
 from arena.tournament import load as tournament
+from arena.tournament.run import folder_lock, results
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIGS = sorted((ROOT / "configs").glob("*.yaml"))

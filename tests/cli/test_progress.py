@@ -15,8 +15,8 @@ from cli_support import invoke_cli as _invoke
 from cli_support import write_config as _write
 
 from arena.cli import progress
-from arena.cli.run import standing
-from arena.tournament.progress import Tally
+from arena.cli.progress import standing
+from arena.tournament.run.progress import Tally
 
 CRASHER = '''
 import arena

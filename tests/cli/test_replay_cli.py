@@ -21,7 +21,7 @@ from arena import play_game
 from arena.cli.main import cli
 from arena.replay import encode_replay, read_replay, replay_lines, write_replay
 from arena.tournament.load import load_tournament
-from arena.tournament.run import run_tournament
+from arena.tournament.run.runner import run_tournament
 
 NAMES = ("ana", "bruno")
 

@@ -33,9 +33,9 @@ from cluster_support import (
 from distributed import Client, LocalCluster
 
 from arena.executor.cluster import Cluster, ClusterError, ClusterLost
-from arena.tournament import results
 from arena.tournament.load import load_tournament
-from arena.tournament.run import run_tournament
+from arena.tournament.run import results
+from arena.tournament.run.runner import run_tournament
 
 ROOT = Path(__file__).parents[2]
 SLOW = '''
@@ -65,7 +65,7 @@ import sys
 
 from arena.executor.cluster import Cluster
 from arena.tournament.load import load_tournament
-from arena.tournament.run import run_tournament
+from arena.tournament.run.runner import run_tournament
 
 if __name__ == "__main__":
     config, out, where = sys.argv[1:]

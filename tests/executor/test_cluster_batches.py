@@ -13,7 +13,7 @@ from distributed import LocalCluster
 
 from arena.executor.cluster import Cluster
 from arena.tournament.load import load_tournament
-from arena.tournament.run import run_tournament
+from arena.tournament.run.runner import run_tournament
 
 WITNESS = '''
 import os

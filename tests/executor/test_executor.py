@@ -18,7 +18,7 @@ from killer_bot import KILLER
 from run_processes import a_worker
 
 from arena.cli.main import cli
-from arena.tournament import results
+from arena.tournament.run import results
 
 QUITTER = '''
 import os

@@ -98,7 +98,7 @@ def test_a_paused_run_costs_no_bot_anything_and_tells_the_organiser(tmp_path: Pa
 def test_the_strain_of_resumed_runs_adds_up_and_a_run_that_kept_up_writes_nothing(
         tmp_path: Path) -> None:
     from arena.hosts.strain import Strain
-    from arena.tournament import strained
+    from arena.tournament.run import strained
 
     assert strained.record(tmp_path, None) is None
     assert not (tmp_path / "load.json").exists()  # a machine that kept up: no file

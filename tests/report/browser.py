@@ -21,7 +21,7 @@ from needs import require
 
 from arena.report.html import build_report
 from arena.tournament.load import load_tournament
-from arena.tournament.run import run_tournament
+from arena.tournament.run.runner import run_tournament
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
 ZOO = Path(__file__).resolve().parents[1] / "hosts" / "zoo" / "wire.py"

@@ -25,7 +25,7 @@ from arena.report.chances import (
 )
 from arena.report.html import build_report
 from arena.tournament.load import load_tournament
-from arena.tournament.run import run_tournament
+from arena.tournament.run.runner import run_tournament
 
 SEATS = {"dice": (2, 6), "dice-cards": (2, 6), "cards": (3, 6)}
 SMALL = """\

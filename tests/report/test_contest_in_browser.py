@@ -18,7 +18,7 @@ from browser import shot, tournament_folder
 
 from arena.report.html import build_report
 from arena.tournament.load import load_tournament
-from arena.tournament.run import run_tournament
+from arena.tournament.run.runner import run_tournament
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 SIXTY = "name: sixty\nrules: dice\nentrants:\n{entrants}\n" + (

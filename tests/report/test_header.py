@@ -22,7 +22,7 @@ from arena.report.header import FILES, header_facts
 from arena.report.html import REPORT, build_report
 from arena.report.spread import spreads
 from arena.tournament.load import load_tournament
-from arena.tournament.run import run_tournament
+from arena.tournament.run.runner import run_tournament
 
 CONFIG = """\
 name: told

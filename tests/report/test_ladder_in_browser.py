@@ -14,7 +14,7 @@ from browser import shot
 from ladder_season import REASON, history_of, ladder_folder
 
 from arena.report.html import build_report
-from arena.report.ladder_file import label
+from arena.report.ladder.data import label
 
 
 @pytest.fixture(scope="session")  # before the browser: see conftest

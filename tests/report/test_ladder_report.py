@@ -19,9 +19,9 @@ from ladder_season import REASON, history_of, ladder_folder
 
 from arena.report.folder import ReportError, read_folder
 from arena.report.html import REPORT, build_report
-from arena.report.ladder import versions_table
-from arena.report.ladder_chart import lines_of
-from arena.report.ladder_file import Version, label
+from arena.report.ladder.chart import lines_of
+from arena.report.ladder.data import Version, label
+from arena.report.ladder.sections import versions_table
 from arena.report.live import Live
 
 

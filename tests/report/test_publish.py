@@ -21,7 +21,7 @@ from click.testing import CliRunner
 
 from arena.cli.main import cli
 from arena.tournament.load import load_tournament
-from arena.tournament.run import run_tournament
+from arena.tournament.run.runner import run_tournament
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "bots" / "examples" / "example_bot.py"
 SOURCE_MARK, STDERR_MARK = "BOT-SOURCE-MARKER", "STDERR-PRIVATE-LINE"

@@ -21,7 +21,7 @@ from stumbling import stumbler
 import arena
 import arena.report.scan
 import arena.report.viewer
-import arena.tournament.results
+import arena.tournament.run.results
 from arena import hands, play_game
 from arena.cli.main import cli
 from arena.replay import encode_replay, read_replay, replay_lines
@@ -32,7 +32,7 @@ from arena.report.html import REPORT, VIEWER, build_report
 from arena.report.scan import scan_replay
 from arena.report.viewer import pack_name, pack_script
 from arena.tournament.load import load_tournament
-from arena.tournament.run import run_tournament
+from arena.tournament.run.runner import run_tournament
 
 ROUND_ROBIN = """\
 name: class
@@ -359,7 +359,7 @@ def test_the_report_reads_the_games_without_holding_them(tmp_path: Path) -> None
     _write_games(folder, [{**first, "id": f"rr-{i:06d}"} for i in range(1, 5001)])
     build_report(folder, workers=1)  # first use: static files read, modules imported
     built = peak(lambda: build_report(folder, workers=1))
-    held = peak(lambda: list(arena.tournament.results.iter_games(folder / "games.jsonl")))
+    held = peak(lambda: list(arena.tournament.run.results.iter_games(folder / "games.jsonl")))
     assert held > 4_000_000
     assert built < held / 8
     assert len(json.loads(_games_data(folder))["games"]) == 5000

@@ -16,7 +16,7 @@ from browser import ARTIFACTS, shot
 from arena.replay import read_replay
 from arena.report.html import build_report
 from arena.tournament.load import load_tournament
-from arena.tournament.run import run_tournament
+from arena.tournament.run.runner import run_tournament
 
 # --- what the replay file says, step by step ----------------------------------------------
 

@@ -12,7 +12,7 @@ from arena.ratings.summary import summarise
 from arena.report.folder import read_folder
 from arena.report.html import REPORT, build_report
 from arena.tournament.load import load_tournament
-from arena.tournament.run import run_tournament
+from arena.tournament.run.runner import run_tournament
 
 CONFIG = """\
 name: rr

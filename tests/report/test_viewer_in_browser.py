@@ -24,7 +24,7 @@ from arena.replay import read_replay
 from arena.report import viewer
 from arena.report.html import build_report
 from arena.tournament.load import load_tournament
-from arena.tournament.run import run_tournament
+from arena.tournament.run.runner import run_tournament
 
 NAMES = ["random", "{bot: random, alias: ana}", "{bot: random, alias: bruno}",
          "{bot: random, alias: carla}", "{bot: random, alias: dario}"]  # fmt: skip

@@ -15,7 +15,7 @@ from needs import require
 
 from arena.report.html import build_report
 from arena.tournament.load import load_tournament
-from arena.tournament.run import run_tournament
+from arena.tournament.run.runner import run_tournament
 
 CONFIG = """\
 name: tens

@@ -11,7 +11,7 @@ from typing import Any
 
 from arena.site.contest.models import Bot, Game, Seat, Version
 from arena.tournament.load import load_tournament
-from arena.tournament.run import run_tournament
+from arena.tournament.run.runner import run_tournament
 
 ALICEBOT = '''\
 """A participant's plain bot: random legal decisions."""

@@ -17,7 +17,7 @@ from played import bots_in, version
 from arena.site.contest.contest import Contest, current
 from arena.site.contest.models import Bot, Version
 from arena.tournament.load import load_tournament
-from arena.tournament.run import run_tournament
+from arena.tournament.run.runner import run_tournament
 
 CLASS = """\
 name: class

@@ -21,7 +21,7 @@ from arena.site.contest.models import Game, Season, Version
 from arena.site.contest.standings import grades, leaderboard
 from arena.site.season import run_once
 from arena.site.season.loop import beat
-from arena.tournament.results import foreign
+from arena.tournament.run.results import foreign
 
 pytestmark = pytest.mark.django_db
 CLASS = """\

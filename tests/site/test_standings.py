@@ -12,7 +12,7 @@ import pytest
 from arena.site.contest import standings
 from arena.site.contest.board import board
 from arena.site.contest.contest import Contest
-from arena.tournament import safe_read
+from arena.tournament.run import safe_read
 
 
 def _row(player: str, rank: int) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from cli_support import unloaded
 from click.testing import CliRunner, Result
 
 from arena.cli.main import cli
-from arena.tournament import results
+from arena.tournament.run import results
 
 REFUSER = '''
 import json

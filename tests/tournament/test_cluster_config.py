@@ -10,7 +10,7 @@ import pytest
 
 from arena.tournament.config import ClusterConfig, ConfigError
 from arena.tournament.load import load_tournament
-from arena.tournament.run import run_tournament
+from arena.tournament.run.runner import run_tournament
 
 HEAD = """\
 name: t

@@ -27,7 +27,7 @@ from arena.compare.groups import Entrant, Setup
 from arena.compare.run import run_compare
 from arena.executor.cluster import Cluster
 from arena.tournament.load import load_tournament
-from arena.tournament.run import Interrupted, run_tournament
+from arena.tournament.run.runner import Interrupted, run_tournament
 
 ROOT = Path(__file__).parents[2]
 EXAMPLE = ROOT / "bots" / "examples" / "example_bot.py"

@@ -21,7 +21,7 @@ from arena.hosts import walls
 from arena.hosts.pipe import CommandHost, ProcessLimits
 from arena.hosts.sandbox import shown_at
 from arena.referee import Player
-from arena.tournament import results
+from arena.tournament.run import results
 
 ZOO = Path(__file__).resolve().parents[1] / "hosts" / "zoo"
 THROUGH_A_LINK = "/lib/os-release"

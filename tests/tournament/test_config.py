@@ -22,8 +22,9 @@ from arena.tournament.config import (
     Options,
     TournamentConfig,
 )
-from arena.tournament.config_as_run import config_as_run, config_differences, dump_config
-from arena.tournament.config_load import load_config, load_config_text
+from arena.tournament.config.as_run import config_as_run, config_differences, dump_config
+from arena.tournament.config.load import load_config, load_config_text
+from arena.tournament.formats.registry import BUILTIN
 
 SOURCE = "configs/x.yaml"
 
@@ -59,6 +60,7 @@ RULES = {
     "cards": FakeRules("cards", 3, 6, (("chips", 10), ("on_fault", "forfeit"))),
 }
 BOTS = ("bluffer", "random", "statistician")
+FORMATS = {fmt.type: fmt for fmt in BUILTIN}
 OTHER_REFS = ("bots/examples/my_bot.py", "my_package.bots:CleverBot")
 
 
@@ -71,7 +73,8 @@ def bot_problem(ref: str) -> str | None:
 
 
 def load(text: str, source: str = SOURCE) -> TournamentConfig:
-    return load_config_text(text, source, rules=RULES, bot_problem=bot_problem, known_bots=BOTS)
+    return load_config_text(text, source, rules=RULES, formats=FORMATS, bot_problem=bot_problem,
+                            known_bots=BOTS)
 
 
 BASE = """\
@@ -233,7 +236,7 @@ def test_load_config_reads_a_file_and_finds_bot_files_beside_it(tmp_path: Any) -
     def problem(ref: str) -> str | None:
         return None if ref == str(bot_file) else bot_problem(ref)
 
-    cfg = load_config(path, rules=RULES, bot_problem=problem, known_bots=BOTS)
+    cfg = load_config(path, rules=RULES, formats=FORMATS, bot_problem=problem, known_bots=BOTS)
     as_text = load(BASE)
     entrants = list(as_text.entrants)
     entrants[2] = dataclasses.replace(entrants[2], bot=str(bot_file))
@@ -522,7 +525,7 @@ def test_recursive_alias_is_an_error_not_a_hang() -> None:
 def test_unreadable_file_names_the_file(tmp_path: Any) -> None:
     missing = tmp_path / "nope.yaml"
     with pytest.raises(ConfigError) as caught:
-        load_config(missing, rules=RULES, bot_problem=bot_problem, known_bots=BOTS)
+        load_config(missing, rules=RULES, formats=FORMATS, bot_problem=bot_problem, known_bots=BOTS)
     assert str(caught.value) == f"{missing}: cannot read the file: No such file or directory"
 
 

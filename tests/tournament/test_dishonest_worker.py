@@ -15,10 +15,10 @@ import pytest
 from cluster_support import Scheduler, Worker, client_of, differing, wait_for_workers
 
 from arena.executor.cluster import Cluster
-from arena.tournament import results
-from arena.tournament.audit import check_folder
 from arena.tournament.load import load_tournament
-from arena.tournament.run import run_tournament
+from arena.tournament.run import results
+from arena.tournament.run.audit import check_folder
+from arena.tournament.run.runner import run_tournament
 
 TESTS = Path(__file__).parents[1]
 CONFIG = """name: trust

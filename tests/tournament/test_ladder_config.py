@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from test_config import BOTS, RULES, bot_problem, load
+from test_config import BOTS, FORMATS, RULES, bot_problem, load
 
 from arena.cli.main import cli
 from arena.tournament.config import ConfigError
-from arena.tournament.config_as_run import dump_config
-from arena.tournament.config_load import load_config, submitted
+from arena.tournament.config.as_run import dump_config
+from arena.tournament.config.load import load_config, submitted
 
 LADDER = """\
 name: season
@@ -60,7 +60,8 @@ def test_submissions_are_entrants_named_by_their_stem(tmp_path: Path) -> None:
     (entries / ".gitkeep").write_text("", encoding="utf-8")
     config = tmp_path / "ladder.yaml"
     config.write_text(LADDER + "submissions: entries/\n", encoding="utf-8")
-    cfg = load_config(config, rules=RULES, bot_problem=bot_problem, known_bots=BOTS)
+    cfg = load_config(config, rules=RULES, formats=FORMATS, bot_problem=bot_problem,
+                      known_bots=BOTS)
     assert [(e.name, e.bot) for e in cfg.entrants[2:]] == [
         ("alice", str(entries / "alice.py")), ("zed", str(entries / "zed"))]
     assert cfg.submissions == str(tmp_path / "entries")

@@ -25,11 +25,11 @@ from test_ladder_season import CONFIG as SEASON
 from arena.cli import run as run_cli
 from arena.replay import read_replay, timeless
 from arena.report.html import build_report
-from arena.tournament import ladder as ladder_runner
-from arena.tournament import results
-from arena.tournament.ladder import run_ladder
+from arena.tournament.formats.ladder import season as ladder_runner
+from arena.tournament.formats.ladder.season import run_ladder
 from arena.tournament.load import load_tournament
-from arena.tournament.progress import Tally
+from arena.tournament.run import results
+from arena.tournament.run.progress import Tally
 
 CONFIG = SEASON.replace("replays: false\n", "")
 """The season tests' config, with replays (the default)."""

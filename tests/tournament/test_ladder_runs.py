@@ -1,6 +1,6 @@
-"""Tests for arena/tournament/ladder.py through `arena run --games N`: entrants added,
-replaced and removed between runs of one folder (games.jsonl only grows, versions are
-frozen copies, the ranking follows), the same bytes on 1 or 2 workers, and the CLI's
+"""Tests for arena/tournament/formats/ladder/season.py through `arena run --games N`:
+entrants added, replaced and removed between runs of one folder (games.jsonl only grows,
+versions are frozen copies, the ranking follows), the same bytes on 1 or 2 workers, and the CLI's
 one-line refusals."""
 
 from __future__ import annotations

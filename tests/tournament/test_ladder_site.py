@@ -11,8 +11,8 @@ from pathlib import Path
 from test_ladder_runs import BOT as GOOD
 
 from arena.limits import Limits
-from arena.tournament.ladder import run_ladder
-from arena.tournament.ladder_log import VOIDED, read_log
+from arena.tournament.formats.ladder.log import VOIDED, read_log
+from arena.tournament.formats.ladder.season import run_ladder
 from arena.tournament.load import load_tournament
 
 CONFIG = """\

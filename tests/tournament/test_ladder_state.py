@@ -14,7 +14,7 @@ import pytest
 from test_ladder_runs import _play, _season
 
 from arena.ratings.summary import Summary
-from arena.tournament.ladder_state import LadderState
+from arena.tournament.formats.ladder.state import LadderState
 
 
 def _games(seed: int, players: int, count: int, seats: int) -> list[dict[str, Any]]:

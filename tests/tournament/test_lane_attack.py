@@ -17,10 +17,10 @@ from needs import require
 
 from arena.executor.local import Executor
 from arena.hosts import walls
+from arena.tournament.formats.registry import plan_for
 from arena.tournament.load import load_tournament
-from arena.tournament.plan import Plan
-from arena.tournament.run import tournament_setup
-from arena.tournament.worker import _Worker, game_job
+from arena.tournament.run.runner import tournament_setup
+from arena.tournament.run.worker import _Worker, game_job
 
 SPY = Path(__file__).with_name("lane_spy.py")
 LANES = 2
@@ -59,7 +59,7 @@ def _messages(isolation: str, tmp_path: Path) -> list[str]:
     setup = tournament_setup(cfg)
     executor = Executor(game_job(setup, LANES), 1, apart=True)  # one worker process
     try:
-        played = list(executor.map(Plan(cfg).main))
+        played = list(executor.map(plan_for(cfg).main))
     finally:
         executor.close()
         _remove_rendezvous(tag)

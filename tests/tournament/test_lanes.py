@@ -16,11 +16,11 @@ from cli_support import write_config as _write
 from run_processes import a_worker
 
 from arena.replay import read_replay, timeless
-from arena.tournament import results, worker
 from arena.tournament.errors import TournamentError
 from arena.tournament.load import load_tournament
-from arena.tournament.run import run_tournament, tournament_setup
-from arena.tournament.worker import GameSetup, _Worker, game_job
+from arena.tournament.run import results, worker
+from arena.tournament.run.runner import run_tournament, tournament_setup
+from arena.tournament.run.worker import GameSetup, _Worker, game_job
 
 FAULTY = '''
 import os

@@ -21,10 +21,10 @@ from arena.cli import run as run_cli
 from arena.report import header
 from arena.report.html import build_report
 from arena.report.viewer import pack_name
-from arena.tournament import results
 from arena.tournament.load import load_tournament
-from arena.tournament.progress import Tally
-from arena.tournament.run import Interrupted, run_tournament
+from arena.tournament.run import results
+from arena.tournament.run.progress import Tally
+from arena.tournament.run.runner import Interrupted, run_tournament
 
 SMALL = """
     name: small

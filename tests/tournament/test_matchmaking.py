@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
-from arena.tournament.matchmaking import (
+from arena.tournament.formats.ladder.matchmaking import (
     Field,
     Player,
     Settings,

@@ -1,5 +1,5 @@
 """The games a caught cluster worker returned before it was caught are played again and put
-right (arena.tournament.recall): a worker that swapped a bot passes the rules' check, so
+right (arena.tournament.run.recall): a worker that swapped a bot passes the rules' check, so
 its legal but false games were written; once it is caught, each is played again and the
 folder ends with the bytes of a run where nobody lied."""
 
@@ -15,14 +15,14 @@ from cli_support import write_config
 
 from arena.executor.local import Executor
 from arena.replay import read_listed, timeless
-from arena.tournament import results
-from arena.tournament.audit import digest
 from arena.tournament.errors import TournamentError
+from arena.tournament.formats.registry import plan_for
 from arena.tournament.load import load_tournament
-from arena.tournament.plan import Plan
-from arena.tournament.recall import played_again
-from arena.tournament.run import run_tournament, tournament_setup
-from arena.tournament.worker import game_job
+from arena.tournament.run import results
+from arena.tournament.run.audit import digest
+from arena.tournament.run.recall import played_again
+from arena.tournament.run.runner import run_tournament, tournament_setup
+from arena.tournament.run.worker import game_job
 
 CONFIG = """
     name: recall
@@ -72,7 +72,7 @@ def folders(tmp_path: Path) -> tuple[Path, Path, list[Any], Executor]:
     honest = _played(tmp_path, "honest", "random")
     lied = _played(tmp_path, "lied", "{bot: boss, alias: random}")  # boss under random's name
     cfg = load_tournament(tmp_path / "honest" / "t.yaml")
-    specs = list(Plan(cfg).batch({}))
+    specs = list(plan_for(cfg).batch({}))
     executor = Executor(game_job(replace(tournament_setup(cfg), replays=True)))
     return honest, lied, specs, executor
 

@@ -16,11 +16,11 @@ from distributed import LocalCluster
 from arena.executor.cluster import Cluster
 from arena.executor.local import ordered_map
 from arena.replay import read_replay, timeless
-from arena.tournament import results
+from arena.tournament.formats.registry import plan_for
 from arena.tournament.load import load_tournament
-from arena.tournament.plan import Plan
-from arena.tournament.run import run_tournament, tournament_setup
-from arena.tournament.worker import game_job
+from arena.tournament.run import results
+from arena.tournament.run.runner import run_tournament, tournament_setup
+from arena.tournament.run.worker import game_job
 
 CONFIG = """
     name: t
@@ -57,7 +57,7 @@ def test_a_worker_writes_no_file_and_sends_each_replay_back(
     monkeypatch.chdir(places["cwd"])
     monkeypatch.setenv("HOME", str(places["home"]))
     monkeypatch.setattr(tempfile, "tempdir", str(places["tmp"]))
-    games = Plan(cfg).batch({})[:4]
+    games = plan_for(cfg).batch({})[:4]
     played = list(ordered_map(game_job(tournament_setup(cfg)), games, 1))
     assert {name: _files(place) for name, place in places.items()} == \
         {"cwd": [], "home": [], "tmp": []}
@@ -72,7 +72,7 @@ def test_a_worker_writes_no_file_and_sends_each_replay_back(
 
 def test_without_replays_a_worker_sends_none(tmp_path: Path) -> None:
     cfg = load_tournament(write_config(tmp_path, CONFIG + "    replays: false\n"))
-    played = list(ordered_map(game_job(tournament_setup(cfg)), Plan(cfg).batch({})[:2], 1))
+    played = list(ordered_map(game_job(tournament_setup(cfg)), plan_for(cfg).batch({})[:2], 1))
     assert [(p.replay, json.loads(p.line)["replay"]) for p in played] == [(None, None)] * 2
 
 
@@ -85,7 +85,7 @@ def test_a_cluster_run_writes_the_replays_and_log_of_a_local_run(
     local, remote = tmp_path / "local", tmp_path / "cluster"
     assert (remote / results.GAMES).read_bytes() == (local / results.GAMES).read_bytes()
     assert _replays(remote) == _replays(local)
-    assert len(_replays(local)) == len(Plan(cfg).batch({}))
+    assert len(_replays(local)) == len(plan_for(cfg).batch({}))
 
 
 def test_a_replay_left_without_its_line_is_played_again_on_resume(tmp_path: Path) -> None:
@@ -100,7 +100,7 @@ def test_a_replay_left_without_its_line_is_played_again_on_resume(tmp_path: Path
     for name in ("ratings.json", "standings.md"):
         (cut / name).unlink()
     report = run_tournament(cfg, cut, workers=2, resume=True)
-    assert (report.resumed, report.played) == (5, len(Plan(cfg).batch({})) - 5)
+    assert (report.resumed, report.played) == (5, len(plan_for(cfg).batch({})) - 5)
     for name in (results.GAMES, "ratings.json", "standings.md"):
         assert (cut / name).read_bytes() == (whole / name).read_bytes()
     assert _replays(cut) == _replays(whole)

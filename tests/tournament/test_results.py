@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from arena.tournament import folder_lock, results
-from arena.tournament.folder_lock import FolderLocked
-from arena.tournament.results import GameLog, ResultsError
+from arena.tournament.run import folder_lock, results
+from arena.tournament.run.folder_lock import FolderLocked
+from arena.tournament.run.results import GameLog, ResultsError
 
 
 def _lines(*games: dict) -> bytes:

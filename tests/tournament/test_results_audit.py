@@ -13,7 +13,7 @@ from typing import Any
 from cli_support import invoke_cli as _invoke
 from cli_support import write_config as _write
 
-from arena.tournament import results
+from arena.tournament.run import results
 
 ZOO = Path(__file__).resolve().parents[1] / "hosts" / "zoo"
 SMALL = """

@@ -1,4 +1,4 @@
-"""Tests for the schedules (arena.tournament.schedule, gauntlet, elimination): counts,
+"""Tests for the schedules (arena.tournament.formats.schedule, gauntlet, elimination): counts,
 balance guarantees, brackets, stages, ids and seeds."""
 
 from __future__ import annotations
@@ -14,9 +14,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.seeds import derive_seed
-from arena.tournament.elimination import Elimination, elimination_2, elimination_k
-from arena.tournament.gauntlet import gauntlet
-from arena.tournament.schedule import GameSpec, balanced_tables, round_robin, round_robin_count
+from arena.tournament.formats.elimination import Elimination, elimination_2, elimination_k
+from arena.tournament.formats.gauntlet import gauntlet
+from arena.tournament.formats.schedule import (
+    GameSpec,
+    balanced_tables,
+    round_robin,
+    round_robin_count,
+)
 
 ROOT = 20240601
 

@@ -17,7 +17,7 @@ from arena.bot import Limits
 from arena.hosts.pipe import ProcessHost, ProcessLimits
 from arena.referee import Player
 from arena.replay import read_replay
-from arena.tournament import results
+from arena.tournament.run import results
 
 ZOO = Path(__file__).resolve().parents[1] / "hosts" / "zoo"
 ORACLE_GAMES = 20

@@ -25,11 +25,11 @@ from arena.compare.verdict import Bounds, Comparison
 from arena.executor.cluster import Cluster
 from arena.hosts import walls
 from arena.replay import read_replay
-from arena.tournament import results
 from arena.tournament.errors import TournamentError
 from arena.tournament.load import load_tournament
-from arena.tournament.run import run_tournament
-from arena.tournament.shipment import SHIPPED_FOLDER
+from arena.tournament.run import results
+from arena.tournament.run.runner import run_tournament
+from arena.tournament.run.shipment import SHIPPED_FOLDER
 
 CAUTIOUS = '''
 import arena

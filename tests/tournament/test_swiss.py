@@ -20,14 +20,15 @@ from hypothesis import strategies as st
 
 from arena.ratings.render import MD_SWISS_NOTE
 from arena.report.html import build_report
-from arena.tournament import results
-from arena.tournament.config import ConfigError, default_rounds
-from arena.tournament.config_as_run import config_as_run
+from arena.tournament.config import ConfigError
+from arena.tournament.config.as_run import config_as_run
+from arena.tournament.formats.builtin import default_rounds
+from arena.tournament.formats.registry import plan_for
+from arena.tournament.formats.swiss.pairing import Pairing, _pair, pair_key, pair_round, table_cost
+from arena.tournament.formats.swiss.rounds import Swiss
 from arena.tournament.load import load_tournament
-from arena.tournament.plan import Plan
-from arena.tournament.run import run_tournament
-from arena.tournament.swiss import Swiss
-from arena.tournament.swiss_pairing import Pairing, _pair, pair_key, pair_round, table_cost
+from arena.tournament.run import results
+from arena.tournament.run.runner import run_tournament
 
 # --- the pairing, pure -------------------------------------------------------------------
 
@@ -327,5 +328,5 @@ def test_config_errors_are_one_line(tmp_path: Path) -> None:
 def test_a_swiss_without_rounds_plays_ceil_log2_n_plus_two(tmp_path: Path) -> None:
     cfg = _swiss(tmp_path, 5, "swiss")
     assert (cfg.format.rounds, cfg.format.seats, cfg.format.games) == (5, 2, 1)
-    assert Plan(cfg).total() == 5 * 2 * 2
+    assert plan_for(cfg).total() == 5 * 2 * 2
     assert config_as_run(cfg)["format"] == {"type": "swiss", "seats": 2, "games": 1, "rounds": 5}

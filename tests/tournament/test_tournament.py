@@ -19,14 +19,15 @@ import arena
 from arena.plugins import Registry
 from arena.ratings.summary import standings
 from arena.replay import read_replay, schema, timeless
-from arena.tournament import derived, folder_lock, load, results
-from arena.tournament import plan as plan_module
+from arena.tournament import load
 from arena.tournament.config import ConfigError
 from arena.tournament.errors import TournamentError
+from arena.tournament.formats import plan as plan_module
+from arena.tournament.formats.registry import plan_for
+from arena.tournament.formats.schedule import GameSpec
 from arena.tournament.load import load_tournament
-from arena.tournament.plan import Plan
-from arena.tournament.run import Interrupted, run_tournament
-from arena.tournament.schedule import GameSpec
+from arena.tournament.run import derived, folder_lock, results
+from arena.tournament.run.runner import Interrupted, run_tournament
 from arena.verify import verify_replay
 
 COMPARED = ("games.jsonl", *results.DERIVED)
@@ -143,22 +144,22 @@ def test_an_elimination_whose_tables_would_be_too_small_is_refused(tmp_path: Pat
 
 
 def test_plan_totals_follow_the_format(tmp_path: Path) -> None:
-    assert Plan(_config(tmp_path, "{type: round-robin, seats: 2, games: 2}")).total() == 12
+    assert plan_for(_config(tmp_path, "{type: round-robin, seats: 2, games: 2}")).total() == 12
     capped = "{type: round-robin, seats: 2, games: 50, cap: 40}"
-    assert Plan(_config(tmp_path, capped, entrants=4)).total() == 40
+    assert plan_for(_config(tmp_path, capped, entrants=4)).total() == 40
     gauntlet = "{type: gauntlet, seats: 2, games: 1, champions: [random]}"
-    assert Plan(_config(tmp_path, gauntlet, entrants=4)).total() == 6
+    assert plan_for(_config(tmp_path, gauntlet, entrants=4)).total() == 6
     # 6 entrants in a bracket of 8: 2 byes, 5 matches of 3 games, after 15 seeding games.
     bracket = "{type: elimination, seats: 2, games: 3, seeding: 1}"
-    assert Plan(_config(tmp_path, bracket, entrants=6)).total() == 5 * 3 + 15 * 2
+    assert plan_for(_config(tmp_path, bracket, entrants=6)).total() == 5 * 3 + 15 * 2
     # 9 entrants at 3 seats: 3 tables, then a final of 3; 2 games each.
     tables = "{type: elimination, seats: 3, games: 2}"
-    assert Plan(_config(tmp_path, tables, entrants=9)).total() == 4 * 2
+    assert plan_for(_config(tmp_path, tables, entrants=9)).total() == 4 * 2
 
 
 def test_seeding_orders_the_bracket_by_its_standings(tmp_path: Path) -> None:
     fmt = "{type: elimination, seats: 2, games: 1, seeding: 1}"
-    plan = Plan(_config(tmp_path, fmt, entrants=4))
+    plan = plan_for(_config(tmp_path, fmt, entrants=4))
     seeding = plan.batch({})
     assert {g.stage for g in seeding} == {"seeding"} and len(seeding) == 12
     strength = {3: 0, 2: 1, 1: 2, 0: 3}  # r4 beats everyone, random loses to everyone
@@ -176,7 +177,7 @@ def test_seeding_orders_the_bracket_by_its_standings(tmp_path: Path) -> None:
 def test_the_seeding_is_rated_once_per_outcome(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    plan = Plan(_config(tmp_path, "{type: elimination, seats: 2, games: 1, seeding: 1}",
+    plan = plan_for(_config(tmp_path, "{type: elimination, seats: 2, games: 1, seeding: 1}",
                         entrants=4))
     seeding = plan.batch({})
     rated: list[int] = []
@@ -219,7 +220,7 @@ def test_one_and_two_workers_write_the_same_bytes(
     two = run_tournament(replace(cfg, seed=secret), tmp_path / "two", workers=2)
     _same_results(tmp_path / "one", tmp_path / "two")
     assert one.standings == two.standings and one.ranking == two.ranking
-    assert one.played == one.total == Plan(cfg).total() and one.resumed == 0
+    assert one.played == one.total == plan_for(cfg).total() and one.resumed == 0
 
 
 def test_results_folder_contents(tmp_path: Path) -> None:
@@ -261,7 +262,7 @@ def test_results_folder_contents(tmp_path: Path) -> None:
 def _played_order(cfg: Any, games: list[dict[str, Any]]) -> list[str]:
     """The ids in play order, batch by batch, given how the games ended."""
     ended = {g["id"]: tuple(g["placements"]) for g in games}
-    plan, done, order = Plan(cfg), {}, []
+    plan, done, order = plan_for(cfg), {}, []
     while batch := plan.batch(done):
         for game in batch:
             done[game.id] = ended[game.id]
@@ -491,7 +492,7 @@ def test_stages_json_in_parts_is_what_json_dumps_writes(tables: list[int]) -> No
 
 def test_the_derived_files_are_written_without_holding_the_games(tmp_path: Path) -> None:
     cfg = _config(tmp_path, "{type: round-robin, seats: 2, games: 500}", replays="false")
-    plan = Plan(cfg)
+    plan = plan_for(cfg)
     out = tmp_path / "out"
     out.mkdir()
     done = {game.id: (1, 2) for game in plan.main}

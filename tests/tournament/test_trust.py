@@ -1,4 +1,4 @@
-"""What the organiser refuses of a game a cluster worker returns (arena.tournament.trust),
+"""What the organiser refuses of a game a cluster worker returns (arena.tournament.run.trust),
 lie by lie, without a cluster: every field a worker could forge is checked against the
 schedule, the seed and the rules, and the sample of games played again is the fraction
 asked, drawn by a key no worker sees."""
@@ -15,12 +15,12 @@ from cli_support import write_config
 
 from arena.executor.trust import Untrusted
 from arena.tournament.errors import TournamentError
+from arena.tournament.formats.registry import plan_for
+from arena.tournament.formats.schedule import GameSpec
 from arena.tournament.load import load_tournament
-from arena.tournament.plan import Plan
-from arena.tournament.run import tournament_setup
-from arena.tournament.schedule import GameSpec
-from arena.tournament.trust import GameJudge, sample_fraction
-from arena.tournament.worker import Played, _Worker
+from arena.tournament.run.runner import tournament_setup
+from arena.tournament.run.trust import GameJudge, sample_fraction
+from arena.tournament.run.worker import Played, _Worker
 
 CONFIG = """
     name: trust
@@ -36,7 +36,7 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> tuple[GameJudge, GameSpe
     """A judge, a game of the schedule, and that game as an honest worker returns it."""
     cfg = load_tournament(write_config(tmp_path_factory.mktemp("trust"), CONFIG))
     setup = replace(tournament_setup(cfg), replays=True)
-    game = next(g for g in Plan(cfg).batch({}) if g.id == "rr-000001")
+    game = next(g for g in plan_for(cfg).batch({}) if g.id == "rr-000001")
     worker = _Worker(setup)
     try:
         return GameJudge(setup, True, 0.0), game, worker.play(game)

@@ -1,6 +1,6 @@
 // arena report: a ladder's rating over time. Picking a name in the legend (or hovering it, or
 // a line) shows that player's 95% band and its rating now, and dims the other lines; picking
-// it again lets go. Everything drawn is in the page already (arena/report/ladder_chart.py).
+// it again lets go. Everything drawn is in the page already (arena/report/ladder/chart.py).
 (function () {
   "use strict";
   const chart = document.querySelector(".ld-chart svg");

@@ -41,7 +41,7 @@ from sesame.utils import (  # type: ignore[import-untyped]  # django-sesame has 
 
 from arena.site.contest.contest import current
 from arena.site.contest.models import ApiToken, Invite, digest
-from arena.tournament.ladder_validation import name_refusal
+from arena.tournament.formats.ladder.validation import name_refusal
 
 T = TypeVar("T")
 

@@ -20,7 +20,7 @@ from django.http import FileResponse, HttpRequest, HttpResponse
 from arena.ratings.render import sheet
 from arena.site.contest.contest import current
 from arena.site.contest.models import ApiToken, Bot, Game, Invite, Season, Version
-from arena.tournament.safe_read import Unreadable, json_file
+from arena.tournament.run.safe_read import Unreadable, json_file
 
 LEADERBOARD = ("rank", "player", "entrant", "version", "elo", "low", "high", "games", "faults",
                "provisional", "tied")

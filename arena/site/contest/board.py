@@ -13,7 +13,7 @@ from django.db.models import Count
 from arena.site.contest import standings
 from arena.site.contest.contest import Contest
 from arena.site.contest.models import Bot, Seat
-from arena.tournament import safe_read
+from arena.tournament.run import safe_read
 
 __all__ = ["Board", "Row", "board", "leaderboard"]
 

@@ -1,6 +1,6 @@
 """What a bot's page shows, read from the games index (SQL aggregates, so a page stays fast
 at 100,000 games) and from the results folder (the ladder's ranking, the replays' faults and
-seat views, read as a stranger's files through arena.tournament.safe_read).
+seat views, read as a stranger's files through arena.tournament.run.safe_read).
 
 No path here is ever built from a request: a game is found in the index first, among the
 bot's own seats, and its replay is the one its results folder lists under replays/.
@@ -21,7 +21,7 @@ from arena.report.publish import STDERR
 from arena.site.contest import standings
 from arena.site.contest.contest import Contest
 from arena.site.contest.models import Bot, Game, Seat, Version
-from arena.tournament import safe_read
+from arena.tournament.run import safe_read
 
 __all__ = ["Fault", "Record", "fault_of", "faults", "folder_of", "home", "own_id", "ranking",
            "recent", "record", "replay_of", "seats_of"]

@@ -20,7 +20,7 @@ from arena.ratings.grades import grades_sheet
 from arena.site.contest import standings
 from arena.site.contest.contest import Contest, current
 from arena.site.contest.models import Bot, Version
-from arena.tournament import safe_read
+from arena.tournament.run import safe_read
 
 __all__ = ["Graded", "class_grades", "grades_csv", "grades_page"]
 

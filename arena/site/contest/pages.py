@@ -22,7 +22,7 @@ from arena.site.contest.csp import HEADER
 from arena.site.contest.models import Game
 from arena.site.contest.starter import starter_kit
 from arena.site.contest.visibility import full_view, hides_from, own_bots
-from arena.tournament import safe_read
+from arena.tournament.run import safe_read
 
 __all__ = ["game", "game_chances", "game_next_pack", "game_pack", "game_rules", "game_viewer",
            "games", "home", "kit", "leaderboard", "leaderboard_rows"]

@@ -3,7 +3,7 @@ a pack of that one game and its chances, read from the season's results folder a
 `arena publish` publishes it (the bots' stderr and tracebacks are their owners' alone).
 
 The replay's path is the one games.jsonl lists on the game's line (never anything from the
-request), opened through arena.tournament.safe_read: under the folder's replays/, no
+request), opened through arena.tournament.run.safe_read: under the folder's replays/, no
 symbolic link on its way, bounded on disk and unpacked. The viewer's inline script and
 style are allowed by their hashes (csp.policy), and only this site may frame it.
 """
@@ -24,7 +24,7 @@ from arena.site.contest import bot_data
 from arena.site.contest.contest import Contest
 from arena.site.contest.csp import policy
 from arena.site.contest.models import Game
-from arena.tournament import safe_read
+from arena.tournament.run import safe_read
 
 __all__ = ["GAMES_FILE", "NO_NEXT_PACK", "Replay", "ViewerPage", "read_replay", "viewer"]
 

@@ -1,8 +1,8 @@
 """What the pages show of the standings, read cheaply: a ladder's ranking (ladder.json's
 rows), or for a class one row per student's active version with its grade, its score
 against each champion and its games, and each student's grades exactly as its version's
-grades.json says. Files are read whole through arena.tournament.safe_read, cached by mtime
-(ladder.json is the ladder's state now, a few KB; each batch's history is another file)."""
+grades.json says. Files are read whole through arena.tournament.run.safe_read, cached by
+mtime (ladder.json is the ladder's state now, a few KB; each batch's history is another file)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from typing import Any
 
 from arena.site.contest.contest import Contest, current
 from arena.site.contest.models import Version
-from arena.tournament import safe_read
-from arena.tournament.results import GRADES
+from arena.tournament.run import safe_read
+from arena.tournament.run.results import GRADES
 
 __all__ = ["graded", "grades", "leaderboard", "ranking"]
 

@@ -126,7 +126,7 @@ def _own_bot(user: User, name: str) -> Bot | None:
     """The participant's bot of this name (a new version), or None (a new bot): refused if
     the ladder's name rules refuse it, or it is another's, or it is disabled."""
     from arena.plugins import default_registry
-    from arena.tournament.ladder_validation import name_refusal
+    from arena.tournament.formats.ladder.validation import name_refusal
 
     existing = Bot.objects.filter(key=name.casefold()).first()
     mine = existing is not None and existing.owner_id == user.pk

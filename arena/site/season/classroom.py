@@ -26,11 +26,11 @@ from arena.site.season.heart import Pulse
 from arena.site.season.index import index_games, new_lines, record_games
 from arena.site.season.loop import Turn
 from arena.site.season.unpacked import placed
-from arena.tournament import results as folder_files
 from arena.tournament.config import TournamentConfig
-from arena.tournament.plan import Plan
-from arena.tournament.progress import Tally
-from arena.tournament.run import run_tournament
+from arena.tournament.formats.registry import plan_for
+from arena.tournament.run import results as folder_files
+from arena.tournament.run.progress import Tally
+from arena.tournament.run.runner import run_tournament
 
 if TYPE_CHECKING:
     from arena.executor.dial import Cluster
@@ -68,7 +68,7 @@ def whole(cfg: TournamentConfig, folder: Path) -> bool:
     every game of its plan in games.jsonl (tables written mid-run are not an end)."""
     if not (folder / folder_files.GRADES).exists():
         return False
-    return folder_files.count_lines(folder / folder_files.GAMES) >= Plan(cfg).total()
+    return folder_files.count_lines(folder / folder_files.GAMES) >= plan_for(cfg).total()
 
 
 def _play(cfg: TournamentConfig, folder: Path, workers: int, cluster: Cluster | None,

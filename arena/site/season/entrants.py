@@ -23,9 +23,9 @@ from arena.site.contest.models import Version
 from arena.site.contest.store import StoreError
 from arena.site.season.unpacked import is_command, placed, remove
 from arena.tournament.config import ENTRANT_NAME_PATTERN, EntrantConfig, TournamentConfig
-from arena.tournament.config_load import submitted
-from arena.tournament.ladder_log import read_log
-from arena.tournament.ladder_versions import digest_of, organised
+from arena.tournament.config.load import submitted
+from arena.tournament.formats.ladder.log import read_log
+from arena.tournament.formats.ladder.versions import digest_of, organised
 
 __all__ = ["PASSED", "entered", "ladder_config", "materialise", "note_digests", "retries",
            "wanted"]
@@ -100,7 +100,7 @@ def note_digests(cfg: TournamentConfig, versions: Mapping[str, Version]) -> None
 
 
 def entered(cfg: TournamentConfig, mine: tuple[EntrantConfig, ...]) -> tuple[EntrantConfig, ...]:
-    """The submissions folder's entrants as arena/tournament/config_load.py enters them (a
+    """The submissions folder's entrants as arena/tournament/config/load.py enters them (a
     name the alias rule refuses is the ladder's to reject, with why)."""
     return tuple(EntrantConfig(name=stem, bot=bot, mode=cfg.mode, isolation=cfg.isolation)
                  for stem, bot in submitted(cfg.submissions)

@@ -16,8 +16,8 @@ from django.db import DatabaseError
 from django.utils import timezone
 
 from arena.site.contest.models import Season
-from arena.tournament import safe_read
-from arena.tournament.progress import Tally
+from arena.tournament.run import safe_read
+from arena.tournament.run.progress import Tally
 
 __all__ = ["PULSE", "Pulse", "beat_now", "beat_while"]
 

@@ -1,6 +1,6 @@
 """Step 4 of a turn: what the ladder wrote since the last turn, read into the database for
 the pages: games.jsonl's new lines as Game and Seat rows (only the bytes after
-Season.games_offset, read as arena.tournament.safe_read reads a results file), and
+Season.games_offset, read as arena.tournament.run.safe_read reads a results file), and
 ladder-log.jsonl's new events as the versions' statuses, mapped to the site's versions by
 the ladder's digest.
 
@@ -22,9 +22,9 @@ from django.db import transaction
 from arena.site.contest.contest import Contest
 from arena.site.contest.models import Game, Season, Seat, Version
 from arena.site.season.mail import tell
-from arena.tournament import safe_read
-from arena.tournament.ladder_log import read_log
-from arena.tournament.results import GAMES
+from arena.tournament.formats.ladder.log import read_log
+from arena.tournament.run import safe_read
+from arena.tournament.run.results import GAMES
 
 __all__ = ["game_folder", "index_events", "index_games", "new_lines", "record_games"]
 

@@ -31,11 +31,11 @@ from arena.site.season.entrants import (
 )
 from arena.site.season.heart import Pulse, beat_now
 from arena.site.season.index import index_events, index_games
-from arena.tournament import results as folder_files
-from arena.tournament import safe_read
 from arena.tournament.config import TournamentConfig
-from arena.tournament.ladder import run_ladder
-from arena.tournament.ladder_log import VOIDED
+from arena.tournament.formats.ladder.log import VOIDED
+from arena.tournament.formats.ladder.season import run_ladder
+from arena.tournament.run import results as folder_files
+from arena.tournament.run import safe_read
 
 if TYPE_CHECKING:
     from arena.executor.dial import Cluster

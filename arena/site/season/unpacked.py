@@ -21,8 +21,8 @@ from pathlib import Path
 from arena.site.contest import store
 from arena.site.contest.contest import Contest
 from arena.site.contest.models import Version
-from arena.tournament import results as folder_files
 from arena.tournament.config import EntrantConfig
+from arena.tournament.run import results as folder_files
 
 __all__ = ["is_command", "placed", "remove", "words"]
 

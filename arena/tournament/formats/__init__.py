@@ -1,0 +1,1 @@
+"""The formats of a tournament: what is played next given the results so far."""

@@ -1,0 +1,1 @@
+"""The ladder: a season of versions, matchmaking, validation games and its log."""

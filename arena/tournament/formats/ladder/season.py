@@ -1,0 +1,403 @@
+"""A ladder season's runner: `--games N` more games into the same results folder, whose
+entrants may change between runs (issue 17).
+
+It guarantees that games.jsonl only grows (nothing played is replayed or dropped), that a
+bot is frozen per version (each accepted version's file or folder is copied into
+`versions/<player>/` and that copy is what plays), and that the same config, seed and log
+give the same tables. ladder-log.jsonl is the append-only log of versions; ladder.json is
+derived from it and games.jsonl after every run (and at every live refresh). A season's
+run is the plan (`Season`) of the one runner (arena/tournament/run/runner.py's `Run`: its
+lock, seed, executor on this machine's workers or a Dask cluster, log, progress and abort),
+which deals the batches matchmaking chooses; here are only what a season adds: its versions
+changed and validated first, its batches logged before they are played, its final frozen,
+and its ladder.json. It must not read a clock or the global random generator to decide a
+game.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+from itertools import combinations
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from arena.executor.local import Executor
+from arena.ratings.render import crosstable_csv, ratings_json, standings_csv
+from arena.ratings.summary import summarise
+from arena.seeds import derive_seed
+from arena.tournament.config import EntrantConfig, TournamentConfig
+from arena.tournament.config.as_run import dump_config
+from arena.tournament.errors import TournamentError
+from arena.tournament.formats.ladder.log import (
+    BATCHES,
+    FINAL,
+    HISTORY,
+    batch_starts,
+    counted,
+    history_line,
+    ladder_json,
+    last_rated,
+    read_batches,
+    read_final,
+    read_log,
+    standing,
+    voided,
+)
+from arena.tournament.formats.ladder.matchmaking import Settings, field_of, next_tables
+from arena.tournament.formats.ladder.state import LadderState
+from arena.tournament.formats.ladder.validation import (
+    cannot_start,
+    house,
+    validation_specs,
+    verdict,
+)
+from arena.tournament.formats.ladder.versions import (
+    Candidate,
+    accepted,
+    append,
+    changes,
+    player_entrants,
+)
+from arena.tournament.formats.plan import Placements, Plan
+from arena.tournament.formats.schedule import GameSpec, seatings
+from arena.tournament.run import folder_lock
+from arena.tournament.run import results as folder_files
+from arena.tournament.run.prepare import run_seed
+from arena.tournament.run.progress import Refresher, Tally, Watch
+from arena.tournament.run.runner import Run
+from arena.tournament.run.shipment import folder_refusal
+from arena.tournament.run.worker import Played
+
+if TYPE_CHECKING:
+    from arena.executor.cluster import Cluster
+
+__all__ = ["LadderRun", "Season", "run_ladder"]
+
+
+@dataclass(frozen=True, slots=True)
+class LadderRun:
+    """What a run of the ladder left: ladder.json, and with `--until-confident K` whether
+    the top K are separated, the pairs still unresolved and the players still provisional."""
+
+    ladder: dict[str, Any]
+    separated: bool | None = None
+    unresolved: tuple[dict[str, Any], ...] = ()
+    provisional: tuple[str, ...] = ()
+    log: tuple[dict[str, Any], ...] = ()
+    """ladder-log.jsonl's events after the run; those from `since` on are this run's."""
+    since: int = 0
+
+
+def run_ladder(cfg: TournamentConfig, out: str | Path, games: int, *, workers: int = 1,
+               info: Callable[[str], None] | None = None, until: int | None = None,
+               final: int | None = None, progress: Watch | None = None,
+               cluster: Cluster | None = None,
+               during: Callable[[Path, Tally], object] | None = None,
+               refresh: float | None = None, retry: Sequence[str] = ()) -> LadderRun:
+    """Play `games` more ladder games into `out` (whole tables at every rotation, the last
+    batch cut at the budget; with `until`, stop once the top `until` are separated), or
+    with `final` play the frozen final of the top `final`; first finish a batch a kill cut.
+    `progress`, `during` and `refresh` (seconds) as for run/runner.py's run_tournament, the tally
+    over the season's games.jsonl; with `cluster`, every game (and a new version's dry run)
+    is played on that Dask cluster, the same bytes written here. `retry`: digests of
+    rejected content to try again (an organiser's re-run); games the folder's voided list
+    names are left out of the ranking (log.counted). The games are played by the one runner
+    (arena.tournament.run.runner.Run), this season its plan."""
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    say = info or _quiet
+    with folder_lock.locked(folder):
+        folder_files.remove_temporaries(folder)
+        folder_files.repair_games(folder / folder_files.GAMES)
+        if cluster is not None:
+            _refuse_folders(folder, cfg)
+        seed, _ = run_seed(folder, cfg)
+        folder_files.write_atomic(folder / folder_files.CONFIG,
+                                  dump_config(replace(cfg, seed=None), folder))
+        played = list(folder_files.iter_games(folder / folder_files.GAMES))
+        since = len(read_log(folder))
+        frozen = _frozen_final(folder, final)
+        candidates: list[Candidate] = []
+        if frozen is None and final is None:
+            moved, candidates = changes(folder, cfg, len(played), retry)
+            append(folder, moved)
+            candidates = _started(folder, cfg, candidates, len(played), cluster)
+        entrants = {**player_entrants(folder, cfg, read_log(folder)),
+                    **{c.player: _playing(folder, c) for c in candidates},
+                    **{h.name: h for h in house(cfg.format.seats)}}
+        playing = replace(cfg, seed=seed, entrants=tuple(entrants.values()))
+        if cfg.replays:
+            folder_files.own(folder / folder_files.REPLAYS, folder=True, make=True)
+        state = LadderState.of(played, voided(folder), batch_starts(folder), last_rated(folder))
+        season = Season(folder, playing, played, games, until, (final, frozen), state)
+        run = Run(playing, folder, workers, progress, say, cluster=cluster, plan=season)
+        run.results.update((str(g["id"]), tuple(g["placements"])) for g in played)
+        if during is not None and refresh is not None:
+            run.refresher = Refresher(during, refresh, say)
+        run.loop([], before=lambda executor: season.validate(executor, candidates))
+        return replace(season.outcome(until), log=tuple(read_log(folder)), since=since)
+
+
+def _quiet(_: str) -> None:
+    pass
+
+
+def _refuse_folders(folder: Path, cfg: TournamentConfig) -> None:
+    """Stop before any write, in one line, when a bot folder would play on a cluster (arena
+    ships bot files, not folders): a folder entrant or submission, or an active version."""
+    events = read_log(folder)
+    versions = player_entrants(folder, cfg, events)
+    refusal = folder_refusal([*cfg.entrants, *(versions[p] for p in _active(events)
+                                               if p in versions)])
+    if refusal is not None:
+        raise TournamentError(refusal)
+
+
+def _active(events: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The players whose latest event is active, by name."""
+    last = {str(e["player"]): e for e in events}
+    return sorted(p for p, e in last.items() if e["status"] == "active")
+
+
+def _frozen_final(folder: Path, final: int | None) -> dict[str, Any] | None:
+    """The final already frozen in the folder, refused where the flags ask for another."""
+    frozen = read_final(folder)
+    if frozen is None:
+        return None
+    size = len(frozen["top"])
+    if final is None:
+        raise TournamentError(f"{folder}: the season's final of the top {size} is frozen; "
+                              f"no more ladder games: run --final {size} to finish or show it")
+    if final != size:
+        raise TournamentError(f"{folder}: the final of the top {size} is frozen already; "
+                              f"--final {final} cannot change it (run --final {size})")
+    return frozen
+
+
+def _playing(folder: Path, candidate: Candidate) -> EntrantConfig:
+    """A candidate as it plays: its frozen copy under its player's name."""
+    bot = str(folder / candidate.copy) if candidate.copy else candidate.entrant.bot
+    return replace(candidate.entrant, name=candidate.player, bot=bot)
+
+
+def _started(folder: Path, cfg: TournamentConfig, candidates: Sequence[Candidate],
+             played: int, cluster: Cluster | None = None) -> list[Candidate]:
+    """The candidates that start as the contest starts them (on a cluster, on one of its
+    workers: strangers' code never runs here); the others are logged as rejected, with the
+    one line that says why."""
+    playing = [_playing(folder, c) for c in candidates]
+    if cluster is not None and playing:
+        from arena.tournament.run.trial_remote import start_on_cluster
+
+        reasons = start_on_cluster(cluster, cfg, playing)
+    else:
+        reasons = tuple(cannot_start(cfg, entrant) for entrant in playing)
+    kept = []
+    for candidate, reason in zip(candidates, reasons, strict=True):
+        if reason is None:
+            kept.append(candidate)
+        else:
+            append(folder, [candidate.event("rejected", reason, played)])
+    return kept
+
+
+_VALIDATION_KEYS = ("id", "entrants", "placements", "faults", "replay")
+"""What ladder-log.jsonl keeps of each validation game (`replay` only when there is one)."""
+
+
+class Season(Plan):
+    """One run of a season as its runner's plan: a batch a kill cut finished first, then
+    batches of tables matchmaking chooses among the active versions until the budget (or
+    the confidence), or the frozen final; `validate` plays new versions' validation games
+    before any of them."""
+
+    season = True
+
+    def __init__(self, folder: Path, cfg: TournamentConfig, played: list[dict[str, Any]],
+                 budget: int, until: int | None,
+                 final: tuple[int | None, dict[str, Any] | None], state: LadderState) -> None:
+        super().__init__(cfg)
+        self.folder, self.played, self.until = folder, played, until
+        self.state = state
+        """The ranking's running tally, fed each game as it is kept: no batch reads the log."""
+        self.order = list(self.names)
+        self.seed = cfg.planned_seed
+        self.pending: tuple[GameSpec, ...] = ()
+        """The batch dealt last, dealt again until every game of it is played."""
+        size, frozen = final
+        self.goal = len(played) + budget
+        self.steps = self._final(size, frozen) if size is not None else self._season()
+
+    def total(self) -> int:
+        return self.goal
+
+    def batch(self, results: Mapping[str, Placements]) -> tuple[GameSpec, ...]:
+        if any(g.id not in results for g in self.pending):
+            return self.pending
+        self.pending = next(self.steps, ())
+        return self.pending
+
+    def stages(self, results: Mapping[str, Placements],
+               ranking: Sequence[str] | None = None) -> dict[str, Any]:
+        return ladder_json(self.cfg, read_log(self.folder), self.state, read_final(self.folder))
+
+    def keep(self, line: str) -> None:
+        self.played.append(json.loads(line))
+        self.state.add(self.played[-1])
+
+    def derive(self, folder: Path) -> bool:
+        _derive(folder, self.cfg, self.played, self.state)
+        return True
+
+    def _season(self) -> Iterator[tuple[GameSpec, ...]]:
+        """Finish a batch a kill cut, then batches until the budget (or the confidence)."""
+        rest = self._cut()
+        if rest:
+            yield rest
+        while len(self.played) < self.goal and not (self.until and self.separated(self.until)[0]):
+            batch = self._batch()
+            if not batch:
+                return
+            yield batch
+
+    def _final(self, size: int, frozen: dict[str, Any] | None) -> Iterator[tuple[GameSpec, ...]]:
+        """Freeze the top `size` (once) and play the rest of their round robin."""
+        if frozen is None:
+            frozen = self._freeze(size)
+        tables, deals = frozen["tables"], int(frozen["deals"])
+        specs: list[GameSpec] = []
+        for number, seating in enumerate(tables, 1):
+            for deal in range(1, deals + 1):
+                group = f"fn-t{number}-d{deal}"
+                seed = derive_seed(self.seed, group)
+                for seated in seatings([self.order.index(p) for p in seating]):
+                    specs.append(GameSpec(f"fn-{len(specs) + 1:06d}", "final", number, seated,
+                                          seed, group))
+        done = sum(g["stage"] == "final" for g in self.played)
+        self.goal = len(self.played) + len(specs) - done
+        return iter([tuple(specs[done:])] if specs[done:] else [])
+
+    def validate(self, executor: Executor, candidates: Sequence[Candidate]) -> None:
+        """Each candidate's validation deal; accepted or rejected in the log by its faults."""
+        others = [self.order.index(h.name) for h in house(self.cfg.format.seats)]
+        specs = {c.player: validation_specs(self.seed, c.player, self.order.index(c.player),
+                                            others) for c in candidates}  # fmt: skip
+        lines = [self._validated(done) for done in
+                 executor.map([s for group in specs.values() for s in group])]
+        count = len(self.played)
+        for candidate in candidates:
+            mine = [g for g in lines if g["id"].startswith(f"vd-{candidate.player}-")]
+            games = [{k: g[k] for k in _VALIDATION_KEYS if k != "replay" or g[k]}
+                     for g in mine]  # fmt: skip
+            reason = verdict(candidate.player, mine)
+            append(self.folder, [candidate.event("rejected", reason, count, validation=games)]
+                   if reason else accepted(candidate, self.folder, count, validation=games))
+
+    def _validated(self, done: Played) -> dict[str, Any]:
+        """A validation game's line; its replay kept (when replays are on) before the log's
+        line names it, so its author can see why the version was rejected."""
+        replay = done.replay_file() if self.cfg.replays else None
+        if replay is not None:
+            folder_files.write_replaced(f"{self.folder}/{replay[0]}", replay[1])
+        line: dict[str, Any] = json.loads(done.line)
+        return line
+
+    def active(self) -> list[str]:
+        """The players matchmaking may seat: each entrant's active version."""
+        return _active(read_log(self.folder))
+
+    def separated(self, top: int) -> tuple[bool, list[dict[str, Any]], list[str]]:
+        """Whether the top `top` are told apart at 95% and nobody is provisional."""
+        ranking, unresolved = standing(self.cfg, read_log(self.folder), self.state, top)
+        waiting = [r["player"] for r in ranking if r["provisional"]]
+        return not unresolved and not waiting, unresolved, waiting
+
+    def _specs(self, tables: Sequence[Sequence[str]], first: int, start: int) -> list[GameSpec]:
+        """Each table's one deal at every cyclic rotation, ids counted from `start`."""
+        specs: list[GameSpec] = []
+        for number, seating in enumerate(tables, first):
+            deal = derive_seed(self.seed, f"ld-t{number}")
+            for seated in seatings([self.order.index(p) for p in seating]):
+                specs.append(GameSpec(f"ld-{start + len(specs) + 1:08d}", "ladder", number,
+                                      seated, deal, f"ld-t{number}"))
+        return specs
+
+    def _cut(self) -> tuple[GameSpec, ...]:
+        """The rest of the last batch, when a kill cut it: its tables, seeds and ids."""
+        batches = read_batches(self.folder)
+        if not batches or "tables" not in batches[-1]:
+            return ()
+        last = batches[-1]
+        done = len(self.played) - int(last["after"])
+        specs = self._specs(last["tables"], int(last["first"]), int(last["after"]))
+        return tuple(specs[done: int(last["games"])][: max(0, self.goal - len(self.played))])
+
+    def _batch(self) -> tuple[GameSpec, ...]:
+        """Choose one batch of tables, cut at the goal, and log it; () if none is left."""
+        fmt, active = self.cfg.format, self.active()
+        if len(active) < fmt.seats:
+            return ()
+        settings = Settings(fmt.seats, fmt.batch or 8, fmt.min_games or 0, fmt.band or 4)
+        state = self.state
+        batch, first = len(state.starts) + 1, 1 + state.table
+        field_ = field_of(state.ratings(), state.faulted, state.meetings(active), active,
+                          state.last, batch)
+        tables = [list(t) for t in next_tables(field_, settings, self.seed)]
+        specs = self._specs(tables, first, len(self.played))[: self.goal - len(self.played)]
+        if not specs:
+            return ()
+        rated = history_line(state, batch, active)  # first: a kill after it plans it again
+        with folder_files.GameLog(self.folder / HISTORY) as history:
+            history.append([rated])
+        line = {"batch": batch, "after": len(self.played), "first": first, "tables": tables,
+                "games": len(specs)}
+        with open(self.folder / BATCHES, "a", encoding="utf-8") as handle:
+            handle.write(json.dumps(line, sort_keys=True) + "\n")
+        state.begin(len(self.played), json.loads(rated))
+        return tuple(specs)
+
+    def _freeze(self, size: int) -> dict[str, Any]:
+        """The final's top, tables and planned games, written before any of its games."""
+        seats = self.cfg.format.seats
+        if size < seats:
+            raise TournamentError(f"--final {size}: a final needs at least {seats} players, "
+                                  f"one a seat")
+        ranking, _ = standing(self.cfg, read_log(self.folder), self.state, size)
+        top = [r["player"] for r in ranking if not r["provisional"]][:size]
+        if len(top) < size:
+            raise TournamentError(f"--final {size}: {len(top)} of its {size} players are "
+                                  f"ranked (a player is after {self.cfg.format.min_games} "
+                                  "games); play more games first")
+        tables = [list(t) for t in combinations(top, seats)]
+        deals = self.cfg.format.final_games or 1
+        frozen = {"top": top, "after": len(self.played), "tables": tables, "deals": deals,
+                  "games": len(tables) * deals * seats}
+        folder_files.write_atomic(self.folder / FINAL,
+                                  json.dumps(frozen, sort_keys=True, indent=1) + "\n")
+        return frozen
+
+    def outcome(self, until: int | None) -> LadderRun:
+        """ladder.json and the derived tables written; the confidence when asked."""
+        value = _derive(self.folder, self.cfg, self.played, self.state)
+        if until is None:
+            return LadderRun(value)
+        done, unresolved, waiting = self.separated(until)
+        return LadderRun(value, done, tuple(unresolved), tuple(waiting))
+
+
+def _derive(folder: Path, cfg: TournamentConfig, played: list[dict[str, Any]],
+            state: LadderState) -> dict[str, Any]:
+    """ladder.json from the state and the logs; every format's tables from the games."""
+    played = counted(folder, played)
+    value = ladder_json(cfg, read_log(folder), state, read_final(folder))
+    folder_files.write_atomic(folder / "ladder.json",
+                              json.dumps(value, sort_keys=True, indent=1) + "\n")
+    names = sorted({n for g in played for n in g["entrants"]})
+    summary = summarise(played, names)
+    folder_files.write_atomic(folder / "standings.csv", standings_csv(summary.standings()))
+    folder_files.write_atomic(folder / "ratings.json",
+                              ratings_json(summary.openskill(), summary.elo()))
+    folder_files.write_atomic(folder / "crosstable.csv", crosstable_csv(summary.crosstable()))
+    return value

@@ -1,0 +1,86 @@
+"""The derived files of a results folder: ratings.json, standings.csv/.md, crosstable.csv
+and stages.json, all from one pass over games.jsonl; and, for a config with `grades:`,
+grades.json and grades.csv from one more.
+
+Each is written atomically (temp file, then rename), so a reader never sees half a file,
+and memory does not grow with the games. This module never plays a game, never appends to
+games.jsonl and never builds the report (arena/report/ reads these files).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from arena.ratings.grades import grade, grades_csv, grades_json, sentence
+from arena.ratings.render import crosstable_csv, ratings_json, standings_csv, standings_md
+from arena.ratings.summary import summarise
+from arena.tournament.config import TournamentConfig
+from arena.tournament.formats.plan import Placements, Plan, json_parts
+from arena.tournament.run import results as folder_files
+
+__all__ = ["Derived", "write_derived"]
+
+
+@dataclass(frozen=True, slots=True)
+class Derived:
+    """What the derived files tell the user at the end of a run."""
+
+    standings: str
+    """standings.md: the standings as a Markdown table."""
+    warnings: tuple[str, ...]
+    """One line for each entrant that faulted in every game it played."""
+    grades: tuple[str, ...] = ()
+    """One sentence per graded entrant: the grade it reached and how (grades.json)."""
+
+
+def write_derived(
+    folder: Path, cfg: TournamentConfig, plan: Plan, results: Mapping[str, Placements]
+) -> Derived:
+    """Write ratings.json, standings.csv/.md, crosstable.csv and stages.json from one pass
+    over games.jsonl, each atomically; return the standings as Markdown, and warnings.
+
+    Memory does not grow with the games: the log is read one game at a time (a second time
+    only if it is not in id order, as an elimination's is, see arena/ratings/summary.py), and
+    stages.json, which lists every game, is encoded and written in parts."""
+    games = folder_files.GameFile(folder / folder_files.GAMES)
+    summary = summarise(games, [e.name for e in cfg.entrants])
+    bracket = plan.stages(results) if plan.ranks_itself else None
+    ranking = bracket["ranking"] if bracket else None  # a bracket's or a Swiss's own order
+    champions = cfg.format.champions  # a gauntlet's: none for another format
+    rows = summary.standings(ranking, champions)  # champions who never met are not ranked
+    swiss = ranking is not None and plan.own_ranking == "scores"
+    derived = {
+        "ratings.json": ratings_json(summary.openskill(), summary.elo()),
+        "standings.csv": standings_csv(rows),
+        "standings.md": standings_md(rows, bracket=ranking is not None and not swiss,
+                                     swiss=swiss, champions=champions),
+        "crosstable.csv": crosstable_csv(summary.crosstable()),
+    }
+    for name, text in derived.items():
+        folder_files.write_atomic(folder / name, text)
+    ranked = [row.entrant for row in rows if row.rank is not None]
+    document = bracket or plan.stages(results, ranked)
+    stages = itertools.chain(json_parts(document), ["\n"])
+    folder_files.write_atomic(folder / "stages.json", stages)
+    warnings = tuple(
+        f"entrant {name!r} faulted in "
+        f"{'the one game' if games == 1 else f'all {games} games'} it played; "
+        f"commonest fault: {fault}"
+        for name, games, fault in summary.always_faulted()
+    )
+    return Derived(derived["standings.md"], warnings, write_grades(folder, cfg))
+
+
+def write_grades(folder: Path, cfg: TournamentConfig) -> tuple[str, ...]:
+    """Write grades.json and grades.csv atomically for a config with grades; return each
+    sentence."""
+    if not cfg.grades:
+        return ()
+    games = folder_files.GameFile(folder / folder_files.GAMES)
+    gradings = grade(games, cfg.grades, cfg.graded)
+    folder_files.write_atomic(folder / folder_files.GRADES, grades_json(gradings, cfg.grades))
+    folder_files.write_atomic(folder / folder_files.GRADE_SHEET, grades_csv(gradings, cfg.grades))
+    return tuple(sentence(g) for g in gradings)
