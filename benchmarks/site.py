@@ -331,8 +331,8 @@ def fit_seconds(results: Path, size: int) -> float:
 
 def derive_seconds(games: int) -> float:
     """Seconds of the ladder's own ladder.json (ladder_json of
-    arena.tournament.formats.ladder.log, which run_ladder writes at the end of every season turn) after `games` games of each bot's
-    active version, a batch every 16 games."""
+    arena.tournament.formats.ladder.log, which run_ladder writes at the end of every season
+    turn) after `games` games of each bot's active version, a batch every 16 games."""
     from arena.site.contest.contest import current
     from arena.tournament.formats.ladder.log import ladder_json
 
