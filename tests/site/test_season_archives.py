@@ -55,8 +55,8 @@ def test_archives_are_checked_enter_the_ladder_and_play_and_a_crash_is_on_its_pa
     assert sorted(p.name for p in frozen.iterdir()) == ["bot.py", "helper.py"]
     digests = {e["entrant"]: e["digest"] for e in _log(contest) if e["status"] == "active"}
     assert digests["echo"] == echo.digest and digests["picky"] == picky.digest
-    for _ in range(8):  # picky crashes against every other player, once matchmaking seats it
-        if Seat.objects.filter(version=picky).exists():
+    for _ in range(12):  # until matchmaking has seated all three (picky crashes at once)
+        if all(Seat.objects.filter(version=v).exists() for v in (wren, echo, picky)):
             break
         run_once(contest)
     assert Seat.objects.filter(version=wren, fault="").exists()
