@@ -8,20 +8,22 @@ referee or the tournament layer.
 from __future__ import annotations
 
 import random
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, ClassVar
 
+from arena import rules as rule_sets
 from arena.limits import Limits
 from arena.options import NO_OPTIONS, Options
-from arena.rules import RULESETS
 from arena.rules.actions import Action
 from arena.rules.base import Description, Event, Observation, Result
 
-__all__ = ["ALL_RULES", "Bot", "BotContext", "GameEnd", "Limits"]  # Limits: from arena.limits
+__all__ = ["ALL_RULES", "Bot", "BotContext", "GameEnd", "Limits",  # Limits: from arena.limits
+           "prepare"]
 
-ALL_RULES = tuple(RULESETS)
+ALL_RULES = rule_sets.BUILTIN_IDS
 """The built-in rule sets' ids: what a bot plays unless it says otherwise."""
 
 
@@ -43,8 +45,8 @@ class BotContext:
     description: Description | None = None
 
     def __post_init__(self) -> None:
-        if self.description is None and self.rules in RULESETS:
-            object.__setattr__(self, "description", RULESETS[self.rules].description)
+        if self.description is None and self.rules in rule_sets.BUILTIN_IDS:
+            object.__setattr__(self, "description", rule_sets.RULESETS[self.rules].description)
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +85,12 @@ class Bot:
             raise ValueError(f"{self.name}: unknown bot option {unknown[0]!r} (known: {known})")
         self.settings: dict[str, Any] = {**self.options, **context.bot_options}
 
+    @classmethod
+    def prepare(cls) -> None:
+        """Called once per process, before this class's first game and outside every time
+        limit (in a bot's own process, under the start-up timeout): build here, not at
+        import, what every game only reads (tables, a model), so no decision waits for it."""
+
     def start(self, context: BotContext) -> None:
         """Called once before the first decision (the context is also on `self.context`)."""
 
@@ -103,3 +111,19 @@ class Bot:
             return cls.description
         doc = (cls.__doc__ or "").strip()
         return doc.splitlines()[0] if doc else ""
+
+
+_PREPARED: set[type[Bot]] = set()
+"""The bot classes whose prepare() has run in this process."""
+_PREPARING = threading.Lock()
+
+
+def prepare(factory: object) -> None:
+    """Run a bot class's prepare() the first time this process hosts it (a factory that is no
+    Bot class has none); one that raised is asked again before its next game."""
+    if not (isinstance(factory, type) and issubclass(factory, Bot)) or factory in _PREPARED:
+        return
+    with _PREPARING:  # two threads starting its first games wait for one prepare()
+        if factory not in _PREPARED:
+            factory.prepare()
+            _PREPARED.add(factory)

@@ -7,8 +7,7 @@ games and does not read tournament configs.
 
 from __future__ import annotations
 
-import difflib
-import hashlib
+import functools
 import importlib
 import importlib.util
 import inspect
@@ -18,16 +17,17 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import pluggy
-
-from arena import hookspecs
+from arena import rules as rule_sets
 from arena.bot import Bot
 from arena.botcard import BotCard
 from arena.botfile import BotFile
-from arena.rules import RULESETS, RuleSet
+from arena.rules import RuleSet
 from arena.rules.base import Description
+
+if TYPE_CHECKING:
+    import pluggy
 
 GROUP = "arena"
 BUILTIN_PLUGIN = "arena_bots"
@@ -72,10 +72,14 @@ class Registry:
 
     def __init__(self) -> None:
         self.bots: dict[str, BotSpec] = {}
-        self.rules: dict[str, RuleSet] = dict(RULESETS)
         self.formats: dict[str, Any] = {}
         """Plugins' tournament formats by type (arena/tournament/formats/registry.py adds
         the built-in ones; this layer knows no format)."""
+
+    @functools.cached_property
+    def rules(self) -> dict[str, RuleSet]:
+        """Rule sets by id: the built-in ones (loaded when first asked for), then plugins'."""
+        return dict(rule_sets.RULESETS)
 
     def register(self, factory: type[Bot], origin: str, version: str = "",
                  name: str | None = None, source: Source = "plugin") -> BotSpec:
@@ -127,14 +131,10 @@ class Registry:
         """Find a bot by registered name, Python file path (`path.py[:Class]`) or `module:Class`."""
         if ref in self.bots:
             return self.bots[ref]
-        if is_folder(ref):
-            return bot_from_folder(Path(ref))
-        file = BotFile.parse(ref)
-        if file is not None:
-            return bot_from_file(Path(file.path), file.cls or None)
-        if ":" in ref:
-            return bot_from_module(ref)
-        raise PluginError(unknown_bot_message(ref, self.names()))
+        spec = load_reference(ref)
+        if spec is None:
+            raise PluginError(unknown_bot_message(ref, self.names()))
+        return spec
 
     def exists(self, ref: str) -> bool:
         """Whether a bot reference resolves."""
@@ -150,8 +150,21 @@ class Registry:
         return None
 
 
+def load_reference(ref: str) -> BotSpec | None:
+    """Load the bot a folder, `path.py[:Class]` or `module:Class` reference names, without
+    looking for plugins; None for a reference of another kind (a registered name)."""
+    if is_folder(ref):
+        return bot_from_folder(Path(ref))
+    file = BotFile.parse(ref)
+    if file is not None:
+        return bot_from_file(Path(file.path), file.cls or None)
+    return bot_from_module(ref) if ":" in ref else None
+
+
 def unknown_bot_message(ref: str, names: list[str]) -> str:
     """Say that a bot is unknown, with the nearest registered names."""
+    import difflib  # (imports here cost every command and bot process that never asks)
+
     near = difflib.get_close_matches(ref, names, n=1)
     hint = f" (did you mean {near[0]!r}?)" if near else f" (known: {', '.join(names)})"
     return f"unknown bot {ref!r}{hint}"
@@ -166,6 +179,8 @@ def _bot_classes(module: ModuleType) -> list[type[Bot]]:
 def _import_file(path: Path, named: Path | None = None) -> ModuleType:
     """The module of a bot file, imported once per process under the name of the file the
     user named (`named`, when `path` is a copy of it: one module, whichever was read)."""
+    import hashlib
+
     resolved = path.resolve()
     known = (named or path).resolve()
     digest = hashlib.sha1(str(known).encode()).hexdigest()[:10]
@@ -270,6 +285,10 @@ def _pick_hint(origin: str, source: Source, several: bool) -> str:
 
 def make_plugin_manager(load_entry_points: bool = True) -> pluggy.PluginManager:
     """Return a plugin manager with arena's hookspecs and the installed plugins loaded."""
+    import pluggy  # only where plugins are looked for: a bot file's process never is
+
+    from arena import hookspecs
+
     pm = pluggy.PluginManager(GROUP)
     pm.add_hookspecs(hookspecs)
     blocked = os.environ.get("ARENA_DISABLE_PLUGINS", "")

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 from arena.bot import Bot, BotContext
+from arena.odds import probability
 from arena.odds.memory import CentralMemory, RoundMemory, space_of
 from arena.rules.base import Event
 
@@ -31,6 +32,11 @@ class Remembering(Bot):
             self.central = CentralMemory(context.seat, self.space)
         else:
             self.round = RoundMemory(context.seat, self.space)
+
+    @classmethod
+    def prepare(cls) -> None:
+        """Build the odds' tables once per process, outside every decision's clock."""
+        probability.warm_up()
 
     def notify(self, event: Event) -> None:
         """Remember what this seat sees."""

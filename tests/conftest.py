@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 
 import pytest
 from hypothesis import settings
@@ -18,3 +19,39 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 def _no_plugin_env(monkeypatch: pytest.MonkeyPatch) -> None:
     """Keep a developer's ARENA_DISABLE_PLUGINS out of the tests."""
     monkeypatch.delenv("ARENA_DISABLE_PLUGINS", raising=False)
+
+
+WIDE = ("class", "module", "package")
+"""Fixture scopes that several tests of a module share (made once per worker that runs one)."""
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_collection_modifyitems(config: pytest.Config,
+                                  items: list[pytest.Item]) -> Iterator[None]:
+    """Under pytest-xdist (pyproject's addopts), a module whose tests share a fixture wider
+    than one test (a Dask cluster, a Chromium, a built wheel, a played contest) keeps its tests
+    on one worker, so the fixture is made once, not once per worker (marked before xdist reads
+    the groups). Then, after every other plugin's order (pytest-django's: its database tests
+    first), slow tests start first and the kept modules next, so that no long test or module
+    is left to run alone at the end."""
+    worker = hasattr(config, "workerinput")  # not `-n 0`, not the controller
+    for item in items if worker else ():
+        if item.get_closest_marker("xdist_group") is None and _shares_a_fixture(item):
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+    yield
+    if worker:
+        items.sort(key=lambda item: (item.get_closest_marker("slow") is None,
+                                     item.get_closest_marker("xdist_group") is None))
+
+
+def _shares_a_fixture(item: pytest.Item) -> bool:
+    """Whether one of the tests' own fixtures (not a plugin's) used here is module-wide, or
+    session-wide but defined in the test's module."""
+    module = item.nodeid.split("::")[0]
+    info = getattr(item, "_fixtureinfo", None)
+    for defs in (info.name2fixturedefs.values() if info else ()):
+        used = defs[-1]
+        if used.baseid and (used.scope in WIDE
+                            or (used.scope == "session" and used.baseid == module)):
+            return True
+    return False

@@ -206,3 +206,55 @@ def test_the_grades_table_is_the_one_the_strength_benchmark_writes() -> None:
     elo = grades.measured()["elo"]
     for rules in ("dice", "dice-cards", "cards"):
         assert elo["boss"][rules] > elo["statistician"][rules] > elo["honest"][rules]
+
+
+# --- the site's page ------------------------------------------------------------------------
+
+SITE_PAGE = ROOT / "docs" / "site.md"
+
+
+def _site_commands() -> list[list[str]]:
+    """Each `arena ...` line of docs/site.md's sh blocks, as words (VAR=value prefixes off)."""
+    blocks = re.findall(r"```sh\n(.*?)```", SITE_PAGE.read_text(encoding="utf-8"), re.DOTALL)
+    commands = []
+    for line in "\n".join(blocks).splitlines():
+        words = line.split("#")[0].split()
+        while words and re.fullmatch(r"[A-Z_]+=\S*", words[0]):
+            words = words[1:]
+        if words[:1] == ["arena"]:
+            commands.append(words[1:])
+    return commands
+
+
+def test_every_arena_command_of_the_site_page_is_a_real_one() -> None:
+    """docs/site.md's commands name real commands and only options they take."""
+    import click
+
+    commands = _site_commands()
+    assert {tuple(c[:2]) for c in commands} >= {("serve", "configs/class.yaml"),
+                                                ("site", "roster"), ("site", "season")}
+    for words in commands:
+        command: click.Command = cli
+        rest = list(words)
+        while isinstance(command, click.Group) and rest:
+            found = command.get_command(click.Context(command), rest[0])  # lazy ones too
+            assert found is not None, f"arena {' '.join(words)}: no command {rest[0]!r}"
+            command, rest = found, rest[1:]
+        assert not isinstance(command, click.Group), f"arena {' '.join(words)}: incomplete"
+        known = {name for p in command.params for name in (*p.opts, *p.secondary_opts)}
+        for word in rest:
+            if word.startswith("--"):
+                assert word.split("=")[0] in known, f"arena {' '.join(words)}: {word}"
+
+
+def test_every_setting_the_site_reads_is_in_the_site_pages_table() -> None:
+    """Each ARENA_SITE_* variable the site reads has its row in docs/site.md."""
+    site = ROOT / "arena" / "site"
+    read = set()
+    for path in (site / "settings.py", site / "__init__.py"):
+        read |= set(re.findall(r"\"(ARENA_SITE_[A-Z_]+)\"", path.read_text(encoding="utf-8")))
+    rows = set(re.findall(r"^\| `(ARENA_SITE_[A-Z_]+)` \|", SITE_PAGE.read_text("utf-8"),
+                          re.MULTILINE))
+    assert len(read) >= 10
+    assert sorted(read - rows) == []
+    assert sorted(rows - read) == []

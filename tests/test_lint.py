@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 TOP = Path(__file__).resolve().parents[1]
 
 
@@ -21,6 +23,7 @@ def test_ruff_finds_nothing() -> None:
     assert done.returncode == 0, done.stdout + done.stderr
 
 
+@pytest.mark.slow  # minutes on a cold cache (.mypy_cache, kept between runs), a second warm
 def test_mypy_finds_nothing_in_arena() -> None:
     done = _run("mypy", "arena/")
     assert done.returncode == 0, done.stdout + done.stderr
@@ -62,3 +65,13 @@ def test_a_function_of_more_than_twelve_paths_is_refused() -> None:
 
     assert complaints(_branches(11)) == ""
     assert "C901 `choose` is too complex (13 > 12)" in complaints(_branches(12))
+
+
+def test_no_two_modules_under_tests_share_a_name() -> None:
+    """The tests' folders are not packages (rootdir-relative imports, `from needs import ...`),
+    so two modules of one name stop the whole suite at collection; one file run alone passes."""
+    names: dict[str, list[str]] = {}
+    for path in sorted((TOP / "tests").rglob("*.py")):
+        if path.name != "conftest.py" and "zoo" not in path.parts and "fixtures" not in path.parts:
+            names.setdefault(path.name, []).append(str(path.relative_to(TOP)))
+    assert {n: p for n, p in names.items() if len(p) > 1} == {}

@@ -118,7 +118,7 @@ def test_the_wheel_is_the_distribution_named_in_pyproject_with_its_command_and_p
         [entry_points] = [n for n in wheel.namelist() if n.endswith(".dist-info/entry_points.txt")]
         assert f"Name: {DISTRIBUTION}\n" in wheel.read(metadata).decode()
         points = wheel.read(entry_points).decode()
-    assert "[console_scripts]\narena = arena.cli.main:cli\n" in points
+    assert "[console_scripts]\narena = arena.cli:main\n" in points
     assert "[arena]\nbuiltin = arena_bots\n" in points
 
 

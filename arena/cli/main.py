@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 import click
 
 from arena import __version__
+from arena.cli import VERSION
 
 F = TypeVar("F", bound=Callable[..., Any])
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -64,16 +65,18 @@ class LazyGroup(click.Group):
 
     def invoke(self, ctx: click.Context) -> Any:
         """Run the command; the referee's own failure is one line, blaming no bot."""
-        from arena.hosts.inline import RefereeFailure
-
         try:
             return super().invoke(ctx)
-        except RefereeFailure as exc:
+        except Exception as exc:
+            # only a command that loaded the hosts can raise it: the others never load them
+            hosts = sys.modules.get("arena.hosts.inline")
+            if hosts is None or not isinstance(exc, hosts.RefereeFailure):
+                raise
             referee_failed(str(exc), "no bot is blamed: fix this, then run the command again")
 
 
 @click.group(cls=LazyGroup, context_settings=CONTEXT)
-@click.version_option(__version__, prog_name="arena")
+@click.version_option(__version__, prog_name="arena", message=VERSION)
 def cli() -> None:
     """Referee and tournament runner for Liar's Poker (Póker Mentiroso) bots."""
     from arena.hosts.machine import raise_open_files
@@ -257,8 +260,3 @@ def parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
             fail(f"--option wants KEY=VALUE, got {pair!r}")
         out[key.strip()] = yaml.safe_load(value)
     return out
-
-
-def main() -> None:
-    """Entry point for `python -m arena`."""
-    cli()

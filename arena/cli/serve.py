@@ -43,8 +43,7 @@ STOPPED = {signal.SIGINT: ("Ctrl-C", 130), signal.SIGTERM: ("SIGTERM", 143),
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
               help="The port to listen on (0: any free one).")
 @click.option("--workers", type=click.IntRange(min=1), default=None,
-              help="The season's worker processes for games (default: the config's, else "
-                   "one per core).")
+              help="The season's worker processes for games (default: one).")
 @click.option("--cluster", metavar="ADDRESS", default=None,
               help="The season plays its games on the Dask cluster at ADDRESS (docs/cluster.md).")
 @click.option("--no-season", "no_season", is_flag=True,

@@ -175,6 +175,24 @@ def invite(config: str, data: str | None, uses: int | None) -> None:
     click.echo(f"invite code (shown once; for {limit}): {code}")
 
 
+@site.command(name="link")
+@click.argument("name")
+@click.option("--url", "base", default="http://127.0.0.1:8000", show_default=True,
+              help="The site's address, for the link.")
+@_config_option
+def link(name: str, config: str, data: str | None, base: str) -> None:
+    """Print a one-time sign-in link for one participant: an organiser added by add-user, or
+    anyone whose link was spent or lost (it spends their older links)."""
+    open_site(config, data)
+    from arena.site.contest.accounts import AccountError, sign_in_link, user_named
+
+    try:
+        user = user_named(name)
+    except AccountError as exc:
+        fail(str(exc))
+    click.echo(f"{name} {sign_in_link(user, base)}")
+
+
 @site.command(name="token")
 @click.argument("name")
 @_config_option
@@ -212,7 +230,7 @@ def revoke(name: str, config: str, data: str | None) -> None:
 @click.option("--data", type=click.Path(file_okay=False), default=None,
               help="The site's data folder (default: results/<name>-site).")
 @click.option("--workers", type=click.IntRange(min=1), default=None,
-              help="Worker processes for the games (default: the config's, else one per core).")
+              help="Worker processes for the games (default: one).")
 @click.option("--cluster", metavar="ADDRESS", default=None,
               help="Play the games on the Dask cluster at ADDRESS (docs/cluster.md).")
 @click.option("--batch-games", "batch_games", type=click.IntRange(min=1), default=None,

@@ -73,8 +73,10 @@ DEPTH = 8
 is topped up once it holds half of them, in one message (fewer, bigger writes)."""
 WINDOW = 64
 """Specs per worker that may run ahead of the oldest unfinished one (results wait in order)."""
-PRELOAD = ("arena.tournament.run.worker", "arena.compare.run", "arena.cli.replay", "arena_bots")
-"""Imported once by the fork server, so each worker starts with them loaded."""
+PRELOAD = ("arena.tournament.run.worker", "arena.compare.run", "arena.cli.replay",
+           "arena_bots.prepared")
+"""Imported once by the fork server, so each worker starts with them loaded (and the built-in
+bots prepared: their tables built once, before any worker's first game)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from time import perf_counter
 from typing import Any
 
-from arena.bot import Bot, BotContext, GameEnd
+from arena.bot import Bot, BotContext, GameEnd, prepare
 from arena.botcard import BotCard
 from arena.hosts import strain
 from arena.hosts.strain import PULSE, THREAD_QUEUE
@@ -265,12 +265,16 @@ class InlineHost(Host):
         start, not at its first tick (a fast bot is spared the system calls)."""
 
     def start(self, context: BotContext) -> None:
-        """Build the bot and call its start(). A bot whose start() raised keeps playing as it
-        is; one whose constructor raised is built again at its next decision (one exception
-        costs one fault, docs/rules.md)."""
+        """Prepare its class (once per process), build the bot and call its start(). A bot
+        whose start() raised keeps playing as it is; one whose prepare() or constructor raised
+        is built at its next decision (one exception costs one fault, docs/rules.md)."""
         self.wall_factor = context.limits.wall_factor
         self.bot, self.context = None, context
         PULSE.start()
+        try:  # once per process, before the game: no decision's clock runs
+            prepare(self.factory)
+        except Exception as exc:
+            raise _crash(exc, self.factory, "while preparing: ") from exc
         self._build()
 
     def _build(self) -> None:

@@ -3,7 +3,8 @@ cards are worth, what a reroll, an exchange or a set of unseen cards can turn in
 claim says about a hand.
 
 Pure and deterministic: no I/O, no clocks, no random numbers. Tables are built once per claim
-order (normal, or straight over full) and then only read; the normal order is built at import.
+order (normal, or straight over full) and then only read; `warm_up` builds the normal order's
+(the built-in bots' `prepare`), or each is built the first time it is needed.
 Draws of 4 or 5 cards are counted in closed form (`arena.odds.rank_counts`), fewer by listing them;
 both give the same integer counts. Caches hold only functions of their arguments. Values are
 indexes into the rule set's claim space, distributions are tuples of floats over those
@@ -369,24 +370,28 @@ def _multisets(ranks: range, size: int) -> tuple[tuple[int, ...], ...]:
     )
 
 
-_PARTS = tuple(tuple(_multisets(half, size) for size in range(6)) for half in _HALVES)
-_COMPOSITIONS = tuple(
-    tuple(
+@cache
+def _parts(half: int, size: int) -> tuple[tuple[int, ...], ...]:
+    """The rank multisets of `size` cards (0-5) within one half of the ranks."""
+    return _multisets(_HALVES[half], size)
+
+
+@cache
+def _compositions(size: int) -> tuple[int, ...]:
+    """Codes of every rank multiset of `size` cards (0-5), low part then high part (the order
+    in which `_draw_weights` multiplies the ways to draw each part); built when first used."""
+    return tuple(
         sum(_CODE[r] for r in low + high)
         for low_size in range(size + 1)
-        for low in _PARTS[0][low_size]
-        for high in _PARTS[1][size - low_size]
+        for low in _parts(0, low_size)
+        for high in _parts(1, size - low_size)
     )
-    for size in range(6)
-)
-"""Codes of every rank multiset of 0-5 cards, low part then high part (the order in which
-`_draw_weights` multiplies the ways to draw each part)."""
 
 
 @dataclass(frozen=True, slots=True)
 class _SortedDraws:
     """The draws onto some kept ranks, by the rank-only value they make: `order` lists draw
-    positions (in `_COMPOSITIONS`) by claim index, `values` their claim indexes, `starts[v]`
+    positions (in `_compositions`) by claim index, `values` their claim indexes, `starts[v]`
     the first entry worth v or more, `present` the claim indexes that occur."""
 
     order: tuple[int, ...]
@@ -406,7 +411,7 @@ def _kept_draws(straight_over_full: bool, kcode: int, draws: int) -> _SortedDraw
     size = len(hands.claim_space(hands.CARDS, straight_over_full))
     found = sorted(
         (index, position)
-        for position, code in enumerate(_COMPOSITIONS[draws])
+        for position, code in enumerate(_compositions(draws))
         if (index := rank_value.get(kcode + code)) is not None
     )
     values = tuple(index for index, _ in found)
@@ -444,18 +449,19 @@ def _draw_weights(draws: int, per_rank: tuple[int, ...]) -> tuple[int, ...]:
 def _part_weights(half: int, size: int, counts: tuple[int, ...]) -> tuple[int, ...]:
     """Ways to draw each rank multiset of one half of the ranks from these rank counts."""
     ways = [_CHOOSE[n][c] for n in counts for c in range(5)]  # ways[5 * rank + count]
-    return tuple(math.prod(map(ways.__getitem__, factors)) for factors in _PART_FACTORS[half][size])
+    return tuple(math.prod(map(ways.__getitem__, factors)) for factors in _part_factors(half, size))
 
 
 _CHOOSE = tuple(tuple(math.comb(n, c) for c in range(5)) for n in range(5))
-_PART_FACTORS = tuple(
-    tuple(
-        tuple(tuple(5 * (r - half.start) + combo.count(r) for r in sorted(set(combo)))
-              for combo in by_size)
-        for by_size in parts
-    )
-    for half, parts in zip(_HALVES, _PARTS, strict=True)
-)  # for each multiset of a half: its (rank within the half, count) as indexes into `ways`
+
+
+@cache
+def _part_factors(half: int, size: int) -> tuple[tuple[int, ...], ...]:
+    """For each rank multiset of `size` cards of a half: its (rank within the half, count) as
+    indexes into `_part_weights`' ways."""
+    start = _HALVES[half].start
+    return tuple(tuple(5 * (r - start) + combo.count(r) for r in sorted(set(combo)))
+                 for combo in _parts(half, size))
 
 
 @cache
@@ -652,14 +658,12 @@ def holds_probability(
     return min(1.0, max(0.0, math.fsum(dist[claim:])))
 
 
-def _warm_up() -> None:
+def warm_up() -> None:
     """Build the normal-order tables now, with the largest of the sorted draws (onto one or
-    two kept cards); the others are built the first time they are needed."""
+    two kept cards), outside any clock; the others are built the first time they are needed."""
     dice_tables(False)
     card_tables(False)
     for size in (1, 2):
         for combo in _multisets(range(_RANKS), size):
             _kept_draws(False, sum(_CODE[r] for r in combo), 5 - size)
 
-
-_warm_up()

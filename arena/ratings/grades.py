@@ -173,22 +173,25 @@ def grades_csv(gradings: Sequence[Grading], grades: Sequence[tuple[str, str]]) -
     return grades_sheet(json.loads(grades_json(gradings, grades)))
 
 
-def grades_sheet(document: Mapping[str, Any]) -> str:
+def grades_sheet(document: Mapping[str, Any], students: Mapping[str, str] | None = None) -> str:
     """grades.csv from grades.json's document (or several merged: a class site's versions),
-    so a gradebook says exactly what the JSON says, in the same columns."""
+    so a gradebook says exactly what the JSON says, in the same columns; with `students`
+    (entrant -> the student's name, a class site's) a first column names each one's student."""
     bots = [str(grade["bot"]) for grade in document["grades"]]
-    header = ["entrant", "reached"]
+    named = ["student"] if students is not None else []
+    header = [*named, "entrant", "reached"]
     for bot in bots:
         header += [f"score vs {bot}", f"low vs {bot}", f"high vs {bot}", f"games vs {bot}",
                    f"beat {bot}"]
     rows = []
     for graded in document["graded"]:
-        row = [str(graded["entrant"]), graded["reached"] or ""]
+        row = [*([students.get(str(graded["entrant"]), "")] if students is not None else []),
+               str(graded["entrant"]), graded["reached"] or ""]
         for meeting in graded["against"]:
             row += [*(f"{float(meeting[k]):.{DECIMALS}f}" for k in ("score", "low", "high")),
                     str(meeting["games"]), "yes" if meeting["beat"] else "no"]
         rows.append([*row, str(graded["sentence"])])
-    return sheet([*header, "sentence"], rows, ("entrant", "reached", "sentence"))
+    return sheet([*header, "sentence"], rows, (*named, "entrant", "reached", "sentence"))
 
 
 def _rounded(value: float) -> float:

@@ -1,7 +1,7 @@
 """Reading a finished results folder for the report: config.yaml, standings.csv,
 ratings.json, crosstable.csv, stages.json, grades.json if there, a ladder's ladder.json
-(without which a ladder's folder needs no other derived table), and games.jsonl one game
-at a time.
+(without which a ladder's folder needs no other derived table) and ladder-history.jsonl, and
+games.jsonl one game at a time.
 
 Memory does not grow with the games: games.jsonl is read one game at a time (for the
 counts and the first fault examples of each kind here; again for the viewer packs and for
@@ -26,7 +26,7 @@ from arena.hosts.inline import printable
 from arena.hosts.trace import bounded
 from arena.ratings.render import sheet_text
 from arena.report import viewer
-from arena.report.ladder.data import LADDER, LadderView, read_ladder
+from arena.report.ladder.data import HISTORY, LADDER, LadderView, read_ladder
 from arena.rules import RulesError
 from arena.rules.base import Description
 from arena.tournament.config import ConfigError
@@ -298,9 +298,23 @@ def _ladder(folder: Path) -> LadderView | None:
     if not path.exists():
         return None
     try:
-        return read_ladder(safe_read.json_file(path))
+        return read_ladder(safe_read.json_file(path), _history_lines(folder / HISTORY))
     except KeyError as exc:
         raise ValueError(f"{LADDER} has no {exc} where the ladder's contract puts one") from None
+
+
+def _history_lines(path: Path) -> list[dict[str, Any]]:
+    """ladder-history.jsonl's lines (none before the first batch), read as a stranger's: a
+    regular file of at most safe_read.FILE_BYTES, each line one bounded JSON object."""
+    if not path.exists():
+        return []
+    found = []
+    for number, line in enumerate(safe_read.read_file(path).decode().splitlines(), 1):
+        try:
+            found.append(safe_read.json_object(line))
+        except safe_read.Unreadable as exc:
+            raise safe_read.Unreadable(f"{path}:{number}: {exc}") from None
+    return found
 
 
 def _optional_json(path: Path) -> dict[str, Any]:

@@ -29,5 +29,7 @@ def setup(config: str | Path | None = None, data: str | Path | None = None) -> N
         os.environ[DATA_ENV] = str(Path(data).resolve())
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.site.settings")
     import django
+    from django.apps import apps
 
-    django.setup()
+    if not apps.ready:  # a second start would re-configure the process's logging
+        django.setup()

@@ -1,9 +1,11 @@
-"""The command line: exact output and exit statuses of `arena bots` and `rules` (`play`:
-test_play.py)."""
+"""The command line: exact output and exit statuses of `arena --version`, `bots` and `rules`
+(`play`: test_play.py)."""
 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 from click.testing import CliRunner
 
@@ -50,3 +52,28 @@ def test_rules_lists_every_rule_set_with_options_and_player_counts() -> None:
     assert "dice (version 1): 2-6 players" in lines
     assert "dice-cards (version 1): 2-6 players" in lines
     assert sum("max_points" in line for line in lines) == 2
+
+
+def test_version_is_said_in_clicks_words_every_way_it_is_asked() -> None:
+    """`arena --version` is answered before click loads (arena.cli.main), in the very words
+    click says it in: through click, `python -m arena` and the installed command's entry."""
+    said = f"arena, version {arena.__version__}\n"
+    assert run("--version") == (0, said)
+    for code in ("from arena.cli import main; main()", "import runpy; runpy.run_module('arena')"):
+        loaded = "; import sys; print('click' in sys.modules, 'arena.rules.base' in sys.modules)"
+        done = subprocess.run([sys.executable, "-c", code + loaded, "--version"],
+                              capture_output=True, text=True, check=False)
+        assert (done.returncode, done.stdout, done.stderr) == (0, said + "False False\n", "")
+
+
+def test_bots_lists_the_same_through_the_command_without_the_referee_engines_or_yaml() -> None:
+    """`arena bots` reads the bots' classes and measured Elo, never the referee, a rule
+    set's engine or a config reader: what the installed command prints, CliRunner prints."""
+    heavy = ("arena.referee", "arena.rules.dice", "arena.rules.cards", "arena.tournament",
+             "yaml", "arena.hosts.inline")
+    code = ("import atexit, sys; atexit.register(lambda: sys.stderr.write(repr(sorted("
+            f"m for m in sys.modules if m.startswith({heavy!r}))))); "
+            "from arena.cli import main; main()")
+    done = subprocess.run([sys.executable, "-c", code, "bots"], capture_output=True,
+                          text=True, check=False)
+    assert (done.returncode, done.stdout, done.stderr) == (0, run("bots")[1], "[]")

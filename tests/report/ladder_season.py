@@ -156,12 +156,19 @@ def _versions(games: list[dict[str, Any]], active: Sequence[str]) -> list[dict[s
     return rows
 
 
+def history_of(folder: Path) -> list[dict[str, Any]]:
+    """ladder-history.jsonl's lines: each batch's ratings."""
+    text = (folder / "ladder-history.jsonl").read_text(encoding="utf-8")
+    return [json.loads(line) for line in text.splitlines()]
+
+
 def _write(folder: Path, name: str, value: Mapping[str, Any]) -> None:
     (folder / name).write_text(json.dumps(value, sort_keys=True) + "\n", encoding="utf-8")
 
 
 def ladder_folder(root: Path, *, derived: bool = True, final: bool = True, seed: int = 9) -> Path:
-    """The season's results folder under `root`: games.jsonl, ladder.json, config.yaml and,
+    """The season's results folder under `root`: games.jsonl, ladder.json,
+    ladder-history.jsonl, config.yaml and,
     with `derived`, standings.csv, ratings.json and crosstable.csv as every format has."""
     folder = root / "spring-ladder"
     folder.mkdir(parents=True)
@@ -185,11 +192,13 @@ def ladder_folder(root: Path, *, derived: bool = True, final: bool = True, seed:
     _write(folder, "ladder.json", {
         "format": "ladder", "rules": "dice", "seats": SEATS, "min_games": MIN_GAMES,
         "games": len(season.games), "batches": len(SEASON), "top": TOP,
-        "ranking": ranking, "unresolved": _unresolved(ranking), "history": history,
+        "ranking": ranking, "unresolved": _unresolved(ranking),
         "versions": _versions(ladder_games, active),
         "final": {"top": top, "games": len(finals), "played": len(finals), "complete": True,
                   "ranking": sorted(top, key=lambda p: -wins[p])} if final else None,
     })  # fmt: skip
+    (folder / "ladder-history.jsonl").write_text(
+        "".join(json.dumps(line, sort_keys=True) + "\n" for line in history), encoding="utf-8")
     if derived:
         _derived(folder, season.games)
     return folder

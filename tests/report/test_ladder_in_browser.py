@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from browser import shot
-from ladder_season import REASON, ladder_folder
+from ladder_season import REASON, history_of, ladder_folder
 
 from arena.report.html import build_report
 from arena.report.ladder.data import label
@@ -54,7 +54,7 @@ def test_the_chart_draws_a_line_a_player_and_a_picked_player_s_band(
     lines = page.locator("#ladder-rating polyline.ld-line")
     keys = page.locator("#ld-legend button.ld-key")
     assert lines.count() == keys.count() == len(
-        {p for b in ladder["history"] for p, r in b["ratings"].items() if r}
+        {p for b in history_of(season) for p, r in b["ratings"].items() if r}
         | {r["player"] for r in ladder["ranking"]})  # fmt: skip
     first = ladder["ranking"][0]["player"]
     band = page.locator(f'#ladder-rating g[data-player="{first}"] polygon.ld-band')

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from ladder_season import REASON, ladder_folder
+from ladder_season import REASON, history_of, ladder_folder
 
 from arena.report.folder import ReportError, read_folder
 from arena.report.html import REPORT, build_report
@@ -126,8 +126,9 @@ def test_separated_tops_say_so(season: Path, tmp_path: Path) -> None:
 def test_a_ladder_before_its_first_rating_says_so(season: Path, tmp_path: Path) -> None:
     copy = shutil.copytree(season, tmp_path / "empty")
     ladder = _ladder(copy)
-    ladder.update(ranking=[], unresolved=[], history=[], final=None)
+    ladder.update(ranking=[], unresolved=[], final=None)
     (copy / "ladder.json").write_text(json.dumps(ladder))
+    (copy / "ladder-history.jsonl").unlink()
     build_report(copy)
     page = _page(copy)
     assert "not yet separated at 95%" in _section(page, "ranking")
@@ -183,7 +184,7 @@ def test_a_bar_per_active_player_and_a_line_per_rated_player(season: Path) -> No
     bars = re.findall(r'<div class="ld-bar-row[^"]*" data-entrant="([^"]+)"', page)
     assert bars == [r["player"] for r in ladder["ranking"]]
     drawn = re.findall(r'<g class="ld-player" data-player="([^"]+)"', page)
-    rated = {p for b in ladder["history"] for p, r in b["ratings"].items() if r is not None}
+    rated = {p for b in history_of(season) for p, r in b["ratings"].items() if r is not None}
     assert set(drawn) == rated | {r["player"] for r in ladder["ranking"]}
     assert len(drawn) == len(set(drawn))
     view = read_folder(season).ladder

@@ -21,6 +21,14 @@ format: {type: ladder, seats: 2, min_games: 4, batch: 2, band: 2, final_games: 1
 """
 
 
+@pytest.fixture(autouse=True)
+def _quick_password_hashes(settings: object) -> None:
+    """Passwords hashed by one MD5 in these tests, not Django's PBKDF2 of a million rounds:
+    the tests sign people in and check passwords, never the hash's strength, and PBKDF2 was
+    most of their CPU (the site's settings keep Django's default)."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # type: ignore[attr-defined]
+
+
 @pytest.fixture
 def contest(tmp_path: Path, settings: object) -> Iterator[Contest]:
     """A served ladder contest in tmp_path: config.yaml, results/season and site/."""

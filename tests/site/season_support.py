@@ -78,17 +78,18 @@ def _version(contest: Contest, owner: User, name: str, data: bytes, filename: st
                                   command=list(command), filename=filename, size=len(data))
 
 
-def command_bot(crash_against: str = "") -> str:
+def command_bot(*crash_against: str) -> str:
     """arena's example command bot (standard library only, run as `python3 bot.py`); with
-    `crash_against`, it crashes at the start of a game against a player of that name."""
+    `crash_against`, it crashes at the start of a game against a player whose name starts
+    with one of those."""
     text = (ROOT / "bots" / "examples" / "example_bot.py").read_text("utf-8")
     if not crash_against:
         return text
     start = '            bot = ExampleBot(message["context"])\n'
     assert start in text
-    crash = (f'            if any(str(n).startswith("{crash_against}") for n in '
+    crash = (f'            if any(str(n).startswith({crash_against!r}) for n in '
              f'message["context"]["names"]):\n'
-             f'                raise RuntimeError("I will not play {crash_against}")\n')
+             f'                raise RuntimeError("I will not play them")\n')
     return text.replace(start, crash + start)
 
 

@@ -33,7 +33,8 @@ PUBLIC = {
     "", "starter-kit.zip", "leaderboard", "leaderboard/rows", "games", "games/<str:game_id>",
     "games/<str:game_id>/replay/viewer.html", "games/<str:game_id>/replay/viewer-rules.js",
     "games/<str:game_id>/replay/replays/pack-00000.js",
-    "games/<str:game_id>/replay/replays/chances/pack-00000.js", "bots/<str:name>",
+    "games/<str:game_id>/replay/replays/chances/pack-00000.js",
+    "games/<str:game_id>/replay/replays/chances/pack-00001.js", "bots/<str:name>",
     "login/", "logout/", "login/link", "join", "admin/login/", "admin/logout/",
 }
 """Anyone may ask for these (each still hides what is not public: the tests below)."""
@@ -45,6 +46,7 @@ OWNERS = {
     "bots/<str:name>/versions", "play/<int:game_id>", "play/<int:game_id>/viewer.html",
     "play/<int:game_id>/viewer-rules.js", "play/<int:game_id>/replays/pack-00000.js",
     "play/<int:game_id>/replays/chances/pack-00000.js",
+    "play/<int:game_id>/replays/chances/pack-00001.js",
 }
 """An id of its owner's in the address: the owner (the control) reads it, anyone else 404."""
 STAFF = {"grades", "grades.csv"}

@@ -5,6 +5,7 @@ the one subprocess test reads the real database file for a leaked secret."""
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import subprocess
@@ -67,6 +68,7 @@ def test_add_user_staff_makes_an_organiser(site: Contest) -> None:
     (("add-user", "x", "--email", "nope"), ("arena: error: --email: 'nope' is not an e-mail "
                                            "address\n")),
     (("token", "nobody"), "arena: error: no participant is called 'nobody'\n"),
+    (("link", "nobody"), "arena: error: no participant is called 'nobody'\n"),
     (("revoke", "nobody"), "arena: error: no participant is called 'nobody'\n"),
 ])
 def test_a_refused_command_says_why_in_one_line(site: Contest, alice: User,
@@ -121,6 +123,19 @@ def test_a_roster_adds_the_missing_and_prints_each_one_s_link(site: Contest, ali
     assert client.post(link).status_code == 302
     assert client.get("/account").context["user"].username == "ben"  # type: ignore[index]
     assert Client().post(link).status_code == 410
+
+
+def test_link_signs_in_an_organiser_added_by_add_user_once(site: Contest) -> None:
+    assert arena_site(site, "add-user", "teacher", "--staff").exit_code == 0
+    done = arena_site(site, "link", "teacher", "--url", "http://testserver")
+    assert done.exit_code == 0, done.output
+    found = re.fullmatch(r"teacher http://testserver(/login/link\?sesame=[A-Za-z0-9_-]+)\n",
+                         done.output)
+    assert found is not None, done.output
+    client = Client()
+    assert client.post(found[1]).status_code == 302
+    assert client.get("/grades").status_code == 200  # the staff's page
+    assert Client().post(found[1]).status_code == 410
 
 
 @pytest.mark.parametrize(("text", "said"), [
@@ -180,3 +195,27 @@ def test_the_database_file_holds_no_secret(tmp_path: Path) -> None:
         assert secret.encode() not in stored
         assert digest(secret).encode() in stored
     assert (data.stat().st_mode & 0o777) == 0o700
+
+
+class Watched(logging.Handler):
+    """A handler of the process that says whether someone closed it."""
+
+    was_closed = False
+
+    def close(self) -> None:
+        self.was_closed = True
+        super().close()
+
+
+def test_arena_site_in_a_process_whose_django_runs_leaves_its_logging_alone(
+        site: Contest) -> None:
+    """Django starts once a process: a second start re-configured logging and closed every
+    handler (open_spiel's absl handler closes its stream, here pytest's capture of stderr, and
+    the whole suite stopped)."""
+    handler = Watched()
+    logging.getLogger().addHandler(handler)
+    try:
+        assert arena_site(site, "invite", "--uses", "1").exit_code == 0
+        assert not handler.was_closed
+    finally:
+        logging.getLogger().removeHandler(handler)

@@ -3,6 +3,7 @@ writes), a participant's API token, and an upload through the API or the form.""
 
 from __future__ import annotations
 
+import gzip
 import io
 import stat
 import tarfile
@@ -46,13 +47,15 @@ def zip_with_duplicates(name: str, times: int) -> bytes:
 
 
 def tar_of(members: Sequence[tuple[tarfile.TarInfo, bytes]]) -> bytes:
-    """A .tar.gz of these members, each as its header says (links, devices and all)."""
+    """A .tar.gz of these members, each as its header says (links, devices and all); the same
+    bytes in every process (no time in the gzip header: the tests' ids, which pytest-xdist's
+    workers must agree on, hold them)."""
     out = io.BytesIO()
-    with tarfile.open(fileobj=out, mode="w:gz", format=tarfile.PAX_FORMAT) as archive:
+    with tarfile.open(fileobj=out, mode="w", format=tarfile.PAX_FORMAT) as archive:
         for info, data in members:
             info.size = len(data) if info.isreg() else 0
             archive.addfile(info, io.BytesIO(data) if info.isreg() else None)
-    return out.getvalue()
+    return gzip.compress(out.getvalue(), mtime=0)
 
 
 def tar_member(name: str, kind: bytes = tarfile.REGTYPE, mode: int = 0o644,

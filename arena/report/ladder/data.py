@@ -1,10 +1,12 @@
 """A ladder's ladder.json as the report reads it: its ranking (provisional players last),
-the pairs not yet separated, every batch's ratings, every version with its status, and the
-final, checked and made into small frozen values (the contract of issue 17, section 3).
+the pairs not yet separated, every version with its status, and the final; and
+ladder-history.jsonl's ratings of every batch; checked and made into small frozen values
+(the contract of issue 17, section 3).
 
-This module guarantees that every value the page shows comes from ladder.json as written:
+This module guarantees that every value the page shows comes from these files as written:
 it ranks, rates and reorders nothing. It must not read files (arena/report/folder.py reads
-ladder.json and hands its JSON here) nor write markup (arena/report/ladder/sections.py draws these).
+them and hands their JSON here) nor write markup (arena/report/ladder/sections.py draws
+these).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
+    "HISTORY",
     "LADDER",
     "FinalResult",
     "LadderView",
@@ -27,6 +30,8 @@ __all__ = [
 
 LADDER = "ladder.json"
 """The ladder's derived summary in its results folder (written by the ladder's runner)."""
+HISTORY = "ladder-history.jsonl"
+"""Each batch's ratings, a line a batch, appended as it begins (the ladder's runner's)."""
 
 
 def label(player: str) -> str:
@@ -154,9 +159,10 @@ def _version(row: Mapping[str, Any]) -> Version:
 
 def _history(batches: Sequence[Mapping[str, Any]]) -> dict[str, tuple[Point, ...]]:
     """Each player's points over the batches, in batch order; a null rating (no game yet)
-    is no point."""
+    is no point. A batch written twice (planned again after a kill) counts once."""
     lines: dict[str, list[Point]] = {}
-    for batch in sorted(batches, key=lambda b: int(b["batch"])):
+    once = {int(b["batch"]): b for b in batches}
+    for batch in (once[number] for number in sorted(once)):
         after = int(batch["after"])
         for player, rating in sorted(batch["ratings"].items()):
             if rating is not None:
@@ -178,9 +184,10 @@ def _final(final: Mapping[str, Any] | None) -> FinalResult | None:
     )
 
 
-def read_ladder(raw: Mapping[str, Any]) -> LadderView:
-    """ladder.json's content checked; a KeyError, ValueError or TypeError names what is
-    wrong (the folder reader turns it into one line)."""
+def read_ladder(raw: Mapping[str, Any],
+                history: Sequence[Mapping[str, Any]] = ()) -> LadderView:
+    """ladder.json's content and ladder-history.jsonl's lines checked; a KeyError,
+    ValueError or TypeError names what is wrong (the folder reader turns it into one line)."""
     if raw.get("format") != "ladder":
         raise ValueError(f"ladder.json: format is {raw.get('format')!r}, not 'ladder'")
     return LadderView(
@@ -195,7 +202,7 @@ def read_ladder(raw: Mapping[str, Any]) -> LadderView:
             Unresolved(str(u["above"]), str(u["below"]), float(u["z"]))
             for u in raw["unresolved"]
         ),
-        history=_history(raw["history"]),
+        history=_history(history),
         versions=tuple(_version(row) for row in raw["versions"]),
         final=_final(raw["final"]),
     )

@@ -58,8 +58,9 @@ def format_lines(contest: Contest) -> list[str]:
     form = contest.config.format
     if contest.graded:
         champions = ", ".join(form.champions)
-        lines = [(f"Each version of your bot plays {form.games} deals against each of "
-                  f"{champions}, at {form.seats} seats, each deal at every seat rotation.")]
+        deals = f"{form.games} deal{'s' * (form.games != 1)}"
+        lines = [(f"Each version of your bot plays {deals} against each of {champions}, at "
+                  f"{form.seats} seats, each deal at every seat rotation.")]
         lines += [f"{grade}: it beat {bot} and every lower grade's bot (its score against "
                   "it above one half at 95% confidence)." for grade, bot in
                   contest.config.grades]

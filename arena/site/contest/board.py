@@ -5,11 +5,14 @@ one reader of those files) has them."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
+
+from django.db.models import Count
 
 from arena.site.contest import standings
 from arena.site.contest.contest import Contest
+from arena.site.contest.models import Bot, Seat
 from arena.tournament.run import safe_read
 
 __all__ = ["Board", "Row", "board", "leaderboard"]
@@ -53,6 +56,8 @@ class Board:
     ranked: tuple[Row, ...]
     provisional: tuple[Row, ...]
     problem: str = ""
+    pages: frozenset[str] = frozenset()
+    """The rows' bots that have a page (the participants'; a house entrant has none)."""
 
 
 def _number(value: Any) -> float | None:
@@ -71,20 +76,47 @@ def _ladder_row(item: Any) -> Row:
                faults=int(item.get("faults") or 0), provisional=bool(item.get("provisional")))
 
 
+def _faults(found: list[dict[str, Any]]) -> dict[str, int]:
+    """A class's faults by player, counted in the games index: a student's version's in its
+    gauntlet, a house student's in the demo class."""
+    players = [row["player"] for row in found if not row["house"]]
+    house = [row["player"] for row in found if row["house"]]
+    faulty = Seat.objects.exclude(fault="")
+    counted = list(faulty.filter(version__player__in=players).values_list("version__player")
+                   .annotate(n=Count("id")).order_by())
+    counted += faulty.filter(version=None, entrant__in=house).values_list("entrant").annotate(
+        n=Count("id")).order_by()
+    return {str(player): int(n) for player, n in counted}
+
+
 def _graded(contest: Contest) -> list[Row]:
     """A class: each student's active version, highest grade first."""
     order = [name for name, _ in contest.config.grades]
     rows = []
-    for found in standings.grades(contest):
+    found_rows = standings.grades(contest)
+    faults = _faults(found_rows)
+    for found in found_rows:
         number = str(found["player"]).rpartition("@")[2]
         games = sum(int(m.get("games") or 0) for m in found["against"])
         reached = found["reached"]
         rows.append(Row(bot=found["student"], version=int(number) if number.isdigit() else 0,
                         rank=0, tied=False, elo=None, low=None, high=None, games=games,
-                        faults=0, provisional=False,
+                        faults=faults.get(str(found["player"]), 0), provisional=False,
                         grade=reached if isinstance(reached, str) else None))
-    return sorted(rows, key=lambda row: (
-        -(order.index(row.grade) + 1 if row.grade in order else 0), row.key))
+    return _ranked_by_grade(rows, order)
+
+
+def _ranked_by_grade(rows: list[Row], order: list[str]) -> list[Row]:
+    """Highest grade first, by name within a grade; the same grade is the same rank (a
+    class's rows differ by grade only, never by name)."""
+    def level(row: Row) -> int:
+        return order.index(row.grade) + 1 if row.grade in order else 0
+
+    ranked: list[Row] = []
+    for row in sorted(rows, key=lambda row: (-level(row), row.key)):
+        same = bool(ranked) and level(ranked[-1]) == level(row)
+        ranked.append(replace(row, rank=ranked[-1].rank if same else len(ranked) + 1))
+    return ranked
 
 
 def leaderboard(contest: Contest) -> list[Row]:
@@ -102,5 +134,6 @@ def board(contest: Contest, shown: frozenset[str] | None) -> Board:
         return Board((), (), f"The leaderboard cannot be read now: {exc}")
     if shown is not None:
         rows = [row for row in rows if row.key in shown]
+    pages = Bot.objects.filter(key__in=[row.key for row in rows]).values_list("key", flat=True)
     return Board(tuple(r for r in rows if not r.provisional),
-                 tuple(r for r in rows if r.provisional))
+                 tuple(r for r in rows if r.provisional), pages=frozenset(pages))

@@ -8,6 +8,7 @@ bot's own seats, and its replay is the one its results folder lists under replay
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,11 +20,11 @@ from arena.replay import Replay, ReplayError, read_listed
 from arena.report.publish import STDERR
 from arena.site.contest import standings
 from arena.site.contest.contest import Contest
-from arena.site.contest.models import Bot, Seat, Version
+from arena.site.contest.models import Bot, Game, Seat, Version
 from arena.tournament.run import safe_read
 
-__all__ = ["Fault", "Record", "fault_of", "faults", "folder_of", "ranking", "recent", "record",
-           "replay_of", "seats_of"]
+__all__ = ["Fault", "Record", "fault_of", "faults", "folder_of", "home", "own_id", "ranking",
+           "recent", "record", "replay_of", "seats_of"]
 
 RECENT = 20
 """Games the public page lists, newest first."""
@@ -115,11 +116,33 @@ def folder_of(contest: Contest, seat: Seat) -> Path:
     return contest.results
 
 
+def own_id(contest: Contest, seat: Seat) -> str:
+    """The seat's game's id in its own results folder: a class version's gauntlet names its
+    games without the `<bot>@<n>-` the index puts before them to keep ids unique."""
+    if contest.graded and seat.version is not None:
+        return seat.game.game_id.removeprefix(f"{seat.version.entrant}-")
+    return seat.game.game_id
+
+
+def home(contest: Contest, game: Game) -> tuple[Path, str]:
+    """The results folder that holds a game, and its id there: a class version's game (an id
+    the index prefixed with the version's `<bot>@<n>-`) is in its gauntlet's folder."""
+    for seat in game.seats.select_related("version", "version__bot"):
+        if contest.graded and seat.version is not None \
+                and game.game_id.startswith(f"{seat.version.entrant}-"):
+            return folder_of(contest, seat), own_id(contest, seat)
+    return contest.results, game.game_id
+
+
 def replay_of(contest: Contest, seat: Seat) -> Replay:
     """The replay of a seat's game, as its results folder lists it (replays/<id>.json.gz),
-    read boundedly and through no link; ReplayError when it is missing or unreadable."""
-    listed = f"{safe_read.REPLAYS}/{seat.game.game_id}.json.gz"
-    return read_listed(folder_of(contest, seat), listed)
+    read boundedly and through no link; ReplayError when it is missing or unreadable, saying
+    why without the server's folders."""
+    folder = folder_of(contest, seat)
+    try:
+        return read_listed(folder, f"{safe_read.REPLAYS}/{own_id(contest, seat)}.json.gz")
+    except ReplayError as exc:
+        raise ReplayError(str(exc).replace(f"{folder}{os.sep}", "")) from None
 
 
 def faults(contest: Contest, bot: Bot, count: int = FAULTS) -> list[Fault]:

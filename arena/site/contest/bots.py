@@ -20,6 +20,7 @@ from arena.replay import ReplayError
 from arena.report.story import story
 from arena.site.contest import bot_data
 from arena.site.contest.contest import current
+from arena.site.contest.grades import version_grades
 from arena.site.contest.models import Bot, Season, Version
 from arena.site.contest.visibility import hides_from
 
@@ -76,6 +77,7 @@ def bot_page(request: HttpRequest, name: str) -> HttpResponse:
     context: dict[str, Any] = {
         "bot": bot, "active": active,
         "standing": ranking.get(active.entrant) if active is not None else None,
+        "grade": version_grades(contest, active) if contest.graded and active else None,
         "played": bot_data.seats_of(bot).filter(game__voided=False).count(),
         "record": bot_data.record(bot), "recent": bot_data.recent(bot),
         "private": _sees_private(request, bot),

@@ -88,12 +88,15 @@ def grades_page(request: HttpRequest) -> HttpResponse:
 
 
 def grades_csv(request: HttpRequest) -> HttpResponse:
-    """The gradebook as CSV: arena run's grades.csv columns, a row per graded version."""
+    """The gradebook as CSV: the student, then arena run's grades.csv columns, a row per
+    graded version."""
     _staff(request)
     contest = current()
     if not contest.graded:
         raise Http404("no grades in this contest")
-    text = grades_sheet(_document(contest, class_grades(contest)))
+    rows = class_grades(contest)
+    students = {g.bot.name: g.student.get_username() for g in rows if g.bot is not None}
+    text = grades_sheet(_document(contest, rows), students)
     response = HttpResponse(text, content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = 'attachment; filename="grades.csv"'
     return response

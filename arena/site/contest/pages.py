@@ -24,8 +24,8 @@ from arena.site.contest.starter import starter_kit
 from arena.site.contest.visibility import full_view, hides_from, own_bots
 from arena.tournament.run import safe_read
 
-__all__ = ["game", "game_chances", "game_pack", "game_rules", "game_viewer", "games", "home",
-           "kit", "leaderboard", "leaderboard_rows"]
+__all__ = ["game", "game_chances", "game_next_pack", "game_pack", "game_rules", "game_viewer",
+           "games", "home", "kit", "leaderboard", "leaderboard_rows"]
 
 GAMES_A_PAGE = 50
 SCRIPT = "text/javascript; charset=utf-8"
@@ -160,3 +160,10 @@ def game_chances(request: HttpRequest, game_id: str) -> HttpResponse:
     """replays/chances/pack-00000.js: the game's id and its claims' chances."""
     found, replay = _replay(request, game_id)
     return HttpResponse(replay.chances(found.game_id), content_type=SCRIPT)
+
+
+@require_safe
+def game_next_pack(request: HttpRequest, game_id: str) -> HttpResponse:
+    """replays/chances/pack-00001.js: no pack after this game's own (replays.NO_NEXT_PACK)."""
+    _revealed(request, game_id)
+    return HttpResponse(replays.NO_NEXT_PACK, content_type=SCRIPT)

@@ -223,5 +223,13 @@ def viewer_chances(request: HttpRequest, game_id: int) -> HttpResponseBase:
     return _script(replays.Replay.of(raw).chances(_game_id(game)))
 
 
+@login_required
+@require_GET
+def viewer_next_pack(request: HttpRequest, game_id: int) -> HttpResponseBase:
+    """No pack after the game's own, where the viewer looks for a next game."""
+    _finished(request, game_id)
+    return _script(replays.NO_NEXT_PACK)
+
+
 def _script(body: bytes) -> HttpResponse:
     return HttpResponse(body, content_type="text/javascript; charset=utf-8")

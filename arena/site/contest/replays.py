@@ -14,17 +14,19 @@ import gzip
 import re
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 
 from arena.report.chances import viewer_json
 from arena.report.publish import public_replay
 from arena.report.viewer import chances_script, pack_script, rules_script, viewer_page
 from arena.rules import get_rules
+from arena.site.contest import bot_data
 from arena.site.contest.contest import Contest
 from arena.site.contest.csp import policy
 from arena.site.contest.models import Game
 from arena.tournament.run import safe_read
 
-__all__ = ["GAMES_FILE", "Replay", "ViewerPage", "read_replay", "viewer"]
+__all__ = ["GAMES_FILE", "NO_NEXT_PACK", "Replay", "ViewerPage", "read_replay", "viewer"]
 
 GAMES_FILE = "games.jsonl"
 BACK = '<a class="back" id="back" href="report.html">← Report</a>'
@@ -61,6 +63,12 @@ class Replay:
         return chances_script([(game_id, viewer_json(self.text))])
 
 
+NO_NEXT_PACK = chances_script([])
+"""replays/chances/pack-00001.js beside a one-game viewer: the pack after the game's own, where
+arena's viewer looks for the next game of the list; a site's viewer holds one game, so it
+is empty (answered, not a 404 the browser's console reports on every game)."""
+
+
 def _inline(page: str, tag: str) -> tuple[str, ...]:
     return tuple(re.findall(rf"<{tag}>(.*?)</{tag}>", page, re.DOTALL))
 
@@ -82,27 +90,35 @@ def rules_for(contest: Contest) -> str:
     return rules_script(get_rules(contest.config.rules).description)
 
 
-def _listed(contest: Contest, game: Game) -> str:
-    """The replay games.jsonl lists on the game's own line (Unreadable if none)."""
-    with safe_read.open_regular(contest.results / GAMES_FILE, follow=False) as handle:
-        for number, line in enumerate(safe_read.lines(handle)):
-            if number == game.number:
-                found = safe_read.json_object(line)
-                if found.get("id") != game.game_id:
-                    raise safe_read.Unreadable(f"line {number + 1} of {GAMES_FILE} is not "
-                                               f"game {game.game_id} (index it again)")
-                listed = found.get("replay")
-                if not isinstance(listed, str):
-                    raise safe_read.Unreadable("no replay was recorded for this game")
-                return listed
-    raise safe_read.Unreadable(f"{GAMES_FILE} has no line {game.number + 1}")
+def _listed(folder: Path, game_id: str, number: int | None) -> str:
+    """The replay the folder's games.jsonl lists on the game's own line (the line `number`
+    when known, else the line with its id; Unreadable if none)."""
+    with safe_read.open_regular(folder / GAMES_FILE, follow=False) as handle:
+        for at, line in enumerate(safe_read.lines(handle)):
+            if number is not None and at != number:
+                continue
+            found = safe_read.json_object(line)
+            if found.get("id") != game_id:
+                if number is None:
+                    continue
+                raise safe_read.Unreadable(f"line {at + 1} of {GAMES_FILE} is not "
+                                           f"game {game_id} (index it again)")
+            listed = found.get("replay")
+            if not isinstance(listed, str):
+                raise safe_read.Unreadable("no replay was recorded for this game")
+            return listed
+    where = f"no line {number + 1}" if number is not None else f"no game {game_id}"
+    raise safe_read.Unreadable(f"{GAMES_FILE} has {where}")
 
 
 def read_replay(contest: Contest, game: Game) -> Replay:
-    """The game's replay from the results folder as `arena publish` publishes it (no bot's
-    stderr or traceback, no organiser's path: those are its owner's, on the bot's page),
-    checked whole (Unreadable says why not)."""
-    text = safe_read.unpack(safe_read.replay_bytes(_listed(contest, game), contest.results))
+    """The game's replay from the results folder that holds it (the season's, or a class
+    version's gauntlet's) as `arena publish` publishes it (no bot's stderr or traceback, no
+    organiser's path: those are its owner's, on the bot's page), checked whole (Unreadable
+    says why not)."""
+    folder, own = bot_data.home(contest, game)
+    number = game.number if folder == contest.results else None
+    text = safe_read.unpack(safe_read.replay_bytes(_listed(folder, own, number), folder))
     try:
         lines = text.decode("utf-8").splitlines()
     except UnicodeDecodeError as exc:

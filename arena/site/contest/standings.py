@@ -1,7 +1,8 @@
 """What the pages show of the standings, read cheaply: a ladder's ranking (ladder.json's
 rows), or for a class one row per student's active version with its grade, its score
 against each champion and its games, and each student's grades exactly as its version's
-grades.json says. Files are read through arena.tournament.run.safe_read, cached by mtime."""
+grades.json says. Files are read whole through arena.tournament.run.safe_read, cached by
+mtime (ladder.json is the ladder's state now, a few KB; each batch's history is another file)."""
 
 from __future__ import annotations
 

@@ -31,6 +31,7 @@ urlpatterns = [
     path(VIEWER + "viewer-rules.js", pages.game_rules, name="game_rules"),
     path(VIEWER + "replays/pack-00000.js", pages.game_pack, name="game_pack"),
     path(VIEWER + "replays/chances/pack-00000.js", pages.game_chances, name="game_chances"),
+    path(VIEWER + "replays/chances/pack-00001.js", pages.game_next_pack, name="game_next_pack"),
     # bots: public pages, their owners' private parts, seat views; the teacher's grades
     path("bots/<str:name>", bots.bot_page, name="bot"),
     path("bots/<str:name>/games/<str:game_id>", bots.bot_game, name="bot_game"),
@@ -48,4 +49,5 @@ urlpatterns = [
     path("play/<int:game_id>/viewer-rules.js", play.viewer_rules),
     path("play/<int:game_id>/replays/pack-00000.js", play.viewer_pack),
     path("play/<int:game_id>/replays/chances/pack-00000.js", play.viewer_chances),
+    path("play/<int:game_id>/replays/chances/pack-00001.js", play.viewer_next_pack),
 ]

@@ -2,24 +2,31 @@
 games, in the schema arena/report/ladder/data.py reads.
 
 It guarantees that ladder.json is a function of the log and games.jsonl only (no clock, no
-order of arrival beyond the log's), and that only active versions are ranked while every
-version's games stay counted. It must not play games nor write files.
+order of arrival beyond the log's), through the season's running state
+(arena/tournament/formats/ladder/state.py), and that only active versions are ranked while every
+version's games stay counted; ladder.json holds the state now (small, read whole), and each
+batch's ratings are a line of ladder-history.jsonl, written once. It must not play games
+nor write files.
 """
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping, Sequence
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
-from arena.ratings.confidence import gaps
+from arena.ratings.elo import Z95
 from arena.ratings.summary import summarise
 from arena.tournament.config import TournamentConfig
+from arena.tournament.formats.ladder.state import LadderState
 from arena.tournament.run import safe_read
 
-__all__ = ["BATCHES", "FINAL", "LOG", "VOIDED", "batch_of", "batch_starts", "counted",
-           "ladder_json", "read_batches", "read_final", "read_log", "standing", "versions_now"]
+__all__ = ["BATCHES", "FINAL", "HISTORY", "LOG", "VOIDED", "batch_starts", "counted",
+           "history_line", "ladder_json", "last_rated", "read_batches", "read_final",
+           "read_log", "standing", "versions_now", "voided"]
 
 LOG = "ladder-log.jsonl"
 """The append-only log of versions in a ladder's results folder."""
@@ -29,6 +36,10 @@ BATCHES = "ladder-batches.jsonl"
 """The append-only log of batches: each batch's number, the games played before it, and
 its tables (so a batch cut by kill -9 is finished as planned)."""
 
+HISTORY = "ladder-history.jsonl"
+"""The append-only history of ratings: a line per batch, the active players' ratings from
+the games before it, written once as the batch begins (never recomputed)."""
+
 FINAL = "ladder-final.json"
 """The final, once frozen: the top players, the games before it and its planned games."""
 
@@ -37,12 +48,17 @@ VOIDED = "ladder-voided.json"
 grows, but left out of the ranking, the derived tables and matchmaking."""
 
 
-def counted(folder: Path, games: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """The games that count: all but those the folder's voided list names."""
+def voided(folder: Path) -> set[str]:
+    """The ids of the games the folder's voided list names."""
     path = folder / VOIDED
     listed = safe_read.json_file(path) if path.exists() else []
-    voided = {str(game) for game in listed} if isinstance(listed, list) else set()
-    return [dict(g) for g in games if g["id"] not in voided]
+    return {str(game) for game in listed} if isinstance(listed, list) else set()
+
+
+def counted(folder: Path, games: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The games that count: all but those the folder's voided list names."""
+    left_out = voided(folder)
+    return [dict(g) for g in games if g["id"] not in left_out]
 
 
 def read_batches(folder: Path) -> list[dict[str, Any]]:
@@ -58,9 +74,20 @@ def batch_starts(folder: Path) -> list[int]:
     return [int(batch["after"]) for batch in read_batches(folder)]
 
 
-def batch_of(starts: Sequence[int], game: int) -> int:
-    """The batch (from 1) of the game at this 0-based line of games.jsonl."""
-    return sum(start <= game for start in starts)
+def last_rated(folder: Path) -> dict[str, Any] | None:
+    """ladder-history.jsonl's last line (the ratings the next fit starts from), read from
+    the file's end: a run's start does not read the season's history."""
+    path = folder / HISTORY
+    if not path.exists():
+        return None
+    with safe_read.open_regular(path) as handle:
+        size = handle.seek(0, 2)
+        handle.seek(max(0, size - safe_read.LINE_BYTES))
+        tail = handle.read().rstrip(b"\n").rpartition(b"\n")[2]
+    try:
+        return safe_read.json_object(tail) if tail.strip() else None
+    except safe_read.Unreadable as exc:
+        raise safe_read.Unreadable(f"{path}: its last line: {exc}") from None
 
 
 def read_log(folder: Path) -> list[dict[str, Any]]:
@@ -104,17 +131,15 @@ def _players(events: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
     return found
 
 
-def _ranking(summary: Any, games: Sequence[Mapping[str, Any]], active: Sequence[str],
+def _ranking(state: LadderState, active: Sequence[str],
              min_games: int) -> list[dict[str, Any]]:
-    fit = {row.entrant: row for row in summary.elo()}
-    rows = []
+    rows: list[dict[str, Any]] = []
     for player in active:
-        mine = [g for g in games if player in g["entrants"]]
-        faults = sum(any(g["entrants"][f["seat"]] == player for f in g["faults"]) for g in mine)
-        row = fit[player]
+        fit = state.rating(player)
         rows.append({"player": player, "entrant": player.rpartition("@")[0],
-                     "version": int(player.rpartition("@")[2]), "games": len(mine),
-                     "faults": faults, "elo": row.rating, "low": row.low, "high": row.high})
+                     "version": int(player.rpartition("@")[2]),
+                     "games": state.games.get(player, 0), "faults": state.faulted.get(player, 0),
+                     "elo": fit.rating, "low": fit.low, "high": fit.high})
     ranked = sorted((r for r in rows if r["games"] >= min_games and r["elo"] is not None),
                     key=lambda r: (-r["elo"], r["player"]))
     waiting = sorted((r for r in rows if r not in ranked),
@@ -128,41 +153,41 @@ def _ranking(summary: Any, games: Sequence[Mapping[str, Any]], active: Sequence[
     return ranked + waiting
 
 
-def _history(ladder: Sequence[Mapping[str, Any]], names: Sequence[str],
-             active: Sequence[str], starts: Sequence[int]) -> list[dict[str, Any]]:
-    """Each batch's ratings of the active players from the games before it."""
-    history = []
-    for number, after in enumerate(starts, 1):
-        fit = {r.entrant: r for r in summarise(ladder[:after], names).elo()}
-        history.append({"batch": number, "after": after, "ratings": {
-            p: None if fit[p].rating is None else [fit[p].rating, fit[p].low, fit[p].high]
-            for p in active}})
-    return history
+def history_line(state: LadderState, batch: int, active: Sequence[str]) -> str:
+    """The history's line of a batch about to be played: the active players' ratings from
+    the games before it (those it was planned from), computed once, never again."""
+    ratings = {p: None if (r := state.rating(p)).rating is None else [r.rating, r.low, r.high]
+               for p in sorted(active)}
+    return json.dumps({"batch": batch, "after": state.logged, "ratings": ratings},
+                      sort_keys=True, separators=(",", ":"))
 
 
-def standing(cfg: TournamentConfig, events: Sequence[Mapping[str, Any]],
-             games: Sequence[Mapping[str, Any]], top: int) -> tuple[list[dict[str, Any]],
-                                                                    list[dict[str, Any]]]:
+def standing(cfg: TournamentConfig, events: Sequence[Mapping[str, Any]], state: LadderState,
+             top: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The ranking of the active players over the ladder's games, and the adjacent pairs
     of its top `top` + 1 ranked that the games cannot yet tell apart at 95%."""
-    ladder = [g for g in games if g["stage"] == "ladder"]
     versions = _players(events)
     active = [p for p, v in versions.items() if v["status"] == "active"]
-    summary = summarise(ladder, sorted({*versions, *(n for g in ladder for n in g["entrants"])}))
-    ranking = _ranking(summary, ladder, active, cfg.format.min_games or 0)
+    ranking = _ranking(state, active, cfg.format.min_games or 0)
     order = [r["player"] for r in ranking if not r["provisional"]][: top + 1]
-    unresolved = [{"above": g.above, "below": g.below, "z": round(g.z, 2)}
-                  for g in gaps(summary, order) if not g.separated]
+    fit = state.fit()
+    unresolved = []
+    for above, below in pairwise(order):
+        difference = (state.rating(above).rating or 0.0) - (state.rating(below).rating or 0.0)
+        error = math.sqrt(max(fit.covariance(above, above) + fit.covariance(below, below)
+                              - 2 * fit.covariance(above, below), 0.0))
+        z = difference / error if error > 0 else 0.0
+        if z < Z95:
+            unresolved.append({"above": above, "below": below, "z": round(z, 2)})
     return ranking, unresolved
 
 
 def _final(final: Mapping[str, Any] | None,
-           games: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
+           finals: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
     """The final's state: its top, games planned and played, its ranking once complete
     (the standings of the final's games: batch Elo, then win rate, then name)."""
     if final is None:
         return None
-    finals = [g for g in games if g["stage"] == "final"]
     complete = len(finals) >= int(final["games"])
     ranking = [row.entrant for row in summarise(finals, final["top"]).standings()]
     return {"top": list(final["top"]), "games": int(final["games"]), "played": len(finals),
@@ -170,24 +195,20 @@ def _final(final: Mapping[str, Any] | None,
 
 
 def ladder_json(cfg: TournamentConfig, events: Sequence[Mapping[str, Any]],
-                games: Sequence[Mapping[str, Any]], starts: Sequence[int],
-                final: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """The ladder's summary as the report reads it, after every batch played so far."""
+                state: LadderState, final: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The ladder's state as the report and the site read it: the ranking now, every
+    version, the final (each batch's ratings are ladder-history.jsonl's)."""
     fmt = cfg.format
-    ladder = [g for g in games if g["stage"] == "ladder"]
     versions = _players(events)
-    active = [p for p, v in versions.items() if v["status"] == "active"]
-    names = sorted({*versions, *(n for g in ladder for n in g["entrants"])})
     top = fmt.band or 4
-    ranking, unresolved = standing(cfg, events, games, top)
+    ranking, unresolved = standing(cfg, events, state, top)
     rows = [{"entrant": v["entrant"], "version": v["version"], "player": p,
              "digest": v["digest"], "source": v["source"], "status": v["status"],
              "reason": v["reason"] if v["status"] == "rejected" else None,
              "after": min(e["after"] for e in events if e["player"] == p),
-             "games": sum(p in g["entrants"] for g in ladder)} for p, v in versions.items()]
+             "games": state.games.get(p, 0)} for p, v in versions.items()]
     return {"format": "ladder", "rules": cfg.rules, "seats": fmt.seats,
-            "min_games": fmt.min_games, "games": len(games), "batches": len(starts),
+            "min_games": fmt.min_games, "games": state.counted, "batches": len(state.starts),
             "top": top, "ranking": ranking, "unresolved": unresolved,
-            "history": _history(ladder, names, active, starts),
             "versions": sorted(rows, key=lambda r: (r["entrant"], r["version"])),
-            "final": _final(final, games)}
+            "final": _final(final, state.finals)}

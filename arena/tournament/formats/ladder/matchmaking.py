@@ -22,8 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
-from arena.ratings.elo import Z95
-from arena.ratings.summary import Summary
+from arena.ratings.elo import Z95, EloRating
 from arena.seeds import derive_seed
 
 __all__ = ["UNRATED_ERROR", "Field", "Player", "Settings", "band_pairs", "field_of",
@@ -203,22 +202,22 @@ class _Costs:
         return FIELD_GAP * gap + FIELD_REPEAT * share + FAULT_COST * b.fault_rate
 
 
-def field_of(summary: Summary, active: Sequence[str], last_batch: Mapping[str, int],
-             batch: int) -> Field:
-    """The field of the active players, from a summary of every game of the ladder."""
-    elo = {row.entrant: row for row in summary.elo()}
-    faulted = summary.faulted()
+def field_of(ratings: Mapping[str, EloRating], faulted: Mapping[str, int],
+             meetings: Mapping[tuple[str, str], int], active: Sequence[str],
+             last_batch: Mapping[str, int], batch: int) -> Field:
+    """The field of the active players, from the ladder's running state: each one's Elo
+    (absent: no game yet), games it faulted in, and the games each pair shared."""
     players = []
     for name in sorted(active):
-        fit = elo[name]
-        rated = fit.rating is not None and fit.low is not None and fit.high is not None
+        fit = ratings.get(name)
+        rated = fit is not None and fit.rating is not None and fit.low is not None \
+            and fit.high is not None
         players.append(Player(
-            name, fit.games, faulted[name],
-            fit.rating if fit.rating is not None else 0.0,
-            (fit.high - fit.low) / (2 * Z95) if rated else UNRATED_ERROR,  # type: ignore[operator]
+            name, fit.games if fit is not None else 0, faulted.get(name, 0),
+            fit.rating if fit is not None and fit.rating is not None else 0.0,
+            (fit.high - fit.low) / (2 * Z95) if rated else UNRATED_ERROR,  # type: ignore[union-attr,operator]
             last_batch.get(name, 0)))
     wanted = set(active)
-    meetings = {(row.entrant, row.opponent): row.games for row in summary.crosstable()
-                if row.entrant < row.opponent and row.entrant in wanted
-                and row.opponent in wanted}
-    return Field(tuple(players), meetings, batch)
+    shared = {pair: games for pair, games in meetings.items()
+              if pair[0] < pair[1] and pair[0] in wanted and pair[1] in wanted}
+    return Field(tuple(players), shared, batch)

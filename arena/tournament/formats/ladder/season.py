@@ -35,16 +35,20 @@ from arena.tournament.formats.base import Asked, Ready
 from arena.tournament.formats.ladder.log import (
     BATCHES,
     FINAL,
-    batch_of,
+    HISTORY,
     batch_starts,
     counted,
+    history_line,
     ladder_json,
+    last_rated,
     read_batches,
     read_final,
     read_log,
     standing,
+    voided,
 )
 from arena.tournament.formats.ladder.matchmaking import Settings, field_of, next_tables
+from arena.tournament.formats.ladder.state import LadderState
 from arena.tournament.formats.ladder.validation import (
     cannot_start,
     house,
@@ -147,7 +151,9 @@ def prepare_season(folder: Path, cfg: TournamentConfig, asked: Asked) -> Ready:
     playing = replace(cfg, seed=seed, entrants=tuple(entrants.values()))
     if cfg.replays:
         folder_files.own(folder / folder_files.REPLAYS, folder=True, make=True)
-    season = Season(folder, playing, played, asked.games, asked.until, (asked.final, frozen))
+    state = LadderState.of(played, voided(folder), batch_starts(folder), last_rated(folder))
+    season = Season(folder, playing, played, asked.games, asked.until, (asked.final, frozen),
+                    state)
     return Ready(playing, plan=season,
                  past=[(str(g["id"]), tuple(g["placements"])) for g in played],
                  before=lambda executor: season.validate(executor, candidates))
@@ -230,9 +236,11 @@ class Season(Plan):
 
     def __init__(self, folder: Path, cfg: TournamentConfig, played: list[dict[str, Any]],
                  budget: int, until: int | None,
-                 final: tuple[int | None, dict[str, Any] | None]) -> None:
+                 final: tuple[int | None, dict[str, Any] | None], state: LadderState) -> None:
         super().__init__(cfg)
         self.folder, self.played, self.until = folder, played, until
+        self.state = state
+        """The ranking's running tally, fed each game as it is kept: no batch reads the log."""
         self.order = list(self.names)
         self.seed = cfg.planned_seed
         self.pending: tuple[GameSpec, ...] = ()
@@ -252,14 +260,14 @@ class Season(Plan):
 
     def stages(self, results: Mapping[str, Placements],
                ranking: Sequence[str] | None = None) -> dict[str, Any]:
-        return ladder_json(self.cfg, read_log(self.folder), counted(self.folder, self.played),
-                           batch_starts(self.folder), read_final(self.folder))
+        return ladder_json(self.cfg, read_log(self.folder), self.state, read_final(self.folder))
 
     def keep(self, line: str) -> None:
         self.played.append(json.loads(line))
+        self.state.add(self.played[-1])
 
     def derive(self, folder: Path) -> bool:
-        _derive(folder, self.cfg, self.played)
+        _derive(folder, self.cfg, self.played, self.state)
         return True
 
     def _season(self) -> Iterator[tuple[GameSpec, ...]]:
@@ -321,8 +329,7 @@ class Season(Plan):
 
     def separated(self, top: int) -> tuple[bool, list[dict[str, Any]], list[str]]:
         """Whether the top `top` are told apart at 95% and nobody is provisional."""
-        ranking, unresolved = standing(self.cfg, read_log(self.folder),
-                                       counted(self.folder, self.played), top)
+        ranking, unresolved = standing(self.cfg, read_log(self.folder), self.state, top)
         waiting = [r["player"] for r in ranking if r["provisional"]]
         return not unresolved and not waiting, unresolved, waiting
 
@@ -352,20 +359,22 @@ class Season(Plan):
         if len(active) < fmt.seats:
             return ()
         settings = Settings(fmt.seats, fmt.batch or 8, fmt.min_games or 0, fmt.band or 4)
-        ladder = [g for g in counted(self.folder, self.played) if g["stage"] == "ladder"]
-        starts = batch_starts(self.folder)
-        batch, first = len(starts) + 1, 1 + max((int(g["table"]) for g in ladder), default=0)
-        last = {p: batch_of(starts, n) for n, g in enumerate(self.played) for p in g["entrants"]}
-        names = sorted({*self.order, *active})
-        field_ = field_of(summarise(ladder, names, rate=False), active, last, batch)
+        state = self.state
+        batch, first = len(state.starts) + 1, 1 + state.table
+        field_ = field_of(state.ratings(), state.faulted, state.meetings(active), active,
+                          state.last, batch)
         tables = [list(t) for t in next_tables(field_, settings, self.seed)]
         specs = self._specs(tables, first, len(self.played))[: self.goal - len(self.played)]
         if not specs:
             return ()
+        rated = history_line(state, batch, active)  # first: a kill after it plans it again
+        with folder_files.GameLog(self.folder / HISTORY) as history:
+            history.append([rated])
         line = {"batch": batch, "after": len(self.played), "first": first, "tables": tables,
                 "games": len(specs)}
         with open(self.folder / BATCHES, "a", encoding="utf-8") as handle:
             handle.write(json.dumps(line, sort_keys=True) + "\n")
+        state.begin(len(self.played), json.loads(rated))
         return tuple(specs)
 
     def _freeze(self, size: int) -> dict[str, Any]:
@@ -374,8 +383,7 @@ class Season(Plan):
         if size < seats:
             raise TournamentError(f"--final {size}: a final needs at least {seats} players, "
                                   f"one a seat")
-        ranking, _ = standing(self.cfg, read_log(self.folder),
-                              counted(self.folder, self.played), size)
+        ranking, _ = standing(self.cfg, read_log(self.folder), self.state, size)
         top = [r["player"] for r in ranking if not r["provisional"]][:size]
         if len(top) < size:
             raise TournamentError(f"--final {size}: {len(top)} of its {size} players are "
@@ -391,18 +399,18 @@ class Season(Plan):
 
     def outcome(self, until: int | None) -> LadderRun:
         """ladder.json and the derived tables written; the confidence when asked."""
-        value = _derive(self.folder, self.cfg, self.played)
+        value = _derive(self.folder, self.cfg, self.played, self.state)
         if until is None:
             return LadderRun(value)
         done, unresolved, waiting = self.separated(until)
         return LadderRun(value, done, tuple(unresolved), tuple(waiting))
 
 
-def _derive(folder: Path, cfg: TournamentConfig, played: list[dict[str, Any]]) -> dict[str, Any]:
-    """ladder.json and the derived tables every format has, from the games that count and
-    the logs."""
+def _derive(folder: Path, cfg: TournamentConfig, played: list[dict[str, Any]],
+            state: LadderState) -> dict[str, Any]:
+    """ladder.json from the state and the logs; every format's tables from the games."""
     played = counted(folder, played)
-    value = ladder_json(cfg, read_log(folder), played, batch_starts(folder), read_final(folder))
+    value = ladder_json(cfg, read_log(folder), state, read_final(folder))
     folder_files.write_atomic(folder / "ladder.json",
                               json.dumps(value, sort_keys=True, indent=1) + "\n")
     names = sorted({n for g in played for n in g["entrants"]})

@@ -93,9 +93,10 @@ def test_the_gradebook_is_each_versions_grades_csv_row_with_arena_runs_columns(
     assert response.status_code == 200
     assert response["Content-Type"].startswith("text/csv")
     alice_run = (school.gauntlet("alicebot@1") / "grades.csv").read_text()
-    assert response.content.decode() == alice_run
-    rows = list(csv.reader(io.StringIO(alice_run)))
-    assert rows[0][:2] == ["entrant", "reached"] and rows[1][0] == "alicebot"
+    head, row = alice_run.splitlines(keepends=True)
+    assert response.content.decode() == f"student,{head}alice,{row}"
+    rows = list(csv.reader(io.StringIO(response.content.decode())))
+    assert rows[0][:3] == ["student", "entrant", "reached"] and rows[1][:2] == ["alice", "alicebot"]
 
 
 def test_the_gradebook_of_several_students_is_their_rows_in_order(
@@ -105,7 +106,8 @@ def test_the_gradebook_of_several_students_is_their_rows_in_order(
     runs = [(school.gauntlet(f"{name}@1") / "grades.csv").read_text().splitlines(
         keepends=True) for name in ("alicebot", "bobbot")]
     assert teacher.get("/grades.csv").content.decode() == "".join(
-        [runs[0][0], *runs[0][1:], *runs[1][1:]])
+        ["student," + runs[0][0], *("alice," + r for r in runs[0][1:]),
+         *("bob," + r for r in runs[1][1:])])
 
 
 def test_the_page_says_each_students_grade_as_grades_json_says(

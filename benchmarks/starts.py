@@ -1,0 +1,173 @@
+"""Benchmark: what a start costs (issue 34, "Cheaper starts" and the start-up row), each
+against a bare Python start (`python -c pass`, this interpreter) measured in the same run.
+
+Wall time, the contenders taking turns round by round so all see the same load (median of
+`--rounds`):
+  file bot   a Python file bot in its own process at the strongest isolation here (strict:
+             bubblewrap), from nothing to ready: process, launcher, hello, start, `ready`;
+  file none  the same at isolation `none` (no sandbox: what the sandbox adds is the gap);
+  built-in   the built-in `statistician` in its own process, likewise (its odds tables
+             built by its `prepare`, under the start-up timeout);
+  --version  `arena --version`;
+  bots       `arena bots`.
+With `--instructions`, the same without the sandbox in instructions, by valgrind's callgrind
+(one run each: the count hardly moves with the load): the launcher serving the file bot and
+the built-in from canned protocol lines (hello, start, shutdown), and the two commands.
+
+arena's and its bots' modules are compiled to bytecode first, as an installed wheel has them
+(a checkout run with PYTHONDONTWRITEBYTECODE would compile them at every start instead).
+
+Goals (issue 34): a file bot's start <= 2x bare Python, `arena --version` <= 1.5x,
+`arena bots` <= 3x. Measures only; asserts nothing (tests pin behaviour, never time).
+Run: python benchmarks/starts.py [--rounds 15] [--instructions]
+"""
+
+from __future__ import annotations
+
+import argparse
+import compileall
+import importlib
+import json
+import os
+import random
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from arena.bot import BotContext, Limits
+from arena.hosts.pipe import ProcessHost, ProcessLimits, _context_json
+from arena.hosts.processes import LAUNCHER
+from arena.hosts.walls import level as find_level
+from arena.rules import RULESETS
+
+GOALS = {"file bot": 2.0, "--version": 1.5, "bots": 3.0}
+"""The most each may cost, in bare Python starts (issue 34's table)."""
+FILE_BOT = '''"""A file bot as docs/writing-a-bot.md starts one: arena's classes, one its own."""
+import arena
+
+
+class Plain(arena.Bot):
+    name = "plain"
+
+    def act(self, obs: arena.Observation) -> arena.Action:
+        return arena.random_action(obs.legal, self.rng)
+'''
+
+
+def arena_command(*args: str) -> list[str]:
+    """The `arena` command as a user runs it: the script installed beside this interpreter."""
+    script = Path(sys.executable).with_name("arena")
+    return [str(script), *args] if script.exists() else [sys.executable, "-m", "arena", *args]
+
+
+def run_seconds(argv: list[str]) -> float:
+    """Wall seconds of one run of a command, its output thrown away."""
+    began = time.perf_counter()
+    subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    return time.perf_counter() - began
+
+
+def _context() -> BotContext:
+    rules = RULESETS["dice"]
+    return BotContext(0, 3, "dice", rules.check_options({}), Limits(5.0), random.Random(1),
+                      description=rules.description)
+
+
+def start_seconds(bot: str, isolation: str) -> float:
+    """Seconds from nothing to a bot ready to play in its own process."""
+    host = ProcessHost(bot, ProcessLimits(isolation=isolation))
+    began = time.perf_counter()
+    try:
+        host.start(_context())
+        return time.perf_counter() - began
+    finally:
+        host.shutdown()
+
+
+def protocol_lines(bot: str) -> bytes:
+    """What the referee sends a bot process for one start: hello, start, shutdown."""
+    context = _context()
+    state = context.rng.getstate()
+    seed = context.rng.getrandbits(53)
+    messages = [{"type": "hello", "protocol": 2, "bot": bot},
+                {"type": "start", "game": 1, "context": _context_json(context, seed),
+                 "rng_state": [state[0], list(state[1]), state[2]]},
+                {"type": "shutdown"}]
+    return "".join(json.dumps(m) + "\n" for m in messages).encode()
+
+
+def instructions(argv: list[str], given: bytes = b"") -> int:
+    """Instructions one run executes, by callgrind (all its processes' threads)."""
+    done = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
+                           *argv], input=given, capture_output=True, check=True)
+    return int(re.findall(rb"Collected : (\d+)", done.stderr)[-1])
+
+
+def launcher(bot: str) -> list[str]:
+    """The launcher as a bot process runs it, without limits or sandbox."""
+    config = {"bot": bot, "limits": {}, "path": [str(Path.cwd())]}
+    return [sys.executable, "-I", "-B", "-u", str(LAUNCHER), json.dumps(config)]
+
+
+def report(name: str, figure: float, bare: float, unit: str) -> str:
+    """One line: the figure, its ratio to bare Python and the goal, if it has one."""
+    goal = GOALS.get(name)
+    said = f"goal <= {goal:.1f}x: {'met' if figure / bare <= goal else 'NOT met'}" if goal else ""
+    return f"{name:>10}: {figure:12.1f} {unit}  {figure / bare:5.2f}x bare  {said}"
+
+
+def main(argv: list[str] | None = None) -> dict[str, float]:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--level", default=None, help="the sandbox level (default: strongest)")
+    parser.add_argument("--instructions", action="store_true",
+                        help="also count instructions with valgrind's callgrind")
+    args = parser.parse_args(argv)
+    isolation = find_level(args.level).name
+    for package in ("arena", "arena_bots"):
+        compileall.compile_dir(Path(importlib.import_module(package).__file__ or "").parent,
+                               quiet=1)
+    with tempfile.TemporaryDirectory() as folder:
+        bot = os.path.join(folder, "plain_bot.py")
+        Path(bot).write_text(FILE_BOT, encoding="utf-8")
+        contenders: dict[str, Callable[[], float]] = {
+            "bare": lambda: run_seconds([sys.executable, "-c", "pass"]),
+            "file bot": lambda: start_seconds(bot, isolation),
+            "file none": lambda: start_seconds(bot, "none"),
+            "built-in": lambda: start_seconds("statistician", isolation),
+            "--version": lambda: run_seconds(arena_command("--version")),
+            "bots": lambda: run_seconds(arena_command("bots")),
+        }
+        runs: dict[str, list[float]] = {name: [] for name in contenders}
+        loads = []
+        for _ in range(args.rounds):
+            loads.append(os.getloadavg()[0])
+            for name, measure in contenders.items():
+                runs[name].append(measure())
+        figures = {name: statistics.median(times) * 1e3 for name, times in runs.items()}
+        print(f"wall, median of {args.rounds} rounds, isolation {isolation}, load "
+              f"{min(loads):.1f}-{max(loads):.1f} (median {statistics.median(loads):.1f}):")
+        for name, figure in figures.items():
+            print(report(name, figure, figures["bare"], "ms"))
+        if args.instructions:
+            counted = {
+                "bare": instructions([sys.executable, "-c", "pass"]),
+                "file bot": instructions(launcher(bot), protocol_lines(bot)),
+                "built-in": instructions(launcher("statistician"), protocol_lines("statistician")),
+                "--version": instructions(arena_command("--version")),
+                "bots": instructions(arena_command("bots")),
+            }
+            print("instructions (callgrind; the bots without sandbox or limits):")
+            for name, count in counted.items():
+                print(report(name, count / 1e6, counted["bare"] / 1e6, "M"))
+            figures.update({f"{name} instructions": count for name, count in counted.items()})
+    return figures
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,125 @@
+"""A bot class's prepare(): called once per process, before the class's first game there and
+outside every decision's clock, inline and in the bot's own process alike; one that raises
+is a crash fault of that game (in the bot's own words), and is asked again before the next
+(in the bot's own process, a new process after its `error`).
+And a file bot's own process loads only what a bot needs: no referee, no rules' engine, no
+tournament, no plugin machinery, no command line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from isolation_support import LIMITS
+
+from arena import play_game
+from arena.bot import Limits
+from arena.hosts.pipe import ProcessHost
+from arena.referee import GameRecord, Player
+
+SLOW = Limits(decision=0.2, wall_factor=2.0)
+"""A decision limit far below prepare()'s sleep: a prepare() on any clock would be late."""
+PREPARED = """\
+import time
+
+import arena
+
+
+class Prepared(arena.Bot):
+    name = "prepared"
+    calls = 0
+
+    @classmethod
+    def prepare(cls):
+        cls.calls += 1
+        time.sleep(1.0)  # five decision limits: on any decision's clock, it would be late
+        if cls.calls == {fails}:
+            raise RuntimeError("no table today")
+
+    def start(self, context):
+        if type(self).calls != {expected}:
+            raise RuntimeError(f"prepared {{type(self).calls}} times before this game")
+
+    def act(self, observation):
+        return arena.random_action(observation.legal, self.rng)
+"""
+
+
+def _bot(tmp_path: Path, fails: int = 0, expected: int = 1) -> Path:
+    path = tmp_path / "prepared_bot.py"
+    path.write_text(PREPARED.format(fails=fails, expected=expected))
+    return path
+
+
+def _games(seat: Any, games: int = 3) -> list[GameRecord]:
+    return [play_game("dice", [seat, "random"], seed=seed, limits=SLOW)
+            for seed in range(games)]
+
+
+def test_prepare_runs_once_in_a_bots_process_before_its_first_game_off_the_clock(
+        tmp_path: Path) -> None:
+    with ProcessHost(str(_bot(tmp_path)), LIMITS) as host:
+        records = _games(Player("prepared", host))
+    assert [record.faults for record in records] == [(), (), ()]
+
+
+def test_prepare_runs_once_inline_before_the_first_game_off_the_clock(tmp_path: Path) -> None:
+    from arena.plugins import bot_from_file
+
+    factory = bot_from_file(_bot(tmp_path)).factory
+    records = _games(factory)
+    assert [record.faults for record in records] == [(), (), ()]
+
+
+@pytest.mark.parametrize("mode", ["process", "inline"])
+def test_a_prepare_that_raises_is_that_games_crash_and_is_asked_again(
+        tmp_path: Path, mode: str) -> None:
+    from arena.plugins import bot_from_file
+
+    bot = _bot(tmp_path, fails=1, expected=2)  # the first prepare() raises, the second not
+    if mode == "inline":
+        records = _games(bot_from_file(bot).factory, games=2)
+    else:
+        with ProcessHost(str(bot), LIMITS) as host:
+            records = _games(Player("prepared", host), games=2)
+    for record in records[:1] if mode == "inline" else records:  # a new process: a new try
+        [fault] = record.faults
+        assert (fault.kind, fault.seat) == ("crash", 0)
+        assert fault.message == "while preparing: RuntimeError: no table today"
+        where = 'prepared_bot.py:15 in Prepared.prepare: raise RuntimeError("no table today")'
+        assert fault.trace == (where,)
+    if mode == "inline":  # the same process: asked again, and this time it is prepared
+        assert records[1].faults == ()
+
+
+LEAN = """\
+import sys
+
+import arena
+
+HEAVY = ("arena.referee", "arena.rules.dice", "arena.rules.cards", "arena.rules.engine",
+         "arena.tournament", "arena.odds", "arena_bots", "click", "yaml", "pluggy",
+         "arena.hookspecs")
+
+
+class Lean(arena.Bot):
+    name = "lean"
+
+    def start(self, context):
+        loaded = [m for m in HEAVY if any(n == m or n.startswith(m + ".") for n in sys.modules)]
+        if loaded:
+            raise RuntimeError("the bot's process loaded " + ", ".join(loaded))
+
+    def act(self, observation):
+        return arena.random_action(observation.legal, self.rng)
+"""
+
+
+def test_a_file_bots_process_loads_no_referee_engine_tournament_plugins_or_cli(
+        tmp_path: Path) -> None:
+    bot = tmp_path / "lean_bot.py"
+    bot.write_text(LEAN)
+    with ProcessHost(str(bot), LIMITS) as host:
+        record = play_game("dice", [Player("lean", host), "random"], seed=3)
+    assert record.faults == ()

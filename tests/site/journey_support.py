@@ -1,0 +1,181 @@
+"""What the browser journey shares: a real `arena serve` of a small class (or ladder) in a
+subprocess on a free port, on SQLite or on a fresh PostgreSQL database, the `arena site`
+commands the organiser types, people signed in by their one-time links in Chromium, and the
+checks every page visited must pass (no script error, no horizontal scroll)."""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from needs import require
+
+from arena.site import CONFIG_ENV, DATA_ENV, DATABASE_ENV
+
+ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "journey"
+"""Screenshots of every page visited, at both widths, to look at (and kept by CI)."""
+SEASON_MS = 300_000
+"""How long a page may wait for the season's work (a check, a gauntlet) on a loaded machine:
+the test waits on the page's state, so on an idle machine it takes what the work takes."""
+PAGE_MS = 60_000
+"""How long a page or a click may take on a loaded machine."""
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1280, "height": 900}
+
+CLASS = """\
+name: journey
+rules: dice
+options: {{max_points: 2}}
+entrants:
+  - honest
+  - statistician
+  - boss
+  - {{bot: random, alias: demo}}
+format: {{type: gauntlet, seats: 2, games: 1, champions: [honest, statistician, boss]}}
+grades: [pass: honest, merit: statistician, distinction: boss]
+seed: 35
+output: {output}
+"""
+"""configs/class.yaml made small: two-seat dice to 2 points, one deal a champion (each
+played twice, the seats swapped), one house student."""
+LADDER = """\
+name: ladderjourney
+rules: dice
+options: {{max_points: 2}}
+entrants: [honest, random]
+format: {{type: ladder, seats: 2, min_games: 2, batch: 1, band: 2}}
+seed: 35
+output: {output}
+"""
+SERVING = re.compile(r"arena: serving \S+ at (http://127\.0\.0\.1:\d+) \(database: (\w+) .*; "
+                     r"season: running\)\n")
+
+
+@dataclass
+class Site:
+    """A served site: its address, config, data and results folders, and environment."""
+
+    base: str
+    config: Path
+    data: Path
+    results: Path
+    env: dict[str, str]
+    database: str
+    shots: list[str] = field(default_factory=list)
+
+    def arena(self, *args: str) -> str:
+        """An `arena` command on this site (its config and data folder), as the organiser
+        types it; its output."""
+        done = subprocess.run([sys.executable, "-m", "arena", *args], env=self.env,
+                              capture_output=True, text=True, timeout=300, check=False)
+        assert done.returncode == 0, (args, done.stdout, done.stderr)
+        return done.stdout
+
+    def site(self, *args: str) -> str:
+        """`arena site ... --config CONFIG --data DIR`."""
+        return self.arena("site", *args, "--config", str(self.config), "--data", str(self.data))
+
+
+def postgres_database(server: str) -> Iterator[str]:
+    """A fresh database on the PostgreSQL server the URL names, dropped afterwards."""
+    psycopg = __import__("psycopg")
+    name = f"arena_journey_{secrets.token_hex(4)}"
+    with psycopg.connect(server, autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    try:
+        parts = urlsplit(server)
+        yield urlunsplit(parts._replace(path=f"/{name}"))
+    finally:
+        with psycopg.connect(server, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def database_url(kind: str) -> Iterator[str]:
+    """'' for SQLite, or a fresh PostgreSQL database's URL (required: skipped locally
+    without ARENA_TEST_POSTGRES, failed in CI)."""
+    if kind == "sqlite":
+        yield ""
+        return
+    server = os.environ.get("ARENA_TEST_POSTGRES", "")
+    require(server, "no PostgreSQL server: set ARENA_TEST_POSTGRES=postgresql://USER:PW@HOST/DB")
+    yield from postgres_database(server)
+
+
+def serve(root: Path, template: str, database: str) -> Iterator[Site]:
+    """`arena serve CONFIG --port 0` with its season, until the test is done (its log in
+    root/serve.log: the requests' log must never fill a pipe)."""
+    config, data, results = root / "config.yaml", root / "site", root / "results"
+    config.write_text(template.format(output=results), encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k not in (CONFIG_ENV, DATA_ENV, DATABASE_ENV)}
+    if database:
+        env[DATABASE_ENV] = database
+    log = root / "serve.log"
+    with log.open("w") as stderr:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "arena", "serve", str(config), "--data", str(data),
+             "--port", "0", "--workers", "1"], cwd=root, env=env, text=True,
+            stdout=subprocess.PIPE, stderr=stderr)
+    try:
+        line = process.stdout.readline()  # type: ignore[union-attr]
+        found = SERVING.fullmatch(line)
+        assert found is not None, (line, log.read_text())
+        yield Site(found[1], config, data, results, env, found[2])
+    finally:
+        if process.poll() is None:
+            process.send_signal(signal.SIGINT)
+        try:
+            process.wait(60)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(30)
+
+
+def person(browser: Any, site: Site, link: str = "") -> Any:
+    """A page of a new browser context (a person of their own), signed in by a one-time
+    link when given; it records script errors and the console's errors."""
+    context = browser.new_context(viewport=DESKTOP)
+    context.set_default_timeout(PAGE_MS)
+    page = context.new_page()
+    page.errors = []
+    page.on("pageerror", lambda error: page.errors.append(str(error)))
+    page.on("console", lambda message: message.type == "error"
+            and not message.text.startswith("Failed to load resource")  # said below, with its URL
+            and page.errors.append(f"console: {message.text}"))
+    page.on("response", lambda response: response.status >= 400
+            and page.errors.append(f"{response.status}: {response.url}"))
+    if link:
+        page.goto(link)
+        page.click("main button[type=submit]")
+        page.wait_for_url(f"{site.base}/account")
+    return page
+
+
+def look(page: Any, site: Site, name: str) -> None:
+    """The page as it is now fits its width (nothing scrolls sideways) and had no script
+    error; its screenshot kept."""
+    page.wait_for_load_state()
+    width = page.viewport_size["width"]
+    scroll = page.evaluate("document.documentElement.scrollWidth")
+    assert scroll <= width, f"{page.url} scrolls sideways at {width} px ({scroll} px wide)"
+    assert page.errors == [], (page.url, page.errors)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    shot = f"{site.database.lower()}-{name}-{width}.png"
+    page.screenshot(path=str(ARTIFACTS / shot), full_page=True)
+    site.shots.append(shot)
+
+
+def visit(page: Any, site: Site, path: str, name: str) -> Any:
+    """Open a page of the site and look at it."""
+    response = page.goto(site.base + path)
+    assert response is not None and response.status == 200, (path, response and response.status)
+    look(page, site, name)
+    return response
