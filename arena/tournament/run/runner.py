@@ -47,14 +47,15 @@ from arena.executor.local import Executor
 from arena.hosts.strain import Strain
 from arena.tournament.config import TournamentConfig
 from arena.tournament.errors import TournamentError
+from arena.tournament.formats.base import Asked
 from arena.tournament.formats.plan import Placements, Plan
-from arena.tournament.formats.registry import plan_for
+from arena.tournament.formats.registry import format_of, plan_for
 from arena.tournament.formats.schedule import GameSpec
 from arena.tournament.run import folder_lock, strained
 from arena.tournament.run import results as folder_files
 from arena.tournament.run.audit import Written, audit_log, written
 from arena.tournament.run.derived import write_derived
-from arena.tournament.run.prepare import prepare, run_seed
+from arena.tournament.run.prepare import run_seed
 from arena.tournament.run.progress import Refresher, Tally, Watch
 from arena.tournament.run.recall import played_again
 from arena.tournament.run.shipment import pack
@@ -136,11 +137,14 @@ def run_tournament(
         )
     try:
         with folder_lock.locked(folder):
-            recorded = prepare(folder, as_run, resume=resume, force=force, left_out=left_out)
-            run = Run(as_run, folder, count, progress, info or _quiet, cards, cluster)
+            asked = Asked(resume=resume, force=force, left_out=left_out, cluster=cluster)
+            ready = format_of(as_run).prepare(folder, as_run, asked)
+            run = Run(ready.cfg, folder, count, progress, info or _quiet, cards, cluster,
+                      ready.plan)
+            run.results.update(ready.past)
             if during is not None and refresh is not None:
                 run.refresher = Refresher(during, refresh, info or _quiet)
-            report = run.play(recorded)
+            report = run.play(ready.recorded, before=ready.before)
             if after is not None:
                 after(folder, count)
             return report
@@ -195,7 +199,8 @@ class Run:
         self.strain: Strain | None = None
         """What the machine cost this run's decisions (arena.hosts.strain), if anything."""
 
-    def play(self, recorded: list[tuple[str, Placements]]) -> RunReport:
+    def play(self, recorded: list[tuple[str, Placements]],
+             before: Callable[[Executor], object] | None = None) -> RunReport:
         """Play the games not in `recorded` (the folder's, to match the schedule), then write
         the derived files and say how it ended."""
         missing = self.total - len(recorded)
@@ -204,7 +209,7 @@ class Run:
                  else f"{self.workers} worker{'s' * (self.workers != 1)}")
         self.info(f"{self.cfg.name}: {self.total} games{resumed}; playing {missing} on {where} "
                   f"into {self.folder}")
-        self.loop(recorded)
+        self.loop(recorded, before)
         return self._finish(len(recorded))
 
     def loop(self, recorded: list[tuple[str, Placements]],

@@ -5,11 +5,12 @@ season is to the rest of arena; its games are chosen run by run from its folder 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from arena.tournament.config import EntrantConfig, TournamentConfig
 from arena.tournament.errors import TournamentError
-from arena.tournament.formats.base import Format
+from arena.tournament.formats.base import Asked, Format, Ready
 
 if TYPE_CHECKING:
     from arena.tournament.config.checks import FieldChecks
@@ -32,6 +33,13 @@ class LadderFormat(Format):
                  entrants: tuple[EntrantConfig, ...]) -> dict[str, Any]:
         return {key: checks.whole(("format", key), section.get(key, default), low)
                 for key, default, low in _KEYS}
+
+    def prepare(self, folder: Path, cfg: TournamentConfig, asked: Asked) -> Ready:
+        """A season's folder made ready: its versions changed and started, or its final
+        frozen, and the season as the run's plan (season.py's `prepare_season`)."""
+        from arena.tournament.formats.ladder.season import prepare_season
+
+        return prepare_season(folder, cfg, asked)
 
     def plan(self, cfg: TournamentConfig) -> Plan:
         """A season has no plan apart from its folder: its games follow its versions."""

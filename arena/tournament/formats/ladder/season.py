@@ -8,8 +8,9 @@ give the same tables. ladder-log.jsonl is the append-only log of versions; ladde
 derived from it and games.jsonl after every run (and at every live refresh). A season's
 run is the plan (`Season`) of the one runner (arena/tournament/run/runner.py's `Run`: its
 lock, seed, executor on this machine's workers or a Dask cluster, log, progress and abort),
-which deals the batches matchmaking chooses; here are only what a season adds: its versions
-changed and validated first, its batches logged before they are played, its final frozen,
+which deals the batches matchmaking chooses; here are only what a season adds: its folder
+made ready by its format's prepare step (`prepare_season`: its versions changed, then
+validated first by the run), its batches logged before they are played, its final frozen,
 and its ladder.json. It must not read a clock or the global random generator to decide a
 game.
 """
@@ -30,6 +31,7 @@ from arena.seeds import derive_seed
 from arena.tournament.config import EntrantConfig, TournamentConfig
 from arena.tournament.config.as_run import dump_config
 from arena.tournament.errors import TournamentError
+from arena.tournament.formats.base import Asked, Ready
 from arena.tournament.formats.ladder.log import (
     BATCHES,
     FINAL,
@@ -61,6 +63,7 @@ from arena.tournament.formats.ladder.versions import (
     player_entrants,
 )
 from arena.tournament.formats.plan import Placements, Plan
+from arena.tournament.formats.registry import format_of
 from arena.tournament.formats.schedule import GameSpec, seatings
 from arena.tournament.run import folder_lock
 from arena.tournament.run import results as folder_files
@@ -73,7 +76,7 @@ from arena.tournament.run.worker import Played
 if TYPE_CHECKING:
     from arena.executor.cluster import Cluster
 
-__all__ = ["LadderRun", "Season", "run_ladder"]
+__all__ = ["LadderRun", "Season", "prepare_season", "run_ladder"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,8 +102,8 @@ def run_ladder(cfg: TournamentConfig, out: str | Path, games: int, *, workers: i
     """Play `games` more ladder games into `out` (whole tables at every rotation, the last
     batch cut at the budget; with `until`, stop once the top `until` are separated), or
     with `final` play the frozen final of the top `final`; first finish a batch a kill cut.
-    `progress`, `during` and `refresh` (seconds) as for run/runner.py's run_tournament, the tally
-    over the season's games.jsonl; with `cluster`, every game (and a new version's dry run)
+    `progress`, `during` and `refresh` (seconds) as for run/runner.py's run_tournament, the
+    tally over the season's games.jsonl; with `cluster`, every game (and a new version's dry run)
     is played on that Dask cluster, the same bytes written here. `retry`: digests of
     rejected content to try again (an organiser's re-run); games the folder's voided list
     names are left out of the ranking (log.counted). The games are played by the one runner
@@ -108,36 +111,52 @@ def run_ladder(cfg: TournamentConfig, out: str | Path, games: int, *, workers: i
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     say = info or _quiet
+    asked = Asked(games=games, until=until, final=final, retry=tuple(retry), cluster=cluster)
     with folder_lock.locked(folder):
-        folder_files.remove_temporaries(folder)
-        folder_files.repair_games(folder / folder_files.GAMES)
-        if cluster is not None:
-            _refuse_folders(folder, cfg)
-        seed, _ = run_seed(folder, cfg)
-        folder_files.write_atomic(folder / folder_files.CONFIG,
-                                  dump_config(replace(cfg, seed=None), folder))
-        played = list(folder_files.iter_games(folder / folder_files.GAMES))
         since = len(read_log(folder))
-        frozen = _frozen_final(folder, final)
-        candidates: list[Candidate] = []
-        if frozen is None and final is None:
-            moved, candidates = changes(folder, cfg, len(played), retry)
-            append(folder, moved)
-            candidates = _started(folder, cfg, candidates, len(played), cluster)
-        entrants = {**player_entrants(folder, cfg, read_log(folder)),
-                    **{c.player: _playing(folder, c) for c in candidates},
-                    **{h.name: h for h in house(cfg.format.seats)}}
-        playing = replace(cfg, seed=seed, entrants=tuple(entrants.values()))
-        if cfg.replays:
-            folder_files.own(folder / folder_files.REPLAYS, folder=True, make=True)
-        state = LadderState.of(played, voided(folder), batch_starts(folder), last_rated(folder))
-        season = Season(folder, playing, played, games, until, (final, frozen), state)
-        run = Run(playing, folder, workers, progress, say, cluster=cluster, plan=season)
-        run.results.update((str(g["id"]), tuple(g["placements"])) for g in played)
+        ready = format_of(cfg).prepare(folder, cfg, asked)
+        season = ready.plan
+        if not isinstance(season, Season):
+            raise TournamentError(f"{cfg.name}: a {cfg.format.type} is not a ladder's "
+                                  "season; play it with arena run")
+        run = Run(ready.cfg, folder, workers, progress, say, cluster=cluster, plan=season)
+        run.results.update(ready.past)
         if during is not None and refresh is not None:
             run.refresher = Refresher(during, refresh, say)
-        run.loop([], before=lambda executor: season.validate(executor, candidates))
+        run.loop(ready.recorded, before=ready.before)
         return replace(season.outcome(until), log=tuple(read_log(folder)), since=since)
+
+
+def prepare_season(folder: Path, cfg: TournamentConfig, asked: Asked) -> Ready:
+    """The ladder's prepare step: the locked folder repaired and its seed and config as run
+    saved, its versions changed by the submissions (each new one started, then validated
+    by the run before its batches) or its final frozen, and the season as the run's plan."""
+    folder_files.remove_temporaries(folder)
+    folder_files.repair_games(folder / folder_files.GAMES)
+    if asked.cluster is not None:
+        _refuse_folders(folder, cfg)
+    seed, _ = run_seed(folder, cfg)
+    folder_files.write_atomic(folder / folder_files.CONFIG,
+                              dump_config(replace(cfg, seed=None), folder))
+    played = list(folder_files.iter_games(folder / folder_files.GAMES))
+    frozen = _frozen_final(folder, asked.final)
+    candidates: list[Candidate] = []
+    if frozen is None and asked.final is None:
+        moved, candidates = changes(folder, cfg, len(played), asked.retry)
+        append(folder, moved)
+        candidates = _started(folder, cfg, candidates, len(played), asked.cluster)
+    entrants = {**player_entrants(folder, cfg, read_log(folder)),
+                **{c.player: _playing(folder, c) for c in candidates},
+                **{h.name: h for h in house(cfg.format.seats)}}
+    playing = replace(cfg, seed=seed, entrants=tuple(entrants.values()))
+    if cfg.replays:
+        folder_files.own(folder / folder_files.REPLAYS, folder=True, make=True)
+    state = LadderState.of(played, voided(folder), batch_starts(folder), last_rated(folder))
+    season = Season(folder, playing, played, asked.games, asked.until, (asked.final, frozen),
+                    state)
+    return Ready(playing, plan=season,
+                 past=[(str(g["id"]), tuple(g["placements"])) for g in played],
+                 before=lambda executor: season.validate(executor, candidates))
 
 
 def _quiet(_: str) -> None:
