@@ -42,8 +42,9 @@ class Probe(arena.Bot):
             raise RuntimeError("saw: " + seen())
         return arena.random_action(observation.legal, self.rng)
 """
-IN_GAMES = 'any(name.startswith("random") for name in self.context.names)'
-"""Only in the ladder's games against `random` (check-bot and the validation deal pass)."""
+IN_GAMES = 'any(name.startswith(("random", "honest")) for name in self.context.names)'
+"""Only in the ladder's games, against either of its players (check-bot and the validation
+deal, whose house bot is `house-1`, pass)."""
 
 
 @pytest.fixture
@@ -90,12 +91,15 @@ def test_a_bot_in_a_ladder_game_sees_nothing_of_the_site(contest: Contest, alice
                                                          site_files: list[str]) -> None:
     _sandboxed(contest)
     probe = _probe(contest, alice, "probe", site_files, IN_GAMES)
-    run_once(contest)
+    for _ in range(8):  # until matchmaking has seated the probe
+        run_once(contest)
+        if Seat.objects.filter(version=probe).exists():
+            break
     probe.refresh_from_db()
     assert probe.status == Version.Status.ACTIVE, (probe.status, probe.problem)
     faults = list(Seat.objects.filter(version=probe).exclude(fault="")
                   .values_list("fault_message", flat=True))
-    assert faults, "the probe played no game against random"
+    assert faults, "the probe played no ladder game"
     for message in faults:
         assert "RuntimeError: saw: nothing" in message, message
 
