@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from needs import require
+from plugin_support import installed_plugin
 
 import arena
 from arena import plugins
@@ -76,31 +77,12 @@ class Student(arena.Bot):
 '''
 
 
-def _install(root: Path) -> None:
-    """A real installed distribution: a package and its .dist-info naming the entry point."""
-    package = root / "arena_test_rules_short"
-    package.mkdir()
-    (package / "__init__.py").write_text(PLUGIN)
-    info = root / "arena_test_rules_short-0.1.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text(
-        "Metadata-Version: 2.1\nName: arena_test_rules_short\nVersion: 0.1\n")
-    (info / "entry_points.txt").write_text("[arena]\nshort = arena_test_rules_short\n")
-    (info / "RECORD").write_text("")
-
-
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """The plugin on sys.path, with the registry built afresh from the entry points."""
-    root = tmp_path_factory.mktemp("site")
-    _install(root)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.syspath_prepend(str(root))
-        patch.setattr(plugins, "_DEFAULT", None)
+    with installed_plugin(tmp_path_factory.mktemp("site"), "arena_test_rules_short", "short",
+                          PLUGIN) as root:
         yield root
-    for name in [m for m in sys.modules if m.startswith("arena_test_rules_short")]:
-        del sys.modules[name]
-    plugins._DEFAULT = None
 
 
 @pytest.fixture(scope="module")

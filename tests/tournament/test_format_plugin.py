@@ -6,15 +6,14 @@ from __future__ import annotations
 
 import itertools
 import json
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import yaml
 from click.testing import CliRunner
+from plugin_support import installed_plugin
 
-from arena import plugins
 from arena.cli.main import cli
 from arena.plugins import PluginError, Registry
 from arena.tournament.formats.registry import formats
@@ -83,31 +82,12 @@ seed: 3
 """
 
 
-def _install(root: Path) -> None:
-    """A real installed distribution: a package and its .dist-info naming the entry point."""
-    package = root / "arena_test_format_hill"
-    package.mkdir()
-    (package / "__init__.py").write_text(PLUGIN)
-    info = root / "arena_test_format_hill-0.1.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text(
-        "Metadata-Version: 2.1\nName: arena_test_format_hill\nVersion: 0.1\n")
-    (info / "entry_points.txt").write_text("[arena]\nhill = arena_test_format_hill\n")
-    (info / "RECORD").write_text("")
-
-
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """The plugin on sys.path, with the registry built afresh from the entry points."""
-    root = tmp_path_factory.mktemp("site")
-    _install(root)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.syspath_prepend(str(root))
-        patch.setattr(plugins, "_DEFAULT", None)
+    with installed_plugin(tmp_path_factory.mktemp("site"), "arena_test_format_hill", "hill",
+                          PLUGIN) as root:
         yield root
-    for name in [m for m in sys.modules if m.startswith("arena_test_format_hill")]:
-        del sys.modules[name]
-    plugins._DEFAULT = None
 
 
 def _arena(*args: str | Path) -> tuple[int, str]:
