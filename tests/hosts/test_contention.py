@@ -8,12 +8,15 @@ hears the end and shuts down as before."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import pytest
 from isolation_support import require_sandbox, zoo
+from needs import require
 
 from arena import play_game
 from arena.bot import Limits
+from arena.hosts import cgroups, processes
 from arena.hosts.pipe import ProcessHost, ProcessLimits
 from arena.referee import Player
 
@@ -30,11 +33,41 @@ def agreement(host: ProcessHost) -> tuple[int, int]:
     return agree, total
 
 
-@pytest.mark.parametrize("how", ["thread", "session"])
-def test_a_bot_spinning_off_turn_tells_its_table_mate_nothing(how: str) -> None:
+def v1_freezer() -> str | None:
+    """The folder of v1's freezer hierarchy this process may make groups in, or None."""
+    own = cgroups._own_groups().get("freezer")
+    for root, point, kind, options in cgroups._mounts():
+        if kind == "cgroup" and "freezer" in options and own is not None:
+            folder = cgroups._under(root, point, own)
+            return str(folder) if cgroups._usable(folder) else None
+    return None
+
+
+def use_freezer(kind: str, monkeypatch: pytest.MonkeyPatch) -> ProcessLimits:
+    """The limits that freeze the bots this way: the machine's cgroup freezer, v1's, or
+    SIGSTOP to the tree (no cgroup, at standard, which needs none)."""
+    if kind == "signals":
+        monkeypatch.setattr(processes, "group_for", lambda limits: None)
+        return replace(STRICT, isolation="standard")
+    require(cgroups.controllers().version is not None, "cgroups (v2 delegated, or v1)")
+    if kind == "v1":
+        folder = v1_freezer()
+        if folder is None:
+            pytest.skip("no v1 freezer hierarchy here")
+        delegated = replace(cgroups.controllers(), freezer=(1, folder))
+        monkeypatch.setattr(processes, "group_for",
+                            lambda limits: cgroups.BotGroup(limits, delegated))
+    return STRICT
+
+
+@pytest.mark.parametrize(("how", "kind"), [
+    ("thread", "cgroup"), ("session", "cgroup"), ("session", "v1"), ("session", "signals")])
+def test_a_bot_spinning_off_turn_tells_its_table_mate_nothing(
+        how: str, kind: str, monkeypatch: pytest.MonkeyPatch) -> None:
     require_sandbox()
-    sender, receiver = ProcessHost(zoo("contender.py"), STRICT), ProcessHost(
-        zoo("contender.py"), STRICT)
+    limits = use_freezer(kind, monkeypatch)
+    sender, receiver = ProcessHost(zoo("contender.py"), limits), ProcessHost(
+        zoo("contender.py"), limits)
     try:
         for seed in range(3):
             record = play_game("dice", [

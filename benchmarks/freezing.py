@@ -1,0 +1,73 @@
+"""Benchmark: what freezing a bot between its turns costs a decision (`arena.hosts.freezer`).
+Run `python benchmarks/freezing.py [--isolation L] [--games N] [--rounds N]`.
+
+Two process bots (`random`) play 2-seat dice games through arena, at the isolation level
+asked (`strict` by default), in rounds: each round plays `--games` games with freezing on,
+then as many with it off (`Freezer.freeze` replaced by a no-op in this process: the referee
+before freezing), so both see the same load. The figure is decisions per second of playing
+(the bots' processes started once, before the clock), the median over the rounds for each,
+and the cost of freezing per decision (the difference of the medians' seconds per decision),
+with the machine's load average beside. Measures only; asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import time
+
+from arena import play_game
+from arena.bot import Limits
+from arena.hosts import freezer
+from arena.hosts.pipe import ProcessHost, ProcessLimits
+from arena.referee import Player
+
+REAL_FREEZE = freezer.Freezer.freeze
+
+
+def no_freeze(self: freezer.Freezer) -> None:
+    """The referee before freezing: a bot runs between its turns."""
+
+
+def rate(hosts: list[ProcessHost], games: int, seed: int) -> float:
+    """Decisions per second of `games` games between the two hosts."""
+    decisions = 0
+    began = time.perf_counter()
+    for game in range(games):
+        record = play_game("dice", [Player(f"p{i}", h) for i, h in enumerate(hosts)],
+                           seed=seed + game, limits=Limits(2.0, wall_factor=3.0))
+        decisions += record.decisions
+    return decisions / (time.perf_counter() - began)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--isolation", default="strict")
+    parser.add_argument("--games", type=int, default=40)
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args()
+    limits = ProcessLimits(start_timeout=60.0, isolation=args.isolation)
+    hosts = [ProcessHost("random", limits), ProcessHost("random", limits)]
+    rates: dict[str, list[float]] = {"frozen": [], "not frozen": []}
+    try:
+        rate(hosts, 2, 0)  # start the processes and warm them
+        for r in range(args.rounds):
+            for name, freeze in (("frozen", REAL_FREEZE), ("not frozen", no_freeze)):
+                freezer.Freezer.freeze = freeze  # type: ignore[method-assign]
+                rates[name].append(rate(hosts, args.games, 1000 * r))
+    finally:
+        freezer.Freezer.freeze = REAL_FREEZE  # type: ignore[method-assign]
+        for host in hosts:
+            host.shutdown()
+    medians = {name: statistics.median(values) for name, values in rates.items()}
+    for name, values in rates.items():
+        print(f"{name:>10}: {medians[name]:7.0f} decisions/s (median of "
+              f"{', '.join(f'{v:.0f}' for v in values)})")
+    cost = 1 / medians["frozen"] - 1 / medians["not frozen"]
+    print(f"freezing costs {cost * 1e6:.0f} µs a decision at {args.isolation} "
+          f"(load {os.getloadavg()[0]:.1f})")
+
+
+if __name__ == "__main__":
+    main()
