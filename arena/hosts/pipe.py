@@ -9,8 +9,8 @@ SIGKILL; the process is otherwise kept for the worker's next game, which builds 
 instance in it.
 
 A bot's process is frozen whenever it is not asked for something (`arena.hosts.freezer`):
-thawed to be sent a message, frozen again once its reply is read, so the bots of a table
-never run at once. Time is billed as in every host: a decision's wall time or, past its
+thawed once a message is written to it, frozen again once its reply is read, so the bots of
+a table never run at once. Time is billed as in every host: a decision's wall time or, past its
 limit, the smaller of its wall time and the bot's CPU time, with a wall-clock limit of
 `limit × wall_factor` (`arena.bot.Limits`), neither counting the time the bot queued for a
 CPU or the referee was not running (`arena.hosts.strain`), so a busy or paused machine does
@@ -146,9 +146,9 @@ class PipeHost(PipeLines, Host):
         self.turn += 1
         turn = self.turn
         request = game.log.act_line(turn, timeout, observation, self.protocol)
-        process.freezer.thaw()  # before its clock starts: frozen time is never the bot's
-        started = time.monotonic()
-        self._send(game.log.flush(request), started + timeout * self.wall_factor)
+        self._send(game.log.flush(request), time.monotonic() + timeout * self.wall_factor)
+        process.freezer.thaw()  # written while it was frozen: it wakes once, to its request
+        started = time.monotonic()  # once it can run: frozen time is never the bot's
         cpu, waited = process.cpu_times(), process.waited()  # read while the bot works
         line = self._reply_in_time(turn, timeout, started, cpu, waited)
         message = self._parse(line)
@@ -190,7 +190,7 @@ class PipeHost(PipeLines, Host):
         data = game.log.flush(b"")
         if data and self.process is not None:
             self._send(data, time.monotonic() + self.limits.start_timeout)
-            self.process.freezer.freeze()  # it reads them now; nothing is asked of it
+            self.process.freezer.freeze()  # it reads them at its next thaw
 
     def end(self, result: GameEnd) -> None:
         """Tell the bot the result and wait for it to say it is done."""
@@ -225,6 +225,7 @@ class PipeHost(PipeLines, Host):
         if ended is None:
             with contextlib.suppress(OutputClosed, InputStuck):
                 process.send(wire.line({"type": "shutdown"}), time.monotonic() + 0.2)
+            process.freezer.thaw()  # to exit on its own
             ended = process.exit_reason(wait) or f"still running {wait:g}s after 'shutdown'"
         self._kill()
         return ended

@@ -187,6 +187,8 @@ class PipeLines:
 
     def _expect(self, kind: str, wait: float, hint: str = "") -> dict[str, Any]:
         """Wait (wall clock) for a reply of one type; an error reply is a crash."""
+        assert self.process is not None
+        self.process.freezer.thaw()  # the message is written: now it may answer
         until = time.monotonic() + wait
         line = None
         while line is None:

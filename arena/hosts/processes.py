@@ -255,9 +255,8 @@ class BotProcess:
         return not self.handle.done and self.handle.popen.poll() is None
 
     def send(self, data: bytes, until: float) -> None:
-        """Thaw the bot and write all of `data` to its stdin by `until`; raise OutputClosed or
-        InputStuck."""
-        self.freezer.thaw()
+        """Write all of `data` to the bot's stdin by `until` (a frozen bot is thawed only if the
+        pipe is full); raise OutputClosed or InputStuck."""
         try:
             written = os.write(self.input, data)
         except BlockingIOError:
@@ -265,6 +264,7 @@ class BotProcess:
         except (BrokenPipeError, ValueError):
             raise OutputClosed() from None
         if written < len(data):
+            self.freezer.thaw()  # it must read to make room
             self._send_slowly(memoryview(data)[written:], until)
 
     def _send_slowly(self, rest: memoryview, until: float) -> None:
