@@ -7,7 +7,10 @@ then as many with it off (`Freezer.freeze` replaced by a no-op in this process: 
 before freezing), so both see the same load. The figure is decisions per second of playing
 (the bots' processes started once, before the clock), the median over the rounds for each,
 and the cost of freezing per decision (the difference of the medians' seconds per decision),
-with the machine's load average beside. Measures only; asserts nothing.
+with the machine's load average beside. Then the freeze itself: an idle bot (blocked on its
+input, as between its turns) frozen, waited for and thawed 500 times (the median of one
+cycle), which is what freezing costs where the bot it froze gets a CPU at once. Measures
+only; asserts nothing.
 """
 
 from __future__ import annotations
@@ -41,6 +44,21 @@ def rate(hosts: list[ProcessHost], games: int, seed: int) -> float:
     return decisions / (time.perf_counter() - began)
 
 
+def cycle(host: ProcessHost, times: int = 500) -> float:
+    """The median seconds of one freeze, its wait and one thaw of the host's idle bot."""
+    assert host.process is not None
+    bot = host.process.freezer
+    took = []
+    for _ in range(times):
+        began = time.perf_counter()
+        bot.freeze()
+        freezer.settle()
+        bot.thaw()
+        took.append(time.perf_counter() - began)
+        time.sleep(0.001)
+    return statistics.median(took)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--isolation", default="strict")
@@ -56,6 +74,9 @@ def main() -> None:
             for name, freeze in (("frozen", REAL_FREEZE), ("not frozen", no_freeze)):
                 freezer.Freezer.freeze = freeze  # type: ignore[method-assign]
                 rates[name].append(rate(hosts, args.games, 1000 * r))
+        freezer.Freezer.freeze = REAL_FREEZE  # type: ignore[method-assign]
+        idle = cycle(hosts[0])
+        kind = type(hosts[0].process.freezer).__name__  # type: ignore[union-attr]
     finally:
         freezer.Freezer.freeze = REAL_FREEZE  # type: ignore[method-assign]
         for host in hosts:
@@ -67,6 +88,7 @@ def main() -> None:
     cost = 1 / medians["frozen"] - 1 / medians["not frozen"]
     print(f"freezing costs {cost * 1e6:.0f} µs a decision at {args.isolation} "
           f"(load {os.getloadavg()[0]:.1f})")
+    print(f"an idle bot frozen, waited for and thawed: {idle * 1e6:.0f} µs ({kind})")
 
 
 if __name__ == "__main__":
