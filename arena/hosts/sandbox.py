@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.botfile import BotFile
-from arena.hosts import seccomp
+from arena.hosts import seccomp, view
 from arena.hosts.walls import Level
 from arena.plugins import is_folder
 
@@ -133,18 +133,26 @@ def _parents(path: str) -> list[str]:
     return ["/" + "/".join(parts[: i + 1]) for i in range(len(parts))]
 
 
-def _system_args() -> list[str]:
+def _system_args(root: Path) -> list[str]:
+    """The system's folders, from the image (`arena.hosts.view`), and the loader's /etc files
+    (a few pages every program's start reads, so never cold)."""
     args: list[str] = []
     for path in SYSTEM:
         if os.path.islink(path):
             args += ["--symlink", os.readlink(path), path]
         elif os.path.isdir(path):
-            args += ["--ro-bind", path, path]
+            args += _from_image(root, path, path)
     for path in ETC:  # bubblewrap would make the folders above a bind target mode 0700
         for parent in _parents(path):
             args += ["--perms", "0755", "--dir", parent]
         args += ["--ro-bind-try", path, path]
     return args
+
+
+def _from_image(root: Path, path: str, at: str) -> list[str]:
+    """Show an image's copy of a host folder at `at`, or an empty folder if it holds none."""
+    copy = f"{root}{path}"
+    return ["--ro-bind", copy, at] if os.path.isdir(copy) else ["--perms", "0755", "--dir", at]
 
 
 def site_folders() -> list[str]:
@@ -215,24 +223,26 @@ class Sandbox:
 
     def _prefix(self, exposed: Sequence[str]) -> list[str]:
         bwrap = _bwrap()
-        args = [bwrap, *self._namespaces(), *_system_args(), *self._quiet_proc()]
+        folders = python_folders()
+        paths = tuple(os.path.abspath(p) for p in exposed)
+        root = view.system_image(SYSTEM, tuple(folders), paths,
+                                 ("/usr/bin/setpriv",) if self.uid is not None else ())
+        args = [bwrap, *self._namespaces(), *_system_args(root), *self._quiet_proc()]
         self._proc_end = len(args)
         args += ["--dev", "/dev",
                 "--size", str(TMP_BYTES), "--perms", "1777", "--tmpfs", "/tmp",
                 "--size", str(SHM_BYTES), "--perms", "1777", "--tmpfs", "/dev/shm"]
-        folders = python_folders()
-        files = [os.path.abspath(p) for p in exposed
-                 if not _under(os.path.abspath(p), [*SYSTEM, *folders])]
+        files = [p for p in paths if not view.shown_from_image(p, [*SYSTEM, *folders])]
         self.moved = [p for p in [*folders, *files] if shown_at(p) != p]
         dirs = {p for f in [*folders, *files] for p in _parents(shown_at(f))} | {ROOT}
         for path in sorted(dirs, key=lambda d: d.count("/")):
             args += ["--perms", "0755", "--dir", path]
         for folder in folders:
-            args += ["--ro-bind", folder, shown_at(folder)]
-        args += ["--ro-bind", str(ARENA), ROOT + "/arena"]
+            args += _from_image(root, folder, shown_at(folder))
+        args += _from_image(view.package_image(str(ARENA)), str(ARENA), ROOT + "/arena")
         bots = _package_folder("arena_bots")
         if bots is not None:
-            args += ["--ro-bind", str(bots), ROOT + "/arena_bots"]
+            args += _from_image(view.package_image(str(bots)), str(bots), ROOT + "/arena_bots")
         for path in files:
             args += self._show(path)
         args += ["--chdir", "/tmp", "--seccomp", self._fd(seccomp.filter_fd())]
