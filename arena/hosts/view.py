@@ -215,12 +215,18 @@ def _site_folders() -> list[str]:
             and os.path.isdir(p)]
 
 
+def _distribution(name: str) -> metadata.Distribution | None:
+    """An installed distribution as the sandbox's interpreter finds it: in site-packages
+    (never a checkout's metadata on this process's path)."""
+    return next(iter(metadata.distributions(name=name, path=_site_folders())), None)
+
+
 def _requirements(name: str, seen: set[str]) -> set[str]:
     """A distribution's name and those of everything it needs (extras left out)."""
-    try:
-        needs = metadata.distribution(name).requires or []
-    except metadata.PackageNotFoundError:
+    distribution = _distribution(name)
+    if distribution is None:
         return seen
+    needs = distribution.requires or []
     seen.add(name)
     for need in needs:
         if "extra ==" in need:
@@ -233,12 +239,11 @@ def _requirements(name: str, seen: set[str]) -> set[str]:
 
 def add_distribution(files: Files, name: str) -> None:
     """Add one installed distribution's files (as its RECORD lists them)."""
-    with contextlib.suppress(metadata.PackageNotFoundError):
-        distribution = metadata.distribution(name)
-        for file in distribution.files or []:
-            path = os.path.normpath(str(distribution.locate_file(file)))
-            if _wanted(os.path.basename(path)):
-                files.add(path)
+    distribution = _distribution(name)
+    for file in (distribution.files or []) if distribution else []:
+        path = os.path.normpath(str(distribution.locate_file(file)))  # type: ignore[union-attr]
+        if _wanted(os.path.basename(path)):
+            files.add(path)
 
 
 @functools.cache
