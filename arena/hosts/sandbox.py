@@ -145,7 +145,9 @@ def _system_args(root: Path) -> list[str]:
     for path in ETC:  # bubblewrap would make the folders above a bind target mode 0700
         for parent in _parents(path):
             args += ["--perms", "0755", "--dir", parent]
-        args += ["--ro-bind-try", path, path]
+        copy = f"{root}{path}"
+        args += (["--symlink", os.readlink(copy), path] if os.path.islink(copy)
+                 else ["--ro-bind-try", copy, path])
     return args
 
 
@@ -182,6 +184,7 @@ class Sandbox:
         self.fds: list[int] = []
         self._proc_end = 0
         self.moved: list[str] = []
+        self.own: Path | None = None
         self.lease = UidLease() if level.uses("uids") else None
         try:
             self.prefix = self._prefix(exposed)
@@ -225,7 +228,7 @@ class Sandbox:
         bwrap = _bwrap()
         folders = python_folders()
         paths = tuple(os.path.abspath(p) for p in exposed)
-        root = view.system_image(SYSTEM, tuple(folders), paths,
+        root = view.system_image(SYSTEM, tuple(folders), ETC, paths,
                                  ("/usr/bin/setpriv",) if self.uid is not None else ())
         args = [bwrap, *self._namespaces(), *_system_args(root), *self._quiet_proc()]
         self._proc_end = len(args)
@@ -243,8 +246,10 @@ class Sandbox:
         bots = _package_folder("arena_bots")
         if bots is not None:
             args += _from_image(view.package_image(str(bots)), str(bots), ROOT + "/arena_bots")
-        for path in files:
-            args += self._show(path)
+        if files:
+            self.own = view.own_copy(files)
+            args += [a for p in files for a in (
+                "--ro-bind", f"{self.own}{os.path.realpath(p)}", shown_at(p))]
         args += ["--chdir", "/tmp", "--seccomp", self._fd(seccomp.filter_fd())]
         if self.uid is not None:
             args += ["--", "/usr/bin/setpriv", f"--reuid={self.uid}", f"--regid={self.uid}",
@@ -278,13 +283,6 @@ class Sandbox:
             args += ["--unshare-user", "--disable-userns"]
         return args
 
-    def _show(self, path: str) -> list[str]:
-        """Show one file or folder read-only; a file, to another uid, as a copy it can read."""
-        if os.path.isdir(path) or self.uid is None:
-            return ["--ro-bind", path, shown_at(path)]
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-        return ["--perms", "0555", "--ro-bind-data", self._fd(fd), shown_at(path)]
-
     def environment(self, env: Mapping[str, str]) -> dict[str, str]:
         """The bot's environment in the sandbox: `env` with the sandbox's PATH."""
         return {**env, "PATH": os.pathsep.join(map(shown_at, PATH.split(os.pathsep)))}
@@ -297,9 +295,13 @@ class Sandbox:
         self.fds.clear()
 
     def release(self) -> None:
-        """Give back the uid (the bot process is gone)."""
+        """Give back the uid and remove the copy of the bot's own files (the bot process is
+        gone)."""
         if self.lease is not None:
             self.lease.release()
+        if self.own is not None:
+            view.remove_copy(self.own)
+            self.own = None
 
 
 def _program(python: str, command: object) -> str:

@@ -36,6 +36,8 @@ from pathlib import Path
 IMAGES = Path("/dev/shm")
 """Where the images live: a tmpfs every Linux machine mounts."""
 PREFIX = "arena-view-"
+OWN = "arena-own-"
+"""The prefix of a bot's private copy of its own files, then the referee's pid."""
 STDLIB_LEFT_OUT = frozenset({"test", "tests", "idlelib", "tkinter", "turtledemo", "ensurepip",
                              "lib2to3", "site-packages", "dist-packages", "__phello__"})
 """Folders of the standard library no bot needs (`config-*`, the static library, too)."""
@@ -50,6 +52,7 @@ class Files:
     def __init__(self) -> None:
         self.files: set[str] = set()
         self.links: dict[str, str] = {}
+        self.folders: set[str] = set()
 
     def add(self, path: str) -> None:
         """Add a file (its folders' symlinks resolved), following a symlink to its target."""
@@ -65,14 +68,26 @@ class Files:
             else:
                 return
 
-    def add_tree(self, folder: str, left_out: Iterable[str] = ()) -> None:
-        """Add a folder's files, without the subfolders named in `left_out` (at any depth)."""
-        skip = set(left_out)
-        for top, dirs, names in os.walk(folder):
-            dirs[:] = [d for d in dirs if d not in skip and not d.startswith("config-")]
+    def add_tree(self, folder: str, left_out: Iterable[str] | None = None) -> None:
+        """Add a folder's files and folders; narrowed (the interpreter's), without the
+        subfolders named in `left_out` (at any depth) and the files no bot needs."""
+        skip = set(left_out or ())
+        for top, dirs, names in os.walk(os.path.realpath(folder)):
+            self.folders.add(top)
+            if left_out is not None:
+                dirs[:] = [d for d in dirs if d not in skip and not d.startswith("config-")]
+                names = [n for n in names if _wanted(n)]
             for name in names:
-                if _wanted(name):
-                    self.add(os.path.join(top, name))
+                self.add(os.path.join(top, name))
+
+    def add_links(self, folder: str) -> None:
+        """Add a folder's files, its symlinks as they are (never what they point to)."""
+        for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
+            path = os.path.join(folder, name)
+            if os.path.islink(path):
+                self.links[path] = os.readlink(path)
+            elif os.path.isfile(path):
+                self.files.add(path)
 
     def digest(self) -> str:
         """A name for these files as they are now (path, size and modification time)."""
@@ -83,6 +98,8 @@ class Files:
                 hashed.update(f"{path}\0{info.st_size}\0{info.st_mtime_ns}\n".encode())
         for link, target in sorted(self.links.items()):
             hashed.update(f"{link}\0->{target}\n".encode())
+        for folder in sorted(self.folders):
+            hashed.update(f"{folder}/\n".encode())
         return hashed.hexdigest()[:20]
 
 
@@ -97,19 +114,21 @@ def _wanted(name: str) -> bool:
     return True
 
 
-def image(files: Files) -> Path:
-    """The image of these files, made now if no process of this machine made it before."""
+def image(files: Files, libraries: bool = True) -> Path:
+    """The image of these files (with the shared libraries their programs need), made now if
+    no process of this machine made it before."""
     final = IMAGES / (PREFIX + files.digest())
     if final.is_dir():
         return final
     with _build_lock():
         if final.is_dir():
             return final
-        _add_libraries(files)
+        if libraries:
+            _add_libraries(files)
         work = Path(tempfile.mkdtemp(prefix=PREFIX + "new-", dir=IMAGES))
         try:
             _copy(files, work)
-            work.chmod(0o755)
+            work.chmod(0o700)  # the bot sees what is bound from inside, no one else
             work.rename(final)
         except BaseException:
             shutil.rmtree(work, ignore_errors=True)
@@ -128,7 +147,10 @@ def _build_lock() -> Iterator[None]:
 
 
 def _copy(files: Files, root: Path) -> None:
-    """Copy each file (readable by anyone, as the sandbox's uid must) and symlink under root."""
+    """Copy each folder, file (readable by anyone, as the sandbox's uid must) and symlink
+    under root."""
+    for folder in sorted(files.folders):
+        _folders(root, Path(str(root) + folder))
     for path in sorted(files.files):
         target = Path(str(root) + path)
         _folders(root, target.parent)
@@ -204,7 +226,7 @@ def python_files(folders: tuple[str, ...]) -> Files:
         for name in os.listdir(site):
             if name.endswith((".py", ".pth")) or name == "_distutils_hack":
                 path = os.path.join(site, name)
-                files.add_tree(path) if os.path.isdir(path) else files.add(path)
+                files.add_tree(path, ()) if os.path.isdir(path) else files.add(path)
     for name in _requirements(ARENA_DISTRIBUTION, set()):
         add_distribution(files, name)
     return files
@@ -296,7 +318,7 @@ def add_program(files: Files, program: str) -> None:
         for name in os.listdir(home):
             path = os.path.join(home, name)
             if name not in JAVA_LEFT_OUT:
-                files.add_tree(path) if os.path.isdir(path) else files.add(path)
+                files.add_tree(path, ()) if os.path.isdir(path) else files.add(path)
     with contextlib.suppress(OSError), open(real, "rb") as file:
         line = file.readline(256)
         if line.startswith(b"#!"):
@@ -318,8 +340,8 @@ def shown_from_image(path: str, folders: Iterable[str]) -> bool:
 
 
 @functools.cache
-def system_image(system: tuple[str, ...], python: tuple[str, ...], exposed: tuple[str, ...],
-                 programs: tuple[str, ...]) -> Path:
+def system_image(system: tuple[str, ...], python: tuple[str, ...], etc: tuple[str, ...],
+                 exposed: tuple[str, ...], programs: tuple[str, ...]) -> Path:
     """The image of the interpreter (its `python` folders) and arena's needs, with what this
     bot's files import, the programs it runs and the files it names (`exposed`) that lie in
     the system's or the interpreter's folders."""
@@ -331,20 +353,58 @@ def system_image(system: tuple[str, ...], python: tuple[str, ...], exposed: tupl
         add_distribution(files, name)
     for path in (p for p in exposed if shown_from_image(p, folders)):
         if os.path.isdir(path):
-            files.add_tree(path)
+            files.add_tree(path, ())
         elif _is_elf(os.path.realpath(path)) or os.access(path, os.X_OK):
             add_program(files, path)
         else:
             files.add(path)
     for program in programs:
         add_program(files, program)
+    for path in etc:
+        files.add_links(path) if os.path.isdir(path) else files.add(path)
     return image(files)
 
 
 @functools.cache
 def package_image(folder: str) -> Path:
-    """The image of one package folder (arena's, its built-in bots'), shown at its host path
-    inside the image."""
+    """The image of one package folder (arena's, its built-in bots'), made once a process."""
     files = Files()
-    files.add_tree(folder)
-    return image(files)
+    files.add_tree(folder, ())
+    return image(files, libraries=False)
+
+
+def own_copy(paths: Iterable[str]) -> Path:
+    """A private copy of a bot's own files and folders (each at its real path inside), for
+    one bot process: no other bot reads its pages, so none can tell which it read. Removed
+    with `remove_copy` when the process is gone."""
+    _remove_stale_copies()
+    files = Files()
+    for path in paths:
+        real = os.path.realpath(path)
+        files.add_tree(real, None) if os.path.isdir(real) else files.add(real)
+    root = Path(tempfile.mkdtemp(prefix=f"{OWN}{os.getpid()}-", dir=IMAGES))
+    try:
+        _copy(files, root)
+    except BaseException:
+        remove_copy(root)
+        raise
+    return root
+
+
+def remove_copy(root: Path) -> None:
+    """Remove a bot's private copy (its process is gone)."""
+    shutil.rmtree(root, ignore_errors=True)
+
+
+@functools.cache
+def _remove_stale_copies() -> None:
+    """Remove the copies left by referees that died without cleaning up (once a process)."""
+    for path in IMAGES.glob(f"{OWN}*-*"):
+        owner = path.name[len(OWN):].split("-", 1)[0]
+        if owner.isdigit() and int(owner) != os.getpid():
+            try:
+                os.kill(int(owner), 0)
+            except ProcessLookupError:
+                remove_copy(path)
+            except PermissionError:
+                continue
