@@ -28,6 +28,7 @@ from arena import play_game
 from arena.bot import Limits
 from arena.hosts import walls
 from arena.hosts.pipe import PipeHost, ProcessHost
+from arena.hosts.sandbox import shown_at
 from arena.referee import GameRecord, Player
 
 SHARED_SIZE = 24 * 1024 * 1024
@@ -59,22 +60,17 @@ REFUSED = ("error: EPERM", "error: ENOSYS")
 """How the filter answers a call of the class (or one it needs first)."""
 
 
-def _shared_file(size: int = SHARED_SIZE) -> str:
-    """A large file under /usr that every sandbox shows (the same pages for every bot), and
-    that no process maps: a data file or a program, never a shared library."""
-    for folder in ("/usr/share", "/usr/lib"):
-        for top, dirs, files in os.walk(folder):
-            dirs.sort()
-            for name in sorted(files):
-                path = os.path.join(top, name)
-                if ".so" in name or os.path.islink(path):
-                    continue
-                try:
-                    if os.path.getsize(path) >= size and os.access(path, os.R_OK):
-                        return path
-                except OSError:
-                    continue
-    return ""
+def _pair_folder(tmp_path: Path, bot: str, size: int) -> tuple[str, str]:
+    """One bot folder for both entrants of a pair: the zoo bot and a large data file; its
+    path, and the data file's as the bots see it. (Nothing else a bot reads is a file of a
+    disk both share: its interpreter's files come from memory, and each bot reads its own
+    copy of its folder; the calls below are refused whatever they name.)"""
+    folder = tmp_path / bot.removesuffix(".py")
+    folder.mkdir()
+    shutil.copy(zoo(bot), folder / "bot.py")
+    with open(folder / "data.bin", "wb") as data:
+        data.truncate(size)
+    return str(folder), shown_at(str(folder / "data.bin"))
 
 
 def _play(seats: list[object], seed: int) -> GameRecord:
@@ -86,11 +82,10 @@ def _play(seats: list[object], seed: int) -> GameRecord:
                 seat.host.shutdown()
 
 
-def test_two_bots_pass_nothing_through_the_page_cache(level: str) -> None:
-    shared = _shared_file()
-    require(shared, "a file of 24 MiB under /usr/share or /usr/lib for two bots to share")
+def test_two_bots_pass_nothing_through_the_page_cache(level: str, tmp_path: Path) -> None:
+    folder, shared = _pair_folder(tmp_path, "pager.py", SHARED_SIZE)
     limits = replace(LIMITS, isolation=level)
-    send, hear = ProcessHost(zoo("pager.py"), limits), ProcessHost(zoo("pager.py"), limits)
+    send, hear = ProcessHost(folder, limits), ProcessHost(folder, limits)
     record = _play([Player("send", send, options={"role": "send", "file": shared}),
                     Player("hear", hear, options={"role": "hear", "file": shared})], seed=4)
     assert record.faults == ()
@@ -130,12 +125,11 @@ def _evict(path: str) -> None:
         os.close(fd)
 
 
-def test_a_bot_cannot_tell_a_cached_page_from_its_own_counters(level: str) -> None:
-    shared = _shared_file(FELT_SIZE)
-    require(shared, "a file of 72 MiB under /usr/share or /usr/lib for two bots to share")
-    _evict(shared)
+def test_a_bot_cannot_tell_a_cached_page_from_its_own_counters(level: str,
+                                                               tmp_path: Path) -> None:
+    folder, shared = _pair_folder(tmp_path, "feeler.py", FELT_SIZE)
     limits = replace(LIMITS, isolation=level)
-    load, feel = ProcessHost(zoo("feeler.py"), limits), ProcessHost(zoo("feeler.py"), limits)
+    load, feel = ProcessHost(folder, limits), ProcessHost(folder, limits)
     record = _play([Player("load", load, options={"role": "load", "file": shared}),
                     Player("feel", feel, options={"role": "feel", "file": shared})], seed=4)
     assert record.faults == ()
