@@ -43,6 +43,7 @@ from typing import Any
 
 from arena.botfile import BotFile
 from arena.hosts import seccomp, view
+from arena.hosts.trace import VIEW_VARIABLE
 from arena.hosts.walls import Level
 from arena.plugins import is_folder
 
@@ -284,8 +285,10 @@ class Sandbox:
         return args
 
     def environment(self, env: Mapping[str, str]) -> dict[str, str]:
-        """The bot's environment in the sandbox: `env` with the sandbox's PATH."""
-        return {**env, "PATH": os.pathsep.join(map(shown_at, PATH.split(os.pathsep)))}
+        """The bot's environment in the sandbox: `env` with the sandbox's PATH, and the mark
+        that its view of site-packages is narrowed (a missing module's fault says so)."""
+        return {**env, "PATH": os.pathsep.join(map(shown_at, PATH.split(os.pathsep))),
+                VIEW_VARIABLE: "narrowed"}
 
     def close_fds(self) -> None:
         """Close the descriptors bubblewrap has inherited (after it started)."""

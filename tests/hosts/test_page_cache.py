@@ -194,3 +194,16 @@ def test_every_file_a_sandboxed_bot_can_read_lives_in_memory(level: str) -> None
     assert survey["errors"] == [], survey
     assert survey["on_disk"] == [], survey  # no page of any file it reads can be cold
     assert survey["checked"] > 100, survey  # it saw its interpreter's files
+
+
+def test_a_package_the_bot_imports_only_by_a_call_is_a_fault_that_says_what_to_do(
+        level: str) -> None:
+    require(importlib.util.find_spec("docutils") is not None, "docutils installed here")
+    limits = replace(LIMITS, isolation=level)
+    importer = ProcessHost(zoo("importer.py"), limits)
+    record = _play([Player("importer", importer, options={"module": "docutils"}),
+                    Player("honest", ProcessHost("honest", limits))], seed=5)
+    [fault] = record.faults
+    assert fault.message.startswith("ModuleNotFoundError: No module named 'docutils' ("), fault
+    assert "put `import docutils` in the bot's file" in fault.message, fault
+    assert "\n" not in fault.message
