@@ -108,9 +108,9 @@ def size_text(size: int) -> str:
 
 VIEW_VARIABLE = "ARENA_VIEW"
 """Set in a sandboxed bot's environment: its interpreter shows only part of site-packages."""
-UNSEEN = (" (the sandbox shows a bot only the standard library, arena and the installed "
-          "packages its own .py files import by name, with what they need: install {name} "
-          "for the organiser, or put `import {name}` in the bot's file)")
+UNSEEN = (" (a sandboxed bot sees only the standard library, arena and the installed packages "
+          "its own .py files name in an `import` line, with what they need: put `import "
+          "{name}` in the bot's file, and ask the organiser to install it if it is not)")
 
 
 def crash_text(exc: BaseException, memory: int | None = None) -> str:
