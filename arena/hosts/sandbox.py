@@ -149,6 +149,10 @@ def _system_args(root: Path) -> list[str]:
         copy = f"{root}{path}"
         args += (["--symlink", os.readlink(copy), path] if os.path.islink(copy)
                  else ["--ro-bind-try", copy, path])
+    shown = {p.split("/")[2] for p in ETC}
+    for name in sorted(os.listdir(f"{root}/etc")) if os.path.isdir(f"{root}/etc") else []:
+        if name not in shown:  # a runtime's own configuration (Java's, on Debian)
+            args += ["--ro-bind", f"{root}/etc/{name}", f"/etc/{name}"]
     return args
 
 

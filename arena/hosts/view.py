@@ -26,6 +26,7 @@ import hashlib
 import os
 import re
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -146,12 +147,16 @@ def _build_lock() -> Iterator[None]:
         os.close(fd)
 
 
-def _copy(files: Files, root: Path) -> None:
+def _copy(files: Files, root: Path, own: bool = False) -> None:
     """Copy each folder, file (readable by anyone, as the sandbox's uid must) and symlink
-    under root."""
+    under root; of the system's files, only those their mode lets anyone read (a key kept
+    private beside a runtime's configuration stays out), of a bot's own, all."""
     for folder in sorted(files.folders):
         _folders(root, Path(str(root) + folder))
     for path in sorted(files.files):
+        with contextlib.suppress(OSError):
+            if not own and not os.stat(path).st_mode & stat.S_IROTH:
+                continue
         target = Path(str(root) + path)
         _folders(root, target.parent)
         with contextlib.suppress(FileNotFoundError):
@@ -317,8 +322,11 @@ def add_program(files: Files, program: str) -> None:
     if os.path.isfile(os.path.join(home, "lib", "modules")):
         for name in os.listdir(home):
             path = os.path.join(home, name)
-            if name not in JAVA_LEFT_OUT:
-                files.add_tree(path, ()) if os.path.isdir(path) else files.add(path)
+            if name in JAVA_LEFT_OUT:
+                continue
+            if os.path.islink(path) and os.path.isdir(path):  # Debian's conf: in /etc
+                files.links[path] = os.readlink(path)
+            files.add_tree(path, ()) if os.path.isdir(path) else files.add(path)
     with contextlib.suppress(OSError), open(real, "rb") as file:
         line = file.readline(256)
         if line.startswith(b"#!"):
@@ -384,7 +392,7 @@ def own_copy(paths: Iterable[str]) -> Path:
         files.add_tree(real, None) if os.path.isdir(real) else files.add(real)
     root = Path(tempfile.mkdtemp(prefix=f"{OWN}{os.getpid()}-", dir=IMAGES))
     try:
-        _copy(files, root)
+        _copy(files, root, own=True)
     except BaseException:
         remove_copy(root)
         raise
