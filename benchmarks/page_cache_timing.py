@@ -112,8 +112,7 @@ def _pair_folder(size: int) -> str:
     folder = tempfile.mkdtemp(prefix="arena-page-cache-")
     shutil.copy(os.path.abspath(__file__), os.path.join(folder, "bot.py"))
     with open(os.path.join(folder, "data.bin"), "wb") as data:
-        for _ in range(0, size, 1 << 20):
-            data.write(os.urandom(1 << 20))
+        data.writelines(os.urandom(1 << 20) for _ in range(0, size, 1 << 20))
         data.flush()
         os.fsync(data.fileno())
     return folder
