@@ -91,9 +91,11 @@ class Files:
                 self.files.add(path)
 
     def digest(self) -> str:
-        """A name for these files as they are now (path, size and modification time)."""
+        """A name for these files as they are now (path, size and modification time; not
+        their bytecode, which the interpreter adds to its caches as it goes: an image made
+        before has the rest of it, and a source's bytecode is checked against the source)."""
         hashed = hashlib.sha256()
-        for path in sorted(self.files):
+        for path in sorted(p for p in self.files if not p.endswith(".pyc")):
             with contextlib.suppress(OSError):
                 info = os.stat(path)
                 hashed.update(f"{path}\0{info.st_size}\0{info.st_mtime_ns}\n".encode())
@@ -162,6 +164,8 @@ def _copy(files: Files, root: Path, own: bool = False) -> None:
         with contextlib.suppress(FileNotFoundError):
             shutil.copyfile(path, target, follow_symlinks=False)
             target.chmod(0o555 if os.access(path, os.X_OK) else 0o444)
+            info = os.stat(path)  # a module's bytecode is valid while its source's time is
+            os.utime(target, ns=(info.st_atime_ns, info.st_mtime_ns))
     for link, points_to in sorted(files.links.items()):
         target = Path(str(root) + link)
         _folders(root, target.parent)
