@@ -18,7 +18,6 @@ extension module in it (`ldd`), plus a Java runtime's home.
 
 from __future__ import annotations
 
-import ast
 import contextlib
 import fcntl
 import functools
@@ -31,8 +30,9 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Iterable, Iterator
-from importlib import metadata
 from pathlib import Path
+
+from arena.hosts import needs
 
 IMAGES = Path("/dev/shm")
 """Where the images live: a tmpfs every Linux machine mounts."""
@@ -216,6 +216,13 @@ def _ldd(paths: list[str]) -> set[str]:
     return found
 
 
+def add_distribution(files: Files, name: str) -> None:
+    """Add one installed distribution's files (but its static libraries and stale bytecode)."""
+    for path in needs.distribution_files(name):
+        if _wanted(os.path.basename(path)):
+            files.add(path)
+
+
 @functools.cache
 def python_files(folders: tuple[str, ...]) -> Files:
     """The interpreter's files every Python bot needs, and arena's own distributions."""
@@ -231,90 +238,14 @@ def python_files(folders: tuple[str, ...]) -> Files:
             for name in os.listdir(bin_folder):
                 if name.startswith("python"):
                     files.add(os.path.join(bin_folder, name))
-    for site in _site_folders():
+    for site in needs.site_folders():
         for name in os.listdir(site):
             if name.endswith((".py", ".pth")) or name == "_distutils_hack":
                 path = os.path.join(site, name)
                 files.add_tree(path, ()) if os.path.isdir(path) else files.add(path)
-    for name in _requirements(ARENA_DISTRIBUTION, set()):
+    for name in needs.requirements(ARENA_DISTRIBUTION, set()):
         add_distribution(files, name)
     return files
-
-
-def _site_folders() -> list[str]:
-    return [p for p in sys.path if p.endswith(("site-packages", "dist-packages"))
-            and os.path.isdir(p)]
-
-
-def _distribution(name: str) -> metadata.Distribution | None:
-    """An installed distribution as the sandbox's interpreter finds it: in site-packages
-    (never a checkout's metadata on this process's path)."""
-    return next(iter(metadata.distributions(name=name, path=_site_folders())), None)
-
-
-def _requirements(name: str, seen: set[str]) -> set[str]:
-    """A distribution's name and those of everything it needs (extras left out)."""
-    distribution = _distribution(name)
-    if distribution is None:
-        return seen
-    needs = distribution.requires or []
-    seen.add(name)
-    for need in needs:
-        if "extra ==" in need:
-            continue
-        match = re.match(r"[A-Za-z0-9][A-Za-z0-9._-]*", need)
-        if match and match.group(0) not in seen:
-            _requirements(match.group(0), seen)
-    return seen
-
-
-def add_distribution(files: Files, name: str) -> None:
-    """Add one installed distribution's files (as its RECORD lists them)."""
-    distribution = _distribution(name)
-    for file in (distribution.files or []) if distribution else []:
-        path = os.path.normpath(str(distribution.locate_file(file)))  # type: ignore[union-attr]
-        if _wanted(os.path.basename(path)):
-            files.add(path)
-
-
-@functools.cache
-def _owners() -> dict[str, list[str]]:
-    return {k: list(v) for k, v in metadata.packages_distributions().items()}
-
-
-def imported_distributions(paths: Iterable[str]) -> set[str]:
-    """The installed distributions a bot's Python files import by name, with their needs."""
-    names: set[str] = set()
-    for path in paths:
-        for file in _python_files(path):
-            names |= _imports(file)
-    names -= set(sys.stdlib_module_names) | {"arena", "arena_bots"}
-    found: set[str] = set()
-    for name in sorted(names):
-        for owner in _owners().get(name, []):
-            _requirements(owner, found)
-    return found
-
-
-def _python_files(path: str) -> list[str]:
-    if os.path.isdir(path):
-        return sorted(str(p) for p in Path(path).rglob("*.py"))
-    return [path] if path.endswith(".py") else []
-
-
-def _imports(path: str) -> set[str]:
-    """The top-level names a Python file's `import` statements name."""
-    try:
-        tree = ast.parse(Path(path).read_bytes())
-    except (OSError, SyntaxError, ValueError):
-        return set()
-    names: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names |= {alias.name.split(".")[0] for alias in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            names.add(node.module.split(".")[0])
-    return names
 
 
 def add_program(files: Files, program: str) -> None:
@@ -361,7 +292,7 @@ def system_image(system: tuple[str, ...], python: tuple[str, ...], etc: tuple[st
     files = Files()
     base = python_files(python)
     files.files, files.links = set(base.files), dict(base.links)
-    for name in sorted(imported_distributions(exposed)):
+    for name in sorted(needs.imported_distributions(exposed)):
         add_distribution(files, name)
     for path in (p for p in exposed if shown_from_image(p, folders)):
         if os.path.isdir(path):
