@@ -1,11 +1,13 @@
 """The bubblewrap sandbox of one bot process: the command line that starts it, the files it
 shows, and (as root) the unprivileged uid it runs as.
 
-The bot sees only /usr (and /lib, /bin... as the host has them), the few /etc files the
-dynamic loader needs, the Python interpreter's prefixes and arena's own package read-only
-(under the neutral folder /arena, never the repository: its results/ and tests/ stay out),
-its own file or bot folder (or a command's program and the files its arguments name)
-read-only, a private writable /tmp (its working folder, HOME and TMPDIR) and /dev/shm, both
+The bot sees only the system files it needs (`arena.hosts.view`: its interpreter, the
+packages it imports, a command's program and their libraries, at their own paths under /usr
+and the interpreter's prefixes), the few /etc files the dynamic loader needs, arena's own
+package read-only (under the neutral folder /arena, never the repository: its results/ and
+tests/ stay out), its own file or bot folder (or a command's program and the files its
+arguments name) read-only, all of them from memory (tmpfs: no page it reads was ever cold,
+so timing a read tells it nothing of what another bot read), a private writable /tmp (its working folder, HOME and TMPDIR) and /dev/shm, both
 empty at the start (what it must see that lies in the host's /tmp, such as a venv, a checkout
 or a bot file, appears under /outside instead), a /proc of fixed files and a minimal /dev. Nothing
 else: no other entrant's files, no results folder, no host /proc, /root, /home or /sys. It

@@ -10,10 +10,11 @@ MADV_PAGEOUT), so a read of it takes the same time whoever read it first.
 
 The view is narrowed to what a bot needs: the interpreter, its standard library without its
 tests, static libraries and tools (STDLIB_LEFT_OUT), the small top-level modules and `.pth`
-files of its site-packages, the installed distributions arena needs, the ones a bot's files
-import by name (an `import` statement anywhere in them) with what those need, a command's
-program and the files its arguments name, and the shared libraries of every program and
-extension module in it (`ldd`), plus a Java runtime's home.
+files of its site-packages, the installed distributions arena needs and the ones a bot's
+files import by name (`arena.hosts.needs`), a command's program and the files its arguments
+name, and the shared libraries of every program and extension module in it (`ldd`), plus a
+Java runtime's home and its configuration in /etc. A bot's own files are not shared: each
+bot process reads a private copy (`own_copy`), made at its start and removed at its end.
 """
 
 from __future__ import annotations
