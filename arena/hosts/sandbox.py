@@ -7,9 +7,10 @@ and the interpreter's prefixes), the few /etc files the dynamic loader needs, ar
 package read-only (under the neutral folder /arena, never the repository: its results/ and
 tests/ stay out), its own file or bot folder (or a command's program and the files its
 arguments name) read-only, all of them from memory (tmpfs: no page it reads was ever cold,
-so timing a read tells it nothing of what another bot read), a private writable /tmp (its working folder, HOME and TMPDIR) and /dev/shm, both
-empty at the start (what it must see that lies in the host's /tmp, such as a venv, a checkout
-or a bot file, appears under /outside instead), a /proc of fixed files and a minimal /dev. Nothing
+so timing a read tells it nothing of what another bot read), a private writable /tmp (its
+working folder, HOME and TMPDIR) and /dev/shm, both empty at the start (what it must see
+that lies in the host's /tmp, such as a venv, a checkout or a bot file, appears under
+/outside instead), a /proc of fixed files and a minimal /dev. Nothing
 else: no other entrant's files, no results folder, no host /proc, /root, /home or /sys. It
 runs in new PID, IPC, UTS, cgroup and network namespaces (its own loopback only, unless the
 entrant may use the network), with every capability dropped, in a new session, under the
