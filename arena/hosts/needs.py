@@ -90,3 +90,13 @@ def _imports(path: str) -> set[str]:
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
             names.add(node.module.split(".")[0])
     return names
+
+
+def plugin_distributions(group: str) -> set[str]:
+    """The installed distributions that declare plugins in arena's entry-point group, with
+    what they need: a bot named by its plugin name is loaded from them."""
+    found: set[str] = set()
+    for distribution in metadata.distributions(path=site_folders()):
+        if any(point.group == group for point in distribution.entry_points):
+            requirements(distribution.metadata["Name"], found)
+    return found

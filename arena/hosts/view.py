@@ -10,8 +10,9 @@ MADV_PAGEOUT), so a read of it takes the same time whoever read it first.
 
 The view is narrowed to what a bot needs: the interpreter, its standard library without its
 tests, static libraries and tools (STDLIB_LEFT_OUT), the small top-level modules and `.pth`
-files of its site-packages, the installed distributions arena needs and the ones a bot's
-files import by name (`arena.hosts.needs`), a command's program and the files its arguments
+files of its site-packages, the installed distributions arena needs, the installed plugins
+(a bot named by its plugin name) and the ones a bot's files import by name
+(`arena.hosts.needs`), a command's program and the files its arguments
 name, and the shared libraries of every program and extension module in it (`ldd`), plus a
 Java runtime's home and its configuration in /etc. A bot's own files are not shared: each
 bot process reads a private copy (`own_copy`), made at its start and removed at its end.
@@ -34,6 +35,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from arena.hosts import needs
+from arena.plugins import GROUP
 
 IMAGES = Path("/dev/shm")
 """Where the images live: a tmpfs every Linux machine mounts."""
@@ -244,7 +246,8 @@ def python_files(folders: tuple[str, ...]) -> Files:
             if name.endswith((".py", ".pth")) or name == "_distutils_hack":
                 path = os.path.join(site, name)
                 files.add_tree(path, ()) if os.path.isdir(path) else files.add(path)
-    for name in needs.requirements(ARENA_DISTRIBUTION, set()):
+    names = needs.requirements(ARENA_DISTRIBUTION, set()) | needs.plugin_distributions(GROUP)
+    for name in sorted(names):
         add_distribution(files, name)
     return files
 
