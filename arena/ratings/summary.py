@@ -140,6 +140,32 @@ class Summary:
     def _played(self) -> dict[str, int]:
         return {name: self._totals[name].games for name in self.names}
 
+    def kept(self) -> dict[str, Any]:
+        """The running totals as JSON values (orders kept), for a season's next run to go
+        on from (`resumed`) without feeding every game again."""
+        return {"last": self._last,
+                "ratings": [[n, float(r.mu), float(r.sigma)] for n, r in self._ratings.items()],
+                "totals": [[n, t.games, t.wins, t.placements, t.faults, t.faulted,
+                            None if t.messages is None else list(t.messages.items())]
+                           for n, t in self._totals.items()],
+                "pairs": [[a, b, *row] for (a, b), row in self._pairs.items()]}
+
+    @classmethod
+    def resumed(cls, kept: Mapping[str, Any], entrants: Sequence[str]) -> Summary:
+        """The summary `kept` gave, its entrants those of `entrants` (new ones unplayed)."""
+        summary = cls(entrants)
+        if not {str(row[0]) for row in kept["totals"]} <= summary._known:
+            raise ValueError("the kept totals name an entrant not given")
+        summary._last = kept["last"]
+        for name, mu, sigma in kept["ratings"]:
+            summary._ratings[name] = summary._model.rating(mu=mu, sigma=sigma, name=name)
+        for name, games, wins, placements, faults, faulted, messages in kept["totals"]:
+            counts = {**dict.fromkeys(FAULT_KINDS, 0), **faults}
+            summary._totals[name] = _Totals(games, wins, placements, counts, faulted,
+                                            None if messages is None else Counter(dict(messages)))
+        summary._pairs = {(a, b): list(row) for a, b, *row in kept["pairs"]}
+        return summary
+
     def openskill(self) -> tuple[OpenSkillRating, ...]:
         """Each entrant's OpenSkill rating after the games fed so far, in entrant order."""
         if not self.rate:

@@ -25,7 +25,7 @@ from arena.tournament.formats.ladder.state import LadderState
 from arena.tournament.run import safe_read
 
 __all__ = ["BATCHES", "FINAL", "HISTORY", "LOG", "VOIDED", "batch_starts", "counted",
-           "history_line", "ladder_json", "last_rated", "read_batches", "read_final",
+           "history_line", "ladder_json", "last_batch", "last_rated", "read_batches", "read_final",
            "read_log", "standing", "versions_now", "voided"]
 
 LOG = "ladder-log.jsonl"
@@ -77,7 +77,16 @@ def batch_starts(folder: Path) -> list[int]:
 def last_rated(folder: Path) -> dict[str, Any] | None:
     """ladder-history.jsonl's last line (the ratings the next fit starts from), read from
     the file's end: a run's start does not read the season's history."""
-    path = folder / HISTORY
+    return _last_line(folder / HISTORY)
+
+
+def last_batch(folder: Path) -> dict[str, Any] | None:
+    """ladder-batches.jsonl's last line (a batch a kill may have cut), read from its end."""
+    return _last_line(folder / BATCHES)
+
+
+def _last_line(path: Path) -> dict[str, Any] | None:
+    """A JSON-lines file's last line, read from the file's end (None: no file, or empty)."""
     if not path.exists():
         return None
     with safe_read.open_regular(path) as handle:
@@ -208,7 +217,7 @@ def ladder_json(cfg: TournamentConfig, events: Sequence[Mapping[str, Any]],
              "after": min(e["after"] for e in events if e["player"] == p),
              "games": state.games.get(p, 0)} for p, v in versions.items()]
     return {"format": "ladder", "rules": cfg.rules, "seats": fmt.seats,
-            "min_games": fmt.min_games, "games": state.counted, "batches": len(state.starts),
+            "min_games": fmt.min_games, "games": state.counted, "batches": state.batches,
             "top": top, "ranking": ranking, "unresolved": unresolved,
             "versions": sorted(rows, key=lambda r: (r["entrant"], r["version"])),
             "final": _final(final, state.finals)}
