@@ -144,10 +144,11 @@ class Summary:
         """The running totals as JSON values (orders kept), for a season's next run to go
         on from (`resumed`) without feeding every game again."""
         return {"last": self._last,
-                "ratings": [[n, float(r.mu), float(r.sigma)] for n, r in self._ratings.items()],
+                "ratings": [[n, float(self._ratings[n].mu), float(self._ratings[n].sigma)]
+                            for n in self.names],
                 "totals": [[n, t.games, t.wins, t.placements, t.faults, t.faulted,
                             None if t.messages is None else list(t.messages.items())]
-                           for n, t in self._totals.items()],
+                           for n, t in ((n, self._totals[n]) for n in self.names)],
                 "pairs": [[a, b, *row] for (a, b), row in self._pairs.items()]}
 
     @classmethod
@@ -165,6 +166,18 @@ class Summary:
                                             None if messages is None else Counter(dict(messages)))
         summary._pairs = {(a, b): list(row) for a, b, *row in kept["pairs"]}
         return summary
+
+    def admit(self, entrants: Sequence[str]) -> None:
+        """Make `entrants` (every entrant so far among them) the summary's, the new ones
+        unplayed: a season's new players, without feeding its games again."""
+        names = check_entrants(entrants)
+        if not self._known <= set(names):
+            raise ValueError("an entrant of the summary is missing from the new entrants")
+        for name in set(names) - self._known:
+            self._ratings[name] = self._model.rating(name=name)
+            self._totals[name] = _Totals()
+        self.names, self._known = names, set(names)
+        self._fits.clear()
 
     def openskill(self) -> tuple[OpenSkillRating, ...]:
         """Each entrant's OpenSkill rating after the games fed so far, in entrant order."""

@@ -10,8 +10,9 @@ parsed) and feeds only the lines after it (a run a kill cut). A log shorter than
 or whose bytes differ (truncated, edited, another season's), a voided list changed, or a
 file that is not this one's form, is read whole instead, as before there was a file: the
 standing is always the logs', never the file's. The file is written atomically at each
-run's end (and each live refresh), after the logs it marks. It must not play games, and it
-never changes a result file's bytes: it is read only to avoid re-reading the logs.
+run's end (and each live refresh), after the logs it marks and the files derived from the
+totals (ladder.json, standings, ratings, crosstable: the bytes a run reading the logs whole
+writes). It must not play games; it is read only to avoid re-reading the logs.
 """
 
 from __future__ import annotations
@@ -23,8 +24,19 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from arena.ratings.summary import Summary
-from arena.tournament.formats.ladder.log import BATCHES, batch_starts, last_rated, voided
+from arena.ratings.render import crosstable_csv, ratings_json, standings_csv
+from arena.ratings.summary import Summary, summarise
+from arena.tournament.config import TournamentConfig
+from arena.tournament.formats.ladder.log import (
+    BATCHES,
+    batch_starts,
+    counted,
+    ladder_json,
+    last_rated,
+    read_final,
+    read_log,
+    voided,
+)
 from arena.tournament.formats.ladder.state import LadderState
 from arena.tournament.run import results as folder_files
 from arena.tournament.run import safe_read
@@ -93,11 +105,28 @@ class Ledger:
         if self.summary is None:
             return
         if new:
-            self.summary = Summary.resumed(self.summary.kept(), sorted(self.names))
+            self.summary.admit(sorted(self.names))
         try:
             self.summary.add(game)
         except ValueError:  # a final's game sorts before the ladder's: made whole at the end
             self.summary = None
+
+    def derive(self, folder: Path, cfg: TournamentConfig) -> dict[str, Any]:
+        """ladder.json from the state and the logs; every format's tables from the running
+        totals (from the games themselves once a final's game counts); the totals kept last."""
+        value = ladder_json(cfg, read_log(folder), self.state, read_final(folder))
+        folder_files.write_atomic(folder / "ladder.json",
+                                  json.dumps(value, sort_keys=True, indent=1) + "\n")
+        summary = self.summary or summarise(
+            counted(folder, list(folder_files.iter_games(folder / folder_files.GAMES))),
+            sorted(self.names))
+        folder_files.write_atomic(folder / "standings.csv", standings_csv(summary.standings()))
+        folder_files.write_atomic(folder / "ratings.json",
+                                  ratings_json(summary.openskill(), summary.elo()))
+        folder_files.write_atomic(folder / "crosstable.csv",
+                                  crosstable_csv(summary.crosstable()))
+        self.write(folder)
+        return value
 
     def write(self, folder: Path) -> None:
         """The kept file after the logs as fed, in one atomic rename."""

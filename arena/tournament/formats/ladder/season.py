@@ -25,8 +25,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from arena.executor.local import Executor
-from arena.ratings.render import crosstable_csv, ratings_json, standings_csv
-from arena.ratings.summary import summarise
 from arena.seeds import derive_seed
 from arena.tournament.config import EntrantConfig, TournamentConfig
 from arena.tournament.config.as_run import dump_config
@@ -37,7 +35,7 @@ from arena.tournament.formats.ladder.log import (
     BATCHES,
     FINAL,
     HISTORY,
-    counted,
+    frozen_final,
     history_line,
     ladder_json,
     last_batch,
@@ -141,7 +139,7 @@ def prepare_season(folder: Path, cfg: TournamentConfig, asked: Asked) -> Ready:
                               dump_config(replace(cfg, seed=None), folder))
     ledger = Ledger.read(folder)
     played = ledger.state.logged
-    frozen = _frozen_final(folder, asked.final)
+    frozen = frozen_final(folder, asked.final)
     candidates: list[Candidate] = []
     if frozen is None and asked.final is None:
         moved, candidates = changes(folder, cfg, played, asked.retry)
@@ -177,21 +175,6 @@ def _active(events: Sequence[Mapping[str, Any]]) -> list[str]:
     """The players whose latest event is active, by name."""
     last = {str(e["player"]): e for e in events}
     return sorted(p for p, e in last.items() if e["status"] == "active")
-
-
-def _frozen_final(folder: Path, final: int | None) -> dict[str, Any] | None:
-    """The final already frozen in the folder, refused where the flags ask for another."""
-    frozen = read_final(folder)
-    if frozen is None:
-        return None
-    size = len(frozen["top"])
-    if final is None:
-        raise TournamentError(f"{folder}: the season's final of the top {size} is frozen; "
-                              f"no more ladder games: run --final {size} to finish or show it")
-    if final != size:
-        raise TournamentError(f"{folder}: the final of the top {size} is frozen already; "
-                              f"--final {final} cannot change it (run --final {size})")
-    return frozen
 
 
 def _playing(folder: Path, candidate: Candidate) -> EntrantConfig:
@@ -265,7 +248,7 @@ class Season(Plan):
         self.ledger.add(line)
 
     def derive(self, folder: Path) -> bool:
-        _derive(folder, self.cfg, self.ledger)
+        self.ledger.derive(folder, self.cfg)
         return True
 
     def _season(self) -> Iterator[tuple[GameSpec, ...]]:
@@ -400,25 +383,8 @@ class Season(Plan):
 
     def outcome(self, until: int | None) -> LadderRun:
         """ladder.json and the derived tables written; the confidence when asked."""
-        value = _derive(self.folder, self.cfg, self.ledger)
+        value = self.ledger.derive(self.folder, self.cfg)
         if until is None:
             return LadderRun(value)
         done, unresolved, waiting = self.separated(until)
         return LadderRun(value, done, tuple(unresolved), tuple(waiting))
-
-
-def _derive(folder: Path, cfg: TournamentConfig, ledger: Ledger) -> dict[str, Any]:
-    """ladder.json from the state and the logs; every format's tables from the games' running
-    totals (from the games themselves once a final's game counts); the totals kept last."""
-    value = ladder_json(cfg, read_log(folder), ledger.state, read_final(folder))
-    folder_files.write_atomic(folder / "ladder.json",
-                              json.dumps(value, sort_keys=True, indent=1) + "\n")
-    summary = ledger.summary or summarise(
-        counted(folder, list(folder_files.iter_games(folder / folder_files.GAMES))),
-        sorted(ledger.names))
-    folder_files.write_atomic(folder / "standings.csv", standings_csv(summary.standings()))
-    folder_files.write_atomic(folder / "ratings.json",
-                              ratings_json(summary.openskill(), summary.elo()))
-    folder_files.write_atomic(folder / "crosstable.csv", crosstable_csv(summary.crosstable()))
-    ledger.write(folder)
-    return value
