@@ -4,24 +4,32 @@ played, and the Elo fit at 100 to 1,000 players (issue 34, item 3).
 A season of 20 built-in variants (dice, one point a game, inline bots, no replays) is
 started with a real `run_ladder` (its versions logged), then grown to each size with
 synthesised games (random pairings of its players, placements drawn from their strengths)
-and a batch line every 16 games, as the runner writes them. At each size it times, in this
-process's CPU (the games play inline on one worker):
+and a batch line every 16 games, as the runner writes them (the games are synthetic: playing
+100,000 takes hours; the lines have the runner's keys, so the report reads them), then one run
+of no games, as the turn before would end (the season's kept totals, ladder-state.json, are
+written). At each size it times, on a copy of that folder each time (the games play inline
+on one worker):
 
-* `run_ladder(..., 160)` whole: the run's start (games.jsonl read once, the state rebuilt),
-  ten batches of 16, and its end (ladder.json, and the standings, ratings and crosstable
-  every format derives from all the games);
-* the marginal CPU of 160 more games in one run: a run of 320 less a run of 160, each on a
-  copy of the same folder (the start and the end cancel): what a batch costs as the season
-  runs, the figure the goal is about (flat: at most 1.5x from 500 to 100,000).
+* a turn as a fresh command: `arena run season.yaml --games 160 -q` in a new process (its
+  CPU, children's rusage): the start (the kept totals and the logs' marks read), ten batches
+  of 16, the end (ladder.json, standings, ratings, crosstable, the kept totals) and the
+  report `arena run` builds after it (arena/report/, issue 34's item 5);
+* the same turn without the report: `run_ladder(..., 160)` in a new process, as the site's
+  season process turns;
+* the marginal CPU of 160 more games in one run: a run of 320 less a run of 160, in this
+  process (the start and the end cancel): what a batch costs as the season runs.
+
+The goal (issue 34, item 3): a turn flat, at most 1.5x from 500 to 100,000 games played; the
+ratio of the 100,000 figure to the 500 one is printed under each column.
 
 Then the fit: arena.ratings.warm's from cold and from the previous ratings, and the dense
 batch fit arena.ratings.elo (`elo_fit`, the one every other format's ratings.json uses) at
 100 and 200 players, on 20,000 random games.
 
 Run: `python benchmarks/ladder_season.py [--sizes 500,4000,20000,100000] [--repeats 3]
-[--players 100,200,1000]`; the figures before this change: the same with `--players ''`
-and PYTHONPATH pointing at a checkout of the commit before it. The machine's load is
-printed beside each figure. Not a test.
+[--players 100,200,1000]`; the figures before a change: the same with `--players ''` and
+PYTHONPATH pointing at a checkout of the commit before it (the new processes inherit it).
+The machine's load is printed beside each figure. Not a test.
 """
 
 from __future__ import annotations
@@ -30,8 +38,11 @@ import argparse
 import json
 import os
 import random
+import resource
 import shutil
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -87,9 +98,11 @@ def grow(folder: Path, games: int, seed: int = 1) -> None:
             a, b = rng.sample(players, 2)
             won = strength[a] + rng.gauss(0, 1) > strength[b] + rng.gauss(0, 1)
             out.write(json.dumps({"id": f"ld-{n + 1:08d}", "stage": "ladder",
-                                  "table": n // 2 + 1, "entrants": [a, b],
-                                  "placements": [1, 2] if won else [2, 1], "faults": []},
-                                 sort_keys=True) + "\n")
+                                  "table": n // 2 + 1, "seed": rng.getrandbits(63),
+                                  "entrants": [a, b], "placements": [1, 2] if won else [2, 1],
+                                  "scores": [0, 1] if won else [1, 0], "faults": [],
+                                  "decisions": rng.randint(2, 12), "replay": None},
+                                 separators=(",", ":")) + "\n")
 
 
 def cpu(action: Callable[[], object]) -> float:
@@ -105,7 +118,31 @@ def season_at(root: Path, size: int) -> tuple[Path, Path]:
     folder = root / f"at-{size}"
     run_ladder(load_tournament(cfg_path), folder, 32)
     grow(folder, size)
+    run_ladder(load_tournament(cfg_path), folder, 0)  # the turn before's end
     return cfg_path, folder
+
+
+def child_cpu(args: list[str]) -> float:
+    """CPU seconds of one new process (user and system), run to its end."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(args, check=True, stdout=subprocess.DEVNULL)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+
+
+def turn_cpu(cfg_path: Path, folder: Path, scratch: Path, command: bool) -> float:
+    """CPU of a turn of 160 games in a new process, on a copy of the folder: `arena run`
+    (the report built after it), else run_ladder alone."""
+    copy = scratch / "turn"
+    shutil.rmtree(copy, ignore_errors=True)
+    shutil.copytree(folder, copy)
+    if command:
+        return child_cpu([sys.executable, "-m", "arena", "run", str(cfg_path), "--out",
+                          str(copy), "--games", "160", "-q"])
+    code = ("from arena.tournament.formats.ladder.season import run_ladder\n"
+            "from arena.tournament.load import load_tournament\n"
+            f"run_ladder(load_tournament({str(cfg_path)!r}), {str(copy)!r}, 160)")
+    return child_cpu([sys.executable, "-c", code])
 
 
 def run_cpu(cfg_path: Path, folder: Path, games: int, scratch: Path) -> float:
@@ -118,22 +155,28 @@ def run_cpu(cfg_path: Path, folder: Path, games: int, scratch: Path) -> float:
 
 
 def seasons(sizes: list[int], repeats: int) -> None:
-    print("| games played | run of 160, CPU s | 160 more in a run, CPU s | load |")
-    print("|---:|---:|---:|---:|")
+    print("| games played | turn of 160 as `arena run`, CPU s | the turn without the report "
+          "(run_ladder, new process) | 160 more in a run, CPU s | load |")
+    print("|---:|---:|---:|---:|---:|")
+    rows: dict[int, list[float]] = {}
     for size in sizes:
         with tempfile.TemporaryDirectory() as where:
             root = Path(where)
             cfg_path, folder = season_at(root, size)
-            whole, marginal, loads = [], [], []
+            command, alone, marginal, loads = [], [], [], []
             for _ in range(repeats):
                 loads.append(load())
+                command.append(turn_cpu(cfg_path, folder, root, True))
+                alone.append(turn_cpu(cfg_path, folder, root, False))
                 once = run_cpu(cfg_path, folder, 160, root)
-                twice = run_cpu(cfg_path, folder, 320, root)
-                whole.append(once)
-                marginal.append(twice - once)
-            print(f"| {size:,} | {statistics.median(whole):.2f} | "
-                  f"{statistics.median(marginal):.2f} | {statistics.median(loads):.1f} |",
-                  flush=True)
+                marginal.append(run_cpu(cfg_path, folder, 320, root) - once)
+            rows[size] = [statistics.median(f) for f in (command, alone, marginal)]
+            print(f"| {size:,} | " + " | ".join(f"{v:.2f}" for v in rows[size])
+                  + f" | {statistics.median(loads):.1f} |", flush=True)
+    if len(rows) > 1:
+        first, last = rows[min(rows)], rows[max(rows)]
+        print(f"| ratio {max(rows):,}/{min(rows):,} | " + " | ".join(
+            f"{b / a:.2f}x" for a, b in zip(first, last, strict=True)) + " | |")
 
 
 def fits(players: list[int], games: int = 20_000) -> None:

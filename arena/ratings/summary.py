@@ -140,6 +140,45 @@ class Summary:
     def _played(self) -> dict[str, int]:
         return {name: self._totals[name].games for name in self.names}
 
+    def kept(self) -> dict[str, Any]:
+        """The running totals as JSON values (orders kept), for a season's next run to go
+        on from (`resumed`) without feeding every game again."""
+        return {"last": self._last,
+                "ratings": [[n, float(self._ratings[n].mu), float(self._ratings[n].sigma)]
+                            for n in self.names],
+                "totals": [[n, t.games, t.wins, t.placements, t.faults, t.faulted,
+                            None if t.messages is None else list(t.messages.items())]
+                           for n, t in ((n, self._totals[n]) for n in self.names)],
+                "pairs": [[a, b, *row] for (a, b), row in self._pairs.items()]}
+
+    @classmethod
+    def resumed(cls, kept: Mapping[str, Any], entrants: Sequence[str]) -> Summary:
+        """The summary `kept` gave, its entrants those of `entrants` (new ones unplayed)."""
+        summary = cls(entrants)
+        if not {str(row[0]) for row in kept["totals"]} <= summary._known:
+            raise ValueError("the kept totals name an entrant not given")
+        summary._last = kept["last"]
+        for name, mu, sigma in kept["ratings"]:
+            summary._ratings[name] = summary._model.rating(mu=mu, sigma=sigma, name=name)
+        for name, games, wins, placements, faults, faulted, messages in kept["totals"]:
+            counts = {**dict.fromkeys(FAULT_KINDS, 0), **faults}
+            summary._totals[name] = _Totals(games, wins, placements, counts, faulted,
+                                            None if messages is None else Counter(dict(messages)))
+        summary._pairs = {(a, b): list(row) for a, b, *row in kept["pairs"]}
+        return summary
+
+    def admit(self, entrants: Sequence[str]) -> None:
+        """Make `entrants` (every entrant so far among them) the summary's, the new ones
+        unplayed: a season's new players, without feeding its games again."""
+        names = check_entrants(entrants)
+        if not self._known <= set(names):
+            raise ValueError("an entrant of the summary is missing from the new entrants")
+        for name in set(names) - self._known:
+            self._ratings[name] = self._model.rating(name=name)
+            self._totals[name] = _Totals()
+        self.names, self._known = names, set(names)
+        self._fits.clear()
+
     def openskill(self) -> tuple[OpenSkillRating, ...]:
         """Each entrant's OpenSkill rating after the games fed so far, in entrant order."""
         if not self.rate:

@@ -21,12 +21,13 @@ from typing import Any
 from arena.ratings.elo import Z95
 from arena.ratings.summary import summarise
 from arena.tournament.config import TournamentConfig
+from arena.tournament.errors import TournamentError
 from arena.tournament.formats.ladder.state import LadderState
 from arena.tournament.run import safe_read
 
 __all__ = ["BATCHES", "FINAL", "HISTORY", "LOG", "VOIDED", "batch_starts", "counted",
-           "history_line", "ladder_json", "last_rated", "read_batches", "read_final",
-           "read_log", "standing", "versions_now", "voided"]
+           "frozen_final", "history_line", "ladder_json", "last_batch", "last_rated",
+           "read_batches", "read_final", "read_log", "standing", "versions_now", "voided"]
 
 LOG = "ladder-log.jsonl"
 """The append-only log of versions in a ladder's results folder."""
@@ -77,7 +78,16 @@ def batch_starts(folder: Path) -> list[int]:
 def last_rated(folder: Path) -> dict[str, Any] | None:
     """ladder-history.jsonl's last line (the ratings the next fit starts from), read from
     the file's end: a run's start does not read the season's history."""
-    path = folder / HISTORY
+    return _last_line(folder / HISTORY)
+
+
+def last_batch(folder: Path) -> dict[str, Any] | None:
+    """ladder-batches.jsonl's last line (a batch a kill may have cut), read from its end."""
+    return _last_line(folder / BATCHES)
+
+
+def _last_line(path: Path) -> dict[str, Any] | None:
+    """A JSON-lines file's last line, read from the file's end (None: no file, or empty)."""
     if not path.exists():
         return None
     with safe_read.open_regular(path) as handle:
@@ -121,6 +131,21 @@ def read_final(folder: Path) -> dict[str, Any] | None:
     """The frozen final (its top, the games before it, its planned games), or None."""
     path = folder / FINAL
     return safe_read.json_file(path) if path.exists() else None
+
+
+def frozen_final(folder: Path, final: int | None) -> dict[str, Any] | None:
+    """The final already frozen in the folder, refused where the flags ask for another."""
+    frozen = read_final(folder)
+    if frozen is None:
+        return None
+    size = len(frozen["top"])
+    if final is None:
+        raise TournamentError(f"{folder}: the season's final of the top {size} is frozen; "
+                              f"no more ladder games: run --final {size} to finish or show it")
+    if final != size:
+        raise TournamentError(f"{folder}: the final of the top {size} is frozen already; "
+                              f"--final {final} cannot change it (run --final {size})")
+    return frozen
 
 
 def _players(events: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -208,7 +233,7 @@ def ladder_json(cfg: TournamentConfig, events: Sequence[Mapping[str, Any]],
              "after": min(e["after"] for e in events if e["player"] == p),
              "games": state.games.get(p, 0)} for p, v in versions.items()]
     return {"format": "ladder", "rules": cfg.rules, "seats": fmt.seats,
-            "min_games": fmt.min_games, "games": state.counted, "batches": len(state.starts),
+            "min_games": fmt.min_games, "games": state.counted, "batches": state.batches,
             "top": top, "ranking": ranking, "unresolved": unresolved,
             "versions": sorted(rows, key=lambda r: (r["entrant"], r["version"])),
             "final": _final(final, state.finals)}

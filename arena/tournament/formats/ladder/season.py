@@ -25,30 +25,25 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from arena.executor.local import Executor
-from arena.ratings.render import crosstable_csv, ratings_json, standings_csv
-from arena.ratings.summary import summarise
 from arena.seeds import derive_seed
 from arena.tournament.config import EntrantConfig, TournamentConfig
 from arena.tournament.config.as_run import dump_config
 from arena.tournament.errors import TournamentError
 from arena.tournament.formats.base import Asked, Ready
+from arena.tournament.formats.ladder.kept import Ledger
 from arena.tournament.formats.ladder.log import (
     BATCHES,
     FINAL,
     HISTORY,
-    batch_starts,
-    counted,
+    frozen_final,
     history_line,
     ladder_json,
-    last_rated,
-    read_batches,
+    last_batch,
     read_final,
     read_log,
     standing,
-    voided,
 )
 from arena.tournament.formats.ladder.matchmaking import Settings, field_of, next_tables
-from arena.tournament.formats.ladder.state import LadderState
 from arena.tournament.formats.ladder.validation import (
     cannot_start,
     house,
@@ -119,8 +114,12 @@ def run_ladder(cfg: TournamentConfig, out: str | Path, games: int, *, workers: i
         if not isinstance(season, Season):
             raise TournamentError(f"{cfg.name}: a {cfg.format.type} is not a ladder's "
                                   "season; play it with arena run")
+        if season.ledger.note:
+            say(f"note: {season.ledger.note}")
         run = Run(ready.cfg, folder, workers, progress, say, cluster=cluster, plan=season)
-        run.results.update(ready.past)
+        ledger = season.ledger  # the progress of the games before: the kept tally's
+        run.tally.done, run.tally.faults = ledger.state.logged, ledger.faults
+        run.tally.wins.update(ledger.wins)
         if during is not None and refresh is not None:
             run.refresher = Refresher(during, refresh, say)
         run.loop(ready.recorded, before=ready.before)
@@ -138,24 +137,22 @@ def prepare_season(folder: Path, cfg: TournamentConfig, asked: Asked) -> Ready:
     seed, _ = run_seed(folder, cfg)
     folder_files.write_atomic(folder / folder_files.CONFIG,
                               dump_config(replace(cfg, seed=None), folder))
-    played = list(folder_files.iter_games(folder / folder_files.GAMES))
-    frozen = _frozen_final(folder, asked.final)
+    ledger = Ledger.read(folder)
+    played = ledger.state.logged
+    frozen = frozen_final(folder, asked.final)
     candidates: list[Candidate] = []
     if frozen is None and asked.final is None:
-        moved, candidates = changes(folder, cfg, len(played), asked.retry)
+        moved, candidates = changes(folder, cfg, played, asked.retry)
         append(folder, moved)
-        candidates = _started(folder, cfg, candidates, len(played), asked.cluster)
+        candidates = _started(folder, cfg, candidates, played, asked.cluster)
     entrants = {**player_entrants(folder, cfg, read_log(folder)),
                 **{c.player: _playing(folder, c) for c in candidates},
                 **{h.name: h for h in house(cfg.format.seats)}}
     playing = replace(cfg, seed=seed, entrants=tuple(entrants.values()))
     if cfg.replays:
         folder_files.own(folder / folder_files.REPLAYS, folder=True, make=True)
-    state = LadderState.of(played, voided(folder), batch_starts(folder), last_rated(folder))
-    season = Season(folder, playing, played, asked.games, asked.until, (asked.final, frozen),
-                    state)
-    return Ready(playing, plan=season,
-                 past=[(str(g["id"]), tuple(g["placements"])) for g in played],
+    season = Season(folder, playing, ledger, asked.games, asked.until, (asked.final, frozen))
+    return Ready(playing, plan=season,  # no past: a season deals only games after its log's
                  before=lambda executor: season.validate(executor, candidates))
 
 
@@ -178,21 +175,6 @@ def _active(events: Sequence[Mapping[str, Any]]) -> list[str]:
     """The players whose latest event is active, by name."""
     last = {str(e["player"]): e for e in events}
     return sorted(p for p, e in last.items() if e["status"] == "active")
-
-
-def _frozen_final(folder: Path, final: int | None) -> dict[str, Any] | None:
-    """The final already frozen in the folder, refused where the flags ask for another."""
-    frozen = read_final(folder)
-    if frozen is None:
-        return None
-    size = len(frozen["top"])
-    if final is None:
-        raise TournamentError(f"{folder}: the season's final of the top {size} is frozen; "
-                              f"no more ladder games: run --final {size} to finish or show it")
-    if final != size:
-        raise TournamentError(f"{folder}: the final of the top {size} is frozen already; "
-                              f"--final {final} cannot change it (run --final {size})")
-    return frozen
 
 
 def _playing(folder: Path, candidate: Candidate) -> EntrantConfig:
@@ -234,19 +216,19 @@ class Season(Plan):
 
     season = True
 
-    def __init__(self, folder: Path, cfg: TournamentConfig, played: list[dict[str, Any]],
-                 budget: int, until: int | None,
-                 final: tuple[int | None, dict[str, Any] | None], state: LadderState) -> None:
+    def __init__(self, folder: Path, cfg: TournamentConfig, ledger: Ledger, budget: int,
+                 until: int | None, final: tuple[int | None, dict[str, Any] | None]) -> None:
         super().__init__(cfg)
-        self.folder, self.played, self.until = folder, played, until
-        self.state = state
-        """The ranking's running tally, fed each game as it is kept: no batch reads the log."""
+        self.folder, self.until = folder, until
+        self.ledger, self.state = ledger, ledger.state
+        """The season's running totals, fed each game as it is kept: no batch, and neither
+        the run's start nor its end, reads the log (kept.py)."""
         self.order = list(self.names)
         self.seed = cfg.planned_seed
         self.pending: tuple[GameSpec, ...] = ()
         """The batch dealt last, dealt again until every game of it is played."""
         size, frozen = final
-        self.goal = len(played) + budget
+        self.goal = self.state.logged + budget
         self.steps = self._final(size, frozen) if size is not None else self._season()
 
     def total(self) -> int:
@@ -263,11 +245,10 @@ class Season(Plan):
         return ladder_json(self.cfg, read_log(self.folder), self.state, read_final(self.folder))
 
     def keep(self, line: str) -> None:
-        self.played.append(json.loads(line))
-        self.state.add(self.played[-1])
+        self.ledger.add(line)
 
     def derive(self, folder: Path) -> bool:
-        _derive(folder, self.cfg, self.played, self.state)
+        self.ledger.derive(folder, self.cfg)
         return True
 
     def _season(self) -> Iterator[tuple[GameSpec, ...]]:
@@ -275,7 +256,7 @@ class Season(Plan):
         rest = self._cut()
         if rest:
             yield rest
-        while len(self.played) < self.goal and not (self.until and self.separated(self.until)[0]):
+        while self.state.logged < self.goal and not (self.until and self.separated(self.until)[0]):
             batch = self._batch()
             if not batch:
                 return
@@ -294,8 +275,8 @@ class Season(Plan):
                 for seated in seatings([self.order.index(p) for p in seating]):
                     specs.append(GameSpec(f"fn-{len(specs) + 1:06d}", "final", number, seated,
                                           seed, group))
-        done = sum(g["stage"] == "final" for g in self.played)
-        self.goal = len(self.played) + len(specs) - done
+        done = self.state.final_logged
+        self.goal = self.state.logged + len(specs) - done
         return iter([tuple(specs[done:])] if specs[done:] else [])
 
     def validate(self, executor: Executor, candidates: Sequence[Candidate]) -> None:
@@ -305,7 +286,7 @@ class Season(Plan):
                                             others) for c in candidates}  # fmt: skip
         lines = [self._validated(done) for done in
                  executor.map([s for group in specs.values() for s in group])]
-        count = len(self.played)
+        count = self.state.logged
         for candidate in candidates:
             mine = [g for g in lines if g["id"].startswith(f"vd-{candidate.player}-")]
             games = [{k: g[k] for k in _VALIDATION_KEYS if k != "replay" or g[k]}
@@ -345,13 +326,13 @@ class Season(Plan):
 
     def _cut(self) -> tuple[GameSpec, ...]:
         """The rest of the last batch, when a kill cut it: its tables, seeds and ids."""
-        batches = read_batches(self.folder)
-        if not batches or "tables" not in batches[-1]:
+        last = last_batch(self.folder)
+        if last is None or "tables" not in last:
             return ()
-        last = batches[-1]
-        done = len(self.played) - int(last["after"])
+        logged = self.state.logged
+        done = logged - int(last["after"])
         specs = self._specs(last["tables"], int(last["first"]), int(last["after"]))
-        return tuple(specs[done: int(last["games"])][: max(0, self.goal - len(self.played))])
+        return tuple(specs[done: int(last["games"])][: max(0, self.goal - logged)])
 
     def _batch(self) -> tuple[GameSpec, ...]:
         """Choose one batch of tables, cut at the goal, and log it; () if none is left."""
@@ -360,21 +341,24 @@ class Season(Plan):
             return ()
         settings = Settings(fmt.seats, fmt.batch or 8, fmt.min_games or 0, fmt.band or 4)
         state = self.state
-        batch, first = len(state.starts) + 1, 1 + state.table
+        batch, first = state.batches + 1, 1 + state.table
         field_ = field_of(state.ratings(), state.faulted, state.meetings(active), active,
                           state.last, batch)
         tables = [list(t) for t in next_tables(field_, settings, self.seed)]
-        specs = self._specs(tables, first, len(self.played))[: self.goal - len(self.played)]
+        logged = self.state.logged
+        specs = self._specs(tables, first, logged)[: self.goal - logged]
         if not specs:
             return ()
         rated = history_line(state, batch, active)  # first: a kill after it plans it again
         with folder_files.GameLog(self.folder / HISTORY) as history:
             history.append([rated])
-        line = {"batch": batch, "after": len(self.played), "first": first, "tables": tables,
+        line = {"batch": batch, "after": logged, "first": first, "tables": tables,
                 "games": len(specs)}
+        text = json.dumps(line, sort_keys=True) + "\n"
         with open(self.folder / BATCHES, "a", encoding="utf-8") as handle:
-            handle.write(json.dumps(line, sort_keys=True) + "\n")
-        state.begin(len(self.played), json.loads(rated))
+            handle.write(text)
+        self.ledger.begun(text)
+        state.begin(logged, json.loads(rated))
         return tuple(specs)
 
     def _freeze(self, size: int) -> dict[str, Any]:
@@ -391,7 +375,7 @@ class Season(Plan):
                                   "games); play more games first")
         tables = [list(t) for t in combinations(top, seats)]
         deals = self.cfg.format.final_games or 1
-        frozen = {"top": top, "after": len(self.played), "tables": tables, "deals": deals,
+        frozen = {"top": top, "after": self.state.logged, "tables": tables, "deals": deals,
                   "games": len(tables) * deals * seats}
         folder_files.write_atomic(self.folder / FINAL,
                                   json.dumps(frozen, sort_keys=True, indent=1) + "\n")
@@ -399,24 +383,8 @@ class Season(Plan):
 
     def outcome(self, until: int | None) -> LadderRun:
         """ladder.json and the derived tables written; the confidence when asked."""
-        value = _derive(self.folder, self.cfg, self.played, self.state)
+        value = self.ledger.derive(self.folder, self.cfg)
         if until is None:
             return LadderRun(value)
         done, unresolved, waiting = self.separated(until)
         return LadderRun(value, done, tuple(unresolved), tuple(waiting))
-
-
-def _derive(folder: Path, cfg: TournamentConfig, played: list[dict[str, Any]],
-            state: LadderState) -> dict[str, Any]:
-    """ladder.json from the state and the logs; every format's tables from the games."""
-    played = counted(folder, played)
-    value = ladder_json(cfg, read_log(folder), state, read_final(folder))
-    folder_files.write_atomic(folder / "ladder.json",
-                              json.dumps(value, sort_keys=True, indent=1) + "\n")
-    names = sorted({n for g in played for n in g["entrants"]})
-    summary = summarise(played, names)
-    folder_files.write_atomic(folder / "standings.csv", standings_csv(summary.standings()))
-    folder_files.write_atomic(folder / "ratings.json",
-                              ratings_json(summary.openskill(), summary.elo()))
-    folder_files.write_atomic(folder / "crosstable.csv", crosstable_csv(summary.crosstable()))
-    return value

@@ -33,9 +33,14 @@ class LadderState:
 
     voided: frozenset[str]
     starts: list[int]
-    """How many games had been played when each batch began, batch 1 first."""
+    """How many games had been played when each batch began, batch `earlier` + 1 first."""
+    earlier: int = 0
+    """Batches begun before the first of `starts` (a state resumed from its file keeps only
+    the last start: the games it is fed are all logged after it)."""
     logged: int = 0
     """Games fed (lines of games.jsonl), voided ones too."""
+    final_logged: int = 0
+    """Games of the final fed, voided ones too."""
     counted: int = 0
     """Games fed that count (not voided), of every stage."""
     tally: Tally = field(default_factory=dict)
@@ -73,10 +78,16 @@ class LadderState:
         self.starts.append(after)
         self.restart(line)
 
+    @property
+    def batches(self) -> int:
+        """Batches begun so far."""
+        return self.earlier + len(self.starts)
+
     def add(self, game: Mapping[str, Any]) -> None:
         """Count one game logged after those fed before it."""
-        batch = bisect_right(self.starts, self.logged)
+        batch = self.earlier + bisect_right(self.starts, self.logged)
         self.logged += 1
+        self.final_logged += game["stage"] == "final"
         entrants = [str(name) for name in game["entrants"]]
         for name in entrants:
             self.last[name] = batch
@@ -99,6 +110,29 @@ class LadderState:
                     row = self.tally.setdefault((a, b), [0, 0, 0, 0])
                     row[0] += 1
                     row[1 if place < other else 2 if place > other else 3] += 1
+
+    def kept(self) -> dict[str, Any]:
+        """The state as JSON values (insertion orders kept), for the next run to go on from."""
+        return {"batches": self.batches, "after": self.starts[-1] if self.starts else None,
+                "logged": self.logged, "final_logged": self.final_logged,
+                "counted": self.counted, "table": self.table, "finals": self.finals,
+                "tally": [[a, b, *row] for (a, b), row in self.tally.items()],
+                "games": list(self.games.items()), "faulted": list(self.faulted.items()),
+                "last": list(self.last.items())}
+
+    @classmethod
+    def resumed(cls, kept: Mapping[str, Any], voided: Iterable[str]) -> LadderState:
+        """The state `kept` gave (its fit to start from the history's last line: restart)."""
+        after = kept["after"]
+        state = cls(frozenset(voided), [] if after is None else [int(after)],
+                    int(kept["batches"]) - (after is not None), int(kept["logged"]),
+                    int(kept["final_logged"]), int(kept["counted"]))
+        state.tally = {(str(a), str(b)): [int(n) for n in row] for a, b, *row in kept["tally"]}
+        state.games = {str(p): int(n) for p, n in kept["games"]}
+        state.faulted = {str(p): int(n) for p, n in kept["faulted"]}
+        state.last = {str(p): int(n) for p, n in kept["last"]}
+        state.table, state.finals = int(kept["table"]), [dict(g) for g in kept["finals"]]
+        return state
 
     def fit(self) -> WarmFit:
         """The Elo fit of every player with a ladder game, started from the last fit's."""
