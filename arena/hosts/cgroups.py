@@ -1,11 +1,14 @@
 """One control group per bot process: the kernel's totals for the bot and every helper it
 starts (memory, tasks, an equal CPU share), its CPU time, whether the kernel's OOM killer
-struck, and killing and removing it all.
+struck, freezing it between its turns (`arena.hosts.freezer`), and killing and removing it all.
 
 cgroup v2 is used where this referee's own group delegates the `cpu`, `memory` and `pids`
 controllers (its cgroup.subtree_control names them); else the v1 hierarchies of `cpu`,
 `cpuacct`, `memory` and `pids`, where they are mounted and writable; else none, and the
-per-process RLIMITs (`arena.hosts.launcher`) are the only wall. The files are those of the
+per-process RLIMITs (`arena.hosts.launcher`) are the only wall. A bot's group is frozen
+through a cgroup2 hierarchy wherever one is mounted and writable (v2's freezer needs no
+controller, so a hybrid machine's unified hierarchy serves; it freezes and thaws in a few
+µs), else v1's `freezer` hierarchy (some 100 µs). The files are those of the
 kernel's documentation (Documentation/admin-guide/cgroup-v2.rst, cgroup-v1/*.rst): nothing
 is counted here that the kernel counts.
 
@@ -30,6 +33,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from arena.hosts.freezer import CgroupFreezer
 from arena.hosts.trace import size_text
 
 PREFIX = "arena-"
@@ -51,6 +55,8 @@ class Delegated:
 
     version: int | None
     folders: tuple[tuple[str, str], ...] = ()
+    freezer: tuple[int, str] | None = None
+    """The freezer's version and the folder its groups are made in, or None."""
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -132,7 +138,24 @@ def controllers() -> Delegated:
     if os.environ.get("ARENA_NO_CGROUPS"):
         return Delegated(None)
     mounts, own = _mounts(), _own_groups()
-    return _v2(mounts, own) or _v1(mounts, own) or Delegated(None)
+    found = _v2(mounts, own) or _v1(mounts, own)
+    if found is None:
+        return Delegated(None)
+    return Delegated(found.version, found.folders, _freezer(mounts, own))
+
+
+def _freezer(mounts: list[tuple[str, str, str, set[str]]],
+             own: dict[str, str]) -> tuple[int, str] | None:
+    """Where bot groups can be frozen: a cgroup2 hierarchy (no controller needed), else v1's
+    freezer hierarchy, writable by this referee; None if neither."""
+    for version, key in ((2, ""), (1, "freezer")):
+        for root, point, kind, options in mounts:
+            if key in own and kind == ("cgroup2" if version == 2 else "cgroup") and (
+                    version == 2 or key in options):
+                folder = _under(root, point, own[key])
+                if _usable(folder):
+                    return version, str(folder)
+    return None
 
 
 def _write(path: Path, value: str) -> bool:
@@ -152,7 +175,8 @@ def _pids(folder: Path) -> list[int]:
 
 def _kill_all(folders: list[Path]) -> None:
     """Stop, then kill, every process in the groups until none is left (v1 has no kill
-    file; processes are frozen first so none can fork meanwhile)."""
+    file; processes are stopped first so none can fork meanwhile), then thaw the groups: a
+    task v1's freezer holds dies of its SIGKILL only once thawed, before its code runs."""
     for _ in range(50):
         pids = {pid for folder in folders for pid in _pids(folder)}
         if not pids:
@@ -161,6 +185,8 @@ def _kill_all(folders: list[Path]) -> None:
             for pid in pids:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.kill(pid, sig)
+        for folder in folders:
+            _write(folder / "cgroup.freeze", "0") or _write(folder / "freezer.state", "THAWED")
         time.sleep(0.002)
 
 
@@ -198,11 +224,16 @@ class BotGroup:
         self.limits = limits
         name = f"{PREFIX}{os.getpid()}-{next(_NUMBERS)}"
         parents = dict.fromkeys(str(self.delegated.folder(c)) for c in self.delegated.names)
+        frozen = self.delegated.freezer
+        parents.update({frozen[1]: None} if frozen else {})
         self.folders = [Path(parent) / name for parent in parents]
+        self.freezer: CgroupFreezer | None = None
         try:
             for folder in self.folders:
                 folder.mkdir()
             self._set_limits()
+            if frozen:
+                self.freezer = CgroupFreezer(Path(frozen[1]) / name, frozen[0])
         except OSError:
             self.remove()
             raise
@@ -314,6 +345,9 @@ class BotGroup:
             return
         self.closed = True
         self.used = self.cpu() if hasattr(self, "_usage") else 0.0
+        freezer = getattr(self, "freezer", None)
+        if freezer is not None:
+            freezer.close()
         for fd in [getattr(self, "_usage", -1), *getattr(self, "_events", ())]:
             with contextlib.suppress(OSError):
                 os.close(fd)
@@ -333,7 +367,8 @@ def remove_stale_groups() -> list[str]:
     return the groups removed."""
     delegated = controllers()
     removed = []
-    for parent in dict.fromkeys(delegated.folder(c) for c in delegated.names):
+    frozen = [Path(delegated.freezer[1])] if delegated.freezer else []
+    for parent in dict.fromkeys([*(delegated.folder(c) for c in delegated.names), *frozen]):
         if parent is None:
             continue
         for folder in parent.glob(f"{PREFIX}*-*"):

@@ -8,11 +8,13 @@ allows it, its own PID namespace. A hard fault kills the bot's whole process tre
 SIGKILL; the process is otherwise kept for the worker's next game, which builds a fresh bot
 instance in it.
 
-Time is billed as in every host: a decision's wall time or, past its limit, the smaller of
-its wall time and the bot's CPU time, with a wall-clock limit of `limit × wall_factor`
-(`arena.bot.Limits`), neither counting the time the bot queued for a CPU or the referee was
-not running (`arena.hosts.strain`), so a busy or paused machine does not forfeit a bot that
-did not use its time, while a sleeping or blocked bot is stopped.
+A bot's process is frozen whenever it is not asked for something (`arena.hosts.freezer`):
+thawed once a message is written to it, frozen again once its reply is read, so the bots of
+a table never run at once. Time is billed as in every host: a decision's wall time or, past its
+limit, the smaller of its wall time and the bot's CPU time, with a wall-clock limit of
+`limit × wall_factor` (`arena.bot.Limits`), neither counting the time the bot queued for a
+CPU or the referee was not running (`arena.hosts.strain`), so a busy or paused machine does
+not forfeit a bot that did not use its time, while a sleeping or blocked bot is stopped.
 
 This module never sees the game state: it carries one seat's observations and events, encoded
 by `arena.hosts.codec`, and turns what goes wrong into a `BotFault` (the lines, their deadlines
@@ -38,12 +40,7 @@ from arena.hosts import wire
 from arena.hosts.codec import CodecError, action_from_json
 from arena.hosts.inline import BotFault, Host, RefereeFailure, printable
 from arena.hosts.pipe_lines import PipeGame, PipeLines, an, brief, is_number
-from arena.hosts.processes import (
-    BotProcess,
-    InputStuck,
-    OutputClosed,
-    ProcessLimits,
-)
+from arena.hosts.processes import BotProcess, InputStuck, OutputClosed, ProcessLimits
 from arena.hosts.sandbox import host_words
 from arena.hosts.strain import PULSE
 from arena.hosts.wire import PROTOCOL, SPOKEN
@@ -149,8 +146,9 @@ class PipeHost(PipeLines, Host):
         self.turn += 1
         turn = self.turn
         request = game.log.act_line(turn, timeout, observation, self.protocol)
-        started = time.monotonic()
-        self._send(game.log.flush(request), started + timeout * self.wall_factor)
+        self._send(game.log.flush(request), time.monotonic() + timeout * self.wall_factor)
+        process.freezer.thaw()  # written while it was frozen: it wakes once, to its request
+        started = time.monotonic()  # once it can run: frozen time is never the bot's
         cpu, waited = process.cpu_times(), process.waited()  # read while the bot works
         line = self._reply_in_time(turn, timeout, started, cpu, waited)
         message = self._parse(line)
@@ -192,6 +190,7 @@ class PipeHost(PipeLines, Host):
         data = game.log.flush(b"")
         if data and self.process is not None:
             self._send(data, time.monotonic() + self.limits.start_timeout)
+            self.process.freezer.freeze()  # it reads them at its next thaw
 
     def end(self, result: GameEnd) -> None:
         """Tell the bot the result and wait for it to say it is done."""
@@ -226,6 +225,7 @@ class PipeHost(PipeLines, Host):
         if ended is None:
             with contextlib.suppress(OutputClosed, InputStuck):
                 process.send(wire.line({"type": "shutdown"}), time.monotonic() + 0.2)
+            process.freezer.thaw()  # to exit on its own
             ended = process.exit_reason(wait) or f"still running {wait:g}s after 'shutdown'"
         self._kill()
         return ended

@@ -187,6 +187,8 @@ class PipeLines:
 
     def _expect(self, kind: str, wait: float, hint: str = "") -> dict[str, Any]:
         """Wait (wall clock) for a reply of one type; an error reply is a crash."""
+        assert self.process is not None
+        self.process.freezer.thaw()  # the message is written: now it may answer
         until = time.monotonic() + wait
         line = None
         while line is None:
@@ -199,6 +201,7 @@ class PipeLines:
             line = self._line(min(left, 0.1))
             if line is None:
                 self._check_alive()
+        self._freeze()
         message = self._parse(line)
         if message["type"] == "error":
             raise self._fail("crash", str(message.get("message"))[:300], kill=kind == "hello",
@@ -263,8 +266,16 @@ class PipeLines:
             line = self._line(max(wait, 0.0))
             if line is not None:
                 break
-        self._account(turn, limit, started, cpu0, waited0, off)
+        try:
+            self._account(turn, limit, started, cpu0, waited0, off)
+        finally:
+            self._freeze()  # after its clock stops: freezing is never the bot's time
         return line
+
+    def _freeze(self) -> None:
+        """Freeze the bot's processes: it is asked for nothing until its next message."""
+        if self.process is not None:
+            self.process.freezer.freeze()
 
     @staticmethod
     def _off_note(off: float) -> str:

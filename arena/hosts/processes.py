@@ -5,7 +5,8 @@ without blocking the referee; its CPU time; and its whole process tree killed (f
 stopping the tree's processes is `arena.hosts.process_tree`'s).
 
 It knows nothing of the protocol or the game (that is `arena.hosts.pipe`'s): it moves bytes,
-counts CPU seconds and stops processes, and never trusts a byte the bot writes.
+counts CPU seconds, freezes the bot between its turns (`arena.hosts.freezer`) and stops
+processes, and never trusts a byte the bot writes.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from typing import Any
 
 from arena.hosts import walls
 from arena.hosts.cgroups import BotGroup, GroupLimits, group_for
+from arena.hosts.freezer import Freezer, SignalFreezer, settle
 from arena.hosts.machine import require_tools
 from arena.hosts.process_limits import KiB, MiB, ProcessLimits
 from arena.hosts.process_tree import (
@@ -143,6 +145,7 @@ class BotProcess:
             argv = sandbox.argv(sys.executable, launch)
             tools = [argv[0], sys.executable, *(["/usr/bin/setpriv"] if sandbox.uid else [])]
         self.group: BotGroup | None = None
+        settle()  # no bot starts while another's freeze is still taking effect
         try:
             require_tools(tools)
             self.group = group_for(GroupLimits(limits.memory, limits.processes))
@@ -165,6 +168,8 @@ class BotProcess:
             if sandbox is not None:
                 sandbox.close_fds()
         self.handle = ProcessHandle(popen, token, folder, self.namespace)
+        self.freezer: Freezer = (self.group and self.group.freezer) or SignalFreezer(
+            lambda: [popen.pid, *descendants(popen.pid)])  # stopped between its turns
         self._finalizer = weakref.finalize(self, _end, self.handle, self.group, sandbox)
         assert popen.stdin and popen.stdout and popen.stderr
         self.input, self.output, self.errors = (
@@ -250,7 +255,8 @@ class BotProcess:
         return not self.handle.done and self.handle.popen.poll() is None
 
     def send(self, data: bytes, until: float) -> None:
-        """Write all of `data` to the bot's stdin by `until`; raise OutputClosed or InputStuck."""
+        """Write all of `data` to the bot's stdin by `until` (a frozen bot is thawed only if the
+        pipe is full); raise OutputClosed or InputStuck."""
         try:
             written = os.write(self.input, data)
         except BlockingIOError:
@@ -258,6 +264,7 @@ class BotProcess:
         except (BrokenPipeError, ValueError):
             raise OutputClosed() from None
         if written < len(data):
+            self.freezer.thaw()  # it must read to make room
             self._send_slowly(memoryview(data)[written:], until)
 
     def _send_slowly(self, rest: memoryview, until: float) -> None:
@@ -389,3 +396,4 @@ class BotProcess:
         self._stats.clear()
         self._schedstat = -1
         self._finalizer()
+        self.freezer.close()

@@ -79,6 +79,8 @@ def test_a_paused_run_costs_no_bot_anything_and_tells_the_organiser(tmp_path: Pa
         while not (out / "games.jsonl").exists() or not (out / "games.jsonl").stat().st_size:
             assert time.monotonic() < deadline and run.poll() is None, run.communicate()
             time.sleep(0.05)
+        time.sleep(0.3)  # into the next game's decisions (not between two games, where the
+        # bots are started, told the end and frozen, and no decision is waiting)
         os.killpg(run.pid, signal.SIGSTOP)  # the run and its workers, not the bots
         time.sleep(PAUSE)
         os.killpg(run.pid, signal.SIGCONT)

@@ -2,7 +2,9 @@
 at its first decision with dice, serves its hand on an abstract unix socket and a loopback
 TCP port, and writes it into /dev/shm; the `listen` one, at each decision, tries all three and
 reports what reached it on stderr as `COLLUDE {json}` (a hand, or the error), then plays the
-lowest legal action. Options: `role` (tell or listen), `port`, `tag` (names the rendezvous).
+lowest legal action (a connection made is kept for its next decisions: the teller, frozen
+while the listener decides, answers in its own turn). Options: `role` (tell or listen),
+`port`, `tag` (names the rendezvous).
 """
 
 from __future__ import annotations
@@ -38,13 +40,24 @@ def _listen(server: socket.socket, address: Any, message: bytes) -> str:
     return "ok"
 
 
+_ASKING: dict[str, socket.socket] = {}
+"""Connections kept from one decision to the next: the teller is frozen while this bot
+decides, so its server answers at its own next decision, into the connection's buffer."""
+
+
 def _ask(family: int, address: Any) -> str:
+    key = repr(address)
     try:
-        with socket.socket(family, socket.SOCK_STREAM) as client:
+        if key not in _ASKING:
+            client = socket.socket(family, socket.SOCK_STREAM)
             client.settimeout(0.5)
-            client.connect(address)
-            return client.recv(100).decode()
+            _ASKING[key] = client
+            client.connect(address)  # the kernel accepts it even while the teller is frozen
+        return _ASKING[key].recv(100).decode()
+    except TimeoutError as exc:
+        return f"error: {exc.strerror or exc}"
     except OSError as exc:
+        _ASKING.pop(key).close()
         return f"error: {exc.strerror or exc}"
 
 

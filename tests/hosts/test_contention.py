@@ -1,0 +1,84 @@
+"""CPU contention between table-mates (docs/security.md, "CPU contention"): a bot whose
+thread, or a grandchild in a session of its own, spins through slots of the shared clock
+while its table-mate decides would pass it bits through the CPU they share. A bot is frozen
+(every process and thread of it) whenever it is not being asked for something, so the
+receiver, timing its own share of the CPU, hears chance; and the frozen bot starts, plays,
+hears the end and shuts down as before."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import pytest
+from isolation_support import require_sandbox, zoo
+from needs import require
+
+from arena import play_game
+from arena.bot import Limits
+from arena.hosts import cgroups, processes
+from arena.hosts.pipe import ProcessHost, ProcessLimits
+from arena.referee import Player
+
+STRICT = ProcessLimits(start_timeout=60.0, isolation="strict")
+
+
+def agreement(host: ProcessHost) -> tuple[int, int]:
+    """(slots whose reading agreed with the sender's pattern, slots read) in all."""
+    agree = total = 0
+    for line in host.stderr_tail().splitlines():
+        words = line.split()
+        if len(words) == 3 and words[0] == "AGREE":
+            agree, total = agree + int(words[1]), total + int(words[2])
+    return agree, total
+
+
+def v1_freezer() -> str | None:
+    """The folder of v1's freezer hierarchy this process may make groups in, or None."""
+    own = cgroups._own_groups().get("freezer")
+    for root, point, kind, options in cgroups._mounts():
+        if kind == "cgroup" and "freezer" in options and own is not None:
+            folder = cgroups._under(root, point, own)
+            return str(folder) if cgroups._usable(folder) else None
+    return None
+
+
+def use_freezer(kind: str, monkeypatch: pytest.MonkeyPatch) -> ProcessLimits:
+    """The limits that freeze the bots this way: the machine's cgroup freezer, v1's, or
+    SIGSTOP to the tree (no cgroup, at standard, which needs none)."""
+    if kind == "signals":
+        monkeypatch.setattr(processes, "group_for", lambda limits: None)
+        return replace(STRICT, isolation="standard")
+    require(cgroups.controllers().version is not None, "cgroups (v2 delegated, or v1)")
+    if kind == "v1":
+        folder = v1_freezer()
+        if folder is None:
+            pytest.skip("no v1 freezer hierarchy here")
+        delegated = replace(cgroups.controllers(), freezer=(1, folder))
+        monkeypatch.setattr(processes, "group_for",
+                            lambda limits: cgroups.BotGroup(limits, delegated))
+    return STRICT
+
+
+@pytest.mark.parametrize(("how", "kind"), [
+    ("thread", "cgroup"), ("session", "cgroup"), ("session", "v1"), ("session", "signals")])
+def test_a_bot_spinning_off_turn_tells_its_table_mate_nothing(
+        how: str, kind: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    require_sandbox()
+    limits = use_freezer(kind, monkeypatch)
+    sender, receiver = ProcessHost(zoo("contender.py"), limits), ProcessHost(
+        zoo("contender.py"), limits)
+    try:
+        for seed in range(3):
+            record = play_game("dice", [
+                Player("sender", sender, options={"role": "send", "how": how}),
+                Player("receiver", receiver, options={"role": "hear", "slots": 32})],
+                seed=seed, limits=Limits(3.0, wall_factor=3.0))
+            assert record.faults == (), record.faults
+    finally:
+        sender.shutdown()
+        receiver.shutdown()
+    agree, total = agreement(receiver)
+    assert total >= 96, total
+    # chance is total / 2; a channel would agree in most slots (8 in 10 and more before)
+    assert abs(agree - total / 2) < 4 * math.sqrt(total) / 2, (agree, total)
