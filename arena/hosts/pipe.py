@@ -38,12 +38,7 @@ from arena.hosts import wire
 from arena.hosts.codec import CodecError, action_from_json
 from arena.hosts.inline import BotFault, Host, RefereeFailure, printable
 from arena.hosts.pipe_lines import PipeGame, PipeLines, an, brief, is_number
-from arena.hosts.processes import (
-    BotProcess,
-    InputStuck,
-    OutputClosed,
-    ProcessLimits,
-)
+from arena.hosts.processes import BotProcess, InputStuck, OutputClosed, ProcessLimits
 from arena.hosts.sandbox import host_words
 from arena.hosts.strain import PULSE
 from arena.hosts.wire import PROTOCOL, SPOKEN
@@ -258,6 +253,8 @@ class PipeHost(PipeLines, Host):
         game = self._current()
         if self.process is None:
             self._spawn()
+        if self.process is not None and self.process.sandbox is not None:
+            self.process.sandbox.gate.shut()  # a game: no pipe, socket or memfd from now on
         game.log.rewind()
         self._send(wire.line({"type": "start", "game": self.games,
                           "context": _context_json(game.context, game.seed),

@@ -43,6 +43,7 @@ from typing import Any
 
 from arena.botfile import BotFile
 from arena.hosts import seccomp
+from arena.hosts.gate import Gate
 from arena.hosts.walls import Level
 from arena.plugins import is_folder
 
@@ -176,6 +177,8 @@ class Sandbox:
         self.moved: list[str] = []
         self.lease = UidLease() if level.uses("uids") else None
         try:
+            self.gate = Gate()
+            self.fds += self.gate.fds()
             self.prefix = self._prefix(exposed)
         except BaseException:
             self.close_fds()
@@ -192,7 +195,7 @@ class Sandbox:
         with its config, which finds arena under ROOT and walls itself in with Landlock."""
         landlock = {"network": self.network} if self.level.uses("landlock") else None
         path = [ROOT, *map(shown_at, [*site_folders(), *module_folders(launch.get("bot"))])]
-        config = {**launch, "path": path, "landlock": landlock}
+        config = {**launch, "path": path, "landlock": landlock, "gate": self.gate.launch()}
         if isinstance(launch.get("bot"), str):
             config["bot"] = self._moved(launch["bot"])
         if isinstance(launch.get("command"), list):

@@ -4,9 +4,12 @@ channel is in docs/security.md; its attacks are benchmarks/channels.py, run here
 
 from __future__ import annotations
 
+import errno
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 from isolation_support import LIMITS, reports, require_sandbox, zoo
@@ -55,3 +58,41 @@ def test_the_channel_benchmark_runs_one_channel_and_prints_its_line() -> None:
     assert done.returncode == 0, done.stderr
     [line] = [t for t in done.stdout.splitlines() if t.startswith("flock ")]
     assert "bits/decision" in line and "load" in line
+
+
+def _counter_game(isolation: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Three dice games between the counter's sender and hearer; what each reported."""
+    limits = replace(LIMITS, isolation=isolation)
+    sender, hearer = ProcessHost(zoo("counter.py"), limits), ProcessHost(zoo("counter.py"), limits)
+    try:
+        for seed in (5, 6, 7):
+            record = play_game("dice", [Player("send", sender, options={"role": "send"}),
+                                        Player("hear", hearer, options={"role": "hear"})],
+                               seed=seed, limits=Limits(5.0))
+            assert record.faults == ()
+    finally:
+        sender.shutdown()
+        hearer.shutdown()
+    return reports(sender, "COUNTER"), reports(hearer, "COUNTER")
+
+
+def _heard(sent: list[dict[str, Any]], heard: list[dict[str, Any]]) -> int:
+    """Readings that found the message sent last before them (since the previous reading)."""
+    found, last = 0, 0.0
+    for reading in heard:
+        fresh = [s for s in sent if last < s["time"] < reading["time"] and "sent" in s]
+        last = reading["time"]
+        found += bool(fresh) and fresh[-1]["sent"] == reading.get("heard")
+    return found
+
+
+@pytest.mark.parametrize("isolation", ["strict", "standard"])
+def test_no_hand_passes_through_the_inode_counter_of_pipes_made_mid_game(isolation: str) -> None:
+    if isolation == "strict" and walls.strongest() != "strict":
+        pytest.skip("strict needs every wall here")
+    sent, heard = _counter_game(isolation)
+    assert len(sent) >= 5 and len(heard) >= 5
+    # before: the hearer read the sender's three dice at most of its decisions (chance 1/256)
+    assert _heard(sent, heard) <= 1, (sent, heard)
+    for report in [*sent, *heard]:  # each pipe made once the game was sent is refused
+        assert report.get("error") == errno.EPERM, report
