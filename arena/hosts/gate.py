@@ -70,8 +70,11 @@ class Gate:
     """The start gate of one bot process: the descriptors its launcher needs, and whether a
     game was sent to it yet (a gated call is refused from then on)."""
 
-    def __init__(self) -> None:
+    def __init__(self, shuts: bool = True) -> None:
         self.open = True
+        self.shuts = shuts
+        """False for a bot allowed the network: it may reach its partner anywhere, so the gate
+        would close nothing and stays open (its sockets are its work)."""
         self.refused = 0
         """Calls refused since the gate shut (what a fault's words tell the bot's author)."""
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -92,7 +95,7 @@ class Gate:
 
     def shut(self) -> None:
         """The referee is sending the bot a game: refuse gated calls from now on."""
-        self.open = False
+        self.open = not self.shuts
 
     def note(self) -> str:
         """Words for a fault of a bot whose calls the gate refused, or ''."""

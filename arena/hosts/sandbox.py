@@ -177,7 +177,7 @@ class Sandbox:
         self.moved: list[str] = []
         self.lease = UidLease() if level.uses("uids") else None
         try:
-            self.gate = Gate()
+            self.gate = Gate(shuts=not network)
             self.fds += self.gate.fds()
             self.prefix = self._prefix(exposed)
         except BaseException:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from isolation_support import LIMITS, reports, require_sandbox, zoo
+from isolation_support import LIMITS, play_zoo, reports, require_sandbox, zoo
 
 from arena import play_game
 from arena.bot import Limits
@@ -96,3 +96,14 @@ def test_no_hand_passes_through_the_inode_counter_of_pipes_made_mid_game(isolati
     assert _heard(sent, heard) <= 1, (sent, heard)
     for report in [*sent, *heard]:  # each pipe made once the game was sent is refused
         assert report.get("error") == errno.EPERM, report
+
+
+def test_helpers_started_at_import_serve_a_bot_mid_game_and_a_subprocess_then_is_refused() -> None:
+    host = ProcessHost(zoo("starter.py"), LIMITS)
+    record = play_zoo(host, seed=4)
+    assert record.faults == ()
+    assert "STARTER ok" in host.stderr_tail()
+    late = ProcessHost(zoo("starter.py"), LIMITS)
+    [fault] = play_zoo(late, seed=4, bot_options={"mode": "mid-game"}).faults
+    assert fault.kind == "crash" and "PermissionError" in fault.message, fault
+    assert "call(s) that make a pipe, socket or memfd" in fault.message, fault

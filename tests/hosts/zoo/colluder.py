@@ -3,6 +3,9 @@ at its first decision with dice, serves its hand on an abstract unix socket and 
 TCP port, and writes it into /dev/shm; the `listen` one, at each decision, tries all three and
 reports what reached it on stderr as `COLLUDE {json}` (a hand, or the error), then plays the
 lowest legal action. Options: `role` (tell or listen), `port`, `tag` (names the rendezvous).
+Its sockets are made at import: a sandboxed bot may make none once it plays
+(`arena.hosts.gate`), and these test the walls beyond that (an accepted connection is a new
+socket too, so only a bot allowed the network, whose gate stays open, serves one).
 """
 
 from __future__ import annotations
@@ -16,6 +19,10 @@ from types import MappingProxyType
 from typing import Any
 
 import arena
+
+SERVERS = {"unix": socket.socket(socket.AF_UNIX), "tcp": socket.socket()}
+CLIENTS = [{"unix": socket.socket(socket.AF_UNIX), "tcp": socket.socket()} for _ in range(24)]
+"""A client socket of each family for each decision the listener reports at."""
 
 
 def _serve(server: socket.socket, message: bytes) -> None:
@@ -38,9 +45,9 @@ def _listen(server: socket.socket, address: Any, message: bytes) -> str:
     return "ok"
 
 
-def _ask(family: int, address: Any) -> str:
+def _ask(client: socket.socket, address: Any) -> str:
     try:
-        with socket.socket(family, socket.SOCK_STREAM) as client:
+        with client:
             client.settimeout(0.5)
             client.connect(address)
             return client.recv(100).decode()
@@ -63,8 +70,8 @@ class Colluder(arena.Bot):
             Colluder.told = True
             message = json.dumps(list(observation.hand)).encode()
             report = {
-                "unix": _listen(socket.socket(socket.AF_UNIX), f"\0arena-{tag}", message),
-                "tcp": _listen(socket.socket(), ("127.0.0.1", port), message),
+                "unix": _listen(SERVERS["unix"], f"\0arena-{tag}", message),
+                "tcp": _listen(SERVERS["tcp"], ("127.0.0.1", port), message),
             }
             try:
                 _shm(tag).write_bytes(message)
@@ -72,13 +79,14 @@ class Colluder(arena.Bot):
             except OSError as exc:
                 report["shm"] = exc.strerror or str(exc)
             sys.stderr.write("TOLD " + json.dumps(report) + "\n")
-        elif role == "listen":
+        elif role == "listen" and CLIENTS:
+            clients = CLIENTS.pop()
             try:
                 shm = _shm(tag).read_text()
             except OSError as exc:
                 shm = f"error: {exc.strerror}"
-            report = {"unix": _ask(socket.AF_UNIX, f"\0arena-{tag}"),
-                      "tcp": _ask(socket.AF_INET, ("127.0.0.1", port)), "shm": shm}
+            report = {"unix": _ask(clients["unix"], f"\0arena-{tag}"),
+                      "tcp": _ask(clients["tcp"], ("127.0.0.1", port)), "shm": shm}
             sys.stderr.write("COLLUDE " + json.dumps(report) + "\n")
         sys.stderr.flush()
         return observation.legal_actions()[0]
