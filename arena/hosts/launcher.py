@@ -3,11 +3,12 @@
 
 It runs first in the bot's own process, before any bot code: it sets the resource limits,
 asks the kernel to kill the bot when the referee dies (PR_SET_PDEATHSIG) and to keep orphaned
-helpers as its descendants (PR_SET_CHILD_SUBREAPER), then either serves a Python bot class
-over the JSON-lines protocol (`arena.hosts.server`, docs/protocol.md) or replaces itself with
-a bot command (exec), which inherits the limits. CONFIG is one JSON argument written by
-`arena.hosts.processes`. It is short: a script run by path is compiled at every start, while
-the server's module is read compiled.
+helpers as its descendants (PR_SET_CHILD_SUBREAPER), in the sandbox loads the start gate's
+filter and hands its listener to the referee (`arena.hosts.gate`), then either serves a
+Python bot class over the JSON-lines protocol (`arena.hosts.server`, docs/protocol.md) or
+replaces itself with a bot command (exec), which inherits the limits. CONFIG is one JSON
+argument written by `arena.hosts.processes`. It is short: a script run by path is compiled at
+every start, while the server's module is read compiled.
 
 It must not import bot code before the limits are in place, and it holds nothing secret:
 it knows only what the referee sends this seat on stdin.

@@ -11,8 +11,9 @@ or a bot file, appears under /outside instead), a /proc of fixed files and a min
 else: no other entrant's files, no results folder, no host /proc, /root, /home or /sys. It
 runs in new PID, IPC, UTS, cgroup and network namespaces (its own loopback only, unless the
 entrant may use the network), with every capability dropped, in a new session, under the
-seccomp filter of `arena.hosts.seccomp`, and dies with the referee. bubblewrap stays PID 1
-of the namespace (its reaper), so the bot is not init and its own signals act as outside.
+seccomp filter of `arena.hosts.seccomp` (and the launcher's start gate, `arena.hosts.gate`),
+and dies with the referee. bubblewrap stays PID 1 of the namespace (its reaper), so the bot
+is not init and its own signals act as outside.
 
 Its /proc is no procfs: a process's own folder there tells of its memory whether each page it
 maps is present (pagemap, smaps), how many are (status's RssFile, statm), how often it faulted

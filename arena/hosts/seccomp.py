@@ -17,7 +17,9 @@ asked for a child's), which tell whether a page was cached just as exactly. clon
 ENOSYS, so libc falls back to clone, whose flags the filter can read. A system call of another
 architecture (i386, x32) kills the process. What reads or sets kernel state that every
 sandbox shares exactly (locks and watches on shared files, the machine's task and socket
-counters) is refused too (`SHARED_STATE`), so two bots cannot pass a hand through it.
+counters) is refused too (`SHARED_STATE`), so two bots cannot pass a hand through it. What
+makes an object numbered by the machine's inode counters (pipes, sockets, memfds) is refused
+once the bot plays, by the second filter of `arena.hosts.gate`.
 """
 
 from __future__ import annotations
