@@ -61,9 +61,20 @@ def _notify_rules(lib: ctypes.CDLL, ctx: int) -> None:
 
 def seccomp_number() -> int:
     """The seccomp system call's number here, for the launcher, which loads the filter itself."""
+    return number("seccomp")
+
+
+def number(name: str) -> int:
+    """A system call's number on this architecture (negative: unknown here)."""
     lib = seccomp.library()
     assert lib is not None
-    return int(lib.seccomp_syscall_resolve_name(b"seccomp"))
+    return int(lib.seccomp_syscall_resolve_name(name.encode()))
+
+
+@functools.cache
+def gated_names() -> dict[int, str]:
+    """GATED by number, to name a refused call to the bot's author."""
+    return {number(name): name for name in GATED if number(name) >= 0}
 
 
 class Gate:
@@ -75,8 +86,8 @@ class Gate:
         self.shuts = shuts
         """False for a bot allowed the network: it may reach its partner anywhere, so the gate
         would close nothing and stays open (its sockets are its work)."""
-        self.refused = 0
-        """Calls refused since the gate shut (what a fault's words tell the bot's author)."""
+        self.refused: dict[str, int] = {}
+        """Calls refused since the gate shut, by name (what a fault's words tell the author)."""
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.theirs = theirs.detach()
         self.filter = os.memfd_create("arena-gate")
@@ -101,9 +112,10 @@ class Gate:
         """Words for a fault of a bot whose calls the gate refused, or ''."""
         if not self.refused:
             return ""
-        return (f" (arena refused {self.refused} call(s) that make a pipe, socket or memfd "
-                f"after the bot was sent its first game: EPERM; make them while the bot "
-                f"starts, at import — docs/writing-a-bot.md)")
+        calls = ", ".join(f"{name} ({count}x)" for name, count in sorted(self.refused.items()))
+        return (f" (arena refused {calls}: a pipe, socket or memfd may not be made after the "
+                f"bot was sent its first game, EPERM; make them while it starts, at import — "
+                f"docs/writing-a-bot.md)")
 
 
 class Supervisor:
@@ -139,7 +151,7 @@ class Supervisor:
             ours, gate = self.sockets.pop(fd)
         self.poller.unregister(fd)
         with contextlib.suppress(OSError), ours:
-            _, fds, _, _ = socket.recv_fds(ours, 1, 1)
+            _, fds, _, _ = socket.recv_fds(ours, 1, 1, socket.MSG_CMSG_CLOEXEC)
             for listener in fds:
                 self.listeners[listener] = gate
                 self.poller.register(listener, select.EPOLLIN)
@@ -154,11 +166,12 @@ class Supervisor:
             if exc.errno != errno.ENOENT:
                 self._drop(fd)
             return
-        (call,) = struct.unpack_from("<Q", notice)
+        call, _, _, nr = struct.unpack_from("<QIIi", notice)
         if gate.open:
             answer = struct.pack("<QqiI", call, 0, 0, FLAG_CONTINUE)
         else:
-            gate.refused += 1
+            name = gated_names().get(nr, str(nr))
+            gate.refused[name] = gate.refused.get(name, 0) + 1
             answer = struct.pack("<QqiI", call, 0, -errno.EPERM, 0)
         with contextlib.suppress(OSError):  # ENOENT: the caller was killed meanwhile
             fcntl.ioctl(fd, NOTIF_SEND, bytearray(answer))

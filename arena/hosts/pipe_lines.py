@@ -108,7 +108,7 @@ class PipeLines:
         message ends with the bot's last stderr lines, for the bot's author."""
         sandbox = None if self.process is None else self.process.sandbox
         gated = "" if sandbox is None else sandbox.gate.note()
-        fault = BotFault(kind, message + gated + self.note(), sent, trace)
+        fault = BotFault(kind, message + self.note() + gated, sent, trace)
         if self.game is not None:
             self.game.faults.append(fault)
         if kill:
