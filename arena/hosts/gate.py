@@ -31,6 +31,7 @@ import select
 import socket
 import struct
 import threading
+from collections.abc import Iterable
 
 from arena.hosts import seccomp
 
@@ -86,6 +87,9 @@ class Gate:
         self.shuts = shuts
         """False for a bot allowed the network: it may reach its partner anywhere, so the gate
         would close nothing and stays open (its sockets are its work)."""
+        self.spared: frozenset[int] = frozenset()
+        """The helpers the bot had started when the gate shut (at import: a pool, a helper
+        program): a sweep after each game spares them, since it could not start them again."""
         self.refused: dict[str, int] = {}
         """Calls refused since the gate shut, by name (what a fault's words tell the author)."""
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -104,9 +108,12 @@ class Gate:
         """The descriptors the sandbox passes to the launcher (closed here once it started)."""
         return [self.filter, self.theirs]
 
-    def shut(self) -> None:
-        """The referee is sending the bot a game: refuse gated calls from now on."""
-        self.open = not self.shuts
+    def shut(self, helpers: Iterable[int]) -> None:
+        """The referee is sending the bot its first game: refuse gated calls from now on, and
+        spare the `helpers` it started with from the sweeps between games."""
+        if self.open:
+            self.spared = frozenset(helpers)
+            self.open = not self.shuts
 
     def note(self) -> str:
         """Words for a fault of a bot whose calls the gate refused, or ''."""

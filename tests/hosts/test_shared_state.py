@@ -60,13 +60,14 @@ def test_the_channel_benchmark_runs_one_channel_and_prints_its_line() -> None:
     assert "bits/decision" in line and "load" in line
 
 
-def _counter_game(isolation: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def _counter_game(isolation: str, sender_role: str = "send",
+                  ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Three dice games between the counter's sender and hearer; what each reported."""
     limits = replace(LIMITS, isolation=isolation)
     sender, hearer = ProcessHost(zoo("counter.py"), limits), ProcessHost(zoo("counter.py"), limits)
     try:
         for seed in (5, 6, 7):
-            record = play_game("dice", [Player("send", sender, options={"role": "send"}),
+            record = play_game("dice", [Player("send", sender, options={"role": sender_role}),
                                         Player("hear", hearer, options={"role": "hear"})],
                                seed=seed, limits=Limits(5.0))
             assert record.faults == ()
@@ -100,11 +101,23 @@ def test_no_hand_passes_through_the_inode_counter_of_pipes_made_mid_game(isolati
 
 def test_helpers_started_at_import_serve_a_bot_mid_game_and_a_subprocess_then_is_refused() -> None:
     host = ProcessHost(zoo("starter.py"), LIMITS)
-    record = play_zoo(host, seed=4)
-    assert record.faults == ()
+    try:  # its helper program and pool outlive each game's sweep: it could not start them again
+        for seed in (4, 5):
+            record = play_game("dice", [Player("zoo", host), "random"], seed=seed,
+                               limits=Limits(5.0))
+            assert record.faults == ()
+    finally:
+        host.shutdown()
     assert "STARTER ok" in host.stderr_tail()
     late = ProcessHost(zoo("starter.py"), LIMITS)
     [fault] = play_zoo(late, seed=4, bot_options={"mode": "mid-game"}).faults
     assert fault.kind == "crash" and "PermissionError" in fault.message, fault
     assert "arena refused pipe2" in fault.message, fault  # the call subprocess makes first
     assert "may not be made after the bot was sent its first game" in fault.message, fault
+
+
+def test_a_helper_forked_before_the_first_game_is_refused_with_its_bot() -> None:
+    sent, heard = _counter_game(walls.strongest(), sender_role="helper")
+    assert len(sent) >= 5 and len(heard) >= 5  # the helper's reports, then the hearer's
+    assert _heard(sent, heard) <= 1, (sent, heard)
+    assert all(report.get("error") == errno.EPERM for report in [*sent, *heard]), sent
