@@ -2,7 +2,10 @@
 timing reads, now that no call or counter tells a bot whether a page is cached (issue 38).
 Run `python benchmarks/page_cache_timing.py [--games N] [--level strict] [--file PATH]`.
 
-This file is also the two bots. Both read one large file every sandbox shows (under /usr).
+This file is also the two bots. Both read one large file: by default `data.bin` of one bot
+folder both entrants share (this file as its bot.py), written and dropped from the cache
+here; with `--file`, a file of the machine's (one under /usr, or the interpreter's shared
+library: what every sandbox used to show from the disk, and now shows from memory).
 The `load` bot, at its first decision with dice, reads the pages whose bit is 1 (3 bits a die,
 5 dice, each page STRIDE bytes from the next so that no read-ahead joins them). The `time`
 bot, at its first decision (after the sender's), times a read of each page (perf_counter_ns
@@ -14,7 +17,9 @@ many cold pages of a large /usr), so every game is one decision's worth of signa
 
 Prints, per game, the bits right of 15, whether the hand came through exactly, and the
 median cold and cached read in microseconds, with the load average; then the totals: the
-bit error rate and the bits a decision carries (15 × (1 - H(error rate))). Measures only;
+bit error rate and the bits a decision carries (15 × (1 - H(error rate))), beside chance:
+the same figure of what was heard against another game's hand (dice are not uniform bits,
+so a receiver that hears nothing is not at exactly 0). Measures only;
 asserts nothing.
 """
 
@@ -62,7 +67,8 @@ class Timer(arena.Bot):
     def act(self, observation: arena.Observation) -> arena.Action:
         if not Timer.done and observation.hand is not None:
             Timer.done = True
-            fd = os.open(self.settings["file"], os.O_RDONLY)
+            path = self.settings["file"] or os.path.join(os.path.dirname(__file__), "data.bin")
+            fd = os.open(path, os.O_RDONLY)
             try:
                 self._play_role(fd, [str(d) for d in observation.hand][:5])
             finally:
@@ -91,26 +97,29 @@ class Timer(arena.Bot):
         sys.stderr.flush()
 
 
-def _shared_file(size: int) -> str:
-    """The first file under /usr/share or /usr/lib this big that is no shared library."""
-    for folder in ("/usr/share", "/usr/lib"):
-        for top, dirs, files in os.walk(folder):
-            dirs.sort()
-            for name in sorted(files):
-                path = os.path.join(top, name)
-                if ".so" not in name and not os.path.islink(path) \
-                        and os.path.getsize(path) >= size:
-                    return path
-    return ""
-
-
 def _report(host: object, ) -> dict[str, object]:
     tail = host.stderr_tail()  # type: ignore[attr-defined]
     [line] = [t for t in tail.splitlines() if t.startswith("TIMED ")]
     return dict(json.loads(line[len("TIMED "):]))
 
 
-def _game(path: str, game: int, isolation: str) -> tuple[list[int], dict[str, object]]:
+def _pair_folder(size: int) -> str:
+    """A bot folder for both entrants: this file as its bot, and a data file on the disk
+    (random bytes, synced), none of its pages cached."""
+    import shutil
+    import tempfile
+
+    folder = tempfile.mkdtemp(prefix="arena-page-cache-")
+    shutil.copy(os.path.abspath(__file__), os.path.join(folder, "bot.py"))
+    with open(os.path.join(folder, "data.bin"), "wb") as data:
+        data.writelines(os.urandom(1 << 20) for _ in range(0, size, 1 << 20))
+        data.flush()
+        os.fsync(data.fileno())
+    return folder
+
+
+def _game(path: str, game: int, isolation: str,
+          folder: str) -> tuple[list[int], dict[str, object]]:
     """One game: the sender's bits and the receiver's report."""
     from dataclasses import replace
 
@@ -120,7 +129,7 @@ def _game(path: str, game: int, isolation: str) -> tuple[list[int], dict[str, ob
     from arena.referee import Player
 
     limits = replace(ProcessLimits(start_timeout=30.0), isolation=isolation)
-    me = os.path.abspath(__file__)
+    me = folder or os.path.abspath(__file__)
     load, listen = ProcessHost(me, limits), ProcessHost(me, limits)
     try:
         play_game("dice", [Player("load", load, options={"role": "load", "file": path,
@@ -146,24 +155,31 @@ def main() -> None:
     parser.add_argument("--level", default="strict")
     parser.add_argument("--file", default="")
     args = parser.parse_args()
-    path = args.file or _shared_file((args.games + 2) * REGION)
-    if not path:
-        sys.exit("no file under /usr big enough: give one with --file")
+    folder = "" if args.file else _pair_folder((args.games + 2) * REGION)
+    path = args.file or os.path.join(folder, "data.bin")
     fd = os.open(path, os.O_RDONLY)
     os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)  # pages nobody has read yet
     os.close(fd)
-    print(f"file {path}, level {args.level}")
-    wrong, exact = 0, 0
+    print(f"file {path}{' (a bot folder both share)' if folder else ''}, level {args.level}")
+    wrong, exact, played = 0, 0, []
     for game in range(args.games):
-        sent, heard = _game(path, game, args.level)
-        errors = sum(a != b for a, b in zip(sent, heard["bits"], strict=True))  # type: ignore[call-overload]
+        sent, heard = _game(args.file, game, args.level, folder)
+        played.append((sent, list(heard["bits"])))  # type: ignore[call-overload]
+        errors = sum(a != b for a, b in zip(*played[-1], strict=True))
         wrong, exact = wrong + errors, exact + (errors == 0)
         print(f"game {game}: {BITS - errors}/{BITS} bits, hand {'exact' if errors == 0 else 'not'}"
               f", cold {heard['cold'] / 1000:.1f} us, cached {heard['hot'] / 1000:.1f} us"  # type: ignore[operator]
               f", load {os.getloadavg()[0]:.1f}")
     rate = wrong / (BITS * args.games)
+    other = sum(a != b for g, (_, heard_bits) in enumerate(played)
+                for a, b in zip(played[g - 1][0], heard_bits, strict=True)) / (BITS * args.games)
     print(f"{exact}/{args.games} hands exact; bit error rate {rate:.3f}; "
-          f"{BITS * (1 - _entropy(rate)):.1f} bits a decision")
+          f"{BITS * (1 - _entropy(rate)):.1f} bits a decision; chance "
+          f"{BITS * (1 - _entropy(other)):.1f} (the same against the game before's hand)")
+    if folder:
+        import shutil
+
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 if __name__ == "__main__":

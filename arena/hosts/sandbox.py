@@ -1,13 +1,16 @@
 """The bubblewrap sandbox of one bot process: the command line that starts it, the files it
 shows, and (as root) the unprivileged uid it runs as.
 
-The bot sees only /usr (and /lib, /bin... as the host has them), the few /etc files the
-dynamic loader needs, the Python interpreter's prefixes and arena's own package read-only
-(under the neutral folder /arena, never the repository: its results/ and tests/ stay out),
-its own file or bot folder (or a command's program and the files its arguments name)
-read-only, a private writable /tmp (its working folder, HOME and TMPDIR) and /dev/shm, both
-empty at the start (what it must see that lies in the host's /tmp, such as a venv, a checkout
-or a bot file, appears under /outside instead), a /proc of fixed files and a minimal /dev. Nothing
+The bot sees only the system files it needs (`arena.hosts.view`: its interpreter, the
+packages it imports, a command's program and their libraries, at their own paths under /usr
+and the interpreter's prefixes), the few /etc files the dynamic loader needs, arena's own
+package read-only (under the neutral folder /arena, never the repository: its results/ and
+tests/ stay out), its own file or bot folder (or a command's program and the files its
+arguments name) read-only, all of them from memory (tmpfs: no page it reads was ever cold,
+so timing a read tells it nothing of what another bot read), a private writable /tmp (its
+working folder, HOME and TMPDIR) and /dev/shm, both empty at the start (what it must see
+that lies in the host's /tmp, such as a venv, a checkout or a bot file, appears under
+/outside instead), a /proc of fixed files and a minimal /dev. Nothing
 else: no other entrant's files, no results folder, no host /proc, /root, /home or /sys. It
 runs in new PID, IPC, UTS, cgroup and network namespaces (its own loopback only, unless the
 entrant may use the network), with every capability dropped, in a new session, under the
@@ -43,8 +46,9 @@ from pathlib import Path
 from typing import Any
 
 from arena.botfile import BotFile
-from arena.hosts import seccomp
+from arena.hosts import seccomp, view
 from arena.hosts.gate import Gate
+from arena.hosts.trace import VIEW_VARIABLE
 from arena.hosts.walls import Level
 from arena.plugins import is_folder
 
@@ -135,18 +139,32 @@ def _parents(path: str) -> list[str]:
     return ["/" + "/".join(parts[: i + 1]) for i in range(len(parts))]
 
 
-def _system_args() -> list[str]:
+def _system_args(root: Path) -> list[str]:
+    """The system's folders, from the image (`arena.hosts.view`), and the loader's /etc files
+    (a few pages every program's start reads, so never cold)."""
     args: list[str] = []
     for path in SYSTEM:
         if os.path.islink(path):
             args += ["--symlink", os.readlink(path), path]
         elif os.path.isdir(path):
-            args += ["--ro-bind", path, path]
+            args += _from_image(root, path, path)
     for path in ETC:  # bubblewrap would make the folders above a bind target mode 0700
         for parent in _parents(path):
             args += ["--perms", "0755", "--dir", parent]
-        args += ["--ro-bind-try", path, path]
+        copy = f"{root}{path}"
+        args += (["--symlink", os.readlink(copy), path] if os.path.islink(copy)
+                 else ["--ro-bind-try", copy, path])
+    shown = {p.split("/")[2] for p in ETC}
+    for name in sorted(os.listdir(f"{root}/etc")) if os.path.isdir(f"{root}/etc") else []:
+        if name not in shown:  # a runtime's own configuration (Java's, on Debian)
+            args += ["--ro-bind", f"{root}/etc/{name}", f"/etc/{name}"]
     return args
+
+
+def _from_image(root: Path, path: str, at: str) -> list[str]:
+    """Show an image's copy of a host folder at `at`, or an empty folder if it holds none."""
+    copy = f"{root}{path}"
+    return ["--ro-bind", copy, at] if os.path.isdir(copy) else ["--perms", "0755", "--dir", at]
 
 
 def site_folders() -> list[str]:
@@ -176,6 +194,7 @@ class Sandbox:
         self.fds: list[int] = []
         self._proc_end = 0
         self.moved: list[str] = []
+        self.own: Path | None = None
         self.lease = UidLease() if level.uses("uids") else None
         try:
             self.gate = Gate(shuts=not network)
@@ -219,26 +238,30 @@ class Sandbox:
 
     def _prefix(self, exposed: Sequence[str]) -> list[str]:
         bwrap = _bwrap()
-        args = [bwrap, *self._namespaces(), *_system_args(), *self._quiet_proc()]
+        folders = python_folders()
+        paths = tuple(os.path.abspath(p) for p in exposed)
+        root = view.system_image(SYSTEM, tuple(folders), ETC, paths,
+                                 ("/usr/bin/setpriv",) if self.uid is not None else ())
+        args = [bwrap, *self._namespaces(), *_system_args(root), *self._quiet_proc()]
         self._proc_end = len(args)
         args += ["--dev", "/dev",
                 "--size", str(TMP_BYTES), "--perms", "1777", "--tmpfs", "/tmp",
                 "--size", str(SHM_BYTES), "--perms", "1777", "--tmpfs", "/dev/shm"]
-        folders = python_folders()
-        files = [os.path.abspath(p) for p in exposed
-                 if not _under(os.path.abspath(p), [*SYSTEM, *folders])]
+        files = [p for p in paths if not view.shown_from_image(p, [*SYSTEM, *folders])]
         self.moved = [p for p in [*folders, *files] if shown_at(p) != p]
         dirs = {p for f in [*folders, *files] for p in _parents(shown_at(f))} | {ROOT}
         for path in sorted(dirs, key=lambda d: d.count("/")):
             args += ["--perms", "0755", "--dir", path]
         for folder in folders:
-            args += ["--ro-bind", folder, shown_at(folder)]
-        args += ["--ro-bind", str(ARENA), ROOT + "/arena"]
+            args += _from_image(root, folder, shown_at(folder))
+        args += _from_image(view.package_image(str(ARENA)), str(ARENA), ROOT + "/arena")
         bots = _package_folder("arena_bots")
         if bots is not None:
-            args += ["--ro-bind", str(bots), ROOT + "/arena_bots"]
-        for path in files:
-            args += self._show(path)
+            args += _from_image(view.package_image(str(bots)), str(bots), ROOT + "/arena_bots")
+        if files:
+            self.own = view.own_copy(files)
+            args += [a for p in files for a in (
+                "--ro-bind", f"{self.own}{os.path.realpath(p)}", shown_at(p))]
         args += ["--chdir", "/tmp", "--seccomp", self._fd(seccomp.filter_fd())]
         if self.uid is not None:
             args += ["--", "/usr/bin/setpriv", f"--reuid={self.uid}", f"--regid={self.uid}",
@@ -272,16 +295,11 @@ class Sandbox:
             args += ["--unshare-user", "--disable-userns"]
         return args
 
-    def _show(self, path: str) -> list[str]:
-        """Show one file or folder read-only; a file, to another uid, as a copy it can read."""
-        if os.path.isdir(path) or self.uid is None:
-            return ["--ro-bind", path, shown_at(path)]
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-        return ["--perms", "0555", "--ro-bind-data", self._fd(fd), shown_at(path)]
-
     def environment(self, env: Mapping[str, str]) -> dict[str, str]:
-        """The bot's environment in the sandbox: `env` with the sandbox's PATH."""
-        return {**env, "PATH": os.pathsep.join(map(shown_at, PATH.split(os.pathsep)))}
+        """The bot's environment in the sandbox: `env` with the sandbox's PATH, and the mark
+        that its view of site-packages is narrowed (a missing module's fault says so)."""
+        return {**env, "PATH": os.pathsep.join(map(shown_at, PATH.split(os.pathsep))),
+                VIEW_VARIABLE: "narrowed"}
 
     def close_fds(self) -> None:
         """Close the descriptors bubblewrap has inherited (after it started)."""
@@ -291,9 +309,13 @@ class Sandbox:
         self.fds.clear()
 
     def release(self) -> None:
-        """Give back the uid (the bot process is gone)."""
+        """Give back the uid and remove the copy of the bot's own files (the bot process is
+        gone)."""
         if self.lease is not None:
             self.lease.release()
+        if self.own is not None:
+            view.remove_copy(self.own)
+            self.own = None
 
 
 def _program(python: str, command: object) -> str:

@@ -106,6 +106,13 @@ def size_text(size: int) -> str:
     return f"{size} bytes"
 
 
+VIEW_VARIABLE = "ARENA_VIEW"
+"""Set in a sandboxed bot's environment: its interpreter shows only part of site-packages."""
+UNSEEN = (" (a sandboxed bot sees only the standard library, arena and the installed packages "
+          "its own .py files name in an `import` line, with what they need: put `import "
+          "{name}` in the bot's file, and ask the organiser to install it if it is not)")
+
+
 def crash_text(exc: BaseException, memory: int | None = None) -> str:
     """An exception in one line, as a fault says it; a MemoryError names the memory limit
     the bot's process runs under, when it has one (that is what it broke). Never raises:
@@ -113,6 +120,8 @@ def crash_text(exc: BaseException, memory: int | None = None) -> str:
     text = _message(exc)
     if isinstance(exc, MemoryError) and memory is not None:
         text = f"over its {size_text(memory)} memory limit" + (f" ({text})" if text else "")
+    if isinstance(exc, ModuleNotFoundError) and os.environ.get(VIEW_VARIABLE):
+        text += UNSEEN.format(name=(exc.name or "it").split(".")[0])
     return f"{type(exc).__name__}: {text}"[:500]
 
 

@@ -2,14 +2,23 @@
 hand, exactly, within one decision, by evicting pages of a file every sandbox shares and
 asking the kernel which were still resident. At `strict` and `standard` every call that
 evicts a shared page or tells whether one is resident without reading it is refused (EPERM),
-so the listener hears nothing, and a bot that allocates and frees memory as usual plays on."""
+so the listener hears nothing, and a bot that allocates and frees memory as usual plays on.
+
+With reads alone, a pair still passed a hand by timing: the receiver's first read of a page
+nobody had read comes from the disk, one the sender read from the cache. So every file a
+sandboxed bot can read is shown from memory (tmpfs images, `arena.hosts.view`): no page it
+reads was ever cold, and the pair's timings say nothing."""
 
 from __future__ import annotations
 
+import ctypes
 import importlib.util
 import os
+import shutil
+import sys
 from collections.abc import Iterator
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 from isolation_support import LIMITS, reports, zoo
@@ -19,6 +28,7 @@ from arena import play_game
 from arena.bot import Limits
 from arena.hosts import walls
 from arena.hosts.pipe import PipeHost, ProcessHost
+from arena.hosts.sandbox import shown_at
 from arena.referee import GameRecord, Player
 
 SHARED_SIZE = 24 * 1024 * 1024
@@ -50,22 +60,17 @@ REFUSED = ("error: EPERM", "error: ENOSYS")
 """How the filter answers a call of the class (or one it needs first)."""
 
 
-def _shared_file(size: int = SHARED_SIZE) -> str:
-    """A large file under /usr that every sandbox shows (the same pages for every bot), and
-    that no process maps: a data file or a program, never a shared library."""
-    for folder in ("/usr/share", "/usr/lib"):
-        for top, dirs, files in os.walk(folder):
-            dirs.sort()
-            for name in sorted(files):
-                path = os.path.join(top, name)
-                if ".so" in name or os.path.islink(path):
-                    continue
-                try:
-                    if os.path.getsize(path) >= size and os.access(path, os.R_OK):
-                        return path
-                except OSError:
-                    continue
-    return ""
+def _pair_folder(tmp_path: Path, bot: str, size: int) -> tuple[str, str]:
+    """One bot folder for both entrants of a pair: the zoo bot and a large data file; its
+    path, and the data file's as the bots see it. (Nothing else a bot reads is a file of a
+    disk both share: its interpreter's files come from memory, and each bot reads its own
+    copy of its folder; the calls below are refused whatever they name.)"""
+    folder = tmp_path / bot.removesuffix(".py")
+    folder.mkdir()
+    shutil.copy(zoo(bot), folder / "bot.py")
+    with open(folder / "data.bin", "wb") as data:
+        data.truncate(size)
+    return str(folder), shown_at(str(folder / "data.bin"))
 
 
 def _play(seats: list[object], seed: int) -> GameRecord:
@@ -77,11 +82,10 @@ def _play(seats: list[object], seed: int) -> GameRecord:
                 seat.host.shutdown()
 
 
-def test_two_bots_pass_nothing_through_the_page_cache(level: str) -> None:
-    shared = _shared_file()
-    require(shared, "a file of 24 MiB under /usr/share or /usr/lib for two bots to share")
+def test_two_bots_pass_nothing_through_the_page_cache(level: str, tmp_path: Path) -> None:
+    folder, shared = _pair_folder(tmp_path, "pager.py", SHARED_SIZE)
     limits = replace(LIMITS, isolation=level)
-    send, hear = ProcessHost(zoo("pager.py"), limits), ProcessHost(zoo("pager.py"), limits)
+    send, hear = ProcessHost(folder, limits), ProcessHost(folder, limits)
     record = _play([Player("send", send, options={"role": "send", "file": shared}),
                     Player("hear", hear, options={"role": "hear", "file": shared})], seed=4)
     assert record.faults == ()
@@ -121,12 +125,11 @@ def _evict(path: str) -> None:
         os.close(fd)
 
 
-def test_a_bot_cannot_tell_a_cached_page_from_its_own_counters(level: str) -> None:
-    shared = _shared_file(FELT_SIZE)
-    require(shared, "a file of 72 MiB under /usr/share or /usr/lib for two bots to share")
-    _evict(shared)
+def test_a_bot_cannot_tell_a_cached_page_from_its_own_counters(level: str,
+                                                               tmp_path: Path) -> None:
+    folder, shared = _pair_folder(tmp_path, "feeler.py", FELT_SIZE)
     limits = replace(LIMITS, isolation=level)
-    load, feel = ProcessHost(zoo("feeler.py"), limits), ProcessHost(zoo("feeler.py"), limits)
+    load, feel = ProcessHost(folder, limits), ProcessHost(folder, limits)
     record = _play([Player("load", load, options={"role": "load", "file": shared}),
                     Player("feel", feel, options={"role": "feel", "file": shared})], seed=4)
     assert record.faults == ()
@@ -136,3 +139,71 @@ def test_a_bot_cannot_tell_a_cached_page_from_its_own_counters(level: str) -> No
     for probe in felt[0]:  # each probe fails; none hears the hand
         assert all(report[probe] != loaded["hand"] for report in felt), (probe, felt)
         assert all(str(report[probe]).startswith("error: ") for report in felt), (probe, felt)
+
+
+IN_MEMORY = (0x01021994, 0x858458F6)
+"""tmpfs and ramfs (statfs's f_type)."""
+
+
+def _on_disk(path: Path) -> bool:
+    """Whether a folder lives on a disk (its pages can be cold), as statfs says."""
+    buffer = ctypes.create_string_buffer(256)
+    if ctypes.CDLL(None).statfs(os.fsencode(str(path)), buffer) != 0:
+        return False
+    return int.from_bytes(buffer.raw[:8], sys.byteorder) not in IN_MEMORY
+
+
+def _cold_pair_folder(tmp_path: Path) -> Path:
+    """One bot folder for both entrants: the warmer and a data file written, synced to the
+    disk and dropped from the cache (pages nobody has read)."""
+    warmer = importlib.util.spec_from_file_location("warmer", zoo("warmer.py"))
+    assert warmer is not None and warmer.loader is not None
+    module = importlib.util.module_from_spec(warmer)
+    warmer.loader.exec_module(module)
+    folder = tmp_path / "pair"
+    folder.mkdir()
+    shutil.copy(zoo("warmer.py"), folder / "bot.py")
+    with open(folder / "data.bin", "wb") as data:
+        data.write(os.urandom(module.SIZE))
+        data.flush()
+        os.fsync(data.fileno())
+    _evict(str(folder / "data.bin"))
+    return folder
+
+
+def test_two_bots_pass_no_hand_by_timing_their_first_reads(level: str, tmp_path: Path) -> None:
+    require(_on_disk(tmp_path), "a temp folder on a disk (its pages can be cold)")
+    folder = _cold_pair_folder(tmp_path)
+    limits = replace(LIMITS, isolation=level)
+    load, timer = ProcessHost(str(folder), limits), ProcessHost(str(folder), limits)
+    record = _play([Player("load", load, options={"role": "load"}),
+                    Player("time", timer, options={"role": "time"})], seed=4)
+    assert record.faults == ()
+    [told] = reports(load, "TOLD")
+    [heard] = reports(timer, "HEARD")
+    assert heard["hand"] != told["hand"], heard  # chance: 1 in 2**15
+
+
+def test_every_file_a_sandboxed_bot_can_read_lives_in_memory(level: str) -> None:
+    limits = replace(LIMITS, isolation=level)
+    surveyor = ProcessHost(zoo("surveyor.py"), limits)
+    record = _play([Player("surveyor", surveyor), Player("honest", ProcessHost(
+        "honest", limits))], seed=5)
+    assert record.faults == ()
+    [survey] = reports(surveyor, "SURVEY")
+    assert survey["errors"] == [], survey
+    assert survey["on_disk"] == [], survey  # no page of any file it reads can be cold
+    assert survey["checked"] > 100, survey  # it saw its interpreter's files
+
+
+def test_a_package_the_bot_imports_only_by_a_call_is_a_fault_that_says_what_to_do(
+        level: str) -> None:
+    require(importlib.util.find_spec("docutils") is not None, "docutils installed here")
+    limits = replace(LIMITS, isolation=level)
+    importer = ProcessHost(zoo("importer.py"), limits)
+    record = _play([Player("importer", importer, options={"module": "docutils"}),
+                    Player("honest", ProcessHost("honest", limits))], seed=5)
+    [fault] = record.faults
+    assert fault.message.startswith("ModuleNotFoundError: No module named 'docutils' ("), fault
+    assert "put `import docutils` in the bot's file" in fault.message, fault
+    assert "\n" not in fault.message

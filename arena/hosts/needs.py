@@ -1,0 +1,102 @@
+"""Which installed distributions a sandboxed Python bot needs (`arena.hosts.view` shows it
+only those): arena's own, with what they need, and those the bot's own `.py` files name in
+an `import` line (anywhere in them: a package imported only by a call is not found, and the
+bot's fault says to add the line), with what those need. Found as the sandbox's interpreter
+finds them: in site-packages, never in a checkout's metadata on this process's path.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import os
+import re
+import sys
+from collections.abc import Iterable
+from importlib import metadata
+from pathlib import Path
+
+
+def site_folders() -> list[str]:
+    return [p for p in sys.path if p.endswith(("site-packages", "dist-packages"))
+            and os.path.isdir(p)]
+
+
+def _distribution(name: str) -> metadata.Distribution | None:
+    """An installed distribution as the sandbox's interpreter finds it: in site-packages
+    (never a checkout's metadata on this process's path)."""
+    return next(iter(metadata.distributions(name=name, path=site_folders())), None)
+
+
+def requirements(name: str, seen: set[str]) -> set[str]:
+    """A distribution's name and those of everything it needs (extras left out)."""
+    distribution = _distribution(name)
+    if distribution is None:
+        return seen
+    needs = distribution.requires or []
+    seen.add(name)
+    for need in needs:
+        if "extra ==" in need:
+            continue
+        match = re.match(r"[A-Za-z0-9][A-Za-z0-9._-]*", need)
+        if match and match.group(0) not in seen:
+            requirements(match.group(0), seen)
+    return seen
+
+
+def distribution_files(name: str) -> list[str]:
+    """One installed distribution's files, as its RECORD lists them."""
+    distribution = _distribution(name)
+    if distribution is None:
+        return []
+    return [os.path.normpath(str(distribution.locate_file(f))) for f in distribution.files or []]
+
+
+@functools.cache
+def _owners() -> dict[str, list[str]]:
+    return {k: list(v) for k, v in metadata.packages_distributions().items()}
+
+
+def imported_distributions(paths: Iterable[str]) -> set[str]:
+    """The installed distributions a bot's Python files import by name, with their needs."""
+    names: set[str] = set()
+    for path in paths:
+        for file in _python_files(path):
+            names |= _imports(file)
+    names -= set(sys.stdlib_module_names) | {"arena", "arena_bots"}
+    found: set[str] = set()
+    for name in sorted(names):
+        for owner in _owners().get(name, []):
+            requirements(owner, found)
+    return found
+
+
+def _python_files(path: str) -> list[str]:
+    if os.path.isdir(path):
+        return sorted(str(p) for p in Path(path).rglob("*.py"))
+    return [path] if path.endswith(".py") else []
+
+
+def _imports(path: str) -> set[str]:
+    """The top-level names a Python file's `import` statements name."""
+    try:
+        tree = ast.parse(Path(path).read_bytes())
+    except (OSError, SyntaxError, ValueError):
+        return set()
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def plugin_distributions(group: str) -> set[str]:
+    """The installed distributions that declare plugins in arena's entry-point group, with
+    what they need: a bot named by its plugin name is loaded from them."""
+    found: set[str] = set()
+    for distribution in metadata.distributions(path=site_folders()):
+        if any(point.group == group for point in distribution.entry_points):
+            requirements(distribution.metadata["Name"], found)
+    return found
