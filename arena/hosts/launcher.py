@@ -3,11 +3,12 @@
 
 It runs first in the bot's own process, before any bot code: it sets the resource limits,
 asks the kernel to kill the bot when the referee dies (PR_SET_PDEATHSIG) and to keep orphaned
-helpers as its descendants (PR_SET_CHILD_SUBREAPER), then either serves a Python bot class
-over the JSON-lines protocol (`arena.hosts.server`, docs/protocol.md) or replaces itself with
-a bot command (exec), which inherits the limits. CONFIG is one JSON argument written by
-`arena.hosts.processes`. It is short: a script run by path is compiled at every start, while
-the server's module is read compiled.
+helpers as its descendants (PR_SET_CHILD_SUBREAPER), in the sandbox loads the start gate's
+filter and hands its listener to the referee (`arena.hosts.gate`), then either serves a
+Python bot class over the JSON-lines protocol (`arena.hosts.server`, docs/protocol.md) or
+replaces itself with a bot command (exec), which inherits the limits. CONFIG is one JSON
+argument written by `arena.hosts.processes`. It is short: a script run by path is compiled at
+every start, while the server's module is read compiled.
 
 It must not import bot code before the limits are in place, and it holds nothing secret:
 it knows only what the referee sends this seat on stdin.
@@ -27,6 +28,8 @@ from typing import Any
 
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
+SET_MODE_FILTER, FLAG_NEW_LISTENER = 1, 1 << 3
+"""seccomp(2)'s SECCOMP_SET_MODE_FILTER and SECCOMP_FILTER_FLAG_NEW_LISTENER."""
 
 
 def main(argv: list[str]) -> None:
@@ -34,6 +37,8 @@ def main(argv: list[str]) -> None:
     config = json.loads(argv[0])
     apply_limits(config["limits"])
     guard_parent(config.get("parent"))
+    if config.get("gate") is not None:
+        hand_over_gate(config["gate"])
     if config.get("landlock") is not None:
         wall_off(config["landlock"])
     if config.get("command"):
@@ -67,6 +72,33 @@ def wall_off(landlock: Mapping[str, Any]) -> None:
     except OSError as exc:
         sys.stderr.write(f"arena launcher: {exc}\n")
         os._exit(70)
+
+
+class _Program(ctypes.Structure):
+    """struct sock_fprog: a BPF program's length (in 8-byte instructions) and its code."""
+
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_char_p)]
+
+
+def hand_over_gate(gate: Mapping[str, int]) -> None:
+    """Load the start gate's filter (`arena.hosts.gate`) with a listener and send the listener
+    to the referee, which answers the gated calls of this process and all it starts; or exit."""
+    import socket
+
+    code = os.read(gate["filter"], 1 << 20)
+    os.close(gate["filter"])
+    program = _Program(len(code) // 8, code)
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    listener = libc.syscall(gate["seccomp"], SET_MODE_FILTER, FLAG_NEW_LISTENER,
+                            ctypes.byref(program))
+    if listener < 0:
+        sys.stderr.write(f"arena launcher: cannot load the start gate's seccomp filter: "
+                         f"{os.strerror(ctypes.get_errno())}\n")
+        os._exit(70)
+    with socket.socket(fileno=gate["socket"]) as referee:
+        socket.send_fds(referee, [b"L"], [listener])
+    os.close(listener)
 
 
 def _cap(kind: int, value: int | None, hard_extra: int = 0) -> None:

@@ -258,6 +258,8 @@ class PipeHost(PipeLines, Host):
         game = self._current()
         if self.process is None:
             self._spawn()
+        if self.process is not None and self.process.sandbox is not None:  # a game: gate shut
+            self.process.sandbox.gate.shut(self.process.sweep(spare=True))
         game.log.rewind()
         self._send(wire.line({"type": "start", "game": self.games,
                           "context": _context_json(game.context, game.seed),

@@ -106,7 +106,9 @@ class PipeLines:
               sent: str | None = None, trace: object = ()) -> BotFault:
         """Record a fault of this game (the process is replaced before the next game); its
         message ends with the bot's last stderr lines, for the bot's author."""
-        fault = BotFault(kind, message + self.note(), sent, trace)
+        sandbox = None if self.process is None else self.process.sandbox
+        gated = "" if sandbox is None else sandbox.gate.note()
+        fault = BotFault(kind, message + self.note() + gated, sent, trace)
         if self.game is not None:
             self.game.faults.append(fault)
         if kill:

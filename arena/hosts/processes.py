@@ -379,11 +379,13 @@ class BotProcess:
         kept = min(len(self.stderr), max(0, self.stderr_seen - since))
         return self.stderr[len(self.stderr) - kept:].decode("utf-8", "replace")
 
-    def sweep(self) -> list[int]:
-        """Kill helper processes the bot left running (keeping the bot itself)."""
+    def sweep(self, spare: bool = False) -> list[int]:
+        """Kill helper processes the bot left running (keeping the bot itself, and those its
+        start gate spares; `spare`: kill none, only list them)."""
         root = self.handle.bot_pid or self.pid
-        helpers = descendants(root)
-        stop_all(helpers)
+        kept = self.sandbox.gate.spared if self.sandbox is not None else ()
+        helpers = [pid for pid in descendants(root) if pid not in kept]
+        stop_all([] if spare else helpers)
         return helpers
 
     def terminate(self) -> None:

@@ -14,8 +14,9 @@ that lies in the host's /tmp, such as a venv, a checkout or a bot file, appears 
 else: no other entrant's files, no results folder, no host /proc, /root, /home or /sys. It
 runs in new PID, IPC, UTS, cgroup and network namespaces (its own loopback only, unless the
 entrant may use the network), with every capability dropped, in a new session, under the
-seccomp filter of `arena.hosts.seccomp`, and dies with the referee. bubblewrap stays PID 1
-of the namespace (its reaper), so the bot is not init and its own signals act as outside.
+seccomp filter of `arena.hosts.seccomp` (and the launcher's start gate, `arena.hosts.gate`),
+and dies with the referee. bubblewrap stays PID 1 of the namespace (its reaper), so the bot
+is not init and its own signals act as outside.
 
 Its /proc is no procfs: a process's own folder there tells of its memory whether each page it
 maps is present (pagemap, smaps), how many are (status's RssFile, statm), how often it faulted
@@ -46,6 +47,7 @@ from typing import Any
 
 from arena.botfile import BotFile
 from arena.hosts import seccomp, view
+from arena.hosts.gate import Gate
 from arena.hosts.trace import VIEW_VARIABLE
 from arena.hosts.walls import Level
 from arena.plugins import is_folder
@@ -195,6 +197,8 @@ class Sandbox:
         self.own: Path | None = None
         self.lease = UidLease() if level.uses("uids") else None
         try:
+            self.gate = Gate(shuts=not network)
+            self.fds += self.gate.fds()
             self.prefix = self._prefix(exposed)
         except BaseException:
             self.close_fds()
@@ -211,7 +215,7 @@ class Sandbox:
         with its config, which finds arena under ROOT and walls itself in with Landlock."""
         landlock = {"network": self.network} if self.level.uses("landlock") else None
         path = [ROOT, *map(shown_at, [*site_folders(), *module_folders(launch.get("bot"))])]
-        config = {**launch, "path": path, "landlock": landlock}
+        config = {**launch, "path": path, "landlock": landlock, "gate": self.gate.launch()}
         if isinstance(launch.get("bot"), str):
             config["bot"] = self._moved(launch["bot"])
         if isinstance(launch.get("command"), list):

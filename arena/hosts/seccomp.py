@@ -17,7 +17,9 @@ asked for a child's), which tell whether a page was cached just as exactly. clon
 ENOSYS, so libc falls back to clone, whose flags the filter can read. A system call of another
 architecture (i386, x32) kills the process. What reads or sets kernel state that every
 sandbox shares exactly (locks and watches on shared files, the machine's task and socket
-counters) is refused too (`SHARED_STATE`), so two bots cannot pass a hand through it.
+counters) is refused too (`SHARED_STATE`), so two bots cannot pass a hand through it. What
+makes an object numbered by the machine's inode counters (pipes, sockets, memfds) is refused
+once the bot plays, by the second filter of `arena.hosts.gate`.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import ctypes.util
 import errno
 import functools
 import os
+from collections.abc import Callable
 
 LIBRARY = "libseccomp.so.2"
 ACT_KILL_PROCESS = 0x80000000
@@ -131,7 +134,7 @@ def library() -> ctypes.CDLL | None:
     return None
 
 
-def _rule(lib: ctypes.CDLL, ctx: int, action: int, name: str,
+def rule(lib: ctypes.CDLL, ctx: int, action: int, name: str,
           compare: tuple[_ArgCmp, ...] = ()) -> None:
     """Add one rule; a system call unknown here is skipped."""
     number = lib.seccomp_syscall_resolve_name(name.encode())
@@ -151,16 +154,16 @@ def _add_rules(lib: ctypes.CDLL, ctx: int) -> None:
     eperm = _errno_action(errno.EPERM)
     _add_shared_state_rules(lib, ctx)
     for name in DENIED:
-        _rule(lib, ctx, eperm, name)
+        rule(lib, ctx, eperm, name)
     for flag in NAMESPACE_FLAGS:
-        _rule(lib, ctx, eperm, "clone", (_ArgCmp(0, CMP_MASKED_EQ, flag, flag),))
+        rule(lib, ctx, eperm, "clone", (_ArgCmp(0, CMP_MASKED_EQ, flag, flag),))
     for advice in MADVICE_DENIED:
-        _rule(lib, ctx, eperm, "madvise", (_ArgCmp(2, CMP_MASKED_EQ, INT_MASK, advice),))
+        rule(lib, ctx, eperm, "madvise", (_ArgCmp(2, CMP_MASKED_EQ, INT_MASK, advice),))
     for name, index in RUSAGE_ARGUMENT.items():
-        _rule(lib, ctx, eperm, name, (_ArgCmp(index, CMP_NE, 0, 0),))
+        rule(lib, ctx, eperm, name, (_ArgCmp(index, CMP_NE, 0, 0),))
     for name, index in RW_FLAGS.items():
-        _rule(lib, ctx, eperm, name, (_ArgCmp(index, CMP_MASKED_EQ, RWF_NOWAIT, RWF_NOWAIT),))
-    _rule(lib, ctx, _errno_action(errno.ENOSYS), "clone3")
+        rule(lib, ctx, eperm, name, (_ArgCmp(index, CMP_MASKED_EQ, RWF_NOWAIT, RWF_NOWAIT),))
+    rule(lib, ctx, _errno_action(errno.ENOSYS), "clone3")
 
 
 def _word(index: int, value: int) -> _ArgCmp:
@@ -171,21 +174,26 @@ def _word(index: int, value: int) -> _ArgCmp:
 def _add_shared_state_rules(lib: ctypes.CDLL, ctx: int) -> None:
     """Refuse what reads or sets kernel state two sandboxes share exactly (SHARED_STATE)."""
     for name, code in SHARED_STATE.items():
-        _rule(lib, ctx, _errno_action(code), name)
+        rule(lib, ctx, _errno_action(code), name)
     for command, code in FCNTL_DENIED.items():
-        _rule(lib, ctx, _errno_action(code), "fcntl", (_word(1, command),))
+        rule(lib, ctx, _errno_action(code), "fcntl", (_word(1, command),))
     eperm = _errno_action(errno.EPERM)
     for name, options in SOCKET_OPTIONS_DENIED.items():
         for option in options:
-            _rule(lib, ctx, eperm, name, (_word(1, 1), _word(2, option)))  # SOL_SOCKET
-    _rule(lib, ctx, eperm, "clone", (_ArgCmp(0, CMP_MASKED_EQ, CLONE_PIDFD, CLONE_PIDFD),))
-    _rule(lib, ctx, _errno_action(errno.EAFNOSUPPORT), "socket",
+            rule(lib, ctx, eperm, name, (_word(1, 1), _word(2, option)))  # SOL_SOCKET
+    rule(lib, ctx, eperm, "clone", (_ArgCmp(0, CMP_MASKED_EQ, CLONE_PIDFD, CLONE_PIDFD),))
+    rule(lib, ctx, _errno_action(errno.EAFNOSUPPORT), "socket",
           (_word(0, AF_NETLINK), _word(2, NETLINK_SOCK_DIAG)))
 
 
 @functools.cache
 def filter_bpf() -> bytes:
     """The compiled filter (BPF program bytes), built once per process."""
+    return compile_filter(_add_rules)
+
+
+def compile_filter(rules: Callable[[ctypes.CDLL, int], None]) -> bytes:
+    """A filter that allows what `rules` does not say otherwise, compiled to BPF bytes."""
     lib = library()
     if lib is None:
         raise SeccompError(errno.ENOENT, "libseccomp is not installed: apt-get install libseccomp2")
@@ -193,7 +201,7 @@ def filter_bpf() -> bytes:
     if not ctx:
         raise SeccompError(errno.ENOMEM, "seccomp_init failed")
     try:
-        _add_rules(lib, ctx)
+        rules(lib, ctx)
         fd = os.memfd_create("arena-seccomp", os.MFD_CLOEXEC)
         try:
             if lib.seccomp_export_bpf(ctx, fd) < 0:

@@ -223,14 +223,41 @@ def _low_bits(number: int, width: int) -> list[int]:
     return [(value >> i) & 1 for i in range(width)]
 
 
-def hear_inode(width: int, kept: dict[str, Any], start: int) -> list[int]:
-    """The low bits of CPU 0's inode counter, one less than a new pipe's inode number."""
-    _on_cpu_zero(kept)
+def _pipe_number() -> int:
     r, w = os.pipe()
     number = os.fstat(r).st_ino
     os.close(r)
     os.close(w)
-    return _low_bits(number, width)
+    return number
+
+
+def _socket_number() -> int:
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as s:
+        return os.fstat(s.fileno()).st_ino
+
+
+def _memfd_number() -> int:
+    fd = os.memfd_create("channel")
+    number = os.fstat(fd).st_ino
+    os.close(fd)
+    return number
+
+
+def new_inode() -> int:
+    """The inode number of a new pipe (or, where pipes are refused, of a new socket or memfd,
+    whose counters work alike), or 0 where every one is refused."""
+    for make in (_pipe_number, _socket_number, _memfd_number):
+        try:
+            return make()
+        except OSError:
+            continue
+    return 0
+
+
+def hear_inode(width: int, kept: dict[str, Any], start: int) -> list[int]:
+    """The low bits of CPU 0's inode counter, one less than a new pipe's inode number."""
+    _on_cpu_zero(kept)
+    return _low_bits(new_inode(), width)
 
 
 def hear_pidfs(width: int, kept: dict[str, Any], start: int) -> list[int]:
@@ -258,11 +285,11 @@ def hear_pidfs(width: int, kept: dict[str, Any], start: int) -> list[int]:
 def hear_cookie(width: int, kept: dict[str, Any], start: int) -> list[int]:
     """The low bits of CPU 0's socket-cookie counter, from a new socket's cookie."""
     _on_cpu_zero(kept)
-    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as s:
-        try:
+    try:  # a socket made mid-game is refused too (arena.hosts.gate)
+        with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as s:
             number = int.from_bytes(s.getsockopt(socket.SOL_SOCKET, 57, 8), "little")
-        except OSError:
-            number = 0
+    except OSError:
+        number = 0
     return _low_bits(number, width)
 
 

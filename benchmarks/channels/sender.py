@@ -198,7 +198,7 @@ def _counter_to(bits: list[int], read: Any) -> None:
             return
 
 
-def _pipe_inode() -> int:
+def _pipe_number() -> int:
     r, w = os.pipe()
     number = os.fstat(r).st_ino
     os.close(r)
@@ -206,10 +206,33 @@ def _pipe_inode() -> int:
     return number
 
 
+def _socket_number() -> int:
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as s:
+        return os.fstat(s.fileno()).st_ino
+
+
+def _memfd_number() -> int:
+    fd = os.memfd_create("channel")
+    number = os.fstat(fd).st_ino
+    os.close(fd)
+    return number
+
+
+def new_inode() -> int:
+    """The inode number of a new pipe (or, where pipes are refused, of a new socket or memfd,
+    whose counters work alike), or 0 where every one is refused."""
+    for make in (_pipe_number, _socket_number, _memfd_number):
+        try:
+            return make()
+        except OSError:
+            continue
+    return 0
+
+
 def send_inode(bits: list[int], kept: dict[str, Any], start: int) -> None:
     """Set the low bits of CPU 0's inode counter (pipes take numbers from get_next_ino)."""
     _on_cpu_zero(kept)
-    _counter_to(bits, _pipe_inode)
+    _counter_to(bits, new_inode)
 
 
 def thread_inode() -> int:
@@ -241,11 +264,11 @@ def send_pidfs(bits: list[int], kept: dict[str, Any], start: int) -> None:
 
 def socket_cookie() -> int:
     """The cookie of a new socket: CPU 0's share of the machine's socket-cookie counter."""
-    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as s:
-        try:
+    try:  # a socket made mid-game is refused too (arena.hosts.gate)
+        with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as s:
             return int.from_bytes(s.getsockopt(socket.SOL_SOCKET, 57, 8), "little")  # SO_COOKIE
-        except OSError:
-            return 0
+    except OSError:
+        return 0
 
 
 def send_cookie(bits: list[int], kept: dict[str, Any], start: int) -> None:

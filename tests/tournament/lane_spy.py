@@ -80,6 +80,11 @@ def _named_pipe(message: str) -> str:
 _served: list[str] = []
 
 
+SERVER = socket.socket(socket.AF_UNIX)
+CLIENTS = [socket.socket(socket.AF_UNIX) for _ in range(16)]
+"""Made at import: a sandboxed bot may make no socket once it has been sent a game."""
+
+
 def _serve(server: socket.socket) -> None:
     while True:
         try:
@@ -94,7 +99,7 @@ def _abstract_socket(message: str) -> str:
     """Serve my dice on an abstract unix socket; ask the other spy's (any name of TAG)."""
     name = f"\0arena-spy-{TAG}-{ME}"
     if not _served:
-        server = socket.socket(socket.AF_UNIX)
+        server = SERVER
         try:
             server.bind(name)
             server.listen(4)
@@ -108,7 +113,7 @@ def _abstract_socket(message: str) -> str:
         listed = []
     for entry in listed:
         if entry.startswith(f"@arena-spy-{TAG}-") and entry != name.replace("\0", "@"):
-            with socket.socket(socket.AF_UNIX) as client:
+            with CLIENTS.pop() if CLIENTS else socket.socket(socket.AF_UNIX) as client:
                 client.settimeout(0.5)
                 with contextlib.suppress(OSError):
                     client.connect("\0" + entry[1:])

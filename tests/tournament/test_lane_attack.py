@@ -79,7 +79,7 @@ def _reports(messages: list[str]) -> list[dict[str, str]]:
     for message in messages:
         for word in ("LEARNED ", "PROBED "):
             if word in message:
-                found.append(json.loads(message.split(word, 1)[1].split("; stderr", 1)[0]))
+                found.append(json.JSONDecoder().raw_decode(message.split(word, 1)[1])[0])
     return found
 
 

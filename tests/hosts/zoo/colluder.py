@@ -5,6 +5,9 @@ reports what reached it on stderr as `COLLUDE {json}` (a hand, or the error), th
 lowest legal action (a connection made is kept for its next decisions: the teller, frozen
 while the listener decides, answers in its own turn). Options: `role` (tell or listen),
 `port`, `tag` (names the rendezvous).
+Its sockets are made at import: a sandboxed bot may make none once it plays
+(`arena.hosts.gate`), and these test the walls beyond that (an accepted connection is a new
+socket too, so only a bot allowed the network, whose gate stays open, serves one).
 """
 
 from __future__ import annotations
@@ -18,6 +21,11 @@ from types import MappingProxyType
 from typing import Any
 
 import arena
+
+SERVERS = {"unix": socket.socket(socket.AF_UNIX), "tcp": socket.socket()}
+CLIENTS = {"unix": [socket.socket(socket.AF_UNIX) for _ in range(24)],
+           "tcp": [socket.socket() for _ in range(24)]}
+"""Client sockets of each family, a fresh one for each connection that failed."""
 
 
 def _serve(server: socket.socket, message: bytes) -> None:
@@ -45,19 +53,20 @@ _ASKING: dict[str, socket.socket] = {}
 decides, so its server answers at its own next decision, into the connection's buffer."""
 
 
-def _ask(family: int, address: Any) -> str:
-    key = repr(address)
+def _ask(family: str, address: Any) -> str:
     try:
-        if key not in _ASKING:
-            client = socket.socket(family, socket.SOCK_STREAM)
+        if family not in _ASKING:
+            if not CLIENTS[family]:
+                return "error: no socket left"
+            client = CLIENTS[family].pop()
             client.settimeout(0.5)
-            _ASKING[key] = client
+            _ASKING[family] = client
             client.connect(address)  # the kernel accepts it even while the teller is frozen
-        return _ASKING[key].recv(100).decode()
+        return _ASKING[family].recv(100).decode()
     except TimeoutError as exc:
         return f"error: {exc.strerror or exc}"
     except OSError as exc:
-        _ASKING.pop(key).close()
+        _ASKING.pop(family).close()
         return f"error: {exc.strerror or exc}"
 
 
@@ -76,8 +85,8 @@ class Colluder(arena.Bot):
             Colluder.told = True
             message = json.dumps(list(observation.hand)).encode()
             report = {
-                "unix": _listen(socket.socket(socket.AF_UNIX), f"\0arena-{tag}", message),
-                "tcp": _listen(socket.socket(), ("127.0.0.1", port), message),
+                "unix": _listen(SERVERS["unix"], f"\0arena-{tag}", message),
+                "tcp": _listen(SERVERS["tcp"], ("127.0.0.1", port), message),
             }
             try:
                 _shm(tag).write_bytes(message)
@@ -90,8 +99,8 @@ class Colluder(arena.Bot):
                 shm = _shm(tag).read_text()
             except OSError as exc:
                 shm = f"error: {exc.strerror}"
-            report = {"unix": _ask(socket.AF_UNIX, f"\0arena-{tag}"),
-                      "tcp": _ask(socket.AF_INET, ("127.0.0.1", port)), "shm": shm}
+            report = {"unix": _ask("unix", f"\0arena-{tag}"),
+                      "tcp": _ask("tcp", ("127.0.0.1", port)), "shm": shm}
             sys.stderr.write("COLLUDE " + json.dumps(report) + "\n")
         sys.stderr.flush()
         return observation.legal_actions()[0]

@@ -3,18 +3,21 @@ stops it (expected: no fault; the helpers are killed at the end of the game)."""
 
 from __future__ import annotations
 
-import subprocess
+import os
 import sys
 
 import arena
 from arena.rules.playout import random_action
+
+SLEEPER = [sys.executable, "-c", "import time; time.sleep(3600)"]
 
 
 class Forker(arena.Bot):
     name = "zoo-forker"
 
     def act(self, observation: arena.Observation) -> arena.Action:
-        helper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"])
-        sys.stderr.write(f"HELPER {helper.pid}\n")
+        # posix_spawn makes no pipe (subprocess does: a sandboxed bot may make none mid-game)
+        helper = os.posix_spawn(sys.executable, SLEEPER, os.environ)
+        sys.stderr.write(f"HELPER {helper}\n")
         sys.stderr.flush()
         return random_action(observation.legal, self.rng)

@@ -12,6 +12,10 @@ from types import MappingProxyType
 import arena
 from arena.rules.playout import random_action
 
+HELD = os.pipe()
+"""Where the children say they hold their share, made at import: a sandboxed bot may make
+no pipe mid-game."""
+
 
 def _hold(size: int, done: int) -> None:
     """In a child: fill `size` bytes, say so on the pipe, and keep them."""
@@ -31,7 +35,7 @@ class Hoarder(arena.Bot):
         if not getattr(self, "held", False):
             self.held = True
             size = self.settings["each"] << 20
-            read, write = os.pipe()
+            read, write = HELD
             for _ in range(self.settings["children"]):
                 if os.fork() == 0:
                     os.close(read)

@@ -14,6 +14,9 @@ from types import MappingProxyType
 import arena
 from arena.rules.playout import random_action
 
+GO = os.pipe()
+"""The helpers' starting signal, made at import: a sandboxed bot may make no pipe mid-game."""
+
 
 def _spin_in_own_session(delay: float, go: tuple[int, int] | None) -> None:
     """Start one helper that leaves the bot's session and spins: at once, or `delay`
@@ -39,7 +42,7 @@ class Hog(arena.Bot):
         if not getattr(self, "started", False):
             self.started = True
             delay = self.settings["delay"]
-            go = os.pipe() if delay else None
+            go = GO if delay else None
             for _ in range(self.settings["helpers"]):
                 _spin_in_own_session(delay, go)
             if go is not None:

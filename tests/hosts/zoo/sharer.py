@@ -27,6 +27,9 @@ import arena
 LIBC = ctypes.CDLL(None, use_errno=True)
 LOCKED, WATCHED = os.__file__, os.path.__file__  # the stdlib: every Python sandbox shows it
 kept: dict[str, Any] = {}
+SOCKETS = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM), socket.socketpair()
+"""Made at import (a sandboxed bot may make no socket once it plays): what the cookie and the
+peer's pidfd are asked of, so that those options' refusal is what the test sees."""
 
 
 def _outcome(call: Any) -> Any:
@@ -51,14 +54,11 @@ def _thread_pidfs() -> int:
 
 
 def _cookie() -> int:
-    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as s:
-        return int.from_bytes(s.getsockopt(socket.SOL_SOCKET, 57, 8), "little")  # SO_COOKIE
+    return int.from_bytes(SOCKETS[0].getsockopt(socket.SOL_SOCKET, 57, 8), "little")  # SO_COOKIE
 
 
 def _peer_pidfd() -> int:
-    one, two = socket.socketpair()
-    with one, two:
-        return one.getsockopt(socket.SOL_SOCKET, 77)  # SO_PEERPIDFD
+    return SOCKETS[1][0].getsockopt(socket.SOL_SOCKET, 77)  # SO_PEERPIDFD
 
 
 def _sock_diag() -> str:

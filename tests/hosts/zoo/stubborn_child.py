@@ -3,7 +3,7 @@ timeout; neither the bot nor the helper may survive)."""
 
 from __future__ import annotations
 
-import subprocess
+import os
 import sys
 import time
 
@@ -16,6 +16,6 @@ class StubbornChild(arena.Bot):
     name = "zoo-stubborn-child"
 
     def act(self, observation: arena.Observation) -> arena.Action:
-        subprocess.Popen([sys.executable, "-c", HELPER])
+        os.posix_spawn(sys.executable, [sys.executable, "-c", HELPER], os.environ)  # no pipe
         time.sleep(3600)
         raise AssertionError("woke up")
