@@ -33,6 +33,7 @@ __all__ = [
     "TallyKey",
     "scan_all",
     "scan_replay",
+    "write_pack",
 ]
 
 PARALLEL_FROM = 2000
@@ -105,8 +106,8 @@ def _write_packs(replays: Path, pack: int, packed: Sequence[tuple[str, bytes]],
         folder_files.own(chances_path.parent, folder=True, make=True)  # the chances first:
         computed = [(game_id, viewer_json(text))  # a kill -9 before the pack: redone
                     for (game_id, _), text in zip(packed, texts, strict=True)]
-        _write_pack(chances_path, chances_stamp() + chances_script(computed))
-    _write_pack(replays / pack_name(pack), content)
+        write_pack(chances_path, chances_stamp() + chances_script(computed))
+    write_pack(replays / pack_name(pack), content)
 
 
 def _holds(path: Path, content: bytes) -> bool:
@@ -129,7 +130,7 @@ def _stamped(path: Path) -> bool:
         return False
 
 
-def _write_pack(path: Path, content: bytes) -> None:
+def write_pack(path: Path, content: bytes) -> None:
     """Write a pack unless the same bytes are there already.
 
     Rewriting a file in place is slow on ext4 (a file truncated and rewritten, or renamed
