@@ -16,7 +16,7 @@ from pathlib import Path
 
 from arena.report import viewer
 from arena.report.chances import chances_stamp, viewer_json
-from arena.report.scan import write_pack
+from arena.report.scan import _write_pack as write_pack
 from arena.report.viewer import chances_name, chances_script, pack_name, pack_script
 from arena.tournament.run import results as folder_files
 

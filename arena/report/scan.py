@@ -33,7 +33,6 @@ __all__ = [
     "TallyKey",
     "scan_all",
     "scan_replay",
-    "write_pack",
 ]
 
 PARALLEL_FROM = 2000
@@ -106,8 +105,8 @@ def _write_packs(replays: Path, pack: int, packed: Sequence[tuple[str, bytes]],
         folder_files.own(chances_path.parent, folder=True, make=True)  # the chances first:
         computed = [(game_id, viewer_json(text))  # a kill -9 before the pack: redone
                     for (game_id, _), text in zip(packed, texts, strict=True)]
-        write_pack(chances_path, chances_stamp() + chances_script(computed))
-    write_pack(replays / pack_name(pack), content)
+        _write_pack(chances_path, chances_stamp() + chances_script(computed))
+    _write_pack(replays / pack_name(pack), content)
 
 
 def _holds(path: Path, content: bytes) -> bool:
@@ -130,7 +129,7 @@ def _stamped(path: Path) -> bool:
         return False
 
 
-def write_pack(path: Path, content: bytes) -> None:
+def _write_pack(path: Path, content: bytes) -> None:
     """Write a pack unless the same bytes are there already.
 
     Rewriting a file in place is slow on ext4 (a file truncated and rewritten, or renamed
