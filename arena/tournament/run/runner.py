@@ -54,7 +54,7 @@ from arena.tournament.formats.schedule import GameSpec
 from arena.tournament.run import folder_lock, strained
 from arena.tournament.run import results as folder_files
 from arena.tournament.run.audit import Written, audit_log, written
-from arena.tournament.run.derived import write_derived
+from arena.tournament.run.derived import Totals, write_derived
 from arena.tournament.run.notes import GameNotes
 from arena.tournament.run.prepare import run_seed
 from arena.tournament.run.progress import Refresher, Tally, Watch
@@ -317,13 +317,14 @@ class Run:
         return self.executor
 
     def _finish(self, resumed: int) -> RunReport:
+        totals = Totals(self.cfg)  # fed by the audit's pass: the end reads the log once
         problem = audit_log(self.folder, self.results, self.workers, self.cfg.replays,
-                            self.written)
+                            self.written, totals)
         if problem is not None:
             folder_files.remove_derived(self.folder)
             raise TournamentError(f"{problem}; the results were changed outside this run, so "
                                   "no standings are written")
-        derived = write_derived(self.folder, self.cfg, self.plan, self.results)
+        derived = write_derived(self.folder, self.cfg, self.plan, self.results, totals)
         ranking = self.plan.final_ranking(self.results)
         played = len(self.results) - resumed
         loaded = strained.record(self.folder, self.strain)
