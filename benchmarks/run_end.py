@@ -1,0 +1,108 @@
+"""Benchmark the end of `arena run` (issue 34, "a run ends when its games end"): the share of
+the wall after the last game is written, and the main process's memory while playing against
+its peak at the end.
+
+The `benchmarks/tournament.py` round robin (6 `random` entrants at 4-seat `dice` tables,
+replays on, seed 1, capped to exactly N games), played by a real `arena run` subprocess
+(report included, as `arena run` builds it); games.jsonl is watched every 0.1 s, and the
+main process's RSS sampled from /proc. With `--before TREE` (a `git archive` of an older
+commit) each round also runs that tree's arena, alternating the order, for before/after in
+the same rounds; figures are medians over the rounds, with the load average beside them.
+
+Goals: <= 10% of the wall after the last game; the main process's peak at the end
+<= 1.2x its peak while playing, flat up to 1M games.
+
+    python benchmarks/run_end.py --games 100000 --workers 2 --rounds 1
+    python benchmarks/run_end.py --games 20000 --rounds 3 --before /tmp/before
+
+Pure measurement: it writes only into a temporary folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from tournament import SAMPLE_SECONDS, _LineCounter, _memory_kb, config_text
+
+
+def measure(folder: Path, games: int, workers: int, tree: Path | None) -> dict[str, float]:
+    """One `arena run` (of the arena in `tree`, if given), sampled until it ends."""
+    config = folder / "bench.yaml"
+    config.write_text(config_text(games))
+    out = folder / "out"
+    shutil.rmtree(out, ignore_errors=True)
+    command = [sys.executable, "-m", "arena", "run", str(config), "--out", str(out),
+               "--workers", str(workers), "--quiet", "--force"]
+    env = os.environ if tree is None else {**os.environ, "PYTHONPATH": str(tree)}
+    counter = _LineCounter(out / "games.jsonl")
+    play_rss = end_rss = 0
+    last = 0.0
+    loads = [os.getloadavg()[0]]
+    started = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                               env=env, cwd=folder)
+    while process.poll() is None:
+        rss = _memory_kb(process.pid)[1]
+        if counter.count() < games:
+            play_rss, last = max(play_rss, rss), time.perf_counter()
+        else:
+            end_rss = max(end_rss, rss)
+        time.sleep(SAMPLE_SECONDS)
+    wall = time.perf_counter() - started
+    loads.append(os.getloadavg()[0])
+    if process.returncode != 0:
+        raise SystemExit(f"arena run failed: {process.stderr.read().decode()}")  # type: ignore[union-attr]
+    return {"wall": wall, "after_last": wall - (last - started),
+            "after_share": (wall - (last - started)) / wall,
+            "play_rss_mb": play_rss / 1024, "end_rss_mb": max(end_rss, play_rss) / 1024,
+            "load": statistics.mean(loads)}
+
+
+def main() -> None:
+    """Run the rounds and print a Markdown table of the medians."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=20_000)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--before", type=Path, default=None)
+    parser.add_argument("--json", type=Path, default=None)
+    args = parser.parse_args()
+    trees: dict[str, Path | None] = {"this tree": None}
+    if args.before is not None:
+        trees["before"] = args.before
+    folder = Path(tempfile.mkdtemp(prefix="arena-run-end-"))
+    rounds: list[dict[str, dict[str, float]]] = []
+    try:
+        for number in range(args.rounds):
+            order = list(trees) if number % 2 == 0 else list(reversed(trees))
+            one = {name: measure(folder, args.games, args.workers, trees[name]) for name in order}
+            rounds.append(one)
+            print(json.dumps({"round": number + 1, **one}), file=sys.stderr, flush=True)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    print(f"{args.games} games, {args.workers} worker(s), medians of {args.rounds} round(s)\n")
+    print("| arena | wall s | after the last game s | share of the wall | main RSS playing MB "
+          "| main RSS peak at the end MB | end / playing | load |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for name in trees:
+        med = {k: statistics.median(r[name][k] for r in rounds) for k in rounds[0][name]}
+        print(f"| {name} | {med['wall']:.1f} | {med['after_last']:.1f} | "
+              f"{100 * med['after_share']:.1f}% | {med['play_rss_mb']:.0f} | "
+              f"{med['end_rss_mb']:.0f} | {med['end_rss_mb'] / med['play_rss_mb']:.2f}x | "
+              f"{med['load']:.1f} |")
+    if args.json:
+        args.json.write_text(json.dumps(rounds, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
