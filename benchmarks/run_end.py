@@ -1,6 +1,7 @@
 """Benchmark the end of `arena run` (issue 34, "a run ends when its games end"): the share of
 the wall after the last game is written, and the main process's memory while playing against
-its peak at the end.
+its peak at the end. The CPU time of the whole process tree after the last game, as a share
+of the run's, is the same figure that a loaded machine does not distort.
 
 The `benchmarks/tournament.py` round robin (6 `random` entrants at 4-seat `dice` tables,
 replays on, seed 1, capped to exactly N games), played by a real `arena run` subprocess
@@ -32,7 +33,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from tournament import SAMPLE_SECONDS, _LineCounter, _memory_kb, config_text
+from tournament import SAMPLE_SECONDS, _cpu_seconds, _LineCounter, _memory_kb, _tree, config_text
 
 
 def measure(folder: Path, games: int, workers: int, tree: Path | None) -> dict[str, float]:
@@ -46,15 +47,19 @@ def measure(folder: Path, games: int, workers: int, tree: Path | None) -> dict[s
     env = os.environ if tree is None else {**os.environ, "PYTHONPATH": str(tree)}
     counter = _LineCounter(out / "games.jsonl")
     play_rss = end_rss = 0
-    last = 0.0
+    last = play_cpu = 0.0
+    cpu: dict[int, float] = {}
     loads = [os.getloadavg()[0]]
     started = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                env=env, cwd=folder)
     while process.poll() is None:
         rss = _memory_kb(process.pid)[1]
+        for pid in _tree(process.pid):
+            cpu[pid] = max(cpu.get(pid, 0.0), _cpu_seconds(pid) or 0.0)
         if counter.count() < games:
             play_rss, last = max(play_rss, rss), time.perf_counter()
+            play_cpu = sum(cpu.values())
         else:
             end_rss = max(end_rss, rss)
         time.sleep(SAMPLE_SECONDS)
@@ -62,7 +67,9 @@ def measure(folder: Path, games: int, workers: int, tree: Path | None) -> dict[s
     loads.append(os.getloadavg()[0])
     if process.returncode != 0:
         raise SystemExit(f"arena run failed: {process.stderr.read().decode()}")  # type: ignore[union-attr]
+    total_cpu = sum(cpu.values())
     return {"wall": wall, "after_last": wall - (last - started),
+            "cpu": total_cpu, "after_cpu_share": (total_cpu - play_cpu) / total_cpu,
             "after_share": (wall - (last - started)) / wall,
             "play_rss_mb": play_rss / 1024, "end_rss_mb": max(end_rss, play_rss) / 1024,
             "load": statistics.mean(loads)}
@@ -91,13 +98,15 @@ def main() -> None:
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     print(f"{args.games} games, {args.workers} worker(s), medians of {args.rounds} round(s)\n")
-    print("| arena | wall s | after the last game s | share of the wall | main RSS playing MB "
-          "| main RSS peak at the end MB | end / playing | load |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    print("| arena | wall s | after the last game s | share of the wall | CPU s | share of "
+          "the CPU after the last game | main RSS playing MB | main RSS peak at the end MB "
+          "| end / playing | load |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for name in trees:
         med = {k: statistics.median(r[name][k] for r in rounds) for k in rounds[0][name]}
         print(f"| {name} | {med['wall']:.1f} | {med['after_last']:.1f} | "
-              f"{100 * med['after_share']:.1f}% | {med['play_rss_mb']:.0f} | "
+              f"{100 * med['after_share']:.1f}% | {med['cpu']:.1f} | "
+              f"{100 * med['after_cpu_share']:.1f}% | {med['play_rss_mb']:.0f} | "
               f"{med['end_rss_mb']:.0f} | {med['end_rss_mb'] / med['play_rss_mb']:.2f}x | "
               f"{med['load']:.1f} |")
     if args.json:
