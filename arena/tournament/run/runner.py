@@ -200,9 +200,9 @@ class Run:
         self.cluster = cluster
         self.lost = LostGames(info)
         self.setup = tournament_setup(cfg, cards)
-        self.notes = notes
-        if notes is not None:
-            self.setup = replace(self.setup, notes=notes.make)
+        self.notes = notes if cluster is None else None  # a cluster's games are judged
+        if self.notes is not None:  # here from their replays alone: no worker's notes kept
+            self.setup = replace(self.setup, notes=self.notes.make)
         self.strain: Strain | None = None
         """What the machine cost this run's decisions (arena.hosts.strain), if anything."""
 
