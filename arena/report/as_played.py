@@ -20,7 +20,16 @@ from arena.report.scan import _write_pack as write_pack
 from arena.report.viewer import chances_name, chances_script, pack_name, pack_script
 from arena.tournament.run import results as folder_files
 
-__all__ = ["ViewerNotes"]
+__all__ = ["ViewerNotes", "game_chances"]
+
+
+def game_chances(text: bytes) -> bytes:
+    """A game's chances as the viewer reads them (viewer_json), made in the worker: a replay
+    the chances cannot follow has none ("null"), and never stops the run that played it."""
+    try:
+        return viewer_json(text)
+    except Exception:  # noqa: BLE001 - the viewer shows no chances; the game stands
+        return b"null"
 
 
 class ViewerNotes:
@@ -35,7 +44,7 @@ class ViewerNotes:
     @property
     def make(self) -> Callable[[bytes], bytes]:
         """The chances of one replay's text, as the viewer reads them."""
-        return viewer_json
+        return game_chances
 
     def keep(self, game_id: str, replay: bytes, notes: bytes) -> None:
         """One game appended to the log; a pack written when it is full."""

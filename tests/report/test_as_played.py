@@ -104,3 +104,19 @@ def test_arena_run_makes_the_chances_as_it_plays(
     result = invoke_cli("run", small, "--out", tmp_path / "t", "--quiet")
     assert result.exit_code == 0, result.output
     assert len(_packs(tmp_path / "t")) == 6
+
+
+def test_chances_that_fail_in_the_worker_never_stop_the_run(
+    small: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from arena.report import as_played
+
+    def broken(text: bytes) -> bytes:
+        raise ZeroDivisionError("a bug in the chances")
+
+    monkeypatch.setattr(as_played, "viewer_json", broken)
+    folder = tmp_path / "t"
+    report = run_tournament(load_tournament(small), folder, workers=1, notes=ViewerNotes(folder))
+    assert report.played == 6
+    chances = (folder / results.REPLAYS / viewer.chances_name(0)).read_bytes()
+    assert chances.count(b"]=null;") == 2  # the viewer shows none; the games stand
