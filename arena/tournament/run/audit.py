@@ -128,7 +128,7 @@ def audit_log(folder: Path, played: Mapping[str, Sequence[int]], workers: int | 
             return f"{games_path}:{number}: game {game} {problem}"
         if each is not None:
             each(line)
-        if game not in written:
+        if game not in written and replays:  # re-applied below: held until then
             earlier.append((number, line))
     if len(seen) < len(played):
         missing = next(g for g in played if g not in seen)
