@@ -15,6 +15,12 @@ Goals: <= 10% of the wall after the last game; the main process's peak at the en
 
     python benchmarks/run_end.py --games 100000 --workers 2 --rounds 1
     python benchmarks/run_end.py --games 20000 --rounds 3 --before /tmp/before
+    python benchmarks/run_end.py --audit 100000 --before /tmp/before
+
+`--audit N` measures the end's own pass alone at a size a loaded machine cannot play: a
+log of N games (a played 240-game log's lines again under new ids, no replays), audited as
+the run that wrote them audits it, in a fresh process of each tree; it prints the peak RSS
+before and after the audit, and its CPU seconds.
 
 Pure measurement: it writes only into a temporary folder.
 """
@@ -75,6 +81,53 @@ def measure(folder: Path, games: int, workers: int, tree: Path | None) -> dict[s
             "load": statistics.mean(loads)}
 
 
+AUDIT = """
+import json, resource, sys, time
+from pathlib import Path
+from arena.tournament.run.audit import audit_log, written
+folder = Path(sys.argv[1])
+played, wrote = {}, {}
+for line in open(folder / "games.jsonl"):
+    game = json.loads(line)
+    played[game["id"]] = tuple(game["placements"])
+    wrote[game["id"]] = written(line.rstrip("\\n"), None)
+base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+started = time.process_time()
+assert audit_log(folder, played, 1, replays=True, written=wrote) is None
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(json.dumps([base / 1024, peak / 1024, time.process_time() - started]))
+"""
+
+
+def audit(games: int, trees: dict[str, Path | None]) -> None:
+    """The end's audit pass over an N-game log, in each tree: memory and CPU."""
+    folder = Path(tempfile.mkdtemp(prefix="arena-run-end-"))
+    try:
+        small = folder / "small.yaml"
+        small.write_text(config_text(240).replace("replays: true", "replays: false"))
+        subprocess.run([sys.executable, "-m", "arena", "run", str(small), "--out",
+                        str(folder / "small"), "--workers", "1", "--quiet", "--force"],
+                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                       cwd=folder)
+        lines = [json.loads(x) for x in (folder / "small" / "games.jsonl").read_text().splitlines()]
+        (folder / "big").mkdir()
+        with open(folder / "big" / "games.jsonl", "w") as log:
+            for number in range(games):
+                line = {**lines[number % len(lines)], "id": f"rr-{number + 1:07d}"}
+                log.write(json.dumps(line, separators=(",", ":")) + "\n")
+        print(f"the audit of a {games}-game log (load {os.getloadavg()[0]:.1f})\n")
+        print("| arena | RSS before MB | peak after MB | CPU s |\n| --- | ---: | ---: | ---: |")
+        for name, tree in trees.items():
+            env = os.environ if tree is None else {**os.environ, "PYTHONPATH": str(tree)}
+            out = subprocess.run([sys.executable, "-c", AUDIT, str(folder / "big")], env=env,
+                                 check=True, capture_output=True, text=True,
+                                 cwd=folder).stdout  # not this folder's arena, the tree's
+            base, peak, cpu = json.loads(out)
+            print(f"| {name} | {base:.0f} | {peak:.0f} | {cpu:.1f} |")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def main() -> None:
     """Run the rounds and print a Markdown table of the medians."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -83,10 +136,14 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--before", type=Path, default=None)
     parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument("--audit", type=int, default=None, metavar="N")
     args = parser.parse_args()
     trees: dict[str, Path | None] = {"this tree": None}
     if args.before is not None:
         trees["before"] = args.before
+    if args.audit is not None:
+        audit(args.audit, trees)
+        return
     folder = Path(tempfile.mkdtemp(prefix="arena-run-end-"))
     rounds: list[dict[str, dict[str, float]]] = []
     try:

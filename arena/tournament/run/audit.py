@@ -114,12 +114,12 @@ def audit_log(folder: Path, played: Mapping[str, Sequence[int]], workers: int | 
     games_path = folder / folder_files.GAMES
     written = written or {}
     earlier: list[tuple[int, Mapping[str, Any]]] = []
-    seen: set[str] = set()
+    unseen = set(played)  # the run's own ids, not a second copy of each line's
     for number, (text, line) in enumerate(folder_files.iter_game_lines(games_path), 1):
         game = str(line.get("id"))
-        if game not in played or game in seen:
+        if game not in unseen:
             return f"{games_path}:{number}: game {game!r} is not one this run played"
-        seen.add(game)
+        unseen.discard(game)
         if list(line.get("placements", ())) != list(played[game]):
             return (f"{games_path}:{number}: game {game} has placements "
                     f"{line.get('placements')!r}, the run saw {list(played[game])!r}")
@@ -130,8 +130,8 @@ def audit_log(folder: Path, played: Mapping[str, Sequence[int]], workers: int | 
             each(line)
         if game not in written and replays:  # re-applied below: held until then
             earlier.append((number, line))
-    if len(seen) < len(played):
-        missing = next(g for g in played if g not in seen)
+    if unseen:
+        missing = next(g for g in played if g in unseen)
         return f"{games_path}: game {missing} that this run played is missing"
     return _check_earlier(folder, earlier, workers) if replays else None
 
