@@ -170,15 +170,28 @@ def encode_game(
     already (games repeat the same events), instead of as a dict for the JSON encoder, which
     took as long as playing the game. Only for the built-in rule sets, whose every field keeps
     one type: a kept line is found by equal values, and 1, 1.0 and True are equal in Python."""
+    return pack_text(game_text(record, game, seats))
+
+
+def game_text(
+    record: GameRecord, game: Mapping[str, Any], seats: Sequence[Mapping[str, Any]]
+) -> bytes:
+    """The replay's JSON-lines text, before `pack_text` packs it: what a reader of the game
+    as it ends (the report's chances, in the worker) reads without unpacking it again."""
     if record.rules not in RULESETS:
-        return encode_replay(replay_lines(record, game, seats))
+        return _json_lines(replay_lines(record, game, seats)).encode("utf-8")
     lines = [ENCODER.encode(_header(record, game, seats)), *_log_lines(record.log),
              ENCODER.encode(_result(record))]
-    return _gzip("\n".join(lines) + "\n")
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+def pack_text(text: bytes) -> bytes:
+    """A replay file's bytes from its text: gzip with mtime 0 (same game, same bytes)."""
+    return gzip.compress(text, compresslevel=GZIP_LEVEL, mtime=0)
 
 
 def _gzip(text: str) -> bytes:
-    return gzip.compress(text.encode("utf-8"), compresslevel=GZIP_LEVEL, mtime=0)
+    return pack_text(text.encode("utf-8"))
 
 
 def _json_lines(lines: Sequence[Mapping[str, Any]],

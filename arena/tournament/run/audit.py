@@ -16,7 +16,7 @@ This module writes nothing.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -102,32 +102,38 @@ def digest(data: bytes) -> bytes:
 
 def audit_log(folder: Path, played: Mapping[str, Sequence[int]], workers: int | None = None,
               replays: bool = True,
-              written: Mapping[str, Written] | None = None) -> str | None:  # fmt: skip
+              written: Mapping[str, Written] | None = None,
+              each: Callable[[Mapping[str, Any]], object] | None = None) -> str | None:  # fmt: skip
     """Why games.jsonl cannot be trusted for the standings, naming the game and the file;
     None when it holds exactly the games `played` (id -> placements), each game this run
     wrote byte for byte as `written` (id -> digests) says, and each game from before it
-    (a resume's) matching its replay re-applied through the rules (when replays are kept)."""
+    (a resume's) matching its replay re-applied through the rules (when replays are kept).
+
+    `each` is given every game as it is read (the derived tables' totals): the end of a run
+    reads the log once. Only a resume's earlier games are held, never the whole log."""
     games_path = folder / folder_files.GAMES
     written = written or {}
-    lines, earlier, seen = [], [], set()
+    earlier: list[tuple[int, Mapping[str, Any]]] = []
+    unseen = set(played)  # the run's own ids, not a second copy of each line's
     for number, (text, line) in enumerate(folder_files.iter_game_lines(games_path), 1):
         game = str(line.get("id"))
-        if game not in played or game in seen:
+        if game not in unseen:
             return f"{games_path}:{number}: game {game!r} is not one this run played"
-        seen.add(game)
+        unseen.discard(game)
         if list(line.get("placements", ())) != list(played[game]):
             return (f"{games_path}:{number}: game {game} has placements "
                     f"{line.get('placements')!r}, the run saw {list(played[game])!r}")
         problem = _as_written(folder, text, line, written.get(game))
         if problem is not None:
             return f"{games_path}:{number}: game {game} {problem}"
-        lines.append(line)
-        if game not in written:
-            earlier.append(number - 1)
-    if len(seen) < len(played):
-        missing = next(g for g in played if g not in seen)
+        if each is not None:
+            each(line)
+        if game not in written and replays:  # re-applied below: held until then
+            earlier.append((number, line))
+    if unseen:
+        missing = next(g for g in played if g in unseen)
         return f"{games_path}: game {missing} that this run played is missing"
-    return _check_earlier(folder, lines, earlier, workers) if replays else None
+    return _check_earlier(folder, earlier, workers) if replays else None
 
 
 def _as_written(folder: Path, text: str, line: Mapping[str, Any],
@@ -151,13 +157,15 @@ def _as_written(folder: Path, text: str, line: Mapping[str, Any],
     return None
 
 
-def _check_earlier(folder: Path, lines: Sequence[Mapping[str, Any]],
-                   earlier: Sequence[int], workers: int | None) -> str | None:  # fmt: skip
-    """The first game from an earlier run whose replay does not tell its line's story."""
-    chosen = [lines[i] for i in earlier]
-    for index, check in zip(earlier, check_folder(folder, chosen, workers), strict=True):
+def _check_earlier(folder: Path, earlier: Sequence[tuple[int, Mapping[str, Any]]],
+                   workers: int | None) -> str | None:  # fmt: skip
+    """The first game from an earlier run (each with its line number) whose replay does not
+    tell its line's story."""
+    chosen = [line for _, line in earlier]
+    for (number, line), check in zip(earlier, check_folder(folder, chosen, workers),
+                                     strict=True):  # fmt: skip
         if check.problem is not None:
-            replay = folder / str(lines[index].get("replay"))
-            return (f"{folder / folder_files.GAMES}:{index + 1}: game {check.game} does not "
+            replay = folder / str(line.get("replay"))
+            return (f"{folder / folder_files.GAMES}:{number}: game {check.game} does not "
                     f"match {replay}: {check.problem}")
     return None

@@ -13,15 +13,16 @@ import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from arena.ratings.grades import grade, grades_csv, grades_json, sentence
 from arena.ratings.render import crosstable_csv, ratings_json, standings_csv, standings_md
-from arena.ratings.summary import summarise
+from arena.ratings.summary import Summary, summarise
 from arena.tournament.config import TournamentConfig
 from arena.tournament.formats.plan import Placements, Plan, json_parts
 from arena.tournament.run import results as folder_files
 
-__all__ = ["Derived", "write_derived"]
+__all__ = ["Derived", "Totals", "write_derived"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,17 +37,38 @@ class Derived:
     """One sentence per graded entrant: the grade it reached and how (grades.json)."""
 
 
+class Totals:
+    """The derived tables' totals, fed each game as another pass reads the log (the audit's
+    at the end of a run), so the log is read once; given up, and the log read again by
+    `write_derived`, if the games come out of id order (an elimination's)."""
+
+    def __init__(self, cfg: TournamentConfig) -> None:
+        self.summary: Summary | None = Summary([e.name for e in cfg.entrants])
+
+    def __call__(self, game: Mapping[str, Any]) -> None:
+        """Count one game, in the log's order."""
+        if self.summary is None:
+            return
+        try:
+            self.summary.add(game)
+        except ValueError:  # out of id order (or twice): summarise sorts it, or says so
+            self.summary = None
+
+
 def write_derived(
-    folder: Path, cfg: TournamentConfig, plan: Plan, results: Mapping[str, Placements]
+    folder: Path, cfg: TournamentConfig, plan: Plan, results: Mapping[str, Placements],
+    totals: Totals | None = None,
 ) -> Derived:
     """Write ratings.json, standings.csv/.md, crosstable.csv and stages.json from one pass
     over games.jsonl, each atomically; return the standings as Markdown, and warnings.
 
     Memory does not grow with the games: the log is read one game at a time (a second time
     only if it is not in id order, as an elimination's is, see arena/ratings/summary.py), and
-    stages.json, which lists every game, is encoded and written in parts."""
+    stages.json, which lists every game, is encoded and written in parts. `totals`, fed
+    every game of the log already, spare reading it here."""
     games = folder_files.GameFile(folder / folder_files.GAMES)
-    summary = summarise(games, [e.name for e in cfg.entrants])
+    summary = totals.summary if totals is not None and totals.summary is not None else \
+        summarise(games, [e.name for e in cfg.entrants])
     bracket = plan.stages(results) if plan.ranks_itself else None
     ranking = bracket["ranking"] if bracket else None  # a bracket's or a Swiss's own order
     champions = cfg.format.champions  # a gauntlet's: none for another format

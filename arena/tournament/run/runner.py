@@ -54,7 +54,8 @@ from arena.tournament.formats.schedule import GameSpec
 from arena.tournament.run import folder_lock, strained
 from arena.tournament.run import results as folder_files
 from arena.tournament.run.audit import Written, audit_log, written
-from arena.tournament.run.derived import write_derived
+from arena.tournament.run.derived import Totals, write_derived
+from arena.tournament.run.notes import GameNotes
 from arena.tournament.run.prepare import run_seed
 from arena.tournament.run.progress import Refresher, Tally, Watch
 from arena.tournament.run.recall import played_again
@@ -112,6 +113,7 @@ def run_tournament(
     during: Callable[[Path, Tally], object] | None = None,
     refresh: float | None = None,
     left_out: tuple[LeftOut, ...] = (),
+    notes: GameNotes | None = None,
 ) -> RunReport:
     """Play a whole tournament into its results folder; with `resume`, only what is missing.
 
@@ -125,6 +127,7 @@ def run_tournament(
     the same bytes written here; losing it raises ClusterLost with every game taken kept.
     `progress`, `during` and `refresh` (seconds): see the module's docstring. `left_out`:
     the entrants `cfg` is without (arena/tournament/run/skipped.py), recorded at the start.
+    `notes`: made of each replay in the worker, kept as it is appended (arena.tournament.run.notes).
     """
     folder = results_folder(cfg, out)
     count = workers or cfg.workers or os.cpu_count() or 1
@@ -140,7 +143,7 @@ def run_tournament(
             asked = Asked(resume=resume, force=force, left_out=left_out, cluster=cluster)
             ready = format_of(as_run).prepare(folder, as_run, asked)
             run = Run(ready.cfg, folder, count, progress, info or _quiet, cards, cluster,
-                      ready.plan)
+                      ready.plan, notes if cfg.replays else None)
             run.results.update(ready.past)
             if during is not None and refresh is not None:
                 run.refresher = Refresher(during, refresh, info or _quiet)
@@ -179,6 +182,7 @@ class Run:
         cards: tuple[BotCard | None, ...] = (),
         cluster: Cluster | None = None,
         plan: Plan | None = None,
+        notes: GameNotes | None = None,
     ) -> None:
         seed, drawn = run_seed(folder, cfg)  # before any game is planned
         if drawn:
@@ -196,6 +200,9 @@ class Run:
         self.cluster = cluster
         self.lost = LostGames(info)
         self.setup = tournament_setup(cfg, cards)
+        self.notes = notes if cluster is None else None  # a cluster's games are judged
+        if self.notes is not None:  # here from their replays alone: no worker's notes kept
+            self.setup = replace(self.setup, notes=self.notes.make)
         self.strain: Strain | None = None
         """What the machine cost this run's decisions (arena.hosts.strain), if anything."""
 
@@ -237,6 +244,8 @@ class Run:
             if self.executor is not None:
                 self.executor.close(abort=aborted)
             self.log.close()
+            if self.notes is not None:
+                self.notes.close()
         if aborted:  # the games the file holds: Ctrl-C may land after a line, before its count
             saved = folder_files.count_lines(self.folder / folder_files.GAMES)
             raise Interrupted(saved, self.total, self.folder)
@@ -256,6 +265,8 @@ class Run:
             for played in self._executor().map(todo) if todo else ():
                 played = played if self.cfg.replays else replace(played, replay=None)
                 self.log.append_game(played.line, played.replay_file())  # the replay first
+                if self.notes is not None and played.replay and played.notes is not None:
+                    self.notes.keep(played.id, played.replay, played.notes)
                 self.results[played.id] = played.placements
                 self.written[played.id] = written(played.line, played.replay)
                 self.plan.keep(played.line)
@@ -306,13 +317,14 @@ class Run:
         return self.executor
 
     def _finish(self, resumed: int) -> RunReport:
+        totals = Totals(self.cfg)  # fed by the audit's pass: the end reads the log once
         problem = audit_log(self.folder, self.results, self.workers, self.cfg.replays,
-                            self.written)
+                            self.written, totals)
         if problem is not None:
             folder_files.remove_derived(self.folder)
             raise TournamentError(f"{problem}; the results were changed outside this run, so "
                                   "no standings are written")
-        derived = write_derived(self.folder, self.cfg, self.plan, self.results)
+        derived = write_derived(self.folder, self.cfg, self.plan, self.results, totals)
         ranking = self.plan.final_ranking(self.results)
         played = len(self.results) - resumed
         loaded = strained.record(self.folder, self.strain)

@@ -33,7 +33,7 @@ from arena.hosts.machine import hosts_that_fit
 from arena.hosts.strain import Strain
 from arena.plugins import Registry, default_registry
 from arena.referee import GameRecord, Player, RefereeError, play_game
-from arena.replay import encode_game, fault_json
+from arena.replay import fault_json, game_text, pack_text
 from arena.tournament.config import EntrantConfig, Options
 from arena.tournament.errors import TournamentError
 from arena.tournament.formats.plan import Placements
@@ -62,6 +62,9 @@ class GameSetup:
     """The entrants' bot files, played from copies on the worker's machine."""
     lanes: int = 1
     """Games a worker process plays at once when no bot runs inline (`game_job` sets it)."""
+    notes: Callable[[bytes], bytes] | None = None
+    """Run on each replay's text as its game ends, in the worker (the report's chances, given
+    by the layer that shows them, arena/tournament/run/notes.py): never a walk at the end."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +79,8 @@ class Played:
     strain: Strain | None = None
     """What the machine cost its decisions, none of it billed (arena.hosts.strain): None
     unless it made one of them wait longer than its limit or let one run past its wall limit."""
+    notes: bytes | None = None
+    """`GameSetup.notes` of its replay's text, if the setup has them."""
 
     def replay_file(self) -> tuple[str, bytes] | None:
         """Its replay as the results folder keeps it (its path there, its bytes), or None."""
@@ -148,11 +153,13 @@ class _Worker:
             line = _LINE.encode(game_line(game, record, None))
             return Played(game.id, record.result.placements, line, None, strained)
         line = _LINE.encode(game_line(game, record, replay_name(game.id)))
-        return Played(game.id, record.result.placements, line, self.replay(game, record),
-                      strained)
+        text = self.replay(game, record)
+        notes = None if self.setup.notes is None else self.setup.notes(text)
+        return Played(game.id, record.result.placements, line, pack_text(text), strained,
+                      notes)
 
     def replay(self, game: GameSpec, record: GameRecord) -> bytes:
-        """The game's replay file, as its bytes."""
+        """The game's replay, as its text (packed by `pack_text`)."""
         about = {
             "id": game.id,
             "stage": game.stage,
@@ -163,7 +170,7 @@ class _Worker:
             self.seat(index, player)
             for index, player in zip(game.seats, record.players, strict=True)
         ]
-        return encode_game(record, about, seats)
+        return game_text(record, about, seats)
 
     def seat(self, index: int, player: Player) -> dict[str, Any]:
         entrant = self.setup.entrants[index]

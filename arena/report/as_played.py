@@ -1,0 +1,84 @@
+"""The viewer's data made while `arena run` plays (arena.tournament.run.notes): each game's
+chances (arena.report.chances) computed in its worker from the replay's text as the game
+ends, and its pack and chances pack written here, a pack at a time in games.jsonl order.
+
+The report at the end (arena.report.scan) then finds each pack holding its replays and its
+chances stamped by the same code, and keeps them: no game is walked again there. The files
+are the very bytes the report would write (the same functions make them); a pack this
+wrote that the log no longer matches (a game played again) is found so and made again.
+This module reads games.jsonl once, and only on a resume: where the run's first pack is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from arena.report import viewer
+from arena.report.chances import chances_stamp, viewer_json
+from arena.report.scan import _write_pack as write_pack
+from arena.report.viewer import chances_name, chances_script, pack_name, pack_script
+from arena.tournament.run import results as folder_files
+
+__all__ = ["ViewerNotes", "game_chances"]
+
+
+def game_chances(text: bytes) -> bytes:
+    """A game's chances as the viewer reads them (viewer_json), made in the worker: a replay
+    the chances cannot follow has none ("null"), and never stops the run that played it."""
+    try:
+        return viewer_json(text)
+    except Exception:  # noqa: BLE001 - the viewer shows no chances; the game stands
+        return b"null"
+
+
+class ViewerNotes:
+    """The viewer's chances made in the workers, and its packs written as games are kept."""
+
+    def __init__(self, folder: str | Path) -> None:
+        self.folder = Path(folder)
+        self.pack: int | None = None
+        self.first = 0  # games of the first pack played before this run (a resume's)
+        self.games: list[tuple[str, bytes, bytes]] = []
+
+    @property
+    def make(self) -> Callable[[bytes], bytes]:
+        """The chances of one replay's text, as the viewer reads them."""
+        return game_chances
+
+    def keep(self, game_id: str, replay: bytes, notes: bytes) -> None:
+        """One game appended to the log; a pack written when it is full."""
+        if self.pack is None:
+            self._start()
+        self.games.append((game_id, replay, notes))
+        if self.first + len(self.games) == viewer.PACK:
+            self._write()
+
+    def close(self) -> None:
+        """Write the last pack, if it is one this run began."""
+        if self.games:
+            self._write()
+
+    def _start(self) -> None:
+        """Where this run's games begin among the log's replays (the game just appended is
+        the last line): a resume's first pack, begun before it, is left to the report."""
+        log = folder_files.iter_games(self.folder / folder_files.GAMES)
+        before = sum(1 for line in log if line.get("replay")) - 1
+        self.pack, self.first = divmod(before, viewer.PACK)
+
+    def _write(self) -> None:
+        """The pack and its chances (the same bytes the report writes), unless the pack
+        began before this run; the pack removed first, so chances never stand beside a
+        pack they were not made for (a kill -9 between: the report makes both again)."""
+        assert self.pack is not None
+        if not self.first:
+            replays = self.folder / folder_files.REPLAYS
+            folder_files.own(replays / viewer.CHANCES_FOLDER, folder=True, make=True)
+            pack = replays / pack_name(self.pack)
+            pack.unlink(missing_ok=True)
+            chances = [(game_id, notes) for game_id, _, notes in self.games]
+            write_pack(replays / chances_name(self.pack), chances_stamp() + chances_script(chances))
+            write_pack(pack, pack_script([(game_id, raw) for game_id, raw, _ in self.games]))
+        self.pack, self.first, self.games = self.pack + 1, 0, []
+
+

@@ -1,0 +1,33 @@
+"""What a layer above the run keeps of each game as it is played: computed in the worker
+from the replay's text as the game ends, kept by the main process in games.jsonl order.
+
+`arena run` gives the report's (arena/report/as_played.py): the viewer's chances that each
+claim holds, and its packs, written a pack at a time while the games are played, so the
+report at the end finds them made instead of re-walking every game. The run knows no rule
+of the game and never imports the report: it is handed this, and calls it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol
+
+__all__ = ["GameNotes"]
+
+
+class GameNotes(Protocol):
+    """Notes on each game's replay: made in the worker, kept in the run's process."""
+
+    @property
+    def make(self) -> Callable[[bytes], bytes]:
+        """What a worker runs on each replay's text (a module's function: it is pickled)."""
+        ...
+
+    def keep(self, game_id: str, replay: bytes, notes: bytes) -> None:
+        """One game just appended to games.jsonl (in its order): its replay file's bytes and
+        its notes."""
+        ...
+
+    def close(self) -> None:
+        """The run's games are over: keep what is held."""
+        ...
