@@ -184,8 +184,9 @@ def test_a_worker_dying_in_a_bundle_plays_it_again_then_stops_the_run() -> None:
     lost = LostGames(told.append)
     bundle = tuple(round_robin(4, 2, 1, 1)[2:6])
     assert lost(Death(bundle, 1, "killed by SIGKILL", None)) == bundle
-    assert told == ["a worker died (killed by SIGKILL) in the games rr-000003 to rr-000006; "
-                    "its games are played again on a new worker"]
+    said = ("a worker died (killed by SIGKILL) in the games rr-000003 to rr-000006; its games "
+            "are played again on a new worker")
+    assert told == [said]
     with pytest.raises(TournamentError, match=r"^the games rr-000003 to rr-000006 killed its "
                        r"worker 2 times \(killed by SIGKILL\), not in a bot's call; "):
         lost(Death(bundle, 2, "killed by SIGKILL", None))
