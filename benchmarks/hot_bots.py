@@ -81,12 +81,12 @@ def run(code: Path, path: Path, folder: Path) -> tuple[int, int, float, float, i
     starts = folder / "starts"
     starts.write_text("")
     out = folder / "out"
-    env = {**os.environ, "ARENA_BENCH_STARTS": str(starts),
-           "PYTHONPATH": os.pathsep.join([str(HERE), str(code)])}
+    env = {**os.environ, "ARENA_BENCH_STARTS": str(starts), "PYTHONSAFEPATH": "1",
+           "PYTHONPATH": os.pathsep.join([str(HERE), str(code)])}  # `code`'s arena alone
     load = os.getloadavg()[0]
     began = time.monotonic()
     done = subprocess.run([sys.executable, "-c", RUN, "run", str(path), "--out", str(out),
-                           "-q", "--force"], env=env, stdout=subprocess.DEVNULL,
+                           "-q", "--force"], env=env, cwd=folder, stdout=subprocess.DEVNULL,
                           stderr=subprocess.PIPE, text=True, check=False)
     wall = time.monotonic() - began
     if done.returncode:
