@@ -21,8 +21,11 @@ that imported arena once, inheriting no threads, locks or open files of the main
 (the folder lock stays with the main process alone, so a `kill -9` of the main process
 frees the folder at once; the workers notice and exit). Results come back in schedule
 order; a finished game waiting behind an unfinished earlier one is not yet written, and
-is played again on resume if the run stops there. With one worker the games are played
-in the main process: no processes to start, same bytes. A worker that dies costs no game
+is played again on resume if the run stops there. A field larger than a worker's kept bot
+processes is played in bundles that keep them (arena/tournament/run/hot.py): out of
+schedule order, a window of games at a time, each line waiting here for the games before
+it. With one worker the games are played in the main process: no processes to start, same
+bytes. A worker that dies costs no game
 (arena/tournament/run/worker.py says what happens to its games).
 
 Progress (arena/tournament/run/progress.py): `progress` is told a Tally before the first game and
