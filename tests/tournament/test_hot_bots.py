@@ -138,19 +138,21 @@ def _counting(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 @pytest.mark.parametrize(("fmt", "floor"), [
     ("round-robin, seats: 2, games: 2, cap: 40", 7),  # balanced tables: a drawn order
     ("gauntlet, champions: [e0, e3], seats: 2, games: 2", 14),  # twin games: 2 processes each
+    ("elimination, seats: 2, games: 3, seeding: 1", None),  # batch by batch: the same bytes
+    ("swiss, seats: 2, rounds: 4", None),
 ])
 def test_a_field_larger_than_a_worker_keeps_writes_the_same_bytes_with_few_starts(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fmt: str, floor: int
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fmt: str, floor: int | None
 ) -> None:
     cfg = load_tournament(_config(tmp_path, fmt))
     started = _counting(monkeypatch)
     run_tournament(cfg, tmp_path / "all kept", workers=1)  # 7 entrants, 32 kept: no churn
-    assert started[0] == floor
+    assert floor is None or started[0] == floor
     monkeypatch.setattr(entrants, "KEPT_CAP", 4)  # 7 entrants, 4 kept: bundles
     started[0] = 0
     run_tournament(cfg, tmp_path / "hot", workers=1)
     _same_results(tmp_path / "all kept", tmp_path / "hot")
-    assert started[0] <= 2 * floor  # in schedule order, 4 kept start 23 and 56 here
+    assert floor is None or started[0] <= 2 * floor  # in schedule order: 23 and 56 here
     run_tournament(cfg, tmp_path / "two workers", workers=2)  # bundles sent to processes
     _same_results(tmp_path / "all kept", tmp_path / "two workers")
 
