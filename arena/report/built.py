@@ -25,9 +25,10 @@ from pathlib import Path
 from typing import Any
 
 from arena import __version__
+from arena.report import viewer
 from arena.report.chances import chances_stamp
 from arena.report.folder import FaultExample
-from arena.report.viewer import CHANCES_FOLDER, PACK, chances_name, pack_name
+from arena.report.viewer import CHANCES_FOLDER, chances_name, pack_name
 from arena.tournament.run import results as folder_files
 from arena.tournament.run import safe_read
 
@@ -102,11 +103,11 @@ def _score(value: Any) -> Any:
     return value
 
 
-def code_stamp(viewer: bool, linked: Iterable[str]) -> str:
+def code_stamp(with_viewer: bool, linked: Iterable[str]) -> str:
     """What the sums depend on besides the folder: the code that makes them and the packs
     (its version and sources, the chances' stamp), the viewer or not, the games linked."""
     digest = hashlib.blake2b(digest_size=16)
-    digest.update(f"{__version__} {PACK} {viewer} ".encode() + chances_stamp())
+    digest.update(f"{__version__} {viewer.PACK} {with_viewer} ".encode() + chances_stamp())
     ours = ("arena.report", "arena.hosts.text")
     for module in sorted(m for m in sys.modules if m.startswith(ours)):
         path = getattr(sys.modules[module], "__file__", None)
@@ -148,9 +149,9 @@ def replays_key(root: Path, listed: Iterable[str]) -> str:
 
 
 def _keys(root: Path, built: Built, prefix: str) -> dict[str, Any]:
-    chances = root / folder_files.REPLAYS / CHANCES_FOLDER
-    return {"prefix": prefix, "rows_file": stat_key(chances / ROWS),
-            "packs": _packs_key(root / folder_files.REPLAYS, built.replays // PACK)}  # fmt: skip
+    replays = root / folder_files.REPLAYS
+    return {"prefix": prefix, "rows_file": stat_key(replays / CHANCES_FOLDER / ROWS),
+            "packs": _packs_key(replays, built.replays // viewer.PACK)}  # fmt: skip
 
 
 def save_built(root: Path, built: Built, stamp: str, prefix: str, replays: str) -> None:

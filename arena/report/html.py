@@ -96,8 +96,11 @@ def build_report(
             folder_files.own(replays / "chances", folder=True)
         except folder_files.ResultsError as exc:
             raise ReportError(str(exc)) from None
-        passed.append(read_games(path, entrants, linked, workers=workers, viewer=viewer,
-                                 progress=progress))  # fmt: skip
+        try:
+            passed.append(read_games(path, entrants, linked, workers=workers, viewer=viewer,
+                                     progress=progress))  # fmt: skip
+        except OSError as exc:  # a folder in a pack's or the state's place, a full disk
+            raise ReportError(f"{path}: cannot write the viewer's packs: {exc}") from None
         return passed[0].log(entrants)
 
     data = read_folder(root, games)

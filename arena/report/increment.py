@@ -27,17 +27,19 @@ from typing import IO, Any
 from arena.executor.local import Job, ordered_map, pool_size
 from arena.ratings.games import FAULT_KINDS
 from arena.report import built as state
+from arena.report import scan as scanning
+from arena.report import viewer as packs
 from arena.report.built import ROWS, Built
 from arena.report.folder import GameRow, GamesLog, add_examples, game_row
 from arena.report.markup import compact
-from arena.report.scan import PARALLEL_FROM, _Scan, scan_pack
-from arena.report.viewer import CHANCES_FOLDER, PACK
+from arena.report.scan import _Scan, scan_pack
+from arena.report.viewer import CHANCES_FOLDER
 from arena.tournament.run import results as folder_files
 from arena.tournament.run import safe_read
 
 __all__ = ["Passed", "read_games"]
 
-_BLOCK = 1 << 20
+_BLOCK = 1 << 16
 _MOD = 1 << 128
 
 
@@ -75,7 +77,7 @@ def _rows(lines: Iterator[bytes], number: Sequence[str]) -> Iterator[str]:
 
 @dataclass(slots=True)
 class _Chunk:
-    """Games of one pack (or PACK games without replays), with where the log is after them."""
+    """Games of one pack (or PACK games without replays), and where the log is after them."""
 
     pack: int
     games: list[GameRow]
@@ -201,14 +203,14 @@ def _chunks(path: Path, handle: IO[bytes], hasher: Any,
             built: Built) -> Iterator[_Chunk]:  # fmt: skip
     """The games a pack at a time: a chunk ends with its pack's last replay, or after PACK
     games while its pack has no replay yet, so every chunk's end is a checkpoint."""
-    pack, replays = built.replays // PACK, 0
+    pack, replays = built.replays // packs.PACK, 0
     games: list[GameRow] = []
     for game in _games(path, handle, hasher, built.games):
         games.append(game)
         replays += bool(game.replay)
-        if replays == PACK or (not replays and len(games) == PACK):
+        if replays == packs.PACK or (not replays and len(games) == packs.PACK):
             yield _Chunk(pack, games, handle.tell(), hasher.hexdigest(), True)
-            pack, replays, games = pack + (replays == PACK), 0, []
+            pack, replays, games = pack + (replays == packs.PACK), 0, []
     if games:
         yield _Chunk(pack, games, handle.tell(), hasher.hexdigest(), False)
 
@@ -245,7 +247,7 @@ def _merge(root: Path, built: Built, chunks: Iterator[_Chunk], start: _Start,
             pending.append(chunk)
             yield _task(root, chunk, start.viewer)
 
-    count = pool_size(workers, total - built.replays, PARALLEL_FROM)
+    count = pool_size(workers, total - built.replays, scanning.PARALLEL_FROM)
     if progress is not None:
         progress(built.scanned + len(built.missing), total)
     tail: list[bytes] = []
@@ -302,9 +304,9 @@ def _add(built: Built, chunk: _Chunk, scan: _Scan, start: _Start) -> list[bytes]
         pack = -1
         if game.replay:
             if found or game.id in start.linked:  # (the linked games are in the stamp)
-                built.links[game.id] = built.replays // PACK
+                built.links[game.id] = built.replays // packs.PACK
             if start.viewer and game.id not in missing:
-                pack = built.replays // PACK
+                pack = built.replays // packs.PACK
             built.replays += 1
         for name, score in zip(game.entrants, game.scores, strict=True):
             built.spreads.setdefault(name, Counter())[score] += 1
