@@ -32,7 +32,8 @@ from arena.report.viewer import CHANCES_FOLDER, chances_name, pack_name
 from arena.tournament.run import results as folder_files
 from arena.tournament.run import safe_read
 
-__all__ = ["ROWS", "STATE", "Built", "code_stamp", "load_built", "save_built", "stat_key"]
+__all__ = ["ROWS", "STATE", "Built", "code_stamp", "forget_built", "load_built", "save_built",
+           "stat_key"]
 
 STATE, ROWS = "built.json", "rows.tsv"
 """The state and the rows file, under replays/chances/."""
@@ -187,3 +188,10 @@ def rows_lines(path: Path, size: int) -> Iterator[bytes]:
         while left > 0 and (line := handle.readline(left)):
             left -= len(line)
             yield line
+
+
+def forget_built(root: Path) -> None:
+    """Remove the state and rows of the last build (a published copy needs neither, and the
+    state names the machine's inodes and times): the next build starts from the first game."""
+    for name in (STATE, ROWS):
+        (root / folder_files.REPLAYS / CHANCES_FOLDER / name).unlink(missing_ok=True)
