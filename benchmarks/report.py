@@ -126,6 +126,8 @@ def main() -> None:
     parser.add_argument("--folder", type=Path, default=None)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--first-repeat", type=int, default=3)
+    parser.add_argument("--cases", default="floor,first,rebuild,+1%",
+                        help="which to time, of floor, first, rebuild, +1%% (comma-separated)")
     args = parser.parse_args()
     folder = args.folder or Path("results") / f"bench-report-{args.games}"
     _tournament(folder, args.games)
@@ -134,17 +136,18 @@ def main() -> None:
     print(f"{games:,} games, replays {replays / 1e6:.1f} MB gzip; cores {os.cpu_count()}, "
           f"load average {os.getloadavg()[0]:.1f}")  # fmt: skip
     log = (folder / results.GAMES).read_bytes()
-    cases: list[tuple[str, Callable[[], object], Callable[[], object] | None, int]] = [
-        ("floor (read + gunzip)", lambda: _floor(folder), None, args.repeat),
-        ("first build", lambda: build_report(folder), lambda: _fresh(folder),
+    cases: list[tuple[str, str, Callable[[], object], Callable[[], object] | None, int]] = [
+        ("floor", "floor (read + gunzip)", lambda: _floor(folder), None, args.repeat),
+        ("first", "first build", lambda: build_report(folder), lambda: _fresh(folder),
          args.first_repeat),
-        ("rebuild, nothing new", lambda: build_report(folder), None, args.repeat),
-        ("rebuild, 1% more games", lambda: build_report(folder),
+        ("rebuild", "rebuild, nothing new", lambda: build_report(folder), None, args.repeat),
+        ("+1%", "rebuild, 1% more games", lambda: build_report(folder),
          _one_percent_back(folder, log), args.repeat),
     ]  # fmt: skip
+    wanted = args.cases.split(",")
     print(f"  {'':<28} {'wall':>7} {'cpu':>7}   (pool workers' cpu not counted)")
-    for name, step, before, repeat in cases:
-        if not repeat:
+    for key, name, step, before, repeat in cases:
+        if not repeat or key not in wanted:
             continue
         wall, cpu = _median(step, repeat, before)
         print(f"  {name:<28} {wall:6.2f}s {cpu:6.2f}s   load average "

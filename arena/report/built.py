@@ -15,14 +15,14 @@ This module must not read games.jsonl's games or the replays' contents; it keeps
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 import os
-import sys
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from arena import __version__
 from arena.report import viewer
@@ -104,16 +104,19 @@ def _score(value: Any) -> Any:
     return value
 
 
+_SOURCES = ("arena.report.built", "arena.report.increment", "arena.report.folder",
+            "arena.report.scan", "arena.report.viewer", "arena.hosts.text", "arena.hosts.trace")
+"""The modules whose code makes the sums and rows (the chances' own are in their stamp)."""
+
+
 def code_stamp(with_viewer: bool, linked: Iterable[str]) -> str:
     """What the sums depend on besides the folder: the code that makes them and the packs
     (its version and sources, the chances' stamp), the viewer or not, the games linked."""
     digest = hashlib.blake2b(digest_size=16)
     digest.update(f"{__version__} {viewer.PACK} {with_viewer} ".encode() + chances_stamp())
-    ours = ("arena.report", "arena.hosts.text")
-    for module in sorted(m for m in sys.modules if m.startswith(ours)):
-        path = getattr(sys.modules[module], "__file__", None)
-        if path and path.endswith(".py"):
-            digest.update(Path(path).read_bytes())
+    for module in _SOURCES:
+        path = getattr(importlib.import_module(module), "__file__", None)
+        digest.update(Path(path).read_bytes() if path else module.encode())
     digest.update(json.dumps(sorted(linked)).encode())
     return digest.hexdigest()
 
@@ -181,13 +184,12 @@ def load_built(root: Path, stamp: str) -> tuple[Built, dict[str, Any], str] | No
         return None
 
 
-def rows_lines(path: Path, size: int) -> Iterator[bytes]:
-    """The rows file's first `size` bytes, a line at a time (not through a link)."""
-    with safe_read.open_regular(path, follow=False) as handle:
-        left = size
-        while left > 0 and (line := handle.readline(left)):
-            left -= len(line)
-            yield line
+def rows_lines(handle: IO[bytes], size: int) -> Iterator[bytes]:
+    """The rows file's first `size` bytes, a line at a time."""
+    left = size
+    while left > 0 and (line := handle.readline(left)):
+        left -= len(line)
+        yield line
 
 
 def forget_built(root: Path) -> None:

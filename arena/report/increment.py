@@ -48,7 +48,8 @@ class Passed:
     """What the pass found: the sums over every game, and where the list's rows are."""
 
     built: Built
-    rows_path: Path
+    kept: IO[bytes]
+    """The rows file, opened while no other build could change it."""
     kept_rows: int
     """Bytes of the rows file that are the games before the checkpoint."""
     tail: list[bytes]
@@ -64,8 +65,8 @@ class Passed:
         """Each game's row of the list, its entrants numbered as in `names`."""
         index = {name: str(i) for i, name in enumerate(names)}
         number = [index[name] for name in self.built.names]
-        if self.kept_rows:
-            yield from _rows(state.rows_lines(self.rows_path, self.kept_rows), number)
+        with self.kept:
+            yield from _rows(state.rows_lines(self.kept, self.kept_rows), number)
         yield from _rows(iter(self.tail), number)
 
 
@@ -142,7 +143,8 @@ def _resume(root: Path, stamp: str, handle: IO[bytes], hasher: Any,
     if left or hasher.hexdigest() != keys["prefix"]:
         return start
     try:
-        stats = _stats_sum(root, _listed(state.rows_lines(rows_path, built.rows)))
+        with safe_read.open_regular(rows_path, follow=False) as rows:
+            stats = _stats_sum(root, _listed(state.rows_lines(rows, built.rows)))
     except (safe_read.Unreadable, OSError, ValueError, IndexError):
         return start
     return (built, stats, keys["prefix"]) if str(stats) == replays else start
@@ -271,7 +273,7 @@ def _merge(root: Path, built: Built, chunks: Iterator[_Chunk], start: _Start,
                 progress(built.scanned + len(built.missing), total)
     kept = built if saved is None else Built.from_json(saved)
     state.save_built(root, kept, start.stamp, prefix, str(stats))
-    return Passed(built, rows_path, kept.rows, tail)
+    return Passed(built, safe_read.open_regular(rows_path, follow=False), kept.rows, tail)
 
 
 def _rows_file(path: Path, built: Built) -> IO[bytes]:
