@@ -140,18 +140,6 @@ def _packs_key(replays: Path, packs: int) -> str:
     return digest.hexdigest()
 
 
-def replays_key(root: Path, listed: Iterable[str]) -> str:
-    """The digest of the stat keys of the replays listed (a path of games.jsonl each)."""
-    digest = hashlib.blake2b(digest_size=16)
-    folder = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    try:
-        for path in listed:
-            digest.update(b"%r;" % (stat_key(path, folder),))
-    finally:
-        os.close(folder)
-    return digest.hexdigest()
-
-
 def _keys(root: Path, built: Built, prefix: str) -> dict[str, Any]:
     replays = root / folder_files.REPLAYS
     return {"prefix": prefix, "rows_file": stat_key(replays / CHANCES_FOLDER / ROWS),
@@ -171,8 +159,8 @@ def load_built(root: Path, stamp: str) -> tuple[Built, dict[str, Any], str] | No
     packs and rows are untouched since; None otherwise (the games.jsonl prefix and the
     replays are for the caller to check)."""
     path = root / folder_files.REPLAYS / CHANCES_FOLDER / STATE
-    try:
-        state = safe_read.json_file(path, follow=False)
+    try:  # a regular file, bounded; its depth as json's own parser allows
+        state = json.loads(safe_read.read_file(path, follow=False))
         if not isinstance(state, dict) or state.get("stamp") != stamp:
             return None
         built = Built.from_json(state["built"])
@@ -180,7 +168,8 @@ def load_built(root: Path, stamp: str) -> tuple[Built, dict[str, Any], str] | No
         if keys != _keys(root, built, str(keys["prefix"])):
             return None
         return built, keys, str(state["replays_key"])
-    except (safe_read.Unreadable, OSError, KeyError, TypeError, ValueError, AttributeError):
+    except (safe_read.Unreadable, OSError, KeyError, TypeError, ValueError, AttributeError,
+            RecursionError):
         return None
 
 

@@ -19,7 +19,7 @@ import hashlib
 import json
 import os
 from collections import Counter, deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -71,9 +71,13 @@ class Passed:
 
 
 def _rows(lines: Iterator[bytes], number: Sequence[str]) -> Iterator[str]:
+    seated: dict[str, str] = {}  # the same tables recur: each renumbered once
     for line in lines:
         head, seats, tail, _ = line.decode("utf-8").split("\t", 3)
-        yield f"{head},[{','.join(number[int(s)] for s in seats.split(','))}],{tail}"
+        mapped = seated.get(seats)
+        if mapped is None:
+            mapped = seated[seats] = ",".join(number[int(s)] for s in seats.split(","))
+        yield f"{head},[{mapped}],{tail}"
 
 
 @dataclass(slots=True)
@@ -150,25 +154,39 @@ def _resume(root: Path, stamp: str, handle: IO[bytes], hasher: Any,
     return (built, stats, keys["prefix"]) if str(stats) == replays else start
 
 
-def _listed(lines: Iterator[bytes]) -> Iterator[str]:
+def _listed(lines: Iterator[bytes]) -> Iterator[bytes]:
     for line in lines:
         replay = line.rstrip(b"\n").rsplit(b"\t", 1)[1]
-        if replay:
-            yield str(json.loads(replay))
+        if b"\\" in replay:  # a name with escapes: JSON's
+            yield str(json.loads(replay)).encode()
+        elif replay:
+            yield replay[1:-1]
 
 
-def _stats_sum(root: Path, listed: Iterator[str] | Sequence[str]) -> int:
-    """The sum of the listed replays' stat keys' digests (a sum, so it grows a pack at a
-    time; the order is the rows file's, which its own key covers)."""
-    total = 0
+def _stats_sum(root: Path, listed: Iterable[bytes]) -> int:
+    """The sum over packs of the digest of their replays' stat keys, PACK replays a pack in
+    the rows' order (a sum, so it grows a pack at a time; the order is the rows file's,
+    which its own key covers)."""
+    total, keys = 0, []
     folder = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
         for replay in listed:
-            key = b"%s\0%r" % (replay.encode(), state.stat_key(replay, folder))
-            total += int.from_bytes(hashlib.blake2b(key, digest_size=16).digest(), "big")
+            try:
+                found = os.stat(replay, dir_fd=folder, follow_symlinks=False)
+                keys.append(b"%s\0%d %d %d %d %d;" % (
+                    replay, found.st_ino, found.st_nlink, found.st_size, found.st_mtime_ns,
+                    found.st_ctime_ns))  # fmt: skip
+            except (OSError, ValueError):
+                keys.append(b"%s\0;" % replay)
+            if len(keys) == packs.PACK:
+                total, keys = total + _digest(keys), []
     finally:
         os.close(folder)
-    return total % _MOD
+    return (total + _digest(keys) if keys else total) % _MOD
+
+
+def _digest(keys: list[bytes]) -> int:
+    return int.from_bytes(hashlib.blake2b(b"".join(keys), digest_size=16).digest(), "big")
 
 
 def _count_replays(handle: IO[bytes]) -> int:
@@ -222,7 +240,7 @@ _Task = tuple[str, int, tuple[tuple[str, str], ...], bool]
 
 def _task(root: Path, chunk: _Chunk, viewer: bool) -> _Task:
     listed = tuple((g.id, g.replay) for g in chunk.games if g.replay)
-    chunk.stats = _stats_sum(root, [replay for _, replay in listed])  # before they are read
+    chunk.stats = _stats_sum(root, [replay.encode() for _, replay in listed])  # before reading
     return (str(root), chunk.pack, listed, viewer and bool(listed))
 
 
