@@ -3,9 +3,9 @@ ratings.json, crosstable.csv, stages.json, grades.json if there, a ladder's ladd
 (without which a ladder's folder needs no other derived table) and ladder-history.jsonl, and
 games.jsonl one game at a time.
 
-Memory does not grow with the games: games.jsonl is read one game at a time (for the
-counts and the first fault examples of each kind here; again for the viewer packs and for
-the list of games, stopping at the games this first pass counted). Held whole: the small tables, and
+Memory does not grow with the games: games.jsonl is read one game at a time (here, or by
+the report's one pass given as `games`, arena.report.increment, which reads only the games
+added since the last build). Held whole: the small tables, and
 stages.json for an elimination only (its seeding round robin is capped, its knockout is
 small; other formats need only its format).
 

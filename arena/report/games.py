@@ -4,7 +4,8 @@ and every game as compact JSON, written a game at a time from games.jsonl.
 The list's address is report.html#games&<filters> (docs/report.md); the filters' choices
 come from the JSON, so the page is the same size whatever they are.
 
-This module must not hold the games: the JSON is made while games.jsonl is read again.
+This module must not hold the games: the rows come one at a time from the report's pass
+(arena.report.increment), or from games.jsonl read again.
 """
 
 from __future__ import annotations

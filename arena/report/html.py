@@ -17,15 +17,17 @@ and writes:
                      bytes, and the chance each claim held by what its seat knew
                      (arena.report.chances)
 
-The folder is read by arena.report.folder, every replay once by arena.report.scan; the
-sections are drawn by arena.report.tables and arena.report.charts; a page made while the run
-plays is marked so by arena.report.live. report.html is written
-in parts: the list of every game is the one part of the page that is per game by nature;
-it is encoded and written a game at a time, never held.
+The folder's tables are read by arena.report.folder; games.jsonl once, from where the last
+build left off, and each new game's replay once (arena.report.scan), by
+arena.report.increment, which keeps what it summed in replays/chances/ (arena.report.built)
+so a rebuild reads only the games added since; the sections are drawn by arena.report.tables
+and arena.report.charts; a page made while the run plays is marked so by arena.report.live.
+report.html is written in parts: the list of every game is the one part of the page that is
+per game by nature; it is encoded and written a game at a time, never held.
 
-This module must not play or re-apply games, and must not change what `arena run` wrote:
-it only adds report.html, viewer.html, viewer-rules.js and the packs under replays/. Nothing
-it writes reaches the network.
+This module must not play or re-apply games, and must not change what `arena run` wrote: it
+only adds report.html, viewer.html, viewer-rules.js, the packs under replays/ and the last
+build's state beside them. Nothing it writes reaches the network.
 """
 
 from __future__ import annotations

@@ -3,8 +3,9 @@ Axelrod's tournament plots (median, quartiles, whiskers to the extremes, the mea
 row per entrant in standings order, so a lucky average and a steady one look different.
 
 Only counts are held (an entrant's scores are small whole numbers), never the games: the
-log is read once more, a game at a time. The names and numbers are HTML beside a small
-inline SVG per row, so the plot stays legible at 60 entrants and on a phone.
+report's one pass counts them (arena.report.increment), or the log is read once more. The
+names and numbers are HTML beside a small inline SVG per row, so the plot stays legible at
+60 entrants and on a phone.
 """
 
 from __future__ import annotations
