@@ -12,9 +12,9 @@ times, each `--repeat` times (median shown):
                no state of a last build (`--first-repeat` times: the claim chances of every
                game are computed, minutes at 100k games)
     rebuild    the same with everything packed already (nothing new)
-    +1%        the same after 1% more games: built untimed with the log's first 99%, the
-               last 1% put back, then timed (what a rebuild after a resumed run or a live
-               report's refresh pays)
+    +1%        the same after 1% more games: built untimed with the log's first
+               (100 - repeat)%, then timed with one percent more each time up to the whole
+               log (what a live report's refresh or a rebuild after a resumed run pays)
 
 The old code has no state of a last build: run this file with PYTHONPATH set to another
 checkout's tree to measure it (the folder's packs are shared; its state files are removed).
@@ -85,14 +85,22 @@ def _fresh(folder: Path) -> None:
     shutil.rmtree(folder / results.REPLAYS / "chances", ignore_errors=True)
 
 
-def _one_percent_back(folder: Path, log: bytes) -> Callable[[], object]:
-    """A build of the log's first 99% (untimed), then the whole log written back."""
+def _one_percent_more(folder: Path, log: bytes, repeat: int) -> Callable[[], object]:
+    """Before each timed build, 1% more of the log: the first time, a build of its first
+    (100 - repeat)% (untimed) and then one percent more; the last leaves the whole log."""
     lines = log.splitlines(keepends=True)
+    percents = iter(range(100 - repeat, 101))
+
+    def cut(percent: int) -> None:
+        (folder / results.GAMES).write_bytes(b"".join(lines[: len(lines) * percent // 100]))
 
     def step() -> None:
-        (folder / results.GAMES).write_bytes(b"".join(lines[: len(lines) * 99 // 100]))
-        build_report(folder)
-        (folder / results.GAMES).write_bytes(log)
+        percent = next(percents)
+        if percent == 100 - repeat:
+            cut(percent)
+            build_report(folder)
+            percent = next(percents)
+        cut(percent)
 
     return step
 
@@ -142,7 +150,7 @@ def main() -> None:
          args.first_repeat),
         ("rebuild", "rebuild, nothing new", lambda: build_report(folder), None, args.repeat),
         ("+1%", "rebuild, 1% more games", lambda: build_report(folder),
-         _one_percent_back(folder, log), args.repeat),
+         _one_percent_more(folder, log, args.repeat), args.repeat),
     ]  # fmt: skip
     wanted = args.cases.split(",")
     print(f"  {'':<28} {'wall':>7} {'cpu':>7}   (pool workers' cpu not counted)")
