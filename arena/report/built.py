@@ -64,7 +64,8 @@ class Built:
         return {
             "games": self.games, "replays": self.replays, "scanned": self.scanned,
             "offset": self.offset, "rows": self.rows, "names": list(self.names),
-            "stages": list(self.stages), "links": self.links, "missing": self.missing,
+            "stages": list(self.stages), "links": dict(self.links),
+            "missing": list(self.missing),
             "examples": {n: [[e.game, e.index, e.kind, e.message, e.sent, list(e.trace)]
                              for e in listed] for n, listed in self.examples.items()},
             "spreads": {n: list(c.items()) for n, c in self.spreads.items()},

@@ -86,9 +86,13 @@ def test_a_report_built_in_steps_is_the_full_builds_bytes(played: Path, tmp_path
     lines = (played / "games.jsonl").read_text().splitlines(keepends=True)
     assert len(lines) == 24
     folder = _copy(played, tmp_path / "steps")
-    for count in (1, 3, 4, 8, 8, 9, 17, 24):  # a partial pack, a full one, none new, the end
+    (folder / "replays" / "rr-000022.json.gz").unlink()  # missing, in a pack not full
+    for count in (1, 3, 4, 8, 8, 9, 17, 22, 22):  # a partial pack, a full one, none new
         _write_log(folder, lines[:count], played / "games.jsonl")
-        build_report(folder, workers=1, live=Live(count, 24, "now") if count < 24 else None)
+        summary = build_report(folder, workers=1,
+                               live=Live(count, 24, "now") if count < 22 else None)  # fmt: skip
+        assert summary.missing == (("rr-000022",) if count >= 22 else ())
+        assert summary.replays == count - (count >= 22)
     _assert_full(folder, tmp_path / "full")
     assert (folder / "replays" / "chances" / ROWS).stat().st_size  # the rows were kept
 
