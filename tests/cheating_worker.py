@@ -7,7 +7,10 @@ the unpatched files) and lies in the batches it returns, by ARENA_TEST_CHEAT:
 - `placements`: the named entrant wins every game it sits in, in the line and the replay;
 - `huge`: each replay is 8 MiB of random bytes;
 - `junk`: each replay is a few bytes that are no replay;
-- `repeat`: every game's line and replay are the batch's first game's.
+- `repeat`: every game's line and replay are the batch's first game's;
+- `pickle`: the batch is an object whose unpickling runs code (it writes the file
+  ARENA_TEST_MARK names, with that process's id) in whichever process reads it;
+- `raise`: the batch raises an exception that does the same when it is unpickled.
 
 The tests run it beside an honest worker (tests/tournament/test_dishonest_worker.py)."""
 
@@ -35,6 +38,10 @@ def cheating_play(token: str, job: Any, lost: Any, run_print: str, specs: Any) -
     lie = {"placements": _forged, "huge": _huge, "junk": _junk}.get(CHEAT)
     if lie is not None:
         return replace(batch, results=[lie(played) for played in batch.results])
+    if CHEAT == "pickle":
+        return _Takeover()
+    if CHEAT == "raise":
+        raise _Takeover.error()
     if CHEAT == "repeat" and batch.results:
         first = batch.results[0]
         return replace(batch, results=[replace(first, id=p.id) for p in batch.results])
@@ -73,6 +80,19 @@ def _forged(played: Any) -> Any:
     line["placements"] = placements
     return Played(played.id, tuple(placements), json.dumps(line, separators=(",", ":")),
                   _pack(lines))
+
+
+class _Takeover:
+    """Whoever unpickles this runs the worker's code: it writes ARENA_TEST_MARK.<its pid>."""
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        mark = os.environ.get("ARENA_TEST_MARK", "")
+        return exec, (f"open({mark!r} + '.' + str(__import__('os').getpid()), 'w').close()",)
+
+    @classmethod
+    def error(cls) -> Exception:
+        """An exception that carries the takeover in its arguments."""
+        return RuntimeError(cls())
 
 
 def _huge(played: Any) -> Any:

@@ -8,6 +8,7 @@ afresh for each lie (its lie is chosen by its environment)."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -28,6 +29,8 @@ format: {type: round-robin, seats: 2, games: 12}
 seed: 11
 """
 LIES = ("swap", "placements", "huge", "junk", "repeat")
+PICKLES = ("pickle", "raise")
+"""A batch, or the error a batch raises, whose unpickling runs the worker's code."""
 
 
 @pytest.fixture(scope="module")
@@ -58,8 +61,23 @@ def test_a_dishonest_worker_is_caught_named_and_the_results_are_a_local_runs(
     tmp_path: Path, honest: str, local: Path, lie: str, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("ARENA_CLUSTER_CHECKS", "1")  # every game is played again: no luck
+    _caught_in_a_run(tmp_path, honest, local, lie)
+
+
+@pytest.mark.parametrize("lie", PICKLES)
+def test_a_worker_that_sends_a_pickle_runs_no_code_here_and_is_caught(
+    tmp_path: Path, honest: str, local: Path, lie: str,
+) -> None:
+    mark = tmp_path / "taken"
+    _caught_in_a_run(tmp_path, honest, local, lie, {"ARENA_TEST_MARK": str(mark)})
+    assert not Path(f"{mark}.{os.getpid()}").exists(), "the worker's code ran in the organiser"
+
+
+def _caught_in_a_run(tmp_path: Path, honest: str, local: Path, lie: str,
+                     env: dict[str, str] | None = None) -> None:
+    """A run beside a worker telling `lie`: caught, named once, the results a local run's."""
     (tmp_path / "t.yaml").write_text(CONFIG)
-    liar = Worker(honest, "liar", {"ARENA_TEST_CHEAT": lie, "PYTHONPATH": str(TESTS)},
+    liar = Worker(honest, "liar", {"ARENA_TEST_CHEAT": lie, "PYTHONPATH": str(TESTS), **(env or {})},
                   args=("--preload", "cheating_worker"))
     told: list[str] = []
     try:
