@@ -68,7 +68,7 @@ def start_on_cluster(cluster: Cluster, cfg: TournamentConfig,
 def _on_a_worker(cluster: Cluster, task: Callable[..., Trial], shipment: Shipment,
                  *args: Any) -> Trial:
     """`task(shipment, *args, run_print)` on the first worker that does not refuse it."""
-    client = cluster.connect()
+    client = cluster.connect(accept=(Trial, BotCard, ConfigError))
     try:
         run_print = fingerprint()
         workers = sorted(workers_of(client))
