@@ -283,15 +283,22 @@ class ClusterMap:
                     raise _JobLost from None
                 raise ClusterLost(f"the Dask scheduler at {self.cluster.address} is gone "
                                   f"({_reason(exc)})") from None
-            except Exception as exc:
-                if unreadable_error(exc):
-                    raise Caught(self._erred_on(future), "it sent an error as a pickle that "
-                                 "names code: the organiser never runs code a worker sends"
-                                 ) from None
-                if not isinstance(exc, KilledWorker):
-                    raise
+            except KilledWorker as exc:
                 raise ClusterLost(f"a batch of games killed every Dask worker that took it "
                                   f"({_said(exc)})") from None
+            except Exception as exc:  # noqa: BLE001 - read, then raised again
+                raise self._erred(future, exc) from None
+
+    def _erred(self, future: Any, exc: Exception) -> Exception:
+        """What a batch's error means: a refusal (its worker named by the scheduler, not by
+        its word), a caught worker when the error was a pickle refused unread, else itself."""
+        if isinstance(exc, Refused):
+            erred_on = self._erred_on(future)
+            return Refused(exc.worker, exc.reason, exc.address if erred_on == "?" else erred_on)
+        if unreadable_error(exc):
+            return Caught(self._erred_on(future), "it sent an error as a pickle that names "
+                          "code: the organiser never runs code a worker sends")
+        return exc
 
     def _erred_on(self, future: Any) -> str:
         """The worker a batch erred on, as the scheduler saw it ('?' when it cannot say)."""

@@ -6,8 +6,8 @@ and unpickling a pickle calls whatever functions it names: a worker with a patch
 every read of arena's Dask client (`client`) happens under a `Guard`: a pickle read there
 may name only the classes the caller expects back (arena's result records: dataclasses
 built field by field, no code of the sender's), Python's built-in exception and value
-classes and Dask's own `KilledWorker`. A pickle naming anything else (a function, a module's attribute,
-another class) is refused before the name is even looked up (`PickleRefused`): Python's
+classes and Dask's own `KilledWorker`. A pickle naming anything else (a function, a module's
+attribute, another class) is refused before the name is even looked up (`PickleRefused`): Python's
 `pickle.find_class` audit event is checked by a hook installed once per process, and only
 the reads of a guarded client are checked, so a Dask scheduler or another client in the
 same process (the tests' LocalCluster) is left as it was. A pickle that names nothing
