@@ -386,7 +386,7 @@ async def _erred_on(client: Any, key: str) -> str:
     errors it holds (they are the workers' pickles)."""
     from distributed.core import rpc
 
-    async with rpc(client.scheduler.address, deserialize=False,
+    async with rpc(client.scheduler.address, deserialize=False,  # type: ignore[no-untyped-call]
                    connection_args=client.connection_args) as scheduler:
         records = await scheduler.get_task_stream(count=STREAM)
     return next((str(r.get("worker")) for r in reversed(records) if r.get("key") == key), "?")

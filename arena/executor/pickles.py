@@ -1,17 +1,17 @@
 """Nothing a cluster worker sends runs code in the organiser's process.
 
-Dask moves a task's result, the error it raised and the events a worker logs as pickles,
-and unpickling a pickle calls whatever functions it names: a worker with a patched arena
-(or none) could send a result whose unpickling takes the organiser's process over. So
-every read of arena's Dask client (`client`) happens under a `Guard`: a pickle read there
-may name only the classes the caller expects back (arena's result records: dataclasses
-built field by field, no code of the sender's), Python's built-in exception and value
-classes and Dask's own `KilledWorker`. A pickle naming anything else (a function, a module's
-attribute, another class) is refused before the name is even looked up (`PickleRefused`): Python's
-`pickle.find_class` audit event is checked by a hook installed once per process, and only
-the reads of a guarded client are checked, so a Dask scheduler or another client in the
-same process (the tests' LocalCluster) is left as it was. A pickle that names nothing
-(lists, strings, bytes, numbers) cannot call anything.
+Dask moves a task's result, the error it raised and the events a worker logs as pickles, and
+unpickling a pickle calls whatever functions it names: a worker with a patched arena (or
+none) could send a result whose unpickling takes the organiser's process over. So every read
+of arena's Dask client (`client`) happens under a `Guard`: a pickle read there may name only
+the classes the caller expects back (arena's result records: dataclasses built field by
+field, no code of the sender's), Python's built-in exception and value classes, Dask's own
+`KilledWorker` and tblib's records of a traceback. A pickle naming anything else (a
+function, a module's attribute, another class) is refused before the name is even looked up
+(`PickleRefused`): Python's `pickle.find_class` audit event is checked by a hook installed
+once per process, and only the reads of a guarded client are checked, so a Dask scheduler or
+another client in the same process (the tests' LocalCluster) is left as it was. A pickle
+that names nothing (lists, strings, bytes, numbers) cannot call anything.
 """
 
 from __future__ import annotations
@@ -28,8 +28,14 @@ __all__ = ["Guard", "PickleRefused", "client", "unreadable_error"]
 
 T = TypeVar("T")
 
-DASK_ERRORS = frozenset({("distributed.scheduler", "KilledWorker")})
-"""The errors the Dask scheduler itself pickles for a client."""
+DASK = frozenset({("distributed.scheduler", "KilledWorker")} | {
+    ("tblib", name) for name in ("Code", "Frame", "Traceback")} | {
+    ("tblib.pickling_support", name)
+    for name in ("unpickle_exception", "unpickle_exception_with_attrs", "unpickle_traceback")})
+"""The error the Dask scheduler itself pickles for a client, and tblib's records of an
+exception and its traceback (Dask carries errors so): they build an instance of a class the
+pickle may name, set its attributes, and make a traceback by running tblib's own one-line
+stub (`raise`) under the file name and line the pickle gives; no code of the sender's."""
 BUILTINS = frozenset(
     name for name, value in vars(builtins).items()
     if isinstance(value, type) and issubclass(value, BaseException)) | {
@@ -56,7 +62,7 @@ class Guard:
     def allows(self, module: str, name: str) -> bool:
         """Whether a pickle read under this guard may look up `module.name`."""
         return ((module == "builtins" and name in BUILTINS)
-                or (module, name) in DASK_ERRORS or (module, name) in self.accepted)
+                or (module, name) in DASK or (module, name) in self.accepted)
 
     def refuse(self, module: str, name: str) -> None:
         with self.lock:
@@ -102,7 +108,7 @@ def client(guard: Guard, *args: Any, **kwargs: Any) -> Any:
     """A Dask client (distributed.Client's arguments) whose every read is under `guard`."""
     from distributed import Client
 
-    class GuardedClient(Client):  # type: ignore[misc]
+    class GuardedClient(Client):
         """Its background reads start in its constructor, the others in `sync`."""
 
         def sync(self, *args: Any, **kwargs: Any) -> Any:
