@@ -5,7 +5,8 @@ unpickling a pickle calls whatever functions it names: a worker with a patched a
 none) could send a result whose unpickling takes the organiser's process over. So every read
 of arena's Dask client (`client`) happens under a `Guard`: a pickle read there may name only
 the classes the caller expects back (arena's result records: dataclasses built field by
-field, no code of the sender's), Python's built-in exception and value classes, Dask's own
+field, no code of the sender's), arena's own exception classes (of modules loaded already),
+Python's built-in exception and value classes, Dask's own
 `KilledWorker` and tblib's records of a traceback. A pickle naming anything else (a
 function, a module's attribute, another class) is refused before the name is even looked up
 (`PickleRefused`): Python's `pickle.find_class` audit event is checked by a hook installed
@@ -61,14 +62,23 @@ class Guard:
 
     def allows(self, module: str, name: str) -> bool:
         """Whether a pickle read under this guard may look up `module.name`."""
-        return ((module == "builtins" and name in BUILTINS)
-                or (module, name) in DASK or (module, name) in self.accepted)
+        return ((module == "builtins" and name in BUILTINS) or (module, name) in DASK
+                or (module, name) in self.accepted or _arena_error(module, name))
 
     def refuse(self, module: str, name: str) -> None:
         with self.lock:
             self.refused.append(f"{module}.{name}")
         raise PickleRefused(f"it sent a pickle that names {module}.{name}: the organiser "
                             "never runs code a worker sends")
+
+
+def _arena_error(module: str, name: str) -> bool:
+    """Whether `module.name` is one of arena's exception classes, in a module this process
+    has loaded already (an honest worker's error carries the one it was handling)."""
+    if module != "arena" and not module.startswith("arena."):
+        return False
+    found = getattr(sys.modules.get(module), name, None)
+    return isinstance(found, type) and issubclass(found, BaseException)
 
 
 _GUARD: contextvars.ContextVar[Guard | None] = contextvars.ContextVar("arena_pickle_guard",
