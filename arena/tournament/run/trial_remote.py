@@ -116,10 +116,13 @@ def _agreed(trials: list[Trial]) -> Trial | None:
 
 
 def _said(trial: Trial) -> tuple[Any, ...]:
-    """What a dry run found, comparable (its errors by their words)."""
+    """What a dry run found that decides the run, comparable: which entrants cannot play and
+    why, and the rule sets and options each card says it takes (its name, version and
+    summary are only shown, and a bot may word them otherwise in each process)."""
     def words(error: ConfigError | None) -> Any:
         return None if error is None else (type(error).__name__, str(error))
-    return (trial.cards, words(trial.error), tuple(map(words, trial.broken)), trial.reasons)
+    cards = tuple(None if card is None else (card.rules, card.options) for card in trial.cards)
+    return (cards, words(trial.error), tuple(map(words, trial.broken)), trial.reasons)
 
 
 def _raised(trial: Trial) -> Trial:
