@@ -11,7 +11,9 @@
    rebuilt). Figures: CPU µs per game to play, to judge, and their ratio; then the games/s
    the organiser checks on its CHECKERS processes (arena.executor.trust), batches of 50 as
    a cluster returns them, by wall time; medians of the repetitions with the load beside.
-2. The sample: for fractions p, the extra games played (p of the run) against the chance of
+2. The pickle guard (arena.executor.pickles): µs to unpickle a batch of 50 played games as
+   a worker sends it, under the guard of arena's Dask client and without it.
+3. The sample: for fractions p, the extra games played (p of the run) against the chance of
    catching a worker that swaps a bot in k games, 1 - (1 - p)^k (computed, not measured).
 
 Pure measurement: it writes nothing and asserts nothing.
@@ -22,17 +24,20 @@ from __future__ import annotations
 import argparse
 import multiprocessing
 import os
+import pickle
 import statistics
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 
-from arena.executor import trust
+from arena.executor import pickles, trust
+from arena.executor.remote import Batch, Refused
+from arena.hosts.strain import Strain
 from arena.tournament.config import EntrantConfig, FormatConfig, TournamentConfig
 from arena.tournament.formats.registry import plan_for
 from arena.tournament.run.runner import tournament_setup
 from arena.tournament.run.trust import GameJudge
-from arena.tournament.run.worker import _Worker
+from arena.tournament.run.worker import Played, _Worker
 
 ENTRANTS = 6
 
@@ -46,7 +51,7 @@ def _games(count: int, seats: int) -> tuple[list, object]:
     return games, replace(tournament_setup(cfg), replays=True)
 
 
-def _once(count: int, seats: int) -> tuple[float, float]:
+def _once(count: int, seats: int) -> tuple[float, float, float, list]:
     """CPU µs per game to play the games, and to judge what was played."""
     games, setup = _games(count, seats)
     worker = _Worker(setup)
@@ -59,7 +64,8 @@ def _once(count: int, seats: int) -> tuple[float, float]:
         judge.accept(game, result)
     judging = time.process_time() - start
     worker.shutdown()
-    return playing / len(games) * 1e6, judging / len(games) * 1e6, _pooled(judge, games, played)
+    return (playing / len(games) * 1e6, judging / len(games) * 1e6,
+            _pooled(judge, games, played), played)
 
 
 def _pooled(judge: GameJudge, games: list, played: list) -> float:
@@ -76,15 +82,32 @@ def _pooled(judge: GameJudge, games: list, played: list) -> float:
         return len(games) / (time.perf_counter() - start)
 
 
+def _guard_cost(played: list, times: int = 200) -> tuple[float, float]:
+    """µs to unpickle a batch of 50 games: under the organiser's guard, and without it."""
+    data = pickle.dumps(Batch(played[:50], [], 1.0), protocol=5)
+    guard = pickles.Guard((Batch, Refused, Played, Strain))
+    pickles._install()
+
+    def unpickle() -> float:
+        start = time.perf_counter()
+        for _ in range(times):
+            pickle.loads(data)
+        return (time.perf_counter() - start) / times * 1e6
+    return pickles.guarded(guard, unpickle), unpickle()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=400)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--seats", type=int, default=4)
     args = parser.parse_args()
-    plays, judges, ratios, rates = [], [], [], []
+    plays, judges, ratios, rates, guarded, bare = [], [], [], [], [], []
     for _ in range(args.repeat):
-        play, judge, rate = _once(args.games, args.seats)
+        play, judge, rate, played = _once(args.games, args.seats)
+        with_guard, without = _guard_cost(played)
+        guarded.append(with_guard)
+        bare.append(without)
         plays.append(play)
         judges.append(judge)
         ratios.append(judge / play)
@@ -96,6 +119,8 @@ def main() -> None:
           f"{statistics.median(ratios):.2f} (runs: "
           + ", ".join(f"{r:.2f}" for r in ratios) + f"); checked on {trust.CHECKERS} "
           f"processes: {statistics.median(rates):.0f} games/s")
+    print(f"unpickling a batch of 50 games: {statistics.median(guarded):.0f} µs under the "
+          f"pickle guard, {statistics.median(bare):.0f} µs without")
     print("sample p: extra games; chance of catching a worker that swaps a bot in k games")
     for p in (0.01, 0.02, 0.05, 0.1, 0.2):
         chances = ", ".join(f"k={k}: {1 - (1 - p) ** k:.0%}" for k in (5, 20, 50, 100, 200))

@@ -7,7 +7,11 @@ the unpatched files) and lies in the batches it returns, by ARENA_TEST_CHEAT:
 - `placements`: the named entrant wins every game it sits in, in the line and the replay;
 - `huge`: each replay is 8 MiB of random bytes;
 - `junk`: each replay is a few bytes that are no replay;
-- `repeat`: every game's line and replay are the batch's first game's.
+- `repeat`: every game's line and replay are the batch's first game's;
+- `pickle`: the batch is an object whose unpickling runs code (it writes the file
+  ARENA_TEST_MARK names, with that process's id) in whichever process reads it;
+- `raise`: the batch raises an exception that does the same when it is unpickled;
+- `card`: its dry run of the entrants says `random` cannot start (a fine bot broken).
 
 The tests run it beside an honest worker (tests/tournament/test_dishonest_worker.py)."""
 
@@ -20,11 +24,14 @@ from dataclasses import replace
 from typing import Any
 
 from arena.executor import remote
+from arena.tournament.config import ConfigError
+from arena.tournament.run import trial_remote
 from arena.tournament.run.worker import Played
 
 CHEAT = os.environ.get("ARENA_TEST_CHEAT", "")
 VICTIM = "random"
 honest_play = remote.play_batch
+honest_trial = trial_remote.tried_here
 
 
 def cheating_play(token: str, job: Any, lost: Any, run_print: str, specs: Any) -> Any:
@@ -35,6 +42,10 @@ def cheating_play(token: str, job: Any, lost: Any, run_print: str, specs: Any) -
     lie = {"placements": _forged, "huge": _huge, "junk": _junk}.get(CHEAT)
     if lie is not None:
         return replace(batch, results=[lie(played) for played in batch.results])
+    if CHEAT == "pickle":
+        return _Takeover()
+    if CHEAT == "raise":
+        raise _Takeover.error()
     if CHEAT == "repeat" and batch.results:
         first = batch.results[0]
         return replace(batch, results=[replace(first, id=p.id) for p in batch.results])
@@ -75,6 +86,19 @@ def _forged(played: Any) -> Any:
                   _pack(lines))
 
 
+class _Takeover:
+    """Whoever unpickles this runs the worker's code: it writes ARENA_TEST_MARK.<its pid>."""
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        mark = os.environ.get("ARENA_TEST_MARK", "")
+        return exec, (f"open({mark!r} + '.' + str(__import__('os').getpid()), 'w').close()",)
+
+    @classmethod
+    def error(cls) -> Exception:
+        """An exception that carries the takeover in its arguments."""
+        return RuntimeError(cls())
+
+
 def _huge(played: Any) -> Any:
     return replace(played, replay=os.urandom(8 << 20))
 
@@ -92,4 +116,16 @@ def _pack(lines: list[dict[str, Any]]) -> bytes:
     return gzip.compress(text.encode(), mtime=0)
 
 
+def lying_trial(shipment: Any, cfg: Any, lines: Any, run_print: str) -> Any:
+    """The honest dry run, with the victim said to be broken."""
+    trial = honest_trial(shipment, cfg, lines, run_print)
+    if CHEAT != "card":
+        return trial
+    broken = tuple(ConfigError("t.yaml", None, "entrants", f"entrant {e.name!r} cannot start")
+                   if e.name == VICTIM else said for e, said in zip(cfg.entrants, trial.broken,
+                                                                     strict=True))
+    return replace(trial, broken=broken)
+
+
 remote.play_batch = cheating_play  # type: ignore[assignment]
+trial_remote.tried_here = lying_trial  # type: ignore[assignment]

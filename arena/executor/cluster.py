@@ -36,6 +36,7 @@ from typing import Any
 from arena.executor.dial import Cluster, ClusterError, install_hint
 from arena.executor.local import Death, Executor, Job
 from arena.executor.members import POLL_SECONDS, Members
+from arena.executor.pickles import PickleRefused, unreadable_error
 from arena.executor.remote import Batch, Refused, fingerprint, play_batch, release
 from arena.executor.serve import ExecutorError
 from arena.executor.trust import Caught, Judge, Vetting
@@ -56,6 +57,8 @@ SCATTERS = 4
 died (a one-worker cluster whose nanny restarts it); more, and the cluster is lost."""
 RESETS = 3
 """Connections cut in a row while a result is fetched before the cluster counts as lost."""
+STREAM = 1000
+"""Tasks of the scheduler's task stream looked through for the worker a batch erred on."""
 WORKER_SECONDS = 60.0
 """How long a cluster with no worker left is waited for (a nanny restarting one)."""
 
@@ -76,7 +79,7 @@ class ClusterMap:
                  ) -> None:
         self.cluster, self.lost = cluster, lost
         self.told = told or _quiet
-        self.client = cluster.connect()
+        self.client = cluster.connect(accept=(Batch, Refused, *job.returns))
         self.token = uuid.uuid4().hex
         self.print = fingerprint()
         self.plain_job, self.scatters = job, 0
@@ -85,6 +88,8 @@ class ClusterMap:
         self.left: int | None = None
         """Specs of the map not yet in a batch, when the map said how many it has."""
         self.members = Members(self.client, self.told)
+        with contextlib.suppress(Exception):  # the scheduler's record of who erred a batch
+            self.client.sync(self.client.scheduler.get_task_stream, count=0)
         self.refused: dict[str, str] = {}
         """Each refusing worker's address, and its refusal in the organiser's words."""
         self.pending: collections.deque[tuple[Any, list[Any]]] = collections.deque()
@@ -164,6 +169,10 @@ class ClusterMap:
                 continue
             except _JobLost:
                 self._scatter_again()
+                continue
+            except Caught as caught:  # it sent a pickle naming code, or no batch
+                self._catch(caught)
+                self.pending[0] = (self._submit(chunk), chunk)
                 continue
             try:
                 batch = self._judged(future, chunk, batch)
@@ -256,7 +265,9 @@ class ClusterMap:
                 self._meanwhile()
                 continue
             try:
-                return future.result(timeout=POLL_SECONDS)
+                return self._batch_of(future, future.result(timeout=POLL_SECONDS))
+            except PickleRefused as exc:
+                raise Caught(self._player(future), str(exc)) from None
             except (DaskTimeout, TimeoutError):
                 self.members.look()
             except OSError as exc:  # CommClosedError: a connection cut while fetching
@@ -275,6 +286,34 @@ class ClusterMap:
             except KilledWorker as exc:
                 raise ClusterLost(f"a batch of games killed every Dask worker that took it "
                                   f"({_said(exc)})") from None
+            except Exception as exc:  # noqa: BLE001 - read, then raised again
+                raise self._erred(future, exc) from None
+
+    def _erred(self, future: Any, exc: Exception) -> Exception:
+        """What a batch's error means: a refusal (its worker named by the scheduler, not by
+        its word), a caught worker when the error was a pickle refused unread, else itself."""
+        if isinstance(exc, Refused):
+            erred_on = self._erred_on(future)
+            return Refused(exc.worker, exc.reason, exc.address if erred_on == "?" else erred_on)
+        if unreadable_error(exc):
+            return Caught(self._erred_on(future), "it sent an error as a pickle that names "
+                          "code: the organiser never runs code a worker sends")
+        return exc
+
+    def _erred_on(self, future: Any) -> str:
+        """The worker a batch erred on, as the scheduler saw it ('?' when it cannot say)."""
+        try:
+            return str(self.client.sync(_erred_on, self.client, future.key))
+        except Exception:  # noqa: BLE001 - the lie is told, its teller unnamed
+            return "?"
+
+    def _batch_of(self, future: Any, batch: object) -> Batch:
+        """The batch a worker sent; Caught when it sent something else."""
+        if not isinstance(batch, Batch) or not isinstance(batch.results, list) or not \
+                isinstance(batch.told, list) or not isinstance(batch.seconds, float) or not \
+                all(isinstance(line, str) for line in batch.told):
+            raise Caught(self._player(future), f"it sent {type(batch).__name__}, not a batch")
+        return batch
 
     def _meanwhile(self) -> None:
         """Top up, then wait until some batch in flight is done (or POLL_SECONDS pass) and
@@ -340,6 +379,17 @@ class ClusterMap:
                 self.client.run(release, self.token, abort)  # for a plain function
         with contextlib.suppress(Exception):
             self.client.close(timeout=2 if abort else 10)
+
+
+async def _erred_on(client: Any, key: str) -> str:
+    """Who erred `key`, from the scheduler's task stream, read without deserialising the
+    errors it holds (they are the workers' pickles)."""
+    from distributed.core import rpc
+
+    async with rpc(client.scheduler.address, deserialize=False,  # type: ignore[no-untyped-call]
+                   connection_args=client.connection_args) as scheduler:
+        records = await scheduler.get_task_stream(count=STREAM)
+    return next((str(r.get("worker")) for r in reversed(records) if r.get("key") == key), "?")
 
 
 def _tell(lost: Any, line: str) -> None:

@@ -5,6 +5,7 @@ only when a cluster is asked for (arena's extra `dask`)."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,13 +61,15 @@ class Cluster:
             return "TLS files were given for a tcp:// address: use the scheduler's tls:// one"
         return None
 
-    def connect(self) -> Any:
-        """A Dask client of this cluster, or ClusterError in one line."""
+    def connect(self, accept: Iterable[type] = ()) -> Any:
+        """A Dask client of this cluster, or ClusterError in one line. What the workers send
+        it may name no code but the classes in `accept` (arena.executor.pickles)."""
         problem = self.problem()
         if problem is not None:
             raise ClusterError(problem)
-        from distributed import Client
         from distributed.security import Security
+
+        from arena.executor.pickles import Guard, client
 
         security = None
         if self.ca_file is not None:
@@ -77,8 +80,8 @@ class Cluster:
 
         def dial() -> None:  # a port that accepts but never answers (a dashboard) hangs it
             try:
-                made.append(Client(  # type: ignore[no-untyped-call]
-                    self.address, security=security, timeout=DIAL_SECONDS, set_as_default=False))
+                made.append(client(Guard(accept), self.address, security=security,
+                                   timeout=DIAL_SECONDS, set_as_default=False))
             except Exception as exc:  # noqa: BLE001 - told below, in one line
                 made.append(exc)
 

@@ -92,6 +92,9 @@ class Job:
     lanes: Callable[[Any], int] | None = None
     """How many specs a worker process plays at once with this state (None: one): more
     than one only for work that is thread-safe and never marks (`mark`) its calls."""
+    returns: tuple[type, ...] = ()
+    """The classes a result is made of: all a cluster's worker may name in what it sends
+    back (arena.executor.pickles); plain lists, strings and numbers need none."""
 
     def start(self) -> Any:
         """The worker's state."""

@@ -8,6 +8,8 @@ afresh for each lie (its lie is chosen by its environment)."""
 
 from __future__ import annotations
 
+import os
+import socket
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,10 +17,12 @@ import pytest
 from cluster_support import Scheduler, Worker, client_of, differing, wait_for_workers
 
 from arena.executor.cluster import Cluster
+from arena.tournament.config.yaml_lines import key_lines
 from arena.tournament.load import load_tournament
 from arena.tournament.run import results
 from arena.tournament.run.audit import check_folder
 from arena.tournament.run.runner import run_tournament
+from arena.tournament.run.trial_remote import check_on_cluster
 
 TESTS = Path(__file__).parents[1]
 CONFIG = """name: trust
@@ -28,6 +32,8 @@ format: {type: round-robin, seats: 2, games: 12}
 seed: 11
 """
 LIES = ("swap", "placements", "huge", "junk", "repeat")
+PICKLES = ("pickle", "raise")
+"""A batch, or the error a batch raises, whose unpickling runs the worker's code."""
 
 
 @pytest.fixture(scope="module")
@@ -58,8 +64,24 @@ def test_a_dishonest_worker_is_caught_named_and_the_results_are_a_local_runs(
     tmp_path: Path, honest: str, local: Path, lie: str, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("ARENA_CLUSTER_CHECKS", "1")  # every game is played again: no luck
+    _caught_in_a_run(tmp_path, honest, local, lie)
+
+
+@pytest.mark.parametrize("lie", PICKLES)
+def test_a_worker_that_sends_a_pickle_runs_no_code_here_and_is_caught(
+    tmp_path: Path, honest: str, local: Path, lie: str,
+) -> None:
+    mark = tmp_path / "taken"
+    _caught_in_a_run(tmp_path, honest, local, lie, {"ARENA_TEST_MARK": str(mark)})
+    assert not Path(f"{mark}.{os.getpid()}").exists(), "the worker's code ran in the organiser"
+
+
+def _caught_in_a_run(tmp_path: Path, honest: str, local: Path, lie: str,
+                     env: dict[str, str] | None = None) -> None:
+    """A run beside a worker telling `lie`: caught, named once, the results a local run's."""
     (tmp_path / "t.yaml").write_text(CONFIG)
-    liar = Worker(honest, "liar", {"ARENA_TEST_CHEAT": lie, "PYTHONPATH": str(TESTS)},
+    liar = Worker(honest, "liar",
+                  {"ARENA_TEST_CHEAT": lie, "PYTHONPATH": str(TESTS), **(env or {})},
                   args=("--preload", "cheating_worker"))
     told: list[str] = []
     try:
@@ -79,3 +101,31 @@ def test_a_dishonest_worker_is_caught_named_and_the_results_are_a_local_runs(
     games = list(results.iter_games(tmp_path / "out" / results.GAMES))
     assert [c.problem for c in check_folder(tmp_path / "out", games)] == [None] * len(games)
     print(caught[0])
+
+
+def test_a_worker_that_lies_in_the_dry_run_does_not_change_the_entrants(
+    tmp_path: Path, honest: str,
+) -> None:
+    (tmp_path / "t.yaml").write_text(CONFIG)
+    cfg = load_tournament(tmp_path / "t.yaml")
+    second = Worker(honest, "second")
+    liar = Worker(honest, "liar",
+                  {"ARENA_TEST_CHEAT": "card", "PYTHONPATH": f"{TESTS}:{TESTS.parent}"},
+                  args=("--preload", "cheating_worker", "--worker-port", str(_low_port())))
+    try:  # the liar's address sorts first: a run that asks one worker asks the liar
+        with client_of(honest) as client:
+            wait_for_workers(client, {"second", "liar"})
+        cards = check_on_cluster(Cluster(honest), cfg, key_lines(tmp_path / "t.yaml"))
+    finally:
+        liar.kill()
+        second.kill()
+    assert [type(card).__name__ for card in cards] == ["BotCard"] * 3, cards
+
+
+def _low_port() -> int:
+    """A free port whose address sorts before every ephemeral one (32768 and up)."""
+    for port in range(10000, 20000):
+        with socket.socket() as probe:
+            if probe.connect_ex(("127.0.0.1", port)) != 0:
+                return port
+    raise AssertionError("no free port from 10000 to 19999")

@@ -15,6 +15,7 @@ no game and never touches the results folder.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -67,27 +68,68 @@ def start_on_cluster(cluster: Cluster, cfg: TournamentConfig,
 
 def _on_a_worker(cluster: Cluster, task: Callable[..., Trial], shipment: Shipment,
                  *args: Any) -> Trial:
-    """`task(shipment, *args, run_print)` on the first worker that does not refuse it."""
-    client = cluster.connect()
+    """`task(shipment, *args, run_print)` on two workers that do not refuse it, which must
+    agree (a third settles it when they do not): no worker's word alone decides a run's
+    entrants unless it is the only worker that can play."""
+    client = cluster.connect(accept=(Trial, BotCard, ConfigError))
     try:
         run_print = fingerprint()
         workers = sorted(workers_of(client))
         if not workers:
             raise ClusterError(f"the Dask cluster at {cluster.address} has no workers")
-        refusals = []
-        for worker in workers:
-            future = client.submit(task, shipment, *args, run_print, pure=False,
-                                   workers=[worker], allow_other_workers=False)
-            trial = _answer(future, cluster)
-            if trial.error is not None:
-                raise trial.error
-            if trial.refused is None:
-                return trial
-            refusals.append(trial.refused)
+        queue = iter(workers)
+        def ask(count: int) -> list[Any]:
+            return [client.submit(task, shipment, *args, run_print, pure=False, workers=[w],
+                                  allow_other_workers=False)
+                    for w in itertools.islice(queue, count)]
+        asked = ask(2)
+        refusals: list[str] = []
+        trials: list[Trial] = []
+        while asked:
+            trial = _answer(asked.pop(0), cluster)
+            if trial.refused is not None:
+                refusals.append(trial.refused)
+            else:
+                trials.append(trial)
+                agreed = _agreed(trials)
+                if agreed is not None:
+                    return _raised(agreed)
+            if len(asked) + len(trials) < 2 or (len(trials) >= 2 and not asked):
+                asked += ask(1)
+        if len(trials) == 1:
+            return _raised(trials[0])  # the only worker that can play: its word alone
+        if trials:
+            raise ClusterError(f"{len(trials)} workers of the cluster dry-ran the entrants "
+                               "differently (a worker that lies, or a bot that answers "
+                               "otherwise on each machine): add a worker to settle it")
         raise ClusterError("no worker of the cluster can play these games: "
                            + "; ".join(refusals))
     finally:
         client.close()
+
+
+def _agreed(trials: list[Trial]) -> Trial | None:
+    """A dry run that two workers gave alike, or None."""
+    said = [_said(trial) for trial in trials]
+    return next((trial for trial, words in zip(trials, said, strict=True)
+                 if said.count(words) >= 2), None)
+
+
+def _said(trial: Trial) -> tuple[Any, ...]:
+    """What a dry run found that decides the run, comparable: which entrants cannot play and
+    why, and the rule sets and options each card says it takes (its name, version and
+    summary are only shown, and a bot may word them otherwise in each process)."""
+    def words(error: ConfigError | None) -> Any:
+        return None if error is None else (type(error).__name__, str(error))
+    cards = tuple(None if card is None else (card.rules, card.options) for card in trial.cards)
+    return (cards, words(trial.error), tuple(map(words, trial.broken)), trial.reasons)
+
+
+def _raised(trial: Trial) -> Trial:
+    """The trial, or the config error it found raised."""
+    if trial.error is not None:
+        raise trial.error
+    return trial
 
 
 def _answer(future: Any, cluster: Cluster) -> Trial:

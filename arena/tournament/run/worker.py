@@ -353,7 +353,8 @@ def game_job(setup: GameSetup, lanes: int | None = None) -> Job:
         lanes = lanes_wanted() if lanes is None else lanes
     except ExecutorError as exc:
         raise TournamentError(str(exc)) from None
-    return Job(_play_in_worker, _start_worker, replace(setup, lanes=lanes), _stop_worker, _lanes)
+    return Job(_play_in_worker, _start_worker, replace(setup, lanes=lanes), _stop_worker, _lanes,
+               (Played, Strain))
 
 
 class LostGames:
