@@ -64,7 +64,10 @@ def _swapped(token: str, job: Any, lost: Any, run_print: str, specs: Any, batch:
 
 
 def _with_header(honest: Any, played: Any) -> Any:
-    """The swapped game's log and result under the honest game's replay header and line."""
+    """The swapped game's log and result under the honest game's replay header and line
+    (with no replays asked for, its line and placements alone)."""
+    if honest.replay is None:
+        return played
     header = _lines(honest.replay)[0]
     lines = [header, *_lines(played.replay)[1:]]
     line = json.loads(played.line)

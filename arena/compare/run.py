@@ -39,22 +39,27 @@ def group_results(setup: Setup, groups: int, workers: int = 1,
                   ) -> Generator[GroupResult]:
     """Results of groups 0..groups-1 in group order: their games are scheduled games with
     the group's seed, played by the tournament's worker on the one executor (on `cluster`,
-    when given: the same results; `told` hears its workers join and leave)."""
+    when given: the same results, each game judged as `arena run --cluster` judges its
+    games, so a worker that lies is caught; `told` hears its workers join and leave)."""
     from arena.executor.local import Executor
     from arena.tournament.errors import TournamentError
     from arena.tournament.run.worker import LostGames, game_job
 
     games = (game for index in range(groups) for game in compare_games(setup, index))
     job_setup = game_setup(setup, cards)
-    if cluster is not None:
+    judge = None
+    if cluster is not None:  # a worker's games come back with replays, judged as a run's are
         from arena.executor.cluster import ClusterError
         from arena.tournament.run.shipment import folder_refusal
+        from arena.tournament.run.trust import GameJudge
 
         refusal = folder_refusal(job_setup.entrants)
         if refusal is not None:
             raise ClusterError(refusal)
-    executor = Executor(game_job(job_setup), workers,
-                        LostGames(hint="stopped"), cluster=cluster, told=told)
+        job_setup = replace(job_setup, replays=True)
+        judge = GameJudge(job_setup, replays=False)
+    executor = Executor(game_job(job_setup), workers, LostGames(hint="stopped"),
+                        cluster=cluster, told=told, judge=judge)
     played = iter(executor.map(games))
     try:
         for index in range(groups):

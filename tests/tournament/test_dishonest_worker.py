@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from cli_support import invoke_cli
 from cluster_support import Scheduler, Worker, client_of, differing, wait_for_workers
 
 from arena.executor.cluster import Cluster
@@ -101,6 +102,25 @@ def _caught_in_a_run(tmp_path: Path, honest: str, local: Path, lie: str,
     games = list(results.iter_games(tmp_path / "out" / results.GAMES))
     assert [c.problem for c in check_folder(tmp_path / "out", games)] == [None] * len(games)
     print(caught[0])
+
+
+def test_a_dishonest_worker_does_not_change_compare_s_verdict(
+    honest: str, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("ARENA_CLUSTER_CHECKS", "1")
+    asked = ("compare", "random", "honest", "--games", "60", "--seed", "11")
+    here = invoke_cli(*asked)
+    liar = Worker(honest, "liar", {"ARENA_TEST_CHEAT": "swap", "PYTHONPATH": str(TESTS)},
+                  args=("--preload", "cheating_worker"))
+    try:  # the liar plays boss in random's seat: random would win where it loses
+        with client_of(honest) as client:
+            wait_for_workers(client, {"liar"})
+        there = invoke_cli(*asked, "--cluster", honest)
+    finally:
+        liar.kill()
+    assert (there.exit_code, there.stdout) == (here.exit_code, here.stdout), there.stderr
+    caught = [line for line in there.stderr.splitlines() if "caught" in line]
+    assert len(caught) == 1 and "it is given no more games" in caught[0], there.stderr
 
 
 def test_a_worker_that_lies_in_the_dry_run_does_not_change_the_entrants(
