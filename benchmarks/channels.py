@@ -15,7 +15,10 @@ closed reads nothing (or noise) and measures about 0 (a few hundredths from chan
 
 Each channel is measured `--runs` times and its median printed, one line per channel, with
 the machine's load average when it ran: the timing channels (cpu, memory, pagecache) depend
-on what else the machine runs. Measures only; asserts nothing.
+on what else the machine runs. The cache channels (flush, prime) are played by a C bot,
+`channels/cache.c`, compiled here with gcc as command bots; after them the benchmark prints
+what one sweep of the last-level cache costs (a referee's sweep between two bots' decisions
+would close both). Measures only; asserts nothing.
 """
 
 from __future__ import annotations
@@ -25,19 +28,25 @@ import math
 import os
 import random
 import statistics
+import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from arena import play_game
 from arena.bot import Limits
-from arena.hosts.pipe import ProcessHost, ProcessLimits
+from arena.hosts.pipe import CommandHost, PipeHost, ProcessHost, ProcessLimits
 from arena.referee import Player
 
 HERE = Path(__file__).resolve().parent / "channels"
 SENDER, RECEIVER = str(HERE / "sender.py"), str(HERE / "receiver.py")
 CHANNELS = ("cpu", "memory", "pagecache", "flock", "posixlock", "inotify", "fanotify",
-            "inode", "pidfs", "cookie", "sysv", "keyring")
+            "inode", "pidfs", "cookie", "sysv", "keyring", "flush", "vdso", "prime")
+CACHES = {"flush", "vdso", "prime"}
+"""The CPU-cache channels, played by `channels/cache.c` as command bots: flush+reload on
+lines of libc (shared through the machine's image of system files) and a coarse
+prime+probe of the last-level cache without shared memory."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +66,7 @@ def entropy(p: float) -> float:
     return 0.0 if p <= 0 or p >= 1 else -p * math.log2(p) - (1 - p) * math.log2(1 - p)
 
 
-def _lines(host: ProcessHost, word: str) -> list[tuple[float, str]]:
+def _lines(host: PipeHost, word: str) -> list[tuple[float, str]]:
     found = []
     for line in host.stderr_tail().splitlines():
         parts = line.split()
@@ -85,13 +94,52 @@ def measure(sent: list[tuple[float, str]], heard: list[tuple[float, str]]) -> Me
     return Measure(len(heard), messages + lost, width, rate, carried)
 
 
+def compiled() -> str:
+    """Compile `channels/cache.c` into a folder of its own, readable by anyone (a sandboxed
+    command bot is shown its program only when its mode lets anyone read it)."""
+    folder = Path(tempfile.mkdtemp(prefix="arena-cache-"))
+    folder.chmod(0o755)
+    binary = folder / "cache"
+    subprocess.run(["gcc", "-O2", "-o", str(binary), str(HERE / "cache.c"), "-ldl"], check=True)
+    binary.chmod(0o755)
+    return str(binary)
+
+
+def llc_mib() -> int:
+    """The last-level cache's size on this machine, in MiB (32 where sysfs does not say)."""
+    for index in sorted(Path("/sys/devices/system/cpu/cpu0/cache").glob("index*"), reverse=True):
+        size = (index / "size").read_text().strip()
+        if size.endswith("K"):
+            return max(1, int(size[:-1]) // 1024)
+    return 32
+
+
+def sweep_cost(runs: int) -> str:
+    """What a sweep of the last-level cache between two bots' decisions (the referee's way of
+    closing both cache channels) would cost, measured with the C bot's own loop."""
+    binary, mib = compiled(), llc_mib()
+    times = [float(subprocess.run([binary, "sweep", str(mib)], capture_output=True, text=True,
+                                  check=True).stdout) for _ in range(runs)]
+    return (f"a sweep of the last-level cache ({mib} MiB) takes {statistics.median(times):.1f} ms "
+            f"(runs: {' '.join(f'{t:.1f}' for t in times)}), load {os.getloadavg()[0]:.1f}")
+
+
+def hosts(channel: str, start: int, limits: ProcessLimits) -> tuple[PipeHost, PipeHost]:
+    """The sender's and the receiver's hosts: Python bots, or the C bot for the caches."""
+    if channel in CACHES:
+        binary = compiled()
+        return (CommandHost([binary, "send", channel, str(start)], limits),
+                CommandHost([binary, "receive", channel, str(start)], limits))
+    return ProcessHost(SENDER, limits), ProcessHost(RECEIVER, limits)
+
+
 def run(channel: str, games: int, isolation: str, decision: float, seed: int) -> Measure:
     """Play `games` games between the sender and the receiver on one channel."""
     limits = ProcessLimits(start_timeout=60.0, isolation=isolation, stderr_bytes=4 << 20,
                            memory=1536 << 20)
     start = random.Random(seed).randrange(0, 4000)  # the big files hold ~6400 pages
     options = {"channel": channel, "start": start}
-    sender, receiver = ProcessHost(SENDER, limits), ProcessHost(RECEIVER, limits)
+    sender, receiver = hosts(channel, start, limits)
     try:
         for game in range(games):
             play_game("dice", [Player("sender", sender, options=options),
@@ -129,6 +177,8 @@ def main() -> None:
               f"{found[0].width} bits offered, "
               f"{sum(m.messages for m in found)} messages, load {statistics.median(loads):.1f}"
               + ("" if best >= 0.05 else "  (nothing beyond chance)"))
+    if CACHES & set(args.channels.split(",")):
+        print(sweep_cost(args.runs))
 
 
 if __name__ == "__main__":
