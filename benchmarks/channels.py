@@ -52,13 +52,15 @@ prime+probe of the last-level cache without shared memory."""
 @dataclass(frozen=True, slots=True)
 class Measure:
     """One run of one channel: the receiver's decisions, the messages it could read, bits
-    offered per message, the bit error rate, and the bits one decision carries."""
+    offered per message, the bit error rate, the bits one decision carries, and the messages
+    read exactly (every bit)."""
 
     decisions: int
     messages: int
     width: int
     error_rate: float
     bits_per_decision: float
+    exact: int = 0
 
 
 def entropy(p: float) -> float:
@@ -78,7 +80,7 @@ def _lines(host: PipeHost, word: str) -> list[tuple[float, str]]:
 def measure(sent: list[tuple[float, str]], heard: list[tuple[float, str]]) -> Measure:
     """Pair each reading with the newest message sent since the reader's previous reading; a
     reading that found none (`-`) loses that message."""
-    errors = total = messages = lost = 0
+    errors = total = messages = lost = exact = 0
     last = -math.inf
     width = len(sent[0][1]) if sent else 0
     for when, bits in heard:
@@ -87,11 +89,12 @@ def measure(sent: list[tuple[float, str]], heard: list[tuple[float, str]]) -> Me
         if fresh and bits == "-":
             lost += 1
         elif fresh:
-            errors += sum(a != b for a, b in zip(fresh[-1], bits, strict=True))
+            wrong = sum(a != b for a, b in zip(fresh[-1], bits, strict=True))
+            errors, exact = errors + wrong, exact + (wrong == 0)
             total, messages = total + len(bits), messages + 1
     rate = errors / total if total else 0.5
     carried = width * (1 - entropy(rate)) * messages / (messages + lost) if messages else 0.0
-    return Measure(len(heard), messages + lost, width, rate, carried)
+    return Measure(len(heard), messages + lost, width, rate, carried, exact)
 
 
 def compiled() -> str:
@@ -175,7 +178,8 @@ def main() -> None:
               f"bits/decision (runs: {' '.join(f'{m.bits_per_decision:.2f}' for m in found)}), "
               f"error rate {statistics.median(m.error_rate for m in found):.3f}, "
               f"{found[0].width} bits offered, "
-              f"{sum(m.messages for m in found)} messages, load {statistics.median(loads):.1f}"
+              f"{sum(m.messages for m in found)} messages ({sum(m.exact for m in found)} exact), "
+              f"load {statistics.median(loads):.1f}"
               + ("" if best >= 0.05 else "  (nothing beyond chance)"))
     if CACHES & set(args.channels.split(",")):
         print(sweep_cost(args.runs))
