@@ -42,8 +42,8 @@ from arena.referee import Player
 HERE = Path(__file__).resolve().parent / "channels"
 SENDER, RECEIVER = str(HERE / "sender.py"), str(HERE / "receiver.py")
 CHANNELS = ("cpu", "memory", "pagecache", "flock", "posixlock", "inotify", "fanotify",
-            "inode", "pidfs", "cookie", "sysv", "keyring", "flush", "vdso", "prime")
-CACHES = {"flush", "vdso", "prime"}
+            "inode", "pidfs", "cookie", "sysv", "keyring", "flush", "own", "vdso", "prime")
+CACHES = {"flush", "own", "vdso", "prime"}
 """The CPU-cache channels, played by `channels/cache.c` as command bots: flush+reload on
 lines of libc (shared through the machine's image of system files) and a coarse
 prime+probe of the last-level cache without shared memory."""

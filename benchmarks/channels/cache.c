@@ -1,11 +1,13 @@
 /* Both halves of the CPU-cache channels of the channel benchmark (benchmarks/channels.py), as
- * one command bot in C: `cache send|receive flush|vdso|prime START`.
+ * one command bot in C: `cache send|receive flush|own|vdso|prime START`.
  *
  * flush: flush+reload on lines of libc, which every sandbox maps from the machine's one image
  *   of system files (arena/hosts/view.py), so the lines are the same physical memory in both
  *   bots. The receiver times a reload of each of WIDTH lines at its decision (rdtscp) and
  *   flushes them (clflush) at its end; the sender, holding its dice, touches the lines whose
  *   bit is 1. A fast reload is a 1.
+ * own: the same on lines of the program's own file, of which each bot is shown a private
+ *   copy (the control: what a private copy of the image per bot would leave of flush).
  * vdso: the same on lines of the vDSO's code, which the kernel maps into every process.
  * prime: prime+probe without shared memory, coarse: one bit. The receiver reads its own
  *   PROBE-byte buffer at the end of each decision and times reading it again at its next;
@@ -112,20 +114,25 @@ static size_t section(const uint8_t *file, const char *name, size_t *size) {
     return 0;
 }
 
-/* WIDTH lines of libc's unwinding tables (.eh_frame: read only when a C++ exception or a
- * backtrace unwinds, so no other process reloads them), at most two to a page, 2 KiB apart,
- * each the first of its pair of lines (the adjacent-line prefetcher loads lines in pairs),
- * placed by START. */
-static void map_lines(void) {
+/* The path of libc, as this process loaded it. */
+static const char *libc_path(void) {
     Dl_info info;
     if (!dladdr((void *)&fprintf, &info) || !info.dli_fname) {
         fprintf(stderr, "no libc found\n");
         exit(1);
     }
-    int fd = open(info.dli_fname, O_RDONLY);
+    return info.dli_fname;
+}
+
+/* WIDTH lines of the section NAME of the file at PATH, mapped read-only, at most two to a
+ * page, 2 KiB apart, each the first of its pair of lines (the adjacent-line prefetcher loads
+ * lines in pairs), placed by START. For libc, its unwinding tables (.eh_frame: read only when
+ * a C++ exception or a backtrace unwinds, so no other process reloads them). */
+static void map_lines(const char *path, const char *name) {
+    int fd = open(path, O_RDONLY);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) < 0) {
-        perror(info.dli_fname);
+        perror(path);
         exit(1);
     }
     uint8_t *file = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
@@ -133,10 +140,10 @@ static void map_lines(void) {
         perror("mmap");
         exit(1);
     }
-    size_t size, offset = section(file, ".eh_frame", &size);
+    size_t size, offset = section(file, name, &size);
     size_t first = (offset + 4095) / 4096, pages = (offset + size) / 4096 - first;
     if (pages * 2 < FLUSH_WIDTH) {
-        fprintf(stderr, "libc's .eh_frame has %zu pages, too few\n", pages);
+        fprintf(stderr, "%s's %s has %zu pages, too few\n", path, name, pages);
         exit(1);
     }
     for (size_t i = 0; i < FLUSH_WIDTH; i++) {
@@ -144,9 +151,12 @@ static void map_lines(void) {
         lines[i] = file + page * 4096 + half * 2048
                    + 2 * ((i * 13 + (size_t)start) % 15) * LINE;
     }
-    fprintf(stderr, "LINES of %s: %zu pages of .eh_frame from %zu\n", info.dli_fname, pages,
-            first);
+    fprintf(stderr, "LINES of %s: %zu pages of %s from %zu\n", path, pages, name, first);
 }
+
+/* What the `own` channel's lines lie in: 256 KiB of the program's own file, which the
+ * sandbox copies for each bot process (its own files), as a private image would libc. */
+__attribute__((section(".channel"), used)) static const uint8_t own_pages[256 << 10] = {1};
 
 /* Where the vDSO's function NAME lies: its offset and size (0 if none). */
 static size_t vdso_function(const uint8_t *vdso, const char *name, size_t *size) {
@@ -345,7 +355,7 @@ int main(int argc, char **argv) {
     if (argc == 3 && !strcmp(argv[1], "sweep"))
         return time_sweeps(atol(argv[2]));
     if (argc < 4) {
-        fprintf(stderr, "usage: cache send|receive flush|vdso|prime START\n");
+        fprintf(stderr, "usage: cache send|receive flush|own|vdso|prime START\n");
         return 2;
     }
     sending = !strcmp(argv[1], "send");
@@ -355,8 +365,11 @@ int main(int argc, char **argv) {
     if (!strcmp(argv[2], "vdso")) {
         map_vdso_lines();
         cut = calibrate();
+    } else if (!strcmp(argv[2], "own")) {
+        map_lines(access("/proc/self/exe", R_OK) == 0 ? "/proc/self/exe" : argv[0], ".channel");
+        cut = calibrate();
     } else if (flushing) {
-        map_lines();
+        map_lines(libc_path(), ".eh_frame");
         cut = calibrate();
     } else {
         size_t size = sending ? SWEEP : PROBE;
