@@ -15,10 +15,10 @@ closed reads nothing (or noise) and measures about 0 (a few hundredths from chan
 
 Each channel is measured `--runs` times and its median printed, one line per channel, with
 the machine's load average when it ran: the timing channels (cpu, memory, pagecache) depend
-on what else the machine runs. The cache channels (flush, prime) are played by a C bot,
-`channels/cache.c`, compiled here with gcc as command bots; after them the benchmark prints
-what one sweep of the last-level cache costs (a referee's sweep between two bots' decisions
-would close both). Measures only; asserts nothing.
+on what else the machine runs. The CPU-cache channels (flush, own, vdso, prime) are played
+by a C bot, `channels/cache.c`, compiled here with gcc and run as command bots; after them
+the benchmark prints what one sweep of the last-level cache costs (what a referee that swept
+the cache between two bots' decisions would pay each time). Measures only; asserts nothing.
 """
 
 from __future__ import annotations
@@ -42,11 +42,12 @@ from arena.referee import Player
 HERE = Path(__file__).resolve().parent / "channels"
 SENDER, RECEIVER = str(HERE / "sender.py"), str(HERE / "receiver.py")
 CHANNELS = ("cpu", "memory", "pagecache", "flock", "posixlock", "inotify", "fanotify",
-            "inode", "pidfs", "cookie", "sysv", "keyring", "flush", "own", "vdso", "prime")
-CACHES = {"flush", "own", "vdso", "prime"}
+            "inode", "pidfs", "cookie", "sysv", "keyring", "flush", "counter", "own", "vdso", "prime")
+CACHES = {"flush", "counter", "own", "vdso", "prime"}
 """The CPU-cache channels, played by `channels/cache.c` as command bots: flush+reload on
-lines of libc (shared through the machine's image of system files) and a coarse
-prime+probe of the last-level cache without shared memory."""
+lines of libc (shared through the machine's image of system files), on lines of the bot's
+own program (a private copy per bot: the control), on the vDSO's code (one page for every
+process), and a coarse prime+probe of the last-level cache without shared memory."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,7 +104,7 @@ def compiled() -> str:
     folder = Path(tempfile.mkdtemp(prefix="arena-cache-"))
     folder.chmod(0o755)
     binary = folder / "cache"
-    subprocess.run(["gcc", "-O2", "-o", str(binary), str(HERE / "cache.c"), "-ldl"], check=True)
+    subprocess.run(["gcc", "-O2", "-o", str(binary), str(HERE / "cache.c"), "-ldl", "-lpthread"], check=True)
     binary.chmod(0o755)
     return str(binary)
 

@@ -1,5 +1,5 @@
 /* Both halves of the CPU-cache channels of the channel benchmark (benchmarks/channels.py), as
- * one command bot in C: `cache send|receive flush|own|vdso|prime START`.
+ * one command bot in C: `cache send|receive flush|counter|own|vdso|prime START`.
  *
  * flush: flush+reload on lines of libc, which every sandbox maps from the machine's one image
  *   of system files (arena/hosts/view.py), so the lines are the same physical memory in both
@@ -8,6 +8,8 @@
  *   bit is 1. A fast reload is a 1.
  * own: the same on lines of the program's own file, of which each bot is shown a private
  *   copy (the control: what a private copy of the image per bot would leave of flush).
+ * counter: flush on libc's lines, but the receiver refuses itself rdtsc (prctl PR_SET_TSC,
+ *   as a sandbox could) and times with a thread that counts in a loop on the other CPU.
  * vdso: the same on lines of the vDSO's code, which the kernel maps into every process.
  * prime: prime+probe without shared memory, coarse: one bit. The receiver reads its own
  *   PROBE-byte buffer at the end of each decision and times reading it again at its next;
@@ -29,7 +31,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <sys/auxv.h>
+#include <sys/prctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -60,16 +64,46 @@ static double monotonic(void) {
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-static uint64_t timed_read(volatile uint8_t *p) {
+/* counter: rdtsc is refused (prctl PR_SET_TSC), and a thread of its own on CPU 1 that counts
+ * in a loop is the clock instead. */
+static volatile uint64_t ticks;
+static int counting;
+
+static void *count_forever(void *unused) {
+    uint64_t counted = 0;
+    cpu_set_t cpus;
+    CPU_ZERO(&cpus);
+    CPU_SET(1, &cpus);
+    sched_setaffinity(0, sizeof cpus, &cpus);
+    for (;;)
+        ticks = ++counted;
+    return unused;
+}
+
+static void count_instead_of_rdtsc(void) {
+    pthread_t thread;
+    if (prctl(PR_SET_TSC, PR_TSC_SIGSEGV) != 0)
+        perror("PR_SET_TSC");
+    counting = 1;
+    pthread_create(&thread, NULL, count_forever, NULL);
+    while (ticks < 1000000)
+        ;
+}
+
+static uint64_t now(void) {
     unsigned aux;
+    return counting ? ticks : __rdtscp(&aux);
+}
+
+static uint64_t timed_read(volatile uint8_t *p) {
     (void)*(volatile uint8_t *)(((uintptr_t)p & ~(uintptr_t)2047) + 31 * LINE);
     /* the page's address in the TLB first, from a line of its own pair no bit uses: a
        page walk (two-level under a hypervisor) costs as much as a miss */
     _mm_mfence();
-    uint64_t began = __rdtscp(&aux);
+    uint64_t began = now();
     (void)*p;
-    uint64_t took = __rdtscp(&aux) - began;
     _mm_lfence();
+    uint64_t took = now() - began;
     return took;
 }
 
@@ -217,14 +251,13 @@ static void sweep(uint8_t *buffer, size_t size) {
 }
 
 static uint64_t probe(void) {
-    unsigned aux;
     volatile uint8_t *b = own;
     uint8_t sum = 0;
     _mm_mfence();
-    uint64_t began = __rdtscp(&aux);
+    uint64_t began = now();
     for (size_t i = 0; i < PROBE; i += LINE)
         sum += b[i];
-    uint64_t took = __rdtscp(&aux) - began;
+    uint64_t took = now() - began;
     own[0] = sum;
     return took;
 }
@@ -355,23 +388,24 @@ int main(int argc, char **argv) {
     if (argc == 3 && !strcmp(argv[1], "sweep"))
         return time_sweeps(atol(argv[2]));
     if (argc < 4) {
-        fprintf(stderr, "usage: cache send|receive flush|own|vdso|prime START\n");
+        fprintf(stderr, "usage: cache send|receive flush|counter|own|vdso|prime START\n");
         return 2;
     }
     sending = !strcmp(argv[1], "send");
     flushing = strcmp(argv[2], "prime") != 0;
     start = atol(argv[3]);
     pin_to_cpu_zero();
-    if (!strcmp(argv[2], "vdso")) {
+    if (!strcmp(argv[2], "vdso"))
         map_vdso_lines();
-        cut = calibrate();
-    } else if (!strcmp(argv[2], "own")) {
+    else if (!strcmp(argv[2], "own"))
         map_lines(access("/proc/self/exe", R_OK) == 0 ? "/proc/self/exe" : argv[0], ".channel");
-        cut = calibrate();
-    } else if (flushing) {
+    else if (flushing)
         map_lines(libc_path(), ".eh_frame");
+    if (!strcmp(argv[2], "counter") && !sending)
+        count_instead_of_rdtsc();
+    if (flushing && !sending)
         cut = calibrate();
-    } else {
+    else if (!flushing) {
         size_t size = sending ? SWEEP : PROBE;
         own = malloc(size);
         memset(own, 1, size);
