@@ -42,7 +42,8 @@ from arena.referee import Player
 HERE = Path(__file__).resolve().parent / "channels"
 SENDER, RECEIVER = str(HERE / "sender.py"), str(HERE / "receiver.py")
 CHANNELS = ("cpu", "memory", "pagecache", "flock", "posixlock", "inotify", "fanotify",
-            "inode", "pidfs", "cookie", "sysv", "keyring", "flush", "counter", "own", "vdso", "prime")
+            "inode", "pidfs", "cookie", "sysv", "keyring",
+            "flush", "counter", "own", "vdso", "prime")
 CACHES = {"flush", "counter", "own", "vdso", "prime"}
 """The CPU-cache channels, played by `channels/cache.c` as command bots: flush+reload on
 lines of libc (shared through the machine's image of system files), on lines of the bot's
@@ -104,7 +105,8 @@ def compiled() -> str:
     folder = Path(tempfile.mkdtemp(prefix="arena-cache-"))
     folder.chmod(0o755)
     binary = folder / "cache"
-    subprocess.run(["gcc", "-O2", "-o", str(binary), str(HERE / "cache.c"), "-ldl", "-lpthread"], check=True)
+    subprocess.run(["gcc", "-O2", "-o", str(binary), str(HERE / "cache.c"), "-ldl", "-lpthread"],
+                   check=True)
     binary.chmod(0o755)
     return str(binary)
 
