@@ -27,6 +27,7 @@ import argparse
 import math
 import os
 import random
+import signal
 import statistics
 import subprocess
 import sys
@@ -130,6 +131,16 @@ def sweep_cost(runs: int) -> str:
             f"(runs: {' '.join(f'{t:.1f}' for t in times)}), load {os.getloadavg()[0]:.1f}")
 
 
+def clock_without_tsc() -> str:
+    """Whether a bot that is refused rdtsc (prctl PR_SET_TSC) can still read the clock."""
+    done = subprocess.run([compiled(), "tsc"], capture_output=True, text=True, check=False)
+    if done.returncode == 0:
+        return "with rdtsc refused (PR_SET_TSC), the vDSO's clock_gettime still works"
+    how = (f"killed by {signal.Signals(-done.returncode).name}" if done.returncode < 0
+           else f"exit {done.returncode}: {done.stderr.strip()}")
+    return f"with rdtsc refused (PR_SET_TSC), the vDSO's clock_gettime fails ({how})"
+
+
 def hosts(channel: str, start: int, limits: ProcessLimits) -> tuple[PipeHost, PipeHost]:
     """The sender's and the receiver's hosts: Python bots, or the C bot for the caches."""
     if channel in CACHES:
@@ -186,6 +197,7 @@ def main() -> None:
               + ("" if best >= 0.05 else "  (nothing beyond chance)"))
     if CACHES & set(args.channels.split(",")):
         print(sweep_cost(args.runs))
+        print(clock_without_tsc())
 
 
 if __name__ == "__main__":

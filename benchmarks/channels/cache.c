@@ -16,6 +16,7 @@
  *   the sender, for a 1, sweeps SWEEP bytes of its own memory. A slow probe (above the
  *   median of the probes so far) is a 1.
  *
+ * `cache tsc` refuses itself rdtsc and reads the clock through the vDSO.
  * `cache sweep MIB` prints how long one sweep of MIB MiB takes, in milliseconds (the median of 5).
  *
  * Each decision writes `SENT <monotonic time> <bits>` or `HEARD <monotonic time> <bits>` (`-`
@@ -382,11 +383,27 @@ static void pin_to_cpu_zero(void) {
         perror("sched_setaffinity");
 }
 
+/* Whether the vDSO's clock_gettime still works once rdtsc is refused: it does not where the
+ * clock source is the TSC (the process dies of SIGSEGV), so refusing rdtsc to a bot takes its
+ * clock away too. */
+static int clock_without_tsc(void) {
+    struct timespec t;
+    if (prctl(PR_SET_TSC, PR_TSC_SIGSEGV) != 0) {
+        perror("PR_SET_TSC");
+        return 1;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    printf("clock_gettime works\n");
+    return 0;
+}
+
 int main(int argc, char **argv) {
     static char line[MAX_LINE];
     char type[32];
     if (argc == 3 && !strcmp(argv[1], "sweep"))
         return time_sweeps(atol(argv[2]));
+    if (argc == 2 && !strcmp(argv[1], "tsc"))
+        return clock_without_tsc();
     if (argc < 4) {
         fprintf(stderr, "usage: cache send|receive flush|counter|own|vdso|prime START\n");
         return 2;
