@@ -21,7 +21,7 @@ import os
 import shlex
 import shutil
 from collections import OrderedDict
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast
@@ -335,8 +335,9 @@ class KeptHosts:
         if cap < 1:
             raise ValueError(f"a worker keeps at least one host, not {cap}")
         self.cap = cap
-        self._hosts: OrderedDict[Hashable, Host] = OrderedDict()
-        self._streams: dict[Hashable, set[Hashable]] = {}
+        self._hosts: OrderedDict[tuple[Hashable, int], Host] = OrderedDict()
+        """By key and copy: a key's second process plays the twin of its first's game."""
+        self._streams: dict[tuple[Hashable, int], set[Hashable]] = {}
         """The chance streams (game seeds) each kept host's process has played."""
 
     def __len__(self) -> int:
@@ -347,25 +348,33 @@ class KeptHosts:
 
         A process never plays one chance stream twice (`stream`: the game's seed): the twin
         games of duplicate play deal the same dice, so a process that remembered the first
-        would know its opponent's hand in the second; it gets a fresh process instead."""
+        would know its opponent's hand in the second; the twin goes to another process of
+        the entrant's, kept beside the first, that has not played that deal."""
         if entrant.mode == "inline":
             return entrant.host()
-        host = self._hosts.pop(key, None)
-        seen = self._streams.setdefault(key, set())
-        if host is not None and stream is not None and stream in seen:
-            _shutdown(host)
-            host = None
+        copy = 0
+        while stream is not None and stream in self._streams.get((key, copy), ()):
+            copy += 1
+        slot = (key, copy)
+        host = self._hosts.pop(slot, None)
         if host is None:
             host = entrant.host()
-            seen.clear()
+            self._streams[slot] = set()
         if stream is not None:
-            seen.add(stream)
-        self._hosts[key] = host
+            self._streams[slot].add(stream)
+        self._hosts[slot] = host
         while len(self._hosts) > self.cap:
             oldest, evicted = self._hosts.popitem(last=False)
             self._streams.pop(oldest, None)
             _shutdown(evicted)
         return host
+
+    def prefer(self, keys: Iterable[Hashable]) -> None:
+        """Keep these keys' processes over the others when one must go: the entrants of the
+        games about to be played (a bundle, arena/tournament/run/hot.py)."""
+        wanted = set(keys)
+        for slot in [slot for slot in self._hosts if slot[0] in wanted]:
+            self._hosts.move_to_end(slot)
 
     def close(self) -> None:
         """Stop every kept bot process."""

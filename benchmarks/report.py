@@ -1,16 +1,23 @@
 """Benchmark of `arena report` on a big tournament: time to build and size of report.html.
 
 Run: python benchmarks/report.py [--games 20000] [--folder results/bench-report] [--repeat 3]
+                                [--first-repeat 3]
 
 The first run plays the tournament (dice, 8 random bots, 4 seats a table, balanced random
 tables; a few minutes on 2 cores) into the folder and keeps it; later runs reuse it. Then it
 times, each `--repeat` times (median shown):
 
     floor      read and gunzip every replay, nothing else (what any report must pay)
-    scan/1     the streaming pass on one process: bluffing statistics, no viewer data
-    report/1   build_report on one process (statistics, viewer data packs, report.html),
-               with no packs yet (a first build) and with packs up to date (a rebuild)
-    report/N   build_report with the default worker count (one per core), first build
+    first      build_report as `arena report` runs it (one worker a core) with no packs and
+               no state of a last build (`--first-repeat` times: the claim chances of every
+               game are computed, minutes at 100k games)
+    rebuild    the same with everything packed already (nothing new)
+    +1%        the same after 1% more games: built untimed with the log's first
+               (100 - repeat)%, then timed with one percent more each time up to the whole
+               log (what a live report's refresh or a rebuild after a resumed run pays)
+
+The old code has no state of a last build: run this file with PYTHONPATH set to another
+checkout's tree to measure it (the folder's packs are shared; its state files are removed).
 
 and prints the size of report.html and of the viewer's data packs. Wall-clock and CPU
 seconds are both shown: on a machine busy with something else the wall clock says little,
@@ -23,15 +30,14 @@ from __future__ import annotations
 import argparse
 import os
 import resource
+import shutil
 import statistics
 import time
 import zlib
 from collections.abc import Callable
 from pathlib import Path
 
-from arena.report.folder import read_folder
 from arena.report.html import REPORT, build_report
-from arena.report.scan import scan_all
 from arena.tournament.load import load_tournament
 from arena.tournament.run import results
 from arena.tournament.run.runner import run_tournament
@@ -72,8 +78,31 @@ def _floor(folder: Path) -> None:
         zlib.decompress((folder / line["replay"]).read_bytes(), 31)
 
 
-def _scan(folder: Path) -> None:
-    scan_all(folder, read_folder(folder).log, 1, False)
+def _fresh(folder: Path) -> None:
+    """No packs, no chances and no state of a last build: a first build."""
+    for pack in (folder / results.REPLAYS).glob("pack-*.js"):
+        pack.unlink()
+    shutil.rmtree(folder / results.REPLAYS / "chances", ignore_errors=True)
+
+
+def _one_percent_more(folder: Path, log: bytes, repeat: int) -> Callable[[], object]:
+    """Before each timed build, 1% more of the log: the first time, a build of its first
+    (100 - repeat)% (untimed) and then one percent more; the last leaves the whole log."""
+    lines = log.splitlines(keepends=True)
+    percents = iter(range(100 - repeat, 101))
+
+    def cut(percent: int) -> None:
+        (folder / results.GAMES).write_bytes(b"".join(lines[: len(lines) * percent // 100]))
+
+    def step() -> None:
+        percent = next(percents)
+        if percent == 100 - repeat:
+            cut(percent)
+            build_report(folder)
+            percent = next(percents)
+        cut(percent)
+
+    return step
 
 
 def _cpu() -> float:
@@ -104,6 +133,9 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=20_000)
     parser.add_argument("--folder", type=Path, default=None)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--first-repeat", type=int, default=3)
+    parser.add_argument("--cases", default="floor,first,rebuild,+1%",
+                        help="which to time, of floor, first, rebuild, +1%% (comma-separated)")
     args = parser.parse_args()
     folder = args.folder or Path("results") / f"bench-report-{args.games}"
     _tournament(folder, args.games)
@@ -111,23 +143,23 @@ def main() -> None:
     replays = sum(p.stat().st_size for p in (folder / results.REPLAYS).glob("*.json.gz"))
     print(f"{games:,} games, replays {replays / 1e6:.1f} MB gzip; cores {os.cpu_count()}, "
           f"load average {os.getloadavg()[0]:.1f}")  # fmt: skip
-    def fresh() -> None:
-        for pack in (folder / results.REPLAYS).glob("pack-*.js"):
-            pack.unlink()
-
-    cores = os.cpu_count()
-    cases: list[tuple[str, Callable[[], object], Callable[[], object] | None]] = [
-        ("floor (read + gunzip)", lambda: _floor(folder), None),
-        ("scan/1 (statistics only)", lambda: _scan(folder), None),
-        ("report/1, new packs", lambda: build_report(folder, workers=1), fresh),
-        ("report/1, packs up to date", lambda: build_report(folder, workers=1), None),
-        (f"report/{cores}, new packs", lambda: build_report(folder), fresh),
-    ]
-    print(f"  {'':<28} {'wall':>7} {'cpu':>7}")
-    for name, step, before in cases:
-        wall, cpu = _median(step, args.repeat, before)
-        pool = " (pool workers not counted)" if name.startswith(f"report/{cores}") else ""
-        print(f"  {name:<28} {wall:6.2f}s {cpu:6.2f}s{pool}", flush=True)
+    log = (folder / results.GAMES).read_bytes()
+    cases: list[tuple[str, str, Callable[[], object], Callable[[], object] | None, int]] = [
+        ("floor", "floor (read + gunzip)", lambda: _floor(folder), None, args.repeat),
+        ("first", "first build", lambda: build_report(folder), lambda: _fresh(folder),
+         args.first_repeat),
+        ("rebuild", "rebuild, nothing new", lambda: build_report(folder), None, args.repeat),
+        ("+1%", "rebuild, 1% more games", lambda: build_report(folder),
+         _one_percent_more(folder, log, args.repeat), args.repeat),
+    ]  # fmt: skip
+    wanted = args.cases.split(",")
+    print(f"  {'':<28} {'wall':>7} {'cpu':>7}   (pool workers' cpu not counted)")
+    for key, name, step, before, repeat in cases:
+        if not repeat or key not in wanted:
+            continue
+        wall, cpu = _median(step, repeat, before)
+        print(f"  {name:<28} {wall:6.2f}s {cpu:6.2f}s   load average "
+              f"{os.getloadavg()[0]:.1f}", flush=True)  # fmt: skip
     size = (folder / REPORT).stat().st_size
     scripts = sum(p.stat().st_size for p in (folder / results.REPLAYS).glob("pack-*.js"))
     print(f"report.html {size / 1e6:.2f} MB; viewer data files {scripts / 1e6:.1f} MB "

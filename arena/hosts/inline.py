@@ -192,6 +192,15 @@ def _alarm(signum: int, frame: object) -> None:
             raise DecisionTimeout()
 
 
+def _stopped(watch: _Watchdog, timeout: float) -> BotFault:
+    """The fault of a bot the watch stopped that `_late` finds just inside its time: the
+    watch's CPU clock starts at a tick up to 5 ms before the decision, so it says the CPU."""
+    used = math.nan if watch.cpu0 is None else time.thread_time() - watch.cpu0
+    if used > timeout:
+        return BotFault("timeout", f"used {used:.3f}s of CPU time, limit {timeout:.3g}s")
+    return BotFault("timeout", f"no answer within {timeout:.3g}s")
+
+
 def _unbilled(started: float, now: float, queued0: float) -> float:
     """The time of a decision since `started` that is the machine's, not the bot's: the
     longer of the time its thread queued for a CPU others held and the time the referee was
@@ -312,7 +321,7 @@ class InlineHost(Host):
         except DecisionTimeout:
             late = self._late(started, perf_counter(), timeout, watch.cpu0, watch.queued0,
                               "no answer")
-            raise late or BotFault("timeout", f"no answer within {timeout:.3g}s") from None
+            raise late or _stopped(watch, timeout) from None
         except Exception as exc:
             raise _crash(exc, self.bot) from exc
         finally:

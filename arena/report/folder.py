@@ -3,9 +3,9 @@ ratings.json, crosstable.csv, stages.json, grades.json if there, a ladder's ladd
 (without which a ladder's folder needs no other derived table) and ladder-history.jsonl, and
 games.jsonl one game at a time.
 
-Memory does not grow with the games: games.jsonl is read one game at a time (for the
-counts and the first fault examples of each kind here; again for the viewer packs and for
-the list of games, stopping at the games this first pass counted). Held whole: the small tables, and
+Memory does not grow with the games: games.jsonl is read one game at a time (here, or by
+the report's one pass given as `games`, arena.report.increment, which reads only the games
+added since the last build). Held whole: the small tables, and
 stages.json for an elimination only (its seeding round robin is capped, its knockout is
 small; other formats need only its format).
 
@@ -17,7 +17,7 @@ from __future__ import annotations
 import csv
 import io
 import itertools
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,7 +40,9 @@ __all__ = [
     "GameRow",
     "GamesLog",
     "ReportError",
+    "add_examples",
     "game_problem",
+    "game_row",
     "game_rows",
     "read_folder",
 ]
@@ -111,8 +113,7 @@ def _read_csv(path: Path) -> list[dict[str, str]]:
             for row in csv.DictReader(io.StringIO(text, newline=""))]
 
 
-_NAMES = ("entrant", "opponent")
-"""The name columns of arena's CSV files, through arena.ratings.render.sheet_cell."""
+_NAMES = ("entrant", "opponent")  # the name columns, through ratings.render.sheet_cell
 
 
 def game_rows(folder: Path, games: int | None = None) -> Iterator[GameRow]:
@@ -120,15 +121,16 @@ def game_rows(folder: Path, games: int | None = None) -> Iterator[GameRow]:
     run append more while the report is being built."""
     path = folder / folder_files.GAMES
     lines = enumerate(folder_files.iter_games(path), 1)
-    return (_game_row(path, number, line) for number, line in itertools.islice(lines, games))
+    return (game_row(path, number, line) for number, line in itertools.islice(lines, games))
 
 
-def _game_row(path: Path, number: int, line: Mapping[str, Any]) -> GameRow:
+def game_row(path: Path, number: int, line: Mapping[str, Any]) -> GameRow:
     problem = game_problem(line)
     if problem is not None:  # a folder someone sent: what the page computes with is checked
         raise ValueError(f"{path}:{number}: not a game record ({problem})")
     faults = tuple(
-        (int(f["seat"]), str(f["kind"]), str(f["message"]), _sent(f.get("sent")),
+        (int(f["seat"]), str(f["kind"]), str(f["message"]),
+         None if f.get("sent") is None else str(f["sent"]),
          bounded(f.get("trace"), printable))  # the folder's words: bounded, printable
         for f in line["faults"]
     )
@@ -183,10 +185,6 @@ def _number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-def _sent(sent: Any) -> str | None:
-    return None if sent is None else str(sent)
-
-
 def _read_config(folder: Path) -> dict[str, Any]:
     path = folder / folder_files.CONFIG
     if not path.exists():
@@ -230,7 +228,7 @@ def _read_log(folder: Path, entrants: Sequence[str], linked: frozenset[str]) -> 
         games += 1
         names.update(dict.fromkeys(game.entrants))
         stages.setdefault(game.stage)
-        found = _add_examples(examples, game)
+        found = add_examples(examples, game)
         if game.replay:
             if found or game.id in linked:
                 packs[game.id] = replays // viewer.PACK
@@ -239,7 +237,7 @@ def _read_log(folder: Path, entrants: Sequence[str], linked: frozenset[str]) -> 
     return GamesLog(games, replays, tuple(names), tuple(stages), shown, packs)
 
 
-def _add_examples(found: dict[str, list[FaultExample]], game: GameRow) -> bool:
+def add_examples(found: dict[str, list[FaultExample]], game: GameRow) -> bool:
     """Keep the game's faults among the first examples of each kind of each entrant (so a
     bot that crashes often still shows its one illegal move); say if any was kept."""
     added = False
@@ -369,7 +367,9 @@ def _entrants(
     return tuple(dict.fromkeys(ranked + played))
 
 
-def read_folder(folder: Path) -> Folder:
+def read_folder(folder: Path, games: Callable[[Path, tuple[str, ...], frozenset[str]],
+                GamesLog] | None = None) -> Folder:  # fmt: skip
+    """The folder's tables and, by `games(folder, entrants, linked)`, its games' log."""
     needed = [folder_files.GAMES, *(() if (folder / LADDER).exists() else _DERIVED)]
     missing = [name for name in needed if not (folder / name).exists()]
     if missing:
@@ -385,7 +385,7 @@ def read_folder(folder: Path) -> Folder:
         return Folder(
             path=folder,
             config=config,
-            log=_read_log(folder, _entrants(standings, ladder), _bracket_games(stages)),
+            log=(games or _read_log)(folder, _entrants(standings, ladder), _bracket_games(stages)),
             standings=standings,
             ratings=_ratings(_optional_json(folder / "ratings.json")),
             crosstable=_optional_csv(folder / "crosstable.csv"),

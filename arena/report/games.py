@@ -4,12 +4,13 @@ and every game as compact JSON, written a game at a time from games.jsonl.
 The list's address is report.html#games&<filters> (docs/report.md); the filters' choices
 come from the JSON, so the page is the same size whatever they are.
 
-This module must not hold the games: the JSON is made while games.jsonl is read again.
+This module must not hold the games: the rows come one at a time from the report's pass
+(arena.report.increment), or from games.jsonl read again.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from arena.ratings.games import FAULT_KINDS
 from arena.report import viewer
@@ -64,19 +65,28 @@ def games_section(data: Folder) -> str:
     )
 
 
-def games_json(data: Folder, missing: frozenset[str] | None) -> Iterator[str]:
-    """The list of games as compact JSON, a game at a time in log order, read again from
-    games.jsonl. Each row ends with the game's viewer pack, or -1, then, only if the game
-    had faults, their [seat, kind] in order (kind: an index into FAULT_KINDS)."""
+def games_json(data: Folder, missing: frozenset[str] | None,
+               rows: Iterable[str] | None = None) -> Iterator[str]:
+    """The list of games as compact JSON, a game at a time in log order: `rows` if given
+    (arena.report.increment keeps them), else read again from games.jsonl. Each row ends
+    with the game's viewer pack, or -1, then, only if the game had faults, their
+    [seat, kind] in order (kind: an index into FAULT_KINDS)."""
+    log = data.log
+    head = {"names": list(log.names), "stages": list(log.stages),
+            "score": data.description.unit}  # fmt: skip
+    yield compact(head)[:-1] + ',"games":['
+    for number, row in enumerate(_rows(data, missing) if rows is None else rows):
+        yield ("," if number else "") + row
+    yield "]}"
+
+
+def _rows(data: Folder, missing: frozenset[str] | None) -> Iterator[str]:
     log = data.log
     known = {name: i for i, name in enumerate(log.names)}
     stage_index = {stage: i for i, stage in enumerate(log.stages)}
     kind_index = {kind: i for i, kind in enumerate(FAULT_KINDS)}
-    head = {"names": list(log.names), "stages": list(log.stages),
-            "score": data.description.unit}  # fmt: skip
-    yield compact(head)[:-1] + ',"games":['
     replays = 0
-    for number, game in enumerate(game_rows(data.path, log.games)):
+    for game in game_rows(data.path, log.games):
         pack = -1
         if game.replay:
             if missing is not None and game.id not in missing:
@@ -89,5 +99,4 @@ def games_json(data: Folder, missing: frozenset[str] | None) -> Iterator[str]:
         ]  # fmt: skip
         if game.faults:
             row.append([[seat, kind_index.get(kind, -1)] for seat, kind, *_ in game.faults])
-        yield ("," if number else "") + compact(row)
-    yield "]}"
+        yield compact(row)

@@ -17,15 +17,17 @@ and writes:
                      bytes, and the chance each claim held by what its seat knew
                      (arena.report.chances)
 
-The folder is read by arena.report.folder, every replay once by arena.report.scan; the
-sections are drawn by arena.report.tables and arena.report.charts; a page made while the run
-plays is marked so by arena.report.live. report.html is written
-in parts: the list of every game is the one part of the page that is per game by nature;
-it is encoded and written a game at a time, never held.
+The folder's tables are read by arena.report.folder; games.jsonl once, from where the last
+build left off, and each new game's replay once (arena.report.scan), by
+arena.report.increment, which keeps what it summed in replays/chances/ (arena.report.built)
+so a rebuild reads only the games added since; the sections are drawn by arena.report.tables
+and arena.report.charts; a page made while the run plays is marked so by arena.report.live.
+report.html is written in parts: the list of every game is the one part of the page that is
+per game by nature; it is encoded and written a game at a time, never held.
 
-This module must not play or re-apply games, and must not change what `arena run` wrote:
-it only adds report.html, viewer.html, viewer-rules.js and the packs under replays/. Nothing
-it writes reaches the network.
+This module must not play or re-apply games, and must not change what `arena run` wrote: it
+only adds report.html, viewer.html, viewer-rules.js, the packs under replays/ and the last
+build's state beside them. Nothing it writes reaches the network.
 """
 
 from __future__ import annotations
@@ -42,12 +44,12 @@ from arena.report.entrants import entrant_section
 from arena.report.folder import Folder, GamesLog, ReportError, read_folder
 from arena.report.games import games_json, games_section
 from arena.report.header import header_facts
+from arena.report.increment import Passed, read_games
 from arena.report.ladder.sections import ladder_parts
 from arena.report.live import Live, mark_live
 from arena.report.markup import compact, escape, script_safe, static
 from arena.report.rounds import rounds_section
-from arena.report.scan import scan_all
-from arena.report.spread import score_spread
+from arena.report.spread import score_spread, spreads
 from arena.report.tables import bluff_table, bracket, faults_table, standings_table
 from arena.report.viewer import rules_script, viewer_page
 from arena.tournament.run import results as folder_files
@@ -88,19 +90,29 @@ def build_report(
     made while the run goes on (arena/report/live.py).
     """
     root = Path(folder)
-    data = read_folder(root)
-    try:  # where the packs go: the folder's own replays/, never where a link leads
-        replays = folder_files.own(root / folder_files.REPLAYS, folder=True)
-        folder_files.own(replays / "chances", folder=True)
-        scan = scan_all(root, data.log, workers, viewer, progress)
-    except folder_files.ResultsError as exc:
-        raise ReportError(str(exc)) from None
+    passed: list[Passed] = []
+
+    def games(path: Path, entrants: Sequence[str], linked: frozenset[str]) -> GamesLog:
+        try:  # where the packs go: the folder's own replays/, never where a link leads
+            replays = folder_files.own(path / folder_files.REPLAYS, folder=True)
+            folder_files.own(replays / "chances", folder=True)
+        except folder_files.ResultsError as exc:
+            raise ReportError(str(exc)) from None
+        try:
+            passed.append(read_games(path, entrants, linked, workers=workers, viewer=viewer,
+                                     progress=progress))  # fmt: skip
+        except OSError as exc:  # a folder in a pack's or the state's place, a full disk
+            raise ReportError(f"{path}: cannot write the viewer's packs: {exc}") from None
+        return passed[0].log(entrants)
+
+    data = read_folder(root, games)
+    scan = passed[0].built
     options = data.config.get("options") or {}
     sof = bool(options.get("straight_over_full", False))
     bluffs = bluff_stats(scan.tally, data.entrants, data.description, sof)
     missing = frozenset(scan.missing) if viewer else None
     word = "Ladder" if data.ladder else "Tournament"
-    page = mark_live(render_report(data, bluffs, missing), live, word)
+    page = mark_live(render_report(data, bluffs, missing, passed[0]), live, word)
     size = folder_files.write_atomic(root / REPORT, page, durable=False)
     if viewer:
         folder_files.write_atomic(root / VIEWER, viewer_page(), durable=False)
@@ -149,17 +161,21 @@ def _with_ladder(data: Folder, parts: list[tuple[str, str, str]]) -> list[tuple[
 
 
 def render_report(
-    data: Folder, bluffs: Sequence[BluffStats], missing: frozenset[str] | None
+    data: Folder, bluffs: Sequence[BluffStats], missing: frozenset[str] | None,
+    passed: Passed | None = None,
 ) -> Iterator[str]:
     """The report page in parts, the list of games a game at a time, so it is never held
-    whole; `missing` names the games the viewer cannot show (None: no viewer)."""
+    whole; `missing` names the games the viewer cannot show (None: no viewer). With the
+    pass over the games (arena.report.increment), its sums and rows; else games.jsonl is
+    read again."""
     links = _links(data.log, missing)
     name = str(data.config.get("name") or "tournament")
     parts = [
         ("standings", "Standings", standings_table(data)),
         *_grades_part(data),
         *_bracket_part(data, links),
-        ("spread", "Spread of scores", score_spread(data)),
+        ("spread", "Spread of scores", score_spread(
+            data, None if passed is None else spreads(data, passed.built.spreads))),
         ("crosstable", "Head to head", heat_map(data)),
         ("ratings", "Ratings", ratings_charts(data)),
         ("bluffing", "Bluffing", bluff_table(bluffs, data.description)),
@@ -188,7 +204,8 @@ def render_report(
         f"{script_safe(compact(data.description.to_json()))}</script>\n"
         '<script type="application/json" id="games-data">'
     )
-    yield from map(script_safe, games_json(data, missing))
+    rows = None if passed is None else passed.rows(data.log.names)
+    yield from map(script_safe, games_json(data, missing, rows))
     scripts = static("report.js") + static("entrant.js") + static("contest.js")
     scripts += static("ladder.js") if data.ladder else ""
     yield f"</script>\n<script>\n{scripts}</script>\n</body>\n</html>\n"

@@ -21,6 +21,7 @@ from typing import Any
 
 import yaml
 
+from arena.report.built import forget_built
 from arena.report.folder import ReportError, game_problem
 from arena.report.html import build_report
 from arena.report.ladder.data import LADDER
@@ -82,6 +83,7 @@ def publish(folder: str | os.PathLike[str], out: str | os.PathLike[str], *,
         games = _copy_public(root, building)
         try:
             build_report(building)
+            forget_built(building)  # a rebuild's shortcut, of no use to a reader
         except ReportError as exc:  # said of the folder the user named, not of the copy
             raise PublishError(str(exc).replace(str(building), str(root))) from None
     except BaseException:

@@ -32,6 +32,7 @@ __all__ = [
     "PARALLEL_FROM",
     "TallyKey",
     "scan_all",
+    "scan_pack",
     "scan_replay",
 ]
 
@@ -147,7 +148,9 @@ def _write_pack(path: Path, content: bytes) -> None:
     fresh.rename(path)
 
 
-def _scan_task(_: None, task: tuple[str, int, tuple[tuple[str, str], ...], bool]) -> _Scan:
+def scan_pack(_: None, task: tuple[str, int, tuple[tuple[str, str], ...], bool]) -> _Scan:
+    """A pool's task: scan one pack's games (the folder, the pack, (id, replay) each, and
+    whether to write the pack)."""
     return _scan(*task)
 
 
@@ -170,7 +173,7 @@ def scan_all(folder: Path, log: GamesLog, workers: int | None, write_packs: bool
     packs = _packs(folder, log.games)
     tasks = ((str(folder), pack, chunk, write_packs) for pack, chunk in packs)
     count = pool_size(workers, log.replays, PARALLEL_FROM)
-    return _merge(_Scan(), ordered_map(Job(_scan_task), tasks, count), log.replays, progress)
+    return _merge(_Scan(), ordered_map(Job(scan_pack), tasks, count), log.replays, progress)
 
 
 def _merge(total: _Scan, parts: Iterable[_Scan], replays: int = 0,

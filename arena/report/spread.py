@@ -3,8 +3,9 @@ Axelrod's tournament plots (median, quartiles, whiskers to the extremes, the mea
 row per entrant in standings order, so a lucky average and a steady one look different.
 
 Only counts are held (an entrant's scores are small whole numbers), never the games: the
-log is read once more, a game at a time. The names and numbers are HTML beside a small
-inline SVG per row, so the plot stays legible at 60 entrants and on a phone.
+report's one pass counts them (arena.report.increment), or the log is read once more. The
+names and numbers are HTML beside a small inline SVG per row, so the plot stays legible at
+60 entrants and on a phone.
 """
 
 from __future__ import annotations
@@ -52,10 +53,14 @@ def _nth(counts: Mapping[int, int], k: int) -> int:
     return max(counts)
 
 
-def spreads(data: Folder) -> list[Spread]:
-    """Each entrant's spread, in standings order; an entrant without games is left out."""
-    counts: dict[str, Counter[int]] = {name: Counter() for name in data.entrants}
-    for game in game_rows(data.path, data.log.games):
+def spreads(data: Folder, scores: Mapping[str, Counter[int]] | None = None) -> list[Spread]:
+    """Each entrant's spread, in standings order; an entrant without games is left out.
+    `scores`: each name's scores counted already (arena.report.increment), else the log is
+    read again."""
+    counts: dict[str, Counter[int]] = {
+        name: Counter() if scores is None else scores.get(name, Counter())
+        for name in data.entrants}  # fmt: skip
+    for game in game_rows(data.path, data.log.games) if scores is None else ():
         for name, score in zip(game.entrants, game.scores, strict=True):
             if name in counts:
                 counts[name][score] += 1

@@ -61,7 +61,7 @@ def test_an_illegal_answer_from_such_a_host_shows_the_action_it_gave() -> None:
 def test_a_kept_host_with_no_process_is_stopped_quietly() -> None:
     kept = KeptHosts()
     plain = Plain()
-    kept._hosts["seat"] = plain  # as `host()` keeps one
+    kept._hosts[("seat", 0)] = plain  # as `host()` keeps one (its first copy)
     kept.close()
     assert plain.shutdown() is None and plain.introduce() is None and plain.note() == ""
 

@@ -21,8 +21,11 @@ that imported arena once, inheriting no threads, locks or open files of the main
 (the folder lock stays with the main process alone, so a `kill -9` of the main process
 frees the folder at once; the workers notice and exit). Results come back in schedule
 order; a finished game waiting behind an unfinished earlier one is not yet written, and
-is played again on resume if the run stops there. With one worker the games are played
-in the main process: no processes to start, same bytes. A worker that dies costs no game
+is played again on resume if the run stops there. A field larger than a worker's kept bot
+processes is played in bundles that keep them (arena/tournament/run/hot.py): out of
+schedule order, a window of games at a time, each line waiting here for the games before
+it. With one worker the games are played in the main process: no processes to start, same
+bytes. A worker that dies costs no game
 (arena/tournament/run/worker.py says what happens to its games).
 
 Progress (arena/tournament/run/progress.py): `progress` is told a Tally before the first game and
@@ -37,21 +40,23 @@ report (`arena run` passes `after` and `during` to do it), and never prints: the
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from arena import entrants
 from arena.botcard import BotCard
 from arena.executor.cluster import Cluster
 from arena.executor.local import Executor
+from arena.hosts.machine import hosts_that_fit
 from arena.hosts.strain import Strain
-from arena.tournament.config import TournamentConfig
+from arena.tournament.config import EntrantConfig, TournamentConfig
 from arena.tournament.errors import TournamentError
 from arena.tournament.formats.base import Asked
 from arena.tournament.formats.plan import Placements, Plan
 from arena.tournament.formats.registry import format_of, plan_for
 from arena.tournament.formats.schedule import GameSpec
-from arena.tournament.run import folder_lock, strained
+from arena.tournament.run import folder_lock, hot, strained
 from arena.tournament.run import results as folder_files
 from arena.tournament.run.audit import Written, audit_log, written
 from arena.tournament.run.derived import Totals, write_derived
@@ -204,6 +209,8 @@ class Run:
         if self.notes is not None:  # here from their replays alone: no worker's notes kept
             self.setup = replace(self.setup, notes=self.notes.make)
         self.strain: Strain | None = None
+        self.hot: int | None = None
+        """A worker's kept processes when the games are played in bundles, 0 when not."""
         """What the machine cost this run's decisions (arena.hosts.strain), if anything."""
 
     def play(self, recorded: list[tuple[str, Placements]],
@@ -262,13 +269,12 @@ class Run:
                     cursor += 1
                 else:
                     todo.append(game)
-            for played in self._executor().map(todo) if todo else ():
-                played = played if self.cfg.replays else replace(played, replay=None)
+            for played, digests in self._played(todo):
                 self.log.append_game(played.line, played.replay_file())  # the replay first
                 if self.notes is not None and played.replay and played.notes is not None:
                     self.notes.keep(played.id, played.replay, played.notes)
                 self.results[played.id] = played.placements
-                self.written[played.id] = written(played.line, played.replay)
+                self.written[played.id] = digests
                 self.plan.keep(played.line)
                 if played.strain is not None:
                     self.strain = played.strain + self.strain if self.strain else played.strain
@@ -283,6 +289,51 @@ class Run:
                 f"{self.folder / folder_files.GAMES} has {len(recorded) - cursor} games more "
                 "than this tournament's schedule; start over with --force"
             )
+
+    def _played(self, todo: list[GameSpec]) -> Iterator[tuple[Played, Written]]:
+        """The games played, in schedule order, with what the audit compares. Kept hot
+        (arena/tournament/run/hot.py) when the field outgrows a worker's kept processes:
+        played in bundles, window by window, their lines waiting here for the earlier games'."""
+        cap = self._hot_cap(todo) if todo else None
+        if cap is None:
+            for played in self._executor().map(todo) if todo else ():
+                played = played if self.cfg.replays else replace(played, replay=None)
+                yield played, written(played.line, played.replay)
+            return
+        for window in hot.windows(todo):
+            waiting: dict[str, tuple[Played, Written]] = {}
+            order = iter(window)
+            following: GameSpec | None = next(order)
+            for bundle in self._executor().map(hot.bundles(window, cap)):
+                for played in bundle:
+                    waiting[played.id] = self._arrived(played)
+                while following is not None and following.id in waiting:
+                    yield waiting.pop(following.id)
+                    following = next(order, None)
+
+    def _arrived(self, played: Played) -> tuple[Played, Written]:
+        """A game played ahead of its turn: its replay written now (one without its line is
+        played again on resume), its line kept until the games before it are written."""
+        replay = played.replay_file() if self.cfg.replays else None
+        digests = written(played.line, replay[1] if replay else None)
+        if replay is not None:
+            folder_files.write_replaced(f"{self.folder}/{replay[0]}", replay[1])
+        return replace(played, replay=None), digests
+
+    def _hot_cap(self, todo: list[GameSpec]) -> int | None:
+        """The processes a worker keeps, when the field is larger and every bot runs in its
+        own process on this machine (None: the games are played in schedule order)."""
+        if self.hot is None:
+            cap = hosts_that_fit(entrants.KEPT_CAP)  # as a worker's: arena/tournament/run/worker.py
+            self.hot = cap if self.cluster is None and len(self.cfg.entrants) > cap and \
+                not any(self._inline(e) for e in self.cfg.entrants) else 0
+        return max(self.hot, *(len(game.seats) for game in todo)) if self.hot else None
+
+    def _inline(self, entrant: EntrantConfig) -> bool:
+        try:
+            return entrants.resolve(entrant.reference).mode == "inline"
+        except entrants.EntrantError:
+            return True  # not to be kept hot: the worker says what is wrong with it
 
     def _take_recorded(self, item: tuple[str, Placements], game: GameSpec, line: int) -> None:
         game_id, placements = item

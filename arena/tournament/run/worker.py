@@ -7,7 +7,9 @@ line and the replay's bytes: the worker writes no file of the results, whose fol
 only on the machine that runs the tournament). `LostGames` decides what happens to a game
 whose worker died: played again, and after LIVES deaths recorded as a `crash` of the inline
 seat whose bot call it died in (each inline bot call is marked in the worker's slot,
-`_Watched`), or the run stops.
+`_Watched`), or the run stops. A spec may also be a bundle (arena/tournament/run/hot.py):
+games whose bots all run in their own processes, played one after another by one worker
+that keeps their processes first; a death replays the whole bundle.
 
 This module never schedules, never writes a file of the results (the run writes each
 replay and games.jsonl line, in schedule order) and never prints; it knows no rule of the
@@ -39,6 +41,7 @@ from arena.tournament.errors import TournamentError
 from arena.tournament.formats.plan import Placements
 from arena.tournament.formats.schedule import GameSpec
 from arena.tournament.run import results as folder_files
+from arena.tournament.run.hot import Bundle
 from arena.tournament.run.shipment import NOTHING_SHIPPED, Shipment, located
 
 __all__ = ["LIVES", "GameSetup", "LostGames", "Played", "game_job", "game_line", "replay_name"]
@@ -324,9 +327,13 @@ def _start_worker(setup: GameSetup) -> _Worker:
         raise TournamentError(f"a worker could not start: {text}") from None
 
 
-def _play_in_worker(worker: _Worker, task: GameSpec | _Crashed) -> Played:
+def _play_in_worker(worker: _Worker,
+                    task: GameSpec | _Crashed | Bundle) -> Played | tuple[Played, ...]:
     if isinstance(task, _Crashed):
         return worker.play(task.game, task)
+    if isinstance(task, tuple):  # a bundle: its entrants' processes kept over any other
+        worker.kept.prefer({seat for game in task for seat in game.seats})
+        return tuple(worker.play(game) for game in task)
     return worker.play(task)
 
 
@@ -372,20 +379,28 @@ class LostGames:
         self.deaths.append(line)
         self.info(line)
 
-    def __call__(self, death: Death) -> GameSpec | _Crashed:
-        task: GameSpec | _Crashed = death.spec
-        game = task.game if isinstance(task, _Crashed) else task
-        self.tell(f"a worker died ({death.cause}) in game {game.id}; its games are played "
+    def __call__(self, death: Death) -> GameSpec | _Crashed | Bundle:
+        task: GameSpec | _Crashed | Bundle = death.spec
+        where = _where(task)
+        self.tell(f"a worker died ({death.cause}) in {where}; its games are played "
                   "again on a new worker")
         if death.deaths < LIVES:
             return task
-        if death.mark is None or isinstance(task, _Crashed):
+        if death.mark is None or not isinstance(task, GameSpec):
             raise TournamentError(
-                f"game {game.id} killed its worker {death.deaths} times ({death.cause}), "
+                f"{where} killed its worker {death.deaths} times ({death.cause}), "
                 f"not in a bot's call; {self.hint}"
             )
         seat, call = death.mark
-        return _Crashed(game, seat, call, death.cause)
+        return _Crashed(task, seat, call, death.cause)
+
+
+def _where(task: GameSpec | _Crashed | Bundle) -> str:
+    """The game a worker died in, in words; a bundle's by its first and last game."""
+    if isinstance(task, tuple):
+        return f"the games {task[0].id} to {task[-1].id}" if len(task) > 1 else \
+            f"game {task[0].id}"
+    return f"game {(task.game if isinstance(task, _Crashed) else task).id}"
 
 
 # --- running ------------------------------------------------------------------------------

@@ -1,0 +1,79 @@
+"""Keeping bots hot: the order a batch's games are played in, so each worker keeps the same
+entrants' processes running instead of starting them again for game after game.
+
+A worker keeps at most `cap` bot processes (arena.entrants.KeptHosts); a schedule's order (a
+round robin's pairs, balanced tables drawn at random, a gauntlet's champion after champion)
+churns them when the field is larger. Here the games are played in bundles instead: the
+field is split into blocks of `cap // seats` entrants by index (halved again for the twin
+games of duplicate play, whose deal an entrant plays in a second process), and a bundle
+holds games whose seats fall in the same blocks, so its processes fit in one worker's
+budget. A bundle is
+the executor's unit: all its games are played by one worker, one after another, and
+consecutive bundles share blocks (a snake through the block pairs) so a worker that takes
+several in a row keeps the shared block running. A gauntlet's challenger meets every
+champion in one bundle: it is started once.
+
+Only the playing is reordered, never the log: the runner writes every line in schedule
+order (arena/tournament/run/runner.py). Games are taken `WINDOW` at a time in schedule
+order and every bundle of a window is finished before the next window starts, so at most
+`WINDOW` finished games wait for their line (a line is a few hundred bytes; a replay is
+written at once, and one without its line is played again on resume).
+
+This module is pure: no I/O, no clocks, no games played, no rule of the game known.
+"""
+
+from __future__ import annotations
+
+import collections
+from collections.abc import Iterator, Sequence
+
+from arena.tournament.formats.schedule import GameSpec
+
+__all__ = ["BUNDLE", "WINDOW", "Bundle", "bundles", "windows"]
+
+WINDOW = 20_000
+"""Games taken at a time in schedule order: the most finished games whose lines wait for an
+earlier game's (the default cap of a round robin, so a capped one is a single window)."""
+BUNDLE = 256
+"""Games in a bundle at most: small enough that the last bundles of a window spread over
+the workers, large enough that a bundle's starts are few per game."""
+
+Bundle = tuple[GameSpec, ...]
+
+
+def windows(games: Sequence[GameSpec], size: int = WINDOW) -> Iterator[Sequence[GameSpec]]:
+    """The games in schedule order, `size` at a time."""
+    for start in range(0, len(games), size):
+        yield games[start:start + size]
+
+
+def bundles(games: Sequence[GameSpec], cap: int, size: int = BUNDLE) -> list[Bundle]:
+    """The games regrouped into bundles of at most `size` games whose entrants fit in `cap`
+    kept processes, each bundle in schedule order, the bundles in a snake through the
+    blocks; every game exactly once."""
+    if not games:
+        return []
+    seats = max(len(game.seats) for game in games)
+    twins = max(collections.Counter(game.group for game in games if game.group).values(),
+                default=1)  # a twin game's entrant plays in a second process (KeptHosts)
+    block = max(1, cap // (seats * twins))
+    grouped: dict[tuple[int, ...], list[GameSpec]] = {}
+    for game in games:
+        grouped.setdefault(tuple(sorted({seat // block for seat in game.seats})), []).append(game)
+    out: list[Bundle] = []
+    for key in _snake(list(grouped)):
+        group = grouped[key]
+        out.extend(tuple(group[i:i + size]) for i in range(0, len(group), size))
+    return out
+
+
+def _snake(keys: list[tuple[int, ...]]) -> list[tuple[int, ...]]:
+    """Block keys ordered so that neighbours share blocks: by their first blocks, the last
+    one rising and falling in turn (block pairs (0,0)..(0,m), (1,m)..(1,1), ...)."""
+    rows: dict[tuple[int, ...], list[tuple[int, ...]]] = {}
+    for key in sorted(keys):
+        rows.setdefault(key[:-1], []).append(key)
+    ordered: list[tuple[int, ...]] = []
+    for turn, row in enumerate(rows.values()):
+        ordered.extend(reversed(row) if turn % 2 else row)
+    return ordered

@@ -1,0 +1,194 @@
+"""Bots kept hot (issue 34): a field larger than a worker's kept processes is played in
+bundles whose entrants fit them, so each bot process serves many games; the log is written
+in schedule order, byte for byte what one game after another writes, through Ctrl-C,
+`--resume` and a worker's death."""
+
+from __future__ import annotations
+
+import collections
+import itertools
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_support import write_config
+
+from arena import entrants
+from arena.executor.local import Death
+from arena.replay import read_replay, timeless
+from arena.tournament.errors import TournamentError
+from arena.tournament.formats.gauntlet import gauntlet
+from arena.tournament.formats.schedule import GameSpec, balanced_tables, round_robin
+from arena.tournament.load import load_tournament
+from arena.tournament.run import hot, results
+from arena.tournament.run.runner import Interrupted, run_tournament
+from arena.tournament.run.worker import LostGames
+
+SCHEDULES = {
+    "round robin": round_robin(40, 2, 1, 3),
+    "balanced tables": balanced_tables(50, 2, 900, 3),
+    "gauntlet": gauntlet([0, 7, 9], 45, 2, 2, 3),
+    "four seats": round_robin(14, 4, 1, 3),
+    "three seats, capped": balanced_tables(30, 3, 700, 3),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SCHEDULES))
+@pytest.mark.parametrize("cap", [4, 9, 32])
+def test_bundles_play_every_game_once_each_within_the_kept_processes(name: str, cap: int) -> None:
+    games = SCHEDULES[name]
+    bundles = hot.bundles(games, cap, size=50)
+    played = [game for bundle in bundles for game in bundle]
+    assert sorted(g.id for g in played) == sorted(g.id for g in games)
+    assert len(played) == len(games)
+    place = {game.id: i for i, game in enumerate(games)}
+    for bundle in bundles:
+        assert 1 <= len(bundle) <= 50
+        twins = max(collections.Counter(g.group for g in games).values()) if games[0].group \
+            else 1  # an entrant of a twin game plays its deal again in a second process
+        seats = max(len(g.seats) for g in games)
+        processes = len({seat for game in bundle for seat in game.seats}) * twins
+        assert processes <= max(cap, seats * twins)
+        assert [place[g.id] for g in bundle] == sorted(place[g.id] for g in bundle)
+
+
+def test_bundles_start_each_bot_far_less_often_than_the_schedules_order() -> None:
+    """A worker keeping 8 processes, the bundles one after another: the starts a worker's
+    least-recently-used keeping makes, against the same games in schedule order."""
+    games = balanced_tables(40, 2, 1500, 5)
+    bundled = _starts([list(b) for b in hot.bundles(games, 8)], 8)
+    in_order = _starts([[game] for game in games], 8)
+    assert bundled * 3 < in_order
+
+
+def _starts(units: list[list[GameSpec]], cap: int) -> int:
+    kept = entrants.KeptHosts(cap)
+    started = 0
+
+    class Counted:
+        mode = "process"
+
+        def host(self) -> Any:
+            nonlocal started
+            started += 1
+            return _Idle()
+
+    bot: Any = Counted()
+    for unit in units:
+        kept.prefer({seat for game in unit for seat in game.seats})
+        for game in unit:
+            for seat in game.seats:
+                kept.host(seat, bot, game.seed)
+    return started
+
+
+class _Idle:
+    def shutdown(self) -> None:
+        pass
+
+
+def test_windows_cut_the_schedule_in_order() -> None:
+    games = round_robin(12, 2, 1, 1)
+    cut = list(hot.windows(games, 50))
+    assert [len(w) for w in cut] == [50, 50, 32]
+    assert list(itertools.chain.from_iterable(cut)) == games
+
+
+CONFIG = """
+name: hot
+rules: dice
+entrants:
+{entrants}
+format: {{type: {format}}}
+seed: 11
+"""
+
+
+def _config(tmp_path: Path, fmt: str = "round-robin, seats: 2, games: 1") -> Path:
+    bots = itertools.cycle(["random", "honest", "statistician"])
+    field = "\n".join(f"  - {{bot: {next(bots)}, alias: e{n}, mode: process}}" for n in range(7))
+    text = CONFIG.format(entrants=field, format=fmt)
+    return write_config(tmp_path, textwrap.dedent(text), f"{fmt[:5]}.yaml")
+
+
+def _same_results(one: Path, two: Path) -> None:
+    for name in (results.GAMES, *results.DERIVED):
+        assert (one / name).read_bytes() == (two / name).read_bytes(), name
+    replays = sorted(p.name for p in (one / results.REPLAYS).glob("*.json.gz"))
+    assert replays == sorted(p.name for p in (two / results.REPLAYS).glob("*.json.gz"))
+    for name in replays:
+        mine, theirs = (read_replay(x / results.REPLAYS / name) for x in (one, two))
+        assert timeless(mine) == timeless(theirs), name
+
+
+def _counting(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Count the bot processes this process starts."""
+    started = [0]
+    real = entrants.Resolved.host
+
+    def host(self: entrants.Resolved) -> Any:
+        started[0] += self.mode != "inline"
+        return real(self)
+
+    monkeypatch.setattr(entrants.Resolved, "host", host)
+    return started
+
+
+@pytest.mark.parametrize(("fmt", "floor"), [
+    ("round-robin, seats: 2, games: 2, cap: 40", 7),  # balanced tables: a drawn order
+    ("gauntlet, champions: [e0, e3], seats: 2, games: 2", 14),  # twin games: 2 processes each
+    ("elimination, seats: 2, games: 3, seeding: 1", None),  # batch by batch: the same bytes
+    ("swiss, seats: 2, rounds: 4", None),
+])
+def test_a_field_larger_than_a_worker_keeps_writes_the_same_bytes_with_few_starts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fmt: str, floor: int | None
+) -> None:
+    cfg = load_tournament(_config(tmp_path, fmt))
+    started = _counting(monkeypatch)
+    run_tournament(cfg, tmp_path / "all kept", workers=1)  # 7 entrants, 32 kept: no churn
+    assert floor is None or started[0] == floor
+    monkeypatch.setattr(entrants, "KEPT_CAP", 4)  # 7 entrants, 4 kept: bundles
+    started[0] = 0
+    run_tournament(cfg, tmp_path / "hot", workers=1)
+    _same_results(tmp_path / "all kept", tmp_path / "hot")
+    assert floor is None or started[0] <= 2 * floor  # in schedule order: 23 and 56 here
+    run_tournament(cfg, tmp_path / "two workers", workers=2)  # bundles sent to processes
+    _same_results(tmp_path / "all kept", tmp_path / "two workers")
+
+
+def test_ctrl_c_with_games_played_ahead_then_resume_writes_the_same_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Lines wait for earlier games; Ctrl-C keeps the written ones (their replays with them)
+    and `--resume` plays the rest, replays written ahead of their lines included."""
+    cfg = load_tournament(_config(tmp_path))
+    run_tournament(cfg, tmp_path / "full", workers=1)
+    monkeypatch.setattr(entrants, "KEPT_CAP", 4)
+    seen = [0]
+
+    def progress(tally: Any) -> None:
+        seen[0] += 1
+        if seen[0] == 12:  # the eleventh line is written: stop with games played ahead
+            raise KeyboardInterrupt
+
+    with pytest.raises(Interrupted) as stop:
+        run_tournament(cfg, tmp_path / "cut", workers=1, progress=progress)
+    assert stop.value.done == 11
+    ahead = len(list((tmp_path / "cut" / results.REPLAYS).glob("*.json.gz")))
+    assert ahead > 11  # replays of games played ahead of their turn, without lines
+    run_tournament(cfg, tmp_path / "cut", workers=2, resume=True)
+    _same_results(tmp_path / "full", tmp_path / "cut")
+
+
+def test_a_worker_dying_in_a_bundle_plays_it_again_then_stops_the_run() -> None:
+    told: list[str] = []
+    lost = LostGames(told.append)
+    bundle = tuple(round_robin(4, 2, 1, 1)[2:6])
+    assert lost(Death(bundle, 1, "killed by SIGKILL", None)) == bundle
+    said = ("a worker died (killed by SIGKILL) in the games rr-000003 to rr-000006; its games "
+            "are played again on a new worker")
+    assert told == [said]
+    with pytest.raises(TournamentError, match=r"^the games rr-000003 to rr-000006 killed its "
+                       r"worker 2 times \(killed by SIGKILL\), not in a bot's call; "):
+        lost(Death(bundle, 2, "killed by SIGKILL", None))
