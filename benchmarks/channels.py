@@ -24,9 +24,12 @@ the cache between two bots' decisions would pay each time). Measures only; asser
 from __future__ import annotations
 
 import argparse
+import atexit
+import functools
 import math
 import os
 import random
+import shutil
 import signal
 import statistics
 import subprocess
@@ -100,10 +103,13 @@ def measure(sent: list[tuple[float, str]], heard: list[tuple[float, str]]) -> Me
     return Measure(len(heard), messages + lost, width, rate, carried, exact)
 
 
+@functools.cache
 def compiled() -> str:
-    """Compile `channels/cache.c` into a folder of its own, readable by anyone (a sandboxed
-    command bot is shown its program only when its mode lets anyone read it)."""
+    """Compile `channels/cache.c` once, into a folder of its own readable by anyone (a
+    sandboxed command bot is shown its program only when its mode lets anyone read it),
+    removed at exit."""
     folder = Path(tempfile.mkdtemp(prefix="arena-cache-"))
+    atexit.register(shutil.rmtree, folder, True)
     folder.chmod(0o755)
     binary = folder / "cache"
     subprocess.run(["gcc", "-O2", "-o", str(binary), str(HERE / "cache.c"), "-ldl", "-lpthread"],
