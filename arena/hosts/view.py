@@ -266,7 +266,17 @@ def add_program(files: Files, program: str) -> None:
             if os.path.islink(path) and os.path.isdir(path):  # Debian's conf: in /etc
                 files.links[path] = os.readlink(path)
             files.add_tree(path, ()) if os.path.isdir(path) else files.add(path)
-    with contextlib.suppress(OSError), open(real, "rb") as file:
+    add_runtime(files, real)
+
+
+def add_runtime(files: Files, program: str) -> None:
+    """Add what a program outside the image runs on: the interpreter its `#!` line names
+    (through `env`, the one found on the path), or the shared libraries an ELF one loads."""
+    if _is_elf(program):
+        for library in _ldd([program]):
+            files.add(library)
+        return
+    with contextlib.suppress(OSError), open(program, "rb") as file:
         line = file.readline(256)
         if line.startswith(b"#!"):
             words = line[2:].decode(errors="replace").split()
@@ -305,6 +315,9 @@ def system_image(system: tuple[str, ...], python: tuple[str, ...], etc: tuple[st
             add_program(files, path)
         else:
             files.add(path)
+    for path in (p for p in exposed if not shown_from_image(p, folders)):
+        if os.path.isfile(path) and os.access(path, os.X_OK):  # a bot's own program
+            add_runtime(files, os.path.realpath(path))
     for program in programs:
         add_program(files, program)
     for path in etc:

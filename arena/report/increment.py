@@ -204,11 +204,11 @@ def _games(path: Path, handle: IO[bytes], hasher: Any, number: int) -> Iterator[
     while raw := handle.readline(safe_read.LINE_BYTES + 1):
         number += 1
         hasher.update(raw)
-        try:
+        try:  # in safe_read.lines' words, as results.iter_games says them
             if len(raw) > safe_read.LINE_BYTES:
-                raise safe_read.Unreadable(f"longer than {safe_read.LINE_BYTES} bytes")
-            line = safe_read.json_object(raw.decode("utf-8"))
-        except (safe_read.Unreadable, UnicodeDecodeError) as exc:
+                raise safe_read.Unreadable(f"longer than {safe_read.LINE_BYTES >> 20} MiB")
+            line = safe_read.json_object(_text(raw))
+        except safe_read.Unreadable as exc:
             raise folder_files.ResultsError(f"{path}:{number}: not a game record ({exc}); "
                                             "fix the line or start over with --force") from None
         problem = safe_read.listed_problem(line["replay"]) if line.get("replay") else None
@@ -217,6 +217,13 @@ def _games(path: Path, handle: IO[bytes], hasher: Any, number: int) -> Iterator[
             raise folder_files.ResultsError(f"{path}:{number}: not a game record{why}; fix "
                                             "the line or start over with --force")
         yield game_row(path, number, line)
+
+
+def _text(raw: bytes) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise safe_read.Unreadable(f"not UTF-8: {exc}") from None
 
 
 def _chunks(path: Path, handle: IO[bytes], hasher: Any,
