@@ -32,7 +32,7 @@ def build_player(entrant: Entrant, registry: Any = None, seat: int = 0,
     resolved = resolve(entrant, registry)
     if hosts is None:
         return resolved.player(resolved.host())
-    return resolved.player(hosts.host((entrant.label, seat), resolved))
+    return resolved.player(hosts.host((entrant.label, seat), resolved, seat=seat))
 
 
 def check_entrant(entrant: Entrant, rules: str, registry: Any = None) -> None:
