@@ -3,9 +3,9 @@ no page it can read was ever cold: two bots that time their first read of a page
 both see could otherwise pass a hand through which pages the other warmed (issue 38).
 
 An image is a folder under IMAGES holding copies of host files at their host paths, made
-once per machine and named by a digest of what it holds (each file's path, size and
-modification time), so every sandbox of every run reuses it and a change of any file makes a
-new one. A tmpfs page is never dropped from memory (only swapped, and the filter refuses
+once per machine and seat index and named by a digest of what it holds (each file's path,
+size and modification time) and the seat index, so every sandbox at that seat index of every
+run reuses it and a change of any file makes a new one. A tmpfs page is never dropped from memory (only swapped, and the filter refuses
 MADV_PAGEOUT), so a read of it takes the same time whoever read it first.
 
 There is one image per seat index (`seat`): the bot process at seat s of a table is shown
