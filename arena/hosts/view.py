@@ -5,8 +5,9 @@ both see could otherwise pass a hand through which pages the other warmed (issue
 An image is a folder under IMAGES holding copies of host files at their host paths, made
 once per machine and seat index and named by a digest of what it holds (each file's path,
 size and modification time) and the seat index, so every sandbox at that seat index of every
-run reuses it and a change of any file makes a new one. A tmpfs page is never dropped from memory (only swapped, and the filter refuses
-MADV_PAGEOUT), so a read of it takes the same time whoever read it first.
+run reuses it and a change of any file makes a new one. A tmpfs page is never dropped from
+memory (only swapped, and the filter refuses MADV_PAGEOUT), so a read of it takes the same
+time whoever read it first.
 
 There is one image per seat index (`seat`): the bot process at seat s of a table is shown
 image s, a copy of its own, so two bots at one table never map one physical page of a file.
