@@ -31,7 +31,7 @@ def build_player(entrant: Entrant, registry: Any = None, seat: int = 0,
     kept in `hosts` (one per worker) across games."""
     resolved = resolve(entrant, registry)
     if hosts is None:
-        return resolved.player(resolved.host())
+        return resolved.player(resolved.host(seat))
     return resolved.player(hosts.host((entrant.label, seat), resolved, seat=seat))
 
 
