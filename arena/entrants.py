@@ -148,26 +148,41 @@ class Resolved:
             return file_origin(str(Path(self.reference.ref) / plugins.FOLDER_BOT))
         return f"module {self.reference.ref}" if kind == "module" else "command"
 
-    def host(self) -> Host:
-        """A new host for this entrant, in its mode."""
+    def host(self, seat: int = 0) -> Host:
+        """A new host for this entrant, in its mode (a process shown the images of `seat`)."""
         if self.mode == "inline" and self.spec is not None:
             return InlineHost(self.spec.factory)
         if self.mode == "process" and self.reference.kind != "command":
             from arena.hosts.pipe import ProcessHost
 
-            return ProcessHost(self.reference.where, self.limits(), shown=self.reference.ref)
+            return ProcessHost(self.reference.where, self.limits(seat), shown=self.reference.ref)
         command = self.reference.command
         if self.mode == "command" and command:
             from arena.hosts.pipe import CommandHost
 
-            return CommandHost(command, self.limits())
+            return CommandHost(command, self.limits(seat))
         raise EntrantError(f"bot {self.reference.label!r}: mode {self.mode!r} cannot be hosted")
 
-    def limits(self) -> ProcessLimits:
-        """A bot process's limits, with the entrant's isolation level and network access."""
+    def limits(self, seat: int = 0) -> ProcessLimits:
+        """A bot process's limits, with the entrant's isolation level and network access, and
+        the seat index whose images of the system's files its sandbox shows."""
         from arena.hosts.pipe import ProcessLimits
 
-        return ProcessLimits(isolation=self.reference.isolation, network=self.reference.network)
+        return ProcessLimits(isolation=self.reference.isolation, network=self.reference.network,
+                             seat=seat)
+
+    @property
+    def sandboxed(self) -> bool:
+        """Whether its process runs in the sandbox, shown the images of its seat index (False
+        too when its level cannot run here: starting it says why)."""
+        if self.mode == "inline":
+            return False
+        from arena.hosts.walls import IsolationError, level
+
+        try:
+            return level(self.reference.isolation).sandboxed
+        except IsolationError:
+            return False
 
     def player(self, host: Host, name: str | None = None) -> Player:
         """The seat's Player on this host, named as given (else by the bot's label)."""
@@ -335,30 +350,36 @@ class KeptHosts:
         if cap < 1:
             raise ValueError(f"a worker keeps at least one host, not {cap}")
         self.cap = cap
-        self._hosts: OrderedDict[tuple[Hashable, int], Host] = OrderedDict()
-        """By key and copy: a key's second process plays the twin of its first's game."""
-        self._streams: dict[tuple[Hashable, int], set[Hashable]] = {}
+        self._hosts: OrderedDict[tuple[Hashable, int | None, int], Host] = OrderedDict()
+        """By key, seat image (None: not sandboxed) and copy: a key's second process plays
+        the twin of its first's game."""
+        self._streams: dict[tuple[Hashable, int | None, int], set[Hashable]] = {}
         """The chance streams (game seeds) each kept host's process has played."""
 
     def __len__(self) -> int:
         return len(self._hosts)
 
-    def host(self, key: Hashable, entrant: Resolved, stream: Hashable | None = None) -> Host:
-        """The host of `key` (one seat of one entrant), started anew or kept from before.
+    def host(self, key: Hashable, entrant: Resolved, stream: Hashable | None = None,
+             seat: int | None = None) -> Host:
+        """The host of `key` (one entrant, or one seat of one), started anew or kept from before.
 
         A process never plays one chance stream twice (`stream`: the game's seed): the twin
         games of duplicate play deal the same dice, so a process that remembered the first
         would know its opponent's hand in the second; the twin goes to another process of
-        the entrant's, kept beside the first, that has not played that deal."""
+        the entrant's, kept beside the first, that has not played that deal. A sandboxed
+        process serves only games in which it sits at the `seat` index it started at: it is
+        shown that seat's images of the system's files (`arena.hosts.view`), which its
+        table-mates, at other seats, never map."""
         if entrant.mode == "inline":
             return entrant.host()
+        image = seat if seat is not None and entrant.sandboxed else None
         copy = 0
-        while stream is not None and stream in self._streams.get((key, copy), ()):
+        while stream is not None and stream in self._streams.get((key, image, copy), ()):
             copy += 1
-        slot = (key, copy)
+        slot = (key, image, copy)
         host = self._hosts.pop(slot, None)
         if host is None:
-            host = entrant.host()
+            host = entrant.host() if image is None else entrant.host(image)
             self._streams[slot] = set()
         if stream is not None:
             self._streams[slot].add(stream)
@@ -399,7 +420,7 @@ def seat_all(items: Sequence[object], registry: Registry | None = None,
         if isinstance(item, str | Reference):
             reference = Reference.parse(item) if isinstance(item, str) else item
             entrant = resolve(reference, registry)
-            host = hosts.host(seat, entrant)
+            host = hosts.host(seat, entrant, seat=seat)
             if entrant.mode == "process":
                 entrant = introduced(entrant, host)
             name = None if entrant.card is None or entrant.mode == "command" else \

@@ -87,7 +87,7 @@ def make_players(refs: Sequence[str], rules_id: str, hosts: KeptHosts,
         unrunnable = reference.command and command_problem(reference.command)
         if unrunnable:  # said as compare says it, before a process is started for nothing
             raise PlayError(f"bot {reference.ref!r}: {unrunnable}")
-        host = hosts.host(seat, entrant)
+        host = hosts.host(seat, entrant, seat=seat)
         _check(entrant, host, rules_id)
         players.append(entrant.player(host))
     return players

@@ -35,7 +35,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from arena import play_game
@@ -148,12 +148,14 @@ def clock_without_tsc() -> str:
 
 
 def hosts(channel: str, start: int, limits: ProcessLimits) -> tuple[PipeHost, PipeHost]:
-    """The sender's and the receiver's hosts: Python bots, or the C bot for the caches."""
+    """The sender's and the receiver's hosts: Python bots, or the C bot for the caches; each
+    shown the images of its seat (0 and 1), as arena seats them (arena.hosts.view)."""
+    heard = replace(limits, seat=1)
     if channel in CACHES:
         binary = compiled()
         return (CommandHost([binary, "send", channel, str(start)], limits),
-                CommandHost([binary, "receive", channel, str(start)], limits))
-    return ProcessHost(SENDER, limits), ProcessHost(RECEIVER, limits)
+                CommandHost([binary, "receive", channel, str(start)], heard))
+    return ProcessHost(SENDER, limits), ProcessHost(RECEIVER, heard)
 
 
 def run(channel: str, games: int, isolation: str, decision: float, seed: int) -> Measure:

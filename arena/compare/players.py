@@ -31,8 +31,8 @@ def build_player(entrant: Entrant, registry: Any = None, seat: int = 0,
     kept in `hosts` (one per worker) across games."""
     resolved = resolve(entrant, registry)
     if hosts is None:
-        return resolved.player(resolved.host())
-    return resolved.player(hosts.host((entrant.label, seat), resolved))
+        return resolved.player(resolved.host(seat))
+    return resolved.player(hosts.host((entrant.label, seat), resolved, seat=seat))
 
 
 def check_entrant(entrant: Entrant, rules: str, registry: Any = None) -> None:

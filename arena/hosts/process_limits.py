@@ -25,8 +25,9 @@ class ProcessLimits:
     (spawn, hello, start and end) and `pid_namespace` (None: use one when `unshare` works
     here; level `none` only). `isolation` is the level (`arena.hosts.walls`: strict,
     standard or none; None: the strongest this machine gives) and `network` lets the bot's
-    sandbox share the machine's network. A decision's own wall-clock limit is the game's
-    (`arena.bot.Limits.wall_factor`).
+    sandbox share the machine's network; `seat` is the seat index whose images of the
+    system's files a sandboxed bot is shown (`arena.hosts.view`: a table-mate's differ). A
+    decision's own wall-clock limit is the game's (`arena.bot.Limits.wall_factor`).
     """
 
     memory: int | None = 1024 * MiB
@@ -40,12 +41,15 @@ class ProcessLimits:
     pid_namespace: bool | None = None
     isolation: str | None = None
     network: bool = False
+    seat: int = 0
 
     def __post_init__(self) -> None:
         for name in ("memory", "cpu", "file_size", "open_files", "processes"):
             value = getattr(self, name)
             if value is not None and (type(value) is not int or value < 0):
                 raise ValueError(f"{name} must be a whole number of zero or more, not {value!r}")
+        if type(self.seat) is not int or self.seat < 0:
+            raise ValueError(f"seat must be a seat index (0 or more), not {self.seat!r}")
         if self.line_bytes < 64 or self.stderr_bytes < 0:
             raise ValueError("line_bytes must be at least 64 and stderr_bytes zero or more")
         if not self.start_timeout > 0:

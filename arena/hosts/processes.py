@@ -124,8 +124,8 @@ class BotProcess:
 
     def __init__(self, config: Mapping[str, Any], limits: ProcessLimits) -> None:
         self.level = walls.level(limits.isolation)
-        sandbox = self.sandbox = (Sandbox(self.level, exposed_for(config), limits.network)
-                                  if self.level.sandboxed else None)
+        sandbox = self.sandbox = (Sandbox(self.level, exposed_for(config), limits.network,
+                                          limits.seat) if self.level.sandboxed else None)
         prefix: tuple[str, ...] = ()
         if sandbox is None and limits.pid_namespace is not False:
             prefix = namespace_prefix()

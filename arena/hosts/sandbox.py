@@ -7,7 +7,8 @@ and the interpreter's prefixes), the few /etc files the dynamic loader needs, ar
 package read-only (under the neutral folder /arena, never the repository: its results/ and
 tests/ stay out), its own file or bot folder (or a command's program and the files its
 arguments name) read-only, all of them from memory (tmpfs: no page it reads was ever cold,
-so timing a read tells it nothing of what another bot read), a private writable /tmp (its
+so timing a read tells it nothing of what another bot read; and from the image of its seat
+index, so no table-mate maps a page it maps), a private writable /tmp (its
 working folder, HOME and TMPDIR) and /dev/shm, both empty at the start (what it must see
 that lies in the host's /tmp, such as a venv, a checkout or a bot file, appears under
 /outside instead), a /proc of fixed files and a minimal /dev. Nothing
@@ -188,9 +189,12 @@ class Sandbox:
     """The sandbox of one bot process: its bubblewrap command line, the file descriptors it
     reads (the seccomp filter, copies of files shown to another uid) and its uid lease."""
 
-    def __init__(self, level: Level, exposed: Sequence[str], network: bool = False) -> None:
+    def __init__(self, level: Level, exposed: Sequence[str], network: bool = False,
+                 seat: int = 0) -> None:
         self.level = level
         self.network = network
+        self.seat = seat
+        """The seat index whose images it shows (`arena.hosts.view`): its table-mates' differ."""
         self.fds: list[int] = []
         self._proc_end = 0
         self.moved: list[str] = []
@@ -241,7 +245,7 @@ class Sandbox:
         folders = python_folders()
         paths = tuple(os.path.abspath(p) for p in exposed)
         root = view.system_image(SYSTEM, tuple(folders), ETC, paths,
-                                 ("/usr/bin/setpriv",) if self.uid is not None else ())
+                                 ("/usr/bin/setpriv",) if self.uid is not None else (), self.seat)
         args = [bwrap, *self._namespaces(), *_system_args(root), *self._quiet_proc()]
         self._proc_end = len(args)
         args += ["--dev", "/dev",
@@ -254,10 +258,11 @@ class Sandbox:
             args += ["--perms", "0755", "--dir", path]
         for folder in folders:
             args += _from_image(root, folder, shown_at(folder))
-        args += _from_image(view.package_image(str(ARENA)), str(ARENA), ROOT + "/arena")
+        args += _from_image(view.package_image(str(ARENA), self.seat), str(ARENA), ROOT + "/arena")
         bots = _package_folder("arena_bots")
         if bots is not None:
-            args += _from_image(view.package_image(str(bots)), str(bots), ROOT + "/arena_bots")
+            args += _from_image(view.package_image(str(bots), self.seat), str(bots),
+                                ROOT + "/arena_bots")
         if files:
             self.own = view.own_copy(files)
             args += [a for p in files for a in (

@@ -3,10 +3,17 @@ no page it can read was ever cold: two bots that time their first read of a page
 both see could otherwise pass a hand through which pages the other warmed (issue 38).
 
 An image is a folder under IMAGES holding copies of host files at their host paths, made
-once per machine and named by a digest of what it holds (each file's path, size and
-modification time), so every sandbox of every run reuses it and a change of any file makes a
-new one. A tmpfs page is never dropped from memory (only swapped, and the filter refuses
-MADV_PAGEOUT), so a read of it takes the same time whoever read it first.
+once per machine and seat index and named by a digest of what it holds (each file's path,
+size and modification time) and the seat index, so every sandbox at that seat index of every
+run reuses it and a change of any file makes a new one. A tmpfs page is never dropped from
+memory (only swapped, and the filter refuses MADV_PAGEOUT), so a read of it takes the same
+time whoever read it first.
+
+There is one image per seat index (`seat`): the bot process at seat s of a table is shown
+image s, a copy of its own, so two bots at one table never map one physical page of a file.
+Two bots that did could pass a hand through the CPU's caches, one flushing a line of a page
+both map and the other timing its reload (flush+reload, 30-50 of 64 bits a decision on
+libc, issue 38). A table of k seats takes k images a machine, each made once.
 
 The view is narrowed to what a bot needs: the interpreter, its standard library without its
 tests, static libraries and tools (STDLIB_LEFT_OUT), the small top-level modules and `.pth`
@@ -120,10 +127,10 @@ def _wanted(name: str) -> bool:
     return True
 
 
-def image(files: Files, libraries: bool = True) -> Path:
-    """The image of these files (with the shared libraries their programs need), made now if
-    no process of this machine made it before."""
-    final = IMAGES / (PREFIX + files.digest())
+def image(files: Files, libraries: bool = True, seat: int = 0) -> Path:
+    """The image of these files (with the shared libraries their programs need) for the bots
+    at one seat index of a table, made now if no process of this machine made it before."""
+    final = IMAGES / f"{PREFIX}{files.digest()}-seat{seat}"
     if final.is_dir():
         return final
     with _build_lock():
@@ -298,10 +305,10 @@ def shown_from_image(path: str, folders: Iterable[str]) -> bool:
 
 @functools.cache
 def system_image(system: tuple[str, ...], python: tuple[str, ...], etc: tuple[str, ...],
-                 exposed: tuple[str, ...], programs: tuple[str, ...]) -> Path:
+                 exposed: tuple[str, ...], programs: tuple[str, ...], seat: int = 0) -> Path:
     """The image of the interpreter (its `python` folders) and arena's needs, with what this
     bot's files import, the programs it runs and the files it names (`exposed`) that lie in
-    the system's or the interpreter's folders."""
+    the system's or the interpreter's folders, for the bots at one seat index (`seat`)."""
     folders = (*system, *python)
     files = Files()
     base = python_files(python)
@@ -322,15 +329,16 @@ def system_image(system: tuple[str, ...], python: tuple[str, ...], etc: tuple[st
         add_program(files, program)
     for path in etc:
         files.add_links(path) if os.path.isdir(path) else files.add(path)
-    return image(files)
+    return image(files, seat=seat)
 
 
 @functools.cache
-def package_image(folder: str) -> Path:
-    """The image of one package folder (arena's, its built-in bots'), made once a process."""
+def package_image(folder: str, seat: int = 0) -> Path:
+    """The image of one package folder (arena's, its built-in bots') for the bots at one seat
+    index, made once a process."""
     files = Files()
     files.add_tree(folder, ())
-    return image(files, libraries=False)
+    return image(files, libraries=False, seat=seat)
 
 
 def own_copy(paths: Iterable[str]) -> Path:

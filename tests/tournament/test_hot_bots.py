@@ -16,6 +16,7 @@ from cli_support import write_config
 
 from arena import entrants
 from arena.executor.local import Death
+from arena.hosts import walls
 from arena.replay import read_replay, timeless
 from arena.tournament.errors import TournamentError
 from arena.tournament.formats.gauntlet import gauntlet
@@ -36,9 +37,13 @@ SCHEDULES = {
 
 @pytest.mark.parametrize("name", sorted(SCHEDULES))
 @pytest.mark.parametrize("cap", [4, 9, 32])
-def test_bundles_play_every_game_once_each_within_the_kept_processes(name: str, cap: int) -> None:
+@pytest.mark.parametrize("sandboxed", [False, True])
+def test_bundles_play_every_game_once_each_within_the_kept_processes(name: str, cap: int,
+                                                                     sandboxed: bool) -> None:
     games = SCHEDULES[name]
-    bundles = hot.bundles(games, cap, size=50)
+    seats = max(len(g.seats) for g in games)
+    images = seats if sandboxed else 1  # a sandboxed entrant: a process per seat index
+    bundles = hot.bundles(games, cap, images, size=50)
     played = [game for bundle in bundles for game in bundle]
     assert sorted(g.id for g in played) == sorted(g.id for g in games)
     assert len(played) == len(games)
@@ -47,9 +52,8 @@ def test_bundles_play_every_game_once_each_within_the_kept_processes(name: str, 
         assert 1 <= len(bundle) <= 50
         twins = max(collections.Counter(g.group for g in games).values()) if games[0].group \
             else 1  # an entrant of a twin game plays its deal again in a second process
-        seats = max(len(g.seats) for g in games)
-        processes = len({seat for game in bundle for seat in game.seats}) * twins
-        assert processes <= max(cap, seats * twins)
+        processes = len({seat for game in bundle for seat in game.seats}) * twins * images
+        assert processes <= max(cap, seats * twins * images)
         assert [place[g.id] for g in bundle] == sorted(place[g.id] for g in bundle)
 
 
@@ -127,32 +131,34 @@ def _counting(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     started = [0]
     real = entrants.Resolved.host
 
-    def host(self: entrants.Resolved) -> Any:
+    def host(self: entrants.Resolved, seat: int = 0) -> Any:
         started[0] += self.mode != "inline"
-        return real(self)
+        return real(self, seat)
 
     monkeypatch.setattr(entrants.Resolved, "host", host)
     return started
 
 
-@pytest.mark.parametrize(("fmt", "floor"), [
-    ("round-robin, seats: 2, games: 2, cap: 40", 7),  # balanced tables: a drawn order
-    ("gauntlet, champions: [e0, e3], seats: 2, games: 2", 14),  # twin games: 2 processes each
+@pytest.mark.parametrize(("fmt", "floor"), [  # (not sandboxed, sandboxed): a sandboxed
+    # entrant keeps a process for each seat index it sits at (its images, arena.hosts.view)
+    ("round-robin, seats: 2, games: 2, cap: 40", (7, 14)),  # balanced tables: a drawn order
+    ("gauntlet, champions: [e0, e3], seats: 2, games: 2", (14, 14)),  # twin games: 2 each
     ("elimination, seats: 2, games: 3, seeding: 1", None),  # batch by batch: the same bytes
     ("swiss, seats: 2, rounds: 4", None),
 ])
 def test_a_field_larger_than_a_worker_keeps_writes_the_same_bytes_with_few_starts(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fmt: str, floor: int | None
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fmt: str, floor: tuple[int, int] | None
 ) -> None:
     cfg = load_tournament(_config(tmp_path, fmt))
     started = _counting(monkeypatch)
+    least = floor[walls.level().sandboxed] if floor else None
     run_tournament(cfg, tmp_path / "all kept", workers=1)  # 7 entrants, 32 kept: no churn
-    assert floor is None or started[0] == floor
+    assert least is None or started[0] == least
     monkeypatch.setattr(entrants, "KEPT_CAP", 4)  # 7 entrants, 4 kept: bundles
     started[0] = 0
     run_tournament(cfg, tmp_path / "hot", workers=1)
     _same_results(tmp_path / "all kept", tmp_path / "hot")
-    assert floor is None or started[0] <= 2 * floor  # in schedule order: 23 and 56 here
+    assert least is None or started[0] <= 2 * least
     run_tournament(cfg, tmp_path / "two workers", workers=2)  # bundles sent to processes
     _same_results(tmp_path / "all kept", tmp_path / "two workers")
 

@@ -5,7 +5,9 @@ A worker keeps at most `cap` bot processes (arena.entrants.KeptHosts); a schedul
 round robin's pairs, balanced tables drawn at random, a gauntlet's champion after champion)
 churns them when the field is larger. Here the games are played in bundles instead: the
 field is split into blocks of `cap // seats` entrants by index (halved again for the twin
-games of duplicate play, whose deal an entrant plays in a second process), and a bundle
+games of duplicate play, whose deal an entrant plays in a second process, and divided by
+the seats again when bots are sandboxed: an entrant keeps a process per seat index, each
+shown that seat's images of the system's files), and a bundle
 holds games whose seats fall in the same blocks, so its processes fit in one worker's
 budget. A bundle is
 the executor's unit: all its games are played by one worker, one after another, and
@@ -47,16 +49,17 @@ def windows(games: Sequence[GameSpec], size: int = WINDOW) -> Iterator[Sequence[
         yield games[start:start + size]
 
 
-def bundles(games: Sequence[GameSpec], cap: int, size: int = BUNDLE) -> list[Bundle]:
+def bundles(games: Sequence[GameSpec], cap: int, images: int = 1,
+            size: int = BUNDLE) -> list[Bundle]:
     """The games regrouped into bundles of at most `size` games whose entrants fit in `cap`
-    kept processes, each bundle in schedule order, the bundles in a snake through the
-    blocks; every game exactly once."""
+    kept processes (`images` of them an entrant, one per seat index it may sit at), each
+    bundle in schedule order, the bundles in a snake through the blocks; every game once."""
     if not games:
         return []
     seats = max(len(game.seats) for game in games)
     twins = max(collections.Counter(game.group for game in games if game.group).values(),
                 default=1)  # a twin game's entrant plays in a second process (KeptHosts)
-    block = max(1, cap // (seats * twins))
+    block = max(1, cap // (seats * twins * images))
     grouped: dict[tuple[int, ...], list[GameSpec]] = {}
     for game in games:
         grouped.setdefault(tuple(sorted({seat // block for seat in game.seats})), []).append(game)

@@ -210,6 +210,8 @@ class Run:
             self.setup = replace(self.setup, notes=self.notes.make)
         self.strain: Strain | None = None
         self.hot: int | None = None
+        self.images = 1
+        """The seat images (one kept process each) an entrant may span in a worker's bundle."""
         """A worker's kept processes when the games are played in bundles, 0 when not."""
         """What the machine cost this run's decisions (arena.hosts.strain), if anything."""
 
@@ -304,7 +306,7 @@ class Run:
             waiting: dict[str, tuple[Played, Written]] = {}
             order = iter(window)
             following: GameSpec | None = next(order)
-            for bundle in self._executor().map(hot.bundles(window, cap)):
+            for bundle in self._executor().map(hot.bundles(window, cap, self.images)):
                 for played in bundle:
                     waiting[played.id] = self._arrived(played)
                 while following is not None and following.id in waiting:
@@ -327,7 +329,16 @@ class Run:
             cap = hosts_that_fit(entrants.KEPT_CAP)  # as a worker's: arena/tournament/run/worker.py
             self.hot = cap if self.cluster is None and len(self.cfg.entrants) > cap and \
                 not any(self._inline(e) for e in self.cfg.entrants) else 0
+            sandboxed = self.hot and any(self._sandboxed(e) for e in self.cfg.entrants)
+            self.images = max(len(game.seats) for game in todo) if sandboxed else 1
         return max(self.hot, *(len(game.seats) for game in todo)) if self.hot else None
+
+    def _sandboxed(self, entrant: EntrantConfig) -> bool:
+        """Whether its kept processes are one per seat index (arena/entrants.py KeptHosts)."""
+        try:
+            return entrants.resolve(entrant.reference).sandboxed
+        except entrants.EntrantError:
+            return False
 
     def _inline(self, entrant: EntrantConfig) -> bool:
         try:

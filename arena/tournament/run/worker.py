@@ -104,12 +104,15 @@ class _Worker:
         self.limits = setup.limits
         self.options = setup.options.dict()
         fitting = hosts_that_fit(entrants.KEPT_CAP)  # what the open-file limit holds
-        needed = max(self.ruleset.max_players, len(self.entrants))
+        sandboxed = any(entrant.sandboxed for entrant in self.entrants)
+        seats = min(self.ruleset.max_players, len(self.entrants)) if sandboxed else 1
+        needed = max(self.ruleset.max_players, len(self.entrants) * seats)
         self.lanes = 1
         """Games this worker plays at once: one per lane, each lane with kept hosts of its
         own (a bot process never serves two games at once). One when a bot runs inline (it
         gains nothing from lanes, and its calls are marked one game at a time), and as many
-        as can each keep every entrant's process within the open-file budget (a lane that
+        as can each keep every entrant's process (one per seat index it sits at, when
+        sandboxed: arena/entrants.py KeptHosts) within the open-file budget (a lane that
         had to stop and start bot processes would lose more than the overlap gains)."""
         if all(entrant.mode != "inline" for entrant in self.entrants):
             self.lanes = max(1, min(setup.lanes, fitting // needed))
@@ -129,9 +132,11 @@ class _Worker:
                 self._kept.append(kept)
         return kept
 
-    def player(self, index: int, game: GameSpec) -> Player:
+    def player(self, index: int, game: GameSpec, seat: int) -> Player:
+        """Entrant `index`'s Player at `seat` of this game: a sandboxed process serves one
+        seat index (the images it is shown, arena.hosts.view)."""
         entrant = self.entrants[index]
-        host = self.kept.host(index, entrant, game.seed)
+        host = self.kept.host(index, entrant, game.seed, seat)
         return entrant.player(host, self.setup.entrants[index].name)
 
     def shutdown(self) -> None:
@@ -142,7 +147,7 @@ class _Worker:
             hosts.close()
 
     def play(self, game: GameSpec, crashed: _Crashed | None = None) -> Played:
-        players = [self.player(index, game) for index in game.seats]
+        players = [self.player(index, game, seat) for seat, index in enumerate(game.seats)]
         if marked():
             players = _watched(players, crashed)
         try:
