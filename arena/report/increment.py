@@ -18,6 +18,7 @@ import fcntl
 import hashlib
 import json
 import os
+import tempfile
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -97,21 +98,25 @@ def read_games(root: Path, entrants: Sequence[str], linked: frozenset[str], *,
                workers: int | None, viewer: bool,
                progress: Callable[[int, int], object] | None) -> Passed:  # fmt: skip
     """Bring the sums, packs and rows up to the end of games.jsonl; keep the checkpoint."""
+    if not (root / folder_files.REPLAYS).is_dir():  # no replays, none made: a rebuild reads
+        with tempfile.TemporaryDirectory(prefix="arena-report-") as scratch:  # the log only
+            return _read(root, Path(scratch), entrants, linked, workers, viewer, progress)
     replays = folder_files.own(root / folder_files.REPLAYS, folder=True, make=True)
     chances = folder_files.own(replays / CHANCES_FOLDER, folder=True, make=True)
     lock = os.open(chances, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
         fcntl.flock(lock, fcntl.LOCK_EX)  # one build at a time appends to the rows
-        return _read(root, entrants, linked, workers, viewer, progress)
+        return _read(root, chances, entrants, linked, workers, viewer, progress)
     finally:
         os.close(lock)
 
 
-def _read(root: Path, entrants: Sequence[str], linked: frozenset[str], workers: int | None,
-          viewer: bool, progress: Callable[[int, int], object] | None) -> Passed:
+def _read(root: Path, keep: Path, entrants: Sequence[str], linked: frozenset[str],
+          workers: int | None, viewer: bool,
+          progress: Callable[[int, int], object] | None) -> Passed:  # fmt: skip
     stamp = state.code_stamp(viewer, linked)
     path = root / folder_files.GAMES
-    rows_path = root / folder_files.REPLAYS / CHANCES_FOLDER / ROWS
+    rows_path = keep / ROWS
     with _open_log(path) as handle:
         hasher = hashlib.blake2b(digest_size=16)
         built, stats, prefix = _resume(root, stamp, handle, hasher, rows_path)
@@ -121,7 +126,7 @@ def _read(root: Path, entrants: Sequence[str], linked: frozenset[str], workers: 
         total = built.replays + _count_replays(handle)
         chunks = _chunks(path, handle, hasher, built)
         start = _Start(stamp, prefix, stats, linked, viewer)
-        return _merge(root, built, chunks, start, workers, total, progress)
+        return _merge(root, rows_path, built, chunks, start, workers, total, progress)
 
 
 def _open_log(path: Path) -> IO[bytes]:
@@ -263,7 +268,7 @@ class _Start:
     viewer: bool
 
 
-def _merge(root: Path, built: Built, chunks: Iterator[_Chunk], start: _Start,
+def _merge(root: Path, rows_path: Path, built: Built, chunks: Iterator[_Chunk], start: _Start,
            workers: int | None, total: int,
            progress: Callable[[int, int], object] | None) -> Passed:  # fmt: skip
     """Add each chunk's games and scan to the sums in log order; keep the last checkpoint."""
@@ -280,7 +285,6 @@ def _merge(root: Path, built: Built, chunks: Iterator[_Chunk], start: _Start,
     tail: list[bytes] = []
     saved: dict[str, Any] | None = None
     prefix, stats = start.prefix, start.stats
-    rows_path = root / folder_files.REPLAYS / CHANCES_FOLDER / ROWS
     with _rows_file(rows_path, built) as rows:
         for scan in ordered_map(Job(scan_pack), tasks(), count):
             chunk = pending.popleft()
@@ -297,7 +301,8 @@ def _merge(root: Path, built: Built, chunks: Iterator[_Chunk], start: _Start,
             if progress is not None:
                 progress(built.scanned + len(built.missing), total)
     kept = built if saved is None else Built.from_json(saved)
-    state.save_built(root, kept, start.stamp, prefix, str(stats))
+    if rows_path.parent == root / folder_files.REPLAYS / CHANCES_FOLDER:  # not a scratch
+        state.save_built(root, kept, start.stamp, prefix, str(stats))
     return Passed(built, safe_read.open_regular(rows_path, follow=False), kept.rows, tail)
 
 
