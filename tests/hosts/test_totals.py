@@ -66,6 +66,9 @@ def test_a_hogs_helpers_are_billed_to_it_and_its_opponents_are_not_starved(
     record = play(ProcessHost(zoo("hog.py"), LIMITS), burners, 0.25, 0.2, helpers=40,
                   delay=delay)
     frozen = controllers().freezer is not None
+    if frozen and delay:  # frozen off-turn, its helpers spin only in its own short turns:
+        assert {f.seat for f in record.faults} <= {0}, record.faults  # whether that ever
+        return  # passes its limit is the load's doing; that no innocent is harmed is the promise
     words = "the bot and its helpers together" if frozen or not delay else "between its turns"
     assert_only_the_attacker_faulted(record, "timeout", words)
 
