@@ -1,5 +1,6 @@
 """The check, after every isolation test, that no process of any bot started during the test
-(and no child of the test process) is left running."""
+(and no child of the test process) is left running; and `level`, each sandboxed isolation
+level this machine gives."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ from collections.abc import Iterator
 from multiprocessing import forkserver, resource_tracker
 
 import pytest
+from needs import require
 
+from arena.hosts import walls
 from arena.hosts.process_tree import descendants, leftovers, started_tokens
 
 
@@ -44,3 +47,16 @@ def no_process_left() -> Iterator[None]:
     while (left := leftovers(mine) + _live_children()) and time.monotonic() < until:
         time.sleep(0.05)
     assert not left, f"processes left running: {left}"
+
+
+LEVELS = ["strict", "standard"]
+
+
+@pytest.fixture(params=LEVELS)
+def level(request: pytest.FixtureRequest) -> str:
+    """Each sandboxed level this machine gives (CI's gives both)."""
+    try:
+        walls.level(request.param)
+    except walls.IsolationError:
+        require(False, f"isolation {request.param} is not available here")
+    return str(request.param)

@@ -16,17 +16,14 @@ import importlib.util
 import os
 import shutil
 import sys
-from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
-import pytest
 from isolation_support import LIMITS, reports, zoo
 from needs import require
 
 from arena import play_game
 from arena.bot import Limits
-from arena.hosts import walls
 from arena.hosts.pipe import PipeHost, ProcessHost
 from arena.hosts.sandbox import shown_at
 from arena.referee import GameRecord, Player
@@ -37,23 +34,7 @@ SHARED_SIZE = 24 * 1024 * 1024
 FELT_SIZE = 72 * 1024 * 1024
 """The feeler's regions (past the pager's: 15 pages for each of its probes, a stride apart)
 fit in a file this big."""
-LEVELS = ["strict", "standard"]
 
-
-def _levels() -> Iterator[str]:
-    for name in LEVELS:
-        try:
-            walls.level(name)
-        except walls.IsolationError:
-            continue
-        yield name
-
-
-@pytest.fixture(params=LEVELS)
-def level(request: pytest.FixtureRequest) -> str:
-    """Each sandboxed level this machine gives."""
-    require(request.param in _levels(), f"isolation {request.param} is not available here")
-    return str(request.param)
 
 
 REFUSED = ("error: EPERM", "error: ENOSYS")

@@ -9,22 +9,18 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
 from isolation_support import reports
 from needs import require
 
 import arena
 from arena.bot import Limits
 from arena.entrants import KeptHosts, Reference, resolve, seat_all
-from arena.hosts import walls
 from arena.hosts.pipe import PipeHost
 from arena.referee import play_game
 
-LEVELS = ["strict", "standard"]
 MAPPER = """\
 import json
 import os
@@ -48,21 +44,6 @@ class Mapper(arena.Bot):
         return observation.legal_actions()[0]
 """
 
-
-def _levels() -> Iterator[str]:
-    for name in LEVELS:
-        try:
-            walls.level(name)
-        except walls.IsolationError:
-            continue
-        yield name
-
-
-@pytest.fixture(params=LEVELS)
-def level(request: pytest.FixtureRequest) -> str:
-    """Each sandboxed level this machine gives."""
-    require(request.param in _levels(), f"isolation {request.param} is not available here")
-    return str(request.param)
 
 
 def _libc() -> str:
