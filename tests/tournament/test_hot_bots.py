@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 from cli_support import write_config
+from results_support import same_results
 
 from arena import entrants
 from arena.executor.local import Death
 from arena.hosts import walls
-from arena.replay import read_replay, timeless
 from arena.tournament.errors import TournamentError
 from arena.tournament.formats.gauntlet import gauntlet
 from arena.tournament.formats.schedule import GameSpec, balanced_tables, round_robin
@@ -116,16 +116,6 @@ def _config(tmp_path: Path, fmt: str = "round-robin, seats: 2, games: 1") -> Pat
     return write_config(tmp_path, textwrap.dedent(text), f"{fmt[:5]}.yaml")
 
 
-def _same_results(one: Path, two: Path) -> None:
-    for name in (results.GAMES, *results.DERIVED):
-        assert (one / name).read_bytes() == (two / name).read_bytes(), name
-    replays = sorted(p.name for p in (one / results.REPLAYS).glob("*.json.gz"))
-    assert replays == sorted(p.name for p in (two / results.REPLAYS).glob("*.json.gz"))
-    for name in replays:
-        mine, theirs = (read_replay(x / results.REPLAYS / name) for x in (one, two))
-        assert timeless(mine) == timeless(theirs), name
-
-
 def _counting(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Count the bot processes this process starts."""
     started = [0]
@@ -157,10 +147,10 @@ def test_a_field_larger_than_a_worker_keeps_writes_the_same_bytes_with_few_start
     monkeypatch.setattr(entrants, "KEPT_CAP", 4)  # 7 entrants, 4 kept: bundles
     started[0] = 0
     run_tournament(cfg, tmp_path / "hot", workers=1)
-    _same_results(tmp_path / "all kept", tmp_path / "hot")
+    same_results(tmp_path / "all kept", tmp_path / "hot")
     assert least is None or started[0] <= 2 * least
     run_tournament(cfg, tmp_path / "two workers", workers=2)  # bundles sent to processes
-    _same_results(tmp_path / "all kept", tmp_path / "two workers")
+    same_results(tmp_path / "all kept", tmp_path / "two workers")
 
 
 def test_ctrl_c_with_games_played_ahead_then_resume_writes_the_same_bytes(
@@ -184,7 +174,7 @@ def test_ctrl_c_with_games_played_ahead_then_resume_writes_the_same_bytes(
     ahead = len(list((tmp_path / "cut" / results.REPLAYS).glob("*.json.gz")))
     assert ahead > 11  # replays of games played ahead of their turn, without lines
     run_tournament(cfg, tmp_path / "cut", workers=2, resume=True)
-    _same_results(tmp_path / "full", tmp_path / "cut")
+    same_results(tmp_path / "full", tmp_path / "cut")
 
 
 def test_a_worker_dying_in_a_bundle_plays_it_again_then_stops_the_run() -> None:

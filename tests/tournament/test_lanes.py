@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 from cli_support import write_config as _write
+from results_support import same_results
 from run_processes import a_worker
 
-from arena.replay import read_replay, timeless
 from arena.tournament.errors import TournamentError
 from arena.tournament.load import load_tournament
 from arena.tournament.run import results, worker
@@ -65,16 +65,6 @@ def _config(tmp_path: Path, games: int) -> Path:
     return _write(tmp_path, textwrap.dedent(CONFIG.format(faulty=faulty, games=games)).lstrip())
 
 
-def _same_results(one: Path, two: Path) -> None:
-    for name in (results.GAMES, *results.DERIVED):
-        assert (one / name).read_bytes() == (two / name).read_bytes(), name
-    replays = sorted(p.name for p in (one / results.REPLAYS).glob("*.json.gz"))
-    assert replays == sorted(p.name for p in (two / results.REPLAYS).glob("*.json.gz"))
-    for name in replays:
-        mine, theirs = (read_replay(x / results.REPLAYS / name) for x in (one, two))
-        assert timeless(mine) == timeless(theirs), name
-
-
 def test_lanes_write_the_same_bytes_as_one_game_at_a_time_faults_and_all(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -84,7 +74,7 @@ def test_lanes_write_the_same_bytes_as_one_game_at_a_time_faults_and_all(
     monkeypatch.setenv("ARENA_LANES", "3")
     for workers in (1, 2):
         run_tournament(cfg, tmp_path / f"lanes-{workers}", workers=workers)
-        _same_results(tmp_path / "alone", tmp_path / f"lanes-{workers}")
+        same_results(tmp_path / "alone", tmp_path / f"lanes-{workers}")
     games = list(results.iter_games(tmp_path / "alone" / results.GAMES))
     messages = {f["message"] for g in games for f in g["faults"]}
     assert {"exited with code 3", "ValueError: faulty gives up"} <= messages, messages
@@ -199,7 +189,7 @@ def test_a_worker_killed_with_games_in_flight_plays_each_again_once(calm: Path) 
     _, stderr = process.communicate(timeout=300)
     assert process.returncode == 0, stderr
     assert b"a worker died (killed by SIGKILL) in game rr-" in stderr
-    _same_results(calm, out)
+    same_results(calm, out)
 
 
 def test_ctrl_c_with_games_in_flight_keeps_the_finished_ones_and_resume_completes(
@@ -217,4 +207,4 @@ def test_ctrl_c_with_games_in_flight_keeps_the_finished_ones_and_resume_complete
     resumed = _run(calm.parent / "t.yaml", out, "--resume")
     _, stderr = resumed.communicate(timeout=300)
     assert resumed.returncode == 0, stderr
-    _same_results(calm, out)
+    same_results(calm, out)
