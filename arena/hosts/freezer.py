@@ -24,6 +24,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from arena.hosts.shared_lines import flush_shared_lines
+
 SETTLE = 0.5
 """Seconds a freeze is waited for at most (a task deep in one system call freezes when it
 returns from it); past that the next bot runs anyway, as it did before freezing."""
@@ -50,6 +52,7 @@ class Freezer:
         settle()
         if self.frozen:
             self.frozen = False
+            flush_shared_lines()
             self._resume()
 
     def settled(self) -> bool:

@@ -1,0 +1,106 @@
+"""The cache lines every process shares, flushed before a frozen bot runs again.
+
+Each seat of a table reads its files from an image of its own (`arena.hosts.view`), so no two
+table-mates map one physical page of a file. One set of pages is mapped by every process of
+the machine whatever arena does: the kernel's vDSO ([vdso], its code, and [vvar], its data).
+A bot that touches lines of it (or flushes them) while its table-mate is frozen leaves a
+pattern in the CPU's caches the other times at its next decision (docs/security.md, "CPU
+caches"). So before a bot is thawed, the referee flushes every line of those pages from every
+cache of the machine (`clflush` invalidates a line in every core's caches): whatever a frozen
+bot did to them, the next finds them all uncached.
+
+`clflush` is one x86-64 instruction Python cannot name: a 13-byte loop (flush, step a line,
+until the end; then return) is written into a page of this process's own, made executable,
+and called through ctypes. Elsewhere (another architecture, or a kernel that refuses an
+executable page) nothing is flushed, and docs/security.md says what remains.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import functools
+import os
+import platform
+import subprocess
+import sys
+from collections.abc import Callable
+
+LINE = 64
+_FLUSH_RANGE = bytes([
+    0x0F, 0xAE, 0x3F,        # clflush [rdi]
+    0x48, 0x83, 0xC7, LINE,  # add rdi, 64
+    0x48, 0x39, 0xF7,        # cmp rdi, rsi
+    0x72, 0xF4,              # jb (back to clflush)
+    0xC3,                    # ret
+])
+"""flush(start, end): every line from start (line-aligned) up to end."""
+_PROT_READ, _PROT_WRITE, _PROT_EXEC = 1, 2, 4
+_MAP_PRIVATE_ANONYMOUS = 0x22
+
+
+def flush_shared_lines() -> None:
+    """Flush every cache line of the pages every process maps (no-op where it cannot)."""
+    flush = _flusher()
+    if flush is None:
+        return
+    for start, end in _shared_pages():
+        flush(start, end)
+
+
+@functools.cache
+def _flusher() -> Callable[[int, int], None] | None:
+    """The flush loop, made executable once a process; None off x86-64 or if refused."""
+    if platform.machine() not in ("x86_64", "AMD64"):
+        return None
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mmap.restype = ctypes.c_void_p
+    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
+                          ctypes.c_int, ctypes.c_long]
+    libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+    size = os.sysconf("SC_PAGE_SIZE")
+    page = libc.mmap(None, size, _PROT_READ | _PROT_WRITE, _MAP_PRIVATE_ANONYMOUS, -1, 0)
+    if page in (None, ctypes.c_void_p(-1).value):
+        return None
+    ctypes.memmove(page, _FLUSH_RANGE, len(_FLUSH_RANGE))
+    if libc.mprotect(page, size, _PROT_READ | _PROT_EXEC) != 0:
+        return None
+    kind = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p)
+    loop: Callable[[int, int], None] = kind(page)
+    return loop
+
+
+@functools.cache
+def _shared_pages() -> tuple[tuple[int, int], ...]:
+    """(start, end) of each page of [vdso] and [vvar] that is backed: the kernel leaves some
+    data pages of [vvar] without a page (a read of one is SIGBUS), so which are is asked of
+    a child process, one page each (`_readable`), never read here."""
+    size = os.sysconf("SC_PAGE_SIZE")
+    found: list[tuple[int, int]] = []
+    with contextlib.suppress(OSError), open("/proc/self/maps", encoding="ascii") as maps:
+        for line in maps:
+            name = line.rstrip().rsplit(None, 1)[-1]
+            if name not in ("[vdso]", "[vvar]"):
+                continue
+            low, high = (int(end, 16) for end in line.split()[0].split("-"))
+            pages = range(0, high - low, size)
+            kept = pages if name == "[vdso]" else _readable(name, pages)
+            found += [(low + offset, low + offset + size) for offset in kept]
+    return tuple(found)
+
+
+_PROBE = """
+import ctypes, sys
+for line in open("/proc/self/maps"):
+    if line.rstrip().endswith(sys.argv[1]):
+        ctypes.string_at(int(line.split("-")[0], 16) + int(sys.argv[2]), 1)
+"""
+
+
+def _readable(name: str, offsets: range) -> list[int]:
+    """The offsets of a mapping's pages a read does not fault on, each read by a child."""
+    children = [(offset, subprocess.Popen(
+        [sys.executable, "-I", "-S", "-c", _PROBE, name, str(offset)],
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        for offset in offsets]
+    return [offset for offset, child in children if child.wait() == 0]
