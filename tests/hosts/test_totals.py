@@ -63,8 +63,8 @@ def test_a_hogs_helpers_are_billed_to_it_and_its_opponents_are_not_starved(
     had no freezer for its group, they would be billed as used between its turns)."""
     needs_cgroups()
     burners = [ProcessHost(zoo("burner.py"), LIMITS) for _ in range(2)]
-    record = play(ProcessHost(zoo("hog.py"), LIMITS), burners, 0.25, 0.2, helpers=40,
-                  delay=delay)
+    record = play(ProcessHost(zoo("hog.py"), LIMITS), burners, 0.25, 0.125, helpers=40,
+                  delay=delay)  # innocents that use half their limit: the time policy's promise
     frozen = controllers().freezer is not None
     if frozen and delay:  # frozen off-turn, its helpers spin only in its own short turns:
         assert {f.seat for f in record.faults} <= {0}, record.faults  # whether that ever
