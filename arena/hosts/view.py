@@ -2,12 +2,14 @@
 no page it can read was ever cold: two bots that time their first read of a page of a file
 both see could otherwise pass a hand through which pages the other warmed (issue 38).
 
-An image is a folder under IMAGES holding copies of host files at their host paths, made
+An image is a folder under /dev/shm holding copies of host files at their host paths, made
 once per machine and seat index and named by a digest of what it holds (each file's path,
 size and modification time) and the seat index, so every sandbox at that seat index of every
 run reuses it and a change of any file makes a new one. A tmpfs page is never dropped from
 memory (only swapped, and the filter refuses MADV_PAGEOUT), so a read of it takes the same
-time whoever read it first.
+time whoever read it first. Each process holds the images it uses until it ends, and
+making a new image sweeps away those no process holds but the most recently used
+(`arena.hosts.images`), so they do not pile up in memory.
 
 There is one image per seat index (`seat`): the bot process at seat s of a table is shown
 image s, a copy of its own, so two bots at one table never map one physical page of a file.
@@ -41,12 +43,10 @@ import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from arena.hosts import needs
+from arena.hosts import images, needs
 from arena.plugins import GROUP
 
-IMAGES = Path("/dev/shm")
-"""Where the images live: a tmpfs every Linux machine mounts."""
-PREFIX = "arena-view-"
+PREFIX = images.PREFIX
 OWN = "arena-own-"
 """The prefix of a bot's private copy of its own files, then the referee's pid."""
 STDLIB_LEFT_OUT = frozenset({"test", "tests", "idlelib", "tkinter", "turtledemo", "ensurepip",
@@ -129,29 +129,38 @@ def _wanted(name: str) -> bool:
 
 def image(files: Files, libraries: bool = True, seat: int = 0) -> Path:
     """The image of these files (with the shared libraries their programs need) for the bots
-    at one seat index of a table, made now if no process of this machine made it before."""
-    final = IMAGES / f"{PREFIX}{files.digest()}-seat{seat}"
-    if final.is_dir():
-        return final
-    with _build_lock():
-        if final.is_dir():
+    at one seat index of a table, made now if no process of this machine made it before,
+    and held in use by this process until it ends (so no sweep removes it under a bot)."""
+    final = images.IMAGES / f"{PREFIX}{files.digest()}-seat{seat}"
+    for _ in range(5):
+        if final.is_dir() and images.hold(final):
             return final
-        if libraries:
-            _add_libraries(files)
-        work = Path(tempfile.mkdtemp(prefix=PREFIX + "new-", dir=IMAGES))
-        try:
-            _copy(files, work)
-            work.chmod(0o700)  # the bot sees what is bound from inside, no one else
-            work.rename(final)
-        except BaseException:
-            shutil.rmtree(work, ignore_errors=True)
-            raise
-    return final
+        with _build_lock():
+            if not final.is_dir():
+                images.sweep()
+                _build(files, final, libraries)
+    raise OSError(f"the image {final} was removed each time it was made")
+
+
+def _build(files: Files, final: Path, libraries: bool) -> None:
+    """Copy the files into a new image, renamed into place whole (never seen half made)."""
+    if libraries:
+        _add_libraries(files)
+    work = Path(tempfile.mkdtemp(prefix=PREFIX + "new-", dir=images.IMAGES))
+    try:
+        _copy(files, work)
+        work.chmod(0o700)  # the bot sees what is bound from inside, no one else
+        work.rename(final)
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
 
 
 @contextlib.contextmanager
 def _build_lock() -> Iterator[None]:
-    fd = os.open(IMAGES / (PREFIX + "lock"), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    """One builder or sweeper of images at a time on this machine."""
+    fd = os.open(images.IMAGES / (PREFIX + "lock"), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC,
+                 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield
@@ -350,7 +359,7 @@ def own_copy(paths: Iterable[str]) -> Path:
     for path in paths:
         real = os.path.realpath(path)
         files.add_tree(real, None) if os.path.isdir(real) else files.add(real)
-    root = Path(tempfile.mkdtemp(prefix=f"{OWN}{os.getpid()}-", dir=IMAGES))
+    root = Path(tempfile.mkdtemp(prefix=f"{OWN}{os.getpid()}-", dir=images.IMAGES))
     try:
         _copy(files, root, own=True)
     except BaseException:
@@ -367,7 +376,7 @@ def remove_copy(root: Path) -> None:
 @functools.cache
 def _remove_stale_copies() -> None:
     """Remove the copies left by referees that died without cleaning up (once a process)."""
-    for path in IMAGES.glob(f"{OWN}*-*"):
+    for path in images.IMAGES.glob(f"{OWN}*-*"):
         owner = path.name[len(OWN):].split("-", 1)[0]
         if owner.isdigit() and int(owner) != os.getpid():
             try:
