@@ -11,7 +11,9 @@ the unpatched files) and lies in the batches it returns, by ARENA_TEST_CHEAT:
 - `pickle`: the batch is an object whose unpickling runs code (it writes the file
   ARENA_TEST_MARK names, with that process's id) in whichever process reads it;
 - `raise`: the batch raises an exception that does the same when it is unpickled;
-- `card`: its dry run of the entrants says `random` cannot start (a fine bot broken).
+- `card`: its dry run of the entrants says `random` cannot start (a fine bot broken);
+- with `pickle` or `raise`, `arena doctor --cluster`'s question of its sandbox level is
+  answered (or failed) the same way.
 
 The tests run it beside an honest worker (tests/tournament/test_dishonest_worker.py)."""
 
@@ -23,6 +25,7 @@ import os
 from dataclasses import replace
 from typing import Any
 
+from arena.cli import doctor
 from arena.executor import remote
 from arena.tournament.config import ConfigError
 from arena.tournament.run import trial_remote
@@ -32,6 +35,7 @@ CHEAT = os.environ.get("ARENA_TEST_CHEAT", "")
 VICTIM = "random"
 honest_play = remote.play_batch
 honest_trial = trial_remote.tried_here
+honest_level = doctor.level_here
 
 
 def cheating_play(token: str, job: Any, lost: Any, run_print: str, specs: Any) -> Any:
@@ -130,5 +134,15 @@ def lying_trial(shipment: Any, cfg: Any, lines: Any, run_print: str) -> Any:
     return replace(trial, broken=broken)
 
 
+def lying_level() -> Any:
+    """The honest answer to `arena doctor`, or a pickle that runs code where it is read."""
+    if CHEAT == "pickle":
+        return _Takeover()
+    if CHEAT == "raise":
+        raise _Takeover.error()
+    return honest_level()
+
+
 remote.play_batch = cheating_play  # type: ignore[assignment]
 trial_remote.tried_here = lying_trial  # type: ignore[assignment]
+doctor.level_here = lying_level  # type: ignore[assignment]

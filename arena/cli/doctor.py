@@ -5,12 +5,14 @@ give in one line, before any bot starts (docs/security.md)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import sys
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from arena.cli.cluster import chosen_cluster, cluster_options, given_flags
 from arena.cli.main import fail, isolation_option
+from arena.hosts.inline import printable
 
 if TYPE_CHECKING:
     from arena.executor.cluster import Cluster
@@ -69,7 +71,8 @@ def doctor() -> None:
 
 def _workers(cluster: Cluster) -> None:
     """One line per worker of the cluster: its level as `arena doctor` words it there, and
-    what it lacks for strict (a worker below a run's level refuses its games)."""
+    what it lacks for strict (a worker below a run's level refuses its games); exit 1 if a
+    worker's answer could not be read."""
     from arena.executor.cluster import ClusterError
 
     try:
@@ -77,13 +80,38 @@ def _workers(cluster: Cluster) -> None:
     except ClusterError as exc:
         fail(str(exc))
     try:
-        levels = client.run(level_here)
+        addresses = sorted(client.scheduler_info(n_workers=-1)["workers"])
+        said = {address: _asked(client, address) for address in addresses}
     finally:
         client.close()
-    click.echo(f"cluster {cluster.address}: {len(levels)} workers")
-    for address in sorted(levels):
-        host, said = levels[address]
-        click.echo(f"worker {address} ({host}): {said}")
+    click.echo(f"cluster {cluster.address}: {len(said)} workers")
+    for address, line in said.items():
+        click.echo(f"worker {address}{line}")
+    if any(not line.startswith(" (") for line in said.values()):
+        sys.exit(1)
+
+
+REFUSED = ("its answer named code this process does not run: refused; it runs other code "
+           "than arena's")
+
+
+def _asked(client: Any, address: str) -> str:
+    """One worker's answer, asked of it alone so that a worker that lies is named: ' (host):
+    level ...', or ': what went wrong' in one line."""
+    from arena.executor.pickles import PickleRefused, unreadable_error
+
+    try:
+        answer = client.run(level_here, workers=[address], on_error="return").get(address)
+    except PickleRefused:
+        return f": {REFUSED}"
+    if unreadable_error(answer) or isinstance(answer, PickleRefused):
+        return f": {REFUSED}"
+    if isinstance(answer, BaseException):
+        return f": failed: {' '.join(str(answer).split()) or type(answer).__name__}"
+    if not (isinstance(answer, tuple) and len(answer) == 2
+            and all(isinstance(part, str) for part in answer)):
+        return ": its answer is not arena's: it runs other code than arena's"
+    return f" ({printable(answer[0])}): {printable(answer[1])}"
 
 
 def level_here() -> tuple[str, str]:

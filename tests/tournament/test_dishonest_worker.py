@@ -77,6 +77,34 @@ def test_a_worker_that_sends_a_pickle_runs_no_code_here_and_is_caught(
     assert not Path(f"{mark}.{os.getpid()}").exists(), "the worker's code ran in the organiser"
 
 
+@pytest.mark.parametrize("lie", PICKLES)
+def test_doctor_names_a_worker_that_sends_a_pickle_and_runs_none_of_its_code(
+    tmp_path: Path, honest: str, lie: str,
+) -> None:
+    mark = tmp_path / "taken"
+    liar = Worker(honest, "liar", {"ARENA_TEST_CHEAT": lie, "PYTHONPATH": str(TESTS),
+                                   "ARENA_TEST_MARK": str(mark)},
+                  args=("--preload", "cheating_worker"))
+    try:
+        with client_of(honest) as client:
+            wait_for_workers(client, {"liar"})
+            workers = client.scheduler_info(n_workers=-1)["workers"]
+        named = {w["name"]: a for a, w in workers.items()}
+        result = invoke_cli("doctor", "--cluster", honest)
+    finally:
+        liar.kill()
+    assert not Path(f"{mark}.{os.getpid()}").exists(), "the worker's code ran in the organiser"
+    host = socket.gethostname()
+    lines = {
+        named["honest"]: f"worker {named['honest']} ({host}): level strict: every wall, for "
+                         "bots written by strangers\n",
+        named["liar"]: f"worker {named['liar']}: its answer named code this process does not "
+                       "run: refused; it runs other code than arena's\n"}
+    assert (result.exit_code, result.stderr) == (1, "")
+    assert result.stdout == f"cluster {honest}: 2 workers\n" + "".join(
+        lines[a] for a in sorted(lines))
+
+
 def _caught_in_a_run(tmp_path: Path, honest: str, local: Path, lie: str,
                      env: dict[str, str] | None = None) -> None:
     """A run beside a worker telling `lie`: caught, named once, the results a local run's."""
