@@ -62,12 +62,10 @@ class Copier:
 
     def copy(self, bot: Bot) -> Bot:
         """A copy of the bot that changes nothing of the original as it plays on."""
-        try:
-            return copy.deepcopy(bot, dict(self.shared))
-        except TypeError:  # a read-only value not met before: find them all, once
+        if id(bot.context) not in self.shared:  # a bot (or a copy's origin) not met before
             _read_only(bot, self.shared)
             self.shared.update({id(bot.context): bot.context, id(bot.rng): bot.rng})
-            return copy.deepcopy(bot, dict(self.shared))
+        return copy.deepcopy(bot, dict(self.shared))
 
 
 _ATOMS = (int, float, str, bytes, bool, type(None), range)
