@@ -85,3 +85,26 @@ def test_the_local_best_response_refuses_what_it_cannot_play() -> None:
     record = arena.play_game("dice", [lambda c: lbr.LocalBestResponse(c, Boss, Statistician),
                                       Boss, Boss])
     assert "two-player dice only" in record.faults[0].message
+
+
+class Mixed(Statistician):
+    """A mixed bot: it challenges a quarter of the claims it would look at, by its generator,
+    and says so through `strategy`."""
+
+    name = "mixed"
+
+    def strategy(self, observation: arena.Observation) -> dict[arena.Action, float]:
+        if observation.decision == "respond" and observation.legal.can_claim():
+            return {arena.Challenge(): 0.25, arena.Look(): 0.75}
+        return {super().act(observation): 1.0}
+
+    def act(self, observation: arena.Observation) -> arena.Action:
+        strategy = self.strategy(observation)
+        action: arena.Action = self.rng.choices(list(strategy), list(strategy.values()))[0]
+        return action
+
+
+def test_a_mixed_opponent_is_read_through_its_strategy() -> None:
+    found = lbr.measure(Mixed, Statistician, games=4, seed=2,
+                        options={"dice": 2, "faces": 4, "max_points": 2})
+    assert found.rounds >= 12  # every action of the mixed bot had a history to explain it
