@@ -1,95 +1,25 @@
-"""A local best response (Lisy and Bowling 2017) to a fixed bot in two-player `dice`: a lower
-bound on that bot's exploitability in games too big to solve (issue 36, item 5).
-
-`LocalBestResponse` is a bot. It is seated by the referee like any other, so it knows only
-what its seat is shown; it also knows the opponent's policy (its class, asked as the referee
-asks it). At each decision it rebuilds every hidden history of the round that explains what
-it saw, each weighed by the chance of the dice and by the opponent's own probability of the
-actions it took there (a copy of the opponent, shown the events its seat saw in that history,
-is asked what it plays: `opponent_strategy`). It then plays, among a few of its legal actions,
-the one whose value over that belief is best, each valued by rollouts to the end of the
-round in which the opponent plays its own policy and this seat a fixed simple one.
-
-What it assumes (said by `ASSUMED`): it never passes blind, so every hand the opponent sees
-is shown to it by its own next look or challenge, and its belief is exact (save for the
-arrangement of dice it has not seen, which it takes sorted); the opponent acts by what its
-seat saw, as arena promises, and a mixed one says its probabilities through `strategy`.
-Whatever it plays, it plays from its own seat's view, so the points it wins a round over
-the even split are a lower bound on the opponent's exploitability (up to sampling error).
-"""
+"""The local best response itself: a bot that keeps the belief of its seat over the round's
+hidden history and plays the best of a few actions by rollouts (see `arena.lbr`)."""
 
 from __future__ import annotations
 
-import copy
 import itertools
 import math
 import random
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
-from types import MappingProxyType
+from dataclasses import dataclass
 from typing import Any
 
 from arena import hands
-from arena.bot import Bot, BotContext, Limits
+from arena.bot import Bot, BotContext
+from arena.lbr.minds import Copier, opponent_strategy
 from arena.odds import probability
 from arena.rules import get_rules
 from arena.rules.actions import Action, Bid, Challenge, Chance, Look, Reroll
 from arena.rules.base import CHANCE, Event, Observation
 from arena.rules.dice import DiceRules
 
-ASSUMED = ("it never passes blind (so its belief over the hidden dice and what the opponent "
-           "saw is exact, unseen dice taken sorted); its own later decisions in a rollout "
-           "follow the rollout policy; it maximises the points of the round, not the game")
 BotMaker = Callable[[BotContext], Bot]
-
-
-def opponent_strategy(bot: Bot, observation: Observation) -> list[tuple[Action, float]]:
-    """The opponent's probability of each action: its `strategy(observation)` (a mapping of
-    action to probability) when it has one, else the one action it plays."""
-    strategy = getattr(bot, "strategy", None)
-    if callable(strategy):
-        return [(a, float(p)) for a, p in strategy(observation).items() if p > 0]
-    return [(bot.act(observation), 1.0)]
-
-
-class Copier:
-    """Copies of bots' minds, sharing only what a bot never changes: its context, its
-    generator (a deterministic bot never draws; a mixed one is asked through `strategy`),
-    and the read-only values it holds (claim spaces, odds tables, read-only mappings)."""
-
-    def __init__(self) -> None:
-        self.shared: dict[int, Any] = {}
-
-    def copy(self, bot: Bot) -> Bot:
-        """A copy of the bot that changes nothing of the original as it plays on."""
-        if id(bot.context) not in self.shared:  # a bot (or a copy's origin) not met before
-            _read_only(bot, self.shared)
-            self.shared.update({id(bot.context): bot.context, id(bot.rng): bot.rng})
-        return copy.deepcopy(bot, dict(self.shared))
-
-
-_ATOMS = (int, float, str, bytes, bool, type(None), range)
-
-
-def _read_only(root: object, found: dict[int, Any]) -> dict[int, Any]:
-    """Every value under `root` that deepcopy refuses (and that a bot cannot change)."""
-    seen: set[int] = set()
-    todo = [root]
-    while todo:
-        item = todo.pop()
-        if id(item) in seen or isinstance(item, _ATOMS) or id(item) in found:
-            continue
-        seen.add(id(item))
-        if isinstance(item, MappingProxyType | hands.ClaimSpace | probability.DiceTables
-                      | probability.CardTables):
-            found[id(item)] = item
-        elif isinstance(item, dict):
-            todo += [*item.keys(), *item.values()]
-        elif isinstance(item, list | tuple | set | frozenset):
-            todo += list(item)
-        elif hasattr(item, "__dict__"):
-            todo += list(vars(item).values())
-    return found
 
 
 @dataclass
@@ -181,7 +111,7 @@ class LocalBestResponse(Bot):
     # --- deciding -------------------------------------------------------------------------
 
     def act(self, observation: Observation) -> Action:
-        """The candidate action of best value over the belief (ties: the rollout policy's)."""
+        """The candidate action of best value over the belief (ties to the first one)."""
         worlds = self._replay(self.steps, keep_all=True)
         total = sum(w.weight for w in worlds)
         for world in worlds:
@@ -194,8 +124,9 @@ class LocalBestResponse(Bot):
         seeds = [rng.getrandbits(64) for _ in picks]
         best, value = choices[0], -math.inf
         for action in choices:
-            if isinstance(action, Challenge):
-                score = sum(w.weight * self._rollout(w, action, 0)[0] for w in worlds)
+            if isinstance(action, Challenge):  # exact: the claim holds in a world or not
+                score = sum(w.weight * (-1 if self.game.hand_index(w.state) >= w.state.claim
+                                        else 1) for w in worlds)
             else:
                 score = self._valued(picks, seeds, action)
             if score > value + 1e-9:
@@ -218,7 +149,9 @@ class LocalBestResponse(Bot):
         return total / len(picks)
 
     def _candidates(self, observation: Observation) -> list[Action]:
-        """A few legal actions, the rollout policy's first."""
+        """A few legal actions: a challenge or a look (never a blind claim); the rerolls that
+        keep the best few sets of dice by the statistician's score; the true claim (else the
+        lowest) first, then the lowest few and a few bluffs above the true value."""
         legal = observation.legal
         if legal.decision == "respond":
             return [Challenge(), Look()] if legal.can_claim() else [Challenge()]
@@ -240,7 +173,7 @@ class LocalBestResponse(Bot):
 
     def _replay(self, steps: Sequence[Step], keep_all: bool) -> list[World]:
         """Every history of the round that explains the steps, from the round's start (at
-        the end of a round, one of them: they differ only in weights then)."""
+        the end of a round, the likeliest: the only one, against a deterministic bot)."""
         worlds = [self.start_world.copy()]
         for i, step in enumerate(steps):
             worlds = [after for world in worlds for after in self._advance(world, step, steps[i:])]
@@ -350,59 +283,10 @@ def _rerolls(hand: tuple[int, ...], floor: int, tables: probability.DiceTables,
 
 def _ranks(texts: Iterable[str]) -> tuple[int, ...]:
     """Dice as ranks 9..14 from their text."""
-    from arena.hands import rank_of
-
-    return tuple(rank_of(t) for t in texts)
+    return tuple(hands.rank_of(t) for t in texts)
 
 
 def _context(context: BotContext, seat: int) -> BotContext:
     """The opponent's context as this seat can build it (its generator is not this seat's)."""
     return BotContext(seat, context.players, context.rules, context.options, context.limits,
                       random.Random(seat), names=context.names, description=context.description)
-
-
-@dataclass
-class Estimate:
-    """Points a round the local best response won over the even split, with a 95% interval
-    over duplicate pairs of games (its two seats, the same seed)."""
-
-    points: float = 0.0
-    half_width: float = 0.0
-    rounds: int = 0
-    pairs: list[tuple[float, int]] = field(default_factory=list)
-
-
-def measure(opponent: BotMaker, policy: BotMaker, games: int, seed: int,
-            options: dict[str, Any] | None = None, rollouts: int = 12) -> Estimate:
-    """Play `games` duplicate pairs (each seed, the local best response in either seat)."""
-    from arena.referee import play_game
-
-    def lbr(context: BotContext) -> Bot:
-        return LocalBestResponse(context, opponent, policy, rollouts)
-
-    pairs = []
-    for g in range(games):
-        won, rounds = 0.0, 0
-        for seat in (0, 1):
-            seats: list[object] = [opponent, opponent]
-            seats[seat] = lbr
-            record = play_game("dice", seats, seed=seed + g, options=options,
-                               limits=Limits(decision=86400.0))
-            if record.faults:
-                raise RuntimeError(f"a fault in a measured game: {record.faults[0].message}")
-            for entry in record.log:
-                if isinstance(entry, Event) and entry.kind == "point":
-                    rounds += 1
-                    won += 0.5 if entry.seat != seat else -0.5
-        pairs.append((won, rounds))
-    return _estimate(pairs)
-
-
-def _estimate(pairs: list[tuple[float, int]]) -> Estimate:
-    """The ratio of won points to rounds, its interval by the delta method over pairs."""
-    n, won, rounds = len(pairs), sum(p[0] for p in pairs), sum(p[1] for p in pairs)
-    mean = won / rounds
-    if n < 2:
-        return Estimate(mean, math.inf, rounds, pairs)
-    spread = sum((x - mean * r) ** 2 for x, r in pairs) / (n * (n - 1))
-    return Estimate(mean, 1.96 * math.sqrt(spread) / (rounds / n), rounds, pairs)
