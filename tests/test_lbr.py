@@ -85,9 +85,11 @@ def test_the_belief_always_holds_the_hand_under_the_cup() -> None:
     assert any(len(belief) > 1 for belief in Watched.beliefs)  # it did not peek
 
 
-def test_the_local_best_response_refuses_what_it_cannot_play() -> None:
-    record = arena.play_game("dice", [lambda c: lbr.LocalBestResponse(c, Boss, Statistician),
-                                      Boss, Boss])
+@pytest.mark.parametrize(("rules", "players"), [("dice", 3), ("dice-cards", 2)])
+def test_the_local_best_response_refuses_what_it_cannot_play(rules: str, players: int) -> None:
+    seats: list[object] = [Boss] * players
+    seats[0] = lambda c: lbr.LocalBestResponse(c, Boss, Statistician)
+    record = arena.play_game(rules, seats)
     assert "two-player dice only" in record.faults[0].message
 
 

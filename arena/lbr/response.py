@@ -59,7 +59,7 @@ class LocalBestResponse(Bot):
     def __init__(self, context: BotContext, opponent: BotMaker, policy: BotMaker,
                  rollouts: int = 12) -> None:
         super().__init__(context)
-        if context.players != 2:
+        if context.players != 2 or context.rules != "dice":
             raise ValueError("the local best response plays two-player dice only")
         self.game: DiceRules = get_rules(context.rules)  # type: ignore[assignment]
         self.seat, self.other = context.seat, 1 - context.seat
