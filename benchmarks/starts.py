@@ -42,6 +42,7 @@ from pathlib import Path
 from arena.bot import BotContext, Limits
 from arena.hosts.pipe import ProcessHost, ProcessLimits, _context_json
 from arena.hosts.processes import LAUNCHER
+from arena.hosts.python_path import site_path
 from arena.hosts.walls import level as find_level
 from arena.rules import RULESETS
 
@@ -109,9 +110,10 @@ def instructions(argv: list[str], given: bytes = b"") -> int:
 
 
 def launcher(bot: str) -> list[str]:
-    """The launcher as a bot process runs it, without limits or sandbox."""
-    config = {"bot": bot, "limits": {}, "path": [str(Path.cwd())]}
-    return [sys.executable, "-I", "-B", "-u", str(LAUNCHER), json.dumps(config)]
+    """The launcher as a sandboxed bot process runs it (without `site`: the path it would
+    give is in the config), without limits or the sandbox's walls."""
+    config = {"bot": bot, "limits": {}, "path": [str(Path.cwd())], "site": list(site_path())}
+    return [sys.executable, "-I", "-S", "-B", "-u", str(LAUNCHER), json.dumps(config)]
 
 
 def report(name: str, figure: float, bare: float, unit: str) -> str:

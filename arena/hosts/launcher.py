@@ -50,12 +50,26 @@ def main(argv: list[str]) -> None:
         except OSError as exc:
             sys.stderr.write(f"arena launcher: cannot run {command[0]!r}: {exc}\n")
             os._exit(127)
+    if sys.flags.no_site:
+        without_site(config.get("site", []))
     for entry in reversed(config.get("path", [])):
         if entry not in sys.path:
             sys.path.insert(0, entry)
     from arena.hosts.server import serve
 
     serve(config["bot"], config["limits"].get("memory"))
+
+
+def without_site(folders: list[str]) -> None:
+    """Started without `site` (`-S`, in the sandbox): append the folders it would have (the
+    referee found them: `arena.hosts.python_path`) and add the builtins it adds (`exit`,
+    `quit`, `help`, `copyright`, `credits`, `license`), so a bot sees what it would with it."""
+    sys.path.extend(folder for folder in folders if folder not in sys.path)
+    import site
+
+    site.setquit()
+    site.setcopyright()
+    site.sethelper()
 
 
 def wall_off(landlock: Mapping[str, Any]) -> None:
@@ -83,7 +97,8 @@ class _Program(ctypes.Structure):
 def hand_over_gate(gate: Mapping[str, int]) -> None:
     """Load the start gate's filter (`arena.hosts.gate`) with a listener and send the listener
     to the referee, which answers the gated calls of this process and all it starts; or exit."""
-    import socket
+    import _socket  # not `socket`, whose enums cost a start 16M instructions
+    import array
 
     code = os.read(gate["filter"], 1 << 20)
     os.close(gate["filter"])
@@ -96,8 +111,12 @@ def hand_over_gate(gate: Mapping[str, int]) -> None:
         sys.stderr.write(f"arena launcher: cannot load the start gate's seccomp filter: "
                          f"{os.strerror(ctypes.get_errno())}\n")
         os._exit(70)
-    with socket.socket(fileno=gate["socket"]) as referee:
-        socket.send_fds(referee, [b"L"], [listener])
+    referee = _socket.socket(fileno=gate["socket"])
+    try:  # socket.send_fds, spelled out
+        referee.sendmsg([b"L"], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS,
+                                  array.array("i", [listener]))])
+    finally:
+        referee.close()
     os.close(listener)
 
 
