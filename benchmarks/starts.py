@@ -103,17 +103,30 @@ def protocol_lines(bot: str) -> bytes:
 
 
 def instructions(argv: list[str], given: bytes = b"") -> int:
-    """Instructions one run executes, by callgrind (all its processes' threads)."""
+    """Instructions one run executes, by callgrind (all its processes' threads); a bot
+    served from `given` lines must have said it is ready (else an error path was counted)."""
     done = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
                            *argv], input=given, capture_output=True, check=True)
+    if given and b'{"type":"ready"}' not in done.stdout:
+        raise SystemExit(f"the bot did not start: {done.stdout[:300]!r}")
     return int(re.findall(rb"Collected : (\d+)", done.stderr)[-1])
 
 
-def launcher(bot: str) -> list[str]:
+def launcher(bot: str, root: str) -> list[str]:
     """The launcher as a sandboxed bot process runs it (without `site`: the path it would
-    give is in the config), without limits or the sandbox's walls."""
-    config = {"bot": bot, "limits": {}, "path": [str(Path.cwd())], "site": list(site_path())}
+    give is in the config; arena's packages in `root`, as at the sandbox's /arena), without
+    limits or the sandbox's walls."""
+    config = {"bot": bot, "limits": {}, "path": [root], "site": list(site_path())}
     return [sys.executable, "-I", "-S", "-B", "-u", str(LAUNCHER), json.dumps(config)]
+
+
+def package_root(folder: str) -> str:
+    """A folder showing arena's packages under their names, as the sandbox's /arena does
+    (an editable install maps `arena_bots` from a folder of another name)."""
+    for package in ("arena", "arena_bots"):
+        found = Path(importlib.import_module(package).__file__ or "").parent
+        os.symlink(found, os.path.join(folder, package))
+    return folder
 
 
 def report(name: str, figure: float, bare: float, unit: str) -> str:
@@ -157,10 +170,12 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         for name, figure in figures.items():
             print(report(name, figure, figures["bare"], "ms"))
         if args.instructions:
+            root = package_root(tempfile.mkdtemp(dir=folder))
             counted = {
                 "bare": instructions([sys.executable, "-c", "pass"]),
-                "file bot": instructions(launcher(bot), protocol_lines(bot)),
-                "built-in": instructions(launcher("statistician"), protocol_lines("statistician")),
+                "file bot": instructions(launcher(bot, root), protocol_lines(bot)),
+                "built-in": instructions(launcher("statistician", root),
+                                         protocol_lines("statistician")),
                 "--version": instructions(arena_command("--version")),
                 "bots": instructions(arena_command("bots")),
             }
