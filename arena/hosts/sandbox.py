@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import importlib.util
 import json
 import os
@@ -87,19 +88,26 @@ CAPS_FOR_SETPRIV = ("CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP")
 """All bubblewrap keeps as root, for setpriv to change to the bot's uid and drop them too."""
 
 
+_FREED: list[int] = []
+"""Uids this process gave back, the latest last: tried first (most are still free), so a
+start does not try the lock of every uid the machine's other bot processes hold."""
+
+
 class UidLease:
     """One uid of UIDS held by this process (a flock on its lock file) until released."""
 
     def __init__(self, locks: Path = UID_LOCKS) -> None:
         locks.mkdir(mode=0o700, parents=True, exist_ok=True)
-        for uid in UIDS:  # the lowest free one: only the lock keeps two referees apart
-            fd = os.open(locks / str(uid), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        for uid in [*reversed(_FREED[-8:]), *UIDS]:  # only the lock keeps two bots apart
+            fd = os.open(f"{locks}/{uid}", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
                 os.close(fd)
                 continue
             self.uid, self._fd = uid, fd
+            with contextlib.suppress(ValueError):  # another lane's thread may take it out
+                _FREED.remove(uid)
             return
         raise OSError("every sandbox uid is in use by a live bot process")
 
@@ -108,8 +116,11 @@ class UidLease:
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1
+            _FREED.append(self.uid)
+            del _FREED[:-64]
 
 
+@functools.cache
 def _package_folder(name: str) -> Path | None:
     """The folder of an importable package, found without importing it."""
     spec = importlib.util.find_spec(name)

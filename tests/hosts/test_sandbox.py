@@ -5,6 +5,7 @@ them; `tests/needs.py` fails a test there when one is missing)."""
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
@@ -30,7 +31,7 @@ from arena.cli.main import cli
 from arena.hosts import walls
 from arena.hosts.pipe import CommandHost, PipeHost, ProcessHost
 from arena.hosts.python_path import named_in_pth, site_path
-from arena.hosts.sandbox import ARENA, shown_at
+from arena.hosts.sandbox import ARENA, UidLease, shown_at
 from arena.referee import GameRecord, Player
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -249,6 +250,26 @@ def test_a_sandboxed_bot_sees_the_path_and_builtins_site_gives(level: str) -> No
     sites = [path.index(shown_at(folder)) for folder in site_path()]
     assert sites == sorted(sites) and min(sites) > path.index(stdlib), path
     assert report["site_builtins"] == ["copyright", "credits", "exit", "help", "license", "quit"]
+
+
+def test_a_sandbox_uid_held_by_another_referee_is_never_leased(tmp_path: Path) -> None:
+    """Only the lock keeps two bots apart: a uid whose lock another process holds is
+    skipped, however recently this referee gave it back, and each live lease has its own."""
+    leases = [UidLease(tmp_path) for _ in range(3)]
+    taken = leases[1].uid
+    leases[1].release()
+    other = os.open(tmp_path / str(taken), os.O_RDWR)  # another referee's bot takes it
+    fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    try:
+        fresh = UidLease(tmp_path)
+        assert fresh.uid not in {taken, leases[0].uid, leases[2].uid}
+    finally:
+        os.close(other)
+    fresh.release()
+    again = UidLease(tmp_path)
+    assert again.uid in {taken, fresh.uid}
+    for lease in [leases[0], leases[2], again]:
+        lease.release()
 
 
 def test_the_path_given_for_site_is_the_one_site_makes(tmp_path: Path) -> None:
