@@ -223,7 +223,7 @@ class Sandbox:
 
     def argv(self, python: str, launch: Mapping[str, Any]) -> list[str]:
         """The full command line: bubblewrap, (setpriv to the bot's uid), then the launcher
-        without `site` (`arena.hosts.site_path`) with its config, which finds arena under ROOT
+        without `site` (`arena.hosts.python_path`) with its config, which finds arena under ROOT
         and walls itself in with Landlock."""
         landlock = {"network": self.network} if self.level.uses("landlock") else None
         path = [ROOT, *map(shown_at, [*site_folders(), *module_folders(launch.get("bot"))])]
