@@ -7,7 +7,7 @@ cgroup v2's `cgroup.freeze` (in any cgroup2 hierarchy mounted and writable here,
 one of a hybrid machine too: it needs no controller), else v1's `freezer.state`. A bot cannot
 leave its cgroup, so every helper it starts, in any session or process group, freezes with
 it. Without a freezer, SIGSTOP and SIGCONT to the process tree `arena.hosts.process_tree`
-finds (a helper that left the tree is not stopped: docs/security.md says so).
+finds (in the sandbox's PID namespace, where an orphaned helper stays in the tree).
 
 A freeze is asked for without waiting for it; before any bot is thawed or started, every
 freeze asked for is waited for (`settle`, bounded), so no two bots run at once however
