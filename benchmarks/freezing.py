@@ -2,7 +2,9 @@
 Run `python benchmarks/freezing.py [--isolation L] [--games N] [--rounds N]`.
 
 Two process bots (`random`) play 2-seat dice games through arena, at the isolation level
-asked (`strict` by default), in rounds: each round plays `--games` games with freezing on,
+asked (`strict` by default; at `none` a bot is trusted and never frozen, so there the two
+figures measure the same referee, and what freezing cost there before is this file run on
+the commit before `freezer.Unfrozen`), in rounds: each round plays `--games` games with freezing on,
 then as many with it off (`Freezer.freeze` replaced by a no-op in this process: the referee
 before freezing), so both see the same load. The figure is decisions per second of playing
 (the bots' processes started once, before the clock), the median over the rounds for each,

@@ -10,9 +10,11 @@ Wall time, the contenders taking turns round by round so all see the same load (
              built by its `prepare`, under the start-up timeout);
   --version  `arena --version`;
   bots       `arena bots`.
-With `--instructions`, the same without the sandbox in instructions, by valgrind's callgrind
-(one run each: the count hardly moves with the load): the launcher serving the file bot and
-the built-in from canned protocol lines (hello, start, shutdown), and the two commands.
+Then CPU time, which the load moves less: a bare start's, and the file bot's (the referee's
+and every process in the bot's cgroup). With `--instructions`, the same without the sandbox
+in instructions, by valgrind's callgrind (one run each: the count hardly moves with the
+load): the launcher serving the file bot and the built-in from canned protocol lines (hello,
+start, shutdown), and the two commands.
 
 arena's and its bots' modules are compiled to bytecode first, as an installed wheel has them
 (a checkout run with PYTHONDONTWRITEBYTECODE would compile them at every start instead).
@@ -31,6 +33,7 @@ import json
 import os
 import random
 import re
+import resource
 import statistics
 import subprocess
 import sys
@@ -42,6 +45,7 @@ from pathlib import Path
 from arena.bot import BotContext, Limits
 from arena.hosts.pipe import ProcessHost, ProcessLimits, _context_json
 from arena.hosts.processes import LAUNCHER
+from arena.hosts.python_path import site_path
 from arena.hosts.walls import level as find_level
 from arena.rules import RULESETS
 
@@ -89,6 +93,35 @@ def start_seconds(bot: str, isolation: str) -> float:
         host.shutdown()
 
 
+def children_cpu() -> float:
+    """CPU seconds of this process's reaped children so far."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def run_cpu(argv: list[str]) -> float:
+    """CPU seconds of one run of a command."""
+    before = children_cpu()
+    subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    return children_cpu() - before
+
+
+def start_cpu(bot: str, isolation: str) -> float:
+    """CPU seconds of a start to ready: the referee's, and every process of the bot's (its
+    cgroup's, which the sandbox's processes' own accounting would miss: bubblewrap, PID 1
+    of its namespace, is killed before it reaps the bot)."""
+    host = ProcessHost(bot, ProcessLimits(isolation=isolation))
+    began = time.process_time()
+    try:
+        host.start(_context())
+        group = host.process.group if host.process is not None else None
+        if group is None:
+            raise SystemExit("the CPU of a start is read from the bot's cgroup: none here")
+        return time.process_time() - began + group.cpu()
+    finally:
+        host.shutdown()
+
+
 def protocol_lines(bot: str) -> bytes:
     """What the referee sends a bot process for one start: hello, start, shutdown."""
     context = _context()
@@ -102,16 +135,30 @@ def protocol_lines(bot: str) -> bytes:
 
 
 def instructions(argv: list[str], given: bytes = b"") -> int:
-    """Instructions one run executes, by callgrind (all its processes' threads)."""
+    """Instructions one run executes, by callgrind (all its processes' threads); a bot
+    served from `given` lines must have said it is ready (else an error path was counted)."""
     done = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
                            *argv], input=given, capture_output=True, check=True)
+    if given and b'{"type":"ready"}' not in done.stdout:
+        raise SystemExit(f"the bot did not start: {done.stdout[:300]!r}")
     return int(re.findall(rb"Collected : (\d+)", done.stderr)[-1])
 
 
-def launcher(bot: str) -> list[str]:
-    """The launcher as a bot process runs it, without limits or sandbox."""
-    config = {"bot": bot, "limits": {}, "path": [str(Path.cwd())]}
-    return [sys.executable, "-I", "-B", "-u", str(LAUNCHER), json.dumps(config)]
+def launcher(bot: str, root: str) -> list[str]:
+    """The launcher as a sandboxed bot process runs it (without `site`: the path it would
+    give is in the config; arena's packages in `root`, as at the sandbox's /arena), without
+    limits or the sandbox's walls."""
+    config = {"bot": bot, "limits": {}, "path": [root], "site": list(site_path())}
+    return [sys.executable, "-I", "-S", "-B", "-u", str(LAUNCHER), json.dumps(config)]
+
+
+def package_root(folder: str) -> str:
+    """A folder showing arena's packages under their names, as the sandbox's /arena does
+    (an editable install maps `arena_bots` from a folder of another name)."""
+    for package in ("arena", "arena_bots"):
+        found = Path(importlib.import_module(package).__file__ or "").parent
+        os.symlink(found, os.path.join(folder, package))
+    return folder
 
 
 def report(name: str, figure: float, bare: float, unit: str) -> str:
@@ -149,16 +196,28 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
             loads.append(os.getloadavg()[0])
             for name, measure in contenders.items():
                 runs[name].append(measure())
+        cpu: dict[str, list[float]] = {"bare": [], "file bot": []}
+        for _ in range(args.rounds):  # less moved by the load than the wall
+            cpu["bare"].append(run_cpu([sys.executable, "-c", "pass"]))
+            cpu["file bot"].append(start_cpu(bot, isolation))
         figures = {name: statistics.median(times) * 1e3 for name, times in runs.items()}
         print(f"wall, median of {args.rounds} rounds, isolation {isolation}, load "
               f"{min(loads):.1f}-{max(loads):.1f} (median {statistics.median(loads):.1f}):")
         for name, figure in figures.items():
             print(report(name, figure, figures["bare"], "ms"))
+        used = {name: statistics.median(times) * 1e3 for name, times in cpu.items()}
+        print(f"CPU, median of {args.rounds} (the referee's and the bot's cgroup's), load "
+              f"{os.getloadavg()[0]:.1f}:")
+        for name, figure in used.items():
+            print(report(name, figure, used["bare"], "ms CPU"))
+        figures.update({f"{name} CPU": figure for name, figure in used.items()})
         if args.instructions:
+            root = package_root(tempfile.mkdtemp(dir=folder))
             counted = {
                 "bare": instructions([sys.executable, "-c", "pass"]),
-                "file bot": instructions(launcher(bot), protocol_lines(bot)),
-                "built-in": instructions(launcher("statistician"), protocol_lines("statistician")),
+                "file bot": instructions(launcher(bot, root), protocol_lines(bot)),
+                "built-in": instructions(launcher("statistician", root),
+                                         protocol_lines("statistician")),
                 "--version": instructions(arena_command("--version")),
                 "bots": instructions(arena_command("bots")),
             }

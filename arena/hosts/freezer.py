@@ -7,12 +7,13 @@ cgroup v2's `cgroup.freeze` (in any cgroup2 hierarchy mounted and writable here,
 one of a hybrid machine too: it needs no controller), else v1's `freezer.state`. A bot cannot
 leave its cgroup, so every helper it starts, in any session or process group, freezes with
 it. Without a freezer, SIGSTOP and SIGCONT to the process tree `arena.hosts.process_tree`
-finds (a helper that left the tree is not stopped: docs/security.md says so).
+finds (in the sandbox's PID namespace, where an orphaned helper stays in the tree).
 
 A freeze is asked for without waiting for it; before any bot is thawed or started, every
 freeze asked for is waited for (`settle`, bounded), so no two bots run at once however
 slowly the kernel freezes a busy one. Frozen time is never a bot's: a bot is thawed before
-its clock starts and frozen after its answer is read.
+its clock starts and frozen after its answer is read. A bot at isolation `none` is trusted and
+is never frozen (`Unfrozen`): no channel between bots is closed there.
 """
 
 from __future__ import annotations
@@ -91,6 +92,17 @@ def settle(wait: float = SETTLE) -> None:
     for seen in asked:  # settled, or past the wait (it freezes when its system call returns)
         with contextlib.suppress(ValueError):
             _PENDING.remove(seen)
+
+
+class Unfrozen(Freezer):
+    """A bot never frozen: one at isolation `none`, trusted, where no channel between bots is
+    closed (docs/security.md), so a freeze, its wait and the flush would be pure cost."""
+
+    def freeze(self) -> None:
+        """Leave the bot running."""
+
+    def thaw(self) -> None:
+        """Nothing to resume, and no other bot's freeze to wait for: this one is trusted."""
 
 
 class CgroupFreezer(Freezer):

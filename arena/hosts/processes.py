@@ -5,14 +5,13 @@ without blocking the referee; its CPU time; and its whole process tree killed (f
 stopping the tree's processes is `arena.hosts.process_tree`'s).
 
 It knows nothing of the protocol or the game (that is `arena.hosts.pipe`'s): it moves bytes,
-counts CPU seconds, freezes the bot between its turns (`arena.hosts.freezer`) and stops
+counts CPU seconds, freezes a sandboxed bot between its turns (`arena.hosts.freezer`), stops
 processes, and never trusts a byte the bot writes.
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
 import json
 import os
 import secrets
@@ -30,12 +29,12 @@ from pathlib import Path
 from typing import Any
 
 from arena.hosts import walls
+from arena.hosts.bot_folder import FOLDER_PREFIX, clean_env, remove_stale_folders
 from arena.hosts.cgroups import BotGroup, GroupLimits, group_for
-from arena.hosts.freezer import Freezer, SignalFreezer, settle
+from arena.hosts.freezer import Freezer, SignalFreezer, Unfrozen, settle
 from arena.hosts.machine import require_tools
 from arena.hosts.process_limits import KiB, MiB, ProcessLimits
 from arena.hosts.process_tree import (
-    TOKEN_VARIABLE,
     ProcessHandle,
     descendants,
     holds_pipe,
@@ -58,7 +57,6 @@ __all__ = [
 ]
 
 LAUNCHER = Path(__file__).with_name("launcher.py")
-FOLDER_PREFIX = "arena-bot-"  # then the referee's pid: folders of dead referees are removed
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 TRACKED_FILES = 4  # /proc/<pid>/stat files of a bot's tree held open; more are read by name
 
@@ -87,35 +85,6 @@ class LineTooLong(Exception):
 
 class InputStuck(Exception):
     """The bot stopped reading its input."""
-
-
-@functools.cache
-def remove_stale_folders() -> list[str]:
-    """Remove bot folders left in the temp folder by referees that died without cleaning up
-    (once per referee process); return the ones removed."""
-    removed = []
-    root = Path(tempfile.gettempdir())
-    for path in root.glob(f"{FOLDER_PREFIX}*-*"):
-        owner = path.name[len(FOLDER_PREFIX):].split("-", 1)[0]
-        if not owner.isdigit() or int(owner) == os.getpid():
-            continue
-        try:
-            os.kill(int(owner), 0)
-        except ProcessLookupError:
-            shutil.rmtree(path, ignore_errors=True)
-            removed.append(str(path))
-        except PermissionError:
-            continue
-    return removed
-
-
-def _clean_env(folder: str, token: str) -> dict[str, str]:
-    return {
-        "PATH": os.environ.get("PATH", os.defpath), "HOME": folder, "TMPDIR": folder,
-        "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "PYTHONUNBUFFERED": "1",
-        "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1", "OPENBLAS_NUM_THREADS": "1",
-        "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", TOKEN_VARIABLE: token,
-    }
 
 
 class BotProcess:
@@ -153,8 +122,8 @@ class BotProcess:
             popen = subprocess.Popen(
                 argv,
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                cwd=folder, env=sandbox.environment(_clean_env("/tmp", token)) if sandbox
-                else _clean_env(folder, token),
+                cwd=folder, env=sandbox.environment(clean_env("/tmp", token)) if sandbox
+                else clean_env(folder, token),
                 start_new_session=True, bufsize=0, pass_fds=sandbox.fds if sandbox else (),
             )
         except OSError:
@@ -168,7 +137,8 @@ class BotProcess:
             if sandbox is not None:
                 sandbox.close_fds()
         self.handle = ProcessHandle(popen, token, folder, self.namespace)
-        self.freezer: Freezer = (self.group and self.group.freezer) or SignalFreezer(
+        self.freezer: Freezer = Unfrozen() if sandbox is None else (
+            self.group and self.group.freezer) or SignalFreezer(
             lambda: [popen.pid, *descendants(popen.pid)])  # stopped between its turns
         self._finalizer = weakref.finalize(self, _end, self.handle, self.group, sandbox)
         assert popen.stdin and popen.stdout and popen.stderr

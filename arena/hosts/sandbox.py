@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import importlib.util
 import json
 import os
@@ -49,6 +50,7 @@ from typing import Any
 from arena.botfile import BotFile
 from arena.hosts import seccomp, view
 from arena.hosts.gate import Gate
+from arena.hosts.python_path import module_folders, module_location, site_folders, site_path
 from arena.hosts.trace import VIEW_VARIABLE
 from arena.hosts.walls import Level
 from arena.plugins import is_folder
@@ -86,19 +88,26 @@ CAPS_FOR_SETPRIV = ("CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP")
 """All bubblewrap keeps as root, for setpriv to change to the bot's uid and drop them too."""
 
 
+_FREED: list[int] = []
+"""Uids this process gave back, the latest last: tried first (most are still free), so a
+start does not try the lock of every uid the machine's other bot processes hold."""
+
+
 class UidLease:
     """One uid of UIDS held by this process (a flock on its lock file) until released."""
 
     def __init__(self, locks: Path = UID_LOCKS) -> None:
         locks.mkdir(mode=0o700, parents=True, exist_ok=True)
-        for uid in UIDS:  # the lowest free one: only the lock keeps two referees apart
-            fd = os.open(locks / str(uid), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        for uid in [*reversed(_FREED[-8:]), *UIDS]:  # only the lock keeps two bots apart
+            fd = os.open(f"{locks}/{uid}", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
                 os.close(fd)
                 continue
             self.uid, self._fd = uid, fd
+            with contextlib.suppress(ValueError):  # another lane's thread may take it out
+                _FREED.remove(uid)
             return
         raise OSError("every sandbox uid is in use by a live bot process")
 
@@ -107,8 +116,11 @@ class UidLease:
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1
+            _FREED.append(self.uid)
+            del _FREED[:-64]
 
 
+@functools.cache
 def _package_folder(name: str) -> Path | None:
     """The folder of an importable package, found without importing it."""
     spec = importlib.util.find_spec(name)
@@ -168,11 +180,6 @@ def _from_image(root: Path, path: str, at: str) -> list[str]:
     return ["--ro-bind", copy, at] if os.path.isdir(copy) else ["--perms", "0755", "--dir", at]
 
 
-def site_folders() -> list[str]:
-    """The site-packages folders on this interpreter's path: where installed packages live."""
-    return [p for p in sys.path if p.endswith(("site-packages", "dist-packages"))]
-
-
 def python_folders() -> list[str]:
     """The interpreter's prefixes (the venv's and its base) and any other site-packages on
     its path (the user's), outside the system folders: where installed plugins live."""
@@ -216,17 +223,19 @@ class Sandbox:
 
     def argv(self, python: str, launch: Mapping[str, Any]) -> list[str]:
         """The full command line: bubblewrap, (setpriv to the bot's uid), then the launcher
-        with its config, which finds arena under ROOT and walls itself in with Landlock."""
+        without `site` (`arena.hosts.python_path`) with its config, which finds arena under ROOT
+        and walls itself in with Landlock."""
         landlock = {"network": self.network} if self.level.uses("landlock") else None
         path = [ROOT, *map(shown_at, [*site_folders(), *module_folders(launch.get("bot"))])]
-        config = {**launch, "path": path, "landlock": landlock, "gate": self.gate.launch()}
+        config = {**launch, "path": path, "site": [*map(shown_at, site_path())],
+                  "landlock": landlock, "gate": self.gate.launch()}
         if isinstance(launch.get("bot"), str):
             config["bot"] = self._moved(launch["bot"])
         if isinstance(launch.get("command"), list):
             config["command"] = [self._moved(str(word)) for word in launch["command"]]
         exe = ["--symlink", shown_at(_program(python, launch.get("command"))), "/proc/self/exe"]
         prefix = [*self.prefix[:self._proc_end], *exe, *self.prefix[self._proc_end:]]
-        return [*prefix, shown_at(python), "-I", "-B", "-u", LAUNCHER, json.dumps(config)]
+        return [*prefix, shown_at(python), "-I", "-S", "-B", "-u", LAUNCHER, json.dumps(config)]
 
     def _moved(self, text: str) -> str:
         """A bot reference or command word with each shown host path that `shown_at` moved
@@ -341,27 +350,6 @@ def _bwrap() -> str:
     if found is None:
         raise OSError("bubblewrap is not installed: apt-get install bubblewrap")
     return found
-
-
-def module_location(bot: str) -> list[str]:
-    """Where the top-level module of a `module:Class` bot lives (its file, or its package's
-    folder), found without importing it, so that the sandbox can show it."""
-    top = bot.partition(":")[0].split(".")[0]
-    try:
-        spec = importlib.util.find_spec(top)
-    except (ImportError, ValueError):
-        return []
-    if spec is None:
-        return []
-    places = list(spec.submodule_search_locations or []) or [spec.origin or ""]
-    return [p for p in places[:1] if os.path.exists(p)]
-
-
-def module_folders(bot: object) -> list[str]:
-    """The folders a `module:Class` bot is imported from: its module's parent folder."""
-    if not isinstance(bot, str) or ".py" in bot or ":" not in bot:
-        return []
-    return [os.path.dirname(p) for p in module_location(bot)]
 
 
 def exposed_for(config: Mapping[str, Any]) -> list[str]:

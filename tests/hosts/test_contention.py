@@ -8,6 +8,8 @@ hears the end and shuts down as before."""
 from __future__ import annotations
 
 import math
+import random
+import time
 from dataclasses import replace
 
 import pytest
@@ -15,10 +17,11 @@ from isolation_support import require_sandbox, zoo
 from needs import require
 
 from arena import play_game
-from arena.bot import Limits
+from arena.bot import BotContext, Limits
 from arena.hosts import cgroups, processes
 from arena.hosts.pipe import ProcessHost, ProcessLimits
 from arena.referee import Player
+from arena.rules import RULESETS
 
 STRICT = ProcessLimits(start_timeout=60.0, isolation="strict")
 
@@ -82,3 +85,45 @@ def test_a_bot_spinning_off_turn_tells_its_table_mate_nothing(
     assert total >= 96, total
     # chance is total / 2; a channel would agree in most slots (8 in 10 and more before)
     assert abs(agree - total / 2) < 4 * math.sqrt(total) / 2, (agree, total)
+
+
+def ticked(host: ProcessHost, within: float) -> bool:
+    """Whether the ticker's thread wrote its tick within `within` seconds of now."""
+    until = time.monotonic() + within
+    while "TICK" not in host.stderr_tail():
+        if time.monotonic() > until:
+            return False
+        time.sleep(0.02)
+    return True
+
+
+def started_ticker(isolation: str) -> ProcessHost:
+    """A ticker started for a game and waiting for its first turn (its thread left running)."""
+    rules = RULESETS["dice"]
+    host = ProcessHost(zoo("ticker.py"), replace(STRICT, isolation=isolation))
+    host.start(BotContext(0, 2, "dice", rules.check_options({}), Limits(3.0), random.Random(1),
+                          description=rules.description))
+    return host
+
+
+def test_a_sandboxed_bot_does_nothing_between_its_turns(level: str) -> None:
+    """Frozen once it answered: its thread's tick comes only when it is asked again."""
+    require_sandbox()
+    host = started_ticker(level)
+    try:
+        assert not ticked(host, 1.0), host.stderr_tail()
+        assert host.process is not None
+        host.process.freezer.thaw()  # as a message to it would
+        assert ticked(host, 30.0), host.stderr_tail()
+    finally:
+        host.shutdown()
+
+
+def test_a_bot_at_isolation_none_is_not_frozen_between_its_turns() -> None:
+    """At none no channel between bots is closed (docs/security.md), so freezing would be
+    pure cost: a trusted bot's background work goes on while others play."""
+    host = started_ticker("none")
+    try:
+        assert ticked(host, 30.0), host.stderr_tail()
+    finally:
+        host.shutdown()

@@ -5,12 +5,14 @@ them; `tests/needs.py` fails a test there when one is missing)."""
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
 import random
 import shutil
 import socket
+import subprocess
 import sys
 import tempfile
 import textwrap
@@ -28,7 +30,8 @@ from arena.bot import Limits
 from arena.cli.main import cli
 from arena.hosts import walls
 from arena.hosts.pipe import CommandHost, PipeHost, ProcessHost
-from arena.hosts.sandbox import ARENA, shown_at
+from arena.hosts.python_path import named_in_pth, site_path
+from arena.hosts.sandbox import ARENA, UidLease, shown_at
 from arena.referee import GameRecord, Player
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -232,6 +235,56 @@ def test_a_bot_runs_in_an_empty_private_tmp_with_a_clean_environment(
     assert report["cwd"] == "/tmp" and report["files"] == []  # wherever arena is installed
     assert "ARENA_SECRET_FOR_TEST" not in report["env"]
     assert report["limits"]["RLIMIT_AS"] == [LIMITS.memory] * 2
+
+
+def test_a_sandboxed_bot_sees_the_path_and_builtins_site_gives(level: str) -> None:
+    """Its interpreter starts without `site` (which costs a start more than all else), so
+    what `site` would add is given: arena first, the standard library, then each
+    site-packages folder with what its .pth files name, and `exit`, `help` and the rest."""
+    host = ProcessHost(zoo("inspector.py"), replace(LIMITS, isolation=level))
+    record = _play([Player("i", host), "random"], seed=3)
+    [report] = reports(host, "INSPECT")
+    assert record.faults == ()
+    path, stdlib = report["path"], os.path.dirname(os.__file__)
+    assert path[0] == "/arena" and stdlib in path, path
+    sites = [path.index(shown_at(folder)) for folder in site_path()]
+    assert sites == sorted(sites) and min(sites) > path.index(stdlib), path
+    assert report["site_builtins"] == ["copyright", "credits", "exit", "help", "license", "quit"]
+
+
+def test_a_sandbox_uid_held_by_another_referee_is_never_leased(tmp_path: Path) -> None:
+    """Only the lock keeps two bots apart: a uid whose lock another process holds is
+    skipped, however recently this referee gave it back, and each live lease has its own."""
+    leases = [UidLease(tmp_path) for _ in range(3)]
+    taken = leases[1].uid
+    leases[1].release()
+    other = os.open(tmp_path / str(taken), os.O_RDWR)  # another referee's bot takes it
+    fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    try:
+        fresh = UidLease(tmp_path)
+        assert fresh.uid not in {taken, leases[0].uid, leases[2].uid}
+    finally:
+        os.close(other)
+    fresh.release()
+    again = UidLease(tmp_path)
+    assert again.uid in {taken, fresh.uid}
+    for lease in [leases[0], leases[2], again]:
+        lease.release()
+
+
+def test_the_path_given_for_site_is_the_one_site_makes(tmp_path: Path) -> None:
+    """Each .pth line as `site` reads it: comments, blank lines and imports skipped, a
+    relative or absolute folder added if it exists, once."""
+    for name in ("inside", "beside"):
+        (tmp_path / name).mkdir()
+    (tmp_path / "a.pth").write_text(f"# a comment\n\ninside\nimport os\n{tmp_path}/beside\n")
+    (tmp_path / "b.pth").write_text("missing\ninside\n")
+    (tmp_path / ".hidden.pth").write_text("beside\n")
+    made = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", ("import json, site, sys; before = list(sys.path); "
+         f"site.addsitedir({str(tmp_path)!r}); print(json.dumps(sys.path[len(before):]))")],
+        capture_output=True, text=True, check=True)
+    assert [str(tmp_path), *named_in_pth(str(tmp_path))] == json.loads(made.stdout)
 
 
 @pytest.fixture
