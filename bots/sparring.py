@@ -14,6 +14,7 @@ import json
 from collections.abc import Sequence
 from functools import cache
 from importlib import resources
+from types import MappingProxyType
 from typing import Any
 
 from arena_bots.decisions import choose_receiver, fit_reroll
@@ -156,31 +157,44 @@ class Sparring(Remembering):
     round has, whether the last one was blind or how many dice its maker rerolled, the
     claim's bucket on the ladder and the chance (in tenths) that it holds from what this seat
     has seen; with the dice in view, the bucket of their value, the bucket of the lowest legal
-    claim and whether the dice reach it. In each it draws, with its own generator, one of a
-    few abstract actions by the weights it learned: challenge, look, or claim blind the
+    claim and whether the dice reach it. In each it has learned weights for a few abstract
+    actions: challenge, look, or claim blind the
     lowest legal claim or 3 or 8 steps above it; reroll nothing, the statistician's best
     reroll, honest's rule of thumb, or everything; claim the lowest legal claim, the truth,
-    or 3, 8 or 16 steps above the truth. It was trained heads-up on one round; it plays every
-    round of any `dice` game the same way.
+    or 3, 8 or 16 steps above the truth. By default it plays the heaviest of them (the
+    average strategy purified: measured stronger than drawing by the weights, which carry the
+    sampling's noise); option `mixed: true` draws by the weights, with its own generator. It
+    was trained heads-up on one round; it plays every round of any `dice` game the same way.
     """
 
     name = "sparring"
     rules = ("dice",)
     description = "Monte-Carlo CFR on an abstraction of full dice: a sparring partner for boss."
+    options = MappingProxyType({"mixed": False})
 
     def __init__(self, context: BotContext) -> None:
         super().__init__(context)
         self.policy: dict[str, list[float]] = table()["policy"]
+        mixed = self.settings["mixed"]
+        if not isinstance(mixed, bool):
+            raise TypeError(f"sparring: option mixed must be true or false, not {mixed!r}")
+        self.mixed = mixed
 
     def act(self, observation: arena.Observation) -> arena.Action:
-        """Draw an abstract action by the learned weights of this situation, made legal."""
+        """The learned abstract action of this situation (heaviest, or drawn), made legal."""
         memory = self.round
         assert memory is not None  # `dice` only
         key, names = situation(observation, memory)
         if key is None:
             return concrete(names[0], observation, memory)
         weights = self.policy.get(key) or fallback(key, memory, observation.legal.min_index)
-        return concrete(names[draw(weights, self.rng.random())], observation, memory)
+        pick = draw(weights, self.rng.random()) if self.mixed else heaviest(weights)
+        return concrete(names[pick], observation, memory)
+
+
+def heaviest(weights: Sequence[float]) -> int:
+    """The index of the heaviest weight (the first of equals)."""
+    return max(range(len(weights)), key=weights.__getitem__)
 
 
 def draw(weights: Sequence[float], pick: float) -> int:
@@ -190,5 +204,5 @@ def draw(weights: Sequence[float], pick: float) -> int:
         pick -= w
         if pick < 0:
             return i
-    return max(range(len(weights)), key=weights.__getitem__)
+    return heaviest(weights)
 

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 import arena
 from arena.odds.memory import RoundMemory, space_of
+from arena.referee import ActionEntry
 from arena.rules import CHANCE, get_rules
 
 SHIPPED = Path(__file__).resolve().parents[1] / "bots" / "sparring.json.gz"
@@ -114,3 +115,22 @@ def test_sparring_plays_full_dice_through_the_referee() -> None:
         record = arena.play_game("dice", seats, seed=seed)
         assert record.faults == ()
         assert sorted(record.result.placements) == [1, 2]
+
+
+def test_sparring_plays_the_heaviest_action_unless_mixed() -> None:
+    """Purified, its answers do not depend on its generator; mixed, they do (somewhere)."""
+    def answers(lineup: list[str], seed: int) -> list[str]:
+        record = arena.play_game("dice", lineup, seed=seed)
+        return [str(e.action) for e in record.log
+                if isinstance(e, ActionEntry) and e.seat == 0]
+
+    pure = [answers(["sparring", "honest"], seed) for seed in range(8)]
+    assert pure == [answers(["sparring", "honest"], seed) for seed in range(8)]
+    mixed = [answers(["sparring?mixed=true", "honest"], seed) for seed in range(8)]
+    assert mixed != pure
+
+
+def test_sparring_refuses_a_mixed_option_that_is_not_a_boolean() -> None:
+    record = arena.play_game("dice", ["sparring?mixed=0.5", "honest"], seed=1)
+    (fault,) = record.faults
+    assert "option mixed must be true or false" in fault.message
