@@ -9,6 +9,7 @@ from arena_bots.boss import Boss
 from arena_bots.equilibrium import Equilibrium
 from arena_bots.honest import Honest
 from arena_bots.random_bot import RandomBot
+from arena_bots.sparring import Sparring
 from arena_bots.statistician import Statistician
 
 import arena
@@ -17,5 +18,5 @@ import arena
 @arena.hookimpl
 def register_bots(register: Callable[..., None]) -> None:
     """Register the built-in bots."""
-    for bot in (Boss, Bluffer, Equilibrium, Honest, RandomBot, Statistician):
+    for bot in (Boss, Bluffer, Equilibrium, Honest, RandomBot, Sparring, Statistician):
         register(bot)

@@ -64,7 +64,7 @@ def test_the_json_checklist_says_the_same_as_the_text() -> None:
     assert "\n".join(shown) + "\n" == text  # a crash's check holds its frames, a line each
 
 
-@pytest.mark.parametrize("bot", ["bluffer", "honest", "statistician", "boss"])
+@pytest.mark.parametrize("bot", ["bluffer", "honest", "statistician", "boss", "sparring"])
 def test_every_built_in_bot_passes(bot: str) -> None:
     status, output = check(bot)
     assert status == 0, output
