@@ -15,6 +15,12 @@ settings.register_profile("explore", max_examples=1000)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """tests/site's second run, on PostgreSQL, runs only the tests that use the database."""
+    parser.addoption("--database-tests-only", action="store_true",
+                     help="run only the tests that use the site's database (tests/site)")
+
+
 @pytest.fixture(autouse=True)
 def _no_plugin_env(monkeypatch: pytest.MonkeyPatch) -> None:
     """Keep a developer's ARENA_DISABLE_PLUGINS out of the tests."""
