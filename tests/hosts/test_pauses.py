@@ -68,7 +68,7 @@ def test_a_paused_run_costs_no_bot_anything_and_tells_the_organiser(tmp_path: Pa
         *(line for n in (1, 2) for line in (
             f"  - bot: {dozer}", f"    alias: d{n}", "    mode: process",
             "    options: {nap: 0.05}")),
-        "format: {type: round-robin, games: 6}", "limits: {decision: 0.2}",
+        "format: {type: round-robin, games: 2}", "limits: {decision: 0.2}",
         "workers: 1", "replays: false", ""]))
     out = tmp_path / "results"
     run = subprocess.Popen([sys.executable, "-m", "arena", "run", str(config), "--out",
@@ -91,7 +91,7 @@ def test_a_paused_run_costs_no_bot_anything_and_tells_the_organiser(tmp_path: Pa
             run.wait()
     assert run.returncode == 0, err
     games = [json.loads(line) for line in (out / "games.jsonl").read_text().splitlines()]
-    assert len(games) == 12 and [g["faults"] for g in games if g["faults"]] == []
+    assert len(games) == 4 and [g["faults"] for g in games if g["faults"]] == []
     if not (out / "load.json").exists():  # the pause fell between two decisions (between
         assert "the machine was" not in err, err  # games, or in a start): no decision waited
         return  # past its limit, so none was extended and there is nothing to tell
