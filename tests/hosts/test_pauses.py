@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.load  # stops a referee for seconds: no hog beside it
 CHILD = Path(__file__).with_name("paused_referee.py")
 DECISION, NAP = 0.2, 0.05
 """Each decision sleeps a quarter of its limit: nearly all the referee's time is inside a
