@@ -40,8 +40,8 @@ def pytest_collection_modifyitems(config: pytest.Config,
     `load` (CPU hogs, timing channels, a stopped referee) run one after another on one worker
     of their own, so no two of them load the machine at once (marked before xdist reads the
     groups). Then, after every other plugin's order (pytest-django's: its database tests
-    first), slow tests start first and the kept modules next, so that no long test or module
-    is left to run alone at the end."""
+    first), slow tests and the `load` chain start first and the kept modules next, so that no
+    long test, chain or module is left to run alone at the end."""
     worker = hasattr(config, "workerinput")  # not `-n 0`, not the controller
     for item in items if worker else ():
         if item.get_closest_marker("xdist_group") is not None:
@@ -52,8 +52,13 @@ def pytest_collection_modifyitems(config: pytest.Config,
             item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
     yield
     if worker:
-        items.sort(key=lambda item: (item.get_closest_marker("slow") is None,
+        items.sort(key=lambda item: (_started_first(item) is None,
                                      item.get_closest_marker("xdist_group") is None))
+
+
+def _started_first(item: pytest.Item) -> pytest.Mark | None:
+    """A slow test, or one of the `load` tests (one long chain on one worker)."""
+    return item.get_closest_marker("slow") or item.get_closest_marker("load")
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
