@@ -15,6 +15,12 @@ settings.register_profile("explore", max_examples=1000)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """tests/site's second run, on PostgreSQL, runs only the tests that use the database."""
+    parser.addoption("--database-tests-only", action="store_true",
+                     help="run only the tests that use the site's database (tests/site)")
+
+
 @pytest.fixture(autouse=True)
 def _no_plugin_env(monkeypatch: pytest.MonkeyPatch) -> None:
     """Keep a developer's ARENA_DISABLE_PLUGINS out of the tests."""
@@ -30,18 +36,36 @@ def pytest_collection_modifyitems(config: pytest.Config,
                                   items: list[pytest.Item]) -> Iterator[None]:
     """Under pytest-xdist (pyproject's addopts), a module whose tests share a fixture wider
     than one test (a Dask cluster, a Chromium, a built wheel, a played contest) keeps its tests
-    on one worker, so the fixture is made once, not once per worker (marked before xdist reads
-    the groups). Then, after every other plugin's order (pytest-django's: its database tests
-    first), slow tests start first and the kept modules next, so that no long test or module
-    is left to run alone at the end."""
+    on one worker, so the fixture is made once, not once per worker, and the tests marked
+    `load` (CPU hogs, timing channels, a stopped referee) run one after another on one worker
+    of their own, so no two of them load the machine at once (marked before xdist reads the
+    groups). Then, after every other plugin's order (pytest-django's: its database tests
+    first), slow tests and the `load` chain start first and the kept modules next, so that no
+    long test, chain or module is left to run alone at the end."""
     worker = hasattr(config, "workerinput")  # not `-n 0`, not the controller
     for item in items if worker else ():
-        if item.get_closest_marker("xdist_group") is None and _shares_a_fixture(item):
+        if item.get_closest_marker("xdist_group") is not None:
+            continue
+        if item.get_closest_marker("load") is not None:
+            item.add_marker(pytest.mark.xdist_group("load"))
+        elif _shares_a_fixture(item):
             item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
     yield
     if worker:
-        items.sort(key=lambda item: (item.get_closest_marker("slow") is None,
+        items.sort(key=lambda item: (_started_first(item) is None,
                                      item.get_closest_marker("xdist_group") is None))
+
+
+def _started_first(item: pytest.Item) -> pytest.Mark | None:
+    """A slow test, or one of the `load` tests (one long chain on one worker)."""
+    return item.get_closest_marker("slow") or item.get_closest_marker("load")
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """`-n auto` (pyproject's addopts) starts two workers per CPU, not one: the suite's tests
+    mostly wait (on bots' processes, browsers, clusters, a paused referee), and with a worker
+    per CPU the 2-core machine's CPUs were busy 38% of the run (459 s of CPU in 597 s)."""
+    return 2 * len(os.sched_getaffinity(0))
 
 
 def _shares_a_fixture(item: pytest.Item) -> bool:

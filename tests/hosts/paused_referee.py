@@ -1,7 +1,8 @@
 """A referee to be paused from outside (run by tests/hosts/test_pauses.py): plays dice games
 between two dozers (they sleep `nap` of each decision) in the given host, `inline` or
-`process`, until a line arrives on stdin; then prints one JSON line: the faults, and what
-the machine cost the decisions (arena.hosts.strain)."""
+`process`, until `stop` arrives on stdin; then prints one JSON line: the faults, and what
+the machine cost the decisions (arena.hosts.strain). Each `strain` line on stdin is answered
+with a JSON line of what the machine cost the decisions so far."""
 
 from __future__ import annotations
 
@@ -29,10 +30,36 @@ def dozer_class() -> type:
     return module.Dozer  # type: ignore[no-any-return]
 
 
+class Told:
+    """What the machine cost the decisions so far, told when asked (from stdin's thread)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.strain: strain.Strain | None = None
+
+    def take(self) -> strain.Strain | None:
+        """Everything noted so far, this call's and the earlier ones'."""
+        with self.lock:
+            taken = strain.take()
+            if taken is not None:
+                self.strain = taken if self.strain is None else self.strain + taken
+            return self.strain
+
+
+def listen(told: Told, stop: threading.Event) -> None:
+    """Answer each `strain` line until `stop` (or the end of stdin)."""
+    for line in sys.stdin:
+        if line.strip() != "strain":
+            break
+        taken = told.take()
+        print(json.dumps(None if taken is None else taken.to_json()), flush=True)
+    stop.set()
+
+
 def main(mode: str, decision: float, nap: float) -> None:
     """Play until told to stop, then say what happened."""
-    stop = threading.Event()
-    threading.Thread(target=lambda: (sys.stdin.readline(), stop.set()), daemon=True).start()
+    stop, told = threading.Event(), Told()
+    threading.Thread(target=listen, args=(told, stop), daemon=True).start()
     if mode == "inline":
         hosts = [InlineHost(dozer_class()) for _ in range(2)]
     else:
@@ -49,7 +76,7 @@ def main(mode: str, decision: float, nap: float) -> None:
     for host in hosts:
         if isinstance(host, ProcessHost):
             host.shutdown()
-    taken = strain.take()
+    taken = told.take()
     print(json.dumps({"faults": faults, "decisions": decisions,
                       "strain": None if taken is None else taken.to_json()}), flush=True)
 

@@ -23,6 +23,7 @@ from arena.hosts.pipe import ProcessHost, ProcessLimits
 from arena.referee import Player
 from arena.rules import RULESETS
 
+pytestmark = pytest.mark.load  # a timing channel on core 0: no hog beside it
 STRICT = ProcessLimits(start_timeout=60.0, isolation="strict")
 
 

@@ -23,6 +23,9 @@ from arena.referee import Player
 ROOT = Path(__file__).resolve().parents[2]
 
 
+pytestmark = pytest.mark.load  # counters timed on core 0: no hog beside them
+
+
 @pytest.fixture(autouse=True)
 def sandbox_here() -> None:
     """Every test here needs a level with bubblewrap and seccomp."""

@@ -22,6 +22,8 @@ from arena.hosts.inline import RefereeFailure
 from arena.hosts.pipe import CommandHost, ProcessHost
 from arena.referee import GameRecord, Player
 
+pytestmark = pytest.mark.load  # hogs and their helpers: one load test at a time
+
 
 def needs_cgroups() -> None:
     """These walls are the kernel's cgroups: CI's machine delegates them."""

@@ -22,6 +22,7 @@ from arena.rules.actions import Action
 from arena.rules.base import Observation
 from arena.rules.playout import random_action
 
+pytestmark = pytest.mark.load  # six CPU hogs on one core: one load test at a time
 DECISION = 0.4
 
 

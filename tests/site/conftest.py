@@ -12,6 +12,12 @@ from django.test import Client
 
 from arena.site.contest.contest import Contest, current
 
+DATABASE_FIXTURES = frozenset({"db", "transactional_db", "live_server",
+                               "django_db_reset_sequences", "django_db_serialized_rollback"})
+"""pytest-django's fixtures that open the test database (a test without one, or the
+django_db mark, is refused it by pytest-django, and its subprocesses drop the site's
+database from their environment: it runs the same on any database)."""
+
 LADDER = """\
 name: season
 rules: dice
@@ -19,6 +25,23 @@ options: {max_points: 2}
 entrants: [honest, random]
 format: {type: ladder, seats: 2, min_games: 4, batch: 2, band: 2, final_games: 1}
 """
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """With --database-tests-only (the second run, on PostgreSQL: test_on_postgresql.py),
+    only the tests that use the database run: the others would repeat the first run's."""
+    if not config.getoption("database_tests_only", default=False):
+        return
+    kept = [item for item in items if uses_the_database(item)]
+    config.hook.pytest_deselected(items=[item for item in items if not uses_the_database(item)])
+    items[:] = kept
+
+
+def uses_the_database(item: pytest.Item) -> bool:
+    """Whether the test opens the site's database (one of pytest-django's fixtures, or its
+    django_db mark)."""
+    return (item.get_closest_marker("django_db") is not None
+            or not DATABASE_FIXTURES.isdisjoint(getattr(item, "fixturenames", ())))
 
 
 @pytest.fixture(autouse=True)

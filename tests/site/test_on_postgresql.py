@@ -5,6 +5,9 @@ over tests/site with ARENA_SITE_DATABASE naming the server CI starts (ARENA_TEST
 set by .ci/run). Locally, without a server, this is skipped with the reason; in CI it fails.
 The second run is one process (-n 0) in one pytest-xdist worker of the first, started first,
 on a database of its own name: two runs at once on one server never drop each other's.
+It runs the tests that use the database (--database-tests-only, tests/site/conftest.py): a
+test without pytest-django's database is refused it, and the processes it starts are given
+no ARENA_SITE_DATABASE, so it runs the same on either database and the first run checks it.
 The browser journey (test_journey.py) is left out: it makes a PostgreSQL database of its own."""
 
 from __future__ import annotations
@@ -37,9 +40,10 @@ def test_the_site_s_tests_pass_on_postgresql() -> None:
     env = {**os.environ, DATABASE_ENV: own_database(server)}
     done = subprocess.run(
         [sys.executable, "-m", "pytest", str(HERE), "-p", "no:cacheprovider", "-n", "0",
-         "--deselect", f"{Path(__file__).relative_to(HERE.parent.parent)}",
+         "--database-tests-only", "--deselect", f"{Path(__file__).relative_to(HERE.parent.parent)}",
          "--ignore", str(HERE / "test_journey.py")],  # it makes its own PostgreSQL database
         cwd=HERE.parent.parent, env=env, capture_output=True, text=True, check=False)
     lines = done.stdout.splitlines()
     assert done.returncode == 0, f"tests/site on PostgreSQL:\n{lines[-30:]}\n{done.stderr[-2000:]}"
     assert " passed" in lines[-1] and "skipped" not in lines[-1], lines[-1]
+    assert " deselected" in lines[-1], lines[-1]  # the tests that need no database
