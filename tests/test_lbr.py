@@ -110,7 +110,22 @@ class Mixed(Statistician):
         return action
 
 
-def test_a_mixed_opponent_is_read_through_its_strategy() -> None:
-    found = lbr.measure(Mixed, Statistician, games=4, seed=2,
+class MixedInPairs(Mixed):
+    """The same, saying its strategy as `boss` does: pairs of action and probability."""
+
+    name = "mixed-in-pairs"
+
+    def strategy(self, observation: arena.Observation) -> list[tuple[arena.Action, float]]:
+        return list(super().strategy(observation).items())
+
+    def act(self, observation: arena.Observation) -> arena.Action:
+        pairs = self.strategy(observation)
+        action: arena.Action = self.rng.choices([a for a, _ in pairs], [p for _, p in pairs])[0]
+        return action
+
+
+@pytest.mark.parametrize("mixed", [Mixed, MixedInPairs])
+def test_a_mixed_opponent_is_read_through_its_strategy(mixed: type[Mixed]) -> None:
+    found = lbr.measure(mixed, Statistician, games=4, seed=2,
                         options={"dice": 2, "faces": 4, "max_points": 2})
     assert found.rounds >= 12  # every action of the mixed bot had a history to explain it

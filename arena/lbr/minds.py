@@ -4,6 +4,7 @@ and copies of it that change nothing of the original."""
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
@@ -15,11 +16,14 @@ from arena.rules.base import Observation
 
 
 def opponent_strategy(bot: Bot, observation: Observation) -> list[tuple[Action, float]]:
-    """The opponent's probability of each action: its `strategy(observation)` (a mapping of
-    action to probability) when it has one, else the one action it plays."""
+    """The opponent's probability of each action: its `strategy(observation)` (pairs of
+    action and probability, as `boss` gives them, or a mapping) when it has one, else the
+    one action it plays."""
     strategy = getattr(bot, "strategy", None)
     if callable(strategy):
-        return [(a, float(p)) for a, p in strategy(observation).items() if p > 0]
+        said = strategy(observation)
+        pairs = said.items() if isinstance(said, Mapping) else said
+        return [(a, float(p)) for a, p in pairs if p > 0]
     return [(bot.act(observation), 1.0)]
 
 
