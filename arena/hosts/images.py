@@ -21,7 +21,10 @@ from pathlib import Path
 
 IMAGES = Path("/dev/shm")
 """Where the images live: a tmpfs every Linux machine mounts."""
-PREFIX = "arena-view-"
+PREFIX = "arena-image-"
+"""The prefix of an image's folder. Only code that holds what it uses makes these, so a
+sweep never removes an image from under a process of an older arena that does not hold
+(their images, `arena-view-*`, are left as they are: remove them by hand once none runs)."""
 KEPT_UNUSED = 12
 """How many images no process uses a sweep keeps, the most recently used first (about
 1 GiB of 89 MiB interpreter images): a run of the same bots again finds them made."""
