@@ -16,6 +16,8 @@ from arena.tournament.run.runner import Run, run_tournament
 CONFIGS = {
     "round-robin": "format: {type: round-robin, seats: 2, games: 2}",
     "elimination": "format: {type: elimination, seats: 2, games: 1, seeding: 1}",
+    "graded": "format: {type: round-robin, seats: 2, games: 2}\ngrades: [pass: random, "
+              "merit: honest]",
 }
 
 
@@ -58,5 +60,7 @@ def test_the_end_of_a_run_reads_the_log_once_and_writes_the_same_tables(
     plan = plan_for(cfg)
     placements = {str(g["id"]): g["placements"] for g in results.iter_games(again / results.GAMES)}
     write_derived(again, cfg, plan, placements)  # the tables from a pass of their own
-    for name in ("ratings.json", "crosstable.csv"):  # the totals' own (no format's order)
+    names = ("ratings.json", "crosstable.csv", *((results.GRADES, results.GRADE_SHEET)
+                                                  if form == "graded" else ()))
+    for name in names:  # the totals' own (no format's order), the grades from the same pass
         assert (again / name).read_bytes() == (folder / name).read_bytes(), name

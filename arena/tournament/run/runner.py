@@ -39,6 +39,7 @@ report (`arena run` passes `after` and `during` to do it), and never prints: the
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
@@ -78,9 +79,7 @@ class Interrupted(TournamentError):
 
     def __init__(self, done: int, total: int, folder: Path) -> None:
         super().__init__(f"interrupted: {done} of {total} games are saved in {folder}")
-        self.done = done
-        self.total = total
-        self.folder = folder
+        self.done, self.total, self.folder = done, total, folder
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,21 +198,19 @@ class Run:
         self.progress, self.info = progress, info
         self.tally = Tally(self.total)
         self.refresher: Refresher | None = None
+        self.totals: Totals | None = None  # fed as games are appended: see play()
         self.results: dict[str, Placements] = {}
         self.written: dict[str, Written] = {}
         self.executor: Executor | None = None
-        self.cluster = cluster
-        self.lost = LostGames(info)
+        self.cluster, self.lost = cluster, LostGames(info)
         self.setup = tournament_setup(cfg, cards)
         self.notes = notes if cluster is None else None  # a cluster's games are judged
         if self.notes is not None:  # here from their replays alone: no worker's notes kept
             self.setup = replace(self.setup, notes=self.notes.make)
-        self.strain: Strain | None = None
-        self.hot: int | None = None
+        self.strain: Strain | None = None  # what the machine cost this run's decisions
+        self.hot: int | None = None  # a worker's kept processes in bundles, 0 when not
         self.images = 1
         """The seat images (one kept process each) an entrant may span in a worker's bundle."""
-        """A worker's kept processes when the games are played in bundles, 0 when not."""
-        """What the machine cost this run's decisions (arena.hosts.strain), if anything."""
 
     def play(self, recorded: list[tuple[str, Placements]],
              before: Callable[[Executor], object] | None = None) -> RunReport:
@@ -225,6 +222,7 @@ class Run:
                  else f"{self.workers} worker{'s' * (self.workers != 1)}")
         self.info(f"{self.cfg.name}: {self.total} games{resumed}; playing {missing} on {where} "
                   f"into {self.folder}")
+        self.totals = None if recorded or self.results else Totals(self.cfg)  # fed as played
         self.loop(recorded, before)
         return self._finish(len(recorded))
 
@@ -280,9 +278,10 @@ class Run:
                 self.plan.keep(played.line)
                 if played.strain is not None:
                     self.strain = played.strain + self.strain if self.strain else played.strain
-                self._told(played)
+                self._told(played.line)
             if todo and played_again(self._executor(), self.folder, {g.id for g in batch},
                                      self.results, self.written, self.cfg.replays):
+                self.totals = None  # games rewritten: the end's pass counts them again
                 self.log.close()  # games.jsonl was replaced: append to the new one
                 self.log = folder_files.GameLog(self.folder / folder_files.GAMES)
             self.log.sync()  # the next batch may be chosen from these games
@@ -356,10 +355,13 @@ class Run:
             )
         self.results[game_id] = placements
 
-    def _told(self, played: Played) -> None:
-        """After each game: the progress shown, and the tables and report refreshed when due."""
+    def _told(self, line: str) -> None:
+        """After each game: counted, shown, and the tables and report refreshed when due."""
+        game = json.loads(line) if self.progress or self.refresher or self.totals else {}
+        if self.totals is not None:
+            self.totals(game)
         if self.progress is not None or self.refresher is not None:
-            self.tally.add_text(played.line)
+            self.tally.add(game)
         if self.progress is not None:
             self.progress(self.tally)
         if self.refresher is not None and self.refresher.due():
@@ -368,7 +370,7 @@ class Run:
     def derive(self) -> None:
         """The derived files from the games so far: the format's own, else the usual ones."""
         if not self.plan.derive(self.folder):
-            write_derived(self.folder, self.cfg, self.plan, self.results)
+            write_derived(self.folder, self.cfg, self.plan, self.results, self.totals)
 
     def _executor(self) -> Executor:
         if self.executor is None:  # a cluster's games come back with replays, to be checked
@@ -379,9 +381,9 @@ class Run:
         return self.executor
 
     def _finish(self, resumed: int) -> RunReport:
-        totals = Totals(self.cfg)  # fed by the audit's pass: the end reads the log once
+        totals = self.totals or Totals(self.cfg)  # fed as played, else by the audit's pass
         problem = audit_log(self.folder, self.results, self.workers, self.cfg.replays,
-                            self.written, totals)
+                            self.written, None if totals is self.totals else totals)
         if problem is not None:
             folder_files.remove_derived(self.folder)
             raise TournamentError(f"{problem}; the results were changed outside this run, so "
