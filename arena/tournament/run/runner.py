@@ -59,7 +59,7 @@ from arena.tournament.formats.registry import format_of, plan_for
 from arena.tournament.formats.schedule import GameSpec
 from arena.tournament.run import folder_lock, hot, strained
 from arena.tournament.run import results as folder_files
-from arena.tournament.run.audit import Written, audit_log, written
+from arena.tournament.run.audit import Written, WrittenGames, audit_log, written
 from arena.tournament.run.derived import Totals, write_derived
 from arena.tournament.run.notes import GameNotes
 from arena.tournament.run.prepare import run_seed
@@ -146,11 +146,12 @@ def run_tournament(
         with folder_lock.locked(folder):
             asked = Asked(resume=resume, force=force, left_out=left_out, cluster=cluster)
             ready = format_of(as_run).prepare(folder, as_run, asked)
-            run = Run(ready.cfg, folder, count, progress, info or _quiet, cards, cluster,
+            info = info or (lambda _: None)
+            run = Run(ready.cfg, folder, count, progress, info, cards, cluster,
                       ready.plan, notes if cfg.replays else None)
             run.results.update(ready.past)
             if during is not None and refresh is not None:
-                run.refresher = Refresher(during, refresh, info or _quiet)
+                run.refresher = Refresher(during, refresh, info)
             report = run.play(ready.recorded, before=ready.before)
             if after is not None:
                 after(folder, count)
@@ -161,8 +162,7 @@ def run_tournament(
         raise TournamentError(f"{folder}: {exc}") from None
 
 
-def _quiet(_: str) -> None:
-    pass
+_PLACED: dict[Placements, Placements] = {}  # a game's placements are one of a few orders
 
 
 def tournament_setup(cfg: TournamentConfig, cards: tuple[BotCard | None, ...] = ()) -> GameSetup:
@@ -199,8 +199,8 @@ class Run:
         self.tally = Tally(self.total)
         self.refresher: Refresher | None = None
         self.totals: Totals | None = None  # fed as games are appended: see play()
-        self.results: dict[str, Placements] = {}
-        self.written: dict[str, Written] = {}
+        self.results: dict[str, Placements] = {}  # placements kept once: _PLACED
+        self.written = WrittenGames()
         self.executor: Executor | None = None
         self.cluster, self.lost = cluster, LostGames(info)
         self.setup = tournament_setup(cfg, cards)
@@ -273,7 +273,7 @@ class Run:
                 self.log.append_game(played.line, played.replay_file())  # the replay first
                 if self.notes is not None and played.replay and played.notes is not None:
                     self.notes.keep(played.id, played.replay, played.notes)
-                self.results[played.id] = played.placements
+                self.results[played.id] = _PLACED.setdefault(played.placements, played.placements)
                 self.written[played.id] = digests
                 self.plan.keep(played.line)
                 if played.strain is not None:
