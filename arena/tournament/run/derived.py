@@ -1,6 +1,6 @@
 """The derived files of a results folder: ratings.json, standings.csv/.md, crosstable.csv
-and stages.json, all from one pass over games.jsonl; and, for a config with `grades:`,
-grades.json and grades.csv from one more.
+and stages.json, and, for a config with `grades:`, grades.json and grades.csv, all from one
+pass over games.jsonl (or from the totals a run fed as it appended each game: `Totals`).
 
 Each is written atomically (temp file, then rename), so a reader never sees half a file,
 and memory does not grow with the games. This module never plays a game, never appends to
