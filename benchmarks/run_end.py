@@ -17,6 +17,15 @@ Goals: <= 10% of the wall after the last game; the main process's peak at the en
     python benchmarks/run_end.py --games 20000 --rounds 3 --before /tmp/before
     python benchmarks/run_end.py --audit 100000 --before /tmp/before
 
+`--end N` plays N games as `arena run` does in its main process, their lines a played
+240-game log's again under the schedule's ids (no replays, no workers: the games cost
+nothing, so the main process's own work is what is left), then the end as `arena run` does it
+(audit, tables, report), in a fresh process of each tree; it prints the CPU seconds of the
+playing and of the end, and the peak RSS while playing and at the end: a million games
+where a loaded machine cannot play a million real ones.
+
+    python benchmarks/run_end.py --end 1000000 --before /tmp/before
+
 `--audit N` measures the end's own pass alone at a size a loaded machine cannot play: a
 log of N games (a played 240-game log's lines again under new ids, no replays), audited as
 the run that wrote them audits it, in a fresh process of each tree; it prints the peak RSS
@@ -99,6 +108,70 @@ print(json.dumps([base / 1024, peak / 1024, time.process_time() - started]))
 """
 
 
+END = """
+import json, resource, sys, time
+from pathlib import Path
+from arena.report.html import build_report
+from arena.tournament.load import load_tournament
+from arena.tournament.run import runner
+from arena.tournament.run.audit import written
+from arena.tournament.run.worker import Played
+config, small, out = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
+lines = [json.loads(x) for x in small.read_text().splitlines()]
+def played(self, todo):
+    for number, spec in enumerate(todo):
+        line = json.dumps({**lines[number % len(lines)], "id": spec.id}, separators=(",", ":"))
+        yield Played(spec.id, tuple(lines[number % len(lines)]["placements"]), line), \\
+            written(line, None)
+marks = []
+def mark():
+    marks.append((time.process_time(), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))
+finish = runner.Run._finish
+def timed(self, resumed):
+    mark()
+    return finish(self, resumed)
+runner.Run._played, runner.Run._finish = played, timed
+cfg = load_tournament(config)
+mark()
+runner.run_tournament(cfg, out, workers=1, force=True,
+                      after=lambda folder, count: build_report(folder, workers=count))
+mark()
+(start, base), (ended, playing), (done, peak) = marks
+print(json.dumps([ended - start, done - ended, base / 1024, playing / 1024, peak / 1024]))
+"""
+
+
+def end(games: int, trees: dict[str, Path | None]) -> None:
+    """`arena run`'s main process over N games that cost nothing, and its end, in each tree."""
+    folder = Path(tempfile.mkdtemp(prefix="arena-run-end-"))
+    try:
+        small = folder / "small.yaml"
+        small.write_text(config_text(240).replace("replays: true", "replays: false"))
+        subprocess.run([sys.executable, "-m", "arena", "run", str(small), "--out",
+                        str(folder / "small"), "--workers", "1", "--quiet", "--force"],
+                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                       cwd=folder)
+        big = folder / "big.yaml"
+        big.write_text(config_text(games).replace("replays: true", "replays: false"))
+        print(f"the main process of a {games}-game `arena run` (load {os.getloadavg()[0]:.1f})\n")
+        print("| arena | playing CPU s | end CPU s | end / playing CPU | RSS at start MB | "
+              "peak playing MB | peak at the end MB | end / playing RSS | load |")
+        print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+        for name, tree in trees.items():
+            env = os.environ if tree is None else {**os.environ, "PYTHONPATH": str(tree)}
+            out = subprocess.run([sys.executable, "-c", END, str(big),
+                                  str(folder / "small" / "games.jsonl"), str(folder / "out")],
+                                 env=env, check=True, capture_output=True, text=True,
+                                 cwd=folder).stdout
+            play, ended, base, playing, peak = json.loads(out.splitlines()[-1])
+            print(f"| {name} | {play:.1f} | {ended:.1f} | {ended / play:.2f} | {base:.0f} | "
+                  f"{playing:.0f} | {peak:.0f} | {peak / playing:.2f}x | "
+                  f"{os.getloadavg()[0]:.1f} |", flush=True)
+            shutil.rmtree(folder / "out", ignore_errors=True)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def audit(games: int, trees: dict[str, Path | None]) -> None:
     """The end's audit pass over an N-game log, in each tree: memory and CPU."""
     folder = Path(tempfile.mkdtemp(prefix="arena-run-end-"))
@@ -137,12 +210,16 @@ def main() -> None:
     parser.add_argument("--before", type=Path, default=None)
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--audit", type=int, default=None, metavar="N")
+    parser.add_argument("--end", type=int, default=None, metavar="N")
     args = parser.parse_args()
     trees: dict[str, Path | None] = {"this tree": None}
     if args.before is not None:
         trees["before"] = args.before
     if args.audit is not None:
         audit(args.audit, trees)
+        return
+    if args.end is not None:
+        end(args.end, trees)
         return
     folder = Path(tempfile.mkdtemp(prefix="arena-run-end-"))
     rounds: list[dict[str, dict[str, float]]] = []

@@ -206,6 +206,7 @@ def run(
     final: int | None, skip: bool,
 ) -> None:
     """Play a tournament into results/<name>/ and print the standings."""
+    from arena.report.ahead import ReportAhead
     from arena.report.as_played import ViewerNotes
     from arena.report.html import build_report
     from arena.tournament.formats.registry import format_of
@@ -244,7 +245,7 @@ def run(
             progress=None if quiet else watch(shown), info=_note if not quiet else None,
             after=lambda folder, count: build_report(folder, workers=count),
             cards=cards, cluster=cluster, during=during, refresh=refresh * 60 or None,
-            left_out=left_out, notes=ViewerNotes(results_folder(cfg, out)),
+            left_out=left_out, notes=ReportAhead(ViewerNotes(results_folder(cfg, out))),
         )
     _say_after(report, quiet)
 

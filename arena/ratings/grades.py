@@ -27,7 +27,7 @@ from arena.compare.estimates import Estimate, wilson_interval
 from arena.ratings.render import sheet
 from arena.ratings.standings import DECIMALS
 
-__all__ = ["Grading", "Meeting", "grade", "grades_csv", "grades_json", "grades_sheet",
+__all__ = ["Deals", "Grading", "Meeting", "grade", "grades_csv", "grades_json", "grades_sheet",
            "sentence"]
 
 INTERVAL = 0.95
@@ -62,29 +62,40 @@ class Grading:
 def grade(games: Iterable[Mapping[str, Any]], grades: Sequence[tuple[str, str]],
           graded: Sequence[str]) -> tuple[Grading, ...]:
     """Each graded entrant's grade, in the order given, from one pass over the games."""
-    bots = {bot for _, bot in grades}
-    deals = _deals(games, bots, set(graded))
-    found = []
-    for entrant in graded:
-        meetings = tuple(_meeting(name, bot, deals.get((entrant, bot), {}))
-                         for name, bot in grades)
-        found.append(Grading(entrant, _reached(meetings), meetings))
-    return tuple(found)
-
-
-def _deals(games: Iterable[Mapping[str, Any]], bots: set[str],
-           graded: set[str]) -> dict[tuple[str, str], dict[object, list[float]]]:
-    """(graded entrant, bot) -> deal -> the entrant's head-to-head points in each game."""
-    deals: dict[tuple[str, str], dict[object, list[float]]] = {}
+    deals = Deals(grades, graded)
     for game in games:
+        deals.add(game)
+    return deals.gradings()
+
+
+class Deals:
+    """The graded entrants' head-to-head points, fed one game at a time (by the pass that
+    also feeds the standings' totals, so the grades cost no pass of their own)."""
+
+    def __init__(self, grades: Sequence[tuple[str, str]], graded: Sequence[str]) -> None:
+        self.grades, self.graded = tuple(grades), tuple(graded)
+        self._bots, self._students = {bot for _, bot in grades}, set(graded)
+        self._deals: dict[tuple[str, str], dict[object, list[float]]] = {}
+        """(graded entrant, bot) -> deal -> the entrant's head-to-head points in each game."""
+
+    def add(self, game: Mapping[str, Any]) -> None:
+        """Count one game's meetings of a graded entrant and a grade's bot."""
         places = dict(zip(game["entrants"], game["placements"], strict=True))
         deal = game.get("seed", game["id"])
-        for entrant in graded & places.keys():
-            for bot in bots & places.keys():
+        for entrant in self._students & places.keys():
+            for bot in self._bots & places.keys():
                 mine, theirs = places[entrant], places[bot]
                 points = 1.0 if mine < theirs else 0.5 if mine == theirs else 0.0
-                deals.setdefault((entrant, bot), {}).setdefault(deal, []).append(points)
-    return deals
+                self._deals.setdefault((entrant, bot), {}).setdefault(deal, []).append(points)
+
+    def gradings(self) -> tuple[Grading, ...]:
+        """Each graded entrant's grade, in the order given, from the games fed so far."""
+        found = []
+        for entrant in self.graded:
+            meetings = tuple(_meeting(name, bot, self._deals.get((entrant, bot), {}))
+                             for name, bot in self.grades)
+            found.append(Grading(entrant, _reached(meetings), meetings))
+        return tuple(found)
 
 
 def _meeting(name: str, bot: str, deals: Mapping[object, list[float]]) -> Meeting:

@@ -16,7 +16,7 @@ This module writes nothing.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,8 +26,8 @@ from arena.tournament.run import results as folder_files
 from arena.tournament.run import safe_read
 from arena.verify import verify_replay
 
-__all__ = ["PARALLEL_FROM", "GameCheck", "Written", "audit_log", "check_folder", "check_game",
-           "digest"]
+__all__ = ["PARALLEL_FROM", "GameCheck", "Written", "WrittenGames", "audit_log", "check_folder",
+           "check_game", "digest"]
 
 PARALLEL_FROM = 200
 """Folders with at least this many replays are verified on several processes."""
@@ -97,7 +97,45 @@ def written(line: str, replay: bytes | None) -> Written:
 
 def digest(data: bytes) -> bytes:
     """A short digest of bytes the run wrote, kept in its memory, out of any bot's reach."""
-    return hashlib.blake2b(data, digest_size=16).digest()
+    return hashlib.blake2b(data, digest_size=_DIGEST).digest()
+
+
+_DIGEST = 16
+_NO_REPLAY = bytes(_DIGEST)  # a game without a replay (a blake2b digest is never all zeros)
+
+
+class WrittenGames(MutableMapping[str, Written]):
+    """What a run wrote, by game id: its games' digests side by side in one buffer (32
+    bytes a game, with the id's place), not two objects a game: a million-game run's end
+    holds a few dozen megabytes less."""
+
+    def __init__(self) -> None:
+        self._place: dict[str, int] = {}
+        self._digests = bytearray()
+
+    def __getitem__(self, game: str) -> Written:
+        start = self._place[game] * 2 * _DIGEST
+        line, replay = self._digests[start:start + _DIGEST], \
+            self._digests[start + _DIGEST:start + 2 * _DIGEST]
+        return bytes(line), None if replay == _NO_REPLAY else bytes(replay)
+
+    def __setitem__(self, game: str, digests: Written) -> None:
+        data = digests[0] + (_NO_REPLAY if digests[1] is None else digests[1])
+        place = self._place.setdefault(game, len(self._place))
+        self._digests[place * 2 * _DIGEST:(place + 1) * 2 * _DIGEST] = data
+
+    def place(self, game: str) -> int | None:
+        """Where a game is among those written (in the order first written), if it is."""
+        return self._place.get(game)
+
+    def __delitem__(self, game: str) -> None:
+        raise TypeError("what a run wrote is never forgotten")
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._place)
+
+    def __len__(self) -> int:
+        return len(self._place)
 
 
 def audit_log(folder: Path, played: Mapping[str, Sequence[int]], workers: int | None = None,
@@ -114,12 +152,11 @@ def audit_log(folder: Path, played: Mapping[str, Sequence[int]], workers: int | 
     games_path = folder / folder_files.GAMES
     written = written or {}
     earlier: list[tuple[int, Mapping[str, Any]]] = []
-    unseen = set(played)  # the run's own ids, not a second copy of each line's
+    seen = _Seen(written)  # a game seen twice is not one this run played: seen once, a flag a game
     for number, (text, line) in enumerate(folder_files.iter_game_lines(games_path), 1):
         game = str(line.get("id"))
-        if game not in unseen:
+        if game not in played or not seen.first(game):
             return f"{games_path}:{number}: game {game!r} is not one this run played"
-        unseen.discard(game)
         if list(line.get("placements", ())) != list(played[game]):
             return (f"{games_path}:{number}: game {game} has placements "
                     f"{line.get('placements')!r}, the run saw {list(played[game])!r}")
@@ -130,10 +167,38 @@ def audit_log(folder: Path, played: Mapping[str, Sequence[int]], workers: int | 
             each(line)
         if game not in written and replays:  # re-applied below: held until then
             earlier.append((number, line))
-    if unseen:
-        missing = next(g for g in played if g in unseen)
+    if seen.count < len(played):
+        missing = next(g for g in played if not seen.seen(g))
         return f"{games_path}: game {missing} that this run played is missing"
     return _check_earlier(folder, earlier, workers) if replays else None
+
+
+class _Seen:
+    """The games of the log seen so far: a byte a game this run wrote (at its place in
+    `WrittenGames`), a set of the others (a resume's): no set of every id at a run's end."""
+
+    def __init__(self, written: Mapping[str, Written]) -> None:
+        self.count = 0
+        self._written = written if isinstance(written, WrittenGames) else None
+        self._bytes = bytearray(len(written) if self._written is not None else 0)
+        self._others: set[str] = set()
+
+    def first(self, game: str) -> bool:
+        """Mark a game seen; whether it was not seen before."""
+        if self.seen(game):
+            return False
+        place = self._written.place(game) if self._written is not None else None
+        if place is None:
+            self._others.add(game)
+        else:
+            self._bytes[place] = 1
+        self.count += 1
+        return True
+
+    def seen(self, game: str) -> bool:
+        """Whether the game was seen."""
+        place = self._written.place(game) if self._written is not None else None
+        return game in self._others if place is None else bool(self._bytes[place])
 
 
 def _as_written(folder: Path, text: str, line: Mapping[str, Any],

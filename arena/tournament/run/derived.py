@@ -1,6 +1,6 @@
 """The derived files of a results folder: ratings.json, standings.csv/.md, crosstable.csv
-and stages.json, all from one pass over games.jsonl; and, for a config with `grades:`,
-grades.json and grades.csv from one more.
+and stages.json, and, for a config with `grades:`, grades.json and grades.csv, all from one
+pass over games.jsonl (or from the totals a run fed as it appended each game: `Totals`).
 
 Each is written atomically (temp file, then rename), so a reader never sees half a file,
 and memory does not grow with the games. This module never plays a game, never appends to
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.ratings.grades import grade, grades_csv, grades_json, sentence
+from arena.ratings.grades import Deals, grade, grades_csv, grades_json, sentence
 from arena.ratings.render import crosstable_csv, ratings_json, standings_csv, standings_md
 from arena.ratings.summary import Summary, summarise
 from arena.tournament.config import TournamentConfig
@@ -38,15 +38,19 @@ class Derived:
 
 
 class Totals:
-    """The derived tables' totals, fed each game as another pass reads the log (the audit's
-    at the end of a run), so the log is read once; given up, and the log read again by
-    `write_derived`, if the games come out of id order (an elimination's)."""
+    """The derived tables' totals and the grades' meetings, fed each game as it is appended
+    or as another pass reads the log (the audit's at the end of a run), so the end never
+    reads the log for them; the tables' given up, and the log read again by `write_derived`,
+    if the games come out of id order (an elimination's)."""
 
     def __init__(self, cfg: TournamentConfig) -> None:
         self.summary: Summary | None = Summary([e.name for e in cfg.entrants])
+        self.deals = Deals(cfg.grades, cfg.graded) if cfg.grades else None
 
     def __call__(self, game: Mapping[str, Any]) -> None:
         """Count one game, in the log's order."""
+        if self.deals is not None:
+            self.deals.add(game)
         if self.summary is None:
             return
         try:
@@ -93,16 +97,18 @@ def write_derived(
         f"commonest fault: {fault}"
         for name, games, fault in summary.always_faulted()
     )
-    return Derived(derived["standings.md"], warnings, write_grades(folder, cfg))
+    deals = totals.deals if totals is not None else None
+    return Derived(derived["standings.md"], warnings, write_grades(folder, cfg, deals))
 
 
-def write_grades(folder: Path, cfg: TournamentConfig) -> tuple[str, ...]:
+def write_grades(folder: Path, cfg: TournamentConfig,
+                 deals: Deals | None = None) -> tuple[str, ...]:
     """Write grades.json and grades.csv atomically for a config with grades; return each
-    sentence."""
+    sentence. `deals`, fed every game of the log already, spare reading it here."""
     if not cfg.grades:
         return ()
     games = folder_files.GameFile(folder / folder_files.GAMES)
-    gradings = grade(games, cfg.grades, cfg.graded)
+    gradings = deals.gradings() if deals is not None else grade(games, cfg.grades, cfg.graded)
     folder_files.write_atomic(folder / folder_files.GRADES, grades_json(gradings, cfg.grades))
     folder_files.write_atomic(folder / folder_files.GRADE_SHEET, grades_csv(gradings, cfg.grades))
     return tuple(sentence(g) for g in gradings)

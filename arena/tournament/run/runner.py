@@ -39,6 +39,7 @@ report (`arena run` passes `after` and `during` to do it), and never prints: the
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
@@ -58,7 +59,7 @@ from arena.tournament.formats.registry import format_of, plan_for
 from arena.tournament.formats.schedule import GameSpec
 from arena.tournament.run import folder_lock, hot, strained
 from arena.tournament.run import results as folder_files
-from arena.tournament.run.audit import Written, audit_log, written
+from arena.tournament.run.audit import Written, WrittenGames, audit_log, written
 from arena.tournament.run.derived import Totals, write_derived
 from arena.tournament.run.notes import GameNotes
 from arena.tournament.run.prepare import run_seed
@@ -78,9 +79,7 @@ class Interrupted(TournamentError):
 
     def __init__(self, done: int, total: int, folder: Path) -> None:
         super().__init__(f"interrupted: {done} of {total} games are saved in {folder}")
-        self.done = done
-        self.total = total
-        self.folder = folder
+        self.done, self.total, self.folder = done, total, folder
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,11 +146,12 @@ def run_tournament(
         with folder_lock.locked(folder):
             asked = Asked(resume=resume, force=force, left_out=left_out, cluster=cluster)
             ready = format_of(as_run).prepare(folder, as_run, asked)
-            run = Run(ready.cfg, folder, count, progress, info or _quiet, cards, cluster,
+            info = info or (lambda _: None)
+            run = Run(ready.cfg, folder, count, progress, info, cards, cluster,
                       ready.plan, notes if cfg.replays else None)
             run.results.update(ready.past)
             if during is not None and refresh is not None:
-                run.refresher = Refresher(during, refresh, info or _quiet)
+                run.refresher = Refresher(during, refresh, info)
             report = run.play(ready.recorded, before=ready.before)
             if after is not None:
                 after(folder, count)
@@ -162,8 +162,7 @@ def run_tournament(
         raise TournamentError(f"{folder}: {exc}") from None
 
 
-def _quiet(_: str) -> None:
-    pass
+_PLACED: dict[Placements, Placements] = {}  # a game's placements are one of a few orders
 
 
 def tournament_setup(cfg: TournamentConfig, cards: tuple[BotCard | None, ...] = ()) -> GameSetup:
@@ -199,21 +198,19 @@ class Run:
         self.progress, self.info = progress, info
         self.tally = Tally(self.total)
         self.refresher: Refresher | None = None
-        self.results: dict[str, Placements] = {}
-        self.written: dict[str, Written] = {}
+        self.totals: Totals | None = None  # fed as games are appended: see play()
+        self.results: dict[str, Placements] = {}  # placements kept once: _PLACED
+        self.written = WrittenGames()
         self.executor: Executor | None = None
-        self.cluster = cluster
-        self.lost = LostGames(info)
+        self.cluster, self.lost = cluster, LostGames(info)
         self.setup = tournament_setup(cfg, cards)
         self.notes = notes if cluster is None else None  # a cluster's games are judged
         if self.notes is not None:  # here from their replays alone: no worker's notes kept
             self.setup = replace(self.setup, notes=self.notes.make)
-        self.strain: Strain | None = None
-        self.hot: int | None = None
+        self.strain: Strain | None = None  # what the machine cost this run's decisions
+        self.hot: int | None = None  # a worker's kept processes in bundles, 0 when not
         self.images = 1
         """The seat images (one kept process each) an entrant may span in a worker's bundle."""
-        """A worker's kept processes when the games are played in bundles, 0 when not."""
-        """What the machine cost this run's decisions (arena.hosts.strain), if anything."""
 
     def play(self, recorded: list[tuple[str, Placements]],
              before: Callable[[Executor], object] | None = None) -> RunReport:
@@ -225,6 +222,7 @@ class Run:
                  else f"{self.workers} worker{'s' * (self.workers != 1)}")
         self.info(f"{self.cfg.name}: {self.total} games{resumed}; playing {missing} on {where} "
                   f"into {self.folder}")
+        self.totals = None if recorded or self.results else Totals(self.cfg)  # fed as played
         self.loop(recorded, before)
         return self._finish(len(recorded))
 
@@ -275,14 +273,15 @@ class Run:
                 self.log.append_game(played.line, played.replay_file())  # the replay first
                 if self.notes is not None and played.replay and played.notes is not None:
                     self.notes.keep(played.id, played.replay, played.notes)
-                self.results[played.id] = played.placements
+                self.results[played.id] = _PLACED.setdefault(played.placements, played.placements)
                 self.written[played.id] = digests
                 self.plan.keep(played.line)
                 if played.strain is not None:
                     self.strain = played.strain + self.strain if self.strain else played.strain
-                self._told(played)
+                self._told(played.line)
             if todo and played_again(self._executor(), self.folder, {g.id for g in batch},
                                      self.results, self.written, self.cfg.replays):
+                self.totals = None  # games rewritten: the end's pass counts them again
                 self.log.close()  # games.jsonl was replaced: append to the new one
                 self.log = folder_files.GameLog(self.folder / folder_files.GAMES)
             self.log.sync()  # the next batch may be chosen from these games
@@ -356,10 +355,13 @@ class Run:
             )
         self.results[game_id] = placements
 
-    def _told(self, played: Played) -> None:
-        """After each game: the progress shown, and the tables and report refreshed when due."""
+    def _told(self, line: str) -> None:
+        """After each game: counted, shown, and the tables and report refreshed when due."""
+        game = json.loads(line) if self.progress or self.refresher or self.totals else {}
+        if self.totals is not None:
+            self.totals(game)
         if self.progress is not None or self.refresher is not None:
-            self.tally.add_text(played.line)
+            self.tally.add(game)
         if self.progress is not None:
             self.progress(self.tally)
         if self.refresher is not None and self.refresher.due():
@@ -368,7 +370,7 @@ class Run:
     def derive(self) -> None:
         """The derived files from the games so far: the format's own, else the usual ones."""
         if not self.plan.derive(self.folder):
-            write_derived(self.folder, self.cfg, self.plan, self.results)
+            write_derived(self.folder, self.cfg, self.plan, self.results, self.totals)
 
     def _executor(self) -> Executor:
         if self.executor is None:  # a cluster's games come back with replays, to be checked
@@ -379,9 +381,9 @@ class Run:
         return self.executor
 
     def _finish(self, resumed: int) -> RunReport:
-        totals = Totals(self.cfg)  # fed by the audit's pass: the end reads the log once
+        totals = self.totals or Totals(self.cfg)  # fed as played, else by the audit's pass
         problem = audit_log(self.folder, self.results, self.workers, self.cfg.replays,
-                            self.written, totals)
+                            self.written, None if totals is self.totals else totals)
         if problem is not None:
             folder_files.remove_derived(self.folder)
             raise TournamentError(f"{problem}; the results were changed outside this run, so "
