@@ -13,8 +13,10 @@ Starts are counted by benchmarks/start_counter.py, loaded into the run's main pr
 its fork server (so into every worker), one byte per process a kept host starts. With
 `--against PATH` (another checkout, e.g. the main branch) the two codes take turns round
 by round, so both see the same load; medians of `--rounds`, the 1-minute load average
-beside each run. Goals (issue 34): <= 0.1 starts per game for `files` and `commands`; the
-contest >= 4x faster end to end. Measures only; asserts nothing.
+beside each run, and each run's phases: before the first worker (loading and the dry
+run), the playing (until the last game's line) and the end (derived files, report).
+Goals (issue 34): <= 0.1 starts per game for `files` and `commands`; the contest >= 4x
+faster end to end. Measures only; asserts nothing.
 
     python benchmarks/hot_bots.py contest --rounds 3 --against /work/main
 """
@@ -29,6 +31,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -76,8 +79,10 @@ def config(case: str, folder: Path, cap: int) -> Path:
     return path
 
 
-def run(code: Path, path: Path, folder: Path) -> tuple[int, int, float, float, int]:
-    """One `arena run` of `code`: games, starts, wall seconds, load average, exit status."""
+def run(code: Path, path: Path, folder: Path, total: int) -> Measured:
+    """One `arena run` of `code`: games, starts, wall seconds, load average, exit status, and
+    its phases: before the first worker (loading, the dry run), the playing (until the last
+    of `total` lines), the end (the derived files, the report)."""
     starts = folder / "starts"
     starts.write_text("")
     out = folder / "out"
@@ -85,15 +90,51 @@ def run(code: Path, path: Path, folder: Path) -> tuple[int, int, float, float, i
            "PYTHONPATH": os.pathsep.join([str(HERE), str(code)])}  # `code`'s arena alone
     load = os.getloadavg()[0]
     began = time.monotonic()
-    done = subprocess.run([sys.executable, "-c", RUN, "run", str(path), "--out", str(out),
-                           "-q", "--force"], env=env, cwd=folder, stdout=subprocess.DEVNULL,
-                          stderr=subprocess.PIPE, text=True, check=False)
+    proc = subprocess.Popen([sys.executable, "-c", RUN, "run", str(path), "--out", str(out),
+                             "-q", "--force"], env=env, cwd=folder, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    workers = played = None
+    while proc.poll() is None:
+        now = time.monotonic() - began
+        if workers is None and _children(proc.pid):
+            workers = now
+        if played is None and workers is not None and _lines(out) >= total:
+            played = now
+        time.sleep(0.2)
+    err = proc.stderr.read() if proc.stderr else ""
     wall = time.monotonic() - began
-    if done.returncode:
-        print(f"  exit {done.returncode}: {done.stderr.strip().splitlines()[-1:]}")
-    games = (out / "games.jsonl").read_bytes().count(b"\n") if (out / "games.jsonl").exists() \
-        else 0
-    return games, starts.stat().st_size, wall, (load + os.getloadavg()[0]) / 2, done.returncode
+    if proc.returncode:
+        print(f"  exit {proc.returncode}: {err.strip().splitlines()[-1:]}")
+    workers = wall if workers is None else workers
+    played = wall if played is None else played
+    phases = (workers, played - workers, wall - played)
+    return Measured(_lines(out), starts.stat().st_size, wall, (load + os.getloadavg()[0]) / 2,
+                    proc.returncode, phases)
+
+
+class Measured(NamedTuple):
+    games: int
+    starts: int
+    wall: float
+    load: float
+    status: int
+    phases: tuple[float, float, float]
+    """Seconds before the first worker, playing, after the last game's line."""
+
+
+def _children(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            return bool(f.read().split())
+    except OSError:
+        return False
+
+
+def _lines(out: Path) -> int:
+    try:
+        return (out / "games.jsonl").read_bytes().count(b"\n")
+    except OSError:
+        return 0
 
 
 def main() -> None:
@@ -104,25 +145,32 @@ def main() -> None:
     parser.add_argument("--against", type=Path, help="another checkout, measured in turn")
     args = parser.parse_args()
     codes = {"this": ROOT, **({"against": args.against.resolve()} if args.against else {})}
-    seen: dict[str, list[tuple[int, int, float, float, int]]] = {name: [] for name in codes}
+    seen: dict[str, list[Measured]] = {name: [] for name in codes}
     with tempfile.TemporaryDirectory(prefix="arena-hot-") as tmp:
         path = config(args.case, Path(tmp), args.cap)
+        total = TOTALS[args.case](args.cap)
         for round_ in range(args.rounds):
             for name, code in (codes.items() if round_ % 2 == 0 else reversed(codes.items())):
-                measured = run(code, path, Path(tmp))
-                seen[name].append(measured)
-                games, starts, wall, load, _ = measured
-                print(f"{name:8} round {round_ + 1}: {games} games, {starts} starts "
-                      f"({starts / max(games, 1):.3f} a game), {wall:.1f} s, load {load:.1f}",
-                      flush=True)
-    walls = {name: statistics.median(m[2] for m in runs) for name, runs in seen.items()}
+                m = run(code, path, Path(tmp), total)
+                seen[name].append(m)
+                print(f"{name:8} round {round_ + 1}: {m.games} games, {m.starts} starts "
+                      f"({m.starts / max(m.games, 1):.3f} a game), {m.wall:.1f} s "
+                      f"(before the workers {m.phases[0]:.1f}, playing {m.phases[1]:.1f}, "
+                      f"end {m.phases[2]:.1f}), load {m.load:.1f}", flush=True)
+    walls = {name: statistics.median(m.wall for m in runs) for name, runs in seen.items()}
     for name, runs in seen.items():
-        games = runs[0][0]
-        per_game = statistics.median(m[1] / max(m[0], 1) for m in runs)
-        print(f"{name} ({codes[name]}): {games} games, median {per_game:.3f} starts a game, "
-              f"median wall {walls[name]:.1f} s")
+        per_game = statistics.median(m.starts / max(m.games, 1) for m in runs)
+        phases = [statistics.median(m.phases[i] for m in runs) for i in range(3)]
+        print(f"{name} ({codes[name]}): {runs[0].games} games, median {per_game:.3f} starts a "
+              f"game, median wall {walls[name]:.1f} s (phases {phases[0]:.1f} / "
+              f"{phases[1]:.1f} / {phases[2]:.1f})")
     if "against" in walls:
         print(f"speed-up: {walls['against'] / walls['this']:.2f}x (wall, medians)")
+
+
+TOTALS = {"contest": lambda cap: 196 * 4 * 2, "commands": lambda cap: 70 * 69,
+          "files": lambda cap: min(cap, 200 * 199)}
+"""Each case's games (a gauntlet's rotation sets of two, a round robin's two seatings)."""
 
 
 if __name__ == "__main__":
