@@ -19,6 +19,7 @@ Goals (issue 34): <= 0.1 starts per game for `files` and `commands`; the contest
 faster end to end. Measures only; asserts nothing.
 
     python benchmarks/hot_bots.py contest --rounds 3 --against /work/main
+    python benchmarks/hot_bots.py files --count    # the bundles' starts, counted, no games
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -137,13 +138,56 @@ def _lines(out: Path) -> int:
         return 0
 
 
+def counted(case: str, cap: int, kept: int = 32, workers: int = 2) -> tuple[int, int]:
+    """Games and bot process starts of a case's bundles (this checkout's arena.tournament.run.hot)
+    counted without playing: each worker's KeptHosts of `kept` sandboxed processes (one per
+    seat index of an entrant), the bundles dealt to the workers in turn, no dry run."""
+    from arena import entrants
+    from arena.tournament.formats.gauntlet import gauntlet
+    from arena.tournament.formats.schedule import round_robin
+    from arena.tournament.run import hot
+
+    games = gauntlet([0, 1, 2, 3], 200, 2, 1, 1) if case == "contest" else \
+        round_robin(70 if case == "commands" else 200, 2, 1, 1,
+                    cap=None if case == "commands" else cap)
+    started = 0
+
+    class Sandboxed:
+        mode, sandboxed = "process", True
+
+        def host(self, seat: int = 0) -> Any:
+            nonlocal started
+            started += 1
+            return self
+
+        def shutdown(self) -> None:
+            pass
+
+    bot: Any = Sandboxed()
+    hosts = [entrants.KeptHosts(kept) for _ in range(workers)]
+    for number, bundle in enumerate(hot.bundles(games, kept, images=2)):
+        worker = hosts[number % workers]
+        worker.prefer({entrant for game in bundle for entrant in game.seats})
+        for game in bundle:
+            for seat, entrant in enumerate(game.seats):
+                worker.host(entrant, bot, game.seed, seat)
+    return len(games), started
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("case", choices=["contest", "commands", "files"])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--cap", type=int, default=20000, help="games of the `files` case")
     parser.add_argument("--against", type=Path, help="another checkout, measured in turn")
+    parser.add_argument("--count", action="store_true",
+                        help="count this checkout's starts without playing (see `counted`)")
     args = parser.parse_args()
+    if args.count:
+        games, started = counted(args.case, args.cap)
+        print(f"{args.case}: {games} games, {started} starts in the workers "
+              f"({started / games:.3f} a game), counted")
+        return
     codes = {"this": ROOT, **({"against": args.against.resolve()} if args.against else {})}
     seen: dict[str, list[Measured]] = {name: [] for name in codes}
     with tempfile.TemporaryDirectory(prefix="arena-hot-") as tmp:
