@@ -13,10 +13,13 @@ Starts are counted by benchmarks/start_counter.py, loaded into the run's main pr
 its fork server (so into every worker), one byte per process a kept host starts. With
 `--against PATH` (another checkout, e.g. the main branch) the two codes take turns round
 by round, so both see the same load; medians of `--rounds`, the 1-minute load average
-beside each run. Goals (issue 34): <= 0.1 starts per game for `files` and `commands`; the
-contest >= 4x faster end to end. Measures only; asserts nothing.
+beside each run, and each run's phases: before the first worker (loading and the dry
+run), the playing (until the last game's line) and the end (derived files, report).
+Goals (issue 34): <= 0.1 starts per game for `files` and `commands`; the contest >= 4x
+faster end to end. Measures only; asserts nothing.
 
     python benchmarks/hot_bots.py contest --rounds 3 --against /work/main
+    python benchmarks/hot_bots.py files --count    # the bundles' starts, counted, no games
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any, NamedTuple
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -76,8 +80,10 @@ def config(case: str, folder: Path, cap: int) -> Path:
     return path
 
 
-def run(code: Path, path: Path, folder: Path) -> tuple[int, int, float, float, int]:
-    """One `arena run` of `code`: games, starts, wall seconds, load average, exit status."""
+def run(code: Path, path: Path, folder: Path, total: int) -> Measured:
+    """One `arena run` of `code`: games, starts, wall seconds, load average, exit status, and
+    its phases: before the first worker (loading, the dry run), the playing (until the last
+    of `total` lines), the end (the derived files, the report)."""
     starts = folder / "starts"
     starts.write_text("")
     out = folder / "out"
@@ -85,15 +91,87 @@ def run(code: Path, path: Path, folder: Path) -> tuple[int, int, float, float, i
            "PYTHONPATH": os.pathsep.join([str(HERE), str(code)])}  # `code`'s arena alone
     load = os.getloadavg()[0]
     began = time.monotonic()
-    done = subprocess.run([sys.executable, "-c", RUN, "run", str(path), "--out", str(out),
-                           "-q", "--force"], env=env, cwd=folder, stdout=subprocess.DEVNULL,
-                          stderr=subprocess.PIPE, text=True, check=False)
+    proc = subprocess.Popen([sys.executable, "-c", RUN, "run", str(path), "--out", str(out),
+                             "-q", "--force"], env=env, cwd=folder, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    workers = played = None
+    while proc.poll() is None:
+        now = time.monotonic() - began
+        if workers is None and _children(proc.pid):
+            workers = now
+        if played is None and workers is not None and _lines(out) >= total:
+            played = now
+        time.sleep(0.2)
+    err = proc.stderr.read() if proc.stderr else ""
     wall = time.monotonic() - began
-    if done.returncode:
-        print(f"  exit {done.returncode}: {done.stderr.strip().splitlines()[-1:]}")
-    games = (out / "games.jsonl").read_bytes().count(b"\n") if (out / "games.jsonl").exists() \
-        else 0
-    return games, starts.stat().st_size, wall, (load + os.getloadavg()[0]) / 2, done.returncode
+    if proc.returncode:
+        print(f"  exit {proc.returncode}: {err.strip().splitlines()[-1:]}")
+    workers = wall if workers is None else workers
+    played = wall if played is None else played
+    phases = (workers, played - workers, wall - played)
+    return Measured(_lines(out), starts.stat().st_size, wall, (load + os.getloadavg()[0]) / 2,
+                    proc.returncode, phases)
+
+
+class Measured(NamedTuple):
+    games: int
+    starts: int
+    wall: float
+    load: float
+    status: int
+    phases: tuple[float, float, float]
+    """Seconds before the first worker, playing, after the last game's line."""
+
+
+def _children(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            return bool(f.read().split())
+    except OSError:
+        return False
+
+
+def _lines(out: Path) -> int:
+    try:
+        return (out / "games.jsonl").read_bytes().count(b"\n")
+    except OSError:
+        return 0
+
+
+def counted(case: str, cap: int, kept: int = 32, workers: int = 2) -> tuple[int, int]:
+    """Games and bot process starts of a case's bundles (this checkout's arena.tournament.run.hot)
+    counted without playing: each worker's KeptHosts of `kept` sandboxed processes (one per
+    seat index of an entrant), the bundles dealt to the workers in turn, no dry run."""
+    from arena import entrants
+    from arena.tournament.formats.gauntlet import gauntlet
+    from arena.tournament.formats.schedule import round_robin
+    from arena.tournament.run import hot
+
+    games = gauntlet([0, 1, 2, 3], 200, 2, 1, 1) if case == "contest" else \
+        round_robin(70 if case == "commands" else 200, 2, 1, 1,
+                    cap=None if case == "commands" else cap)
+    started = 0
+
+    class Sandboxed:
+        mode, sandboxed = "process", True
+
+        def host(self, seat: int = 0) -> Any:
+            nonlocal started
+            started += 1
+            return self
+
+        def shutdown(self) -> None:
+            pass
+
+    bot: Any = Sandboxed()
+    hosts = [entrants.KeptHosts(kept) for _ in range(workers)]
+    for number, bundle in enumerate(hot.bundles(games, kept, images=2)):
+        worker = hosts[number % workers]
+        worker.prefer({entrant for game in bundle for entrant in game.seats})
+        for game in bundle:
+            for seat, entrant in enumerate(game.seats):
+                worker.host(entrant, bot, game.seed, seat)
+    return len(games), started
 
 
 def main() -> None:
@@ -102,27 +180,41 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--cap", type=int, default=20000, help="games of the `files` case")
     parser.add_argument("--against", type=Path, help="another checkout, measured in turn")
+    parser.add_argument("--count", action="store_true",
+                        help="count this checkout's starts without playing (see `counted`)")
     args = parser.parse_args()
+    if args.count:
+        games, started = counted(args.case, args.cap)
+        print(f"{args.case}: {games} games, {started} starts in the workers "
+              f"({started / games:.3f} a game), counted")
+        return
     codes = {"this": ROOT, **({"against": args.against.resolve()} if args.against else {})}
-    seen: dict[str, list[tuple[int, int, float, float, int]]] = {name: [] for name in codes}
+    seen: dict[str, list[Measured]] = {name: [] for name in codes}
     with tempfile.TemporaryDirectory(prefix="arena-hot-") as tmp:
         path = config(args.case, Path(tmp), args.cap)
+        total = TOTALS[args.case](args.cap)
         for round_ in range(args.rounds):
             for name, code in (codes.items() if round_ % 2 == 0 else reversed(codes.items())):
-                measured = run(code, path, Path(tmp))
-                seen[name].append(measured)
-                games, starts, wall, load, _ = measured
-                print(f"{name:8} round {round_ + 1}: {games} games, {starts} starts "
-                      f"({starts / max(games, 1):.3f} a game), {wall:.1f} s, load {load:.1f}",
-                      flush=True)
-    walls = {name: statistics.median(m[2] for m in runs) for name, runs in seen.items()}
+                m = run(code, path, Path(tmp), total)
+                seen[name].append(m)
+                print(f"{name:8} round {round_ + 1}: {m.games} games, {m.starts} starts "
+                      f"({m.starts / max(m.games, 1):.3f} a game), {m.wall:.1f} s "
+                      f"(before the workers {m.phases[0]:.1f}, playing {m.phases[1]:.1f}, "
+                      f"end {m.phases[2]:.1f}), load {m.load:.1f}", flush=True)
+    walls = {name: statistics.median(m.wall for m in runs) for name, runs in seen.items()}
     for name, runs in seen.items():
-        games = runs[0][0]
-        per_game = statistics.median(m[1] / max(m[0], 1) for m in runs)
-        print(f"{name} ({codes[name]}): {games} games, median {per_game:.3f} starts a game, "
-              f"median wall {walls[name]:.1f} s")
+        per_game = statistics.median(m.starts / max(m.games, 1) for m in runs)
+        phases = [statistics.median(m.phases[i] for m in runs) for i in range(3)]
+        print(f"{name} ({codes[name]}): {runs[0].games} games, median {per_game:.3f} starts a "
+              f"game, median wall {walls[name]:.1f} s (phases {phases[0]:.1f} / "
+              f"{phases[1]:.1f} / {phases[2]:.1f})")
     if "against" in walls:
         print(f"speed-up: {walls['against'] / walls['this']:.2f}x (wall, medians)")
+
+
+TOTALS = {"contest": lambda cap: 196 * 4 * 2, "commands": lambda cap: 70 * 69,
+          "files": lambda cap: min(cap, 200 * 199)}
+"""Each case's games (a gauntlet's rotation sets of two, a round robin's two seatings)."""
 
 
 if __name__ == "__main__":

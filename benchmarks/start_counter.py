@@ -13,11 +13,11 @@ from arena import entrants
 _real = entrants.Resolved.host
 
 
-def _counted(self: entrants.Resolved) -> Any:
+def _counted(self: entrants.Resolved, *args: Any, **kwargs: Any) -> Any:
     if self.mode != "inline":
         with open(os.environ["ARENA_BENCH_STARTS"], "a") as tally:
             tally.write("s")
-    return _real(self)
+    return _real(self, *args, **kwargs)
 
 
 entrants.Resolved.host = _counted  # type: ignore[method-assign]

@@ -212,18 +212,26 @@ def _inverse(matrix: Sequence[Sequence[float]]) -> list[list[float]]:
 def _gauss_jordan(
     matrix: Sequence[Sequence[float]], right: Sequence[Sequence[float]]
 ) -> list[list[float]]:
-    """Solve matrix · X = right by Gauss-Jordan elimination with partial pivoting."""
+    """Solve matrix · X = right by Gauss-Jordan elimination with partial pivoting.
+
+    Each row keeps only its columns from the one being eliminated on: a column left of it
+    is never read again (for a pivot, a factor or the result), so dropping it gives the
+    same bits as reworking whole rows, in half the work (a 200-entrant contest's fit)."""
     size = len(matrix)
-    rows = [list(matrix[i]) + list(right[i]) for i in range(size)]
-    for col in range(size):
-        pivot = max(range(col, size), key=lambda r: abs(rows[r][col]))
-        if abs(rows[pivot][col]) < 1e-300:
+    rows = [[*matrix[i], *right[i]] for i in range(size)]
+    for col in range(size):  # rows[r][0] is column `col`
+        pivot = max(range(col, size), key=lambda r: abs(rows[r][0]))
+        if abs(rows[pivot][0]) < 1e-300:
             raise ValueError("singular information matrix in the Elo fit")
         rows[col], rows[pivot] = rows[pivot], rows[col]
-        lead = rows[col][col]
-        rows[col] = [cell / lead for cell in rows[col]]
-        for r in range(size):
-            if r != col and rows[r][col] != 0:
-                factor = rows[r][col]
-                rows[r] = [a - factor * b for a, b in zip(rows[r], rows[col], strict=True)]
-    return [row[size:] for row in rows]
+        lead = rows[col][0]
+        live = [cell / lead for cell in rows[col][1:]]
+        for r, row in enumerate(rows):
+            factor = row[0]
+            if r == col:
+                rows[r] = live
+            elif factor != 0:
+                rows[r] = [a - factor * b for a, b in zip(row[1:], live, strict=True)]
+            else:
+                del row[0]
+    return rows

@@ -107,6 +107,42 @@ def test_elo_fit_matches_scores_in_a_three_way_field() -> None:
     assert sum(ratings.values()) == pytest.approx(0, abs=1e-9)
 
 
+def _whole_rows(matrix: list[list[float]], right: list[list[float]]) -> list[list[float]]:
+    """Gauss-Jordan with partial pivoting reworking whole rows: the textbook form."""
+    size = len(matrix)
+    rows = [matrix[i] + right[i] for i in range(size)]
+    for col in range(size):
+        pivot = max(range(col, size), key=lambda r: abs(rows[r][col]))
+        rows[col], rows[pivot] = rows[pivot], rows[col]
+        rows[col] = [cell / rows[col][col] for cell in rows[col]]
+        for r in range(size):
+            if r != col and rows[r][col] != 0:
+                factor = rows[r][col]
+                rows[r] = [a - factor * b for a, b in zip(rows[r], rows[col], strict=True)]
+    return [row[size:] for row in rows]
+
+
+@pytest.mark.parametrize("size", [1, 2, 5, 40])
+def test_elo_solver_gives_the_bits_of_whole_row_elimination(size: int) -> None:
+    """The fit's solver skips columns it never reads again: its ratings and covariance are
+    the very floats whole-row elimination gives, signed zeros and all (same-bytes results)."""
+    from arena.ratings.elo import _gauss_jordan
+
+    rng = random.Random(size)
+    for _ in range(5):
+        matrix = [[rng.choice([0.0, -0.0, 1.0, rng.uniform(-3, 3)]) for _ in range(size)]
+                  for _ in range(size)]
+        for i in range(size):
+            matrix[i][i] += rng.choice([-8.0, 8.0])
+        width = rng.choice([1, size])
+        right = [[rng.choice([0.0, -0.0, rng.uniform(-1, 1)]) for _ in range(width)]
+                 for _ in range(size)]
+        got, want = _gauss_jordan(matrix, right), _whole_rows(matrix, right)
+        assert [[math.copysign(1, x) * abs(x) for x in row] for row in got] == want
+        assert [[math.copysign(1, x) for x in row] for row in got] == \
+            [[math.copysign(1, x) for x in row] for row in want]
+
+
 # --- OpenSkill ---------------------------------------------------------------------------
 
 
