@@ -223,23 +223,22 @@ def _cached(key: tuple[Any, ...], compute: Any) -> tuple[float, ...]:
 
 def turning_point(chances: Sequence[Chance], lines: Sequence[Mapping[str, Any]]) -> int | None:
     """The decision that lost a round against the odds its maker knew best (`decisive`)."""
-    return decisive(chances, _challenges(lines))
+    return decisive({c.decision: c.chance for c in chances}, _challenges(lines))
 
 
-def decisive(chances: Sequence[Chance], challenges: Iterable[tuple[int, int, bool]]) -> int | None:
+def decisive(chance_of: Mapping[int, float],
+             challenges: Iterable[tuple[int, int, bool]]) -> int | None:
     """Of the claims that were challenged and did not hold, and the challenges of claims that
-    held, the one whose own chance said most surely it would lose (a claim's 1 - chance, a
-    challenge's chance); the earliest on a tie. None when no round was lost by a challenge.
-    `challenges`: (the challenge's decision, the challenged claim's, whether the claim held)."""
-    by_decision = {c.decision: c for c in chances}
+    held, the one whose own chance (`chance_of` its decision) said most surely it would lose
+    (a claim's 1 - chance, a challenge's chance); the earliest on a tie. None when no round
+    was lost by a challenge. `challenges`: (the challenge's decision, the challenged claim's,
+    whether the claim held)."""
     best: tuple[float, int] | None = None
     for decision, claimant, holds in challenges:
-        challenge = by_decision.get(decision)
-        claim = by_decision.get(claimant)
-        if holds and challenge is not None:
-            risk, where = challenge.chance, decision
-        elif not holds and claim is not None:
-            risk, where = 1 - claim.chance, claim.decision
+        if holds and decision in chance_of:
+            risk, where = chance_of[decision], decision
+        elif not holds and claimant in chance_of:
+            risk, where = 1 - chance_of[claimant], claimant
         else:
             continue
         if best is None or risk > best[0]:

@@ -29,11 +29,10 @@ from arena.odds.probability import EXACT, DiceTables, exact
 from arena.referee import ActionEntry, GameRecord
 from arena.report.chances import (
     HONESTY_ONLY,
-    Chance,
+    PRECISION,
     _at_least,
     _hand_value,
     decisive,
-    viewer_form,
 )
 from arena.rules.actions import Accept, Challenge, Look
 from arena.rules.base import Event
@@ -53,8 +52,8 @@ def record_json(record: GameRecord) -> bytes | None:
         return None
     space = space_of(record.rules, record.options)
     known = _known(space.straight_over_full, space.dice, space.faces)
-    chances, challenges = known.walk(len(record.players), record.log)
-    return json.dumps(viewer_form(chances, decisive(chances, challenges)),
+    game = known.walk(len(record.players), record.log)
+    return json.dumps({"d": game.flat, "t": decisive(game.chance_of, game.challenges)},
                       separators=(",", ":")).encode()
 
 
@@ -84,10 +83,10 @@ class _Knowledge:
         self.rerolled: dict[tuple[int, int], int] = {}
         self.values: dict[tuple[str, ...], int] = {}
 
-    def walk(self, seats: int, log: Sequence[object]
-             ) -> tuple[list[Chance], list[tuple[int, int, bool]]]:
-        """Every claim's and response's chance in order, and the challenges (the walk of
-        arena.report.chances over the replay's lines, read from the record's entries)."""
+    def walk(self, seats: int, log: Sequence[object]) -> _Game:
+        """Every claim's and response's chance in order, in the viewer's form, and the
+        challenges (the walk of arena.report.chances over the replay's lines, read from the
+        record's entries)."""
         if len(self.states) >= _KEPT:
             self.clear()
         game = _Game(self, seats)
@@ -101,10 +100,10 @@ class _Knowledge:
                     chance = holds[number][claim]
                     if chance is None:
                         chance = self.chance(number, claim)
-                    game.chances.append(Chance(game.decision, item.seat, chance, False, None))
+                    game.add(chance, 0)
             elif type(item) is Event:
                 steps.get(item.kind, other)(item)
-        return game.chances, game.challenges
+        return game
 
     def number(self, state: tuple[tuple[int, ...] | None, tuple[float, ...]]) -> int:
         """A knowledge's number, given when it is first met."""
@@ -158,7 +157,10 @@ class _Game:
         self.hand: tuple[str, ...] = ()
         self.claim: int | None = None
         self.decision = self.last_claim = -1
-        self.chances: list[Chance] = []
+        self.flat: list[int] = []
+        """The viewer's "d" (arena.report.chances.viewer_form): two numbers a chance."""
+        self.last = -1
+        self.chance_of: dict[int, float] = {}
         self.challenges: list[tuple[int, int, bool]] = []
         self.steps: dict[str, Callable[[Event], None]] = {
             "claim": self.claimed, "reroll": self.rerolled, "challenge": self.challenged,
@@ -180,8 +182,14 @@ class _Game:
         chance = knowledge.holds[number][claim]
         if chance is None:
             chance = knowledge.chance(number, claim)
-        self.chances.append(Chance(self.decision, seat, chance, True,
-                                   knowledge.value(self.hand) < claim))
+        self.add(chance, 2 if knowledge.value(self.hand) < claim else 1)
+
+    def add(self, chance: float, kind: int) -> None:
+        """This decision's chance, with 0 for a response, 1 for a claim, 2 for a bluff."""
+        decision = self.decision
+        self.flat += (decision - self.last, round(chance * PRECISION) * 3 + kind)
+        self.last = decision
+        self.chance_of[decision] = chance
 
     def rerolled(self, event: Event) -> None:
         """A public reroll, without a hand: what each other seat did not see."""
