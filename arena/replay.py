@@ -36,6 +36,7 @@ from arena.hosts.text import (
     action_template,
     chance_text,
     event_text,
+    parts_text,
 )
 from arena.referee import ActionEntry, Fault, FaultEntry, GameRecord, LogEntry
 from arena.rules import RULESETS
@@ -211,20 +212,26 @@ def _json_lines(lines: Sequence[Mapping[str, Any]],
 def _log_lines(log: Sequence[LogEntry]) -> list[str]:
     """The log's lines, the same text as `_entry`'s dicts in compact JSON (arena.hosts.text):
     one loop with the lines already made at hand, since a function call costs as much as
-    finding one."""
+    finding one. An event with a hand (dice or cards seen) is made from its kept parts, never
+    kept whole: its hand seldom recurs, and kept, such lines would fill the table the
+    recurring ones are found in (and empty it when full)."""
     lines, actions, out = LINES, ACTIONS, []
     for item in log:
-        if isinstance(item, Event):
-            try:
-                line = lines[(item.kind, item.seat, item.to, *item.data.items())]
-            except (KeyError, TypeError):
-                line = event_text(item, exact=False)
-        elif isinstance(item, ActionEntry):
+        if type(item) is Event:
+            data = item.data
+            if "hand" in data:
+                line = parts_text(item)
+            else:
+                try:
+                    line = lines[(item.kind, item.seat, item.to, *data.items())]
+                except (KeyError, TypeError):
+                    line = event_text(item, exact=False)
+        elif type(item) is ActionEntry:
             try:
                 line = actions[item.action] % (item.seat, item.seconds)
             except (KeyError, TypeError):
                 line = action_template(item.action) % (item.seat, item.seconds)
-        elif isinstance(item, Chance):
+        elif type(item) is Chance:
             line = chance_text(item)
         else:
             line = ENCODER.encode(_entry(item))

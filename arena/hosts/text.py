@@ -24,7 +24,7 @@ from arena.rules.actions import Action, Chance
 from arena.rules.base import Event
 
 __all__ = ["ACTIONS", "ENCODER", "LINES", "SECONDS_DECIMALS", "action_template", "chance_text",
-           "claim_events", "event_line", "event_text", "is_chance_line"]
+           "claim_events", "event_line", "event_text", "is_chance_line", "parts_text"]
 
 SECONDS_DECIMALS = 6
 """The seconds of an action or a fault, in fixed point with this many decimals."""
@@ -71,18 +71,19 @@ def event_text(event: Event, exact: bool = True) -> str:
     try:
         return LINES[key]
     except KeyError:
-        return keep(LINES, key, _made(event))
+        return keep(LINES, key, parts_text(event))
     except TypeError:  # a list in the event's data: no key, no keeping
-        return _made(event)
+        return parts_text(event)
 
 
 def _whole(event: Event) -> str:
     return ENCODER.encode({"type": "event", "event": event_to_json(event)})
 
 
-def _made(event: Event) -> str:
+def parts_text(event: Event) -> str:
     """An event's line from the texts of its parts: its head (kind, seat, to) and each of
-    its fields, each part made once."""
+    its fields, each part made once (the line itself is not kept: for an event of a built-in
+    rule set that seldom recurs whole, such as dice seen, whose parts do)."""
     if not _HEAD_KEYS.isdisjoint(event.data):  # a field named as the head's: as the codec does
         return _whole(event)
     head = (event.kind, event.seat, event.to)

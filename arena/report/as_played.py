@@ -1,6 +1,7 @@
 """The viewer's data made while `arena run` plays (arena.tournament.run.notes): each game's
-chances (arena.report.chances) computed in its worker from the replay's text as the game
-ends, and its pack and chances pack written here, a pack at a time in games.jsonl order.
+chances (arena.report.chances) computed in its worker as the game ends (from its record,
+arena.report.record_chances, where that reads the game; else from the replay's text), and
+its pack and chances pack written here, a pack at a time in games.jsonl order.
 
 The report at the end (arena.report.scan) then finds each pack holding its replays and its
 chances stamped by the same code, and keeps them: no game is walked again there. The files
@@ -14,8 +15,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from arena.referee import GameRecord
 from arena.report import viewer
 from arena.report.chances import chances_stamp, viewer_json
+from arena.report.record_chances import record_json
 from arena.report.scan import _write_pack as write_pack
 from arena.report.viewer import chances_name, chances_script, pack_name, pack_script
 from arena.tournament.run import results as folder_files
@@ -23,11 +26,17 @@ from arena.tournament.run import results as folder_files
 __all__ = ["ViewerNotes", "game_chances"]
 
 
-def game_chances(text: bytes) -> bytes:
-    """A game's chances as the viewer reads them (viewer_json), made in the worker: a replay
-    the chances cannot follow has none ("null"), and never stops the run that played it."""
+def game_chances(record: GameRecord, text: bytes) -> bytes:
+    """A game's chances as the viewer reads them (viewer_json of its replay's text), made in
+    the worker: a replay the chances cannot follow has none ("null"), and never stops the run
+    that played it. A game its record's walk cannot follow is read from its text, as the
+    report would read it."""
     try:
-        return viewer_json(text)
+        found = record_json(record)
+    except Exception:  # noqa: BLE001 - the text's reading says what these chances are
+        found = None
+    try:
+        return found or viewer_json(text)
     except Exception:  # noqa: BLE001 - the viewer shows no chances; the game stands
         return b"null"
 
@@ -42,8 +51,8 @@ class ViewerNotes:
         self.games: list[tuple[str, bytes, bytes]] = []
 
     @property
-    def make(self) -> Callable[[bytes], bytes]:
-        """The chances of one replay's text, as the viewer reads them."""
+    def make(self) -> Callable[[GameRecord, bytes], bytes]:
+        """The chances of one game (its record, its replay's text), as the viewer reads them."""
         return game_chances
 
     def keep(self, game_id: str, replay: bytes, notes: bytes) -> None:

@@ -17,9 +17,9 @@ This module reads no files: it turns one replay's parsed lines into the viewer's
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
-import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -37,9 +37,11 @@ __all__ = [
     "RESPONSES",
     "Chance",
     "chances_stamp",
+    "decisive",
     "game_chances",
     "turning_point",
     "viewer_data",
+    "viewer_form",
     "viewer_json",
 ]
 
@@ -220,19 +222,23 @@ def _cached(key: tuple[Any, ...], compute: Any) -> tuple[float, ...]:
 
 
 def turning_point(chances: Sequence[Chance], lines: Sequence[Mapping[str, Any]]) -> int | None:
-    """The decision that lost a round against the odds its maker knew best: of the claims that
-    were challenged and did not hold, and the challenges of claims that held, the one whose
-    own chance said most surely it would lose (a claim's 1 - chance, a challenge's chance);
-    the earliest on a tie. None when no round was lost by a challenge."""
-    by_decision = {c.decision: c for c in chances}
+    """The decision that lost a round against the odds its maker knew best (`decisive`)."""
+    return decisive({c.decision: c.chance for c in chances}, _challenges(lines))
+
+
+def decisive(chance_of: Mapping[int, float],
+             challenges: Iterable[tuple[int, int, bool]]) -> int | None:
+    """Of the claims that were challenged and did not hold, and the challenges of claims that
+    held, the one whose own chance (`chance_of` its decision) said most surely it would lose
+    (a claim's 1 - chance, a challenge's chance); the earliest on a tie. None when no round
+    was lost by a challenge. `challenges`: (the challenge's decision, the challenged claim's,
+    whether the claim held)."""
     best: tuple[float, int] | None = None
-    for decision, claimant, holds in _challenges(lines):
-        challenge = by_decision.get(decision)
-        claim = by_decision.get(claimant)
-        if holds and challenge is not None:
-            risk, where = challenge.chance, decision
-        elif not holds and claim is not None:
-            risk, where = 1 - claim.chance, claim.decision
+    for decision, claimant, holds in challenges:
+        if holds and decision in chance_of:
+            risk, where = chance_of[decision], decision
+        elif not holds and claimant in chance_of:
+            risk, where = 1 - chance_of[claimant], claimant
         else:
             continue
         if best is None or risk > best[0]:
@@ -255,18 +261,22 @@ def _challenges(lines: Sequence[Mapping[str, Any]]) -> Iterator[tuple[int, int, 
 
 
 def viewer_data(lines: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """What the viewer shows of one game, small: "d" lists two numbers a chance, the decision
-    (as the step from the one before, the first from -1) and 3 x the chance in thousandths
-    plus 0 for a response, 1 for a claim, 2 for a bluff; "t" is the turning point's
-    decision (or null)."""
+    """What the viewer shows of one game, small (`viewer_form`)."""
     chances = game_chances(lines)
+    return viewer_form(chances, turning_point(chances, lines))
+
+
+def viewer_form(chances: Sequence[Chance], turning: int | None) -> dict[str, Any]:
+    """"d" lists two numbers a chance, the decision (as the step from the one before, the
+    first from -1) and 3 x the chance in thousandths plus 0 for a response, 1 for a claim, 2
+    for a bluff; "t" is the turning point's decision (or null)."""
     flat: list[int] = []
     last = -1
     for c in chances:
         kind = 0 if not c.claim else 2 if c.bluff else 1
         flat += [c.decision - last, round(c.chance * PRECISION) * 3 + kind]
         last = c.decision
-    return {"d": flat, "t": turning_point(chances, lines)}
+    return {"d": flat, "t": turning}
 
 
 def viewer_json(text: bytes) -> bytes:
@@ -286,9 +296,11 @@ def viewer_json(text: bytes) -> bytes:
 def chances_stamp() -> bytes:
     """The first line of a chances pack: a digest of the code the chances come from (this
     module and the odds: the memory of a seat, its tables and their counts), so a report
-    keeps a pack's chances only while that code is the same."""
+    keeps a pack's chances only while that code is the same (and the workers' way to the
+    same numbers from a game's record, arena.report.record_chances)."""
     digest = hashlib.blake2b(digest_size=8)
-    for module in (__name__, probability.__name__, rank_counts.__name__, RoundMemory.__module__):
-        path = getattr(sys.modules[module], "__file__", None)
+    for module in (__name__, probability.__name__, rank_counts.__name__, RoundMemory.__module__,
+                   "arena.report.record_chances"):
+        path = getattr(importlib.import_module(module), "__file__", None)
         digest.update(Path(path).read_bytes() if path else module.encode())
     return b"/* arena chances %s */\n" % digest.hexdigest().encode()

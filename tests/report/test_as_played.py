@@ -111,9 +111,10 @@ def test_chances_that_fail_in_the_worker_never_stop_the_run(
 ) -> None:
     from arena.report import as_played
 
-    def broken(text: bytes) -> bytes:
+    def broken(*given: object) -> bytes:
         raise ZeroDivisionError("a bug in the chances")
 
+    monkeypatch.setattr(as_played, "record_json", broken)  # both ways to the chances
     monkeypatch.setattr(as_played, "viewer_json", broken)
     folder = tmp_path / "t"
     report = run_tournament(load_tournament(small), folder, workers=1, notes=ViewerNotes(folder))

@@ -1,5 +1,6 @@
 """What a layer above the run keeps of each game as it is played: computed in the worker
-from the replay's text as the game ends, kept by the main process in games.jsonl order.
+from the game's record and its replay's text as the game ends, kept by the main process in
+games.jsonl order.
 
 `arena run` gives the report's (arena/report/as_played.py): the viewer's chances that each
 claim holds, and its packs, written a pack at a time while the games are played, so the
@@ -12,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol
 
+from arena.referee import GameRecord
+
 __all__ = ["GameNotes"]
 
 
@@ -19,8 +22,9 @@ class GameNotes(Protocol):
     """Notes on each game's replay: made in the worker, kept in the run's process."""
 
     @property
-    def make(self) -> Callable[[bytes], bytes]:
-        """What a worker runs on each replay's text (a module's function: it is pickled)."""
+    def make(self) -> Callable[[GameRecord, bytes], bytes]:
+        """What a worker runs on each game's record and replay's text (a module's function:
+        it is pickled)."""
         ...
 
     def keep(self, game_id: str, replay: bytes, notes: bytes) -> None:

@@ -65,9 +65,10 @@ class GameSetup:
     """The entrants' bot files, played from copies on the worker's machine."""
     lanes: int = 1
     """Games a worker process plays at once when no bot runs inline (`game_job` sets it)."""
-    notes: Callable[[bytes], bytes] | None = None
-    """Run on each replay's text as its game ends, in the worker (the report's chances, given
-    by the layer that shows them, arena/tournament/run/notes.py): never a walk at the end."""
+    notes: Callable[[GameRecord, bytes], bytes] | None = None
+    """Run on each game's record and replay's text as it ends, in the worker (the report's
+    chances, given by the layer that shows them, arena/tournament/run/notes.py): never a walk
+    at the end."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +84,7 @@ class Played:
     """What the machine cost its decisions, none of it billed (arena.hosts.strain): None
     unless it made one of them wait longer than its limit or let one run past its wall limit."""
     notes: bytes | None = None
-    """`GameSetup.notes` of its replay's text, if the setup has them."""
+    """`GameSetup.notes` of its record and replay's text, if the setup has them."""
 
     def replay_file(self) -> tuple[str, bytes] | None:
         """Its replay as the results folder keeps it (its path there, its bytes), or None."""
@@ -162,7 +163,7 @@ class _Worker:
             return Played(game.id, record.result.placements, line, None, strained)
         line = _LINE.encode(game_line(game, record, replay_name(game.id)))
         text = self.replay(game, record)
-        notes = None if self.setup.notes is None else self.setup.notes(text)
+        notes = None if self.setup.notes is None else self.setup.notes(record, text)
         return Played(game.id, record.result.placements, line, pack_text(text), strained,
                       notes)
 
