@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from arena.referee import GameRecord
 from arena.report.as_played import ViewerNotes
 from arena.report.increment import read_games
 
@@ -35,8 +36,8 @@ class ReportAhead:
         self.kept = self.since = 0
 
     @property
-    def make(self) -> Callable[[bytes], bytes]:
-        """The viewer's notes of one replay's text, made in the worker."""
+    def make(self) -> Callable[[GameRecord, bytes], bytes]:
+        """The viewer's notes of one game's record and replay text, made in the worker."""
         return self.viewer.make
 
     def keep(self, game_id: str, replay: bytes, notes: bytes) -> None:
