@@ -240,6 +240,7 @@ class PipeLines:
         wall = limit * self.wall_factor
         soft, backstop = started + limit, started + wall * BACKSTOP
         poll = min(0.05, max(0.005, limit / 20))
+        looked, arrived = started, None  # the last look that found no answer
         while True:
             now = time.monotonic()
             if now < soft:
@@ -257,7 +258,13 @@ class PipeLines:
                                                 f"{self._off_note(off)}), limit {limit:.3g}s")
                 queued, lost = process.waited() - waited0, PULSE.lost(started, now)
                 unbilled = max(queued, lost)
-                if now - unbilled >= started + wall:
+                late = now - unbilled >= started + wall
+                if late or now - lost >= backstop:
+                    line = self._line(0.0)  # waiting already: late only in our noticing it
+                    if line is not None:
+                        arrived = looked  # for all we know, just after the last look
+                        break
+                if late:
                     self._wall_fault(turn, now - started, unbilled, used, limit)
                 if now - lost >= backstop:
                     raise RefereeFailure(
@@ -268,8 +275,9 @@ class PipeLines:
             line = self._line(max(wait, 0.0))
             if line is not None:
                 break
+            looked = time.monotonic()
         try:
-            self._account(turn, limit, started, cpu0, waited0, off)
+            self._account(turn, limit, started, cpu0, waited0, off, arrived)
         finally:
             self._freeze()  # after its clock stops: freezing is never the bot's time
         return line
@@ -293,13 +301,14 @@ class PipeLines:
                                     f"({limit:.3g}s × wall_factor {self.wall_factor:g})")
 
     def _account(self, turn: int, limit: float, started: float, cpu0: Mapping[int, float],
-                 waited0: float, off: float) -> None:
-        """Bill the answered decision: its wall time or, past its limit, the smaller of wall
-        and CPU time, less the machine's share, plus what its processes used between turns;
-        check its cgroup totals; note the machine's strain."""
+                 waited0: float, off: float, arrived: float | None = None) -> None:
+        """Bill the answered decision: its wall time (to `arrived`, when the answer was found
+        waiting) or, past its limit, the smaller of wall and CPU time, less the machine's
+        share, plus what its processes used between turns; check its cgroup totals; note the
+        machine's strain."""
         process = self.process
         assert process is not None
-        now = time.monotonic()
+        now = time.monotonic() if arrived is None else arrived
         self.last_wall = took = now - started
         unbilled = 0.0
         if took > limit:  # only then is the machine's share read

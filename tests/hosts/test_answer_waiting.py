@@ -1,0 +1,48 @@
+"""An answer that is already waiting when the referee looks at the clock is the bot's answer
+in time: however long the referee itself was kept from looking (a pause its pulse did not
+see, a machine too loaded to run it), the lateness of its noticing is never the bot's."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from arena import play_game
+from arena.bot import Limits
+from arena.hosts import pipe_lines
+from arena.hosts.pipe import CommandHost, ProcessLimits
+from arena.hosts.pipe_lines import PipeLines
+from arena.referee import Player
+
+WIRE = Path(__file__).parent / "zoo" / "wire.py"
+
+
+def test_an_answer_waiting_past_the_wall_limit_is_taken_not_faulted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    asleep = [0.0]
+    real_off_turn = PipeLines._off_turn
+
+    def off_turn(self: PipeLines, turn: int, limit: float, cpu: Mapping[int, float]) -> float:
+        """The referee, once the bot was asked, kept from running for 10 s (its clock jumps),
+        with the bot's answer sent meanwhile and its pulse seeing nothing."""
+        time.sleep(0.3)  # the bot answers
+        asleep[0] += 10.0
+        return real_off_turn(self, turn, limit, cpu)
+
+    monkeypatch.setattr(PipeLines, "_off_turn", off_turn)
+    monkeypatch.setattr(pipe_lines, "time", SimpleNamespace(
+        monotonic=lambda: time.monotonic() + asleep[0]))
+    monkeypatch.setattr(pipe_lines.PULSE, "lost", lambda started, now: 0.0)
+    host = CommandHost([sys.executable, str(WIRE), "ok"],
+                       ProcessLimits(start_timeout=20.0, isolation="none"))
+    try:
+        record = play_game("dice", [Player("ok", host), "random"], seed=4, limits=Limits(0.5))
+    finally:
+        host.shutdown()
+    assert record.faults == ()
