@@ -141,16 +141,20 @@ print(json.dumps([ended - start, done - ended, base / 1024, playing / 1024, peak
 """
 
 
+def small_run(folder: Path) -> None:
+    """A played 240-game log without replays in folder/small, whose lines the sizes reuse."""
+    small = folder / "small.yaml"
+    small.write_text(config_text(240).replace("replays: true", "replays: false"))
+    subprocess.run([sys.executable, "-m", "arena", "run", str(small), "--out",
+                    str(folder / "small"), "--workers", "1", "--quiet", "--force"],
+                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=folder)
+
+
 def end(games: int, trees: dict[str, Path | None]) -> None:
     """`arena run`'s main process over N games that cost nothing, and its end, in each tree."""
     folder = Path(tempfile.mkdtemp(prefix="arena-run-end-"))
     try:
-        small = folder / "small.yaml"
-        small.write_text(config_text(240).replace("replays: true", "replays: false"))
-        subprocess.run([sys.executable, "-m", "arena", "run", str(small), "--out",
-                        str(folder / "small"), "--workers", "1", "--quiet", "--force"],
-                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                       cwd=folder)
+        small_run(folder)
         big = folder / "big.yaml"
         big.write_text(config_text(games).replace("replays: true", "replays: false"))
         print(f"the main process of a {games}-game `arena run` (load {os.getloadavg()[0]:.1f})\n")
@@ -176,12 +180,7 @@ def audit(games: int, trees: dict[str, Path | None]) -> None:
     """The end's audit pass over an N-game log, in each tree: memory and CPU."""
     folder = Path(tempfile.mkdtemp(prefix="arena-run-end-"))
     try:
-        small = folder / "small.yaml"
-        small.write_text(config_text(240).replace("replays: true", "replays: false"))
-        subprocess.run([sys.executable, "-m", "arena", "run", str(small), "--out",
-                        str(folder / "small"), "--workers", "1", "--quiet", "--force"],
-                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                       cwd=folder)
+        small_run(folder)
         lines = [json.loads(x) for x in (folder / "small" / "games.jsonl").read_text().splitlines()]
         (folder / "big").mkdir()
         with open(folder / "big" / "games.jsonl", "w") as log:
