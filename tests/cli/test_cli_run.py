@@ -20,6 +20,7 @@ from cli_support import unloaded
 from cli_support import write_config as _write
 from click.testing import CliRunner
 
+from arena.cli import progress
 from arena.cli.main import cli
 from arena.ratings.render import MD_CHAMPIONS_NOTE
 from arena.replay import read_replay, timeless
@@ -180,7 +181,9 @@ def test_every_example_config_validates() -> None:
 
 def test_quickstart_runs_and_prints_the_standings(tmp_path: Path) -> None:
     out = tmp_path / "quick"
+    started = time.monotonic()
     result = _invoke("run", ROOT / "configs" / "quickstart.yaml", "--out", out, "--workers", "2")
+    took = time.monotonic() - started
     assert result.exit_code == 0, result.stderr
     assert result.stdout == (out / "standings.md").read_text()
     for bot in ("honest", "bluffer", "statistician", "random"):
@@ -193,7 +196,8 @@ def test_quickstart_runs_and_prints_the_standings(tmp_path: Path) -> None:
     ]
     counts = [int(line.split()[2]) for line in shown]  # tests/cli/test_progress.py has
     assert counts[-1] == 120 and counts == sorted(set(counts))  # the rest of them: a tenth's
-    assert all(count % 12 == 0 for count in counts)  # line only 5 s after the last
+    minutes = [count for count in counts if count % 12]  # line only 5 s after the last, and
+    assert len(minutes) <= took // progress.LINE_SECONDS  # one a minute on a slow machine
 
 
 def test_the_boss_league_prints_each_challenger_s_grade_after_the_standings(
