@@ -254,8 +254,9 @@ class ClusterMap:
         return recalled
 
     def _wait(self, future: Any) -> Any:
+        from concurrent.futures import CancelledError  # Dask's Future(s)CancelledError
+
         from distributed import TimeoutError as DaskTimeout
-        from distributed.client import FutureCancelledError
         from distributed.comm.core import CommClosedError
         from distributed.scheduler import KilledWorker
 
@@ -278,7 +279,7 @@ class ClusterMap:
                     raise  # the batch's own OSError, raised on its worker
                 raise ClusterLost(f"the Dask scheduler at {self.cluster.address} is gone "
                                   f"({_said(exc)})") from None
-            except FutureCancelledError as exc:
+            except CancelledError as exc:
                 if self.client.status == "running" and self.job.status != "finished":
                     raise _JobLost from None
                 raise ClusterLost(f"the Dask scheduler at {self.cluster.address} is gone "
@@ -401,7 +402,8 @@ def _tell(lost: Any, line: str) -> None:
 
 def _reason(exc: BaseException) -> str:
     said = str(exc)
-    return said.rpartition("reason: ")[2].rstrip(".") if "reason: " in said else "cancelled"
+    reason = said.rpartition("reason: ")[2].splitlines()[0] if "reason: " in said else ""
+    return reason.rstrip(".") or "cancelled"
 
 
 def _said(exc: BaseException) -> str:

@@ -15,6 +15,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from cluster_support import (
@@ -31,8 +32,13 @@ from cluster_support import (
     worker_pids,
 )
 from distributed import Client, LocalCluster
+from distributed.client import (
+    CancelledFuturesGroup,
+    FutureCancelledError,
+    FuturesCancelledError,
+)
 
-from arena.executor.cluster import Cluster, ClusterError, ClusterLost
+from arena.executor.cluster import Cluster, ClusterError, ClusterLost, ClusterMap
 from arena.tournament.load import load_tournament
 from arena.tournament.run import results
 from arena.tournament.run.runner import run_tournament
@@ -345,3 +351,32 @@ def test_when_every_worker_refuses_the_run_stops_in_one_line_naming_why(
     assert "\n" not in said
     assert said.startswith("no worker of the cluster can play these games: worker tcp://")
     assert "isolation strict needs bubblewrap, which is missing here" in said
+
+
+@pytest.mark.parametrize("cancelled", [
+    FutureCancelledError("play_batch-1", "scheduler-connection-lost", "Client lost the "
+                         "connection to the scheduler."),
+    FuturesCancelledError([CancelledFuturesGroup([FutureCancelledError(
+        "play_batch-1", "scheduler-connection-lost", "Client lost the connection to the "
+        "scheduler.")], "scheduler-connection-lost")]),
+])
+def test_a_batch_cancelled_by_a_lost_scheduler_is_the_cluster_lost_in_one_line(
+    cancelled: Exception,
+) -> None:
+    """Dask says a lost scheduler as one future's cancellation or a group's (both happen,
+    by timing): either is ClusterLost, its reason in one line, never a traceback."""
+    class Gone:
+        def done(self) -> bool:
+            return True
+
+        def result(self, timeout: float) -> None:
+            raise cancelled
+
+    stand_in = SimpleNamespace(client=SimpleNamespace(status="closed"),
+                               cluster=Cluster("tcp://127.0.0.1:8786"), job=None,
+                               _batch_of=lambda future, batch: batch,
+                               _erred=lambda future, exc: exc)
+    with pytest.raises(ClusterLost) as lost:
+        ClusterMap._wait(stand_in, Gone())  # type: ignore[arg-type]
+    assert str(lost.value) == ("the Dask scheduler at tcp://127.0.0.1:8786 is gone "
+                               "(scheduler-connection-lost)")
