@@ -34,6 +34,9 @@ SET_MODE_FILTER, FLAG_NEW_LISTENER = 1, 1 << 3
 def main(argv: list[str]) -> None:
     """Apply the limits in CONFIG, then serve the Python bot or exec the bot command."""
     config = json.loads(argv[0])
+    if config.get("launched") is not None:  # tell the referee arena's code runs here
+        os.write(config["launched"], b"L")
+        os.close(config["launched"])
     apply_limits(config["limits"])
     guard_parent(config.get("parent"))
     if config.get("gate") is not None:

@@ -292,16 +292,20 @@ class PipeHost(PipeLines, Host):
             self.process = BotProcess(self.launch_config(), self.limits)
         except OSError as exc:  # nothing of the bot ran yet: no fd, memory, process or tool
             raise RefereeFailure(f"the referee cannot start a bot process: {exc}") from None
-        group = self.process.group
+        process, group = self.process, self.process.group
         try:
             self._send(wire.line({"type": "hello", "protocol": PROTOCOL,
                                   "bot": self._reference()}),
                        time.monotonic() + self.limits.start_timeout)
             hello = self._expect("hello", self.limits.start_timeout, self.hello_hint)
-        except BotFault:
+        except BotFault as fault:
             if group is not None and not group.ran():
                 raise RefereeFailure("a bot process could not join its cgroup") from None
+            if not process.launched():
+                raise RefereeFailure(f"a bot process did not get as far as arena's launcher "
+                                     f"({fault.kind}: {fault.message})") from None
             raise
+        process.launched()  # read, and let go of the mark
         if hello.get("protocol") not in SPOKEN:
             raise self._fail("protocol", f"speaks protocol {brief(hello.get('protocol'))}, "
                                          f"the referee speaks {' or '.join(map(str, SPOKEN))}",

@@ -75,6 +75,12 @@ def _end(handle: ProcessHandle, group: BotGroup | None, sandbox: Sandbox | None)
             sandbox.release()
 
 
+def _close(mark: list[int]) -> None:
+    """Close the launcher's mark, once."""
+    while mark:
+        os.close(mark.pop())
+
+
 class OutputClosed(Exception):
     """The bot's output ended (it exited or closed stdout)."""
 
@@ -106,7 +112,9 @@ class BotProcess:
         folder = tempfile.mkdtemp(prefix=f"{FOLDER_PREFIX}{os.getpid()}-")
         token = secrets.token_hex(8)
         note_started(token)
-        launch = {**config, "limits": limits.rlimits(),
+        mark, marked = os.pipe()  # the launcher's first act: one byte, before any bot code
+        self._mark = [mark]
+        launch = {**config, "limits": limits.rlimits(), "launched": marked,
                   "parent": None if self.namespace else os.getpid()}
         argv = [*prefix, sys.executable, "-I", "-B", "-u", str(LAUNCHER), json.dumps(launch)]
         tools = [*prefix, sys.executable]
@@ -124,9 +132,11 @@ class BotProcess:
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                 cwd=folder, env=sandbox.environment(clean_env("/tmp", token)) if sandbox
                 else clean_env(folder, token),
-                start_new_session=True, bufsize=0, pass_fds=sandbox.fds if sandbox else (),
+                start_new_session=True, bufsize=0,
+                pass_fds=(*(sandbox.fds if sandbox else ()), marked),
             )
         except OSError:
+            _close(self._mark)
             shutil.rmtree(folder, ignore_errors=True)
             if self.group is not None:
                 self.group.remove()
@@ -134,8 +144,11 @@ class BotProcess:
                 sandbox.release()
             raise
         finally:
+            os.close(marked)
             if sandbox is not None:
                 sandbox.close_fds()
+        os.set_blocking(mark, False)
+        weakref.finalize(self, _close, self._mark)
         self.handle = ProcessHandle(popen, token, folder, self.namespace)
         self.freezer: Freezer = Unfrozen() if sandbox is None else (
             self.group and self.group.freezer) or SignalFreezer(
@@ -156,6 +169,19 @@ class BotProcess:
         self.stderr_seen = 0  # bytes written to stderr in all (the tail keeps the last)
         self._stats: dict[int, int] = {}  # pid -> open /proc/<pid>/stat of the bot's tree
         self._schedstat = -1  # the bot process's /proc/<pid>/schedstat, once it is found
+        self._launched = False
+
+    def launched(self) -> bool:
+        """Whether arena's launcher ran in this process (its first act writes one byte): a
+        process that ended without it never ran a line of the bot's, so its end is the
+        machine's or the referee's failure (a sandbox that could not start), not the bot's."""
+        if self._mark:
+            try:
+                self._launched = os.read(self._mark[0], 1) == b"L"
+            except BlockingIOError:  # not yet: still starting
+                return False
+            _close(self._mark)
+        return self._launched
 
     @property
     def pid(self) -> int:

@@ -16,8 +16,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from needs import require
 
 from arena.cli.main import cli
+from arena.hosts import processes, sandbox, walls
 
 ENTRANTS = 8
 """More process entrants than 128 open files keep hosts for, so hosts are stopped and
@@ -159,3 +161,24 @@ def test_a_missing_tool_to_start_bots_with_is_the_referees_one_line_not_a_crash(
     assert len(lines) == 1 and lines[0].startswith("arena: the referee failed, not a bot: "), lines
     assert "no-such-python" in lines[0] and "crash" not in result.output
     assert not (tmp_path / "out" / "games.jsonl").exists() or games(tmp_path / "out") == []
+
+
+@pytest.mark.parametrize("sandboxed", [False, True])
+def test_a_bot_process_that_never_reached_arenas_launcher_is_the_referees_failure(
+        sandboxed: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A sandbox or interpreter that dies before arena's launcher runs (a tool gone from the
+    image, no namespace left, a launcher file lost) ran nothing of the bot's: never its crash."""
+    level = walls.level().name
+    require(not sandboxed or level != "none", "no sandbox on this machine")
+    bot = tmp_path / "plain.py"
+    bot.write_text(BOT)
+    monkeypatch.setattr(processes, "LAUNCHER", tmp_path / "gone" / "launcher.py")
+    monkeypatch.setattr(sandbox, "LAUNCHER", "/arena/arena/hosts/gone.py")
+    args = ["play", "--rules", "dice", "--bots", f"{bot},random", "--seed", "1",
+            "--isolation", level if sandboxed else "none"]
+    result = CliRunner().invoke(cli, args, catch_exceptions=False)
+    lines = result.stderr.strip().splitlines()
+    assert result.exit_code == 75, result.output
+    assert len(lines) == 1 and lines[0].startswith(
+        "arena: the referee failed, not a bot: a bot process did not get as far as arena's "
+        "launcher (crash: "), lines
