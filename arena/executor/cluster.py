@@ -203,11 +203,14 @@ class ClusterMap:
 
     def _player(self, future: Any) -> str:
         """The address of the worker that played a finished batch, as the scheduler saw it."""
+        from concurrent.futures import CancelledError
+
         try:
             held = self.client.who_has(future).get(future.key) or ("?",)
-        except OSError as exc:  # CommClosedError: the scheduler went away meanwhile
+        except (OSError, CancelledError) as exc:  # the scheduler went away meanwhile
+            said = _reason(exc) if isinstance(exc, CancelledError) else _said(exc)
             raise ClusterLost(f"the Dask scheduler at {self.cluster.address} is gone "
-                              f"({_said(exc)})") from None
+                              f"({said})") from None
         return str(held[0])
 
     def _catch(self, caught: Caught) -> None:

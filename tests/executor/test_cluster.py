@@ -353,13 +353,18 @@ def test_when_every_worker_refuses_the_run_stops_in_one_line_naming_why(
     assert "isolation strict needs bubblewrap, which is missing here" in said
 
 
-@pytest.mark.parametrize("cancelled", [
+CANCELLED = [
     FutureCancelledError("play_batch-1", "scheduler-connection-lost", "Client lost the "
                          "connection to the scheduler."),
     FuturesCancelledError([CancelledFuturesGroup([FutureCancelledError(
         "play_batch-1", "scheduler-connection-lost", "Client lost the connection to the "
         "scheduler.")], "scheduler-connection-lost")]),
-])
+]
+"""A lost scheduler as Dask says it: one future's cancellation, or a group's."""
+GONE = "the Dask scheduler at tcp://127.0.0.1:8786 is gone (scheduler-connection-lost)"
+
+
+@pytest.mark.parametrize("cancelled", CANCELLED)
 def test_a_batch_cancelled_by_a_lost_scheduler_is_the_cluster_lost_in_one_line(
     cancelled: Exception,
 ) -> None:
@@ -378,5 +383,19 @@ def test_a_batch_cancelled_by_a_lost_scheduler_is_the_cluster_lost_in_one_line(
                                _erred=lambda future, exc: exc)
     with pytest.raises(ClusterLost) as lost:
         ClusterMap._wait(stand_in, Gone())  # type: ignore[arg-type]
-    assert str(lost.value) == ("the Dask scheduler at tcp://127.0.0.1:8786 is gone "
-                               "(scheduler-connection-lost)")
+    assert str(lost.value) == GONE
+
+
+@pytest.mark.parametrize("cancelled", CANCELLED)
+def test_asking_who_played_a_batch_of_a_lost_scheduler_is_the_cluster_lost_in_one_line(
+    cancelled: Exception,
+) -> None:
+    """Who played a batch already judged, asked as the scheduler goes: the same one line."""
+    def who_has(future: object) -> None:
+        raise cancelled
+
+    stand_in = SimpleNamespace(client=SimpleNamespace(who_has=who_has),
+                               cluster=Cluster("tcp://127.0.0.1:8786"))
+    with pytest.raises(ClusterLost) as lost:
+        ClusterMap._player(stand_in, SimpleNamespace(key="play_batch-1"))  # type: ignore[arg-type]
+    assert str(lost.value) == GONE
