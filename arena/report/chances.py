@@ -161,13 +161,17 @@ def _event(table: _Table, data: Mapping[str, Any], decision: int) -> Chance | No
 def _value(table: _Table, hand: Sequence[str]) -> int:
     """The claim index of a true hand, by the rules' own valuation (as the referee judges)."""
     space = table.space
-    return _hand_value(space.kind, space.straight_over_full, tuple(sorted(hand)))
+    return _hand_value(space.kind, space.straight_over_full, tuple(sorted(hand)), space.dice,
+                       space.faces)
 
 
 @lru_cache(maxsize=8192)
-def _hand_value(kind: str, sof: bool, hand: tuple[str, ...]) -> int:
-    """(Keyed by the space's kind and order: hashing a claim space hashes all its claims.)"""
-    space = hands.claim_space(kind, sof)
+def _hand_value(kind: str, sof: bool, hand: tuple[str, ...], dice: int = hands.DICE_COUNT,
+                faces: int = len(hands.DIE_RANKS)) -> int:
+    """(Keyed by the space's kind, order and size: hashing a claim space hashes all its
+    claims.) A reduced game's hand is valued in its own, smaller ladder."""
+    space = hands.claim_space(kind, sof, dice, faces) if kind == hands.DICE \
+        else hands.claim_space(kind, sof)
     if kind == hands.DICE:
         value = hands.dice_value([hands.rank_of(t) for t in hand], sof)
     else:

@@ -133,7 +133,7 @@ class _Knowledge:
         if found is None:
             space = self.space
             found = self.values[hand] = _hand_value(space.kind, space.straight_over_full,
-                                                    tuple(sorted(hand)))
+                                                    tuple(sorted(hand)), space.dice, space.faces)
         return found
 
     def chance(self, number: int, claim: int) -> float:
