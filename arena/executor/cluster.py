@@ -117,13 +117,26 @@ class ClusterMap:
         self.specs = specs
         try:
             while True:
-                self._top_up(specs)
-                if not self.pending:
-                    return
-                batch = self._next_batch()
+                with self._closed_is_lost():
+                    self._top_up(specs)
+                    if not self.pending:
+                        return
+                    batch = self._next_batch()
                 yield from batch.results
         finally:
             self._cancel()
+
+    @contextlib.contextmanager
+    def _closed_is_lost(self) -> Iterator[None]:
+        """Any call on a client Dask closed (it gave up reconnecting to a scheduler gone
+        meanwhile) is the cluster lost in one line, wherever the loop made it."""
+        from distributed.client import ClosedClientError
+
+        try:
+            yield
+        except ClosedClientError as exc:
+            raise ClusterLost(f"the Dask scheduler at {self.cluster.address} is gone "
+                              f"({_said(exc)})") from None
 
     def _top_up(self, specs: Iterator[Any]) -> None:
         """Keep AHEAD unfinished batches per worker thread that may play them: a batch done

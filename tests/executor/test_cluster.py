@@ -399,3 +399,20 @@ def test_asking_who_played_a_batch_of_a_lost_scheduler_is_the_cluster_lost_in_on
     with pytest.raises(ClusterLost) as lost:
         ClusterMap._player(stand_in, SimpleNamespace(key="play_batch-1"))  # type: ignore[arg-type]
     assert str(lost.value) == GONE
+
+
+def test_a_game_sent_to_a_client_dask_closed_is_the_cluster_lost_in_one_line() -> None:
+    """Dask closes its client when the scheduler is gone past its reconnect time: sending
+    the next batch then raises; that is the cluster lost, not a traceback."""
+    from distributed.client import ClosedClientError
+
+    def top_up(specs: object) -> None:
+        raise ClosedClientError("Client is closed. Can't send update-graph message.")
+
+    stand_in = SimpleNamespace(cluster=Cluster("tcp://127.0.0.1:8786"), _top_up=top_up,
+                               _cancel=lambda: None)
+    stand_in._closed_is_lost = lambda: ClusterMap._closed_is_lost(stand_in)  # type: ignore[arg-type]
+    with pytest.raises(ClusterLost) as lost:
+        list(ClusterMap._run(stand_in, iter([1])))  # type: ignore[arg-type]
+    assert str(lost.value) == ("the Dask scheduler at tcp://127.0.0.1:8786 is gone (Client is "
+                               "closed. Can't send update-graph message.)")
