@@ -4,7 +4,8 @@ every worker, and no more bot hosts kept by one worker than fit in it). Lacking 
 referee's failure (`arena.hosts.inline.RefereeFailure`), never a bot's fault.
 
 A kept process host holds `FILES_PER_HOST` descriptors: its three pipes, the epoll that
-waits on them, its /proc schedstat file and either its cgroup's three counters or up to
+waits on them, its /proc schedstat file, a pidfd of its PID namespace's init (whose exit ends
+the namespace) and either its cgroup's three counters or up to
 `arena.hosts.processes.TRACKED_FILES` /proc stat files of its tree.
 """
 
@@ -16,8 +17,8 @@ import os
 import resource
 from collections.abc import Iterable
 
-FILES_PER_HOST = 10
-"""Descriptors one kept bot host holds (8 measured with a cgroup, 9 without; one spare)."""
+FILES_PER_HOST = 11
+"""Descriptors one kept bot host holds (9 measured with a cgroup, 10 without; one spare)."""
 RESERVE = 64
 """Descriptors kept for the referee itself: Python's own, the results files, the worker's
 pipes, and the pipes a bot process's start holds for a moment."""
