@@ -9,7 +9,9 @@ Wall time, the contenders taking turns round by round so all see the same load (
   built-in   the built-in `statistician` in its own process, likewise (its odds tables
              built by its `prepare`, under the start-up timeout);
   --version  `arena --version`;
-  bots       `arena bots`.
+  bots       `arena bots`;
+  stop       the file bot's stop after a start (`shutdown`: it exits on its own, then the
+             referee makes sure none of its processes is left and removes its cgroup).
 Then CPU time, which the load moves less: a bare start's, and the file bot's (the referee's
 and every process in the bot's cgroup). With `--instructions`, the same without the sandbox
 in instructions, by valgrind's callgrind (one run each: the count hardly moves with the
@@ -91,6 +93,18 @@ def start_seconds(bot: str, isolation: str) -> float:
         return time.perf_counter() - began
     finally:
         host.shutdown()
+
+
+def stop_seconds(bot: str, isolation: str) -> float:
+    """Seconds a started bot's clean stop takes: `shutdown`, its exit, and the referee's
+    check that none of its processes is left."""
+    host = ProcessHost(bot, ProcessLimits(isolation=isolation))
+    try:
+        host.start(_context())
+    finally:
+        began = time.perf_counter()
+        host.shutdown()
+    return time.perf_counter() - began
 
 
 def children_cpu() -> float:
@@ -189,6 +203,7 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
             "built-in": lambda: start_seconds("statistician", isolation),
             "--version": lambda: run_seconds(arena_command("--version")),
             "bots": lambda: run_seconds(arena_command("bots")),
+            "stop": lambda: stop_seconds(bot, isolation),
         }
         runs: dict[str, list[float]] = {name: [] for name in contenders}
         loads = []
