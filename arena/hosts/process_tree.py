@@ -2,10 +2,11 @@
 processes (descendants, its group and session, the token in their environment), freezing and
 killing them all, and the processes this referee started that are still alive (leftovers).
 
-A bot's end looks at the whole machine only when nothing smaller vouches for it: the kernel
-kills every process of a PID namespace before its init's exit is seen (a pidfd held on the
-init says when), and a bot's cgroup lists all its processes; only a bot with neither (isolation
-`none` where neither works) is looked for by its token through all of /proc.
+A bot's end looks at the whole machine only when its PID namespace cannot vouch for it: the
+kernel kills every process of a namespace before its init's exit is seen (a pidfd held on the
+init says when), while the bot's cgroup, killed first, holds the processes that left the
+namespace (a root bot at `none` can). A bot without a namespace is looked for by its group,
+session, descendants and token through all of /proc (at `none` it could leave its cgroup).
 
 It knows nothing of pipes, the protocol or the game: it finds and stops processes. Starting
 one and talking to it is `arena.hosts.processes`'s.
@@ -298,18 +299,15 @@ def _end_namespace(handle: ProcessHandle) -> bool:
         handle.init = -1
 
 
-def terminate(handle: ProcessHandle, emptied: bool = False) -> None:
-    """Kill every process of the bot, reap the one we started, remove its working folder.
-    `emptied`: its cgroup was killed and is empty, so no process of the bot is left but,
-    perhaps, the one we started."""
+def terminate(handle: ProcessHandle) -> None:
+    """Kill every process of the bot, reap the one we started, remove its working folder."""
     if handle.done:
         return
     handle.done = True
     popen = handle.popen
-    gone = _end_namespace(handle) if handle.namespace else False
-    if not (gone or emptied):  # nothing smaller vouches: look through the whole machine
+    if not (handle.namespace and _end_namespace(handle)):  # else look through the machine
         _kill_tree(popen.pid if popen.returncode is None else None, handle.token)
-    elif popen.returncode is None:  # bubblewrap or unshare, outside the namespace, or the bot
+    elif popen.returncode is None:  # bubblewrap or unshare: outside the namespace
         _signal(popen.pid, signal.SIGKILL)
     with contextlib.suppress(subprocess.TimeoutExpired):
         popen.wait(5)

@@ -61,7 +61,7 @@ def _end(handle: ProcessHandle, group: BotGroup | None, sandbox: Sandbox | None)
     try:
         if group is not None:
             group.kill()
-        terminate(handle, emptied=group is not None and not group.pids())
+        terminate(handle)
         if group is not None:
             group.remove()
     finally:
