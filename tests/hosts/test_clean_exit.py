@@ -17,6 +17,9 @@ from isolation_support import LIMITS, NAMESPACES, play_zoo, zoo
 
 from arena.hosts.pipe import ProcessHost
 
+pytestmark = pytest.mark.xdist_group("clean-exit")
+"""One worker runs them one after another: a helper is found by its marker, which each
+test's bot gives its helper alike."""
 MARKER = b"arena-zoo-vanisher-helper"
 DESERTER = b"arena-zoo-deserter-helper"
 
