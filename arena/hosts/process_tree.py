@@ -4,9 +4,10 @@ killing them all, and the processes this referee started that are still alive (l
 
 A bot's end looks at the whole machine only when its PID namespace cannot vouch for it: the
 kernel kills every process of a namespace before its init's exit is seen (a pidfd held on the
-init says when), while the bot's cgroup, killed first, holds the processes that left the
-namespace (a root bot at `none` can). A bot without a namespace is looked for by its group,
-session, descendants and token through all of /proc (at `none` it could leave its cgroup).
+init says when), while the bot's cgroup, where it has one, is killed first and holds any
+process that left the namespace (a root bot at `none` can). A bot without a namespace is
+looked for by its group, session, descendants and token through all of /proc (at `none` it
+could leave its cgroup).
 
 It knows nothing of pipes, the protocol or the game: it finds and stops processes. Starting
 one and talking to it is `arena.hosts.processes`'s.
@@ -288,7 +289,8 @@ def _end_namespace(handle: ProcessHandle) -> bool:
         if popen.returncode is None:
             for init in descendants(popen.pid)[:1]:
                 _signal(init, signal.SIGKILL)  # the whole namespace dies with its init
-            await_exit(popen, 0.5) or _exited(popen.pid, 0.5)
+            if not await_exit(popen, 0.5):
+                _exited(popen.pid, 0.5)
         return False
     try:
         with contextlib.suppress(ProcessLookupError):
