@@ -9,19 +9,23 @@ Wall time, the contenders taking turns round by round so all see the same load (
   built-in   the built-in `statistician` in its own process, likewise (its odds tables
              built by its `prepare`, under the start-up timeout);
   --version  `arena --version`;
-  bots       `arena bots`.
+  bots       `arena bots`;
+  stop       the file bot's stop after a start (`shutdown`: it exits on its own, then the
+             referee makes sure none of its processes is left and removes its cgroup).
 Then CPU time, which the load moves less: a bare start's, and the file bot's (the referee's
 and every process in the bot's cgroup). With `--instructions`, the same without the sandbox
 in instructions, by valgrind's callgrind (one run each: the count hardly moves with the
 load): the launcher serving the file bot and the built-in from canned protocol lines (hello,
-start, shutdown), and the two commands.
+start, shutdown), and the two commands. With `--steps`, the wall of each step of the file
+bot's start as the referee sees it (STEPS), and of a new process joining a fresh cgroup
+alone (the trampoline's part of `to launcher`: its first write waits for the kernel).
 
 arena's and its bots' modules are compiled to bytecode first, as an installed wheel has them
 (a checkout run with PYTHONDONTWRITEBYTECODE would compile them at every start instead).
 
 Goals (issue 34): a file bot's start <= 2x bare Python, `arena --version` <= 1.5x,
 `arena bots` <= 3x. Measures only; asserts nothing (tests pin behaviour, never time).
-Run: python benchmarks/starts.py [--rounds 15] [--instructions]
+Run: python benchmarks/starts.py [--rounds 15] [--instructions] [--steps]
 """
 
 from __future__ import annotations
@@ -34,21 +38,34 @@ import os
 import random
 import re
 import resource
+import select
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
+from unittest import mock
 
 from arena.bot import BotContext, Limits
-from arena.hosts.pipe import ProcessHost, ProcessLimits, _context_json
-from arena.hosts.processes import LAUNCHER
+from arena.hosts import cgroups
+from arena.hosts.cgroups import group_for
+from arena.hosts.pipe import PipeHost, ProcessHost, ProcessLimits, _context_json
+from arena.hosts.processes import LAUNCHER, BotProcess
 from arena.hosts.python_path import site_path
 from arena.hosts.walls import level as find_level
 from arena.rules import RULESETS
 
+STEPS = {
+    "prepare": "the sandbox's command line, the bot's folder and cgroup",
+    "spawn": "the process started (Popen: vfork, exec of the cgroup trampoline)",
+    "to launcher": "its cgroup joined, the sandbox made, Python started, the launcher's byte",
+    "to hello": "limits, start gate, Landlock, the bot's file imported, its hello read",
+    "to ready": "the referee's look at it, the gate shut, `start` sent, `ready` read",
+}
 GOALS = {"file bot": 2.0, "--version": 1.5, "bots": 3.0}
 """The most each may cost, in bare Python starts (issue 34's table)."""
 FILE_BOT = '''"""A file bot as docs/writing-a-bot.md starts one: arena's classes, one its own."""
@@ -91,6 +108,102 @@ def start_seconds(bot: str, isolation: str) -> float:
         return time.perf_counter() - began
     finally:
         host.shutdown()
+
+
+def stop_seconds(bot: str, isolation: str) -> float:
+    """Seconds a started bot's clean stop takes: `shutdown`, its exit, and the referee's
+    check that none of its processes is left."""
+    host = ProcessHost(bot, ProcessLimits(isolation=isolation))
+    try:
+        host.start(_context())
+    finally:
+        began = time.perf_counter()
+        host.shutdown()
+    return time.perf_counter() - began
+
+
+def start_steps(bot: str, isolation: str) -> dict[str, float]:
+    """Seconds of each of STEPS in one start (timestamps taken around the referee's calls;
+    the launcher's byte seen by a thread waiting on it)."""
+    marks: dict[str, float] = {}
+    made, spawned, expect = group_for, BotProcess.__init__, PipeHost._expect
+
+    def prepared(*args: Any) -> Any:
+        try:
+            return made(*args)
+        finally:
+            marks["prepare"] = time.perf_counter()
+
+    def started(process: BotProcess, *args: Any) -> None:
+        spawned(process, *args)
+        marks["spawn"] = time.perf_counter()
+        if process._mark:
+            threading.Thread(target=launched, args=(process._mark[0],)).start()
+
+    def launched(fd: int) -> None:
+        select.select([fd], [], [], 30)
+        marks["to launcher"] = time.perf_counter()
+
+    def expected(host: PipeHost, kind: str, *args: Any) -> Any:
+        try:
+            return expect(host, kind, *args)
+        finally:
+            marks[f"to {kind}"] = time.perf_counter()
+
+    host = ProcessHost(bot, ProcessLimits(isolation=isolation))
+    with mock.patch("arena.hosts.processes.group_for", prepared), \
+            mock.patch.object(BotProcess, "__init__", started), \
+            mock.patch.object(PipeHost, "_expect", expected):
+        began = time.perf_counter()
+        try:
+            host.start(_context())
+        finally:
+            host.shutdown()
+    times = [began, *(marks[step] for step in STEPS)]
+    return {step: after - before for step, before, after in zip(STEPS, times[:-1], times[1:],
+                                                                strict=True)}
+
+
+def join_seconds() -> float:
+    """Seconds a new process takes to join a fresh bot cgroup (each controller's), as the
+    trampoline does: none where the machine delegates no cgroups."""
+    group = cgroups.group_for(cgroups.GroupLimits(None, None))
+    if group is None:
+        return 0.0
+    took, wrote = os.pipe()
+    try:
+        child = os.fork()
+        if child == 0:
+            began = time.perf_counter()
+            for folder in group.folders:
+                Path(folder, "cgroup.procs").write_text(str(os.getpid()))
+            os.write(wrote, str(time.perf_counter() - began).encode())
+            os._exit(0)
+        os.close(wrote)
+        seconds = float(os.read(took, 64))
+        os.waitpid(child, 0)
+        return seconds
+    finally:
+        os.close(took)
+        group.remove()
+
+
+def steps(bot: str, isolation: str, rounds: int) -> dict[str, float]:
+    """The median of each step of a start, and of a cgroup join alone, in ms."""
+    runs: dict[str, list[float]] = {step: [] for step in [*STEPS, "cgroup join"]}
+    loads = []
+    for _ in range(rounds):
+        loads.append(os.getloadavg()[0])
+        for step, seconds in start_steps(bot, isolation).items():
+            runs[step].append(seconds)
+        runs["cgroup join"].append(join_seconds())
+    figures = {step: statistics.median(times) * 1e3 for step, times in runs.items()}
+    print(f"steps of the file bot's start, median of {rounds}, isolation {isolation}, load "
+          f"{statistics.median(loads):.1f}:")
+    for step, figure in figures.items():
+        said = STEPS.get(step, "a new process joining a fresh cgroup alone")
+        print(f"{step:>12}: {figure:8.1f} ms  {said}")
+    return {f"step {step}": figure for step, figure in figures.items()}
 
 
 def children_cpu() -> float:
@@ -174,6 +287,8 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     parser.add_argument("--level", default=None, help="the sandbox level (default: strongest)")
     parser.add_argument("--instructions", action="store_true",
                         help="also count instructions with valgrind's callgrind")
+    parser.add_argument("--steps", action="store_true",
+                        help="also time each step of the file bot's start")
     args = parser.parse_args(argv)
     isolation = find_level(args.level).name
     for package in ("arena", "arena_bots"):
@@ -189,6 +304,7 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
             "built-in": lambda: start_seconds("statistician", isolation),
             "--version": lambda: run_seconds(arena_command("--version")),
             "bots": lambda: run_seconds(arena_command("bots")),
+            "stop": lambda: stop_seconds(bot, isolation),
         }
         runs: dict[str, list[float]] = {name: [] for name in contenders}
         loads = []
@@ -211,6 +327,8 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         for name, figure in used.items():
             print(report(name, figure, used["bare"], "ms CPU"))
         figures.update({f"{name} CPU": figure for name, figure in used.items()})
+        if args.steps:
+            figures.update(steps(bot, isolation, args.rounds))
         if args.instructions:
             root = package_root(tempfile.mkdtemp(dir=folder))
             counted = {

@@ -4,8 +4,10 @@ every worker, and no more bot hosts kept by one worker than fit in it). Lacking 
 referee's failure (`arena.hosts.inline.RefereeFailure`), never a bot's fault.
 
 A kept process host holds `FILES_PER_HOST` descriptors: its three pipes, the epoll that
-waits on them, its /proc schedstat file and either its cgroup's three counters or up to
-`arena.hosts.processes.TRACKED_FILES` /proc stat files of its tree.
+waits on them, its /proc schedstat file, a pidfd of its PID namespace's init (whose exit ends
+the namespace), either its cgroup's three counters and its freezer's two files or up to
+`arena.hosts.processes.TRACKED_FILES` /proc stat files of its tree, and in the sandbox its
+start gate's listener and, as root, its uid's lock.
 """
 
 from __future__ import annotations
@@ -16,8 +18,9 @@ import os
 import resource
 from collections.abc import Iterable
 
-FILES_PER_HOST = 10
-"""Descriptors one kept bot host holds (8 measured with a cgroup, 9 without; one spare)."""
+FILES_PER_HOST = 14
+"""Descriptors one kept bot host holds (13 measured in the sandbox as root, 11 at `none`
+with a cgroup; one spare)."""
 RESERVE = 64
 """Descriptors kept for the referee itself: Python's own, the results files, the worker's
 pipes, and the pipes a bot process's start holds for a moment."""

@@ -2,6 +2,13 @@
 processes (descendants, its group and session, the token in their environment), freezing and
 killing them all, and the processes this referee started that are still alive (leftovers).
 
+A bot's end looks at the whole machine only when its PID namespace cannot vouch for it: the
+kernel kills every process of a namespace before its init's exit is seen (a pidfd held on the
+init says when), while the bot's cgroup, where it has one, is killed first and holds any
+process that left the namespace (a root bot at `none` can). A bot without a namespace is
+looked for by its group, session, descendants and token through all of /proc (at `none` it
+could leave its cgroup).
+
 It knows nothing of pipes, the protocol or the game: it finds and stops processes. Starting
 one and talking to it is `arena.hosts.processes`'s.
 """
@@ -11,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import select
 import shutil
 import signal
 import subprocess
@@ -188,6 +196,63 @@ def _kill_tree(leader: int | None, token: str) -> None:
             os.killpg(leader, signal.SIGKILL)
 
 
+def pidfd_of_child(pid: int, parent: int, init: bool = False) -> int:
+    """A pidfd of `parent`'s child `pid` (checked after opening, so never a reused pid's) and,
+    with `init`, only if it is PID 1 of its own namespace; else -1 (no pidfds here, the
+    child is gone, or it is no namespace's init)."""
+    try:
+        fd = os.pidfd_open(pid)
+    except (OSError, AttributeError):
+        return -1
+    fields = _stat_fields(pid)
+    if (fields is None or int(fields[1]) != parent or fields[0] in (b"Z", b"X")
+            or (init and _namespace_pids(pid)[1:][-1:] != [b"1"])):
+        os.close(fd)
+        return -1
+    return fd
+
+
+def namespace_init(started: int) -> int:
+    """A pidfd of the init of the PID namespace the process we started made (its child), or
+    -1 (none found: it made none, or it is gone)."""
+    return next((pidfd_of_child(init, started, init=True) for init in descendants(started)[:1]),
+                -1)
+
+
+def _namespace_pids(pid: int) -> list[bytes]:
+    """A process's pid in each PID namespace it is in, outermost first (status's NSpid)."""
+    try:
+        with open(f"/proc/{pid}/status", "rb") as f:
+            status = f.read()
+    except OSError:
+        return []
+    at = status.find(b"\nNSpid:")
+    return status[at + 7:].split(b"\n", 1)[0].split() if at >= 0 else []
+
+
+def ended(pidfd: int, wait: float) -> bool:
+    """Whether the process of a pidfd exited, waiting up to `wait` seconds for it (the kernel
+    wakes the wait at the exit: no polling)."""
+    poller = select.poll()
+    poller.register(pidfd, select.POLLIN)
+    return bool(poller.poll(max(0, round(wait * 1000))))
+
+
+def await_exit(popen: subprocess.Popen[bytes], wait: float) -> bool:
+    """Wait up to `wait` seconds for a child we started to exit, woken by the exit itself
+    (Popen.wait(timeout) sleeps in growing steps); False if that cannot be done here."""
+    if popen.returncode is not None or wait <= 0:
+        return True
+    fd = pidfd_of_child(popen.pid, os.getpid())
+    if fd < 0:
+        return False
+    try:
+        ended(fd, wait)
+    finally:
+        os.close(fd)
+    return True
+
+
 def _exited(pid: int, wait: float) -> bool:
     """Wait up to `wait` seconds for a child to exit, without reaping it."""
     until = time.monotonic() + wait
@@ -211,7 +276,29 @@ class ProcessHandle:
     folder: str
     namespace: bool
     bot_pid: int | None = None
+    init: int = -1
+    """A pidfd of the init of the bot's PID namespace, once found (-1: none, or not yet)."""
     done: bool = False
+
+
+def _end_namespace(handle: ProcessHandle) -> bool:
+    """Kill the init of the bot's PID namespace; return whether it is gone, and with it
+    every process of the namespace (the kernel kills and reaps them before its exit shows)."""
+    popen = handle.popen
+    if handle.init < 0:
+        if popen.returncode is None:
+            for init in descendants(popen.pid)[:1]:
+                _signal(init, signal.SIGKILL)  # the whole namespace dies with its init
+            if not await_exit(popen, 0.5):
+                _exited(popen.pid, 0.5)
+        return False
+    try:
+        with contextlib.suppress(ProcessLookupError):
+            signal.pidfd_send_signal(handle.init, signal.SIGKILL)
+        return ended(handle.init, 5.0)
+    finally:
+        os.close(handle.init)
+        handle.init = -1
 
 
 def terminate(handle: ProcessHandle) -> None:
@@ -220,11 +307,10 @@ def terminate(handle: ProcessHandle) -> None:
         return
     handle.done = True
     popen = handle.popen
-    if handle.namespace and popen.returncode is None:
-        for init in descendants(popen.pid)[:1]:
-            _signal(init, signal.SIGKILL)  # the whole namespace dies with its init
-        _exited(popen.pid, 0.5)
-    _kill_tree(popen.pid if popen.returncode is None else None, handle.token)
+    if not (handle.namespace and _end_namespace(handle)):  # else look through the machine
+        _kill_tree(popen.pid if popen.returncode is None else None, handle.token)
+    elif popen.returncode is None:  # bubblewrap or unshare: outside the namespace
+        _signal(popen.pid, signal.SIGKILL)
     with contextlib.suppress(subprocess.TimeoutExpired):
         popen.wait(5)
     for stream in (popen.stdin, popen.stdout, popen.stderr):

@@ -36,8 +36,10 @@ from arena.hosts.machine import require_tools
 from arena.hosts.process_limits import KiB, MiB, ProcessLimits
 from arena.hosts.process_tree import (
     ProcessHandle,
+    await_exit,
     descendants,
     holds_pipe,
+    namespace_init,
     namespace_prefix,
     note_started,
     stop_all,
@@ -45,16 +47,8 @@ from arena.hosts.process_tree import (
 )
 from arena.hosts.sandbox import Sandbox, exposed_for
 
-__all__ = [
-    "BotProcess",
-    "InputStuck",
-    "KiB",
-    "LineTooLong",
-    "MiB",
-    "OutputClosed",
-    "ProcessLimits",
-    "remove_stale_folders",
-]
+__all__ = ["BotProcess", "InputStuck", "KiB", "LineTooLong", "MiB", "OutputClosed",
+           "ProcessLimits", "remove_stale_folders"]
 
 LAUNCHER = Path(__file__).with_name("launcher.py")
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
@@ -191,6 +185,8 @@ class BotProcess:
     def locate(self) -> None:
         """Find the bot's own process (the namespace's init) and follow its CPU counters."""
         pid = self.pid
+        if self.namespace and self.handle.init < 0:
+            self.handle.init = namespace_init(pid)  # its end is every process's in it
         for _ in range(2 if self.sandbox else 1 if self.namespace else 0):
             pid = next(iter(descendants(pid)), pid)  # unshare's init; bubblewrap's init
         self.handle.bot_pid = pid
@@ -349,7 +345,7 @@ class BotProcess:
     def exit_reason(self, wait: float) -> str | None:
         """How the process ended ('exited with code 3', 'killed by SIGSEGV'), or None if alive."""
         try:
-            code = self.handle.popen.wait(wait)
+            code = self.handle.popen.wait(0 if await_exit(self.handle.popen, wait) else wait)
         except subprocess.TimeoutExpired:
             return None
         if self.sandbox is not None and code > 128 and code - 128 in signal.valid_signals():

@@ -234,7 +234,8 @@ class Sandbox:
         if isinstance(launch.get("command"), list):
             config["command"] = [self._moved(str(word)) for word in launch["command"]]
         exe = ["--symlink", shown_at(_program(python, launch.get("command"))), "/proc/self/exe"]
-        prefix = [*self.prefix[:self._proc_end], *exe, *self.prefix[self._proc_end:]]
+        prefix = [*self.prefix[:self._proc_end], *exe, "--remount-ro", "/proc",
+                  *self.prefix[self._proc_end:]]
         return [*prefix, shown_at(python), "-I", "-S", "-B", "-u", LAUNCHER, json.dumps(config)]
 
     def _moved(self, text: str) -> str:
@@ -285,7 +286,8 @@ class Sandbox:
 
     def _quiet_proc(self) -> list[str]:
         """A /proc of fixed files only: no procfs, so no process's own counters; the
-        machine-wide ones a program may read are quiet copies (PROC_COUNTERS)."""
+        machine-wide ones a program may read are quiet copies (PROC_COUNTERS), files of one
+        tmpfs that `argv` makes read-only whole (one remount, not a bind mount per file)."""
         args = ["--perms", "0555", "--tmpfs", "/proc", "--perms", "0555", "--dir", "/proc/self"]
         args += [a for f in ("/proc/pressure", "/proc/sys") if os.path.isdir(f)
                  for a in ("--perms", "0555", "--dir", f)]
@@ -294,7 +296,7 @@ class Sandbox:
                 fd = os.memfd_create(f"arena-{name}")
                 os.write(fd, QUIET.get(name, b""))
                 os.lseek(fd, 0, os.SEEK_SET)
-                args += ["--perms", "0444", "--ro-bind-data", self._fd(fd), f"/proc/{name}"]
+                args += ["--perms", "0444", "--file", self._fd(fd), f"/proc/{name}"]
         return args
 
     def _namespaces(self) -> list[str]:

@@ -71,3 +71,12 @@ def test_the_machine_wide_counters_read_quiet_in_the_sandbox() -> None:
     # machine-wide counts another sandbox moves (open ptys, AIO contexts, open files)
     assert seen["pty"] == seen["aio"] == seen["files"] == {"error": 2}
     assert seen["cgroups"] == {"file": ""}
+
+
+def test_a_bot_cannot_change_its_quiet_proc() -> None:
+    """Its /proc is the referee's as made: no counter written, no mode loosened, nothing
+    added (read-only, whatever uid the bot runs as), and the counters still read quiet."""
+    seen = _look()
+    assert all(errno is not None for errno in seen["tampered"].values()), seen["tampered"]
+    if os.geteuid() == 0:
+        assert seen["loadavg"] == {"file": "0.00 0.00 0.00 1/1 1\n"}

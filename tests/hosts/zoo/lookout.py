@@ -4,7 +4,8 @@ on stderr as `LOOKOUT {json}`, then plays legally (the wire zoo's `ok`).
 Its first argument is the wire zoo it plays with; the rest are paths it was given (a folder,
 /proc, a root-only file, its own data file): for each, what it could read. Then the
 machine-wide counters two colluding bots could signal each other through: /proc/loadavg,
-/proc/stat, sysinfo (os.getloadavg)."""
+/proc/stat, sysinfo (os.getloadavg); and whether it could change its quiet /proc (write a
+counter, loosen its mode, add a file), which must stay as the referee made it."""
 
 from __future__ import annotations
 
@@ -38,8 +39,23 @@ def counters() -> dict[str, Any]:
             "files": looked("/proc/sys/fs/file-nr"), "cgroups": looked("/proc/cgroups")}
 
 
+def tampered() -> dict[str, Any]:
+    """What came of each attempt to change its /proc: None if it worked, else the errno."""
+    def attempt(change: Any) -> int | None:
+        try:
+            change()
+        except OSError as exc:
+            return exc.errno
+        return None
+    return {"write": attempt(lambda: Path("/proc/loadavg").write_text("9.99 9.99 9.99 9/9 9\n")),
+            "chmod": attempt(lambda: os.chmod("/proc/loadavg", 0o666)),
+            "chmod folder": attempt(lambda: os.chmod("/proc", 0o777)),
+            "create": attempt(lambda: Path("/proc/planted").write_text("a message")),
+            "symlink": attempt(lambda: os.symlink("/tmp", "/proc/self/planted"))}
+
+
 wire, paths = sys.argv[1], sys.argv[2:]
-report = {"paths": {p: looked(p) for p in paths}, **counters()}
+report = {"paths": {p: looked(p) for p in paths}, "tampered": tampered(), **counters()}
 sys.stderr.write("LOOKOUT " + json.dumps(report) + "\n")
 sys.stderr.flush()
 sys.argv = [wire, "ok"]
