@@ -207,9 +207,15 @@ class SignalFreezer(Freezer):
     def __init__(self, tree: Callable[[], list[int]]) -> None:
         self.tree = tree
         self.stopped: list[int] = []
+        self.quickened: set[int] = set()
 
     def _stop(self) -> None:
         self.stopped = self.tree()
+        for pid in set(self.stopped) - self.quickened:  # once a process: the threads it
+            self.quickened.add(pid)  # starts later inherit it
+            with contextlib.suppress(OSError, ValueError):
+                for tid in os.listdir(f"/proc/{pid}/task"):
+                    quicken(int(tid))
         for pid in self.stopped:
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGSTOP)

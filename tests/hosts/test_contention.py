@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ctypes
 import math
+import os
 import platform
 import random
 import struct
@@ -144,8 +145,16 @@ def scheduler_slice(tid: int) -> int | None:
     return int(struct.unpack_from("Q", attr.raw, 24)[0])
 
 
-def test_a_frozen_bot_is_woken_to_stop_at_once(level: str,
-                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def bot_tasks(bot: freezer.Freezer) -> list[int]:
+    """Every thread of a frozen bot: its cgroup's, or those of the processes it stopped."""
+    if isinstance(bot, freezer.CgroupFreezer):
+        return [int(tid) for tid in bot.tasks.read_text().split()]
+    assert isinstance(bot, freezer.SignalFreezer), bot
+    return [int(tid) for pid in bot.stopped for tid in os.listdir(f"/proc/{pid}/task")]
+
+
+@pytest.mark.parametrize("kind", ["cgroup", "signals"])
+def test_a_frozen_bot_is_woken_to_stop_at_once(kind: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """A freeze reaches a bot's sleeping task only once the task runs: every task of a
     frozen bot, a thread it starts after its first freeze too, asks for the short scheduler
     slice, so it stops without waiting out other tasks' slices (benchmarks/freezing.py)."""
@@ -158,14 +167,11 @@ def test_a_frozen_bot_is_woken_to_stop_at_once(level: str,
         default.setattr(freezer, "SLICE", 0)
         freezer.quicken(me)  # the kernel's default again: the bot inherits nothing from here
     assert scheduler_slice(me) != freezer.SLICE
-    host = started_ticker(level)  # its ticking thread started after its first freeze
+    host = started_ticker(use_freezer(kind, monkeypatch).isolation)  # it ticks in a thread
     try:
         assert host.process is not None
-        bot = host.process.freezer
-        if not isinstance(bot, freezer.CgroupFreezer):
-            pytest.skip("no cgroup freezer here")
-        tasks = bot.tasks.read_text().split()
+        tasks = bot_tasks(host.process.freezer)
         assert len(tasks) >= 2, tasks
-        assert {scheduler_slice(int(tid)) for tid in tasks} == {freezer.SLICE}, tasks
+        assert {scheduler_slice(tid) for tid in tasks} == {freezer.SLICE}, tasks
     finally:
         host.shutdown()
