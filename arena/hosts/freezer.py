@@ -11,16 +11,25 @@ finds (in the sandbox's PID namespace, where an orphaned helper stays in the tre
 
 A freeze is asked for without waiting for it; before any bot is thawed or started, every
 freeze asked for is waited for (`settle`, bounded), so no two bots run at once however
-slowly the kernel freezes a busy one. Frozen time is never a bot's: a bot is thawed before
-its clock starts and frozen after its answer is read. A bot at isolation `none` is trusted and
-is never frozen (`Unfrozen`): no channel between bots is closed there.
+slowly the kernel freezes a busy one. A freeze reaches a task asleep (a bot waiting for its
+next message) only once the task runs, so on a loaded machine the wait was mostly for the
+scheduler to give it a CPU: a frozen bot's tasks and the referee thread that waits for them
+ask the kernel for a short slice (`quicken`), so each preempts when woken, stops or looks in
+microseconds, and keeps its equal CPU share. Frozen time is never a bot's: a bot is thawed
+before its clock starts and frozen after its answer is read. A bot at isolation `none` is
+trusted and is never frozen (`Unfrozen`): no channel between bots is closed there.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import functools
 import os
+import platform
 import signal
+import struct
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -34,6 +43,17 @@ SPIN = 0.0005
 """Seconds a freeze is waited for on the CPU, before the referee sleeps between looks."""
 _PENDING: list[Freezer] = []
 """Freezes asked for in this referee process and not yet seen to take effect."""
+SLICE = 100_000
+"""Nanoseconds of scheduler slice (Linux 6.12's EEVDF custom slice, its least) asked for a
+frozen bot's tasks and the waiting referee thread: woken, a task with a slice shorter than
+the running one's preempts it (the default is some ms), without a larger share of the CPU."""
+_SETATTR = {"x86_64": (314, 315), "aarch64": (274, 275)}
+"""sched_setattr and sched_getattr's system call numbers, by machine."""
+_ATTR = struct.Struct("IIQiIQQQII")
+"""struct sched_attr (its first version, 56 bytes): size, policy, flags, nice, priority,
+runtime (a fair task's slice), deadline, period, utilisation clamps."""
+_QUICK: set[int] = set()
+"""The referee's threads already quickened."""
 
 
 class Freezer:
@@ -78,6 +98,9 @@ def settle(wait: float = SETTLE) -> None:
     the lanes' threads: a freeze another lane asks for meanwhile is left to its next look)."""
     if not _PENDING:
         return
+    if (me := threading.get_native_id()) not in _QUICK:
+        _QUICK.add(me)
+        quicken(me)  # it looks again as soon as its sleep ends, not a slice later
     began = time.monotonic()
     asked = looking = list(_PENDING)
     while looking:
@@ -92,6 +115,33 @@ def settle(wait: float = SETTLE) -> None:
     for seen in asked:  # settled, or past the wait (it freezes when its system call returns)
         with contextlib.suppress(ValueError):
             _PENDING.remove(seen)
+
+
+@functools.cache
+def _syscall() -> Callable[..., int] | None:
+    """libc's syscall(2), where this machine's sched_setattr number is known; else None."""
+    if platform.machine() not in _SETATTR or not hasattr(ctypes, "CDLL"):
+        return None
+    call: Callable[..., int] = ctypes.CDLL(None, use_errno=True).syscall
+    return call
+
+
+def quicken(tid: int) -> None:
+    """Ask for a short scheduler slice for one task (its policy, nice value and share kept):
+    woken to stop, or to look, it runs at once. Nothing where the kernel cannot (before
+    6.12 a fair task's runtime is ignored; another user's task is refused)."""
+    call = _syscall()
+    if call is None:
+        return
+    setattr_, getattr_ = _SETATTR[platform.machine()]
+    attr = ctypes.create_string_buffer(_ATTR.size)
+    if call(getattr_, tid, attr, _ATTR.size, 0) != 0:
+        return
+    fields = list(_ATTR.unpack(attr.raw))
+    if fields[1] not in (0, 3):  # SCHED_OTHER, SCHED_BATCH: the fair class only
+        return
+    fields[0], fields[2], fields[5] = _ATTR.size, 0, SLICE
+    call(setattr_, tid, ctypes.create_string_buffer(_ATTR.pack(*fields), _ATTR.size), 0)
 
 
 class Unfrozen(Freezer):
@@ -109,6 +159,8 @@ class CgroupFreezer(Freezer):
     """A bot frozen through its cgroup: v2's cgroup.freeze, or v1's freezer.state."""
 
     def __init__(self, folder: Path, version: int) -> None:
+        self.tasks = folder / ("cgroup.threads" if version == 2 else "tasks")
+        self.quickened = False
         if version == 2:
             self.words, self.done = (b"1", b"0"), b"frozen 1"
             self.control = os.open(folder / "cgroup.freeze", os.O_WRONLY)
@@ -119,6 +171,11 @@ class CgroupFreezer(Freezer):
             self.state = self.control
 
     def _stop(self) -> None:
+        if not self.quickened:  # once, at its first freeze: the tasks it starts inherit it
+            self.quickened = True
+            with contextlib.suppress(OSError, ValueError):
+                for tid in self.tasks.read_text().split():
+                    quicken(int(tid))
         with contextlib.suppress(OSError):
             os.pwrite(self.control, self.words[0], 0)
 
@@ -150,9 +207,15 @@ class SignalFreezer(Freezer):
     def __init__(self, tree: Callable[[], list[int]]) -> None:
         self.tree = tree
         self.stopped: list[int] = []
+        self.quickened: set[int] = set()
 
     def _stop(self) -> None:
         self.stopped = self.tree()
+        for pid in set(self.stopped) - self.quickened:  # once a process: the threads it
+            self.quickened.add(pid)  # starts later inherit it
+            with contextlib.suppress(OSError, ValueError):
+                for tid in os.listdir(f"/proc/{pid}/task"):
+                    quicken(int(tid))
         for pid in self.stopped:
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGSTOP)

@@ -7,8 +7,13 @@ hears the end and shuts down as before."""
 
 from __future__ import annotations
 
+import ctypes
 import math
+import os
+import platform
 import random
+import struct
+import threading
 import time
 from dataclasses import replace
 
@@ -18,7 +23,7 @@ from needs import require
 
 from arena import play_game
 from arena.bot import BotContext, Limits
-from arena.hosts import cgroups, processes
+from arena.hosts import cgroups, freezer, processes
 from arena.hosts.pipe import ProcessHost, ProcessLimits
 from arena.referee import Player
 from arena.rules import RULESETS
@@ -126,5 +131,47 @@ def test_a_bot_at_isolation_none_is_not_frozen_between_its_turns() -> None:
     host = started_ticker("none")
     try:
         assert ticked(host, 30.0), host.stderr_tail()
+    finally:
+        host.shutdown()
+
+
+def scheduler_slice(tid: int) -> int | None:
+    """The task's scheduler slice in ns (sched_getattr's runtime), or None where unknown."""
+    if platform.machine() != "x86_64":
+        return None
+    attr = ctypes.create_string_buffer(56)
+    if ctypes.CDLL(None, use_errno=True).syscall(315, tid, attr, 56, 0) != 0:
+        return None
+    return int(struct.unpack_from("Q", attr.raw, 24)[0])
+
+
+def bot_tasks(bot: freezer.Freezer) -> list[int]:
+    """Every thread of a frozen bot: its cgroup's, or those of the processes it stopped."""
+    if isinstance(bot, freezer.CgroupFreezer):
+        return [int(tid) for tid in bot.tasks.read_text().split()]
+    assert isinstance(bot, freezer.SignalFreezer), bot
+    return [int(tid) for pid in bot.stopped for tid in os.listdir(f"/proc/{pid}/task")]
+
+
+@pytest.mark.parametrize("kind", ["cgroup", "signals"])
+def test_a_frozen_bot_is_woken_to_stop_at_once(kind: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A freeze reaches a bot's sleeping task only once the task runs: every task of a
+    frozen bot, a thread it starts after its first freeze too, asks for the short scheduler
+    slice, so it stops without waiting out other tasks' slices (benchmarks/freezing.py)."""
+    require_sandbox()
+    me = threading.get_native_id()
+    freezer.quicken(me)  # as the referee's waiting thread is
+    if scheduler_slice(me) != freezer.SLICE:
+        pytest.skip("no custom scheduler slice here (Linux 6.12+ on x86-64)")
+    with monkeypatch.context() as default:
+        default.setattr(freezer, "SLICE", 0)
+        freezer.quicken(me)  # the kernel's default again: the bot inherits nothing from here
+    assert scheduler_slice(me) != freezer.SLICE
+    host = started_ticker(use_freezer(kind, monkeypatch).isolation)  # it ticks in a thread
+    try:
+        assert host.process is not None
+        tasks = bot_tasks(host.process.freezer)
+        assert len(tasks) >= 2, tasks
+        assert {scheduler_slice(tid) for tid in tasks} == {freezer.SLICE}, tasks
     finally:
         host.shutdown()
