@@ -276,16 +276,17 @@ class ClusterMap:
         from distributed.comm.core import CommClosedError
         from distributed.scheduler import KilledWorker
 
-        resets = 0
+        resets, patience = 0, POLL_SECONDS
         while True:
             if not future.done():
                 self._meanwhile()
                 continue
             try:
-                return self._batch_of(future, future.result(timeout=POLL_SECONDS))
+                return self._batch_of(future, future.result(timeout=patience))
             except PickleRefused as exc:
                 raise Caught(self._player(future), str(exc)) from None
-            except (DaskTimeout, TimeoutError):
+            except (DaskTimeout, TimeoutError):  # a fetch cut short starts again from nothing:
+                patience *= 2  # a batch slower to fetch than one look is given longer each time
                 self.members.look()
             except OSError as exc:  # CommClosedError: a connection cut while fetching
                 resets += 1

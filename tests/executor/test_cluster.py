@@ -416,3 +416,26 @@ def test_a_game_sent_to_a_client_dask_closed_is_the_cluster_lost_in_one_line() -
         list(ClusterMap._run(stand_in, iter([1])))  # type: ignore[arg-type]
     assert str(lost.value) == ("the Dask scheduler at tcp://127.0.0.1:8786 is gone (Client is "
                                "closed. Can't send update-graph message.)")
+
+
+def test_a_batch_slower_to_fetch_than_a_look_is_fetched_not_asked_for_forever() -> None:
+    """A done batch whose fetch takes longer than one look (a large one on a loaded machine:
+    CI met a worker's 8 MiB replays at load 30) is waited for longer each time; a fetch cut
+    short by its timeout starts again from nothing, so a fixed timeout never ends."""
+    asked: list[float] = []
+
+    class Slow:
+        def done(self) -> bool:
+            return True
+
+        def result(self, timeout: float) -> str:
+            asked.append(timeout)
+            assert len(asked) < 20, "asked again and again with the same patience"
+            if timeout < 5:
+                raise TimeoutError
+            return "the batch"
+
+    stand_in = SimpleNamespace(members=SimpleNamespace(look=lambda: None),
+                               _batch_of=lambda future, batch: batch)
+    assert ClusterMap._wait(stand_in, Slow()) == "the batch"  # type: ignore[arg-type]
+    assert asked == [1.0, 2.0, 4.0, 8.0]
