@@ -90,11 +90,10 @@ class _Knowledge:
         """Every claim's and response's chance in order, in the viewer's form, and the
         challenges (the walk of arena.report.chances over the replay's lines, read from the
         record's entries). One loop with its state in local names: a game has some 400
-        entries, and a call or an attribute per entry cost as much as the reading."""
+        entries, and an attribute or a call on each cost a sixth of the walk. (No `central`
+        event: that is a cards game's.)"""
         if len(self.states) >= _KEPT:
             self.clear()
-        holds, index, seen, rerolled = self.holds, self.space.index, self.seen, self.rerolled
-        values = self.values
         known = [0] * seats
         hand: tuple[str, ...] = ()
         claim: int | None = None
@@ -106,55 +105,58 @@ class _Knowledge:
             if type(item) is ActionEntry:
                 decision += 1
                 if claim is not None and type(item.action) in RESPONSE_ACTIONS:
-                    number = known[item.seat]
-                    chance = holds[number][claim]
-                    if chance is None:
-                        chance = self.chance(number, claim)
+                    chance = self.held(known[item.seat], claim)
                     flat += (decision - last, round(chance * PRECISION) * 3)
                     last = decision
                     chance_of[decision] = chance
             elif type(item) is Event:
-                kind, data = item.kind, item.data
+                kind = item.kind
                 if kind == "claim":  # a dice game's only claim event; none holds a hand
                     last_claim = decision
-                    seat = item.seat
-                    if seat is None:
+                    if item.seat is None:
                         continue
-                    claim = index.get(data["claim"])
-                    if claim is None:
-                        claim = probability.claim_index(self.space, data["claim"])
-                    number = known[seat]
-                    chance = holds[number][claim]
-                    if chance is None:
-                        chance = self.chance(number, claim)
-                    value = values.get(hand)
-                    if value is None:
-                        value = self.value(hand)
-                    bluff = value < claim  # the hand the claim is about was worth less
+                    claim = self.claim_of(item.data["claim"])
+                    chance = self.held(known[item.seat], claim)
+                    bluff = self.value(hand) < claim  # the hand it is about was worth less
                     flat += (decision - last, round(chance * PRECISION) * 3 + 1 + bluff)
                     last = decision
                     chance_of[decision] = chance
-                elif kind == "reroll":  # public, without a hand: what the others did not see
-                    count = data.get("count")
-                    if count:
-                        to = item.to
-                        for other in range(seats) if to is None else (to,):
-                            if other != item.seat:
-                                key = (known[other], count)
-                                known[other] = rerolled.get(key) or self.reroll(key)
                 elif kind == "challenge":  # which claim, and whether it held
-                    challenges.append((decision, last_claim, bool(data["holds"])))
+                    challenges.append((decision, last_claim, bool(item.data["holds"])))
                 elif kind == "round":  # no claim, and no seat knows the dice
                     claim = None
                     known = [0] * seats
-                elif "hand" in data:  # the true hand, and the seat shown it
-                    hand = tuple(data["hand"])
-                    to = item.to
-                    if to is not None and kind not in HONESTY_ONLY:
-                        known[to] = seen.get(hand) or self.see(hand)
-                elif kind == "central":
-                    claim = None
+                else:
+                    hand = self.shown(item, known) or hand
         return _Game(flat, chance_of, challenges)
+
+    def held(self, number: int, claim: int) -> float:
+        """The chance of a claim by a knowledge: looked up, computed the first time."""
+        found = self.holds[number][claim]
+        return self.chance(number, claim) if found is None else found
+
+    def claim_of(self, value: hands.Value) -> int:
+        """A claim's index in the claim space."""
+        found = self.space.index.get(value)
+        return probability.claim_index(self.space, value) if found is None else found
+
+    def shown(self, event: Event, known: list[int]) -> tuple[str, ...] | None:
+        """Dice seen (the true hand, returned, and the knowledge of the seat shown them), or
+        a public reroll, without a hand: what each other seat did not see (into `known`)."""
+        data = event.data
+        if event.kind == "reroll":
+            count = data.get("count")
+            for seat in range(len(known)) if event.to is None else (event.to,):
+                if count and seat != event.seat:
+                    key = (known[seat], count)
+                    known[seat] = self.rerolled.get(key) or self.reroll(key)
+            return None
+        if "hand" not in data:
+            return None
+        hand = tuple(data["hand"])
+        if event.to is not None and event.kind not in HONESTY_ONLY:
+            known[event.to] = self.seen.get(hand) or self.see(hand)
+        return hand
 
     def number(self, state: tuple[tuple[int, ...] | None, tuple[float, ...]]) -> int:
         """A knowledge's number, given when it is first met."""
