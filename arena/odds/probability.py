@@ -553,17 +553,28 @@ def _dice_belief(
     straight_over_full: bool, known: tuple[int, ...], survivors: tuple[float, ...],
     dice: int = 5, faces: int = 6,
 ) -> tuple[float, ...]:
-    tables = dice_tables(straight_over_full, dice, faces)
-    out = [0.0] * len(tables.space)
+    outcome = _nonzero_outcome(straight_over_full, dice, faces)
+    out = [0.0] * len(dice_tables(straight_over_full, dice, faces).space)
     for j, weight in enumerate(survivors):
         if weight < 1e-12:
             continue
-        subsets = kept_subsets(known, j)
+        subsets = list(itertools.combinations(known, j))  # `known` sorted: each sorted too
         share = weight / len(subsets)
         for kept in subsets:
-            for i, p in enumerate(tables.outcome[kept]):
+            for i, p in outcome[kept]:  # adding share * 0.0 would change no sum
                 out[i] += share * p
     return tuple(out)
+
+
+@cache
+def _nonzero_outcome(
+    straight_over_full: bool, dice: int, faces: int
+) -> dict[tuple[int, ...], tuple[tuple[int, float], ...]]:
+    """Each kept multiset's outcome as its (value, probability) pairs that are not 0: most
+    values cannot follow a reroll of few dice (4 kept dice reach at most 6 of them)."""
+    tables = dice_tables(straight_over_full, dice, faces)
+    return {kept: tuple((i, p) for i, p in enumerate(dist) if p)
+            for kept, dist in tables.outcome.items()}
 
 
 def card_belief(

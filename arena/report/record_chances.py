@@ -19,8 +19,9 @@ text (`record_json` says None).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from functools import cache
+from typing import NamedTuple
 
 from arena import hands
 from arena.odds import probability
@@ -79,6 +80,8 @@ class _Knowledge:
             (None, exact(self.space.dice))]
         self.numbers = {self.states[0]: 0}
         self.holds: list[list[float | None]] = [[None] * len(self.space)]
+        self.beliefs: list[tuple[float, ...] | None] = [None]
+        """Each knowledge's value distribution, made at its first claim (not per claim)."""
         self.seen: dict[tuple[str, ...], int] = {}
         self.rerolled: dict[tuple[int, int], int] = {}
         self.values: dict[tuple[str, ...], int] = {}
@@ -86,24 +89,74 @@ class _Knowledge:
     def walk(self, seats: int, log: Sequence[object]) -> _Game:
         """Every claim's and response's chance in order, in the viewer's form, and the
         challenges (the walk of arena.report.chances over the replay's lines, read from the
-        record's entries)."""
+        record's entries). One loop with its state in local names: a game has some 400
+        entries, and an attribute or a call on each cost a sixth of the walk. (No `central`
+        event: that is a cards game's.)"""
         if len(self.states) >= _KEPT:
             self.clear()
-        game = _Game(self, seats)
-        holds, steps, other = self.holds, game.steps, game.other
+        known = [0] * seats
+        hand: tuple[str, ...] = ()
+        claim: int | None = None
+        decision = last_claim = last = -1
+        flat: list[int] = []
+        chance_of: dict[int, float] = {}
+        challenges: list[tuple[int, int, bool]] = []
         for item in log:
             if type(item) is ActionEntry:
-                game.decision += 1
-                claim = game.claim
+                decision += 1
                 if claim is not None and type(item.action) in RESPONSE_ACTIONS:
-                    number = game.known[item.seat]
-                    chance = holds[number][claim]
-                    if chance is None:
-                        chance = self.chance(number, claim)
-                    game.add(chance, 0)
+                    chance = self.held(known[item.seat], claim)
+                    flat += (decision - last, round(chance * PRECISION) * 3)
+                    last = decision
+                    chance_of[decision] = chance
             elif type(item) is Event:
-                steps.get(item.kind, other)(item)
-        return game
+                kind = item.kind
+                if kind == "claim":  # a dice game's only claim event; none holds a hand
+                    last_claim = decision
+                    if item.seat is None:
+                        continue
+                    claim = self.claim_of(item.data["claim"])
+                    chance = self.held(known[item.seat], claim)
+                    bluff = self.value(hand) < claim  # the hand it is about was worth less
+                    flat += (decision - last, round(chance * PRECISION) * 3 + 1 + bluff)
+                    last = decision
+                    chance_of[decision] = chance
+                elif kind == "challenge":  # which claim, and whether it held
+                    challenges.append((decision, last_claim, bool(item.data["holds"])))
+                elif kind == "round":  # no claim, and no seat knows the dice
+                    claim = None
+                    known = [0] * seats
+                else:
+                    hand = self.shown(item, known) or hand
+        return _Game(flat, chance_of, challenges)
+
+    def held(self, number: int, claim: int) -> float:
+        """The chance of a claim by a knowledge: looked up, computed the first time."""
+        found = self.holds[number][claim]
+        return self.chance(number, claim) if found is None else found
+
+    def claim_of(self, value: hands.Value) -> int:
+        """A claim's index in the claim space."""
+        found = self.space.index.get(value)
+        return probability.claim_index(self.space, value) if found is None else found
+
+    def shown(self, event: Event, known: list[int]) -> tuple[str, ...] | None:
+        """Dice seen (the true hand, returned, and the knowledge of the seat shown them), or
+        a public reroll, without a hand: what each other seat did not see (into `known`)."""
+        data = event.data
+        if event.kind == "reroll":
+            count = data.get("count")
+            for seat in range(len(known)) if event.to is None else (event.to,):
+                if count and seat != event.seat:
+                    key = (known[seat], count)
+                    known[seat] = self.rerolled.get(key) or self.reroll(key)
+            return None
+        if "hand" not in data:
+            return None
+        hand = tuple(data["hand"])
+        if event.to is not None and event.kind not in HONESTY_ONLY:
+            known[event.to] = self.seen.get(hand) or self.see(hand)
+        return hand
 
     def number(self, state: tuple[tuple[int, ...] | None, tuple[float, ...]]) -> int:
         """A knowledge's number, given when it is first met."""
@@ -112,6 +165,7 @@ class _Knowledge:
             found = self.numbers[state] = len(self.states)
             self.states.append(state)
             self.holds.append([None] * len(self.space))
+            self.beliefs.append(None)
         return found
 
     def see(self, hand: tuple[str, ...]) -> int:
@@ -142,82 +196,19 @@ class _Knowledge:
         if survivors == EXACT and dice is not None and len(dice) == 5:
             found = 1.0 if self.tables.hand_value(dice) >= claim else 0.0
         else:
-            found = _at_least(probability.dice_belief(self.tables, dice, survivors), claim)
+            belief = self.beliefs[number]
+            if belief is None:
+                belief = self.beliefs[number] = probability.dice_belief(self.tables, dice,
+                                                                        survivors)
+            found = _at_least(belief, claim)
         self.holds[number][claim] = found
         return found
 
 
-class _Game:
-    """One game's walk: each seat's knowledge by number, the true hand, the claim standing."""
+class _Game(NamedTuple):
+    """One game's walk: the viewer's "d" (arena.report.chances.viewer_form: two numbers a
+    chance), each decision's chance, and the challenges (for the turning point)."""
 
-    def __init__(self, knowledge: _Knowledge, seats: int) -> None:
-        self.knowledge = knowledge
-        self.seats = seats
-        self.known = [0] * seats
-        self.hand: tuple[str, ...] = ()
-        self.claim: int | None = None
-        self.decision = self.last_claim = -1
-        self.flat: list[int] = []
-        """The viewer's "d" (arena.report.chances.viewer_form): two numbers a chance."""
-        self.last = -1
-        self.chance_of: dict[int, float] = {}
-        self.challenges: list[tuple[int, int, bool]] = []
-        self.steps: dict[str, Callable[[Event], None]] = {
-            "claim": self.claimed, "reroll": self.rerolled, "challenge": self.challenged,
-            "round": self.new_round}
-
-    def claimed(self, event: Event) -> None:
-        """A claim (a dice game's only claim event; none holds a hand): its claimant's chance,
-        and whether the hand it is about was worth less."""
-        self.last_claim = self.decision
-        seat = event.seat
-        if seat is None:
-            return
-        knowledge = self.knowledge
-        claim = knowledge.space.index.get(event.data["claim"])
-        if claim is None:
-            claim = probability.claim_index(knowledge.space, event.data["claim"])
-        self.claim = claim
-        number = self.known[seat]
-        chance = knowledge.holds[number][claim]
-        if chance is None:
-            chance = knowledge.chance(number, claim)
-        self.add(chance, 2 if knowledge.value(self.hand) < claim else 1)
-
-    def add(self, chance: float, kind: int) -> None:
-        """This decision's chance, with 0 for a response, 1 for a claim, 2 for a bluff."""
-        decision = self.decision
-        self.flat += (decision - self.last, round(chance * PRECISION) * 3 + kind)
-        self.last = decision
-        self.chance_of[decision] = chance
-
-    def rerolled(self, event: Event) -> None:
-        """A public reroll, without a hand: what each other seat did not see."""
-        count = event.data.get("count")
-        if not count:
-            return
-        rerolled, known = self.knowledge.rerolled, self.known
-        for seat in range(self.seats) if event.to is None else (event.to,):
-            if seat != event.seat:
-                key = (known[seat], count)
-                known[seat] = rerolled.get(key) or self.knowledge.reroll(key)
-
-    def challenged(self, event: Event) -> None:
-        """A challenge: which claim, and whether it held (for the turning point)."""
-        self.challenges.append((self.decision, self.last_claim, bool(event.data["holds"])))
-
-    def new_round(self, event: Event) -> None:
-        """A new round (public, without a hand): no claim, and no seat knows the dice."""
-        self.claim = None
-        self.known = [0] * self.seats
-
-    def other(self, event: Event) -> None:
-        """Dice seen (the true hand, and the knowledge of the seat shown them), or nothing."""
-        data = event.data
-        if "hand" in data:
-            hand = self.hand = tuple(data["hand"])
-            to = event.to
-            if to is not None and event.kind not in HONESTY_ONLY:
-                self.known[to] = self.knowledge.seen.get(hand) or self.knowledge.see(hand)
-        elif event.kind == "central":
-            self.claim = None
+    flat: list[int]
+    chance_of: dict[int, float]
+    challenges: list[tuple[int, int, bool]]

@@ -142,6 +142,32 @@ def test_game_log_appends_whole_lines_and_syncs_on_close(tmp_path: Path) -> None
     log.close()  # twice is fine
 
 
+def test_a_games_replay_is_whole_before_its_line_and_never_written_through_a_link(
+    tmp_path: Path,
+) -> None:
+    """Whatever its name held (a torn replay a killed run left, a hard or symbolic link left
+    by whoever sent the folder) is replaced, never written through; the line comes after."""
+    replays = tmp_path / results.REPLAYS
+    replays.mkdir()
+    outside = tmp_path / "outside"
+    outside.write_bytes(b"not arena's")
+    os.link(outside, replays / "g1.json.gz")
+    (replays / "g2.json.gz").symlink_to(outside)
+    (replays / "g3.json.gz").write_bytes(b"a torn replay, much longer than the game's own")
+    path = tmp_path / results.GAMES
+    with GameLog(path, sync_every=3600) as log:
+        for n in (1, 2, 3):
+            name = f"{results.REPLAYS}/g{n}.json.gz"
+            log.append_game(f'{{"id":"g{n}","replay":"{name}"}}', (name, b"\x1f\x8b%d" % n))
+            assert (tmp_path / name).read_bytes() == b"\x1f\x8b%d" % n
+            assert path.read_bytes().count(b"\n") == n
+    assert outside.read_bytes() == b"not arena's"
+    for n in (1, 2, 3):
+        status = os.lstat(replays / f"g{n}.json.gz")
+        assert status.st_nlink == 1 and not (replays / f"g{n}.json.gz").is_symlink()
+    assert sorted(p.name for p in replays.iterdir()) == [f"g{n}.json.gz" for n in (1, 2, 3)]
+
+
 def test_clear_removes_results_but_not_the_lock(tmp_path: Path) -> None:
     for name in (results.GAMES, results.CONFIG, *results.DERIVED, results.LOCK, "notes.txt"):
         (tmp_path / name).write_text("x")

@@ -21,8 +21,11 @@ once, so a killed process (even `kill -9`) loses nothing already appended; the k
 has it. `fsync` is costly (about 3.5 ms per call on the development disk, more than a
 whole game takes), so the log syncs at most once per `sync_every` seconds and when it is
 closed: a power cut can lose the last second of games, which `--resume` plays again. A
-torn last line (a crash mid-write) is cut off by `repair_games`. Derived files and replays are
-written to a temporary file and renamed into place (`os.replace`): no reader sees half a file.
+torn last line (a crash mid-write) is cut off by `repair_games`. Derived files are written
+to a temporary file and renamed into place (`os.replace`): no reader sees half a file. A
+game's replay is written whole before its line, which is what readers go by (a replay no
+line names is never read, and is written again when its game is played on resume), so it
+is written in place (`write_unlisted`); one rewritten after its line is out is renamed.
 
 This module knows files, not games: it must not import the rules, the referee or click,
 and it never decides what a line means beyond "one JSON object, whose replay, if it names
@@ -124,6 +127,29 @@ def write_replaced(path: str, data: bytes) -> None:
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
+        raise
+
+
+def write_unlisted(path: str, data: bytes) -> None:
+    """A file no one reads before a line written after it names it (a game's replay, written
+    before its line in games.jsonl), written in place: open, write, close, which change the
+    folder once where `write_replaced`'s temporary file and its rename change it twice.
+    Whatever had its name is unlinked first (a name not there costs a lookup), so a link
+    left there is never written through. A kill -9 mid-write leaves a torn file no line
+    names: its game is played again on resume, and this replaces it."""
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)
+    descriptor = os.open(path, _NEW_FILE | os.O_EXCL, 0o666)
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(descriptor, view):]
+        finally:
+            os.close(descriptor)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
         raise
 
 
@@ -338,7 +364,7 @@ class GameLog:
         """One game: its replay (path in the folder, bytes) renamed into place before its
         line, so a line never names a missing replay (one without its line is played again)."""
         if replay is not None:
-            write_replaced(f"{self.folder}/{replay[0]}", replay[1])
+            write_unlisted(f"{self.folder}/{replay[0]}", replay[1])
         self.append((line,))
 
     def sync(self) -> None:
