@@ -14,6 +14,7 @@ import json
 import os
 import resource
 import shutil
+import struct
 import subprocess
 import sys
 import zlib
@@ -232,14 +233,23 @@ def test_a_games_log_that_is_a_device_is_refused(folder: Path) -> None:
 # --- item 16: a gzip bomb ---------------------------------------------------------------------
 
 
+HEADER = b'{"type":"header","format":"arena-replay","version":1}\n'
+
+
 def bomb(unpacked: int) -> bytes:
-    """A gzip stream of `unpacked` bytes of a replay's header and then spaces, made without
-    holding them."""
+    """A gzip stream of a replay's header and then `unpacked` bytes of spaces, made without
+    holding them or packing each MiB: a full flush makes every packed MiB the same bytes, so
+    one is packed and repeated, and the trailer's CRC-32 and size are those of all of it (a
+    valid stream to its end; 0.5 s of CPU for 2 GiB, 5.9 s packing each MiB)."""
     packer = zlib.compressobj(9, zlib.DEFLATED, 31)
-    parts = [packer.compress(b'{"type":"header","format":"arena-replay","version":1}\n')]
+    start = packer.compress(HEADER) + packer.flush(zlib.Z_FULL_FLUSH)
     chunk = b" " * (1 << 20)
-    parts += [packer.compress(chunk) for _ in range(unpacked >> 20)]
-    return b"".join([*parts, packer.flush()])
+    packed = packer.compress(chunk) + packer.flush(zlib.Z_FULL_FLUSH)
+    count, crc = unpacked >> 20, zlib.crc32(HEADER)
+    for _ in range(count):
+        crc = zlib.crc32(chunk, crc)
+    size = (len(HEADER) + (count << 20)) & 0xFFFFFFFF
+    return start + packed * count + packer.flush()[:-8] + struct.pack("<II", crc, size)
 
 
 @pytest.fixture(scope="module")

@@ -32,15 +32,17 @@ def needs_cgroups() -> None:
 
 
 def play(attacker: ProcessHost, innocents: list[ProcessHost], decision: float, work: float,
-         **bot_options: object) -> GameRecord:
-    """One dice game, the attacker in seat 0 and innocent burners that use `work` of CPU
-    time on each decision; every host is shut down afterwards."""
+         points: int | None = None, **bot_options: object) -> GameRecord:
+    """One dice game (to `points` lost, or the rules' default), the attacker in seat 0 and
+    innocent burners that use `work` of CPU time on each decision; every host is shut down
+    afterwards."""
     hosts = [attacker, *innocents]
     players = [Player("attacker", attacker, options=dict(bot_options)),
                *(Player(f"innocent{i}", h, options={"work": work})
                  for i, h in enumerate(innocents, 1))]
     try:
-        return play_game("dice", players, seed=3, limits=Limits(decision, wall_factor=2.0))
+        return play_game("dice", players, seed=3, limits=Limits(decision, wall_factor=2.0),
+                         options=None if points is None else {"max_points": points})
     finally:
         for host in hosts:
             host.shutdown()
@@ -65,8 +67,10 @@ def test_a_hogs_helpers_are_billed_to_it_and_its_opponents_are_not_starved(
     had no freezer for its group, they would be billed as used between its turns)."""
     needs_cgroups()
     burners = [ProcessHost(zoo("burner.py"), LIMITS) for _ in range(2)]
-    record = play(ProcessHost(zoo("hog.py"), LIMITS), burners, 0.25, 0.125, helpers=40,
-                  delay=delay)  # innocents that use half their limit: the time policy's promise
+    record = play(ProcessHost(zoo("hog.py"), LIMITS), burners, 0.25, 0.125, points=2,
+                  helpers=40, delay=delay)  # innocents that use half their limit: the time
+    # policy's promise; to 2 points: after a hog out at its first turn the innocents still
+    # decide 10 times (59 at the default), and 40 helpers left alive would starve each
     frozen = controllers().freezer is not None
     if frozen and delay:  # frozen off-turn, its helpers spin only in its own short turns:
         assert {f.seat for f in record.faults} <= {0}, record.faults  # whether that ever

@@ -10,6 +10,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 CONFIG = """\
@@ -66,10 +67,21 @@ def _ids(log: Path) -> list[str]:
     return [line.split('"id":"')[1].split('"')[0] for line in log.read_text("utf-8").splitlines()]
 
 
+def _turns(root: Path, count: int) -> None:
+    for _ in range(count):
+        _turn(root)
+
+
 def test_a_season_killed_mid_batch_loses_no_game_and_goes_on(tmp_path: Path) -> None:
     whole, cut = _contest(tmp_path / "whole"), _contest(tmp_path / "cut")
-    _turn(tmp_path / "whole")
-    _turn(tmp_path / "whole")
+    with ThreadPoolExecutor(1) as beside:  # the season not cut, played while the other is cut
+        _cut_and_resumed(tmp_path, cut, beside.submit(_turns, tmp_path / "whole", 2))
+    assert whole.read_bytes().startswith(cut.read_bytes()), "the bytes of a season not cut"
+    assert _indexed(tmp_path / "cut") == _ids(cut)
+
+
+def _cut_and_resumed(tmp_path: Path, cut: Path, whole: Future[None]) -> None:
+    """A turn killed mid-batch, then the next turn (the season not cut played meanwhile)."""
     season = _season(tmp_path / "cut")
     while not (cut.exists() and cut.read_bytes().count(b"\n") >= 2):
         assert season.poll() is None, "the turn ended before the kill"
@@ -79,7 +91,5 @@ def test_a_season_killed_mid_batch_loses_no_game_and_goes_on(tmp_path: Path) -> 
     kept = cut.read_bytes().count(b"\n")
     assert kept < BATCH, "killed mid-batch"
     _turn(tmp_path / "cut")
-    written = cut.read_bytes()
-    assert len(written.splitlines()) == kept + BATCH
-    assert whole.read_bytes().startswith(written), "the bytes of a season not cut"
-    assert _indexed(tmp_path / "cut") == _ids(cut)
+    assert len(cut.read_bytes().splitlines()) == kept + BATCH
+    whole.result()
