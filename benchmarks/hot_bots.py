@@ -169,8 +169,7 @@ def counted(case: str, cap: int, kept: int = 32, workers: int = 2) -> tuple[int,
         worker = hosts[number % workers]
         worker.prefer({entrant for game in bundle for entrant in game.seats})
         for game in bundle:
-            for seat, entrant in enumerate(game.seats):
-                worker.host(entrant, bot, game.seed, seat)
+            worker.table([(entrant, bot) for entrant in game.seats], game.seed)
     return len(games), started
 
 

@@ -84,14 +84,14 @@ def _blocks(block: int) -> Callable[[GameSpec], tuple[int, ...]]:
 
 def _resident(row: int) -> Callable[[GameSpec], tuple[int, ...]]:
     """A two-seat game's bundle key: the row block of `row` entrants its first entrant (by
-    index) falls in, and its other entrant when outside that block (-1 inside). A worker
-    keeps the row block's processes while the others pass through it one entrant at a
-    time, so a start serves up to `row` games of the entrant's, not a block's worth of
-    equal blocks (half of them)."""
+    index) falls in, and its other entrant. A worker keeps the row block's processes while
+    the others pass through it one entrant at a time, each meeting all of the block below
+    it in one bundle (inside the block too), so a start serves up to `row` games of the
+    entrant's, not a block's worth of equal blocks (half of them), and an entrant passing
+    through (a gauntlet's challenger) plays all its games on one worker."""
     def key(game: GameSpec) -> tuple[int, ...]:
-        low, *others = sorted(game.seats)
-        outside = [seat for seat in others if seat // row != low // row]
-        return (low // row, outside[0] if outside else -1)
+        low, high = min(game.seats), max(game.seats)
+        return (low // row, high)
     return key
 
 
