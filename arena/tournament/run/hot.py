@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterator, Sequence
 
 from arena.tournament.formats.schedule import GameSpec
 
-__all__ = ["BUNDLE", "WINDOW", "Bundle", "bundles", "windows"]
+__all__ = ["BUNDLE", "SHARED", "WINDOW", "Bundle", "bundles", "wanted", "windows"]
 
 WINDOW = 20_000
 """Games taken at a time in schedule order: the most finished games whose lines wait for an
@@ -45,7 +45,17 @@ BUNDLE = 256
 """Games in a bundle at most: small enough that the last bundles of a window spread over
 the workers, large enough that a bundle's starts are few per game."""
 
+SHARED = 32
+"""Processes of a field beyond which several workers play it in bundles though each could
+keep them all: an entrant is then started on the worker that plays its bundle, not on each."""
+
 Bundle = tuple[GameSpec, ...]
+
+
+def wanted(entrants: int, seats: int, kept: int, workers: int) -> bool:
+    """Whether a field of process bots is played in bundles: when its processes (one per
+    seat index, at most) outgrow what a worker keeps, or SHARED with several workers."""
+    return entrants * seats > (kept if workers == 1 else min(kept, SHARED))
 
 
 def windows(games: Sequence[GameSpec], size: int = WINDOW) -> Iterator[Sequence[GameSpec]]:

@@ -50,7 +50,7 @@ from arena.botcard import BotCard
 from arena.executor.cluster import Cluster
 from arena.executor.local import Executor
 from arena.hosts.strain import Strain
-from arena.kept import KEPT_FLOOR, kept_that_fit
+from arena.kept import kept_that_fit
 from arena.tournament.config import EntrantConfig, TournamentConfig
 from arena.tournament.errors import TournamentError
 from arena.tournament.formats.base import Asked
@@ -322,12 +322,12 @@ class Run:
         return replace(played, replay=None), digests
 
     def _hot_cap(self, todo: list[GameSpec]) -> int | None:
-        """A worker's kept processes, when all bots run in processes here and the field's outgrow
-        them (several workers: KEPT_FLOOR; a bundle's entrant is started on one, not on each)."""
+        """A worker's kept processes, when every bot runs in its own process on this machine and
+        the field is played in bundles (hot.wanted); None: the games are in schedule order."""
         if self.hot is None:
             seats = max(len(game.seats) for game in todo)
-            room = self.kept if self.workers == 1 else min(self.kept, KEPT_FLOOR)
-            wanted = self.cluster is None and len(self.cfg.entrants) * seats > room
+            wanted = self.cluster is None and \
+                hot.wanted(len(self.cfg.entrants), seats, self.kept, self.workers)
             self.hot = self.kept if wanted and not any(map(self._inline, self.cfg.entrants)) else 0
             self.images = seats if self.hot and any(map(self._sandboxed, self.cfg.entrants)) else 1
         return max(self.hot, *(len(game.seats) for game in todo)) if self.hot else None
