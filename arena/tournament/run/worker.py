@@ -118,7 +118,7 @@ class _Worker:
         own (a bot process never serves two games at once). One when a bot runs inline (it
         gains nothing from lanes, and its calls are marked one game at a time), and as many
         as can each keep every entrant's process (one per image it may be shown, when
-        sandboxed: arena/entrants.py KeptHosts) within the budget of open files and memory (a
+        sandboxed: arena/kept.py KeptHosts) within the budget of open files and memory (a
         lane that had to stop and start bot processes would lose more than the overlap
         gains)."""
         if all(entrant.mode != "inline" for entrant in self.entrants):
