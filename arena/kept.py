@@ -34,8 +34,12 @@ SWAPPED = 4
 
 def kept_that_fit(sharing: int = 1) -> int:
     """How many hosts one of `sharing` workers keeps: KEPT_CAP, or fewer when the open-file
-    limit or half the memory available now (`machine.KEPT_BYTES` a bot) holds fewer."""
-    return machine.kept_in_memory(machine.hosts_that_fit(KEPT_CAP), sharing)
+    limit, half the memory available now (`machine.KEPT_BYTES` a bot) or half the machine's
+    sandbox uids (one a sandboxed process, as root) hold fewer."""
+    from arena.hosts.sandbox import UIDS
+
+    uids = max(1, len(UIDS) // (2 * max(1, sharing)))
+    return machine.kept_in_memory(min(machine.hosts_that_fit(KEPT_CAP), uids), sharing)
 
 
 class KeptHosts:

@@ -18,7 +18,7 @@ from arena import referee
 from arena.cli.main import cli
 from arena.compare.groups import Entrant
 from arena.entrants import EntrantError, Reference, mode_of, resolve
-from arena.hosts import machine
+from arena.hosts import machine, sandbox
 from arena.kept import KEPT_CAP, KEPT_FLOOR, KeptHosts, kept_that_fit
 from arena.plugins import Registry, build_registry
 from arena.tournament.config import EntrantConfig, Options
@@ -289,7 +289,9 @@ def test_a_worker_keeps_what_half_the_memory_available_holds(
     monkeypatch.setattr(machine, "memory", lambda: (400 * machine.KEPT_BYTES, 10**12))
     assert kept_that_fit(2) == min(100, machine.hosts_that_fit(KEPT_CAP))
     monkeypatch.setattr(machine, "memory", lambda: None)  # not known here: the open files
-    assert kept_that_fit(2) == machine.hosts_that_fit(KEPT_CAP)
+    assert kept_that_fit(2) == min(machine.hosts_that_fit(KEPT_CAP), len(sandbox.UIDS) // 4)
+    monkeypatch.setattr(sandbox, "UIDS", range(40))  # a uid a sandboxed process, as root
+    assert kept_that_fit(2) == 10
 
 
 DICE_ONLY = """\
