@@ -74,10 +74,10 @@ def play_game(rules: str | Any, players: Sequence[object], seed: int = 0,
     (a registered name, FILE.py[:Class], module:Class, cmd:PROGRAM, with ?key=value options)
     is hosted as every command hosts it: built-ins inline, other bots in their own process;
     Players, Bot classes and factories play as given."""
-    from arena import entrants, referee
+    from arena import entrants, kept, referee
 
     ruleset = get_rules(rules) if isinstance(rules, str) else rules
-    hosts = entrants.KeptHosts()
+    hosts = kept.KeptHosts()
     try:
         seats = entrants.seat_all(players, hosts=hosts)
         return referee.play_game(ruleset, seats, seed, options, limits, spectator)

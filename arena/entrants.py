@@ -11,8 +11,8 @@ rules and takes these options; `arena.trial.dry_run` starts it once as it will p
 Where it runs is decided here, from where its class came from (data recorded by the plugin
 registry, never display text): built-in bots run inline; every other Python bot runs in its
 own process unless the user trusts it (`mode: inline`, `--trust`); a command runs as its
-program. `KeptHosts` keeps the process and command hosts of one worker across games, at
-most `KEPT_CAP` of them. This module plays no game and reads no config file.
+program; `arena.kept.KeptHosts` keeps the process and command hosts of one worker across
+games. This module plays no game and reads no config file.
 """
 
 from __future__ import annotations
@@ -20,8 +20,7 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
-from collections import OrderedDict
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast
@@ -30,6 +29,7 @@ from arena import plugins
 from arena.botcard import BotCard
 from arena.botfile import BotFile
 from arena.hosts.inline import BotFault, Host, InlineHost
+from arena.kept import KeptHosts
 from arena.options import Options
 from arena.plugins import BotSpec, PluginError, Registry, bot_from_file, default_registry
 from arena.referee import Player, as_player
@@ -44,8 +44,6 @@ COMMAND_PREFIX = "cmd:"
 """A bot reference `cmd:PROGRAM ARGS` is an executable speaking the JSON-lines protocol."""
 TRUSTED_SOURCES = frozenset({"builtin"})
 """Sources whose bots run inline unless told otherwise; every other runs in its own process."""
-KEPT_CAP = 32
-"""Most process and command hosts one worker keeps alive between games."""
 
 
 class EntrantError(ValueError):
@@ -339,74 +337,6 @@ def checked(reference: Reference, rules: str, registry: Registry | None = None,
     if found is not None:
         raise EntrantError(found.message)
     return entrant
-
-
-class KeptHosts:
-    """The process and command hosts of one worker, kept across its games so a bot's process
-    serves many; beyond `cap` the least recently used is shut down. Inline hosts are new
-    for every game. Every command that plays games holds one per worker."""
-
-    def __init__(self, cap: int = KEPT_CAP) -> None:
-        if cap < 1:
-            raise ValueError(f"a worker keeps at least one host, not {cap}")
-        self.cap = cap
-        self._hosts: OrderedDict[tuple[Hashable, int | None, int], Host] = OrderedDict()
-        """By key, seat image (None: not sandboxed) and copy: a key's second process plays
-        the twin of its first's game."""
-        self._streams: dict[tuple[Hashable, int | None, int], set[Hashable]] = {}
-        """The chance streams (game seeds) each kept host's process has played."""
-
-    def __len__(self) -> int:
-        return len(self._hosts)
-
-    def host(self, key: Hashable, entrant: Resolved, stream: Hashable | None = None,
-             seat: int | None = None) -> Host:
-        """The host of `key` (one entrant, or one seat of one), started anew or kept from before.
-
-        A process never plays one chance stream twice (`stream`: the game's seed): the twin
-        games of duplicate play deal the same dice, so a process that remembered the first
-        would know its opponent's hand in the second; the twin goes to another process of
-        the entrant's, kept beside the first, that has not played that deal. A sandboxed
-        process serves only games in which it sits at the `seat` index it started at: it is
-        shown that seat's images of the system's files (`arena.hosts.view`), which its
-        table-mates, at other seats, never map."""
-        if entrant.mode == "inline":
-            return entrant.host()
-        image = seat if seat is not None and entrant.sandboxed else None
-        copy = 0
-        while stream is not None and stream in self._streams.get((key, image, copy), ()):
-            copy += 1
-        slot = (key, image, copy)
-        host = self._hosts.pop(slot, None)
-        if host is None:
-            host = entrant.host() if image is None else entrant.host(image)
-            self._streams[slot] = set()
-        if stream is not None:
-            self._streams[slot].add(stream)
-        self._hosts[slot] = host
-        while len(self._hosts) > self.cap:
-            oldest, evicted = self._hosts.popitem(last=False)
-            self._streams.pop(oldest, None)
-            _shutdown(evicted)
-        return host
-
-    def prefer(self, keys: Iterable[Hashable]) -> None:
-        """Keep these keys' processes over the others when one must go: the entrants of the
-        games about to be played (a bundle, arena/tournament/run/hot.py)."""
-        wanted = set(keys)
-        for slot in [slot for slot in self._hosts if slot[0] in wanted]:
-            self._hosts.move_to_end(slot)
-
-    def close(self) -> None:
-        """Stop every kept bot process."""
-        while self._hosts:
-            _, host = self._hosts.popitem()
-            _shutdown(host)
-
-
-def _shutdown(host: Host) -> None:
-    """Stop a host's bot process, if it has one."""
-    host.shutdown()
 
 
 def seat_all(items: Sequence[object], registry: Registry | None = None,

@@ -28,9 +28,10 @@ from arena.bot import BotContext, GameEnd, Limits
 from arena.ecosystem import utilities
 from arena.ecosystem.encoding import marks, observation_text, pieces
 from arena.ecosystem.layout import Layout
-from arena.entrants import KeptHosts, seat_all
+from arena.entrants import seat_all
 from arena.hands import CARDS, claim_space
 from arena.hosts.inline import BotFault
+from arena.kept import KeptHosts
 from arena.referee import Player, generator
 from arena.rules import CHANCE, TERMINAL, get_rules
 from arena.rules.actions import Action

@@ -14,7 +14,6 @@ from typing import Any
 from arena.bot import Limits
 from arena.entrants import (
     EntrantError,
-    KeptHosts,
     Reference,
     Resolved,
     command_problem,
@@ -23,6 +22,7 @@ from arena.entrants import (
     resolve,
 )
 from arena.hosts.inline import Host, InlineHost
+from arena.kept import KeptHosts
 from arena.narrative import Narrator, result_lines
 from arena.primer import primer
 from arena.referee import Player, play_game

@@ -20,11 +20,14 @@ faster end to end. Measures only; asserts nothing.
 
     python benchmarks/hot_bots.py contest --rounds 3 --against /work/main
     python benchmarks/hot_bots.py files --count    # the bundles' starts, counted, no games
+    python benchmarks/hot_bots.py files --count --kept 32    # as many kept as before
+    python benchmarks/hot_bots.py files --memory 40    # a kept bot's memory (KEPT_BYTES)
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import statistics
 import subprocess
@@ -138,18 +141,21 @@ def _lines(out: Path) -> int:
         return 0
 
 
-def counted(case: str, cap: int, kept: int = 32, workers: int = 2) -> tuple[int, int]:
-    """Games and bot process starts of a case's bundles (this checkout's arena.tournament.run.hot)
-    counted without playing: each worker's KeptHosts of `kept` sandboxed processes (one per
-    seat index of an entrant), the bundles dealt to the workers in turn, no dry run."""
-    from arena import entrants
+def counted(case: str, cap: int, kept: int | None = None, workers: int = 2) -> tuple[int, int]:
+    """Games and bot process starts of a case counted without playing, as the runner plays
+    it: each worker's KeptHosts of `kept` sandboxed processes (None: what this machine holds
+    for `workers`, arena.kept.kept_that_fit), a process shown one image, the bundles (or, when
+    the runner keeps the schedule's order, the games) dealt to the workers in turn, no dry
+    run."""
+    from arena import kept as keeping
     from arena.tournament.formats.gauntlet import gauntlet
     from arena.tournament.formats.schedule import round_robin
     from arena.tournament.run import hot
 
+    field = 70 if case == "commands" else 200
     games = gauntlet([0, 1, 2, 3], 200, 2, 1, 1) if case == "contest" else \
-        round_robin(70 if case == "commands" else 200, 2, 1, 1,
-                    cap=None if case == "commands" else cap)
+        round_robin(field, 2, 1, 1, cap=None if case == "commands" else cap)
+    kept = keeping.kept_that_fit(workers) if kept is None else kept
     started = 0
 
     class Sandboxed:
@@ -164,14 +170,57 @@ def counted(case: str, cap: int, kept: int = 32, workers: int = 2) -> tuple[int,
             pass
 
     bot: Any = Sandboxed()
-    hosts = [entrants.KeptHosts(kept) for _ in range(workers)]
-    for number, bundle in enumerate(hot.bundles(games, kept, images=2)):
+    hosts = [keeping.KeptHosts(kept) for _ in range(workers)]
+    units = hot.bundles(games, kept, images=2) if hot.wanted(field, 2, kept, workers) else \
+        [(game,) for game in games]
+    for number, unit in enumerate(units):
         worker = hosts[number % workers]
-        worker.prefer({entrant for game in bundle for entrant in game.seats})
-        for game in bundle:
-            for seat, entrant in enumerate(game.seats):
-                worker.host(entrant, bot, game.seed, seat)
+        worker.prefer({entrant for game in unit for entrant in game.seats})
+        for game in unit:
+            worker.table([(entrant, bot) for entrant in game.seats], game.seed)
     return len(games), started
+
+
+def memory(bots: int) -> str:
+    """The memory one kept sandboxed file bot holds after a game: the proportional size (Pss)
+    and the private part of its process tree, by /proc's smaps_rollup, over `bots` of them."""
+    import arena
+    from arena import entrants
+    from arena.bot import Limits
+    from arena.hosts.process_tree import descendants
+    from arena.kept import KeptHosts
+
+    def tree(pid: int) -> tuple[int, int]:
+        pss = private = 0
+        for member in [pid, *descendants(pid)]:
+            with contextlib.suppress(OSError), open(f"/proc/{member}/smaps_rollup") as rollup:
+                for field, kib, *_ in (line.split() for line in rollup if " kB" in line):
+                    pss += int(kib) * 1024 if field == "Pss:" else 0
+                    private += int(kib) * 1024 if field.startswith("Private_") else 0
+        return pss, private
+
+    kept = KeptHosts()
+    with tempfile.TemporaryDirectory(prefix="arena-kept-") as tmp:
+        field = []
+        for n in range(bots):
+            path = Path(tmp) / f"entrant{n:03d}.py"
+            path.write_text(FILE_BOT.format(n=n))
+            field.append(entrants.resolve(entrants.Reference(str(path))))
+        try:
+            hosts = []
+            for n in range(0, bots - 1, 2):
+                seated = [(n, field[n]), (n + 1, field[n + 1])]
+                table = kept.table(seated, n)
+                players = [e.player(h) for (_, e), h in zip(seated, table, strict=True)]
+                arena.play_game("dice", players, seed=n, limits=Limits(5.0))
+                hosts += table
+            sizes = [tree(host.process.pid) for host in hosts]  # type: ignore[attr-defined]
+        finally:
+            kept.close()
+    mib = 1024 * 1024 * len(sizes)
+    return (f"{len(sizes)} kept sandboxed file bots: Pss {sum(s[0] for s in sizes) / mib:.1f} "
+            f"MiB a bot, private {sum(s[1] for s in sizes) / mib:.1f} MiB a bot "
+            f"(load {os.getloadavg()[0]:.1f})")
 
 
 def main() -> None:
@@ -182,11 +231,21 @@ def main() -> None:
     parser.add_argument("--against", type=Path, help="another checkout, measured in turn")
     parser.add_argument("--count", action="store_true",
                         help="count this checkout's starts without playing (see `counted`)")
+    parser.add_argument("--kept", type=int, help="processes a worker keeps, with --count "
+                        "(default: what this machine holds for 2 workers)")
+    parser.add_argument("--memory", type=int, metavar="BOTS",
+                        help="measure the memory of BOTS kept sandboxed file bots instead")
     args = parser.parse_args()
+    if args.memory:
+        print(memory(args.memory))
+        return
     if args.count:
-        games, started = counted(args.case, args.cap)
+        from arena.kept import kept_that_fit
+
+        kept = args.kept or kept_that_fit(2)
+        games, started = counted(args.case, args.cap, kept)
         print(f"{args.case}: {games} games, {started} starts in the workers "
-              f"({started / games:.3f} a game), counted")
+              f"({started / games:.3f} a game), counted, {kept} kept a worker")
         return
     codes = {"this": ROOT, **({"against": args.against.resolve()} if args.against else {})}
     seen: dict[str, list[Measured]] = {name: [] for name in codes}

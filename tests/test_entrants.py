@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import fcntl
 import os
+import random
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 from arena_bots.random_bot import RandomBot
@@ -15,7 +17,9 @@ import arena
 from arena import referee
 from arena.cli.main import cli
 from arena.compare.groups import Entrant
-from arena.entrants import EntrantError, KeptHosts, Reference, mode_of, resolve
+from arena.entrants import EntrantError, Reference, mode_of, resolve
+from arena.hosts import machine, sandbox
+from arena.kept import KEPT_CAP, KEPT_FLOOR, KeptHosts, kept_that_fit
 from arena.plugins import Registry, build_registry
 from arena.tournament.config import EntrantConfig, Options
 from arena.tournament.load import entrant_mode
@@ -214,6 +218,80 @@ def test_inline_hosts_are_new_for_every_game_and_never_kept() -> None:
     builtin = resolve(Reference("random"))
     assert kept.host("r", builtin) is not kept.host("r", builtin)
     assert len(kept) == 0
+
+
+class _Fake:
+    """A sandboxed entrant whose processes are counted, each a record of what it played."""
+
+    mode, sandboxed = "process", True
+
+    def __init__(self) -> None:
+        self.started: list[_Played] = []
+
+    def host(self, image: int = 0) -> Any:
+        self.started.append(_Played(image))
+        return self.started[-1]
+
+
+class _Played:
+    def __init__(self, image: int) -> None:
+        self.image = image
+        self.streams: list[int] = []
+
+    def shutdown(self) -> None:
+        pass
+
+
+@pytest.mark.parametrize("seats", [2, 3, 5])
+def test_a_table_never_shows_two_seats_one_image_nor_a_process_one_deal_twice(
+        seats: int) -> None:
+    """Any order of tables, twin deals included, whatever was kept before: each table's
+    sandboxed processes are shown distinct images, and none plays a deal it played."""
+    bot, draw = _Fake(), random.Random(seats)
+    kept = KeptHosts(cap=12)
+    for game in range(400):
+        table = draw.sample(range(9), seats)
+        deal = game // 2 if draw.random() < 0.5 else 1000 + game  # twins share a deal
+        hosts = kept.table([(entrant, cast(Any, bot)) for entrant in table], deal)
+        assert len({host.image for host in hosts}) == seats
+        for host in hosts:
+            assert deal not in host.streams
+            host.streams.append(deal)
+
+
+def test_a_kept_process_serves_its_entrant_at_either_seat() -> None:
+    """Seated by the entrants' order, not the seat index: entrant 3 below entrants 5 and 7
+    is shown image 0 at seat 1 as at seat 0, one process for both games."""
+    bot = _Fake()
+    kept = KeptHosts()
+    first = kept.table([(3, cast(Any, bot)), (5, cast(Any, bot))], 1)
+    second = kept.table([(7, cast(Any, bot)), (3, cast(Any, bot))], 2)
+    assert second[1] is first[0]
+    assert len(bot.started) == 3  # 3 once, 5 and 7
+
+
+def test_kept_hosts_beyond_the_floor_let_one_go_a_start_while_memory_is_low(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    bot = _Fake()
+    kept = KeptHosts()
+    for entrant in range(KEPT_FLOOR + 4):
+        kept.host(entrant, cast(Any, bot))
+    assert len(kept) == KEPT_FLOOR + 4
+    monkeypatch.setattr(machine, "memory_low", lambda: True)
+    kept.host("one more", cast(Any, bot))
+    assert len(kept) == KEPT_FLOOR + 4  # one started, the oldest let go
+    kept.host(KEPT_FLOOR + 3, cast(Any, bot))  # kept already: nothing let go
+    assert len(kept) == KEPT_FLOOR + 4
+
+
+def test_a_worker_keeps_what_half_the_memory_available_holds(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(machine, "memory", lambda: (400 * machine.KEPT_BYTES, 10**12))
+    assert kept_that_fit(2) == min(100, machine.hosts_that_fit(KEPT_CAP))
+    monkeypatch.setattr(machine, "memory", lambda: None)  # not known here: the open files
+    assert kept_that_fit(2) == min(machine.hosts_that_fit(KEPT_CAP), len(sandbox.UIDS) // 4)
+    monkeypatch.setattr(sandbox, "UIDS", range(40))  # a uid a sandboxed process, as root
+    assert kept_that_fit(2) == 10
 
 
 DICE_ONLY = """\

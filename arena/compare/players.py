@@ -18,7 +18,8 @@ from arena.botcard import BotCard
 from arena.compare.groups import CompareError, Entrant, Setup
 from arena.compare.sprt import sprt_bounds
 from arena.compare.verdict import Bounds, Tally, sprt_of
-from arena.entrants import EntrantError, KeptHosts, checked, resolve
+from arena.entrants import EntrantError, checked, resolve
+from arena.kept import KeptHosts
 from arena.referee import Player
 
 DEFAULT_FIELD = ("statistician", "honest", "bluffer", "random")

@@ -57,3 +57,40 @@ def require_tools(paths: Iterable[str]) -> None:
         if os.path.isabs(path) and not (os.path.isfile(path) and os.access(path, os.X_OK)):
             raise FileNotFoundError(errno.ENOENT, "a program arena starts bots with is missing",
                                     path)
+
+
+MiB = 1024 * 1024
+KEPT_BYTES = 16 * MiB
+"""Memory one kept bot process takes from the machine: a sandboxed Python file bot (arena's
+`random`, after a game) holds 11.8 MiB of its own (the proportional size of its process tree,
+11.3 MiB private; its image of the system's files is shared) and some more of the kernel's
+(page tables, its namespaces); `python benchmarks/hot_bots.py files --memory` measures it."""
+LOW_MEMORY = 8
+"""A kept process beyond the first few is let go when less than 1/LOW_MEMORY of the machine's
+memory is available (bots larger than KEPT_BYTES, or other work on the machine)."""
+
+
+def memory() -> tuple[int, int] | None:
+    """The machine's memory available now and its total, in bytes (None: not known here)."""
+    try:
+        with open("/proc/meminfo", "rb") as info:
+            fields = dict(line.split(b":", 1) for line in info.read().splitlines())
+        return (int(fields[b"MemAvailable"].split()[0]) * 1024,
+                int(fields[b"MemTotal"].split()[0]) * 1024)
+    except (OSError, KeyError, ValueError):
+        return None
+
+
+def kept_in_memory(wanted: int, sharing: int = 1) -> int:
+    """How many of `wanted` kept bot processes fit in half the memory available now, shared
+    by `sharing` workers (at least one; `wanted` when the memory is not known)."""
+    found = memory()
+    if found is None:
+        return wanted
+    return max(1, min(wanted, found[0] // (2 * max(1, sharing) * KEPT_BYTES)))
+
+
+def memory_low() -> bool:
+    """Whether less than 1/LOW_MEMORY of the machine's memory is available now."""
+    found = memory()
+    return found is not None and found[0] * LOW_MEMORY < found[1]

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from arena import play_game
 from arena.bot import BotContext, GameEnd
-from arena.entrants import KeptHosts
 from arena.hosts.inline import Host
+from arena.kept import KeptHosts
 from arena.referee import Player
 from arena.rules.actions import Action, Bid
 from arena.rules.base import Event, Observation

@@ -1,9 +1,9 @@
 """The CPU caches (issue 38): two sandboxed bots at one table passed a whole hand in one
 decision by flush+reload on cache lines of a file both mapped from the machine's one image of
-the system's files (libc's). At `strict` and `standard` a bot is shown the image of its seat
-index, a copy of its own: two table-mates never see one physical file at one path, so no line
-one flushes is a line the other reloads; and a kept process serves only games in which it
-sits at the seat index it started at."""
+the system's files (libc's). At `strict` and `standard` a bot is shown an image of the seat
+indexes, a copy of its own: two table-mates never see one physical file at one path, so no line
+one flushes is a line the other reloads; and a kept process keeps its image, its tables
+seated so that no table-mate holds the same one."""
 
 from __future__ import annotations
 
@@ -17,8 +17,9 @@ from needs import require
 
 import arena
 from arena.bot import Limits
-from arena.entrants import KeptHosts, Reference, resolve, seat_all
+from arena.entrants import Reference, resolve, seat_all
 from arena.hosts.pipe import PipeHost
+from arena.kept import KeptHosts
 from arena.referee import play_game
 
 MAPPER = """\
@@ -86,24 +87,26 @@ def test_two_table_mates_never_see_one_physical_file_at_one_path(level: str,
         assert first[path] != second[path], path  # each seat its own copy of each file
 
 
-def test_an_entrant_at_another_seat_index_plays_in_another_process(level: str,
-                                                                  tmp_path: Path) -> None:
-    entrant = resolve(Reference(_mapper(tmp_path), isolation=level))
+def test_a_kept_process_serves_its_entrant_at_either_seat_never_beside_its_own_image(
+        level: str, tmp_path: Path) -> None:
+    """A process keeps the image it was started with; a table is seated by images (the
+    entrants' order at it), so the entrant below plays in one process at seat 0 and at seat
+    1, and its table-mate in each game sees other files at every path."""
+    mapper = resolve(Reference(_mapper(tmp_path), isolation=level))
     kept = KeptHosts()
     try:
         hosts, seen = [], []
-        for seed, seat in ((1, 0), (2, 1), (3, 0)):
-            host = kept.host("mapper", entrant, seed, seat=seat)
-            players: list[object] = [entrant.player(host), "random"]
-            record = arena.play_game("dice", players[::-1] if seat else players, seed=seed,
-                                     limits=Limits(5.0))
+        for seed, seated in ((1, [(0, mapper), (1, mapper)]), (2, [(1, mapper), (0, mapper)])):
+            table = dict(zip((key for key, _ in seated), kept.table(seated, seed), strict=True))
+            players = [entrant.player(table[key]) for key, entrant in seated]
+            record = play_game(arena.get_rules("dice"), players, seed, limits=Limits(5.0))
             assert record.faults == ()
-            hosts.append(host)
-            seen.append(_seen(host))
+            hosts.append(table)
+            seen.append({key: _seen(host) for key, host in table.items()})
     finally:
         kept.close()
-    assert hosts[0] is not hosts[1]  # the entrant at seat 1 is a process of its own
-    assert hosts[2] is hosts[0]  # back at seat 0: the process kept for that seat serves it
-    for path in seen[0]:
-        assert seen[0][path] != seen[1][path], path
-        assert seen[2][path] == seen[0][path], path
+    assert hosts[0][0] is hosts[1][0]  # entrant 0 at seat 0, then at seat 1: one process
+    assert hosts[0][1] is hosts[1][1]
+    for game in seen:
+        for path in game[0]:
+            assert game[0][path] != game[1][path], path  # table-mates: an image each

@@ -15,7 +15,7 @@ import pytest
 from cli_support import write_config
 from results_support import same_results
 
-from arena import entrants
+from arena import entrants, kept
 from arena.executor.local import Death
 from arena.hosts import walls
 from arena.tournament.errors import TournamentError
@@ -66,20 +66,21 @@ def test_bundles_start_each_bot_far_less_often_than_the_schedules_order() -> Non
     assert bundled * 3 < in_order
 
 
-def test_a_capped_round_robin_of_200_sandboxed_bots_starts_a_bot_process_per_six_games() -> None:
+def test_a_capped_round_robin_of_200_sandboxed_bots_starts_a_bot_process_per_ten_games() -> None:
     """Issue 34's 200 distinct file bots at two seats, capped at 20,000 games, two workers
-    keeping 32 processes each (an entrant a process per seat index): a start serves a row
-    of the field's games, not half a block's (0.28 starts a game with equal blocks)."""
+    keeping 32 processes each: a start serves a row of the field's games, and a process its
+    entrant at either seat index (its image by the entrants' order at the table, not by the
+    seat: 0.17 starts a game when a process served one seat index)."""
     games = balanced_tables(200, 2, 20_000, 1)
     units = [list(b) for b in hot.bundles(games, 32, images=2)]
     started = _starts(units[0::2], 32, images=2) + _starts(units[1::2], 32, images=2)
-    assert started / len(games) < 0.18
+    assert started / len(games) < 0.1
 
 
 def _starts(units: list[list[GameSpec]], cap: int, images: int = 1) -> int:
     """The processes one worker's KeptHosts starts for these units, played in turn (with
-    `images`, a sandboxed entrant's: one per seat index)."""
-    kept = entrants.KeptHosts(cap)
+    `images`, a sandboxed entrant's, one per image it is shown)."""
+    hosts = kept.KeptHosts(cap)
     started = 0
 
     class Counted:
@@ -93,16 +94,26 @@ def _starts(units: list[list[GameSpec]], cap: int, images: int = 1) -> int:
 
     bot: Any = Counted()
     for unit in units:
-        kept.prefer({seat for game in unit for seat in game.seats})
+        hosts.prefer({seat for game in unit for seat in game.seats})
         for game in unit:
-            for index, entrant in enumerate(game.seats):
-                kept.host(entrant, bot, game.seed, index)
+            hosts.table([(entrant, bot) for entrant in game.seats], game.seed)
     return started
 
 
 class _Idle:
     def shutdown(self) -> None:
         pass
+
+
+@pytest.mark.parametrize("cap", [32, 1024])
+def test_a_gauntlet_challenger_meets_every_champion_in_one_bundle(cap: int) -> None:
+    """Its games on one worker, so it is started on one (twice: its rotation's twin game),
+    however many processes a worker keeps (a field that fits was played in schedule order,
+    its challengers started on every worker)."""
+    games = gauntlet([0, 1, 2, 3], 100, 2, 1, 5)
+    bundles = hot.bundles(games, cap, images=2)
+    for challenger in range(4, 100):
+        assert sum(any(challenger in game.seats for game in b) for b in bundles) == 1
 
 
 def test_windows_cut_the_schedule_in_order() -> None:
@@ -143,8 +154,9 @@ def _counting(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 
 @pytest.mark.parametrize(("fmt", "floor"), [  # (not sandboxed, sandboxed): a sandboxed
-    # entrant keeps a process for each seat index it sits at (its images, arena.hosts.view)
-    ("round-robin, seats: 2, games: 2, cap: 40", (7, 14)),  # balanced tables: a drawn order
+    # entrant keeps a process for each image it is shown (arena.hosts.view), by its order at
+    # the table: the lowest and the highest entrant one, each other two
+    ("round-robin, seats: 2, games: 2, cap: 40", (7, 12)),  # balanced tables: a drawn order
     ("gauntlet, champions: [e0, e3], seats: 2, games: 2", (14, 14)),  # twin games: 2 each
     ("elimination, seats: 2, games: 3, seeding: 1", None),  # batch by batch: the same bytes
     ("swiss, seats: 2, rounds: 4", None),
@@ -157,7 +169,7 @@ def test_a_field_larger_than_a_worker_keeps_writes_the_same_bytes_with_few_start
     least = floor[walls.level().sandboxed] if floor else None
     run_tournament(cfg, tmp_path / "all kept", workers=1)  # 7 entrants, 32 kept: no churn
     assert least is None or started[0] == least
-    monkeypatch.setattr(entrants, "KEPT_CAP", 4)  # 7 entrants, 4 kept: bundles
+    monkeypatch.setattr(kept, "KEPT_CAP", 4)  # 7 entrants, 4 kept: bundles
     started[0] = 0
     run_tournament(cfg, tmp_path / "hot", workers=1)
     same_results(tmp_path / "all kept", tmp_path / "hot")
@@ -173,7 +185,7 @@ def test_ctrl_c_with_games_played_ahead_then_resume_writes_the_same_bytes(
     and `--resume` plays the rest, replays written ahead of their lines included."""
     cfg = load_tournament(_config(tmp_path))
     run_tournament(cfg, tmp_path / "full", workers=1)
-    monkeypatch.setattr(entrants, "KEPT_CAP", 4)
+    monkeypatch.setattr(kept, "KEPT_CAP", 4)
     seen = [0]
 
     def progress(tally: Any) -> None:

@@ -49,8 +49,8 @@ from arena import entrants
 from arena.botcard import BotCard
 from arena.executor.cluster import Cluster
 from arena.executor.local import Executor
-from arena.hosts.machine import hosts_that_fit
 from arena.hosts.strain import Strain
+from arena.kept import kept_that_fit
 from arena.tournament.config import EntrantConfig, TournamentConfig
 from arena.tournament.errors import TournamentError
 from arena.tournament.formats.base import Asked
@@ -203,14 +203,14 @@ class Run:
         self.written = WrittenGames()
         self.executor: Executor | None = None
         self.cluster, self.lost = cluster, LostGames(info)
-        self.setup = tournament_setup(cfg, cards)
+        self.kept = 0 if cluster else kept_that_fit(workers)  # each worker's, sent
+        self.setup = replace(tournament_setup(cfg, cards), kept=self.kept)
         self.notes = notes if cluster is None else None  # a cluster's games are judged
         if self.notes is not None:  # here from their replays alone: no worker's notes kept
             self.setup = replace(self.setup, notes=self.notes.make)
         self.strain: Strain | None = None  # what the machine cost this run's decisions
         self.hot: int | None = None  # a worker's kept processes in bundles, 0 when not
-        self.images = 1
-        """The seat images (one kept process each) an entrant may span in a worker's bundle."""
+        self.images = 1  # the images (a kept process each) an entrant is shown in a bundle
 
     def play(self, recorded: list[tuple[str, Placements]],
              before: Callable[[Executor], object] | None = None) -> RunReport:
@@ -322,18 +322,18 @@ class Run:
         return replace(played, replay=None), digests
 
     def _hot_cap(self, todo: list[GameSpec]) -> int | None:
-        """The processes a worker keeps, when the field is larger and every bot runs in its
-        own process on this machine (None: the games are played in schedule order)."""
+        """A worker's kept processes, when every bot runs in its own process on this machine and
+        the field is played in bundles (hot.wanted); None: the games are in schedule order."""
         if self.hot is None:
-            cap = hosts_that_fit(entrants.KEPT_CAP)  # as a worker's: arena/tournament/run/worker.py
-            self.hot = cap if self.cluster is None and len(self.cfg.entrants) > cap and \
-                not any(self._inline(e) for e in self.cfg.entrants) else 0
-            sandboxed = self.hot and any(self._sandboxed(e) for e in self.cfg.entrants)
-            self.images = max(len(game.seats) for game in todo) if sandboxed else 1
+            seats = max(len(game.seats) for game in todo)
+            wanted = self.cluster is None and \
+                hot.wanted(len(self.cfg.entrants), seats, self.kept, self.workers)
+            self.hot = self.kept if wanted and not any(map(self._inline, self.cfg.entrants)) else 0
+            self.images = seats if self.hot and any(map(self._sandboxed, self.cfg.entrants)) else 1
         return max(self.hot, *(len(game.seats) for game in todo)) if self.hot else None
 
     def _sandboxed(self, entrant: EntrantConfig) -> bool:
-        """Whether its kept processes are one per seat index (arena/entrants.py KeptHosts)."""
+        """Whether its kept processes are one per image it is shown (arena/kept.py)."""
         try:
             return entrants.resolve(entrant.reference).sandboxed
         except entrants.EntrantError:

@@ -31,8 +31,9 @@ from arena.executor.local import Death, Job
 from arena.executor.serve import ExecutorError, lanes_wanted, mark, marked
 from arena.hosts import strain
 from arena.hosts.inline import BotFault, Host, RefereeFailure
-from arena.hosts.machine import hosts_that_fit
+from arena.hosts.machine import hosts_that_fit, kept_in_memory
 from arena.hosts.strain import Strain
+from arena.kept import KEPT_CAP, KeptHosts
 from arena.plugins import Registry, default_registry
 from arena.referee import GameRecord, Player, RefereeError, play_game
 from arena.replay import fault_json, game_text, pack_text
@@ -63,6 +64,9 @@ class GameSetup:
     never loads a bot that runs in its own process."""
     shipment: Shipment = NOTHING_SHIPPED
     """The entrants' bot files, played from copies on the worker's machine."""
+    kept: int = 0
+    """Bot processes a worker keeps, as its run sized them for the machine and its workers
+    (arena.entrants.kept_that_fit); 0: as the worker's own machine holds them."""
     lanes: int = 1
     """Games a worker process plays at once when no bot runs inline (`game_job` sets it)."""
     notes: Callable[[GameRecord, bytes], bytes] | None = None
@@ -104,7 +108,8 @@ class _Worker:
                               for reference, card in zip(references, cards, strict=True))
         self.limits = setup.limits
         self.options = setup.options.dict()
-        fitting = hosts_that_fit(entrants.KEPT_CAP)  # what the open-file limit holds
+        fitting = hosts_that_fit(KEPT_CAP)  # what the open-file limit holds, and
+        fitting = min(fitting, setup.kept) if setup.kept else kept_in_memory(fitting)  # memory
         sandboxed = any(entrant.sandboxed for entrant in self.entrants)
         seats = min(self.ruleset.max_players, len(self.entrants)) if sandboxed else 1
         needed = max(self.ruleset.max_players, len(self.entrants) * seats)
@@ -112,33 +117,35 @@ class _Worker:
         """Games this worker plays at once: one per lane, each lane with kept hosts of its
         own (a bot process never serves two games at once). One when a bot runs inline (it
         gains nothing from lanes, and its calls are marked one game at a time), and as many
-        as can each keep every entrant's process (one per seat index it sits at, when
-        sandboxed: arena/entrants.py KeptHosts) within the open-file budget (a lane that
-        had to stop and start bot processes would lose more than the overlap gains)."""
+        as can each keep every entrant's process (one per image it may be shown, when
+        sandboxed: arena/kept.py KeptHosts) within the budget of open files and memory (a
+        lane that had to stop and start bot processes would lose more than the overlap
+        gains)."""
         if all(entrant.mode != "inline" for entrant in self.entrants):
             self.lanes = max(1, min(setup.lanes, fitting // needed))
         self.cap = max(fitting // self.lanes, self.ruleset.max_players)
-        """Hosts kept per lane: the lanes share the open-file budget."""
+        """Hosts kept per lane: the lanes share the budget."""
         self._lane = threading.local()
-        self._kept: list[entrants.KeptHosts] = []
+        self._kept: list[KeptHosts] = []
         self._keeping = threading.Lock()
 
     @property
-    def kept(self) -> entrants.KeptHosts:
+    def kept(self) -> KeptHosts:
         """This lane's isolated hosts by entrant: their processes serve many of its games."""
-        kept: entrants.KeptHosts | None = getattr(self._lane, "kept", None)
+        kept: KeptHosts | None = getattr(self._lane, "kept", None)
         if kept is None:
-            kept = self._lane.kept = entrants.KeptHosts(self.cap)
+            kept = self._lane.kept = KeptHosts(self.cap)
             with self._keeping:
                 self._kept.append(kept)
         return kept
 
-    def player(self, index: int, game: GameSpec, seat: int) -> Player:
-        """Entrant `index`'s Player at `seat` of this game: a sandboxed process serves one
-        seat index (the images it is shown, arena.hosts.view)."""
-        entrant = self.entrants[index]
-        host = self.kept.host(index, entrant, game.seed, seat)
-        return entrant.player(host, self.setup.entrants[index].name)
+    def players(self, game: GameSpec) -> list[Player]:
+        """The game's Players, each on its entrant's host: no two sandboxed table-mates are
+        shown one image of the system's files (arena.kept.KeptHosts.table)."""
+        seated = [(index, self.entrants[index]) for index in game.seats]
+        hosts = self.kept.table(seated, game.seed)
+        return [entrant.player(host, self.setup.entrants[index].name)
+                for (index, entrant), host in zip(seated, hosts, strict=True)]
 
     def shutdown(self) -> None:
         """Stop the bot processes this worker's lanes kept."""
@@ -148,7 +155,7 @@ class _Worker:
             hosts.close()
 
     def play(self, game: GameSpec, crashed: _Crashed | None = None) -> Played:
-        players = [self.player(index, game, seat) for seat, index in enumerate(game.seats)]
+        players = self.players(game)
         if marked():
             players = _watched(players, crashed)
         try:
