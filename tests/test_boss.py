@@ -11,6 +11,7 @@ import arena
 from arena import hands
 from arena.cli.main import cli
 from arena.odds.memory import RoundMemory
+from arena.referee import ActionEntry
 from tests.test_bots import _claims_made
 
 DICE = hands.claim_space(hands.DICE)
@@ -81,6 +82,7 @@ def test_a_trusting_opponent_is_told_a_bluff() -> None:
     mirror = _mirror(trust=4.0)
     claim = mirror.best_claim(memory, value, floor=0)
     assert claim > value
+    mirror.predict(claim, floor=0)
     assert mirror.predicted == {"trusting": False, "ignoring": True}
 
 
@@ -125,3 +127,34 @@ def test_at_a_table_of_three_boss_claims_as_the_statistician(rules: str) -> None
         claims += [(c, f, v) for c, f, v in _claims_made(record, 0) if v is not None]
     assert len(claims) > 10
     assert all(claim == max(value, floor) for claim, floor, value in claims)
+
+
+def test_boss_mixes_with_its_own_rng_so_a_seed_replays_the_game() -> None:
+    """Boss draws from its mixed strategy with the context's seeded rng: same seed, same game;
+    another seed, other draws."""
+    games = [[entry.action for entry in arena.play_game("dice", ["boss", "statistician"],
+                                                         seed=seed).log
+              if isinstance(entry, ActionEntry) and entry.seat == 0] for seed in (5, 5, 6)]
+    assert games[0] == games[1]
+    assert games[0] != games[2]
+
+
+def test_a_bluff_is_as_frequent_as_a_challenger_can_bear() -> None:
+    """From a fresh throw of 5 dice, every claim above the lowest is bluffed so that among the
+    hands claiming it, the share of bluffs is the chance that the receiver, accepting, beats
+    it: challenging it then gains nothing."""
+    from arena_bots import indifference
+
+    from arena.odds import probability
+
+    fresh = probability.dice_tables(False).fresh
+    beat = indifference.beating(False, 5, 6)
+    rates = indifference.bluff_rates(fresh, beat)
+    checked = 0
+    for claim in range(1, len(fresh)):
+        if 0 < rates[claim] < 1:
+            bluffs = rates[claim] * sum(fresh[:claim])
+            share = bluffs / (bluffs + fresh[claim])
+            assert share == pytest.approx(indifference.beaten(beat, claim))
+            checked += 1
+    assert checked > 30
