@@ -85,9 +85,14 @@ class Boss(Statistician):
         return TABLE_DOUBT.get(context.rules, doubt) if context.players > 2 else doubt
 
     def notify(self, event: Event) -> None:
-        """Remember what this seat sees, and what the opponent's seat must have seen."""
+        """Remember what this seat sees, and what the opponent's seat must have seen; at boss's
+        own claim, note whether each model of the opponent would challenge it (here, not in
+        `act`, so that a copy asked only its `strategy` keeps the same record)."""
         if event.kind == "claim" and self.round is not None:
             self.floor = self.round.last_claim + 1
+            if event.seat == self.seat and event.to is None and self.mirror is not None:
+                self.mirror.predict(probability.claim_index(self.space, event.data["claim"]),
+                                    self.floor)
         super().notify(event)
         if event.kind == "look" and event.seat == self.seat:
             self.looking = True
@@ -100,12 +105,7 @@ class Boss(Statistician):
 
     def act(self, observation: arena.Observation) -> arena.Action:
         """Draw an action from boss's mixed strategy with its own rng (same seed, same game)."""
-        choices = self.strategy(observation)
-        action = draw(choices, self.rng)
-        if isinstance(action, arena.Bid) and self.mirror is not None:
-            self.mirror.predict(probability.claim_index(self.space, action.claim),
-                                observation.legal.min_index)
-        return action
+        return draw(self.strategy(observation), self.rng)
 
     def strategy(self, observation: arena.Observation) -> list[tuple[arena.Action, float]]:
         """Each action boss may take here, with its probability: in two-player `dice`, until
