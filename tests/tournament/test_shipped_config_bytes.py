@@ -66,8 +66,9 @@ were written again, on purpose, by issue 34's season in constant time: ladder.js
 state only, each batch's ratings are ladder-history.jsonl's, and batch 2's tables left unplayed
 by the cut are listed in another order (the warm fit's ratings equal the full fit's to 1e-9,
 which orders near-equal players otherwise); games.jsonl and every replay are the bytes they were.
-boss-league's and class's were written again by issue 36's `boss` that mixes near its cut-offs
-(the only configs where boss plays): its games are new, every other bot's are the bytes they were."""
+boss-league's and class's were written again by issue 36's `boss` that mixes near its
+cut-offs (the only configs where boss plays): its games are new, every other bot's are the
+bytes they were."""
 
 
 def _folder_digest(folder: Path, where: Path) -> str:
