@@ -83,14 +83,16 @@ class Mirror:
         (the true value or the lowest claim while no model of the opponent fits)."""
         hand = memory.known
         assert hand is not None
-        believed = {model: self.believed(floor, model == "trusting") for model in MODELS}
-        best = max(value, floor)  # as the statistician claims, until a model has proved itself
-        if self.fits():
-            best = self._best(hand, value, floor, believed[self.model() or MODELS[0]])
+        if not self.fits():  # as the statistician claims, until a model has proved itself
+            return max(value, floor)
+        model = self.model() or MODELS[0]
+        return self._best(hand, value, floor, self.believed(floor, model == "trusting"))
+
+    def predict(self, claim: int, floor: int) -> None:
+        """Boss claims `claim`: note whether each model of the opponent would challenge it."""
         top = len(self.space) - 1
-        self.predicted = {model: best == top or guess[best - floor] < EVEN
-                          for model, guess in believed.items()}
-        return best
+        self.predicted = {model: claim == top or self.believed(floor, model == "trusting")[
+            claim - floor] < EVEN for model in MODELS}
 
     def _best(self, hand: tuple[int, ...], value: int, floor: int, chance: list[float]) -> int:
         """Claims ranked: a true one the opponent will challenge (a sure win), then a believed

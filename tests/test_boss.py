@@ -3,14 +3,20 @@ opponent would believe and claims true where the opponent would challenge."""
 
 from __future__ import annotations
 
+import random
+from typing import Any
+
 import pytest
+from arena_bots.boss import DOUBT, NEAR_ODDS, Boss, draw
 from arena_bots.mirror import EVEN, Mirror
 from click.testing import CliRunner
 
 import arena
 from arena import hands
 from arena.cli.main import cli
+from arena.odds import probability
 from arena.odds.memory import RoundMemory
+from arena.referee import ActionEntry
 from tests.test_bots import _claims_made
 
 DICE = hands.claim_space(hands.DICE)
@@ -38,8 +44,8 @@ def _above_statistician(rules: str, games: int, third: str | None = None) -> int
                           ("cards", 36, "honest", 21)])
 def test_boss_places_above_the_statistician(rules: str, games: int, third: str | None,
                                             least: int) -> None:
-    """Deterministic bots on fixed seeds: a margin well beyond the statistician's own (the
-    statistician against itself places above its twin in about half)."""
+    """Fixed seeds (boss draws its mixed play with the seeded rng): a margin well beyond the
+    statistician's own (the statistician against itself places above its twin in about half)."""
     assert _above_statistician(rules, games, third) >= least
 
 
@@ -81,6 +87,7 @@ def test_a_trusting_opponent_is_told_a_bluff() -> None:
     mirror = _mirror(trust=4.0)
     claim = mirror.best_claim(memory, value, floor=0)
     assert claim > value
+    mirror.predict(claim, floor=0)
     assert mirror.predicted == {"trusting": False, "ignoring": True}
 
 
@@ -125,3 +132,143 @@ def test_at_a_table_of_three_boss_claims_as_the_statistician(rules: str) -> None
         claims += [(c, f, v) for c, f, v in _claims_made(record, 0) if v is not None]
     assert len(claims) > 10
     assert all(claim == max(value, floor) for claim, floor, value in claims)
+
+
+def test_boss_mixes_with_its_own_rng_so_a_seed_replays_the_game() -> None:
+    """Boss draws from its mixed strategy with the context's seeded rng: same seed, same game;
+    another seed, other draws."""
+    games = [[entry.action for entry in arena.play_game("dice", ["boss", "statistician"],
+                                                         seed=seed).log
+              if isinstance(entry, ActionEntry) and entry.seat == 0] for seed in (5, 5, 6)]
+    assert games[0] == games[1]
+    assert games[0] != games[2]
+
+
+def test_a_bluff_is_as_frequent_as_a_challenger_can_bear() -> None:
+    """From a fresh throw of 5 dice, every claim above the lowest is bluffed so that among the
+    hands claiming it, the share of bluffs is the chance that the receiver, accepting, beats
+    it: challenging it then gains nothing."""
+    from arena_bots import indifference
+
+    from arena.odds import probability
+
+    fresh = probability.dice_tables(False).fresh
+    beat = indifference.beating(False, 5, 6)
+    rates = indifference.bluff_rates(fresh, beat)
+    checked = 0
+    for claim in range(1, len(fresh)):
+        if 0 < rates[claim] < 1:
+            bluffs = rates[claim] * sum(fresh[:claim])
+            share = bluffs / (bluffs + fresh[claim])
+            assert share == pytest.approx(indifference.beaten(beat, claim))
+            checked += 1
+    assert checked > 30
+
+
+Met = tuple[arena.Observation, dict[str, Any], list[tuple[arena.Action, float]], arena.Action]
+
+
+def _strategies(seeds: range, opponent: str) -> list[Met]:
+    """Every decision boss met in two-player dice games: what it saw, what it knew then (its
+    chance that a claim to answer holds; for a claim, its true one and the receiver's view),
+    its mixed strategy there and what it drew."""
+    met: list[Met] = []
+
+    class Watched(Boss):
+        """boss, writing down each mixed strategy it drew from."""
+
+        def strategy(self, observation: arena.Observation) -> list[tuple[arena.Action, float]]:
+            self.mixed = super().strategy(observation)
+            memory, legal = self.round, observation.legal
+            assert memory is not None and self.mirror is not None
+            self.knew: dict[str, Any] = {"fits": self.mirror.fits()}
+            if legal.decision == "respond" and legal.can_claim():
+                self.knew["holds"] = memory.holds(self._claim(observation))
+            if legal.decision == "claim" and memory.known is not None:
+                self.knew["truth"] = max(memory.tables.hand_value(memory.known),
+                                         legal.min_index)
+                self.knew["belief"] = self.mirror.view.belief()
+            return self.mixed
+
+        def act(self, observation: arena.Observation) -> arena.Action:
+            action = super().act(observation)
+            met.append((observation, self.knew, self.mixed, action))
+            return action
+
+    for seed in seeds:
+        arena.play_game("dice", [Watched, opponent] if seed % 2 else [opponent, Watched],
+                        seed=seed)
+    return met
+
+
+def test_boss_strategy_is_a_distribution_and_its_draws_come_from_it() -> None:
+    """At every decision the mixed strategy's chances are positive and sum to 1, and the
+    action boss plays is one of them."""
+    met = _strategies(range(6), "random")
+    assert len(met) > 100
+    for _, _, mixed, action in met:
+        assert all(chance > 0 for _, chance in mixed)
+        assert sum(chance for _, chance in mixed) == pytest.approx(1.0)
+        assert action in [choice for choice, _ in mixed]
+
+
+@pytest.mark.parametrize("points", [0.1, 0.35, 0.6, 0.99])
+def test_a_draw_follows_the_chances(points: float) -> None:
+    """`draw` takes the action whose share of [0, 1) holds the rng's number."""
+    choices = [(arena.Challenge(), 0.3), (arena.Look(), 0.7)]
+
+    class Fixed(random.Random):
+        def random(self) -> float:
+            return points
+
+    assert draw(choices, Fixed()) == (arena.Challenge() if points < 0.3 else arena.Look())
+    assert draw([(arena.Look(), 1.0)], Fixed()) == arena.Look()
+
+
+def test_boss_challenges_purely_where_its_odds_are_decisive() -> None:
+    """Against random's claims (no mirror ever fits it): a claim boss's own odds make near
+    certain is never challenged, one they make near impossible always is; it mixes only
+    near its threshold."""
+    decided = 0
+    for _, knew, strategy, _ in _strategies(range(6), "random"):
+        if "holds" in knew and not knew["fits"] and abs(knew["holds"] - DOUBT["dice"]) > NEAR_ODDS:
+            decided += 1
+            assert strategy == [(arena.Challenge() if knew["holds"] < DOUBT["dice"]
+                                 else arena.Look(), 1.0)]
+    assert decided > 20
+
+
+def test_boss_never_bluffs_a_claim_the_receiver_almost_surely_challenges() -> None:
+    """Every claim boss may make above its true one is, by the receiver's own odds, likely
+    enough to hold, and not one the receiver would beat anyway."""
+    from arena_bots import indifference
+
+    bluffs = 0
+    beat = indifference.beating(False, 5, 6)
+    for _, knew, strategy, _ in _strategies(range(6), "random"):
+        if "truth" not in knew or knew["fits"]:
+            continue
+        truth, belief = knew["truth"], knew["belief"]
+        for action, _ in strategy:
+            assert isinstance(action, arena.Bid)
+            claim = probability.claim_index(DICE, action.claim)
+            if claim > truth:
+                bluffs += 1
+                assert sum(belief[claim:]) >= indifference.BELIEVED
+                assert indifference.beaten(beat, claim) <= indifference.BEATEN
+    assert bluffs > 0
+
+
+def test_sound_mix_keeps_the_indifference_rates_of_the_bluffs_it_keeps() -> None:
+    """The bluffs kept are at `claim_mix`'s rates; what the dropped ones had goes to the
+    true claim."""
+    from arena_bots import indifference
+
+    fresh = probability.dice_tables(False, 1, 4).fresh
+    beat = indifference.beating(False, 1, 4)
+    for truth in range(len(fresh)):
+        full = indifference.claim_mix(fresh, truth, 0, beat)
+        sound = indifference.sound_mix(fresh, truth, 0, beat)
+        assert sum(sound.values()) == pytest.approx(1.0)
+        assert all(sound[claim] == full[claim] for claim in sound if claim != truth)
+        assert sound[truth] >= full.get(truth, 0.0)

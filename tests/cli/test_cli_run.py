@@ -224,7 +224,7 @@ def test_the_boss_league_prints_each_challenger_s_grade_after_the_standings(
     assert result.stdout[len(standings):] == (
         "\n"
         "grade: student reached no grade: did not beat honest (5% of 20 games, 95% interval "
-        "1-34%), statistician (0% of 20, 0-28%) and boss (15% of 20, 4-46%)\n"
+        "1-34%), statistician (0% of 20, 0-28%) and boss (25% of 20, 8-56%)\n"
         "grade: rival reached pass: beat honest (90% of 20 games, 95% interval 60-98%); did "
         "not beat statistician (50% of 20, 24-76%) and boss (0% of 20, 0-28%)\n"
     )
