@@ -115,14 +115,8 @@ def write_replaced(path: str, data: bytes) -> None:
     than the calls themselves."""
     head, _, name = path.rpartition("/")
     temporary = f"{head}/.{name}.{os.getpid()}{TEMPORARY_SUFFIX}"
-    descriptor = os.open(temporary, _NEW_FILE, 0o666)
+    _write_new(temporary, data, _NEW_FILE)
     try:
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(descriptor, view):]
-        finally:
-            os.close(descriptor)
         os.replace(temporary, path)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -139,7 +133,13 @@ def write_unlisted(path: str, data: bytes) -> None:
     names: its game is played again on resume, and this replaces it."""
     with contextlib.suppress(FileNotFoundError):
         os.unlink(path)
-    descriptor = os.open(path, _NEW_FILE | os.O_EXCL, 0o666)
+    _write_new(path, data, _NEW_FILE | os.O_EXCL)
+
+
+def _write_new(path: str, data: bytes, flags: int) -> None:
+    """`data` written to a file opened with `flags` by plain system calls; the file removed
+    if the writing fails, so no torn file is left behind by an error."""
+    descriptor = os.open(path, flags, 0o666)
     try:
         try:
             view = memoryview(data)
