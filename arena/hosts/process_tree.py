@@ -238,19 +238,20 @@ def ended(pidfd: int, wait: float) -> bool:
     return bool(poller.poll(max(0, round(wait * 1000))))
 
 
-def await_exit(popen: subprocess.Popen[bytes], wait: float) -> bool:
-    """Wait up to `wait` seconds for a child we started to exit, woken by the exit itself
-    (Popen.wait(timeout) sleeps in growing steps); False if that cannot be done here."""
+def await_exit(popen: subprocess.Popen[bytes], wait: float) -> None:
+    """Wait up to `wait` seconds for a child we started to exit, without reaping it: woken by
+    the exit itself through a pidfd (Popen.wait(timeout) sleeps in growing steps), or by
+    short looks where pidfds are missing."""
     if popen.returncode is not None or wait <= 0:
-        return True
+        return
     fd = pidfd_of_child(popen.pid, os.getpid())
     if fd < 0:
-        return False
+        _exited(popen.pid, wait)
+        return
     try:
         ended(fd, wait)
     finally:
         os.close(fd)
-    return True
 
 
 def _exited(pid: int, wait: float) -> bool:
@@ -289,8 +290,7 @@ def _end_namespace(handle: ProcessHandle) -> bool:
         if popen.returncode is None:
             for init in descendants(popen.pid)[:1]:
                 _signal(init, signal.SIGKILL)  # the whole namespace dies with its init
-            if not await_exit(popen, 0.5):
-                _exited(popen.pid, 0.5)
+            await_exit(popen, 0.5)
         return False
     try:
         with contextlib.suppress(ProcessLookupError):

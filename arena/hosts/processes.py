@@ -344,8 +344,9 @@ class BotProcess:
 
     def exit_reason(self, wait: float) -> str | None:
         """How the process ended ('exited with code 3', 'killed by SIGSEGV'), or None if alive."""
+        await_exit(self.handle.popen, wait)
         try:
-            code = self.handle.popen.wait(0 if await_exit(self.handle.popen, wait) else wait)
+            code = self.handle.popen.wait(0)
         except subprocess.TimeoutExpired:
             return None
         if self.sandbox is not None and code > 128 and code - 128 in signal.valid_signals():
