@@ -153,8 +153,15 @@ class KeptHosts:
         for slot in [slot for slot in self._hosts if slot[0] in wanted]:
             self._hosts.move_to_end(slot)
 
+    def ask_to_stop(self) -> None:
+        """Ask every kept bot process to exit, waiting for none: `close` then finds most
+        gone, so they end side by side (one by one, 200 kept file bots took 14.7 s)."""
+        for host in self._hosts.values():
+            host.ask_to_stop()
+
     def close(self) -> None:
         """Stop every kept bot process."""
+        self.ask_to_stop()
         while self._hosts:
             _, host = self._hosts.popitem()
             _shutdown(host)

@@ -123,6 +123,9 @@ class Host:
         """Stop the bot's process for good, if it has one: how it ended, or None."""
         return None
 
+    def ask_to_stop(self) -> None:
+        """Ask the bot's process, if it has one, to exit on its own; `shutdown` then waits."""
+
 
 class DecisionTimeout(BaseException):
     """Raised inside an inline bot by the alarm; a BaseException so `except Exception` in a

@@ -97,6 +97,8 @@ class PipeHost(PipeLines, Host):
         at once with it, instead of waiting for a hello again."""
         self.card: BotCard | None = None
         """What the bot said about itself at hello (None until its process said it)."""
+        self._asked_to_stop: BotProcess | None = None
+        """The process already sent `shutdown` by `ask_to_stop`, not to be sent it twice."""
 
     def launch_config(self) -> dict[str, Any]:
         """What the launcher runs: {"bot": ref} or {"command": argv}."""
@@ -223,12 +225,21 @@ class PipeHost(PipeLines, Host):
             return None
         ended = None if process.alive() else process.exit_reason(0)
         if ended is None:
-            with contextlib.suppress(OutputClosed, InputStuck):
-                process.send(wire.line({"type": "shutdown"}), time.monotonic() + 0.2)
-            process.freezer.thaw()  # to exit on its own
+            self.ask_to_stop()
             ended = process.exit_reason(wait) or f"still running {wait:g}s after 'shutdown'"
         self._kill()
         return ended
+
+    def ask_to_stop(self) -> None:
+        """Send `shutdown` and thaw the process to exit on its own, without waiting: the first
+        half of `shutdown`, so that many kept processes end side by side, not one by one."""
+        process = self.process
+        if process is None or process is self._asked_to_stop:
+            return
+        with contextlib.suppress(OutputClosed, InputStuck):
+            process.send(wire.line({"type": "shutdown"}), time.monotonic() + 0.2)
+        process.freezer.thaw()
+        self._asked_to_stop = process
 
     def stderr_tail(self) -> str:
         """The last of what the bot wrote to stderr (bounded), for its author."""

@@ -329,3 +329,20 @@ def test_shutdown_says_how_the_bot_process_ended() -> None:
     host.close()
     assert host.shutdown() == "exited with code 0"
     assert host.shutdown() is None  # no process was running
+
+
+def test_a_process_asked_to_stop_exits_on_its_own_before_its_shutdown_waits() -> None:
+    """What lets a worker's kept processes end side by side: each is asked first, and by
+    the time its `shutdown` comes it has exited without being waited for or killed."""
+    host = ProcessHost("random", LIMITS)
+    host.start(BotContext(0, 2, "dice", {}, Limits(), random.Random(1)))
+    host.close()
+    process = host.process
+    assert process is not None
+    host.ask_to_stop()
+    host.ask_to_stop()  # asked twice, told once: the second finds it asked
+    until = time.monotonic() + 20.0
+    while process.alive() and time.monotonic() < until:
+        time.sleep(0.01)
+    assert not process.alive(), "asked to stop, the bot process went on running"
+    assert host.shutdown(wait=0) == "exited with code 0"

@@ -152,6 +152,8 @@ class _Worker:
         with self._keeping:
             kept, self._kept = self._kept, []
         for hosts in kept:
+            hosts.ask_to_stop()
+        for hosts in kept:
             hosts.close()
 
     def play(self, game: GameSpec, crashed: _Crashed | None = None) -> Played:
