@@ -15,19 +15,21 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Literal
 
 from arena import rules as rule_sets
 from arena.bot import Bot
-from arena.botcard import BotCard
 from arena.botfile import BotFile
 from arena.rules import RuleSet
 from arena.rules.base import Description
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     import pluggy
+
+    from arena.botcard import BotCard
 
 GROUP = "arena"
 BUILTIN_PLUGIN = "arena_bots"
@@ -57,6 +59,8 @@ class BotSpec:
     @property
     def card(self) -> BotCard:
         """What the bot is, as data (read from its class, loaded in this process)."""
+        from arena.botcard import BotCard  # (a bot's own process never makes a card)
+
         options = tuple(sorted(dict(self.factory.options).items()))
         return BotCard(self.name, self.rules, options, self.version, self.description,
                        self.origin)
@@ -154,10 +158,12 @@ def load_reference(ref: str) -> BotSpec | None:
     """Load the bot a folder, `path.py[:Class]` or `module:Class` reference names, without
     looking for plugins; None for a reference of another kind (a registered name)."""
     if is_folder(ref):
+        from pathlib import Path
+
         return bot_from_folder(Path(ref))
     file = BotFile.parse(ref)
     if file is not None:
-        return bot_from_file(Path(file.path), file.cls or None)
+        return bot_from_file(file.path, file.cls or None)
     return bot_from_module(ref) if ":" in ref else None
 
 
@@ -176,18 +182,19 @@ def _bot_classes(module: ModuleType) -> list[type[Bot]]:
             and obj.__module__ == module.__name__]
 
 
-def _import_file(path: Path, named: Path | None = None) -> ModuleType:
+def _import_file(path: str | Path, named: str | Path | None = None) -> ModuleType:
     """The module of a bot file, imported once per process under the name of the file the
-    user named (`named`, when `path` is a copy of it: one module, whichever was read)."""
+    user named (`named`, when `path` is a copy of it: one module, whichever was read), found
+    by os.path, as Path.resolve finds it (pathlib would cost a bot's start 16M instructions)."""
     try:  # hashlib's OpenSSL would cost a bot process's start 13M instructions more
         from _sha1 import sha1  # type: ignore[import-not-found]
     except ImportError:  # a Python built without it
         from hashlib import sha1
 
-    resolved = path.resolve()
-    known = (named or path).resolve()
-    digest = sha1(str(known).encode()).hexdigest()[:10]
-    name = f"arena_botfile_{known.stem}_{digest}"
+    resolved = os.path.realpath(path)
+    known = os.path.realpath(named or path)
+    digest = sha1(known.encode()).hexdigest()[:10]
+    name = f"arena_botfile_{os.path.splitext(os.path.basename(known))[0]}_{digest}"
     if name in sys.modules:
         return sys.modules[name]
     spec = importlib.util.spec_from_file_location(name, resolved)
@@ -203,13 +210,29 @@ def _import_file(path: Path, named: Path | None = None) -> ModuleType:
     return module
 
 
-def bot_from_file(path: Path, cls_name: str | None = None, named: Path | None = None) -> BotSpec:
+def bot_from_file(path: str | Path, cls_name: str | None = None,
+                  named: str | Path | None = None) -> BotSpec:
     """Load a bot class from a Python file; with several classes, name one as `file.py:Class`.
     A copy of the file the user named (`named`) is loaded, named and reported as that file."""
-    if not path.is_file():
-        raise PluginError(f"bot file {str(path)!r} not found: looked at {path.resolve()}")
+    path = _path_text(path)
+    if not os.path.isfile(path):
+        from pathlib import Path  # Path's own test: a file it cannot stat raises, as ever
+
+        if not Path(path).is_file():
+            raise PluginError(f"bot file {path!r} not found: looked at {Path(path).resolve()}")
     module = _import_file(path, named)
     return _pick(module, cls_name, f"file {named or path}", "file")
+
+
+def _path_text(path: str | Path) -> str:
+    """A path as str(Path(path)) says it (the form a bot's origin and faults name), without
+    importing pathlib where the text is in that form already (a sandboxed bot's file)."""
+    if isinstance(path, str) and path and "//" not in path and "/./" not in path \
+            and not path.startswith("./") and not path.endswith(("/", "/.")):
+        return path
+    from pathlib import Path
+
+    return str(Path(path))
 
 
 FOLDER_BOT = "bot.py"
@@ -224,6 +247,8 @@ def is_folder(ref: str) -> bool:
 def folder_problem(ref: str) -> str | None:
     """Why a bot folder cannot be loaded (no bot.py, a symlink inside), or None; said without
     loading it. A symlink could show the bot a file outside its folder, so none is allowed."""
+    from pathlib import Path
+
     folder, shown = Path(ref), ref.rstrip("/") or ref
     bot = folder / FOLDER_BOT
     if not bot.is_file() and not bot.is_symlink():

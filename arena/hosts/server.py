@@ -128,12 +128,11 @@ class BotServer:
         """Load the bot class (the first bot code this process runs) and say what it is:
         its name, rule sets, bot options with their defaults, version and summary, the card
         the organiser knows it by (it never loads the bot itself)."""
-        from arena.botcard import plain
         from arena.plugins import PluginError, default_registry, load_reference
 
         try:  # a file, folder or module:Class reference loads without looking for plugins
             spec = load_reference(self.ref) or default_registry().resolve(self.ref)
-            options = {str(k): plain(v) for k, v in dict(spec.factory.options).items()}
+            options = _plain_options(spec.factory.options)
             card = {"name": spec.name, "rules": [str(r) for r in spec.rules],
                     "options": options, "version": spec.version, "summary": spec.description}
         except PluginError as exc:  # the organiser's words for a bot that does not load
@@ -263,6 +262,16 @@ class BotServer:
         if handler is not None:
             handler(self, message)
         return kind != "shutdown"
+
+
+def _plain_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    """A bot's options with their defaults as JSON carries them (arena.botcard's `plain`,
+    loaded only for a bot that has options: its card class costs a start 6M instructions)."""
+    if not options:
+        return {}
+    from arena.botcard import plain
+
+    return {str(k): plain(v) for k, v in dict(options).items()}
 
 
 _HANDLERS: dict[str, Callable[[BotServer, Mapping[str, Any]], None]] = {
