@@ -1,12 +1,14 @@
 """A bot process's cgroup join, readied before it comes: moving a process into a cgroup
-waits for an RCU grace period (cgroup v1, and v2 without `favordynmods`; 10 to 30 ms, more
-under load) unless one has just passed, and a bot process joins its group (the trampoline of
-`arena.hosts.cgroups`) before any code of its own runs, so the start waits for it.
+waits for an RCU grace period (cgroup v1, and v2 without `favordynmods`; 10 to 17 ms on the
+2-core machine at load 1 to 15) unless one has just passed, and a bot process joins its group
+(the trampoline of `arena.hosts.cgroups`) before any code of its own runs, so the start
+waits for it.
 
 `hasten_join` moves the referee into the group it is in (a move that changes nothing) in a
 thread of its own, as the bot's group is made; the grace period runs while the referee makes
 the sandbox and starts the process, and the bot's join waits only for what is left of it
-(benchmarks/starts.py measures the start, and a join alone).
+(the trampoline's join 17 -> 7 ms at load 13 to 15, 14 -> 8 at load 4.5; benchmarks/starts.py
+measures the start, and a join alone).
 """
 
 from __future__ import annotations
