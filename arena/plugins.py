@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import functools
 import importlib
-import importlib.util
-import inspect
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -21,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from arena import rules as rule_sets
 from arena.bot import Bot
 from arena.botfile import BotFile
+from arena.botload import PluginError, checked_name, file_class, pick_class
 from arena.rules import RuleSet
 from arena.rules.base import Description
 
@@ -31,6 +30,12 @@ if TYPE_CHECKING:
 
     from arena.botcard import BotCard
 
+__all__ = ["BUILTIN_PLUGIN", "FOLDER_BOT", "GROUP", "BotSpec", "PluginError",  # PluginError:
+           "Registry", "Source", "bot_from_file", "bot_from_folder",  # from arena.botload
+           "bot_from_module", "build_registry", "default_registry", "folder_problem",
+           "installed_rules", "is_folder", "load_reference", "make_plugin_manager",
+           "unknown_bot_message"]
+
 GROUP = "arena"
 BUILTIN_PLUGIN = "arena_bots"
 """The module of arena's own entry point: the bots it registers ship with arena."""
@@ -38,10 +43,6 @@ BUILTIN_PLUGIN = "arena_bots"
 Source = Literal["builtin", "plugin", "file", "module"]
 """Where a bot class came from, recorded when it is registered or resolved: what decides
 whether it may run in the referee's process (never its display origin)."""
-
-
-class PluginError(Exception):
-    """A bot or rule set that cannot be found or registered; the message says why."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,11 +89,7 @@ class Registry:
     def register(self, factory: type[Bot], origin: str, version: str = "",
                  name: str | None = None, source: Source = "plugin") -> BotSpec:
         """Add a bot class; raise PluginError if its name is taken."""
-        if not (inspect.isclass(factory) and issubclass(factory, Bot)):
-            raise PluginError(f"{origin}: {factory!r} is not a subclass of arena.Bot")
-        bot_name = name or factory.name
-        if not bot_name:
-            raise PluginError(f"{origin}: bot class {factory.__name__} has no name")
+        bot_name = checked_name(factory, origin, name)
         if bot_name in self.bots:
             first = self.bots[bot_name].origin
             raise PluginError(
@@ -176,63 +173,12 @@ def unknown_bot_message(ref: str, names: list[str]) -> str:
     return f"unknown bot {ref!r}{hint}"
 
 
-def _bot_classes(module: ModuleType) -> list[type[Bot]]:
-    return [obj for obj in vars(module).values()
-            if inspect.isclass(obj) and issubclass(obj, Bot) and obj is not Bot
-            and obj.__module__ == module.__name__]
-
-
-def _import_file(path: str | Path, named: str | Path | None = None) -> ModuleType:
-    """The module of a bot file, imported once per process under the name of the file the
-    user named (`named`, when `path` is a copy of it: one module, whichever was read), found
-    by os.path, as Path.resolve finds it (pathlib would cost a bot's start 16M instructions)."""
-    try:  # hashlib's OpenSSL would cost a bot process's start 13M instructions more
-        from _sha1 import sha1  # type: ignore[import-not-found]
-    except ImportError:  # a Python built without it
-        from hashlib import sha1
-
-    resolved = os.path.realpath(path)
-    known = os.path.realpath(named or path)
-    digest = sha1(known.encode()).hexdigest()[:10]
-    name = f"arena_botfile_{os.path.splitext(os.path.basename(known))[0]}_{digest}"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, resolved)
-    if spec is None or spec.loader is None:
-        raise PluginError(f"{path}: cannot load as a Python module")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    try:
-        spec.loader.exec_module(module)
-    except Exception as exc:
-        del sys.modules[name]
-        raise PluginError(f"{path}: {type(exc).__name__}: {exc}") from exc
-    return module
-
-
 def bot_from_file(path: str | Path, cls_name: str | None = None,
                   named: str | Path | None = None) -> BotSpec:
     """Load a bot class from a Python file; with several classes, name one as `file.py:Class`.
     A copy of the file the user named (`named`) is loaded, named and reported as that file."""
-    path = _path_text(path)
-    if not os.path.isfile(path):
-        from pathlib import Path  # Path's own test: a file it cannot stat raises, as ever
-
-        if not Path(path).is_file():
-            raise PluginError(f"bot file {path!r} not found: looked at {Path(path).resolve()}")
-    module = _import_file(path, named)
-    return _pick(module, cls_name, f"file {named or path}", "file")
-
-
-def _path_text(path: str | Path) -> str:
-    """A path as str(Path(path)) says it (the form a bot's origin and faults name), without
-    importing pathlib where the text is in that form already (a sandboxed bot's file)."""
-    if isinstance(path, str) and path and "//" not in path and "/./" not in path \
-            and not path.startswith("./") and not path.endswith(("/", "/.")):
-        return path
-    from pathlib import Path
-
-    return str(Path(path))
+    factory, origin = file_class(path, cls_name, named)
+    return _spec(factory, origin, "file")
 
 
 FOLDER_BOT = "bot.py"
@@ -282,33 +228,14 @@ def bot_from_module(ref: str) -> BotSpec:
 
 
 def _pick(module: ModuleType, cls_name: str | None, origin: str, source: Source) -> BotSpec:
-    if cls_name:
-        factory = getattr(module, cls_name, None)
-        if factory is None:
-            found = ", ".join(c.__name__ for c in _bot_classes(module))
-            raise PluginError(f"{origin}: no class {cls_name!r}"
-                              + (f" (its arena.Bot classes: {found})" if found else ""))
-        candidates = [factory]
-    else:
-        candidates = _bot_classes(module)
-    if len(candidates) != 1:
-        found = ", ".join(c.__name__ for c in candidates) or "none"
-        raise PluginError(f"{origin}: expected one arena.Bot subclass, found {found}"
-                          + _pick_hint(origin, source, bool(candidates)))
-    factory = candidates[0]
+    return _spec(pick_class(module, cls_name, origin, source), origin, source)
+
+
+def _spec(factory: type[Bot], origin: str, source: Source) -> BotSpec:
+    """A resolved bot's spec, named by its class (`name`, else the class's name)."""
     registry = Registry()
     return registry.register(factory, origin, name=factory.name or factory.__name__.lower(),
                              source=source)
-
-
-def _pick_hint(origin: str, source: Source, several: bool) -> str:
-    """What to type instead: name a class among several, or run a file with no Bot class
-    (most likely a program speaking the JSON-lines protocol) as a command bot."""
-    if several or source != "file":
-        return " (name one as FILE.py:Class)"
-    path = origin.removeprefix("file ")
-    return (f" (name one as FILE.py:Class; a program that speaks the protocol runs as "
-            f"'cmd:python3 {path}')")
 
 
 def make_plugin_manager(load_entry_points: bool = True) -> pluggy.PluginManager:
