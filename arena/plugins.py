@@ -9,25 +9,32 @@ from __future__ import annotations
 
 import functools
 import importlib
-import importlib.util
-import inspect
 import os
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Literal
 
 from arena import rules as rule_sets
 from arena.bot import Bot
-from arena.botcard import BotCard
 from arena.botfile import BotFile
+from arena.botload import PluginError, checked_name, file_class, pick_class
 from arena.rules import RuleSet
 from arena.rules.base import Description
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     import pluggy
+
+    from arena.botcard import BotCard
+
+__all__ = ["BUILTIN_PLUGIN", "FOLDER_BOT", "GROUP", "BotSpec", "PluginError",  # PluginError:
+           "Registry", "Source", "bot_from_file", "bot_from_folder",  # from arena.botload
+           "bot_from_module", "build_registry", "default_registry", "folder_problem",
+           "installed_rules", "is_folder", "load_reference", "make_plugin_manager",
+           "unknown_bot_message"]
 
 GROUP = "arena"
 BUILTIN_PLUGIN = "arena_bots"
@@ -36,10 +43,6 @@ BUILTIN_PLUGIN = "arena_bots"
 Source = Literal["builtin", "plugin", "file", "module"]
 """Where a bot class came from, recorded when it is registered or resolved: what decides
 whether it may run in the referee's process (never its display origin)."""
-
-
-class PluginError(Exception):
-    """A bot or rule set that cannot be found or registered; the message says why."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +60,8 @@ class BotSpec:
     @property
     def card(self) -> BotCard:
         """What the bot is, as data (read from its class, loaded in this process)."""
+        from arena.botcard import BotCard  # (a bot's own process never makes a card)
+
         options = tuple(sorted(dict(self.factory.options).items()))
         return BotCard(self.name, self.rules, options, self.version, self.description,
                        self.origin)
@@ -84,11 +89,7 @@ class Registry:
     def register(self, factory: type[Bot], origin: str, version: str = "",
                  name: str | None = None, source: Source = "plugin") -> BotSpec:
         """Add a bot class; raise PluginError if its name is taken."""
-        if not (inspect.isclass(factory) and issubclass(factory, Bot)):
-            raise PluginError(f"{origin}: {factory!r} is not a subclass of arena.Bot")
-        bot_name = name or factory.name
-        if not bot_name:
-            raise PluginError(f"{origin}: bot class {factory.__name__} has no name")
+        bot_name = checked_name(factory, origin, name)
         if bot_name in self.bots:
             first = self.bots[bot_name].origin
             raise PluginError(
@@ -154,10 +155,12 @@ def load_reference(ref: str) -> BotSpec | None:
     """Load the bot a folder, `path.py[:Class]` or `module:Class` reference names, without
     looking for plugins; None for a reference of another kind (a registered name)."""
     if is_folder(ref):
+        from pathlib import Path
+
         return bot_from_folder(Path(ref))
     file = BotFile.parse(ref)
     if file is not None:
-        return bot_from_file(Path(file.path), file.cls or None)
+        return bot_from_file(file.path, file.cls or None)
     return bot_from_module(ref) if ":" in ref else None
 
 
@@ -170,46 +173,12 @@ def unknown_bot_message(ref: str, names: list[str]) -> str:
     return f"unknown bot {ref!r}{hint}"
 
 
-def _bot_classes(module: ModuleType) -> list[type[Bot]]:
-    return [obj for obj in vars(module).values()
-            if inspect.isclass(obj) and issubclass(obj, Bot) and obj is not Bot
-            and obj.__module__ == module.__name__]
-
-
-def _import_file(path: Path, named: Path | None = None) -> ModuleType:
-    """The module of a bot file, imported once per process under the name of the file the
-    user named (`named`, when `path` is a copy of it: one module, whichever was read)."""
-    try:  # hashlib's OpenSSL would cost a bot process's start 13M instructions more
-        from _sha1 import sha1  # type: ignore[import-not-found]
-    except ImportError:  # a Python built without it
-        from hashlib import sha1
-
-    resolved = path.resolve()
-    known = (named or path).resolve()
-    digest = sha1(str(known).encode()).hexdigest()[:10]
-    name = f"arena_botfile_{known.stem}_{digest}"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, resolved)
-    if spec is None or spec.loader is None:
-        raise PluginError(f"{path}: cannot load as a Python module")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    try:
-        spec.loader.exec_module(module)
-    except Exception as exc:
-        del sys.modules[name]
-        raise PluginError(f"{path}: {type(exc).__name__}: {exc}") from exc
-    return module
-
-
-def bot_from_file(path: Path, cls_name: str | None = None, named: Path | None = None) -> BotSpec:
+def bot_from_file(path: str | Path, cls_name: str | None = None,
+                  named: str | Path | None = None) -> BotSpec:
     """Load a bot class from a Python file; with several classes, name one as `file.py:Class`.
     A copy of the file the user named (`named`) is loaded, named and reported as that file."""
-    if not path.is_file():
-        raise PluginError(f"bot file {str(path)!r} not found: looked at {path.resolve()}")
-    module = _import_file(path, named)
-    return _pick(module, cls_name, f"file {named or path}", "file")
+    factory, origin = file_class(path, cls_name, named)
+    return _spec(factory, origin, "file")
 
 
 FOLDER_BOT = "bot.py"
@@ -224,6 +193,8 @@ def is_folder(ref: str) -> bool:
 def folder_problem(ref: str) -> str | None:
     """Why a bot folder cannot be loaded (no bot.py, a symlink inside), or None; said without
     loading it. A symlink could show the bot a file outside its folder, so none is allowed."""
+    from pathlib import Path
+
     folder, shown = Path(ref), ref.rstrip("/") or ref
     bot = folder / FOLDER_BOT
     if not bot.is_file() and not bot.is_symlink():
@@ -257,33 +228,14 @@ def bot_from_module(ref: str) -> BotSpec:
 
 
 def _pick(module: ModuleType, cls_name: str | None, origin: str, source: Source) -> BotSpec:
-    if cls_name:
-        factory = getattr(module, cls_name, None)
-        if factory is None:
-            found = ", ".join(c.__name__ for c in _bot_classes(module))
-            raise PluginError(f"{origin}: no class {cls_name!r}"
-                              + (f" (its arena.Bot classes: {found})" if found else ""))
-        candidates = [factory]
-    else:
-        candidates = _bot_classes(module)
-    if len(candidates) != 1:
-        found = ", ".join(c.__name__ for c in candidates) or "none"
-        raise PluginError(f"{origin}: expected one arena.Bot subclass, found {found}"
-                          + _pick_hint(origin, source, bool(candidates)))
-    factory = candidates[0]
+    return _spec(pick_class(module, cls_name, origin, source), origin, source)
+
+
+def _spec(factory: type[Bot], origin: str, source: Source) -> BotSpec:
+    """A resolved bot's spec, named by its class (`name`, else the class's name)."""
     registry = Registry()
     return registry.register(factory, origin, name=factory.name or factory.__name__.lower(),
                              source=source)
-
-
-def _pick_hint(origin: str, source: Source, several: bool) -> str:
-    """What to type instead: name a class among several, or run a file with no Bot class
-    (most likely a program speaking the JSON-lines protocol) as a command bot."""
-    if several or source != "file":
-        return " (name one as FILE.py:Class)"
-    path = origin.removeprefix("file ")
-    return (f" (name one as FILE.py:Class; a program that speaks the protocol runs as "
-            f"'cmd:python3 {path}')")
 
 
 def make_plugin_manager(load_entry_points: bool = True) -> pluggy.PluginManager:

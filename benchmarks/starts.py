@@ -52,7 +52,7 @@ from unittest import mock
 
 from arena.bot import BotContext, Limits
 from arena.hosts import cgroups
-from arena.hosts.cgroups import group_for
+from arena.hosts.freezer import settle
 from arena.hosts.pipe import PipeHost, ProcessHost, ProcessLimits, _context_json
 from arena.hosts.processes import LAUNCHER, BotProcess
 from arena.hosts.python_path import site_path
@@ -60,7 +60,7 @@ from arena.hosts.walls import level as find_level
 from arena.rules import RULESETS
 
 STEPS = {
-    "prepare": "the sandbox's command line, the bot's folder and cgroup",
+    "prepare": "its cgroup (its join readied), the sandbox's command line, the bot's folder",
     "spawn": "the process started (Popen: vfork, exec of the cgroup trampoline)",
     "to launcher": "its cgroup joined, the sandbox made, Python started, the launcher's byte",
     "to hello": "limits, start gate, Landlock, the bot's file imported, its hello read",
@@ -126,13 +126,11 @@ def start_steps(bot: str, isolation: str) -> dict[str, float]:
     """Seconds of each of STEPS in one start (timestamps taken around the referee's calls;
     the launcher's byte seen by a thread waiting on it)."""
     marks: dict[str, float] = {}
-    made, spawned, expect = group_for, BotProcess.__init__, PipeHost._expect
+    made, spawned, expect = settle, BotProcess.__init__, PipeHost._expect
 
-    def prepared(*args: Any) -> Any:
-        try:
-            return made(*args)
-        finally:
-            marks["prepare"] = time.perf_counter()
+    def prepared(*args: Any) -> Any:  # settle(): the last act before the spawn
+        marks["prepare"] = time.perf_counter()
+        return made(*args)
 
     def started(process: BotProcess, *args: Any) -> None:
         spawned(process, *args)
@@ -151,7 +149,7 @@ def start_steps(bot: str, isolation: str) -> dict[str, float]:
             marks[f"to {kind}"] = time.perf_counter()
 
     host = ProcessHost(bot, ProcessLimits(isolation=isolation))
-    with mock.patch("arena.hosts.processes.group_for", prepared), \
+    with mock.patch("arena.hosts.processes.settle", prepared), \
             mock.patch.object(BotProcess, "__init__", started), \
             mock.patch.object(PipeHost, "_expect", expected):
         began = time.perf_counter()

@@ -96,6 +96,11 @@ def _own_groups() -> dict[str, str]:
     return groups
 
 
+groups_now = _own_groups
+groups_found = functools.cache(_own_groups)
+"""This referee's groups when `controllers` first looked: its bot groups are made beside them."""
+
+
 def _under(mount_root: str, point: str, path: str) -> Path:
     relative = os.path.relpath(path, mount_root) if path.startswith(mount_root) else path
     return Path(point) / relative.lstrip("/").removeprefix(".")
@@ -137,7 +142,7 @@ def controllers() -> Delegated:
     the isolation levels and every bot process)."""
     if os.environ.get("ARENA_NO_CGROUPS"):
         return Delegated(None)
-    mounts, own = _mounts(), _own_groups()
+    mounts, own = _mounts(), groups_found()
     found = _v2(mounts, own) or _v1(mounts, own)
     if found is None:
         return Delegated(None)

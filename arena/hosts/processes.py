@@ -6,8 +6,7 @@ stopping the tree's processes is `arena.hosts.process_tree`'s).
 
 It knows nothing of the protocol or the game (that is `arena.hosts.pipe`'s): it moves bytes,
 counts CPU seconds, freezes a sandboxed bot between its turns (`arena.hosts.freezer`), stops
-processes, and never trusts a byte the bot writes.
-"""
+processes, and never trusts a byte the bot writes."""
 
 from __future__ import annotations
 
@@ -28,7 +27,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from arena.hosts import walls
+from arena.hosts import grace, walls
 from arena.hosts.bot_folder import FOLDER_PREFIX, clean_env, remove_stale_folders
 from arena.hosts.cgroups import BotGroup, GroupLimits, group_for
 from arena.hosts.freezer import Freezer, SignalFreezer, Unfrozen, settle
@@ -92,6 +91,16 @@ class BotProcess:
     bounded tail, reads the process's CPU time, and kills its whole tree."""
 
     def __init__(self, config: Mapping[str, Any], limits: ProcessLimits) -> None:
+        self.group = group_for(GroupLimits(limits.memory, limits.processes))
+        grace.hasten_join()  # made first: the kernel readies its join while the sandbox is made
+        try:
+            self._launch(config, limits)
+        except BaseException:
+            if self.group is not None:
+                self.group.remove()
+            raise
+
+    def _launch(self, config: Mapping[str, Any], limits: ProcessLimits) -> None:
         self.level = walls.level(limits.isolation)
         sandbox = self.sandbox = (Sandbox(self.level, exposed_for(config), limits.network,
                                           limits.seat) if self.level.sandboxed else None)
@@ -115,11 +124,9 @@ class BotProcess:
         if sandbox is not None:
             argv = sandbox.argv(sys.executable, launch)
             tools = [argv[0], sys.executable, *(["/usr/bin/setpriv"] if sandbox.uid else [])]
-        self.group: BotGroup | None = None
         settle()  # no bot starts while another's freeze is still taking effect
         try:
             require_tools(tools)
-            self.group = group_for(GroupLimits(limits.memory, limits.processes))
             argv = argv if self.group is None else self.group.wrap(argv)
             popen = subprocess.Popen(
                 argv,
@@ -132,8 +139,6 @@ class BotProcess:
         except OSError:
             _close(self._mark)
             shutil.rmtree(folder, ignore_errors=True)
-            if self.group is not None:
-                self.group.remove()
             if sandbox is not None:
                 sandbox.release()
             raise

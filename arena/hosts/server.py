@@ -128,21 +128,17 @@ class BotServer:
         """Load the bot class (the first bot code this process runs) and say what it is:
         its name, rule sets, bot options with their defaults, version and summary, the card
         the organiser knows it by (it never loads the bot itself)."""
-        from arena.botcard import plain
-        from arena.plugins import PluginError, default_registry, load_reference
+        from arena.botload import PluginError
 
-        try:  # a file, folder or module:Class reference loads without looking for plugins
-            spec = load_reference(self.ref) or default_registry().resolve(self.ref)
-            options = {str(k): plain(v) for k, v in dict(spec.factory.options).items()}
-            card = {"name": spec.name, "rules": [str(r) for r in spec.rules],
-                    "options": options, "version": spec.version, "summary": spec.description}
+        try:
+            factory, card = _loaded(self.ref)
         except PluginError as exc:  # the organiser's words for a bot that does not load
             self.error(str(exc).splitlines()[0][:500] if str(exc) else self.crashed(exc))
             return
         except Exception as exc:  # noqa: BLE001 - the bot's import failed: report it
             self.error(self.crashed(exc, f"while loading {self.ref}: "))
             return
-        self.factory = spec.factory
+        self.factory = factory
         self.reply({"type": "hello", "protocol": PROTOCOL, **card})
 
     def start(self, message: Mapping[str, Any]) -> None:
@@ -263,6 +259,40 @@ class BotServer:
         if handler is not None:
             handler(self, message)
         return kind != "shutdown"
+
+
+def _loaded(ref: str) -> tuple[Any, dict[str, Any]]:
+    """A bot's class and the card it says at hello. A file, folder or module:Class reference
+    loads without looking for plugins; a bot file with `arena.botload` alone, as
+    `arena.plugins` would load it (which costs its start 6M instructions more)."""
+    from arena.botfile import BotFile
+
+    file = BotFile.parse(ref)
+    if file is not None:
+        from arena.botload import checked_name, file_class
+
+        factory, origin = file_class(file.path, file.cls or None)
+        name = checked_name(factory, origin, factory.name or factory.__name__.lower())
+        rules, summary, version = tuple(factory.rules), factory.summary(), ""
+    else:
+        from arena.plugins import default_registry, load_reference
+
+        spec = load_reference(ref) or default_registry().resolve(ref)
+        factory, name, rules, summary, version = (spec.factory, spec.name, spec.rules,
+                                                  spec.description, spec.version)
+    return factory, {"name": name, "rules": [str(r) for r in rules],
+                     "options": _plain_options(factory.options), "version": version,
+                     "summary": summary}
+
+
+def _plain_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    """A bot's options with their defaults as JSON carries them (arena.botcard's `plain`,
+    loaded only for a bot that has options: its card class costs a start 6M instructions)."""
+    if not options:
+        return {}
+    from arena.botcard import plain
+
+    return {str(k): plain(v) for k, v in dict(options).items()}
 
 
 _HANDLERS: dict[str, Callable[[BotServer, Mapping[str, Any]], None]] = {
