@@ -21,16 +21,19 @@ from pathlib import Path
 
 from arena.executor.local import Job, ordered_map, pool_size
 from arena.hosts.text import Found, claim_events
+from arena.referee import GameRecord
 from arena.report import viewer
 from arena.report.chances import chances_stamp, viewer_json
 from arena.report.folder import GamesLog
 from arena.report.viewer import chances_name, chances_script, pack_name, pack_script
+from arena.rules.base import Event
 from arena.tournament.run import results as folder_files
 from arena.tournament.run import safe_read
 
 __all__ = [
     "PARALLEL_FROM",
     "TallyKey",
+    "game_tally",
     "scan_all",
     "scan_pack",
     "scan_replay",
@@ -58,6 +61,37 @@ def scan_replay(text: bytes) -> tuple[tuple[str, ...], Counter[Found]]:
     header = safe_read.json_object(first)
     names = tuple(str(e["name"]) for e in header.get("entrants", ()))
     return names, claim_events(rest)
+
+
+def game_tally(record: GameRecord, text: bytes) -> Counter[TallyKey]:
+    """What the pass tallies of one game, made by the worker that played it (arena.report.
+    as_played): from the record of a `dice` game, whose claim and challenge events have one
+    shape each, else from its replay's text as the pass reads it."""
+    if record.rules != "dice":
+        names, found = scan_replay(text)
+        tally: Counter[TallyKey] = Counter()
+        _tally_game(tally, names, found)
+        return tally
+    return _dice_tally(tuple(player.name for player in record.players), record.log)
+
+
+def _dice_tally(names: Sequence[str], log: Sequence[object]) -> Counter[TallyKey]:
+    """The keys `_tally_game` makes of the expression's finds in a `dice` replay's text: a
+    public claim (a seat's, not the bank's) and a challenge, each with its claim's text."""
+    tally: Counter[TallyKey] = Counter()
+    for item in log:
+        if type(item) is not Event or item.to is not None or item.seat is None or item.seat < 0:
+            continue  # private, or no seat's: not the expression's "seat":N
+        kind = item.kind
+        if kind == "claim":
+            data = item.data
+            tally[("claim", names[item.seat], "", str(data["claim"]), data.get("blind") is True,
+                   False)] += 1
+        elif kind == "challenge" and item.data["claimant"] >= 0:
+            data = item.data
+            tally[("challenge", names[item.seat], names[data["claimant"]], str(data["claim"]),
+                   False, data["holds"] is True)] += 1
+    return tally
 
 
 def _tally_game(tally: Counter[TallyKey], names: Sequence[str], found: Counter[Found]) -> None:
