@@ -24,7 +24,7 @@ from arena.report import viewer
 from arena.report.chances import chances_stamp, viewer_json
 from arena.report.increment import Ahead, pack_stats
 from arena.report.record_chances import record_json
-from arena.report.scan import TallyKey, game_tally
+from arena.report.scan import TallyKey, record_tally, text_tally
 from arena.report.scan import _write_pack as write_pack
 from arena.report.viewer import chances_name, chances_script, pack_name, pack_script
 from arena.tournament.run import results as folder_files
@@ -46,19 +46,26 @@ def game_chances(record: GameRecord, text: bytes) -> bytes:
         found = record_json(record)
     except Exception:  # noqa: BLE001 - the text's reading says what these chances are
         found = None
-    try:
-        return found or viewer_json(text)
-    except Exception:  # noqa: BLE001 - the viewer shows no chances; the game stands
-        return b"null"
+    return found or _read(text)
 
 
 def game_notes(record: GameRecord, text: bytes) -> GameNote:
-    """A game's chances and what the report's pass tallies of it, made in the worker."""
+    """A game's chances (`game_chances`) and what the report's pass tallies of it, made in
+    the worker: a `dice` game's tally from its record, another's from its text. A tally
+    that cannot be made is None: its pack's replays are read by the pass."""
     try:
-        tally: Counter[TallyKey] | None = game_tally(record, text)
-    except Exception:  # noqa: BLE001 - its pack's replays are read by the pass instead
+        tally = record_tally(record) if record.rules == "dice" else text_tally(text)
+    except Exception:  # noqa: BLE001 - the pass reads its replay
         tally = None
     return game_chances(record, text), tally
+
+
+def _read(text: bytes) -> bytes:
+    """A game's chances from its replay's text (`viewer_json`); "null" if it cannot be read."""
+    try:
+        return viewer_json(text)
+    except Exception:  # noqa: BLE001 - the viewer shows no chances; the game stands
+        return b"null"
 
 
 class ViewerNotes:

@@ -1,7 +1,8 @@
 """What the report's pass tallies of a game (its claims and challenges, arena.report.scan),
-made by the worker from the game's record (scan.game_tally), is what the pass reads from the
-game's replay text, key for key and in the same order, in every dice variant and table size;
-a game of another rule set is tallied from its text, as the pass reads it."""
+made by the worker from the game's record as it walks it for the chances
+(arena.report.as_played.game_notes), is what the pass reads from the game's replay text, key
+for key and in the same order, in every dice variant and table size; a game of another rule
+set is tallied from its text, as the pass reads it."""
 
 from __future__ import annotations
 
@@ -13,8 +14,8 @@ import pytest
 from arena import play_game
 from arena.referee import GameRecord
 from arena.replay import game_text
-from arena.report import scan
-from arena.report.scan import TallyKey, game_tally, scan_replay
+from arena.report.as_played import game_chances, game_notes
+from arena.report.scan import TallyKey, text_tally
 
 BOTS = ["random", "statistician", "bluffer", "honest", "boss", "random"]
 VARIANTS: dict[str, dict[str, Any]] = {
@@ -34,12 +35,12 @@ def _text(record: GameRecord) -> bytes:
     return game_text(record, {"id": "g"}, seats)
 
 
-def _read(text: bytes) -> Counter[TallyKey]:
-    """The pass's tally of a replay's text."""
-    names, found = scan_replay(text)
-    tally: Counter[TallyKey] = Counter()
-    scan._tally_game(tally, names, found)
-    return tally
+def _notes(record: GameRecord) -> tuple[Counter[TallyKey], Counter[TallyKey]]:
+    """The worker's tally of a game, and the pass's of its replay; its chances checked."""
+    text = _text(record)
+    chances, tally = game_notes(record, text)
+    assert chances == game_chances(record, text) and tally is not None
+    return tally, text_tally(text)
 
 
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
@@ -49,7 +50,7 @@ def test_the_record_tallies_what_the_pass_reads_from_the_replay(variant: str,
     kinds: Counter[tuple[str, bool, bool]] = Counter()
     for seed in range(4):
         record = play_game("dice", BOTS[:seats], seed=seed, options=VARIANTS[variant])
-        tally, read = game_tally(record, _text(record)), _read(_text(record))
+        tally, read = _notes(record)
         assert tally == read and list(tally) == list(read)  # the same keys, in one order
         kinds.update((kind, blind, holds) for kind, _, _, _, blind, holds in tally)
     assert {("claim", True, False), ("claim", False, False), ("challenge", False, True),
@@ -59,5 +60,5 @@ def test_the_record_tallies_what_the_pass_reads_from_the_replay(variant: str,
 @pytest.mark.parametrize("rules", ["cards", "dice-cards"])
 def test_a_game_of_another_rule_set_is_tallied_from_its_text(rules: str) -> None:
     record = play_game(rules, ["random", "statistician", "honest"], seed=4, options={})
-    tally = game_tally(record, _text(record))
-    assert tally == _read(_text(record)) and tally
+    tally, read = _notes(record)
+    assert tally == read and tally
