@@ -2,7 +2,7 @@
 chances (arena.report.chances) computed in its worker as the game ends (from its record,
 arena.report.record_chances, where that reads the game; else from the replay's text), and
 its pack and chances pack written here, a pack at a time in games.jsonl order; and what the
-report's pass tallies of it (arena.report.scan.game_tally), summed over the packs written
+report's pass tallies of it (arena.report.scan.record_tally), summed over the packs written
 here, for the pass to take instead of reading their replays again (arena.report.increment.
 Ahead, handed on by arena.report.ahead).
 
