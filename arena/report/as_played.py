@@ -91,8 +91,8 @@ class ViewerNotes:
             self._start()
         chances, tally = notes if isinstance(notes, tuple) else (notes, None)
         self.games.append((game_id, replay, chances))
-        if self.tally is not None and tally is not None:
-            self.tally.update(tally)
+        if self.tally is not None and isinstance(tally, Counter):
+            self.tally.update(tally.elements())  # counted in C, each key where it first was
         else:
             self.tally = None
         if self.first + len(self.games) == viewer.PACK:

@@ -103,3 +103,31 @@ def test_a_replay_changed_after_the_run_wrote_it_is_read_again(
     monkeypatch.undo()
     build_report(folder, workers=1)
     _same_as_afresh(folder, tmp_path / "afresh")
+
+
+def test_a_resumed_run_reads_only_the_pack_begun_before_it_and_its_last(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(viewer, "PACK", 5)  # 24 games: packs of 5, the last of 4
+    (tmp_path / "t.yaml").write_text(CONFIG)
+    cfg = load_tournament(tmp_path / "t.yaml")
+    folder = tmp_path / "t"
+    run_tournament(cfg, folder, workers=1, after=lambda where, count: build_report(where),
+                   notes=ReportAhead(ViewerNotes(folder)))
+    log = folder / results.GAMES
+    log.write_text("".join(log.read_text().splitlines(keepends=True)[:7]))  # pack 1 begun
+    read: list[list[str]] = []
+    real = safe_read.replay_bytes
+
+    def end(where: Path, count: int) -> object:
+        read.append(_counting(monkeypatch))
+        try:
+            return build_report(where, workers=count)
+        finally:
+            monkeypatch.setattr(safe_read, "replay_bytes", real)
+
+    run_tournament(cfg, folder, workers=1, resume=True, after=end,
+                   notes=ReportAhead(ViewerNotes(folder)))
+    listed = [g["replay"] for g in results.iter_games(folder / results.GAMES)]
+    assert len(listed) == 24 and read[0] == listed[20:]  # the last pack's 4 games only
+    _same_as_afresh(folder, tmp_path / "afresh")
