@@ -87,10 +87,9 @@ _SAID = frozenset(("claim", "challenge"))
 def said_tally(names: Sequence[str], said: Sequence[Event]) -> Counter[TallyKey]:
     """What the pass tallies of a `dice` game, from its claim and challenge events (by seat,
     `names`): the keys `_tally_game` makes of the expression's finds in its replay's text,
-    in the order they first occur. Only a public event of a seat's is found ("seat":N, no
-    "to").
-    The events are counted first by kind, seat and data, each count's key made once after;
-    a claim's key is kept by its claimant's name and data (one object per claim and
+    in the order they first occur; only a public event of a seat's is found ("seat":N, no
+    "to"). The events are counted first by kind, seat and data, each count's key made once
+    after; a claim's key is kept by its claimant's name and data (one object per claim and
     blindness: arena.rules.dice_play), since the same claims recur game after game."""
     datas = list(map(_DATA, said))
     counted = Counter(zip(map(_HEAD, said), map(id, datas), strict=True))
