@@ -76,7 +76,7 @@ class ViewerNotes:
         self.pack: int | None = None
         self.first = 0  # games of the first pack played before this run (a resume's)
         self.games: list[tuple[str, bytes, bytes]] = []
-        self.tally: Counter[TallyKey] | None = Counter()  # the pack's so far (None: not all)
+        self.said: list[TallyKey] | None = []  # the pack's keys so far (None: not all)
         self.ahead = Ahead()
         """The packs written here, for the report's pass (taken by arena.report.ahead)."""
 
@@ -91,10 +91,10 @@ class ViewerNotes:
             self._start()
         chances, tally = notes if isinstance(notes, tuple) else (notes, None)
         self.games.append((game_id, replay, chances))
-        if self.tally is not None and isinstance(tally, Counter):
-            self.tally.update(tally.elements())  # counted in C, each key where it first was
+        if self.said is not None and isinstance(tally, Counter):
+            self.said += tally.elements()  # each key as often as it counts, where it first was
         else:
-            self.tally = None
+            self.said = None
         if self.first + len(self.games) == viewer.PACK:
             self._write()
 
@@ -123,9 +123,9 @@ class ViewerNotes:
             chances = [(game_id, notes) for game_id, _, notes in self.games]
             write_pack(replays / chances_name(self.pack), chances_stamp() + chances_script(chances))
             write_pack(pack, pack_script([(game_id, raw) for game_id, raw, _ in self.games]))
-            if self.tally is not None and len(self.games) == viewer.PACK:  # a whole pack
+            if self.said is not None and len(self.games) == viewer.PACK:  # a whole pack
                 names = [replay_name(game_id) for game_id, _, _ in self.games]
-                self.ahead.add(self.pack, pack_stats(self.folder, names), self.tally)
-        self.pack, self.first, self.games, self.tally = self.pack + 1, 0, [], Counter()
+                self.ahead.add(self.pack, pack_stats(self.folder, names), self.said)
+        self.pack, self.first, self.games, self.said = self.pack + 1, 0, [], []
 
 

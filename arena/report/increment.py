@@ -105,12 +105,13 @@ class Ahead:
     stats: list[int] = field(default_factory=list)
     tally: Counter[TallyKey] = field(default_factory=Counter)
 
-    def add(self, pack: int, stats: int, tally: Counter[TallyKey]) -> None:
-        """The next pack's; a pack not next in the row starts a new row from it."""
+    def add(self, pack: int, stats: int, said: Iterable[TallyKey]) -> None:
+        """The next pack's, its tally as its keys, each as often as it counts (counted here
+        in one call); a pack not next in the row starts a new row from it."""
         if pack != self.first + len(self.stats):
             self.first, self.stats, self.tally = pack, [], Counter()
         self.stats.append(stats)
-        self.tally.update(tally)
+        self.tally.update(said)
 
 
 class _Stale(Exception):
