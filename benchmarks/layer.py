@@ -13,7 +13,9 @@ against the baseline of the same round:
   a run's games.jsonl is watched every few milliseconds: one `stat` per look), the figure
   the goals use (the issue's "plays ~310 games/s" is this one);
 - wall: games per second of the whole process, start-up (imports, config, plan) and end
-  (ratings, tables) included; the baseline process imports arena and plans too.
+  (ratings, tables) included; the baseline process imports arena and plans too;
+- end: a run's CPU seconds after its last game's line (the catch-up, the audit, the tables
+  and the report), per thousand games (none for the baseline).
 
 Goals (issue 15): replays on >= 0.8x the bare loop, `replays: false` >= 0.95x.
 
@@ -132,7 +134,8 @@ def _arena_run(folder: Path, games: int, *, replays: bool,
         raise SystemExit(f"arena run wrote {done} of {games} games, too fast to watch")
     played = done - first[2]
     return {"play": played / (last[0] - first[0]), "play_cpu": played / (last[1] - first[1]),
-            "wall": done / wall, "wall_cpu": done / cpu}
+            "wall": done / wall, "wall_cpu": done / cpu,
+            "end_cpu": (cpu - last[1]) / done * 1000}
 
 
 def measure(games: int, rounds: int,
@@ -167,8 +170,8 @@ def report(figures: list[dict[str, dict[str, float]]], games: int) -> str:
          f"{len(figures)} rounds (load average at the end: {os.getloadavg()[0]:.1f})"),
         "",
         ("| run | playing: games/s | ratio | games/CPU-s | ratio | whole run: games/s | ratio "
-         "| games/CPU-s | ratio | goal (playing, CPU) |"),
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+         "| games/CPU-s | ratio | end: CPU-s per 1,000 games | goal (playing, CPU) |"),
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
     ]
     for name in figures[0]:
         cells = []
@@ -176,6 +179,8 @@ def report(figures: list[dict[str, dict[str, float]]], games: int) -> str:
             rate = statistics.median(f[name][key] for f in figures)
             ratio = statistics.median(f[name][key] / f["bare"][key] for f in figures)
             cells.append(f"{rate:.0f} | {ratio:.2f}x")
+        ends = [f[name]["end_cpu"] for f in figures if "end_cpu" in f[name]]
+        cells.append(f"{statistics.median(ends):.2f}" if ends else "")
         goal = GOALS.get(name.removeprefix("before: "))
         ratio = statistics.median(f[name]["play_cpu"] / f["bare"]["play_cpu"] for f in figures)
         verdict = "" if goal is None else f">= {goal}x: {'ok' if ratio >= goal else 'BELOW'}"

@@ -21,7 +21,7 @@ import os
 import tempfile
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
@@ -33,12 +33,12 @@ from arena.report import viewer as packs
 from arena.report.built import ROWS, Built
 from arena.report.folder import GameRow, GamesLog, add_examples, game_row
 from arena.report.markup import compact
-from arena.report.scan import _Scan, scan_pack
+from arena.report.scan import TallyKey, _Scan, scan_pack
 from arena.report.viewer import CHANCES_FOLDER
 from arena.tournament.run import results as folder_files
 from arena.tournament.run import safe_read
 
-__all__ = ["Passed", "read_games"]
+__all__ = ["Ahead", "Passed", "pack_stats", "read_games"]
 
 _BLOCK = 1 << 16
 _MOD = 1 << 128
@@ -94,9 +94,34 @@ class _Chunk:
     """The sum of the chunk's replays' stat keys' digests."""
 
 
+@dataclass(slots=True)
+class Ahead:
+    """Packs whose scan the run made as it played them (arena.report.as_played), in a row
+    from pack `first`: each pack's `pack_stats` as the run wrote its replays, and what
+    their games tally together. The pass takes them for those packs when it meets every
+    one of them in turn with its replays unchanged, instead of reading the replays again."""
+
+    first: int = 0
+    stats: list[int] = field(default_factory=list)
+    tally: Counter[TallyKey] = field(default_factory=Counter)
+
+    def add(self, pack: int, stats: int, said: Iterable[TallyKey]) -> None:
+        """The next pack's, its tally as its keys, each as often as it counts (counted here
+        in one call); a pack not next in the row starts a new row from it."""
+        if pack != self.first + len(self.stats):
+            self.first, self.stats, self.tally = pack, [], Counter()
+        self.stats.append(stats)
+        self.tally.update(said)
+
+
+class _Stale(Exception):
+    """Packs the run scanned that the pass met changed or only in part: it reads them again."""
+
+
 def read_games(root: Path, entrants: Sequence[str], linked: frozenset[str], *,
                workers: int | None, viewer: bool,
-               progress: Callable[[int, int], object] | None) -> Passed:  # fmt: skip
+               progress: Callable[[int, int], object] | None,
+               ahead: Ahead | None = None) -> Passed:  # fmt: skip
     """Bring the sums, packs and rows up to the end of games.jsonl; keep the checkpoint."""
     if not (root / folder_files.REPLAYS).is_dir():  # no replays, none made: a rebuild reads
         with tempfile.TemporaryDirectory(prefix="arena-report-") as scratch:  # the log only
@@ -106,14 +131,18 @@ def read_games(root: Path, entrants: Sequence[str], linked: frozenset[str], *,
     lock = os.open(chances, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
         fcntl.flock(lock, fcntl.LOCK_EX)  # one build at a time appends to the rows
-        return _read(root, chances, entrants, linked, workers, viewer, progress)
+        try:
+            return _read(root, chances, entrants, linked, workers, viewer, progress, ahead)
+        except _Stale:  # nothing saved yet: the pass again, every replay read
+            return _read(root, chances, entrants, linked, workers, viewer, progress)
     finally:
         os.close(lock)
 
 
 def _read(root: Path, keep: Path, entrants: Sequence[str], linked: frozenset[str],
           workers: int | None, viewer: bool,
-          progress: Callable[[int, int], object] | None) -> Passed:  # fmt: skip
+          progress: Callable[[int, int], object] | None,
+          ahead: Ahead | None = None) -> Passed:  # fmt: skip
     stamp = state.code_stamp(viewer, linked)
     path = root / folder_files.GAMES
     rows_path = keep / ROWS
@@ -125,7 +154,7 @@ def _read(root: Path, keep: Path, entrants: Sequence[str], linked: frozenset[str
             hasher = hashlib.blake2b(digest_size=16)
         total = built.replays + _count_replays(handle)
         chunks = _chunks(path, handle, hasher, built)
-        start = _Start(stamp, prefix, stats, linked, viewer)
+        start = _Start(stamp, prefix, stats, linked, viewer, ahead if viewer else None)
         return _merge(root, rows_path, built, chunks, start, workers, total, progress)
 
 
@@ -188,6 +217,12 @@ def _stats_sum(root: Path, listed: Iterable[bytes]) -> int:
     finally:
         os.close(folder)
     return (total + _digest(keys) if keys else total) % _MOD
+
+
+def pack_stats(root: Path, replays: Iterable[str]) -> int:
+    """The key a pack's replays are known by (`_stats_sum` of one pack): their names, inodes,
+    sizes and times, as the pass finds them when it reads that pack."""
+    return _stats_sum(root, [replay.encode() for replay in replays])
 
 
 def _digest(keys: list[bytes]) -> int:
@@ -266,6 +301,7 @@ class _Start:
     stats: int
     linked: frozenset[str]
     viewer: bool
+    ahead: Ahead | None = None
 
 
 def _merge(root: Path, rows_path: Path, built: Built, chunks: Iterator[_Chunk], start: _Start,
@@ -274,10 +310,13 @@ def _merge(root: Path, rows_path: Path, built: Built, chunks: Iterator[_Chunk], 
     """Add each chunk's games and scan to the sums in log order; keep the last checkpoint."""
     pending: deque[_Chunk] = deque()
 
-    def tasks() -> Iterator[_Task]:
+    taken = _Taken(start.ahead)
+
+    def tasks() -> Iterator[_Task | _Scan]:
         for chunk in chunks:
             pending.append(chunk)
-            yield _task(root, chunk, start.viewer)
+            task = _task(root, chunk, start.viewer)
+            yield taken.scan(chunk, task) or task
 
     count = pool_size(workers, total - built.replays, scanning.PARALLEL_FROM)
     if progress is not None:
@@ -286,7 +325,7 @@ def _merge(root: Path, rows_path: Path, built: Built, chunks: Iterator[_Chunk], 
     saved: dict[str, Any] | None = None
     prefix, stats = start.prefix, start.stats
     with _rows_file(rows_path, built) as rows:
-        for scan in ordered_map(Job(scan_pack), tasks(), count):
+        for scan in ordered_map(Job(_scan_task), tasks(), count):
             chunk = pending.popleft()
             if not chunk.complete:  # the last pack, not full: the next build redoes it
                 saved = built.to_json()
@@ -300,10 +339,42 @@ def _merge(root: Path, rows_path: Path, built: Built, chunks: Iterator[_Chunk], 
                 tail = encoded
             if progress is not None:
                 progress(built.scanned + len(built.missing), total)
+    taken.finish()
     kept = built if saved is None else Built.from_json(saved)
     if rows_path.parent == root / folder_files.REPLAYS / CHANCES_FOLDER:  # not a scratch
         state.save_built(root, kept, start.stamp, prefix, str(stats))
     return Passed(built, safe_read.open_regular(rows_path, follow=False), kept.rows, tail)
+
+
+class _Taken:
+    """The packs the run scanned, taken in turn as the pass meets them: each pack's games
+    counted, and their tally with the last one (it is one sum); any pack changed, out of
+    turn or not met while others were, and the pass starts again reading them (`_Stale`)."""
+
+    def __init__(self, ahead: Ahead | None) -> None:
+        self.ahead, self.taken = ahead, 0
+
+    def scan(self, chunk: _Chunk, task: _Task) -> _Scan | None:
+        """The chunk's scan if the run made it, else None (its replays are read)."""
+        ahead = self.ahead
+        if ahead is None or not ahead.first <= chunk.pack < ahead.first + len(ahead.stats):
+            return None
+        if chunk.pack != ahead.first + self.taken or not chunk.complete \
+                or chunk.stats != ahead.stats[self.taken]:
+            raise _Stale
+        self.taken += 1
+        tally = ahead.tally if self.taken == len(ahead.stats) else Counter()
+        return _Scan(tally, [], len(task[2]))
+
+    def finish(self) -> None:
+        """The pass is at the log's end: no pack the run scanned may be left half taken."""
+        if self.ahead is not None and 0 < self.taken < len(self.ahead.stats):
+            raise _Stale
+
+
+def _scan_task(_: None, task: _Task | _Scan) -> _Scan:
+    """A pool's task: a pack's scan the run made, or its replays read (`scan_pack`)."""
+    return task if isinstance(task, _Scan) else scan_pack(None, task)
 
 
 def _rows_file(path: Path, built: Built) -> IO[bytes]:

@@ -17,23 +17,29 @@ import itertools
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from operator import itemgetter
 from pathlib import Path
 
 from arena.executor.local import Job, ordered_map, pool_size
 from arena.hosts.text import Found, claim_events
+from arena.referee import GameRecord
 from arena.report import viewer
 from arena.report.chances import chances_stamp, viewer_json
 from arena.report.folder import GamesLog
 from arena.report.viewer import chances_name, chances_script, pack_name, pack_script
+from arena.rules.base import Event
 from arena.tournament.run import results as folder_files
 from arena.tournament.run import safe_read
 
 __all__ = [
     "PARALLEL_FROM",
     "TallyKey",
+    "record_tally",
+    "said_tally",
     "scan_all",
     "scan_pack",
     "scan_replay",
+    "text_tally",
 ]
 
 PARALLEL_FROM = 2000
@@ -58,6 +64,76 @@ def scan_replay(text: bytes) -> tuple[tuple[str, ...], Counter[Found]]:
     header = safe_read.json_object(first)
     names = tuple(str(e["name"]) for e in header.get("entrants", ()))
     return names, claim_events(rest)
+
+
+def text_tally(text: bytes) -> Counter[TallyKey]:
+    """What the pass tallies of one replay's JSON-lines text (`scan_replay`)."""
+    names, found = scan_replay(text)
+    tally: Counter[TallyKey] = Counter()
+    _tally_game(tally, names, found)
+    return tally
+
+
+def record_tally(record: GameRecord) -> Counter[TallyKey]:
+    """What the pass tallies of a `dice` game, from its record: its claim and challenge
+    events, whose shapes are the rule set's (`said_tally`)."""
+    said = [item for item in record.log if type(item) is Event and item.kind in _SAID]
+    return said_tally([player.name for player in record.players], said)
+
+
+_SAID = frozenset(("claim", "challenge"))
+
+
+def said_tally(names: Sequence[str], said: Sequence[Event]) -> Counter[TallyKey]:
+    """What the pass tallies of a `dice` game, from its claim and challenge events (by seat,
+    `names`): the keys `_tally_game` makes of the expression's finds in its replay's text,
+    in the order they first occur; only a public event of a seat's is found ("seat":N, no
+    "to"). The events are counted first by kind, seat and data, each count's key made once
+    after; a claim's key is kept by its claimant's name and data (one object per claim and
+    blindness: arena.rules.dice_play), since the same claims recur game after game."""
+    datas = list(map(_DATA, said))
+    counted = Counter(zip(map(_HEAD, said), map(id, datas), strict=True))
+    data_of = dict(zip(map(id, datas), datas, strict=True))
+    tally: Counter[TallyKey] = Counter()
+    kept = _CLAIM_KEYS
+    for ((kind, seat, to), data_id), count in counted.items():
+        if to is not None or seat is None or seat < 0:
+            continue
+        data = data_of[data_id]
+        if kind == "claim":
+            name = names[seat]
+            found = kept.get((name, data_id))
+            if found is not None and found[0] is data:  # (the data kept: its id not reused)
+                key = found[1]
+            else:
+                key = ("claim", name, "", _text(data["claim"]), data.get("blind") is True,
+                       False)
+                if len(kept) >= _KEPT:
+                    kept.clear()
+                kept[(name, data_id)] = (data, key)
+        elif kind == "challenge" and data["claimant"] >= 0:
+            key = ("challenge", names[seat], names[data["claimant"]], _text(data["claim"]),
+                   False, data["holds"] is True)
+        else:
+            continue
+        tally[key] = tally.get(key, 0) + count
+    return tally
+
+
+_CLAIM_KEYS: dict[tuple[str, int], tuple[object, TallyKey]] = {}
+_KEPT = 1 << 15
+"""Claims' keys kept at most (by claimant and data), forgotten all at once when full."""
+_HEAD, _DATA = itemgetter(0, 1, 3), itemgetter(2)
+"""An event's kind, seat and `to`; its data (arena.rules.base.Event's fields)."""
+_CLAIM_TEXT: dict[object, str] = {}
+
+
+def _text(claim: object) -> str:
+    """A claim's text in a replay (a claim recurs: made once)."""
+    found = _CLAIM_TEXT.get(claim)
+    if found is None:
+        found = _CLAIM_TEXT[claim] = str(claim)
+    return found
 
 
 def _tally_game(tally: Counter[TallyKey], names: Sequence[str], found: Counter[Found]) -> None:

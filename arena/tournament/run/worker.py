@@ -69,7 +69,7 @@ class GameSetup:
     (arena.entrants.kept_that_fit); 0: as the worker's own machine holds them."""
     lanes: int = 1
     """Games a worker process plays at once when no bot runs inline (`game_job` sets it)."""
-    notes: Callable[[GameRecord, bytes], bytes] | None = None
+    notes: Callable[[GameRecord, bytes], object] | None = None
     """Run on each game's record and replay's text as it ends, in the worker (the report's
     chances, given by the layer that shows them, arena/tournament/run/notes.py): never a walk
     at the end."""
@@ -87,7 +87,7 @@ class Played:
     strain: Strain | None = None
     """What the machine cost its decisions, none of it billed (arena.hosts.strain): None
     unless it made one of them wait longer than its limit or let one run past its wall limit."""
-    notes: bytes | None = None
+    notes: object = None
     """`GameSetup.notes` of its record and replay's text, if the setup has them."""
 
     def replay_file(self) -> tuple[str, bytes] | None:
