@@ -99,7 +99,7 @@ def test_no_scheduler_at_the_address_is_one_line(
 
 def test_a_port_that_never_answers_is_one_line_not_a_hang(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(cluster_executor, "CONNECT_SECONDS", 2.0)  # 15 s in use: the same path
+    monkeypatch.setattr(cluster_executor, "CONNECT_SECONDS", 1.0)  # 15 s in use: the same path
     listener = socket.create_server(("127.0.0.1", 0))  # accepts, as a dashboard does, and
     accepted: list[socket.socket] = []  # never says a word of Dask's
 
@@ -118,7 +118,7 @@ def test_a_port_that_never_answers_is_one_line_not_a_hang(
             connection.close()
     assert (result.exit_code, result.stdout) == (2, "")
     assert result.stderr == (
-        f"arena: error: no Dask scheduler answered at {address} within 2 s (is it the "
+        f"arena: error: no Dask scheduler answered at {address} within 1 s (is it the "
         "scheduler's address, as `dask scheduler` prints it, not its dashboard's?)\n")
 
 
