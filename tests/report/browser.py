@@ -63,18 +63,26 @@ def launch_browser() -> Iterator[Any]:
         launched.close()
 
 
-def open_page(browser: Any, width: int = 1400, height: int = 900) -> Iterator[Any]:
-    """A fresh page that records every request and every script error."""
-    context = browser.new_context(viewport={"width": width, "height": height})
-    opened = context.new_page()
-    opened.requests = []  # type: ignore[attr-defined]
-    opened.errors = []  # type: ignore[attr-defined]
-    opened.on("request", lambda request: opened.requests.append(request.url))
-    opened.on("pageerror", lambda error: opened.errors.append(str(error)))
+def open_page(browser: Any, tabs: dict[tuple[int, int], Any], width: int = 1400,
+              height: int = 900) -> Iterator[Any]:  # fmt: skip
+    """A page for one test that fails it on any script error or network request: its module's
+    tab of this size (a new tab was a new renderer process, 0.2 s a test at load 13), at this
+    size, on a new document each test (left on about:blank: the pages keep nothing else, no
+    cookie and no storage on file://)."""
+    opened = tabs.get((width, height))
+    if opened is None:
+        opened = browser.new_context(viewport={"width": width, "height": height}).new_page()
+        opened.on("request", lambda request: opened.requests.append(request.url))
+        opened.on("pageerror", lambda error: opened.errors.append(str(error)))
+        tabs[(width, height)] = opened
+    opened.set_viewport_size({"width": width, "height": height})
+    opened.requests = []
+    opened.errors = []
     yield opened
-    assert opened.errors == []
-    assert all(url.startswith("file://") for url in opened.requests), opened.requests
-    context.close()
+    errors, requests = opened.errors, opened.requests
+    opened.goto("about:blank")  # the next test's address loads anew, even one a hash apart
+    assert errors == []
+    assert all(url.startswith("file://") for url in requests), requests
 
 
 def tournament_folder(root: Path, name: str, rules: str, options: str, seats: int) -> Path:

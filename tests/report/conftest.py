@@ -1,5 +1,6 @@
-"""Fixtures of the browser tests: one Chromium per module, a fresh page per test (desktop or
-phone width), and the small dice and cards tournaments they open (tests/report/browser.py).
+"""Fixtures of the browser tests: one Chromium per module, a tab of each width per module
+and a new document in it per test (desktop or phone width), and the small dice and cards
+tournaments they open (tests/report/browser.py).
 
 The played folders are session fixtures, here and in the test modules: pytest makes wider
 fixtures first, so they are played before a module's Chromium starts. Played while it ran,
@@ -23,16 +24,25 @@ def browser() -> Iterator[Any]:
     yield from launch_browser()
 
 
+@pytest.fixture(scope="module")
+def tabs(browser: Any) -> Iterator[dict[tuple[int, int], Any]]:
+    """The module's tabs, one a size, each in a browser context of its own."""
+    opened: dict[tuple[int, int], Any] = {}
+    yield opened
+    for tab in opened.values():
+        tab.context.close()
+
+
 @pytest.fixture
-def page(browser: Any) -> Iterator[Any]:
+def page(browser: Any, tabs: dict[tuple[int, int], Any]) -> Iterator[Any]:
     """A desktop-sized page that fails the test on any script error or network request."""
-    yield from open_page(browser)
+    yield from open_page(browser, tabs)
 
 
 @pytest.fixture
-def phone(browser: Any) -> Iterator[Any]:
+def phone(browser: Any, tabs: dict[tuple[int, int], Any]) -> Iterator[Any]:
     """A phone-sized page (390 px wide), with the same checks as `page`."""
-    yield from open_page(browser, *PHONE)
+    yield from open_page(browser, tabs, *PHONE)
 
 
 @pytest.fixture(scope="session")  # before the browser: see conftest
