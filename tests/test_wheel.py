@@ -76,7 +76,8 @@ def _step(what: str, argv: list[str], cwd: Path | None = None) -> None:
 @pytest.fixture(scope="module")
 def release(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Release]:
     """Build the wheel from a clean copy of the project's files, and install it into a fresh
-    venv (no system site-packages, so the checkout's editable install is out of sight)."""
+    venv (no system site-packages, so the checkout's editable install is out of sight) by
+    this Python's pip (`pip --python VENV`: the same install, without a pip in the venv)."""
     require(shutil.which("git"), "git, to list the project's files")
     base = tmp_path_factory.mktemp("release")
     source = base / "source"
@@ -86,10 +87,11 @@ def release(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Release]:
     _step("pip wheel", [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q",
                         "-w", str(base / "dist"), str(source)])
     [wheel] = (base / "dist").glob("*.whl")
-    venv = base / "venv"
-    _step("python -m venv", [sys.executable, "-m", "venv", str(venv)])
-    _step("pip install of the wheel", [str(venv / "bin" / "python"), "-m", "pip", "install",
-                                       "-q", "--disable-pip-version-check", str(wheel)])
+    venv = base / "venv"  # without a pip of its own (ensurepip was 3 s of CPU): this one's
+    _step("python -m venv", [sys.executable, "-m", "venv", "--without-pip", str(venv)])
+    _step("pip install of the wheel", [sys.executable, "-m", "pip", "--python",
+                                       str(venv / "bin" / "python"), "install", "-q",
+                                       "--disable-pip-version-check", str(wheel)])
     work = base / "elsewhere"
     work.mkdir()
     yield Release(wheel, venv, work)
@@ -158,13 +160,51 @@ def _commands(group: click.Group, ctx: click.Context, above: list[str]) -> Itera
             yield from _commands(command, ctx, [*above, name])
 
 
+HELPS = """\
+import json, os, sys, tempfile, traceback
+from arena.cli import main  # the console script's entry point, as `arena` loads it
+said = []
+for words in json.loads(sys.argv[1]):
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        pid = os.fork()
+        if pid == 0:  # each command from the entry point's state, as its own `arena` would
+            os.dup2(out.fileno(), 1)
+            os.dup2(err.fileno(), 2)
+            sys.argv = ["arena", *words, "--help"]
+            code = 0
+            try:
+                main()
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else 1
+            except BaseException:
+                traceback.print_exc()
+                code = 1
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(code)
+        status = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+        out.seek(0)
+        err.seek(0)
+        said.append([words, status, out.read().decode(), err.read().decode()])
+print(json.dumps(said))
+"""
+"""Every subcommand's --help, each in a child forked from a venv Python that has loaded only
+the `arena` script's entry point: the wheel's code, one interpreter start for them all."""
+
+
 def test_every_command_answers_help_from_the_wheel(release: Release) -> None:
     commands = list(_commands(cli, click.Context(cli), []))
     assert {"run", "check-bot", "report", "play"} <= {c[0] for c in commands}
-    for words in [[], *commands]:
-        done = release.run("arena", *words, "--help")
-        assert done.returncode == 0, f"arena {' '.join(words)} --help: {done.stderr}"
-        assert done.stdout.startswith("Usage: arena"), done.stdout
+    done = release.run("arena", "--help")  # the console script itself
+    assert done.returncode == 0, f"arena --help: {done.stderr}"
+    assert done.stdout.startswith("Usage: arena"), done.stdout
+    ran = release.run("python", "-c", HELPS, json.dumps(commands))
+    assert ran.returncode == 0, ran.stderr
+    said = json.loads(ran.stdout)
+    assert [words for words, *_ in said] == commands
+    for words, status, stdout, stderr in said:
+        assert status == 0, f"arena {' '.join(words)} --help: {stderr}"
+        assert stdout.startswith("Usage: arena"), stdout
 
 
 def test_check_bot_passes_the_statistician_from_the_wheel(release: Release) -> None:

@@ -49,32 +49,72 @@ def _chromium() -> str | None:
 
 def launch_browser() -> Iterator[Any]:
     """Chromium, headless and offline, for a module's pages; skipped or failed without it."""
+    browser = shared_browser()
     try:
-        from playwright import sync_api
-    except ImportError:
-        sync_api = None
-    require(sync_api, "Playwright is not installed (pip install -e '.[test]')")
-    executable = _chromium()
-    require(executable, "no Chromium found (apt-get install chromium, or set ARENA_CHROMIUM)")
-    assert sync_api is not None and executable is not None
-    with sync_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
+        yield browser
+    finally:
+        close_shared_browser()
 
 
-def open_page(browser: Any, width: int = 1400, height: int = 900) -> Iterator[Any]:
-    """A fresh page that records every request and every script error."""
-    context = browser.new_context(viewport={"width": width, "height": height})
-    opened = context.new_page()
-    opened.requests = []  # type: ignore[attr-defined]
-    opened.errors = []  # type: ignore[attr-defined]
-    opened.on("request", lambda request: opened.requests.append(request.url))
-    opened.on("pageerror", lambda error: opened.errors.append(str(error)))
+_RUNNING: list[Any] = []
+"""This process's Playwright and Chromium while a run of browser modules goes on."""
+
+
+def shared_browser() -> Any:
+    """This process's Chromium, launched by the first module that asks for it (Playwright's
+    start and Chromium's launch were 1.5 to 3 s a module at load 11); skipped or failed
+    without it. Playwright's loop counts as a running asyncio loop in this thread, which
+    Django's ORM refuses: close_shared_browser() before any test that needs neither."""
+    if not _RUNNING:
+        try:
+            from playwright import sync_api
+        except ImportError:
+            sync_api = None
+        require(sync_api, "Playwright is not installed (pip install -e '.[test]')")
+        executable = _chromium()
+        require(executable, "no Chromium found (apt-get install chromium, or set ARENA_CHROMIUM)")
+        assert sync_api is not None and executable is not None
+        playwright = sync_api.sync_playwright().start()
+        try:
+            launched = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        except BaseException:
+            playwright.stop()
+            raise
+        _RUNNING[:] = [playwright, launched]
+    return _RUNNING[1]
+
+
+def close_shared_browser() -> None:
+    """Close this process's Chromium and stop its Playwright, if they run."""
+    if _RUNNING:
+        playwright, launched = _RUNNING
+        _RUNNING.clear()
+        try:
+            launched.close()
+        finally:
+            playwright.stop()
+
+
+def open_page(browser: Any, tabs: dict[tuple[int, int], Any], width: int = 1400,
+              height: int = 900) -> Iterator[Any]:  # fmt: skip
+    """A page for one test that fails it on any script error or network request: its module's
+    tab of this size (a new tab was a new renderer process, 0.2 s a test at load 13), at this
+    size, on a new document each test (left on about:blank: the pages keep nothing else, no
+    cookie and no storage on file://)."""
+    opened = tabs.get((width, height))
+    if opened is None:
+        opened = browser.new_context(viewport={"width": width, "height": height}).new_page()
+        opened.on("request", lambda request: opened.requests.append(request.url))
+        opened.on("pageerror", lambda error: opened.errors.append(str(error)))
+        tabs[(width, height)] = opened
+    opened.set_viewport_size({"width": width, "height": height})
+    opened.requests = []
+    opened.errors = []
     yield opened
-    assert opened.errors == []
-    assert all(url.startswith("file://") for url in opened.requests), opened.requests
-    context.close()
+    errors, requests = opened.errors, opened.requests
+    opened.goto("about:blank")  # the next test's address loads anew, even one a hash apart
+    assert errors == []
+    assert all(url.startswith("file://") for url in requests), requests
 
 
 def tournament_folder(root: Path, name: str, rules: str, options: str, seats: int) -> Path:

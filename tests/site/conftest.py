@@ -27,14 +27,43 @@ format: {type: ladder, seats: 2, min_games: 4, batch: 2, band: 2, final_games: 1
 """
 
 
+ANY_DATABASE = "any_database"
+"""The mark of a test that opens the database but whose promise is not the database's
+(`@pytest.mark.any_database("why")`): a parser, a sandbox, a middleware or a client that
+answers before any query, or queries another test already runs on PostgreSQL. The second
+run leaves it out; a test without it runs on both databases."""
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The mark is the site's own (pyproject's markers are the whole suite's)."""
+    config.addinivalue_line("markers", f"{ANY_DATABASE}(why): the same on any database; "
+                            "left out of the second run, on PostgreSQL (tests/site/conftest.py)")
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """With --database-tests-only (the second run, on PostgreSQL: test_on_postgresql.py),
-    only the tests that use the database run: the others would repeat the first run's."""
+    only the tests whose promise is the database's run: the others would repeat the first
+    run's, slower."""
+    unexplained = [item.nodeid for item in items if not reason_given(item)]
+    if unexplained:
+        raise pytest.UsageError(f"{ANY_DATABASE} needs its reason: {', '.join(unexplained)}")
     if not config.getoption("database_tests_only", default=False):
         return
-    kept = [item for item in items if uses_the_database(item)]
-    config.hook.pytest_deselected(items=[item for item in items if not uses_the_database(item)])
+    kept = [item for item in items if on_postgresql(item)]
+    config.hook.pytest_deselected(items=[item for item in items if not on_postgresql(item)])
     items[:] = kept
+
+
+def on_postgresql(item: pytest.Item) -> bool:
+    """Whether the second run runs the test: it uses the database and is not marked as the
+    same on any database."""
+    return uses_the_database(item) and item.get_closest_marker(ANY_DATABASE) is None
+
+
+def reason_given(item: pytest.Item) -> bool:
+    """Whether the test, if marked the same on any database, says why."""
+    mark = item.get_closest_marker(ANY_DATABASE)
+    return mark is None or bool(mark.args and str(mark.args[0]).strip())
 
 
 def uses_the_database(item: pytest.Item) -> bool:

@@ -78,6 +78,9 @@ def _as(user: User) -> Client:
     client.force_login(user)
     return client
 
+pytestmark = pytest.mark.any_database(
+    "the CSRF middleware refuses a forged post before the view asks the database anything")
+
 
 def state() -> tuple[Any, ...]:
     """What a forged post could change."""

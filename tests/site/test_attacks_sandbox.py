@@ -104,6 +104,7 @@ def test_a_bot_in_a_ladder_game_sees_nothing_of_the_site(contest: Contest, alice
         assert "RuntimeError: saw: nothing" in message, message
 
 
+@pytest.mark.any_database("the store is files and their modes")
 def test_the_store_keeps_an_upload_private_to_the_sites_user(contest: Contest) -> None:
     """Another user of the machine (a bot's own uid under strict) reads no upload."""
     sha = store.put(b"print('mine')\n", contest.store)

@@ -88,6 +88,11 @@ def bobs(site: Contest, bob: User) -> dict[str, str]:
             "int:pk": str(token.pk), "path:object_id": "1", "path:content_type_id": "1",
             "str:id": str(bob.pk)}
 
+pytestmark = pytest.mark.any_database(
+    "who may read a page is decided in Python on rows looked up by an exact name or id; the"
+    " pages' own queries (hidden results, an owner's rows) run on PostgreSQL in test_pages.py"
+    " and test_bot_pages.py")
+
 
 def test_every_address_is_classified() -> None:
     """A new page must say who may read it before the attacks below cover it."""

@@ -23,6 +23,10 @@ from arena.site.contest.models import HumanGame
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync"]
 
+pytestmark = pytest.mark.any_database(
+    "htmx's swaps and a phone's width are the browser's; the game's rows and moves run on"
+    " PostgreSQL in test_browser_play.py")
+
 
 @pytest.fixture
 def chromium() -> Iterator[Any]:

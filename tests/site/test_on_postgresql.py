@@ -5,10 +5,12 @@ over tests/site with ARENA_SITE_DATABASE naming the server CI starts (ARENA_TEST
 set by .ci/run). Locally, without a server, this is skipped with the reason; in CI it fails.
 The second run is one process (-n 0) in one pytest-xdist worker of the first, started first,
 on a database of its own name: two runs at once on one server never drop each other's.
-It runs the tests that use the database (--database-tests-only, tests/site/conftest.py): a
-test without pytest-django's database is refused it, and the processes it starts are given
-no ARENA_SITE_DATABASE, so it runs the same on either database and the first run checks it.
-The browser journey (test_journey.py) is left out: it makes a PostgreSQL database of its own."""
+It runs the tests whose promise is the database's (--database-tests-only, tests/site/conftest.py):
+a test without pytest-django's database is refused it, and the processes it starts are given
+no ARENA_SITE_DATABASE, so it runs the same on either database and the first run checks it;
+a test marked `any_database` says why it is the same on either (its parser, sandbox, browser
+or client answers before any query, or its queries run here in another test). The browser
+journey (test_journey.py) is left out: it makes a PostgreSQL database of its own."""
 
 from __future__ import annotations
 

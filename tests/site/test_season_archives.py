@@ -18,7 +18,9 @@ from arena.site.contest.contest import Contest
 from arena.site.contest.models import Seat, Version
 from arena.site.season import run_once
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.any_database(
+    "the season's database work (a version checked, entered, retired, its games indexed) is"
+    " test_season.py's, run on PostgreSQL; an archive adds its unpacking, on the file system")]
 Status = Version.Status
 FOLDER = {
     "bot.py": "import arena\nfrom helper import pick\n\n\nclass Wren(arena.Bot):\n"

@@ -14,6 +14,10 @@ from arena.site.contest.board import board
 from arena.site.contest.contest import Contest
 from arena.tournament.run import safe_read
 
+pytestmark = pytest.mark.any_database(
+    "the ranking is read from ladder.json, a file; the page's queries run on PostgreSQL in"
+    " test_pages.py")
+
 
 def _row(player: str, rank: int) -> dict[str, Any]:
     return {"player": player, "entrant": player.partition("@")[0], "version": 1,

@@ -17,6 +17,11 @@ from arena.cli.main import cli
 from arena.site.contest.contest import Contest
 from arena.site.contest.models import Version
 
+pytestmark = pytest.mark.any_database(
+    "its promises are the client's (the bytes it sends, its lines and exit codes); the"
+    " server's side of an upload runs on PostgreSQL in test_uploads.py and"
+    " test_upload_attacks.py")
+
 
 def _submit(*args: str | Path, env: dict[str, str] | None = None) -> Result:
     return CliRunner().invoke(cli, ["submit", *map(str, args)], env=env,
