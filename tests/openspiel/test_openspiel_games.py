@@ -45,9 +45,10 @@ def test_random_games_pass_open_spiels_simulation_checks(game: str) -> None:
 
 @pytest.mark.parametrize("path", sorted(PLAYTHROUGHS.glob("*.txt")), ids=lambda p: p.stem)
 def test_a_checked_in_playthrough_is_played_again_to_the_letter(path: Path) -> None:
+    # generate_playthrough is imported here, not at collection: it imports OpenSpiel's
+    # mean-field games and scipy.stats (about 1 s of CPU in each xdist worker, most of which
+    # never run this test)
     from absl import flags  # the playthrough reads its flags' defaults, as absltest's tests do
-    # imported here, not at collection: it imports OpenSpiel's mean-field games and scipy.stats
-    # (about 1 s of CPU in each xdist worker, most of which never runs this test)
     from open_spiel.python.algorithms import generate_playthrough
 
     if not flags.FLAGS.is_parsed():
