@@ -41,8 +41,8 @@ class Mine(arena.Bot):
 
     def start(self, context):
         if not HELD:  # a lock held for as long as the process that started the bot lives
-            HELD.append(open(LOG + ".lock", "w"))
-            fcntl.flock(HELD[0], fcntl.LOCK_EX)
+            HELD.append(open(LOG + ".lock", "w"))  # (shared: a second process is not held up
+            fcntl.flock(HELD[0], fcntl.LOCK_SH)  # until the first is gone)
         seen = "pytest" if "PYTEST_CURRENT_TEST" in os.environ else "clean"
         with open(LOG, "a") as log:
             log.write(f"{{os.getpid()}} {{seen}}\\n")

@@ -71,11 +71,12 @@ def test_a_referee_paused_past_the_wall_limit_costs_the_deciding_bot_nothing(mod
 def test_a_paused_run_costs_no_bot_anything_and_tells_the_organiser(tmp_path: Path) -> None:
     """`arena run` and its workers stopped past the wall limit (the bots, in their own
     sessions, keep running): no fault, and the run says so at its end, in load.json and in
-    the report's header."""
+    the report's header. Its games are played to 2 points: the pause needs a game written and
+    one being played, not long ones."""
     dozer = Path(__file__).parent / "zoo" / "dozer.py"
     config = tmp_path / "paused.yaml"
     config.write_text("\n".join([
-        "name: paused", "rules: dice", "entrants:",
+        "name: paused", "rules: dice", "options: {max_points: 2}", "entrants:",
         *(line for n in (1, 2) for line in (
             f"  - bot: {dozer}", f"    alias: d{n}", "    mode: process",
             "    options: {nap: 0.05}")),

@@ -12,7 +12,6 @@ from tests.needs import require
 
 try:
     import pyspiel
-    from open_spiel.python.algorithms import generate_playthrough
 
     import arena.openspiel as arena_openspiel
 except ImportError:  # pragma: no cover - CI installs open_spiel
@@ -46,7 +45,11 @@ def test_random_games_pass_open_spiels_simulation_checks(game: str) -> None:
 
 @pytest.mark.parametrize("path", sorted(PLAYTHROUGHS.glob("*.txt")), ids=lambda p: p.stem)
 def test_a_checked_in_playthrough_is_played_again_to_the_letter(path: Path) -> None:
+    # generate_playthrough is imported here, not at collection: it imports OpenSpiel's
+    # mean-field games and scipy.stats (about 1 s of CPU in each xdist worker, most of which
+    # never run this test)
     from absl import flags  # the playthrough reads its flags' defaults, as absltest's tests do
+    from open_spiel.python.algorithms import generate_playthrough
 
     if not flags.FLAGS.is_parsed():
         flags.FLAGS.mark_as_parsed()
