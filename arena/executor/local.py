@@ -234,7 +234,8 @@ class _Worker:
         self.slot = RawArray("q", 3)  # the mark (where, count), and the worker's lanes
         self.slot[0], self.slot[2] = -1, 1
         self.conn, theirs = multiprocessing.Pipe()
-        self.process = context.Process(target=serve, args=(theirs, job, self.slot), daemon=True)
+        self.process = context.Process(target=serve, args=(theirs, job, self.slot, os.getpid()),
+                                       daemon=True)
         with _safe_path():
             self.process.start()
         theirs.close()

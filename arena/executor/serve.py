@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import queue
+import select
 import signal
 import threading
 import time
@@ -62,12 +63,12 @@ def lanes_wanted() -> int:
     return int(text)
 
 
-def serve(conn: Any, job: Job, slot: Any) -> None:
-    """A worker's life: ignore Ctrl-C, watch the parent, set up, play what comes, shut down.
-    A setup that fails is reported once (a worker respawned on it would fail for ever)."""
+def serve(conn: Any, job: Job, slot: Any, main: int) -> None:
+    """A worker's life: ignore Ctrl-C, watch the main process, set up, play what comes, shut
+    down. A setup that fails is reported once (a worker respawned on it would fail for ever)."""
     global _SLOT
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    threading.Thread(target=_watch_parent, args=(os.getppid(),), daemon=True).start()
+    outlive_not(main)
     _SLOT = slot
     try:
         state = job.start()
@@ -161,7 +162,29 @@ def _cannot_start(exc: Exception) -> Exception:
         return ExecutorError(f"a worker could not start: {type(exc).__name__}: {exc}")
 
 
-def _watch_parent(parent: int) -> None:
-    while os.getppid() == parent:
-        time.sleep(_WATCH_SECONDS)
+def outlive_not(main: int) -> None:
+    """End this process when the process `main` ends, however it ends (kill -9 included).
+    A process forked by multiprocessing's fork server is not `main`'s child, and the pipes
+    that would tell it may be held open by its siblings: a checker pool's processes outlived
+    an organiser killed with SIGKILL, and kept its fork server alive with them."""
+    threading.Thread(target=_exit_after, args=(main,), daemon=True).start()
+
+
+def _exit_after(main: int) -> None:
+    try:
+        with open(os.pidfd_open(main), "rb", buffering=0) as ended:  # readable when it ends
+            select.select([ended], [], [])
+    except OSError:  # no pidfds here (or `main` already gone): look now and then
+        while _alive(main):
+            time.sleep(_WATCH_SECONDS)
     os._exit(1)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

@@ -27,6 +27,8 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any, Protocol
 
+from arena.executor.serve import outlive_not
+
 __all__ = ["CHECKERS", "Caught", "Judge", "Untrusted", "Vetting"]
 
 CHECKERS = os.cpu_count() or 1
@@ -83,7 +85,7 @@ class Vetting:
             if self.pool is None:
                 self.pool = ProcessPoolExecutor(
                     CHECKERS, multiprocessing.get_context("forkserver"),
-                    initializer=_install, initargs=(self.judge,))
+                    initializer=_install, initargs=(self.judge, os.getpid()))
             self.early[key] = (batch, self.pool.submit(_accept_all, list(specs), results))
 
     def batch(self, key: str, specs: Sequence[Any], results: Sequence[Any], worker: str
@@ -150,8 +152,10 @@ _JUDGE: list[Judge] = []
 """A checker process's judge, installed once when the process starts."""
 
 
-def _install(judge: Judge) -> None:
+def _install(judge: Judge, organiser: int) -> None:
+    """A checker's set-up: its judge, and its end with the organiser's process."""
     _JUDGE[:] = [judge]
+    outlive_not(organiser)
 
 
 def _accept_all(specs: Sequence[Any], results: object) -> list[Any]:
