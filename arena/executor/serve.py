@@ -172,19 +172,13 @@ def outlive_not(main: int) -> None:
 
 def _exit_after(main: int) -> None:
     try:
-        with open(os.pidfd_open(main), "rb", buffering=0) as ended:  # readable when it ends
-            select.select([ended], [], [])
-    except OSError:  # no pidfds here (or `main` already gone): look now and then
-        while _alive(main):
-            time.sleep(_WATCH_SECONDS)
-    os._exit(1)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
+        ended = os.pidfd_open(main)  # readable when `main` ends
     except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+        os._exit(1)
+    except OSError:  # no pidfds here: while the process that forked this one lives
+        parent = os.getppid()
+        while os.getppid() == parent:
+            time.sleep(_WATCH_SECONDS)
+        os._exit(1)
+    select.select([ended], [], [])
+    os._exit(1)
