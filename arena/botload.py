@@ -53,6 +53,12 @@ def checked_name(factory: object, origin: str, name: str | None) -> str:
     return bot_name
 
 
+def own_name(factory: type[Bot]) -> str:
+    """The name a resolved bot class goes by: its `name`, else its class's name in lower case
+    (one rule for the organiser's registry and the card a bot's own process says at hello)."""
+    return factory.name or factory.__name__.lower()
+
+
 def pick_class(module: ModuleType, cls_name: str | None, origin: str, source: str) -> Any:
     """What a reference names in a module (`checked_name` says whether it is a bot class), or
     the module's one `arena.Bot` class; PluginError when there is none or several."""

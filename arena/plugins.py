@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from arena import rules as rule_sets
 from arena.bot import Bot
 from arena.botfile import BotFile
-from arena.botload import PluginError, checked_name, file_class, pick_class
+from arena.botload import PluginError, checked_name, file_class, own_name, pick_class
 from arena.rules import RuleSet
 from arena.rules.base import Description
 
@@ -234,8 +234,7 @@ def _pick(module: ModuleType, cls_name: str | None, origin: str, source: Source)
 def _spec(factory: type[Bot], origin: str, source: Source) -> BotSpec:
     """A resolved bot's spec, named by its class (`name`, else the class's name)."""
     registry = Registry()
-    return registry.register(factory, origin, name=factory.name or factory.__name__.lower(),
-                             source=source)
+    return registry.register(factory, origin, name=own_name(factory), source=source)
 
 
 def make_plugin_manager(load_entry_points: bool = True) -> pluggy.PluginManager:

@@ -269,10 +269,10 @@ def _loaded(ref: str) -> tuple[Any, dict[str, Any]]:
 
     file = BotFile.parse(ref)
     if file is not None:
-        from arena.botload import checked_name, file_class
+        from arena.botload import checked_name, file_class, own_name
 
         factory, origin = file_class(file.path, file.cls or None)
-        name = checked_name(factory, origin, factory.name or factory.__name__.lower())
+        name = checked_name(factory, origin, own_name(factory))
         rules, summary, version = tuple(factory.rules), factory.summary(), ""
     else:
         from arena.plugins import default_registry, load_reference
