@@ -93,15 +93,12 @@ class Machine:
         self.taken = folder / "taken"
         self.lock = os.open(folder / "machine", os.O_RDWR | os.O_CREAT, 0o600)
         self.alone = False
-        self.waited = False
 
     def share(self) -> None:
-        """Wait for the `load` chain to take the machine and let go of it, then share it.
-        A worker waits out CHAIN_START once at most: after that its tests share at once."""
+        """Wait for the `load` chain to take the machine and let go of it, then share it."""
         deadline = time.monotonic() + CHAIN_START
-        while not self.waited and not self.taken.exists() and time.monotonic() < deadline:
+        while not self.taken.exists() and time.monotonic() < deadline:
             time.sleep(0.05)
-        self.waited = True
         fcntl.flock(self.lock, fcntl.LOCK_SH)
 
     def hold(self) -> None:
