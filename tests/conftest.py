@@ -116,9 +116,8 @@ class Machine:
 
 CHAIN_START = 300.0
 """Seconds a test waits for the `load` chain to take the machine before it shares it anyway:
-the chain is its worker's first work, so only a worker that died before it started, or an
-order that put other work first (`--loadscope-reorder`), waits that long (and then the chain
-waits for the tests already running: slower, never two at once)."""
+the chain is its worker's first work, so only a worker that died before it started waits
+that long (and then its replacement's chain waits for the tests already running)."""
 
 MACHINE = pytest.StashKey[Machine]()
 FOLDER = pytest.StashKey[Path]()
