@@ -2,13 +2,8 @@
 
 from __future__ import annotations
 
-import fcntl
 import os
-import shutil
-import tempfile
-import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from hypothesis import settings
@@ -57,101 +52,24 @@ def pytest_collection_modifyitems(config: pytest.Config,
             item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
     yield
     if worker:
-        items.sort(key=lambda item: (not _load(item), item.get_closest_marker("slow") is None,
+        items.sort(key=lambda item: (_started_first(item) is None,
                                      item.get_closest_marker("xdist_group") is None))
-        if any(_load(item) for item in items):
-            folder = config.workerinput[LOCKS]  # type: ignore[attr-defined]
-            config.stash[MACHINE] = Machine(Path(folder))
 
 
-def _load(item: pytest.Item | None) -> bool:
-    """Whether the test is one of the `load` tests (one chain, the machine to itself)."""
-    return item is not None and item.get_closest_marker("load") is not None
+def _started_first(item: pytest.Item) -> pytest.Mark | None:
+    """A slow test, or one of the `load` tests (one long chain on one worker)."""
+    return item.get_closest_marker("slow") or item.get_closest_marker("load")
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
-    """`-n auto` (pyproject's addopts) starts two workers per CPU this process may use: most
-    of the suite waits (timeouts, subprocesses, sockets), so one per CPU left the CPUs idle
-    most of a run. The `load` tests, which one per CPU was for, have the machine to
-    themselves (Machine)."""
-    return 2 * len(os.sched_getaffinity(0))
-
-
-LOCKS = "arena_locks"
-"""The workerinput key of the run's folder of lock files (made by the controller)."""
-
-
-class Machine:
-    """The machine, shared by the tests but held alone by the chain of `load` tests (CPU hogs,
-    timing channels, a stopped referee: no other test's burst beside them). The chain is the
-    first unit of work its worker is sent (sorted first, pytest_collection_modifyitems), so
-    every other test waits until the chain has taken the machine and then until it lets go:
-    the chain runs at the start with nothing beside it, and no test already running has to
-    end first. The locks are flock(2)s: a worker that dies lets go of its own."""
-
-    def __init__(self, folder: Path) -> None:
-        self.taken = folder / "taken"
-        self.lock = os.open(folder / "machine", os.O_RDWR | os.O_CREAT, 0o600)
-        self.alone = False
-
-    def share(self) -> None:
-        """Wait for the `load` chain to take the machine and let go of it, then share it."""
-        deadline = time.monotonic() + CHAIN_START
-        while not self.taken.exists() and time.monotonic() < deadline:
-            time.sleep(0.05)
-        fcntl.flock(self.lock, fcntl.LOCK_SH)
-
-    def hold(self) -> None:
-        """Take the machine alone for the `load` chain, once every sharer has let go."""
-        if not self.alone:
-            fcntl.flock(self.lock, fcntl.LOCK_EX)
-            self.taken.touch()
-            self.alone = True
-
-    def release(self) -> None:
-        """Let go of the machine (shared, or after the chain's last test)."""
-        fcntl.flock(self.lock, fcntl.LOCK_UN)
-        self.alone = False
-
-
-CHAIN_START = 300.0
-"""Seconds a test waits for the `load` chain to take the machine before it shares it anyway:
-the chain is its worker's first work, so only a worker that died before it started waits
-that long (and then its replacement's chain waits for the tests already running)."""
-
-MACHINE = pytest.StashKey[Machine]()
-FOLDER = pytest.StashKey[Path]()
-
-
-@pytest.hookimpl(optionalhook=True)
-def pytest_configure_node(node: object) -> None:
-    """The xdist controller names one folder of lock files, made for this run, to each
-    worker: the runs of other checkouts on the machine keep locks of their own."""
-    config: pytest.Config = node.config  # type: ignore[attr-defined]
-    if FOLDER not in config.stash:
-        config.stash[FOLDER] = Path(tempfile.mkdtemp(prefix="arena-suite-"))
-    node.workerinput[LOCKS] = str(config.stash[FOLDER])  # type: ignore[attr-defined]
-
-
-def pytest_unconfigure(config: pytest.Config) -> None:
-    """The controller removes the run's folder of lock files."""
-    if FOLDER in config.stash:
-        shutil.rmtree(config.stash[FOLDER], ignore_errors=True)
-
-
-@pytest.hookimpl(wrapper=True, tryfirst=True)
-def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
-    """A `load` test holds the machine alone from the chain's first test to its last; every
-    other test shares it (set-up and teardown included: a module's cluster starts there)."""
-    machine = item.config.stash.get(MACHINE, None)
-    if machine is None:  # `-n 0` (one test at a time anyway), or no `load` test selected
-        return (yield)
-    (machine.hold if _load(item) else machine.share)()
-    try:
-        return (yield)
-    finally:
-        if not (_load(item) and _load(nextitem)):
-            machine.release()
+    """`-n auto` (pyproject's addopts) starts a worker per CPU this process may use. Two per
+    CPU were tried: the suite took 544 s instead of about 600 on 2 cores, but beside three
+    other workers the `load` tests' innocent bots lost wall time that neither their queue
+    wait nor the referee's pause explained, and 2 of 3 fresh-clone runs failed there. Two per
+    CPU with the `load` chain first and alone (a flock the others shared) took 513 s, but an
+    exact-output test met arena's own "machine too loaded" line and a paused referee's inline
+    bot was faulted in 1 of 3 idle fresh-clone runs: one per CPU again."""
+    return len(os.sched_getaffinity(0))
 
 
 def _shares_a_fixture(item: pytest.Item) -> bool:
