@@ -11,6 +11,7 @@ import secrets
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +29,10 @@ SEASON_MS = 300_000
 the test waits on the page's state, so on an idle machine it takes what the work takes."""
 PAGE_MS = 60_000
 """How long a page or a click may take on a loaded machine."""
+POLL_MS = 5_000
+"""How often a page htmx polls asks the site again (its `hx-trigger="every 5s"`)."""
+LOOK_MS = 1_000
+"""How long a wait on a polled page looks before it moves the page's clock on to its poll."""
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 900}
 
@@ -146,6 +151,7 @@ def person(browser: Any, site: Site, link: str = "") -> Any:
     context = browser.new_context(viewport=DESKTOP)
     context.set_default_timeout(PAGE_MS)
     page = context.new_page()
+    page.clock.install()  # running in real time, until polled() moves it on
     page.errors = []
     page.on("pageerror", lambda error: page.errors.append(str(error)))
     page.on("console", lambda message: message.type == "error"
@@ -158,6 +164,24 @@ def person(browser: Any, site: Site, link: str = "") -> Any:
         page.click("main button[type=submit]")
         page.wait_for_url(f"{site.base}/account")
     return page
+
+
+def polled(page: Any, locator: Any) -> None:
+    """Wait until a page that htmx polls shows `locator` (SEASON_MS at most): each LOOK_MS
+    without it, the page's clock (person() installs it) is moved on to its next poll, so the
+    page asks the site as often as the test looks, not every 5 s. The poll, its request and
+    its swap are the page's own."""
+    from playwright.sync_api import TimeoutError as PageTimeout
+
+    deadline = time.monotonic() + SEASON_MS / 1000
+    while True:
+        try:
+            locator.wait_for(timeout=LOOK_MS)
+            return
+        except PageTimeout:
+            if time.monotonic() > deadline:
+                raise
+        page.clock.fast_forward(POLL_MS)
 
 
 def look(page: Any, site: Site, name: str) -> None:

@@ -1,14 +1,21 @@
 """Issue 35's journey in a real browser (Playwright, Debian's Chromium), on a real `arena
-serve` with its season, on SQLite and on PostgreSQL: a teacher adds a roster of three
-students, each signs in with their one-time link and uploads a bot from the page — a good
-one, one that fails check-bot (its page says what to fix), one that crashes in its third
-game (its owner's page shows the traceback line; the other students' and the public's do
-not); the leaderboard shows the new bots without a reload; a student plays a game against
-`boss` to its end; the teacher's gradebook says what the season's grades.json say. Every
-page visited fits a desktop and a 390 px phone. A ladder's `arena submit` shows its
-checklist on the bot's page.
+serve` with its season: a teacher adds a roster of three students, each signs in with their
+one-time link and uploads a bot from the page — a good one, one that fails check-bot (its
+page says what to fix), one that crashes in its third game (its owner's page shows the
+traceback line; the other students' and the public's do not); the leaderboard shows the new
+bots without a reload; a student plays a game against `boss` to its end; the teacher's
+gradebook says what the season's grades.json say. Every page visited fits a desktop and a
+390 px phone. A ladder's `arena submit` shows its checklist on the bot's page.
 
-The test waits on what the pages show, never on a clock: the season's work has minutes."""
+Each journey runs on the database of the site it stands for (docs/site.md): the class on
+SQLite, a laptop's, and the ladder on PostgreSQL, a public contest's (skipped locally without
+ARENA_TEST_POSTGRES, failed in CI). So each database serves a real `arena serve` whose season
+process writes beside the pages' requests, in the browser; the class's own queries (roster,
+links, gauntlets, grades, play) run on PostgreSQL too, in test_on_postgresql.py's re-run of
+the site's database tests, without a browser.
+
+The test waits on what the pages show, never on a clock: the season's work has minutes, and
+a page htmx polls is made to poll as often as the test looks (journey_support.polled)."""
 
 from __future__ import annotations
 
@@ -24,11 +31,11 @@ from journey_support import (
     CLASS,
     LADDER,
     PHONE,
-    SEASON_MS,
     Site,
     database_url,
     look,
     person,
+    polled,
     serve,
     visit,
 )
@@ -77,10 +84,10 @@ def browser() -> Iterator[Any]:
     yield from launch_browser()
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def class_site(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Site]:
-    """The small class served, on one database."""
-    for url in database_url(request.param):
+@pytest.fixture
+def class_site(tmp_path: Path) -> Iterator[Site]:
+    """The small class served, on SQLite (a laptop's database)."""
+    for url in database_url("sqlite"):
         yield from serve(tmp_path, CLASS, url)
 
 
@@ -108,7 +115,7 @@ def upload(page: Any, site: Site, root: Path, name: str, text: str) -> None:
 
 def status(page: Any, text: str) -> None:
     """Wait until the owner's versions (polled by htmx) show this status."""
-    page.locator("#versions .status", has_text=text).first.wait_for(timeout=SEASON_MS)
+    polled(page, page.locator("#versions .status", has_text=text).first)
 
 
 def test_a_class_in_the_browser(browser: Any, class_site: Site, tmp_path: Path) -> None:
@@ -132,9 +139,9 @@ def test_a_class_in_the_browser(browser: Any, class_site: Site, tmp_path: Path) 
     assert "act returned 'raise to five', which is not an action" in problem
     look(ben, site, "bot-failed-check")
 
-    public.locator("#board a[href='/bots/steady']").wait_for(timeout=SEASON_MS)
-    public.locator("#board tr:has(a[href='/bots/crashy']) td.faulty").wait_for(
-        timeout=SEASON_MS)  # its row, its faults counted
+    polled(public, public.locator("#board a[href='/bots/steady']"))
+    crashy = public.locator("#board tr:has(a[href='/bots/crashy']) td.faulty")
+    polled(public, crashy)  # its row, its faults counted
     assert public.evaluate("window.notReloaded === true")  # swapped in by htmx
     look(public, site, "leaderboard-after")
 
@@ -227,16 +234,24 @@ def on_a_phone(site: Site, people: dict[str, Any], played: str) -> None:
     look(cleo, site, "bot-seat-view")
 
 
-def test_arena_submit_on_a_ladder_shows_its_checklist(browser: Any, tmp_path: Path) -> None:
-    for site in serve(tmp_path, LADDER, ""):
-        token = site.site("add-user", "lee").rsplit(" ", 1)[1].strip()
-        bot = tmp_path / "lees_bot.py"
-        bot.write_text(STEADY, encoding="utf-8")
-        said = site.arena("submit", str(bot), "--server", site.base, "--token", token)
-        assert "lees_bot" in said, said
-        lee = person(browser, site, links(site, tmp_path, ["lee"])["lee"])
-        visit(lee, site, "/bots/lees_bot", "ladder-bot")
-        lee.locator("#versions .checklist li.ok").first.wait_for(timeout=SEASON_MS)
-        assert "starts and says hello" in lee.inner_text("#versions .checklist")
-        lee.set_viewport_size(PHONE)
-        look(lee, site, "ladder-bot")
+@pytest.fixture
+def ladder_site(tmp_path: Path) -> Iterator[Site]:
+    """The small ladder served, on a fresh PostgreSQL database (a public contest's)."""
+    for url in database_url("postgresql"):
+        yield from serve(tmp_path, LADDER, url)
+
+
+def test_arena_submit_on_a_ladder_shows_its_checklist(browser: Any, ladder_site: Site,
+                                                      tmp_path: Path) -> None:
+    site = ladder_site
+    token = site.site("add-user", "lee").rsplit(" ", 1)[1].strip()
+    bot = tmp_path / "lees_bot.py"
+    bot.write_text(STEADY, encoding="utf-8")
+    said = site.arena("submit", str(bot), "--server", site.base, "--token", token)
+    assert "lees_bot" in said, said
+    lee = person(browser, site, links(site, tmp_path, ["lee"])["lee"])
+    visit(lee, site, "/bots/lees_bot", "ladder-bot")
+    polled(lee, lee.locator("#versions .checklist li.ok").first)
+    assert "starts and says hello" in lee.inner_text("#versions .checklist")
+    lee.set_viewport_size(PHONE)
+    look(lee, site, "ladder-bot")

@@ -10,7 +10,7 @@ a test without pytest-django's database is refused it, and the processes it star
 no ARENA_SITE_DATABASE, so it runs the same on either database and the first run checks it;
 a test marked `any_database` says why it is the same on either (its parser, sandbox, browser
 or client answers before any query, or its queries run here in another test). The browser
-journey (test_journey.py) is left out: it makes a PostgreSQL database of its own."""
+journeys (test_journey.py) are left out: the ladder's makes a PostgreSQL database of its own."""
 
 from __future__ import annotations
 

@@ -33,7 +33,7 @@ class Slow(arena.Bot):
         time.sleep(0.05)
         return arena.random_action(observation.legal, self.rng)
 """
-BATCH = 12
+BATCH = 6
 
 
 def _season(root: Path) -> subprocess.Popen[bytes]:

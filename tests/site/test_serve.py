@@ -58,8 +58,10 @@ def fetch(url: str) -> tuple[int, str, bytes]:
         return response.status, response.headers["Content-Type"], response.read()
 
 
-def test_serve_answers_the_page_and_htmx_and_stops_on_ctrl_c(
+def test_serve_answers_the_page_and_htmx_never_the_data_folder_and_stops_on_ctrl_c(
         served: tuple[subprocess.Popen[str], str, Path]) -> None:
+    """The page, htmx and the data folder asked of one server (a start of `arena serve` is
+    about 1 s of CPU), then its Ctrl-C."""
     process, base, data = served
     status, _, page = fetch(base + "/")
     assert status == 200 and b"<h1>season</h1>" in page
@@ -68,21 +70,16 @@ def test_serve_answers_the_page_and_htmx_and_stops_on_ctrl_c(
     status, kind, code = fetch(base + script.group(1).decode())
     assert status == 200 and kind.startswith("text/javascript") and b"htmx" in code
     assert (data / "db.sqlite3").exists() and not (data / "static").exists()
+    for path in ("/static/../db.sqlite3", "/static/secret-key", "/db.sqlite3", "/secret-key"):
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            fetch(base + path)
+        assert refused.value.code == 404, path
     process.send_signal(signal.SIGINT)
     out, _ = process.communicate(timeout=60)
     assert process.returncode == 130
     err = (data.parent / "stderr").read_text()
     assert err.splitlines()[-1] == "arena: stopped serving (Ctrl-C)"
     assert out == ""
-
-
-def test_serve_never_serves_the_data_folder(
-        served: tuple[subprocess.Popen[str], str, Path]) -> None:
-    _, base, _data = served
-    for path in ("/static/../db.sqlite3", "/static/secret-key", "/db.sqlite3", "/secret-key"):
-        with pytest.raises(urllib.error.HTTPError) as refused:
-            fetch(base + path)
-        assert refused.value.code == 404
 
 
 def test_serve_refuses_a_config_with_one_line(tmp_path: Path) -> None:
