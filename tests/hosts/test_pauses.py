@@ -125,3 +125,52 @@ def test_the_strain_of_resumed_runs_adds_up_and_a_run_that_kept_up_writes_nothin
     assert said is not None and "3 decisions" in said and "8.04s" in said
     (tmp_path / "load.json").write_text('{"waited": -1}')
     assert strained.read(tmp_path) is None  # not one arena wrote: no line, no error
+
+
+def test_a_pause_counts_whenever_the_pulse_beats_while_a_decision_asks(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pulse notes a pause at its first beat after it; a decision that asks what the
+    referee lost just then (the pulse beats while the question reads its clock: under load,
+    the two threads woken by SIGCONT run in any order) counts the pause all the same. Missed,
+    an inline bot's watch stops it at its wall limit, and a process bot is billed the pause."""
+    import contextlib
+    import queue
+    import threading
+    import types
+
+    from arena.hosts import strain
+
+    clock = [100.0]
+    asleep: queue.Queue[None] = queue.Queue()
+    go: queue.Queue[bool] = queue.Queue()
+
+    def sleep(seconds: float) -> None:  # the pulse's: it beats when the test says
+        asleep.put(None)
+        if not go.get(timeout=30):
+            raise LookupError  # the test is over: the thread ends
+
+    def queued(fd: int) -> float:  # the question reads the clock: the pulse beats meanwhile
+        if threading.current_thread() is threading.main_thread():
+            go.put(True)
+            asleep.get(timeout=30)
+        return 0.0
+
+    monkeypatch.setattr(strain, "time", types.SimpleNamespace(monotonic=lambda: clock[0],
+                                                              sleep=sleep))
+    monkeypatch.setattr(strain, "_queued", queued)
+    pulse = strain.Pulse()
+
+    def beat() -> None:
+        with contextlib.suppress(LookupError):
+            pulse._beat(threading.Event())
+
+    beating = threading.Thread(target=beat, daemon=True)
+    beating.start()
+    try:
+        asleep.get(timeout=30)  # it beat at 100.0 and sleeps
+        clock[0] = 100.0 + strain.TICK + PAUSE  # stopped for PAUSE, then continued
+        assert pulse.lost(100.0, clock[0]) == pytest.approx(PAUSE)
+        assert pulse.lost(100.0, clock[0]) == pytest.approx(PAUSE)  # and once only after it
+    finally:
+        go.put(False)
+        beating.join(30)
