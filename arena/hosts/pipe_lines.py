@@ -188,13 +188,19 @@ class PipeLines:
         return message
 
     def _expect(self, kind: str, wait: float, hint: str = "") -> dict[str, Any]:
-        """Wait (wall clock) for a reply of one type; an error reply is a crash."""
+        """Wait `wait` seconds of wall time for a reply of one type, not counting the time
+        the referee was not running (docs/rules.md, Time); an error reply is a crash."""
         assert self.process is not None
         self.process.freezer.thaw()  # the message is written: now it may answer
-        until = time.monotonic() + wait
+        PULSE.start()  # a start or an end may come before any game's (a dry run's hello)
+        started = time.monotonic()
+        until = started + wait
         line = None
         while line is None:
             left = until - time.monotonic()
+            if left <= 0:
+                until = started + wait + PULSE.lost(started, until - left)
+                left = until - time.monotonic()
             if left <= 0:
                 said = f": {hint}" if hint else ""
                 if hint and not self.note():

@@ -174,3 +174,34 @@ def test_a_pause_counts_whenever_the_pulse_beats_while_a_decision_asks(
     finally:
         go.put(False)
         beating.join(30)
+
+
+def test_a_referee_paused_while_a_bot_starts_costs_it_nothing(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The start-up limit (`limits.start`) does not count the time the referee was not
+    running either: a bot that says hello after 1 s, 0.1 s of it while the referee ran (its
+    pulse says so), is within a 0.5 s limit; the same bot with the referee running throughout
+    is stopped (its fault, or the referee's when the machine was too slow to run its launcher
+    at all)."""
+    from arena.hosts import pipe_lines
+    from arena.hosts.inline import BotFault, RefereeFailure
+    from arena.hosts.pipe import CommandHost, ProcessLimits
+
+    wire = Path(__file__).parent / "zoo" / "wire.py"
+    late = [sys.executable, "-c", ("import runpy, sys, time; time.sleep(1.0); sys.argv = "
+                                   f"['wire.py', 'ok']; runpy.run_path({str(wire)!r}, "
+                                   "run_name='__main__')")]
+    limits = ProcessLimits(start_timeout=0.5, isolation="none")
+    for paused, said in ((True, "wire-ok"), (False, None)):
+        lost = (lambda since, now: max(0.0, now - since - 0.1)) if paused else (
+            lambda since, now: 0.0)
+        monkeypatch.setattr(pipe_lines.PULSE, "lost", lost)
+        host = CommandHost(late, limits)
+        try:
+            card = host.introduce()
+        except (BotFault, RefereeFailure) as fault:
+            assert not paused and "no 'hello' reply within 0.5s" in str(fault), fault
+        else:
+            assert paused and card.name == said, card
+        finally:
+            host.shutdown()
