@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import IO
 
 import pytest
 
@@ -30,6 +31,19 @@ def held(strained: object) -> bool:
             and strained["most"] >= PAUSE * 0.9)
 
 
+def told_held(asks: IO[str], answers: IO[str], until: float) -> bool:
+    """Ask the child what the machine cost its decisions until a pause has held one, or
+    until the held decision has surely ended (`until`) and none has."""
+    while True:
+        asks.write("strain\n")
+        asks.flush()
+        if held(json.loads(answers.readline())):
+            return True
+        if time.monotonic() > until:
+            return False
+        time.sleep(0.05)
+
+
 def paused_run(mode: str, pauses: int) -> dict[str, object]:
     """Run the child referee, stop it for PAUSE seconds until a pause has held a decision
     (on an idle machine the first does; on a loaded one, where the referee spends more of
@@ -46,10 +60,7 @@ def paused_run(mode: str, pauses: int) -> dict[str, object]:
             os.kill(child.pid, signal.SIGSTOP)
             time.sleep(PAUSE)
             os.kill(child.pid, signal.SIGCONT)
-            time.sleep(0.5)  # the held decision ends
-            child.stdin.write("strain\n")
-            child.stdin.flush()
-            if held(json.loads(child.stdout.readline())):
+            if told_held(child.stdin, child.stdout, until=time.monotonic() + 0.5):
                 break
         out, _ = child.communicate("stop\n", timeout=120)
     finally:
