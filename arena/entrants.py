@@ -21,7 +21,7 @@ import os
 import shlex
 import shutil
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast
 
@@ -30,6 +30,7 @@ from arena.botcard import BotCard
 from arena.botfile import BotFile
 from arena.hosts.inline import BotFault, Host, InlineHost
 from arena.kept import KeptHosts
+from arena.limits import START_TIMEOUT
 from arena.options import Options
 from arena.plugins import BotSpec, PluginError, Registry, bot_from_file, default_registry
 from arena.referee import Player, as_player
@@ -61,6 +62,9 @@ class Reference:
     isolation: str | None = None
     """The sandbox level of a process or command (arena.hosts.walls; None: the strongest)."""
     network: bool = False
+    start_timeout: float = field(default=START_TIMEOUT, repr=False)
+    """Seconds its process may take to start (`arena.hosts.processes.ProcessLimits`), and an
+    inline bot its dry run: a config's `limits.start` (not part of what names the bot)."""
     located: str | None = None
     """Where this machine keeps the bot file, when it plays a copy of the one the user named
     (a shipped bot, arena.tournament.run.shipment): it is loaded from there, and still named,
@@ -162,12 +166,13 @@ class Resolved:
         raise EntrantError(f"bot {self.reference.label!r}: mode {self.mode!r} cannot be hosted")
 
     def limits(self, seat: int = 0) -> ProcessLimits:
-        """A bot process's limits, with the entrant's isolation level and network access, and
-        the seat index whose images of the system's files its sandbox shows."""
+        """A bot process's limits, with the entrant's isolation level, network access and
+        start-up time, and the seat index whose images of the system's files its sandbox
+        shows."""
         from arena.hosts.pipe import ProcessLimits
 
         return ProcessLimits(isolation=self.reference.isolation, network=self.reference.network,
-                             seat=seat)
+                             seat=seat, start_timeout=self.reference.start_timeout)
 
     @property
     def sandboxed(self) -> bool:

@@ -8,6 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+START_TIMEOUT = 10.0
+"""Seconds a bot may take to start, by default: its process to be spawned and say hello, a
+game to be started or ended in it, an inline bot's dry run (config key `limits.start`)."""
+
 
 @dataclass(frozen=True, slots=True)
 class Limits:

@@ -23,6 +23,7 @@ from arena.entrants import (
 )
 from arena.hosts.inline import Host, InlineHost
 from arena.kept import KeptHosts
+from arena.limits import START_TIMEOUT
 from arena.narrative import Narrator, result_lines
 from arena.primer import primer
 from arena.referee import Player, play_game
@@ -67,10 +68,12 @@ class TerminalHost(InlineHost):
 
 
 def make_players(refs: Sequence[str], rules_id: str, hosts: KeptHosts,
-                 trust: bool = False, isolation: str | None = None) -> list[Player]:
+                 trust: bool = False, isolation: str | None = None,
+                 start_timeout: float = START_TIMEOUT) -> list[Player]:
     """Resolve bot references as every command reads them (names, FILE.py, module:Class,
     `cmd:PROGRAM ARGS`, each with `?key=value` bot options), and 'human', into players
-    hosted by the trust policy (`trust`: every Python bot inline)."""
+    hosted by the trust policy (`trust`: every Python bot inline), each with `start_timeout`
+    seconds to start."""
     from arena.human import HumanBot
 
     players = []
@@ -81,6 +84,7 @@ def make_players(refs: Sequence[str], rules_id: str, hosts: KeptHosts,
         try:
             reference = Reference.parse(ref)
             reference = reference.trusted() if trust else replace(reference, isolation=isolation)
+            reference = replace(reference, start_timeout=start_timeout)
             entrant = resolve(reference)
         except EntrantError as exc:
             raise PlayError(str(exc)) from None
@@ -107,7 +111,7 @@ def _check(entrant: Resolved, host: Host, rules_id: str) -> None:
 
 
 def check_starts(players: Sequence[Player], rules_id: str, options: dict[str, Any],
-                 limits: Limits) -> None:
+                 limits: Limits, start_timeout: float = START_TIMEOUT) -> None:
     """Start each bot once as it will play, so a bot that refuses its options or these rules
     is a usage error, not a game it can only forfeit."""
     from arena.trial import start_problem, trial_context
@@ -117,7 +121,7 @@ def check_starts(players: Sequence[Player], rules_id: str, options: dict[str, An
         if isinstance(player.host, TerminalHost):
             continue
         context = trial_context(rules_id, options, len(players), limits, player.options, names)
-        problem = start_problem(player.host, context)
+        problem = start_problem(player.host, context, start_timeout)
         if problem is not None:
             raise PlayError(f"bot {player.name!r} does not start for a {rules_id!r} game of "
                             f"{len(players)} seats: {problem}")
@@ -126,7 +130,8 @@ def check_starts(players: Sequence[Player], rules_id: str, options: dict[str, An
 def play_in_terminal(rules_id: str, refs: Sequence[str], seed: int, options: dict[str, Any],
                      time_limit: float | None, reveal: bool,
                      echo: Callable[[str], None], trust: bool = False,
-                     isolation: str | None = None) -> None:
+                     isolation: str | None = None,
+                     start_timeout: float = START_TIMEOUT) -> None:
     """Play and narrate one game; humans see their own private events only."""
     echo = guard_pipe(echo)
     try:
@@ -138,17 +143,19 @@ def play_in_terminal(rules_id: str, refs: Sequence[str], seed: int, options: dic
     limit = time_limit or 1.0
     hosts = KeptHosts()
     try:
-        _play(ruleset, refs, seed, options, limit, reveal, echo, trust, hosts, isolation)
+        _play(ruleset, refs, seed, options, limit, reveal, echo, trust, hosts, isolation,
+              start_timeout)
     finally:
         hosts.close()
 
 
 def _play(ruleset: RuleSet, refs: Sequence[str], seed: int, options: dict[str, Any],
           limit: float, reveal: bool, echo: Callable[[str], None], trust: bool,
-          hosts: KeptHosts, isolation: str | None = None) -> None:
+          hosts: KeptHosts, isolation: str | None = None,
+          start_timeout: float = START_TIMEOUT) -> None:
     """Seat, start, play and narrate the game on these kept hosts."""
-    players = make_players(refs, ruleset.id, hosts, trust, isolation)
-    check_starts(players, ruleset.id, options, Limits(decision=limit))
+    players = make_players(refs, ruleset.id, hosts, trust, isolation, start_timeout)
+    check_starts(players, ruleset.id, options, Limits(decision=limit), start_timeout)
     humans = [seat for seat, ref in enumerate(refs) if ref == "human"]
     viewer = humans[0] if len(humans) == 1 else (None if reveal and not humans else -1)
     narrator = Narrator(ruleset.description, [p.name for p in players], viewer)

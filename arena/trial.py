@@ -8,7 +8,8 @@ tournament's (or comparison's, or game's) rule set, options, table size and time
 then stopped. This start is the dry run of an untrusted bot: its name, rule sets and options
 (its card) are what it says at hello from inside its own process, and are checked here; its
 code never runs in the organiser's processes.
-A start has a time limit (`START_TIMEOUT`; process hosts keep their own `start_timeout`).
+A start has a time limit: the entrant's `start_timeout` (a config's `limits.start`; by default
+`START_TIMEOUT`), the one its process host keeps, and an inline bot's here.
 This module plays no game and never writes the results folder.
 """
 
@@ -49,7 +50,8 @@ TRIALS = os.cpu_count() or 1
 """Entrants in their own process whose dry runs are under way at once: 200 distinct file bots
 are tried in half the wall time on two cores."""
 START_TIMEOUT = ProcessLimits().start_timeout
-"""Seconds an inline bot may take to be built and started, as long as a process bot may."""
+"""Seconds an inline bot may take to be built and started by default, as long as a process bot
+may."""
 
 
 class _StartTimeout(BaseException):
@@ -67,7 +69,7 @@ def entrant_problem(entrant: Resolved, rules: str, options: Mapping[str, Any], s
     each caller's first check (`entrants.command_problem`), so it can say where."""
     own = dict(entrant.reference.options) if bot_options is None else bot_options
     context = trial_context(rules, options, seats, limits, own, names[:seats])
-    return start_problem(host or entrant.host(), context)
+    return start_problem(host or entrant.host(), context, entrant.reference.start_timeout)
 
 
 def dry_run(entrant: Resolved, rules: str, options: Mapping[str, Any], seats: int,

@@ -22,7 +22,13 @@ import click
 from arena.bot import Limits
 from arena.cli.cluster import chosen_cluster, cluster_options, given_flags, lost
 from arena.cli.doctor import isolation_level
-from arena.cli.main import fail, isolation_option, load_registry, parse_options
+from arena.cli.main import (
+    fail,
+    isolation_option,
+    load_registry,
+    parse_options,
+    start_timeout_option,
+)
 from arena.compare.estimates import ELO_CAP, Estimate, beyond_scale
 from arena.compare.groups import DEFAULT_MAX_GROUPS, CompareError, Entrant, Setup
 from arena.compare.players import DEFAULT_FIELD, check, default_field
@@ -90,6 +96,7 @@ def _cores() -> int:
 @click.option("--time-limit", default=None, type=float,
               help="Seconds per decision for each bot [default: 1].")
 @isolation_option
+@start_timeout_option
 @click.option("--trust", is_flag=True,
               help="Run every Python bot inline, in arena's own process (faster; only for "
                    "code you trust).")
@@ -98,7 +105,8 @@ def compare(candidate: str, baseline: str, rules_id: str, seats: int | None,
             field_refs: str | None, max_games: int | None, seed: int, workers: int | None,
             elo0: float, elo1: float, alpha: float, beta: float, require_better: bool,
             as_json: bool, quiet: bool, options: tuple[str, ...],
-            time_limit: float | None, trust: bool, isolation: str | None) -> None:
+            time_limit: float | None, trust: bool, isolation: str | None,
+            start_timeout: float) -> None:
     """Is CANDIDATE better or worse than BASELINE? Plays duplicate games until a
     sequential test decides.
 
@@ -118,7 +126,7 @@ def compare(candidate: str, baseline: str, rules_id: str, seats: int | None,
     try:
         setup = _setup(candidate, baseline, rules_id, seats, field_refs, seed,
                        parse_options(options), time_limit, trust)
-        setup = _walled(setup, isolation_level(isolation))
+        setup = _walled(setup, isolation_level(isolation), start_timeout)
         bounds = Bounds(elo0, elo1, alpha, beta)
         max_games = max_games or setup.default_max_games()
         cards = check(setup, bounds, max_games, load_registry())
@@ -167,11 +175,14 @@ def _setup(candidate: str, baseline: str, rules_id: str, seats: int | None,
                  seats, field, tuple(sorted(options.items())), seed, limits)
 
 
-def _walled(setup: Setup, level: str) -> Setup:
-    """Every bot of the comparison at this isolation level."""
-    field = tuple(replace(e, isolation=level) for e in setup.field)
-    return replace(setup, candidate=replace(setup.candidate, isolation=level),
-                   baseline=replace(setup.baseline, isolation=level), field=field)
+def _walled(setup: Setup, level: str, start_timeout: float) -> Setup:
+    """Every bot of the comparison at this isolation level, with this long to start."""
+    field = tuple(replace(e, isolation=level, start_timeout=start_timeout)
+                  for e in setup.field)
+    return replace(setup, candidate=replace(setup.candidate, isolation=level,
+                                            start_timeout=start_timeout),
+                   baseline=replace(setup.baseline, isolation=level,
+                                    start_timeout=start_timeout), field=field)
 
 
 def _named(text: str, trust: bool) -> Entrant:

@@ -90,6 +90,18 @@ def referee_failed(message: str, then: str) -> None:
     sys.exit(EXIT_REFEREE_FAILED)
 
 
+def start_timeout_option(command: F) -> F:
+    """The `--start-timeout SECONDS` option: how long each bot may take to start (a config's
+    `limits.start`)."""
+    from arena.limits import START_TIMEOUT
+
+    return click.option(
+        "--start-timeout", type=click.FloatRange(min=0, min_open=True), default=START_TIMEOUT,
+        show_default=True, metavar="SECONDS",
+        help="Seconds each bot may take to start (its process to say hello, a game to "
+             "start or end).")(command)
+
+
 def isolation_option(command: F) -> F:
     """The `--isolation strict|standard|none` option (default: the strongest level here)."""
     return click.option(
@@ -207,8 +219,10 @@ def indent(text: str) -> str:
               help="Run every Python bot inline, in arena's own process (faster; only for "
                    "code you trust).")
 @isolation_option
+@start_timeout_option
 def play(rules_id: str, bots: str, seed: int | None, options: tuple[str, ...],
-         time_limit: float | None, reveal: bool, trust: bool, isolation: str | None) -> None:
+         time_limit: float | None, reveal: bool, trust: bool, isolation: str | None,
+         start_timeout: float) -> None:
     """Play one game in the terminal, narrated; 'human' seats are prompted. End of input
     or Ctrl-C stops the game (exit status 130).
 
@@ -224,7 +238,8 @@ def play(rules_id: str, bots: str, seed: int | None, options: tuple[str, ...],
         seed = draw_secret()
     try:
         play_in_terminal(rules_id, [b.strip() for b in bots.split(",") if b.strip()], seed,
-                         parse_options(options), time_limit, reveal, click.echo, trust, level)
+                         parse_options(options), time_limit, reveal, click.echo, trust, level,
+                         start_timeout)
     except PlayError as exc:
         fail(str(exc))
     except Quit as exc:

@@ -94,7 +94,8 @@ def _entrant_config(entrant: Entrant) -> Any:
                               mode="command")
     else:
         found = EntrantConfig(entrant.label, bot=entrant.ref, options=options, mode=entrant.mode)
-    return replace(found, isolation=entrant.isolation, network=entrant.network)
+    return replace(found, isolation=entrant.isolation, network=entrant.network,
+                   start_timeout=entrant.start_timeout)
 
 
 def run_compare(setup: Setup, bounds: Bounds | None = None,

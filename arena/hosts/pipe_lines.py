@@ -25,7 +25,7 @@ from arena.hosts.processes import (
     OutputClosed,
     ProcessLimits,
 )
-from arena.hosts.strain import PULSE
+from arena.hosts.strain import PULSE, THREAD_QUEUE
 from arena.hosts.wire import SeatLog
 
 STDERR_LINES = 3
@@ -188,13 +188,19 @@ class PipeLines:
         return message
 
     def _expect(self, kind: str, wait: float, hint: str = "") -> dict[str, Any]:
-        """Wait (wall clock) for a reply of one type; an error reply is a crash."""
+        """Wait `wait` seconds of wall time for a reply of one type, not counting the time
+        the referee was not running (docs/rules.md, Time); an error reply is a crash."""
         assert self.process is not None
         self.process.freezer.thaw()  # the message is written: now it may answer
-        until = time.monotonic() + wait
+        PULSE.start()  # a start or an end may come before any game's (a dry run's hello)
+        started = time.monotonic()
+        until = started + wait
         line = None
         while line is None:
             left = until - time.monotonic()
+            if left <= 0:
+                until = started + wait + PULSE.lost(started, until - left)
+                left = until - time.monotonic()
             if left <= 0:
                 said = f": {hint}" if hint else ""
                 if hint and not self.note():
@@ -241,6 +247,7 @@ class PipeLines:
         soft, backstop = started + limit, started + wall * BACKSTOP
         poll = min(0.05, max(0.005, limit / 20))
         looked, arrived = started, None  # the last look that found no answer
+        ran: float | None = None
         while True:
             now = time.monotonic()
             if now < soft:
@@ -272,12 +279,13 @@ class PipeLines:
                         f"{turn}: it queued {queued:.1f}s behind other processes (wall limit "
                         f"{wall:.3g}s); the machine is overloaded")
                 wait = min(poll, started + wall + unbilled - now, backstop + lost - now)
+            ran = THREAD_QUEUE.waited()  # the referee's own wait for a CPU, before this look
             line = self._line(max(wait, 0.0))
             if line is not None:
                 break
             looked = time.monotonic()
         try:
-            self._account(turn, limit, started, cpu0, waited0, off, arrived)
+            self._account(turn, limit, started, cpu0, waited0, off, arrived, ran)
         finally:
             self._freeze()  # after its clock stops: freezing is never the bot's time
         return line
@@ -301,18 +309,22 @@ class PipeLines:
                                     f"({limit:.3g}s × wall_factor {self.wall_factor:g})")
 
     def _account(self, turn: int, limit: float, started: float, cpu0: Mapping[int, float],
-                 waited0: float, off: float, arrived: float | None = None) -> None:
+                 waited0: float, off: float, arrived: float | None = None,
+                 ran: float | None = None) -> None:
         """Bill the answered decision: its wall time (to `arrived`, when the answer was found
         waiting) or, past its limit, the smaller of wall and CPU time, less the machine's
         share, plus what its processes used between turns; check its cgroup totals; note the
-        machine's strain."""
+        machine's strain. The machine's share includes the time the referee's thread queued
+        for a CPU during the look that read the answer (`ran`: its queue wait before it):
+        the answer may have waited that long for the referee to be run."""
         process = self.process
         assert process is not None
         now = time.monotonic() if arrived is None else arrived
         self.last_wall = took = now - started
         unbilled = 0.0
         if took > limit:  # only then is the machine's share read
-            unbilled = max(process.waited() - waited0, PULSE.lost(started, now), 0.0)
+            reading = 0.0 if arrived is not None or ran is None else THREAD_QUEUE.waited() - ran
+            unbilled = max(process.waited() - waited0, PULSE.lost(started, now), reading, 0.0)
         counted = took - unbilled
         self.billed = (counted if counted <= limit else min(counted, process.cpu_since(cpu0))
                        ) + off

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+from arena.limits import START_TIMEOUT
+
 KiB = 1024
 MiB = KiB * KiB
 
@@ -37,7 +39,7 @@ class ProcessLimits:
     processes: int | None = 64
     line_bytes: int = 64 * KiB
     stderr_bytes: int = 64 * KiB
-    start_timeout: float = 10.0
+    start_timeout: float = START_TIMEOUT
     pid_namespace: bool | None = None
     isolation: str | None = None
     network: bool = False

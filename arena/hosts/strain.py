@@ -10,7 +10,6 @@ past its limit.
 
 from __future__ import annotations
 
-import collections
 import os
 import threading
 import time
@@ -36,9 +35,11 @@ class Pulse:
 
     def __init__(self) -> None:
         self.pid = -1
-        self.beat = (time.monotonic(), 0.0)
-        """When it last beat, and its own run-queue wait then (seconds)."""
-        self.gaps: collections.deque[tuple[float, float]] = collections.deque(maxlen=GAPS_KEPT)
+        self.state: tuple[tuple[float, float], tuple[tuple[float, float], ...]] = (
+            (time.monotonic(), 0.0), ())
+        """When it last beat and its own run-queue wait then (seconds), and the gaps up to
+        that beat: one tuple, replaced whole, so a decision asking (a signal handler too)
+        reads a beat and its gaps together, never a gap without its beat or the reverse."""
         self.schedstat = -1
         """The pulse thread's own /proc schedstat, read by any thread asking."""
         self._starting = threading.Lock()
@@ -62,29 +63,33 @@ class Pulse:
             self.schedstat = os.open("/proc/thread-self/schedstat", os.O_RDONLY | os.O_CLOEXEC)
         except OSError:
             self.schedstat = -1
-        self.beat = (time.monotonic(), _queued(self.schedstat))
+        self.state = ((time.monotonic(), _queued(self.schedstat)), self.state[1])
         ready.set()
         while True:
             time.sleep(TICK)
             now, queued = time.monotonic(), _queued(self.schedstat)
-            missed = self._missed(now, queued)
+            beat, gaps = self.state
+            missed = _missed(beat, now, queued)
             if missed > SLACK:
-                self.gaps.append((now - missed, now))
-            self.beat = (now, queued)
-
-    def _missed(self, now: float, queued: float) -> float:
-        """Seconds since the last beat that the pulse neither slept nor queued for a CPU."""
-        last, queued_then = self.beat
-        return now - last - TICK - (queued - queued_then)
+                gaps = (*gaps[1 - GAPS_KEPT:], (now - missed, now))
+            self.state = ((now, queued), gaps)
 
     def lost(self, since: float, now: float) -> float:
         """Seconds of [since, now] the referee's process was not running, the gap it is in
-        now included (its pulse may not have beaten yet since it was continued)."""
-        gaps = tuple(self.gaps)  # one step under the GIL: the pulse may append meanwhile
-        missed = self._missed(now, _queued(self.schedstat))
+        now included (its pulse may not have beaten yet since it was continued, or may beat
+        while this reads its clock: the beat and gaps read are the ones of one moment)."""
+        beat, gaps = self.state
+        missed = _missed(beat, now, _queued(self.schedstat))
         if missed > SLACK:
             gaps += ((now - missed, now),)
         return sum(max(0.0, min(end, now) - max(start, since)) for start, end in gaps)
+
+
+def _missed(beat: tuple[float, float], now: float, queued: float) -> float:
+    """Seconds since the `beat` (its time, and the pulse's run-queue wait then) that the
+    pulse neither slept nor queued for a CPU."""
+    last, queued_then = beat
+    return now - last - TICK - (queued - queued_then)
 
 
 def _queued(schedstat: int) -> float:

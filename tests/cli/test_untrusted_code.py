@@ -29,7 +29,8 @@ def _zoo(folder: Path, name: str) -> Path:
     return Path(shutil.copy(ZOO / name, folder / name))
 
 
-def _config(folder: Path, bot: str, games: int = 10, other: str = "statistician") -> Path:
+def _config(folder: Path, bot: str, games: int = 10, other: str = "statistician",
+            more: str = "") -> Path:
     path = folder / "t.yaml"
     path.write_text(textwrap.dedent(f"""\
         name: t
@@ -39,7 +40,7 @@ def _config(folder: Path, bot: str, games: int = 10, other: str = "statistician"
           - {bot}
           - {other}
         format: {{type: round-robin, seats: 2, games: {games}}}
-        """))
+        """) + more)
     return path
 
 
@@ -94,19 +95,26 @@ def test_validate_compare_and_play_never_load_a_bot_file_outside_its_process(
 # --- a bot that blocks or hoards memory at import --------------------------------------------
 
 
+START = 2
+"""The start-up limit these commands are given (the config's `limits.start`, else
+`--start-timeout`): short, but room for a loaded machine to start the bot's launcher."""
+
+
 def _commands(bot: Path, config: Path) -> dict[str, list[str]]:
+    start = ["--start-timeout", str(START)]
     return {
         "validate": [*ARENA, "validate", str(config)],
         "run": [*ARENA, "run", str(config), "--out", str(config.parent / "out"), "-q"],
-        "compare": [*ARENA, "compare", str(bot), "random", "--games", "4"],
-        "play": [*ARENA, "play", "--bots", f"{bot},random"],
+        "compare": [*ARENA, "compare", str(bot), "random", "--games", "4", *start],
+        "play": [*ARENA, "play", "--bots", f"{bot},random", *start],
     }
 
 
 def test_a_bot_file_that_blocks_at_import_is_refused_within_the_start_up_timeout(
         tmp_path: Path) -> None:
     bot = _zoo(tmp_path, "slow_import.py")
-    config = _config(tmp_path, "slow_import.py", games=1, other="random")
+    config = _config(tmp_path, "slow_import.py", games=1, other="random",
+                     more=f"limits: {{start: {START}}}\n")
     started = time.monotonic()
     running = {name: subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                       text=True, cwd=tmp_path)
@@ -120,7 +128,7 @@ def test_a_bot_file_that_blocks_at_import_is_refused_within_the_start_up_timeout
     for name, (out, err) in done.items():
         assert (running[name].returncode, out) == (2, ""), (name, out, err)
         assert err.count("\n") == 1, (name, err)
-        assert "no 'hello' reply within 10s" in err, (name, err)
+        assert f"no 'hello' reply within {START}s" in err, (name, err)
     assert not (tmp_path / "out").exists()
 
 

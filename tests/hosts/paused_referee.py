@@ -64,6 +64,8 @@ def main(mode: str, decision: float, nap: float) -> None:
         hosts = [InlineHost(dozer_class()) for _ in range(2)]
     else:
         hosts = [ProcessHost(str(DOZER), ProcessLimits(start_timeout=20.0)) for _ in range(2)]
+        for host in hosts:  # started before PLAYING: the test's first pause finds decisions
+            host.introduce()
     players = [Player(f"dozer{seat}", host, options={"nap": nap})
                for seat, host in enumerate(hosts)]
     faults, decisions, seed = [], 0, 0

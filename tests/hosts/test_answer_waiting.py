@@ -48,3 +48,45 @@ def test_an_answer_waiting_past_the_wall_limit_is_taken_not_faulted(
     finally:
         host.shutdown()
     assert record.faults == ()
+
+
+def test_an_answer_the_referee_queued_to_read_is_not_late(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The bot answers at once; the referee's thread, woken by the answer, then queues 10 s
+    for a CPU others hold before it reads it (its pulse queued as long, so no pause is seen):
+    that wait is the machine's, never the bot's."""
+    from arena.hosts import pipe, strain
+
+    clock, queued, asking = [0.0], [0.0], [False]
+    real_reply, real_line = PipeLines._reply_in_time, PipeLines._line
+
+    def reply_in_time(self: PipeLines, *args: object) -> bytes:
+        asking[0] = True
+        try:
+            return real_reply(self, *args)  # type: ignore[arg-type]
+        finally:
+            asking[0] = False
+
+    def line(self: PipeLines, wait: float) -> bytes | None:
+        found = real_line(self, wait)
+        if found is not None and asking[0]:  # the answer came: the referee waits for a CPU
+            clock[0] += 10.0
+            queued[0] += 10.0
+        return found
+
+    monkeypatch.setattr(PipeLines, "_reply_in_time", reply_in_time)
+    monkeypatch.setattr(PipeLines, "_line", line)
+    starved = SimpleNamespace(monotonic=lambda: time.monotonic() + clock[0])
+    monkeypatch.setattr(pipe_lines, "time", starved)  # the clock of every decision, its own
+    monkeypatch.setattr(pipe, "time", starved)  # start included
+    monkeypatch.setattr(pipe_lines.PULSE, "lost", lambda started, now: 0.0)
+    monkeypatch.setattr(strain.THREAD_QUEUE, "waited", lambda: queued[0])
+    host = CommandHost([sys.executable, str(WIRE), "ok"],
+                       ProcessLimits(start_timeout=60.0, isolation="none"))
+    try:
+        record = play_game("dice", [Player("ok", host), "random"], seed=4, limits=Limits(0.5))
+    finally:
+        host.shutdown()
+    assert record.faults == ()
+    assert record.decisions > 2

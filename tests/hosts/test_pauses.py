@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import IO
 
 import pytest
 
@@ -30,6 +31,19 @@ def held(strained: object) -> bool:
             and strained["most"] >= PAUSE * 0.9)
 
 
+def told_held(asks: IO[str], answers: IO[str], until: float) -> bool:
+    """Ask the child what the machine cost its decisions until a pause has held one, or
+    until the held decision has surely ended (`until`) and none has."""
+    while True:
+        asks.write("strain\n")
+        asks.flush()
+        if held(json.loads(answers.readline())):
+            return True
+        if time.monotonic() > until:
+            return False
+        time.sleep(0.05)
+
+
 def paused_run(mode: str, pauses: int) -> dict[str, object]:
     """Run the child referee, stop it for PAUSE seconds until a pause has held a decision
     (on an idle machine the first does; on a loaded one, where the referee spends more of
@@ -46,10 +60,7 @@ def paused_run(mode: str, pauses: int) -> dict[str, object]:
             os.kill(child.pid, signal.SIGSTOP)
             time.sleep(PAUSE)
             os.kill(child.pid, signal.SIGCONT)
-            time.sleep(0.5)  # the held decision ends
-            child.stdin.write("strain\n")
-            child.stdin.flush()
-            if held(json.loads(child.stdout.readline())):
+            if told_held(child.stdin, child.stdout, until=time.monotonic() + 0.5):
                 break
         out, _ = child.communicate("stop\n", timeout=120)
     finally:
@@ -125,3 +136,83 @@ def test_the_strain_of_resumed_runs_adds_up_and_a_run_that_kept_up_writes_nothin
     assert said is not None and "3 decisions" in said and "8.04s" in said
     (tmp_path / "load.json").write_text('{"waited": -1}')
     assert strained.read(tmp_path) is None  # not one arena wrote: no line, no error
+
+
+def test_a_pause_counts_whenever_the_pulse_beats_while_a_decision_asks(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pulse notes a pause at its first beat after it; a decision that asks what the
+    referee lost just then (the pulse beats while the question reads its clock: under load,
+    the two threads woken by SIGCONT run in any order) counts the pause all the same. Missed,
+    an inline bot's watch stops it at its wall limit, and a process bot is billed the pause."""
+    import contextlib
+    import queue
+    import threading
+    import types
+
+    from arena.hosts import strain
+
+    clock = [100.0]
+    asleep: queue.Queue[None] = queue.Queue()
+    go: queue.Queue[bool] = queue.Queue()
+
+    def sleep(seconds: float) -> None:  # the pulse's: it beats when the test says
+        asleep.put(None)
+        if not go.get(timeout=30):
+            raise LookupError  # the test is over: the thread ends
+
+    def queued(fd: int) -> float:  # the question reads the clock: the pulse beats meanwhile
+        if threading.current_thread() is threading.main_thread():
+            go.put(True)
+            asleep.get(timeout=30)
+        return 0.0
+
+    monkeypatch.setattr(strain, "time", types.SimpleNamespace(monotonic=lambda: clock[0],
+                                                              sleep=sleep))
+    monkeypatch.setattr(strain, "_queued", queued)
+    pulse = strain.Pulse()
+
+    def beat() -> None:
+        with contextlib.suppress(LookupError):
+            pulse._beat(threading.Event())
+
+    beating = threading.Thread(target=beat, daemon=True)
+    beating.start()
+    try:
+        asleep.get(timeout=30)  # it beat at 100.0 and sleeps
+        clock[0] = 100.0 + strain.TICK + PAUSE  # stopped for PAUSE, then continued
+        assert pulse.lost(100.0, clock[0]) == pytest.approx(PAUSE)
+        assert pulse.lost(100.0, clock[0]) == pytest.approx(PAUSE)  # and once only after it
+    finally:
+        go.put(False)
+        beating.join(30)
+
+
+def test_a_referee_paused_while_a_bot_starts_costs_it_nothing(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The start-up limit (`limits.start`) does not count the time the referee was not
+    running either: a bot that says hello after 1 s, 0.1 s of it while the referee ran (its
+    pulse says so), is within a 0.5 s limit; the same bot with the referee running throughout
+    is stopped (its fault, or the referee's when the machine was too slow to run its launcher
+    at all)."""
+    from arena.hosts import pipe_lines
+    from arena.hosts.inline import BotFault, RefereeFailure
+    from arena.hosts.pipe import CommandHost, ProcessLimits
+
+    wire = Path(__file__).parent / "zoo" / "wire.py"
+    late = [sys.executable, "-c", ("import runpy, sys, time; time.sleep(1.0); sys.argv = "
+                                   f"['wire.py', 'ok']; runpy.run_path({str(wire)!r}, "
+                                   "run_name='__main__')")]
+    limits = ProcessLimits(start_timeout=0.5, isolation="none")
+    for paused, said in ((True, "wire-ok"), (False, None)):
+        lost = (lambda since, now: max(0.0, now - since - 0.1)) if paused else (
+            lambda since, now: 0.0)
+        monkeypatch.setattr(pipe_lines.PULSE, "lost", lost)
+        host = CommandHost(late, limits)
+        try:
+            card = host.introduce()
+        except (BotFault, RefereeFailure) as fault:
+            assert not paused and "no 'hello' reply within 0.5s" in str(fault), fault
+        else:
+            assert paused and card.name == said, card
+        finally:
+            host.shutdown()

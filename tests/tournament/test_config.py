@@ -157,6 +157,21 @@ def test_defaults_are_filled_in() -> None:
     )
 
 
+def test_limits_start_is_every_entrants_start_up_time_and_saved_only_when_set() -> None:
+    from arena.entrants import resolve
+    from arena.limits import START_TIMEOUT
+
+    cfg = load(MINIMAL + "limits: {start: 2.5}\n")
+    assert cfg.start_timeout == 2.5 and cfg.limits == Limits(1.0, None)
+    assert {e.reference.start_timeout for e in cfg.entrants} == {2.5}
+    assert resolve(cfg.entrants[0].reference).limits().start_timeout == 2.5  # its process's
+    assert config_as_run(cfg)["limits"]["start"] == 2.5
+    assert load(dump_config(cfg)).start_timeout == 2.5
+    plain = load(MINIMAL)
+    assert plain.start_timeout == START_TIMEOUT == plain.entrants[0].reference.start_timeout
+    assert "start" not in config_as_run(plain)["limits"]  # the file saved as before
+
+
 def test_default_seats_rise_to_the_rule_sets_minimum() -> None:
     text = MINIMAL.replace("rules: dice", "rules: cards").replace("random]", "random, bluffer]")
     assert load(text).format.seats == 3
@@ -290,7 +305,8 @@ ERRORS = [
     ("    mode: inline\n", "    mdoe: inline\n",
      "configs/x.yaml:10: entrants.1.mdoe: unknown key 'mdoe' (did you mean 'mode'?)"),
     ("  decision: 0.5\n", "  zzz: 0.5\n",
-     "configs/x.yaml:21: limits.zzz: unknown key 'zzz' (known: decision, game, wall_factor)"),
+     ("configs/x.yaml:21: limits.zzz: unknown key 'zzz' (known: decision, game, start, "
+      "wall_factor)")),
     ("rules: dice", "rules: dcie",
      "configs/x.yaml:2: rules: unknown rule set 'dcie' (did you mean 'dice'?)"),
     ("rules: dice", "rules: chess",
@@ -327,6 +343,8 @@ ERRORS = [
       "got 0.5")),
     ("  decision: 0.5", "  decision: .nan",
      "configs/x.yaml:21: limits.decision: must be more than 0 seconds and finite, got nan"),
+    ("  decision: 0.5", "  decision: 0.5\n  start: 0",
+     "configs/x.yaml:22: limits.start: must be more than 0 seconds and finite, got 0"),
     ("    alias: stat-cautious\n", "",
      ("configs/x.yaml:7: entrants.1.bot: duplicate entrant name 'statistician' "
      "(same as entrants.0); add an alias to tell them apart")),

@@ -96,7 +96,8 @@ def gauntlet_config(contest: Contest, cfg: TournamentConfig, version: Version) -
     player = f"{version.bot.name}@{version.number}"
     student = placed(contest, version, contest.entries / player / version.bot.name)
     champions = set(cfg.format.champions) | {bot for _, bot in cfg.grades}
-    student = replace(student, mode=student.mode or cfg.mode, isolation=cfg.isolation)
+    student = replace(student, mode=student.mode or cfg.mode, isolation=cfg.isolation,
+                      start_timeout=cfg.start_timeout)
     return replace(cfg, output=None,
                    entrants=(*(e for e in cfg.entrants if e.name in champions), student))
 

@@ -102,7 +102,8 @@ def note_digests(cfg: TournamentConfig, versions: Mapping[str, Version]) -> None
 def entered(cfg: TournamentConfig, mine: tuple[EntrantConfig, ...]) -> tuple[EntrantConfig, ...]:
     """The submissions folder's entrants as arena/tournament/config/load.py enters them (a
     name the alias rule refuses is the ladder's to reject, with why)."""
-    return tuple(EntrantConfig(name=stem, bot=bot, mode=cfg.mode, isolation=cfg.isolation)
+    return tuple(EntrantConfig(name=stem, bot=bot, mode=cfg.mode, isolation=cfg.isolation,
+                               start_timeout=cfg.start_timeout)
                  for stem, bot in submitted(cfg.submissions)
                  if ENTRANT_NAME_PATTERN.fullmatch(stem) and all(e.name != stem for e in mine))
 

@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, NoReturn, Protocol
 
-from arena.limits import Limits
+from arena.limits import START_TIMEOUT, Limits
 from arena.options import NO_OPTIONS, Options
 
 if TYPE_CHECKING:
@@ -66,7 +66,8 @@ NAME_PATTERN = re.compile(r"[a-z0-9_-]+")
 ENTRANT_NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 
 LIMIT_KEYS = {"decision": "decision", "game": "bank", "wall_factor": "wall_factor"}
-"""The YAML keys of `limits`, and the `Limits` field each one sets."""
+"""The YAML keys of `limits` that set a game's `Limits`, and the field each one sets (the
+other, `start`, is each entrant's start-up time)."""
 Key = str | int
 KeyPath = tuple[Key, ...]
 
@@ -172,6 +173,8 @@ class EntrantConfig:
     """Whether its sandbox shares the machine's network (`network: true`)."""
     isolation: str | None = None
     """The config's isolation level (None: the strongest this machine gives)."""
+    start_timeout: float = START_TIMEOUT
+    """Seconds it may take to start (the config's `limits.start`)."""
 
     @property
     def reference(self) -> Reference:
@@ -183,7 +186,8 @@ class EntrantConfig:
             found = Reference.of_command(self.command, options, mode)
         else:
             found = Reference(self.bot or "", tuple(sorted(options.items())), mode)
-        return replace(found, isolation=self.isolation, network=self.network)
+        return replace(found, isolation=self.isolation, network=self.network,
+                       start_timeout=self.start_timeout)
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,6 +243,8 @@ class TournamentConfig:
     """The root seed as given; None means none was given, and a run draws a secret one."""
     limits: Limits = field(default_factory=Limits)
     """The game's time limits, the one class the referee uses (YAML `limits.game` is `bank`)."""
+    start_timeout: float = START_TIMEOUT
+    """Seconds each entrant may take to start (YAML `limits.start`; every entrant has it)."""
     mode: str | None = None
     isolation: str | None = None
     """strict | standard | none for every process and command entrant; None: the strongest."""

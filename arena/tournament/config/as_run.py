@@ -22,6 +22,7 @@ from typing import Any
 import yaml
 
 from arena.botfile import BotFile
+from arena.limits import START_TIMEOUT
 from arena.tournament.config import (
     ClusterConfig,
     EntrantConfig,
@@ -50,7 +51,9 @@ def config_as_run(
         "entrants": [_entrant_as_run(e, folder) for e in cfg.entrants],
         "format": _format_as_run(cfg.format),
         "limits": {"decision": cfg.limits.decision, "game": cfg.limits.bank,
-                   "wall_factor": cfg.limits.wall_factor},
+                   "wall_factor": cfg.limits.wall_factor,
+                   **({} if cfg.start_timeout == START_TIMEOUT else
+                      {"start": cfg.start_timeout})},  # saved as before when not set
         "mode": cfg.mode,
         "isolation": cfg.isolation,
         "workers": cfg.workers,

@@ -19,7 +19,7 @@ from os import PathLike
 from pathlib import Path
 from typing import Any
 
-from arena.limits import Limits
+from arena.limits import START_TIMEOUT, Limits
 from arena.tournament.config import (
     CLUSTER_SCHEMES,
     ENTRANT_MODES,
@@ -147,10 +147,12 @@ class _Builder(EntrantChecks):
         options = self.rule_options(info, top.get("options"))
         mode = self.default_mode(top.get("mode"))
         isolation = self.isolation(top.get("isolation"))
-        entrants = tuple(replace(e, isolation=isolation)
+        limits, start = self.limits(top.get("limits"))
+        entrants = tuple(replace(e, isolation=isolation, start_timeout=start)
                          for e in self.entrants(self.required((), top, "entrants"), mode))
         submissions = self.submissions(top.get("submissions"), top.get("format"))
-        entrants += tuple(EntrantConfig(name=stem, bot=bot, mode=mode, isolation=isolation)
+        entrants += tuple(EntrantConfig(name=stem, bot=bot, mode=mode, isolation=isolation,
+                                        start_timeout=start)
                           for stem, bot in submitted(submissions)  # others: the ladder's log
                           if ENTRANT_NAME_PATTERN.fullmatch(stem)
                           and all(e.name != stem for e in entrants))
@@ -162,7 +164,8 @@ class _Builder(EntrantChecks):
             format=fmt,
             options=options,
             seed=None if top.get("seed") is None else self.whole(("seed",), top["seed"]),
-            limits=self.limits(top.get("limits")),
+            limits=limits,
+            start_timeout=start,
             mode=mode,
             isolation=isolation,
             workers=self.workers(top.get("workers")),
@@ -297,14 +300,15 @@ class _Builder(EntrantChecks):
                           "file is found relative to the config file)")
         return str(found)
 
-    def limits(self, raw: Any) -> Limits:
-        limits = {} if raw is None else self.mapping(("limits",), raw, tuple(LIMIT_KEYS))
+    def limits(self, raw: Any) -> tuple[Limits, float]:
+        """A game's time limits, and the seconds each entrant may take to start."""
+        limits = {} if raw is None else self.mapping(("limits",), raw, (*LIMIT_KEYS, "start"))
         game = limits.get("game")
         return Limits(
             decision=self.seconds(("limits", "decision"), limits.get("decision", 1.0)),
             bank=None if game is None else self.seconds(("limits", "game"), game),
             wall_factor=self.factor(("limits", "wall_factor"), limits.get("wall_factor", 2.0)),
-        )
+        ), self.seconds(("limits", "start"), limits.get("start", START_TIMEOUT))
 
     # format
 

@@ -229,7 +229,7 @@ def _logged(player: str, event: Mapping[str, Any], cfg: TournamentConfig) -> Ent
     """A version as its log event names it: its command, else its source file or folder."""
     if "command" in event:
         return EntrantConfig(player, command=tuple(map(str, event["command"])), mode="command",
-                             isolation=cfg.isolation)
+                             isolation=cfg.isolation, start_timeout=cfg.start_timeout)
     return EntrantConfig(player, bot=str(event["source"]) or None, mode=cfg.mode,
-                         isolation=cfg.isolation)
+                         isolation=cfg.isolation, start_timeout=cfg.start_timeout)
 
