@@ -36,6 +36,7 @@ def child(ask):
                             (2, ask["err"], os.O_WRONLY)):
         os.dup2(os.open(path, flags), fd)
     sys.argv = [MAIN, *ask["argv"]]
+    sys.modules["__main__"].__package__ = "arena"  # as `python -m arena` (click's usage lines)
     code = 0
     try:
         main()
@@ -63,7 +64,9 @@ for line in sys.stdin:
     pid = os.fork()
     if pid == 0:
         child(ask)
-    ended = select.select([os.pidfd_open(pid)], [], [], ask["timeout"])[0]
+    pidfd = os.pidfd_open(pid)  # readable once the child ends
+    ended = select.select([pidfd], [], [], ask["timeout"])[0]
+    os.close(pidfd)
     if not ended:
         os.kill(pid, signal.SIGKILL)
     status = os.waitpid(pid, 0)[1]
