@@ -4,7 +4,8 @@ config from a stranger. Each attack must end in one line naming the file and wha
 into what the report publishes.
 
 The commands run in a child process with its memory capped and a timeout, so an attack that
-still worked would fail the test instead of taking the machine down.
+still worked would fail the test instead of taking the machine down (forked from a process
+that imported arena once: tests/warm_arena.py).
 """
 
 from __future__ import annotations
@@ -12,15 +13,14 @@ from __future__ import annotations
 import gzip
 import json
 import os
-import resource
 import shutil
 import struct
 import subprocess
-import sys
 import zlib
 from pathlib import Path
 
 import pytest
+from warm_arena import run_arena
 
 from arena.replay import ReplayError, encode_replay, read_replay
 from arena.tournament.load import load_tournament
@@ -44,12 +44,9 @@ workers: 1
 
 
 def arena(*args: object, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    """Run `arena ARGS` in a child with capped memory; a hang fails with TimeoutExpired."""
-    def cap() -> None:
-        resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
-
-    return subprocess.run([sys.executable, "-m", "arena", *map(str, args)], capture_output=True,
-                          text=True, timeout=timeout, preexec_fn=cap, check=False)  # fmt: skip
+    """Run `arena ARGS` in a child with capped memory; a hang fails with TimeoutExpired (the
+    child is forked from a warm process: tests/warm_arena.py)."""
+    return run_arena(*args, timeout=timeout, memory=MEMORY)
 
 
 def one_line_error(done: subprocess.CompletedProcess[str], *parts: str) -> str:

@@ -126,6 +126,7 @@ def test_windows_cut_the_schedule_in_order() -> None:
 CONFIG = """
 name: hot
 rules: dice
+options: {{max_points: 2}}
 entrants:
 {entrants}
 format: {{type: {format}}}

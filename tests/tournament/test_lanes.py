@@ -50,6 +50,7 @@ class Faulty(RandomBot):
 CONFIG = """
 name: lanes
 rules: dice
+options: {{max_points: 2}}
 entrants:
   - {{bot: random, mode: process}}
   - {{bot: honest, mode: process}}
@@ -131,6 +132,7 @@ def test_lanes_asked_for_in_words_or_below_one_are_refused_in_one_line(
 PLAIN = """
 name: plain
 rules: dice
+options: {max_points: 2}
 entrants:
   - {bot: random, mode: process}
   - {bot: honest, mode: process}

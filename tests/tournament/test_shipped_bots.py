@@ -110,8 +110,9 @@ def _config(folder: Path, entrants: str) -> Path:
     return write_config(folder, f"""
         name: t
         rules: dice
+        options: {{max_points: 2}}
         entrants: {entrants}
-        format: {{type: round-robin, seats: 2, games: 2}}
+        format: {{type: round-robin, seats: 2, games: 1}}
         seed: 3
     """)
 
