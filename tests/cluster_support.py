@@ -1,6 +1,7 @@
-"""Real Dask clusters for the tests, on loopback: a LocalCluster of worker processes, and a
-`dask scheduler` and `dask worker`s as subprocesses where a test must kill one or start one
-on a machine that is made weaker (its own PATH, its own copy of arena)."""
+"""Real Dask clusters for the tests, on loopback: a LocalCluster of worker processes (one of
+two workers shared by every module that leaves it as it found it), and a `dask scheduler`
+and `dask worker`s as subprocesses where a test must kill one or start one on a machine that
+is made weaker (its own PATH, its own copy of arena)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+import pytest
 from distributed import Client, LocalCluster
 from needs import require
 
@@ -39,6 +41,22 @@ def local_cluster(workers: int = 2) -> Iterator[LocalCluster]:
     with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                       host="127.0.0.1", dashboard_address=None) as cluster:
         yield cluster
+
+
+_SHARED: dict[int, LocalCluster] = {}
+
+
+def shared_cluster(request: pytest.FixtureRequest, workers: int = 2) -> LocalCluster:
+    """The LocalCluster of `workers` worker processes that every module of this test process
+    shares when its tests leave the cluster as they found it (a worker they kill is waited
+    for again): started at its first use, closed at the session's end. Each cluster costs
+    interpreters that import Dask and arena, seconds of a loaded machine, to start and stop."""
+    if workers not in _SHARED:
+        stack = contextlib.ExitStack()
+        _SHARED[workers] = stack.enter_context(local_cluster(workers))
+        request.session.addfinalizer(stack.close)
+        request.session.addfinalizer(lambda: _SHARED.pop(workers, None))
+    return _SHARED[workers]
 
 
 def client_of(address: str) -> Client:
