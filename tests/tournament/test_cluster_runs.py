@@ -175,7 +175,7 @@ def test_a_comparison_on_a_cluster_reaches_the_verdict_it_reaches_locally(
 ) -> None:
     setup = Setup(Entrant("statistician"), Entrant("honest"), seats=3,
                   field=(Entrant("random"), Entrant("bluffer")))
-    local = run_compare(setup, max_games=240, workers=2)
-    there = run_compare(setup, max_games=240, cluster=Cluster(clusters[2]))
+    local = run_compare(setup, max_games=120, workers=2)
+    there = run_compare(setup, max_games=120, cluster=Cluster(clusters[2]))
     assert local.tally.games > 50, "too few games to give both Dask workers a batch"
     assert there == local
