@@ -11,7 +11,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -44,19 +44,37 @@ def local_cluster(workers: int = 2) -> Iterator[LocalCluster]:
 
 
 _SHARED: dict[int, LocalCluster] = {}
+_OPEN = contextlib.ExitStack()
 
 
 def shared_cluster(request: pytest.FixtureRequest, workers: int = 2) -> LocalCluster:
-    """The LocalCluster of `workers` worker processes that every module of this test process
-    shares when its tests leave the cluster as they found it (a worker they kill is waited
-    for again): started at its first use, closed at the session's end. Each cluster costs
+    """The LocalCluster of `workers` worker processes that the modules of this test process
+    share when their tests leave it as they found it (a worker they kill is waited for
+    again): started at its first use, closed when the next test is in no module that plays
+    on it (`pytest_runtest_teardown`) or at the session's end. Each cluster costs
     interpreters that import Dask and arena, seconds of a loaded machine, to start and stop."""
     if workers not in _SHARED:
-        stack = contextlib.ExitStack()
-        _SHARED[workers] = stack.enter_context(local_cluster(workers))
-        request.session.addfinalizer(stack.close)
-        request.session.addfinalizer(lambda: _SHARED.pop(workers, None))
+        _SHARED[workers] = _OPEN.enter_context(local_cluster(workers))
+        request.session.addfinalizer(close_shared)
     return _SHARED[workers]
+
+
+def close_shared() -> None:
+    """Close the shared clusters (started again by the next module that asks)."""
+    _SHARED.clear()
+    _OPEN.close()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None,
+                            ) -> Generator[None, None, None]:
+    """A conftest's hook (tests/executor, tests/tournament, tests/cli): after a test, close
+    the shared clusters when the next test's module does not play on them. An idle cluster
+    still costs a few percent of a core (heartbeats, monitors) for the rest of the session."""
+    yield
+    module = getattr(nextitem, "module", None)
+    if _SHARED and getattr(module, "shared_cluster", None) is not shared_cluster:
+        close_shared()
 
 
 def client_of(address: str) -> Client:

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 from cli_support import invoke_cli
+from cluster_support import shared_cluster
 from test_ladder_season import BROKEN, CRASHY, GOOD, SLOW
 from test_ladder_season import CONFIG as SEASON
 
@@ -227,8 +228,6 @@ def test_refresh_minutes_reach_the_ladder_and_0_turns_it_off(
 @pytest.fixture(scope="module")
 def cluster(request: pytest.FixtureRequest) -> str:
     """The shared local cluster of two worker processes; its address."""
-    from cluster_support import shared_cluster
-
     return str(shared_cluster(request).scheduler_address)
 
 
