@@ -1,6 +1,8 @@
 """A dishonest Dask worker, as a `dask worker --preload cheating_worker`: a patched arena in
 that worker's process that still reports the honest code fingerprint (it computes it over
-the unpatched files) and lies in the batches it returns, by ARENA_TEST_CHEAT:
+the unpatched files) and lies in the batches it returns, by ARENA_TEST_CHEAT (or by the
+word in the file ARENA_TEST_CHEAT_FILE names, read at each question: one worker then tells
+each test's lie in turn):
 
 - `swap`: plays `boss` in place of the entrant named `random`, under its name, with the
   honest replay header (the lie passes every check of the rules: only a re-play shows it);
@@ -31,26 +33,34 @@ from arena.tournament.config import ConfigError
 from arena.tournament.run import trial_remote
 from arena.tournament.run.worker import Played
 
-CHEAT = os.environ.get("ARENA_TEST_CHEAT", "")
 VICTIM = "random"
 honest_play = remote.play_batch
 honest_trial = trial_remote.tried_here
 honest_level = doctor.level_here
 
 
+def cheat() -> str:
+    """The lie to tell now ('' for none)."""
+    told = os.environ.get("ARENA_TEST_CHEAT_FILE")
+    if told is None:
+        return os.environ.get("ARENA_TEST_CHEAT", "")
+    with open(told) as said:
+        return said.read().strip()
+
+
 def cheating_play(token: str, job: Any, lost: Any, run_print: str, specs: Any) -> Any:
     """The honest batch, then the lie told about it."""
-    batch = honest_play(token, job, lost, run_print, specs)
-    if CHEAT == "swap":
+    batch, lie = honest_play(token, job, lost, run_print, specs), cheat()
+    if lie == "swap":
         return replace(batch, results=_swapped(token, job, lost, run_print, specs, batch))
-    lie = {"placements": _forged, "huge": _huge, "junk": _junk}.get(CHEAT)
-    if lie is not None:
-        return replace(batch, results=[lie(played) for played in batch.results])
-    if CHEAT == "pickle":
+    forge = {"placements": _forged, "huge": _huge, "junk": _junk}.get(lie)
+    if forge is not None:
+        return replace(batch, results=[forge(played) for played in batch.results])
+    if lie == "pickle":
         return _Takeover()
-    if CHEAT == "raise":
+    if lie == "raise":
         raise _Takeover.error()
-    if CHEAT == "repeat" and batch.results:
+    if lie == "repeat" and batch.results:
         first = batch.results[0]
         return replace(batch, results=[replace(first, id=p.id) for p in batch.results])
     return batch
@@ -126,7 +136,7 @@ def _pack(lines: list[dict[str, Any]]) -> bytes:
 def lying_trial(shipment: Any, cfg: Any, lines: Any, run_print: str) -> Any:
     """The honest dry run, with the victim said to be broken."""
     trial = honest_trial(shipment, cfg, lines, run_print)
-    if CHEAT != "card":
+    if cheat() != "card":
         return trial
     broken = tuple(ConfigError("t.yaml", None, "entrants", f"entrant {e.name!r} cannot start")
                    if e.name == VICTIM else said for e, said in zip(cfg.entrants, trial.broken,
@@ -136,9 +146,10 @@ def lying_trial(shipment: Any, cfg: Any, lines: Any, run_print: str) -> Any:
 
 def lying_level() -> Any:
     """The honest answer to `arena doctor`, or a pickle that runs code where it is read."""
-    if CHEAT == "pickle":
+    lie = cheat()
+    if lie == "pickle":
         return _Takeover()
-    if CHEAT == "raise":
+    if lie == "raise":
         raise _Takeover.error()
     return honest_level()
 

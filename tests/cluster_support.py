@@ -1,6 +1,7 @@
-"""Real Dask clusters for the tests, on loopback: a LocalCluster of worker processes, and a
-`dask scheduler` and `dask worker`s as subprocesses where a test must kill one or start one
-on a machine that is made weaker (its own PATH, its own copy of arena)."""
+"""Real Dask clusters for the tests, on loopback: a LocalCluster of worker processes (one of
+two workers shared by every module that leaves it as it found it), and a `dask scheduler`
+and `dask worker`s as subprocesses where a test must kill one or start one on a machine that
+is made weaker (its own PATH, its own copy of arena)."""
 
 from __future__ import annotations
 
@@ -10,10 +11,11 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+import pytest
 from distributed import Client, LocalCluster
 from needs import require
 
@@ -39,6 +41,40 @@ def local_cluster(workers: int = 2) -> Iterator[LocalCluster]:
     with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                       host="127.0.0.1", dashboard_address=None) as cluster:
         yield cluster
+
+
+_SHARED: dict[int, LocalCluster] = {}
+_OPEN = contextlib.ExitStack()
+
+
+def shared_cluster(request: pytest.FixtureRequest, workers: int = 2) -> LocalCluster:
+    """The LocalCluster of `workers` worker processes that the modules of this test process
+    share when their tests leave it as they found it (a worker they kill is waited for
+    again): started at its first use, closed when the next test is in no module that plays
+    on it (`pytest_runtest_teardown`) or at the session's end. Each cluster costs
+    interpreters that import Dask and arena, seconds of a loaded machine, to start and stop."""
+    if workers not in _SHARED:
+        _SHARED[workers] = _OPEN.enter_context(local_cluster(workers))
+        request.session.addfinalizer(close_shared)
+    return _SHARED[workers]
+
+
+def close_shared() -> None:
+    """Close the shared clusters (started again by the next module that asks)."""
+    _SHARED.clear()
+    _OPEN.close()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None,
+                            ) -> Generator[None, None, None]:
+    """A conftest's hook (tests/executor, tests/tournament, tests/cli): after a test, close
+    the shared clusters when the next test's module does not play on them. An idle cluster
+    still costs a few percent of a core (heartbeats, monitors) for the rest of the session."""
+    yield
+    module = getattr(nextitem, "module", None)
+    if _SHARED and getattr(module, "shared_cluster", None) is not shared_cluster:
+        close_shared()
 
 
 def client_of(address: str) -> Client:

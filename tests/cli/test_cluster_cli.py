@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from cli_support import invoke_cli, write_config
-from cluster_support import Scheduler, Worker, client_of, wait_for_workers
+from cluster_support import Scheduler, Worker, client_of, shared_cluster, wait_for_workers
 from distributed import Client, LocalCluster
 
 from arena.executor import dial as cluster_executor
@@ -33,11 +33,9 @@ SMALL = """\
 
 
 @pytest.fixture(scope="module")
-def cluster() -> Iterator[str]:
-    """One local cluster of two worker processes for the whole module; its address."""
-    with LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None,
-                      processes=True) as local:
-        yield local.scheduler_address
+def cluster(request: pytest.FixtureRequest) -> str:
+    """The shared local cluster of two worker processes; its address."""
+    return str(shared_cluster(request).scheduler_address)
 
 
 def _closed_port() -> int:

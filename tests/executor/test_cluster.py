@@ -26,6 +26,7 @@ from cluster_support import (
     differing,
     lines,
     local_cluster,
+    shared_cluster,
     strict_here,
     wait_for,
     wait_for_workers,
@@ -105,9 +106,10 @@ def calm(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def cluster() -> Iterator[LocalCluster]:
-    with local_cluster(2) as found:
-        yield found
+def cluster(request: pytest.FixtureRequest) -> LocalCluster:
+    """The shared cluster of two workers: a worker killed here is replaced by its nanny and
+    waited for again."""
+    return shared_cluster(request)
 
 
 @pytest.fixture(scope="module")
@@ -166,10 +168,11 @@ def test_a_dask_worker_killed_mid_run_costs_no_game_and_changes_no_byte(
 
 
 def test_the_only_dask_worker_killed_mid_run_is_replaced_and_the_run_goes_on_there(
-    tmp_path: Path, calm: Path,
+    tmp_path: Path, calm: Path, request: pytest.FixtureRequest,
 ) -> None:
     out, told, killed = tmp_path / "out", [], []
-    with local_cluster(1) as own, client_of(own.scheduler_address) as watcher:
+    own = shared_cluster(request, 1)
+    with client_of(own.scheduler_address) as watcher:
 
         def kill() -> None:  # the job's only copy dies with it: the nanny's new worker
             victim, pid, _ = _busy_worker(watcher)  # is sent it again
@@ -180,6 +183,7 @@ def test_the_only_dask_worker_killed_mid_run_is_replaced_and_the_run_goes_on_the
         run_tournament(load_tournament(_config(tmp_path)), out,
                        cluster=Cluster(own.scheduler_address), info=told.append)
         killer.join()
+        wait_for(lambda: len(watcher.scheduler_info()["workers"]) == 1, "the nanny's new worker")
     assert killed, "no worker was killed"
     assert differing(calm, out) == [] and _unique_ids(out)
     assert any(line.startswith(f"cluster: worker {killed[0]} left") for line in told), told

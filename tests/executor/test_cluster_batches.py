@@ -4,12 +4,11 @@ every worker of the cluster, never left to one while the others wait."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from cli_support import write_config
-from distributed import LocalCluster
+from cluster_support import shared_cluster
 
 from arena.executor.cluster import Cluster
 from arena.tournament.load import load_tournament
@@ -37,10 +36,9 @@ class Witness(RandomBot):
 
 
 @pytest.fixture(scope="module")
-def address() -> Iterator[str]:
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                      dashboard_address=None) as cluster:
-        yield cluster.scheduler_address
+def address(request: pytest.FixtureRequest) -> str:
+    """The shared cluster of two worker processes: its address."""
+    return str(shared_cluster(request).scheduler_address)
 
 
 def test_a_short_tournament_is_played_on_every_worker_of_the_cluster(

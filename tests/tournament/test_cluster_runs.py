@@ -15,7 +15,7 @@ from cluster_support import (
     bot_processes,
     client_of,
     differing,
-    local_cluster,
+    shared_cluster,
     strict_here,
     wait_for,
     worker_pids,
@@ -50,10 +50,10 @@ ISOLATED = ("bot: {folder}/mine.py",
 
 
 @pytest.fixture(scope="module")
-def clusters() -> Iterator[dict[int, str]]:
-    """A cluster of one Dask worker process and one of two, by worker count: addresses."""
-    with local_cluster(1) as one, local_cluster(2) as two:
-        yield {1: one.scheduler_address, 2: two.scheduler_address}
+def clusters(request: pytest.FixtureRequest) -> dict[int, str]:
+    """The shared cluster of one Dask worker process and the one of two, by worker count:
+    addresses."""
+    return {count: shared_cluster(request, count).scheduler_address for count in (1, 2)}
 
 
 @pytest.fixture(scope="module")
@@ -175,7 +175,7 @@ def test_a_comparison_on_a_cluster_reaches_the_verdict_it_reaches_locally(
 ) -> None:
     setup = Setup(Entrant("statistician"), Entrant("honest"), seats=3,
                   field=(Entrant("random"), Entrant("bluffer")))
-    local = run_compare(setup, max_games=240, workers=2)
-    there = run_compare(setup, max_games=240, cluster=Cluster(clusters[2]))
+    local = run_compare(setup, max_games=120, workers=2)
+    there = run_compare(setup, max_games=120, cluster=Cluster(clusters[2]))
     assert local.tally.games > 50, "too few games to give both Dask workers a batch"
     assert there == local

@@ -3,8 +3,8 @@ arena (tests/cheating_worker.py, the honest code fingerprint) and swaps a bot, f
 placements, or returns huge, junk or repeated replays is caught, named in one line, given
 no more games, and the run's results are a local run's, byte for byte.
 
-One scheduler and one honest worker serve the module; the dishonest worker is started
-afresh for each lie (its lie is chosen by its environment)."""
+One scheduler, one honest worker and one dishonest worker serve the module; each test tells
+the dishonest one its lie (a word in a file it reads at each question)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,15 @@ from pathlib import Path
 
 import pytest
 from cli_support import invoke_cli
-from cluster_support import Scheduler, Worker, client_of, differing, wait_for_workers
+from cluster_support import (
+    Scheduler,
+    Worker,
+    client_of,
+    differing,
+    wait_for,
+    wait_for_workers,
+)
+from distributed import Client
 
 from arena.executor.cluster import Cluster
 from arena.tournament.config.yaml_lines import key_lines
@@ -51,6 +59,45 @@ def honest(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         scheduler.kill()
 
 
+class Liar:
+    """The module's dishonest worker (tests/cheating_worker.py): the lie it tells from now on
+    is the word in its file, and what its pickles take over writes `mark`.<pid>."""
+
+    def __init__(self, address: str, folder: Path) -> None:
+        self.said, self.mark = folder / "cheat", folder / "taken"
+        self.said.write_text("")
+        self.worker = Worker(address, "liar", {
+            "ARENA_TEST_CHEAT_FILE": str(self.said), "PYTHONPATH": str(TESTS),
+            "ARENA_TEST_MARK": str(self.mark)}, args=("--preload", "cheating_worker"))
+        self.address = ""
+
+    def tell(self, lie: str) -> None:
+        self.said.write_text(lie)
+
+
+@pytest.fixture(scope="module")
+def lying(honest: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Liar]:
+    """The dishonest worker, joined to the honest one's scheduler."""
+    liar = Liar(honest, tmp_path_factory.mktemp("liar"))
+    try:
+        with client_of(honest) as client:
+            wait_for_workers(client, {"liar"})
+            liar.address = next(a for a, w in client.scheduler_info(n_workers=-1)["workers"]
+                                .items() if w["name"] == "liar")
+        yield liar
+    finally:
+        liar.worker.kill()
+
+
+@pytest.fixture
+def liar(lying: Liar) -> Iterator[Liar]:
+    """The dishonest worker, honest again after each test."""
+    try:
+        yield lying
+    finally:
+        lying.tell("")
+
+
 @pytest.fixture(scope="module")
 def local(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The tournament played on this machine: the bytes every cluster run must write."""
@@ -62,38 +109,33 @@ def local(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.mark.parametrize("lie", LIES)
 def test_a_dishonest_worker_is_caught_named_and_the_results_are_a_local_runs(
-    tmp_path: Path, honest: str, local: Path, lie: str, monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path, honest: str, liar: Liar, local: Path, lie: str,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("ARENA_CLUSTER_CHECKS", "1")  # every game is played again: no luck
-    _caught_in_a_run(tmp_path, honest, local, lie)
+    _caught_in_a_run(tmp_path, honest, liar, local, lie)
 
 
 @pytest.mark.parametrize("lie", PICKLES)
 def test_a_worker_that_sends_a_pickle_runs_no_code_here_and_is_caught(
-    tmp_path: Path, honest: str, local: Path, lie: str,
+    tmp_path: Path, honest: str, liar: Liar, local: Path, lie: str,
 ) -> None:
-    mark = tmp_path / "taken"
-    _caught_in_a_run(tmp_path, honest, local, lie, {"ARENA_TEST_MARK": str(mark)})
-    assert not Path(f"{mark}.{os.getpid()}").exists(), "the worker's code ran in the organiser"
+    _caught_in_a_run(tmp_path, honest, liar, local, lie)
+    assert not Path(f"{liar.mark}.{os.getpid()}").exists(), \
+        "the worker's code ran in the organiser"
 
 
 @pytest.mark.parametrize("lie", PICKLES)
 def test_doctor_names_a_worker_that_sends_a_pickle_and_runs_none_of_its_code(
-    tmp_path: Path, honest: str, lie: str,
+    honest: str, liar: Liar, lie: str,
 ) -> None:
-    mark = tmp_path / "taken"
-    liar = Worker(honest, "liar", {"ARENA_TEST_CHEAT": lie, "PYTHONPATH": str(TESTS),
-                                   "ARENA_TEST_MARK": str(mark)},
-                  args=("--preload", "cheating_worker"))
-    try:
-        with client_of(honest) as client:
-            wait_for_workers(client, {"liar"})
-            workers = client.scheduler_info(n_workers=-1)["workers"]
-        named = {w["name"]: a for a, w in workers.items()}
-        result = invoke_cli("doctor", "--cluster", honest)
-    finally:
-        liar.kill()
-    assert not Path(f"{mark}.{os.getpid()}").exists(), "the worker's code ran in the organiser"
+    liar.tell(lie)
+    with client_of(honest) as client:
+        workers = client.scheduler_info(n_workers=-1)["workers"]
+    named = {w["name"]: a for a, w in workers.items()}
+    result = invoke_cli("doctor", "--cluster", honest)
+    assert not Path(f"{liar.mark}.{os.getpid()}").exists(), \
+        "the worker's code ran in the organiser"
     host = socket.gethostname()
     lines = {
         named["honest"]: f"worker {named['honest']} ({host}): level strict: every wall, for "
@@ -105,27 +147,17 @@ def test_doctor_names_a_worker_that_sends_a_pickle_and_runs_none_of_its_code(
         lines[a] for a in sorted(lines))
 
 
-def _caught_in_a_run(tmp_path: Path, honest: str, local: Path, lie: str,
-                     env: dict[str, str] | None = None) -> None:
+def _caught_in_a_run(tmp_path: Path, honest: str, liar: Liar, local: Path, lie: str) -> None:
     """A run beside a worker telling `lie`: caught, named once, the results a local run's."""
     (tmp_path / "t.yaml").write_text(CONFIG)
-    liar = Worker(honest, "liar",
-                  {"ARENA_TEST_CHEAT": lie, "PYTHONPATH": str(TESTS), **(env or {})},
-                  args=("--preload", "cheating_worker"))
+    liar.tell(lie)
     told: list[str] = []
-    try:
-        with client_of(honest) as client:
-            wait_for_workers(client, {"liar"})
-            address = next(a for a, w in client.scheduler_info(n_workers=-1)["workers"].items()
-                           if w["name"] == "liar")
-        run_tournament(load_tournament(tmp_path / "t.yaml"), tmp_path / "out",
-                       cluster=Cluster(honest), info=told.append)
-    finally:
-        liar.kill()
+    run_tournament(load_tournament(tmp_path / "t.yaml"), tmp_path / "out",
+                   cluster=Cluster(honest), info=told.append)
     assert differing(local, tmp_path / "out") == [], told
     caught = [line for line in told if "caught" in line]
     assert len(caught) == 1, told
-    assert caught[0].startswith(f"cluster: worker {address} (") and "\n" not in caught[0]
+    assert caught[0].startswith(f"cluster: worker {liar.address} (") and "\n" not in caught[0]
     assert "it is given no more games; its games are played again elsewhere" in caught[0]
     games = list(results.iter_games(tmp_path / "out" / results.GAMES))
     assert [c.problem for c in check_folder(tmp_path / "out", games)] == [None] * len(games)
@@ -133,19 +165,13 @@ def _caught_in_a_run(tmp_path: Path, honest: str, local: Path, lie: str,
 
 
 def test_a_dishonest_worker_does_not_change_compare_s_verdict(
-    honest: str, monkeypatch: pytest.MonkeyPatch,
+    honest: str, liar: Liar, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("ARENA_CLUSTER_CHECKS", "1")
     asked = ("compare", "random", "honest", "--games", "60", "--seed", "11")
     here = invoke_cli(*asked)
-    liar = Worker(honest, "liar", {"ARENA_TEST_CHEAT": "swap", "PYTHONPATH": str(TESTS)},
-                  args=("--preload", "cheating_worker"))
-    try:  # the liar plays boss in random's seat: random would win where it loses
-        with client_of(honest) as client:
-            wait_for_workers(client, {"liar"})
-        there = invoke_cli(*asked, "--cluster", honest)
-    finally:
-        liar.kill()
+    liar.tell("swap")  # it plays boss in random's seat: random would win where it loses
+    there = invoke_cli(*asked, "--cluster", honest)
     assert (there.exit_code, there.stdout) == (here.exit_code, here.stdout), there.stderr
     caught = [line for line in there.stderr.splitlines() if "caught" in line]
     assert len(caught) == 1 and "it is given no more games" in caught[0], there.stderr
@@ -157,17 +183,24 @@ def test_a_worker_that_lies_in_the_dry_run_does_not_change_the_entrants(
     (tmp_path / "t.yaml").write_text(CONFIG)
     cfg = load_tournament(tmp_path / "t.yaml")
     second = Worker(honest, "second")
-    liar = Worker(honest, "liar",
+    liar = Worker(honest, "card-liar",
                   {"ARENA_TEST_CHEAT": "card", "PYTHONPATH": f"{TESTS}:{TESTS.parent}"},
                   args=("--preload", "cheating_worker", "--worker-port", str(_low_port())))
     try:  # the liar's address sorts first: a run that asks one worker asks the liar
         with client_of(honest) as client:
-            wait_for_workers(client, {"second", "liar"})
+            wait_for_workers(client, {"second", "card-liar"})
         cards = check_on_cluster(Cluster(honest), cfg, key_lines(tmp_path / "t.yaml"))
     finally:
         liar.kill()
         second.kill()
+        with client_of(honest) as client:  # gone before the next test counts the workers
+            wait_for(lambda: not {"second", "card-liar"} & _names(client),
+                     "the dry run's workers to leave")
     assert [type(card).__name__ for card in cards] == ["BotCard"] * 3, cards
+
+
+def _names(client: Client) -> set[str]:
+    return {w["name"] for w in client.scheduler_info(n_workers=-1)["workers"].values()}
 
 
 def _low_port() -> int:

@@ -13,12 +13,12 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from cli_support import invoke_cli
+from cluster_support import shared_cluster
 from test_ladder_season import BROKEN, CRASHY, GOOD, SLOW
 from test_ladder_season import CONFIG as SEASON
 
@@ -226,12 +226,9 @@ def test_refresh_minutes_reach_the_ladder_and_0_turns_it_off(
 
 
 @pytest.fixture(scope="module")
-def cluster() -> Iterator[str]:
-    """One local cluster of two worker processes for the module; its address."""
-    from cluster_support import local_cluster
-
-    with local_cluster(2) as local:
-        yield local.scheduler_address
+def cluster(request: pytest.FixtureRequest) -> str:
+    """The shared local cluster of two worker processes; its address."""
+    return str(shared_cluster(request).scheduler_address)
 
 
 def test_a_ladder_on_a_cluster_writes_the_bytes_of_a_local_run(

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import json
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from cli_support import write_config
-from distributed import LocalCluster
+from cluster_support import shared_cluster
 
 from arena.executor.cluster import Cluster
 from arena.executor.local import ordered_map
@@ -32,10 +31,9 @@ CONFIG = """
 
 
 @pytest.fixture(scope="module")
-def cluster() -> Iterator[Cluster]:
-    """One local Dask cluster of two worker processes for the module's runs."""
-    with LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None) as local:
-        yield Cluster(local.scheduler_address)
+def cluster(request: pytest.FixtureRequest) -> Cluster:
+    """The shared local Dask cluster of two worker processes, for the module's runs."""
+    return Cluster(shared_cluster(request).scheduler_address)
 
 
 def _files(folder: Path) -> list[str]:
