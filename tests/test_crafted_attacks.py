@@ -13,9 +13,11 @@ import gzip
 import json
 import os
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import warm_arena
 from test_crafted_input import (  # the same folder, commands and checks
     SECRET,
     arena,
@@ -25,6 +27,14 @@ from test_crafted_input import (  # the same folder, commands and checks
     packs,
     set_line,
 )
+
+
+@pytest.fixture(scope="module", autouse=True)
+def warm_server() -> Iterator[None]:
+    """The module's commands share one warm arena process, stopped when the module ends."""
+    yield
+    warm_arena.stop()
+
 
 __all__ = ["folder", "made"]  # fixtures, used by name
 

@@ -17,9 +17,11 @@ import shutil
 import struct
 import subprocess
 import zlib
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import warm_arena
 from warm_arena import run_arena
 
 from arena.replay import ReplayError, encode_replay, read_replay
@@ -41,6 +43,13 @@ format: {type: round-robin, seats: 2, games: 1}
 seed: 3
 workers: 1
 """
+
+
+@pytest.fixture(scope="module", autouse=True)
+def warm_server() -> Iterator[None]:
+    """The module's commands share one warm arena process, stopped when the module ends."""
+    yield
+    warm_arena.stop()
 
 
 def arena(*args: object, timeout: float = 60) -> subprocess.CompletedProcess[str]:

@@ -81,13 +81,26 @@ WARM = ("arena.cli.main", "arena.cli.run", "arena.cli.replay", "arena.cli.publis
 
 
 def _started() -> subprocess.Popen[bytes]:
-    """The warm server, started on first use and stopped when this process ends."""
+    """The warm server, started on first use (stopped by `stop`, or when this process ends)."""
     global _server
     if _server is None or _server.poll() is not None:
         _server = subprocess.Popen([sys.executable, "-c", SERVER, *WARM], stdin=subprocess.PIPE,
                                    stdout=subprocess.PIPE, )
-        atexit.register(_server.kill)
+        atexit.register(stop)
     return _server
+
+
+def stop() -> None:
+    """Stop the warm server, if one runs: a module that used it leaves no child of the test
+    process behind (tests/hosts checks that none lives after each of its tests)."""
+    global _server
+    if _server is not None:
+        _server.kill()
+        _server.wait()
+        for pipe in (_server.stdin, _server.stdout):
+            if pipe is not None:
+                pipe.close()
+        _server = None
 
 
 def run_arena(*args: object, timeout: float = 60,
