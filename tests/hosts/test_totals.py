@@ -119,10 +119,9 @@ def test_groups_left_by_a_referee_that_died_are_removed_by_the_next_one() -> Non
     for folder in stale + alive:
         folder.mkdir()
     try:
-        code = "from arena.hosts.cgroups import remove_stale_groups as r; print(len(r()))"
-        removed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                                 check=True).stdout
-        assert int(removed) >= len(stale)
+        code = "from arena.hosts.cgroups import remove_stale_groups as r; r()"
+        subprocess.run([sys.executable, "-c", code], check=True)
+        # (which referee removed them is not the promise: another test's may start meanwhile)
         assert [f for f in stale if f.exists()] == [] and all(f.exists() for f in alive)
     finally:
         for folder in stale + alive:

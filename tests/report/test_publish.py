@@ -37,9 +37,9 @@ format: {{type: round-robin, seats: 2, games: 1}}
 workers: 1
 """
 PUBLIC = re.compile(r"(report\.html|viewer\.html|viewer-rules\.js|config\.yaml|games\.jsonl"
-                    r"|standings\.(csv|md)|ratings\.json|crosstable\.csv|stages\.json"
+                    r"|standings\.(csv|md)|ratings\.json|crosstable\.csv|stages\.json|load\.json"
                     r"|replays/(rr-\d{6}\.json\.gz|pack-\d{5}\.js|chances/pack-\d{5}\.js))")
-"""Every file a published round robin may hold."""
+"""Every file a published round robin may hold (load.json: a run on a busy machine)."""
 
 
 def leaky_bot(folder: Path) -> Path:
