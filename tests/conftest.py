@@ -77,7 +77,9 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     wait nor the referee's pause explained, and 2 of 3 fresh-clone runs failed there. Two per
     CPU with the `load` chain first and alone (a flock the others shared) took 513 s, but an
     exact-output test met arena's own "machine too loaded" line and a paused referee's inline
-    bot was faulted in 1 of 3 idle fresh-clone runs: one per CPU again."""
+    bot was faulted in 1 of 3 idle fresh-clone runs: one per CPU again. With both causes of
+    that fixed (arena/hosts/strain.py, pipe_lines.py), two per CPU took 374 s against 387 on
+    the same tree, idle: not worth a worker's load on each test."""
     return len(os.sched_getaffinity(0))
 
 
