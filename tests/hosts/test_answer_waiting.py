@@ -18,7 +18,7 @@ from arena.bot import Limits
 from arena.hosts import pipe_lines
 from arena.hosts.pipe import CommandHost, ProcessLimits
 from arena.hosts.pipe_lines import PipeLines
-from arena.referee import Player
+from arena.referee import GameRecord, Player
 
 WIRE = Path(__file__).parent / "zoo" / "wire.py"
 
@@ -41,12 +41,7 @@ def test_an_answer_waiting_past_the_wall_limit_is_taken_not_faulted(
     monkeypatch.setattr(pipe_lines, "time", SimpleNamespace(
         monotonic=lambda: time.monotonic() + asleep[0]))
     monkeypatch.setattr(pipe_lines.PULSE, "lost", lambda started, now: 0.0)
-    host = CommandHost([sys.executable, str(WIRE), "ok"],
-                       ProcessLimits(start_timeout=20.0, isolation="none"))
-    try:
-        record = play_game("dice", [Player("ok", host), "random"], seed=4, limits=Limits(0.5))
-    finally:
-        host.shutdown()
+    record = one_game(start_timeout=20.0)
     assert record.faults == ()
 
 
@@ -82,11 +77,16 @@ def test_an_answer_the_referee_queued_to_read_is_not_late(
     monkeypatch.setattr(pipe, "time", starved)  # start included
     monkeypatch.setattr(pipe_lines.PULSE, "lost", lambda started, now: 0.0)
     monkeypatch.setattr(strain.THREAD_QUEUE, "waited", lambda: queued[0])
-    host = CommandHost([sys.executable, str(WIRE), "ok"],
-                       ProcessLimits(start_timeout=60.0, isolation="none"))
-    try:
-        record = play_game("dice", [Player("ok", host), "random"], seed=4, limits=Limits(0.5))
-    finally:
-        host.shutdown()
+    record = one_game(start_timeout=60.0)
     assert record.faults == ()
     assert record.decisions > 2
+
+
+def one_game(start_timeout: float) -> GameRecord:
+    """A dice game of the wire bot (it answers at once) against `random`, its host shut after."""
+    host = CommandHost([sys.executable, str(WIRE), "ok"],
+                       ProcessLimits(start_timeout=start_timeout, isolation="none"))
+    try:
+        return play_game("dice", [Player("ok", host), "random"], seed=4, limits=Limits(0.5))
+    finally:
+        host.shutdown()
