@@ -37,7 +37,7 @@ from arena.entrants import (
     problem,
 )
 from arena.hosts.inline import BotFault, Host
-from arena.hosts.processes import ProcessLimits
+from arena.limits import START_TIMEOUT
 from arena.options import Options
 from arena.tournament.config import ConfigError, EntrantConfig, KeyLines, TournamentConfig
 
@@ -49,9 +49,6 @@ __all__ = [
 TRIALS = os.cpu_count() or 1
 """Entrants in their own process whose dry runs are under way at once: 200 distinct file bots
 are tried in half the wall time on two cores."""
-START_TIMEOUT = ProcessLimits().start_timeout
-"""Seconds an inline bot may take to be built and started by default, as long as a process bot
-may."""
 
 
 class _StartTimeout(BaseException):

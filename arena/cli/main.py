@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import math
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -95,9 +96,14 @@ def start_timeout_option(command: F) -> F:
     `limits.start`)."""
     from arena.limits import START_TIMEOUT
 
+    def finite(ctx: click.Context, param: click.Parameter, value: float) -> float:
+        if not math.isfinite(value):  # FloatRange lets nan and inf through
+            raise click.BadParameter(f"must be more than 0 seconds and finite, got {value}")
+        return value
+
     return click.option(
         "--start-timeout", type=click.FloatRange(min=0, min_open=True), default=START_TIMEOUT,
-        show_default=True, metavar="SECONDS",
+        show_default=True, metavar="SECONDS", callback=finite,
         help="Seconds each bot may take to start (its process to say hello, a game to "
              "start or end).")(command)
 

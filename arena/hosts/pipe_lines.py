@@ -316,14 +316,17 @@ class PipeLines:
         share, plus what its processes used between turns; check its cgroup totals; note the
         machine's strain. The machine's share includes the time the referee's thread queued
         for a CPU during the look that read the answer (`ran`: its queue wait before it):
-        the answer may have waited that long for the referee to be run."""
+        the answer may have waited that long for the referee to be run. That look may have
+        begun while the bot still thought, so this share only brings the decision back to its
+        limit, never below it: it excuses a late read, it never saves the bot time."""
         process = self.process
         assert process is not None
         now = time.monotonic() if arrived is None else arrived
         self.last_wall = took = now - started
         unbilled = 0.0
         if took > limit:  # only then is the machine's share read
-            reading = 0.0 if arrived is not None or ran is None else THREAD_QUEUE.waited() - ran
+            reading = (0.0 if arrived is not None or ran is None
+                       else min(THREAD_QUEUE.waited() - ran, took - limit))
             unbilled = max(process.waited() - waited0, PULSE.lost(started, now), reading, 0.0)
         counted = took - unbilled
         self.billed = (counted if counted <= limit else min(counted, process.cpu_since(cpu0))

@@ -4,8 +4,9 @@ itself was not running at all (stopped by SIGSTOP, a suspended laptop, a VM move
 swapping machine), which its pulse measures; and the tally of the decisions the machine
 strained, for the organiser (the run's last lines, load.json, the report's header).
 
-Nothing here is read on a decision's fast path: a host asks only once a decision has run
-past its limit.
+Read on a decision's fast path: only the referee thread's own queue wait, once per look at a
+process bot's answer (one /proc read); the rest a host asks only once a decision has run past
+its limit.
 """
 
 from __future__ import annotations

@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 
+import pytest
 from click.testing import CliRunner
 
 import arena
@@ -77,3 +78,10 @@ def test_bots_lists_the_same_through_the_command_without_the_referee_engines_or_
     done = subprocess.run([sys.executable, "-c", code, "bots"], capture_output=True,
                           text=True, check=False)
     assert (done.returncode, done.stdout, done.stderr) == (0, run("bots")[1], "[]")
+
+
+@pytest.mark.parametrize("seconds", ["nan", "inf", "0"])
+def test_a_start_timeout_that_is_no_finite_positive_number_is_a_usage_error(
+        seconds: str) -> None:
+    code, output = run("play", "random", "random", "--start-timeout", seconds)
+    assert code == 2 and "Invalid value for '--start-timeout'" in output, output

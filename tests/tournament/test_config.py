@@ -170,6 +170,10 @@ def test_limits_start_is_every_entrants_start_up_time_and_saved_only_when_set() 
     plain = load(MINIMAL)
     assert plain.start_timeout == START_TIMEOUT == plain.entrants[0].reference.start_timeout
     assert "start" not in config_as_run(plain)["limits"]  # the file saved as before
+    added = dataclasses.replace(
+        cfg, entrants=(*cfg.entrants, dataclasses.replace(plain.entrants[0], name="late")))
+    walled = added.at_isolation("none")  # as a site's season enters its command bots
+    assert {e.reference.start_timeout for e in walled.entrants} == {2.5}
 
 
 def test_default_seats_rise_to_the_rule_sets_minimum() -> None:

@@ -78,7 +78,8 @@ def checked(contest: Contest, version: Version, level: str) -> Checklist | str:
         except ArchiveError as exc:
             return str(exc)
         reference = replace(entrant.reference, isolation=level,
-                            mode="command" if entrant.command is not None else "process")
+                            mode="command" if entrant.command is not None else "process",
+                            start_timeout=contest.config.start_timeout)
         try:
             return check_bot(reference, [contest.config.rules], contest.config.limits)
         except EntrantError as exc:

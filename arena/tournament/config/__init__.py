@@ -273,9 +273,11 @@ class TournamentConfig:
         return tuple(e.name for e in self.entrants if e.name not in skip)
 
     def at_isolation(self, level: str) -> TournamentConfig:
-        """The same tournament with every entrant at this isolation level."""
-        return replace(self, isolation=level,
-                       entrants=tuple(replace(e, isolation=level) for e in self.entrants))
+        """The same tournament with every entrant at this isolation level (and the config's
+        start-up time: an entrant added after loading, a site's, has it too)."""
+        return replace(self, isolation=level, entrants=tuple(
+            replace(e, isolation=level, start_timeout=self.start_timeout)
+            for e in self.entrants))
 
     @property
     def planned_seed(self) -> int:
