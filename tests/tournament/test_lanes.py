@@ -132,7 +132,6 @@ def test_lanes_asked_for_in_words_or_below_one_are_refused_in_one_line(
 PLAIN = """
 name: plain
 rules: dice
-options: {max_points: 2}
 entrants:
   - {bot: random, mode: process}
   - {bot: honest, mode: process}
@@ -141,7 +140,9 @@ format: {type: round-robin, seats: 2, games: 12}
 seed: 2
 """
 """72 games: once 20 are written, 52 are left, so the kill and the Ctrl-C land with both
-workers holding games (the 240 played before added games to wait for, nothing to check)."""
+workers holding games (the 240 played before added games to wait for, nothing to check).
+Games to 5 points: played to 2 (quicker), one fresh-clone run's kill found the stopped worker
+holding no game, and was not told."""
 
 
 def _run(config: Path, out: Path, *more: str) -> subprocess.Popen[bytes]:
