@@ -6,6 +6,7 @@ from the first game makes."""
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -42,6 +43,21 @@ def _counting(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return read
 
 
+def _counted_end(monkeypatch: pytest.MonkeyPatch,
+                 read: list[list[str]]) -> Callable[[Path, int], object]:
+    """A run's `after`: its report built, the replays it read appended to `read`."""
+    real = safe_read.replay_bytes
+
+    def end(where: Path, count: int) -> object:
+        read.append(_counting(monkeypatch))
+        try:
+            return build_report(where, workers=count)
+        finally:
+            monkeypatch.setattr(safe_read, "replay_bytes", real)
+
+    return end
+
+
 def _same_as_afresh(folder: Path, afresh: Path) -> None:
     """The report of `folder` is the one a build from the first game makes of a copy."""
     shutil.copytree(folder, afresh, ignore=shutil.ignore_patterns(
@@ -59,15 +75,7 @@ def test_the_report_at_the_end_reads_no_replay_of_a_whole_pack_the_run_wrote(
     (tmp_path / "t.yaml").write_text(CONFIG)
     cfg = load_tournament(tmp_path / "t.yaml")
     folder, read = tmp_path / "t", []
-    real = safe_read.replay_bytes
-
-    def end(where: Path, count: int) -> object:
-        read.append(_counting(monkeypatch))
-        try:
-            return build_report(where, workers=count)
-        finally:
-            monkeypatch.setattr(safe_read, "replay_bytes", real)
-
+    end = _counted_end(monkeypatch, read)
     caught = []
     real_read = increment.read_games
 
@@ -117,16 +125,7 @@ def test_a_resumed_run_reads_only_the_pack_begun_before_it_and_its_last(
     log = folder / results.GAMES
     log.write_text("".join(log.read_text().splitlines(keepends=True)[:7]))  # pack 1 begun
     read: list[list[str]] = []
-    real = safe_read.replay_bytes
-
-    def end(where: Path, count: int) -> object:
-        read.append(_counting(monkeypatch))
-        try:
-            return build_report(where, workers=count)
-        finally:
-            monkeypatch.setattr(safe_read, "replay_bytes", real)
-
-    run_tournament(cfg, folder, workers=1, resume=True, after=end,
+    run_tournament(cfg, folder, workers=1, resume=True, after=_counted_end(monkeypatch, read),
                    notes=ReportAhead(ViewerNotes(folder)))
     listed = [g["replay"] for g in results.iter_games(folder / results.GAMES)]
     assert len(listed) == 24 and read[0] == listed[20:]  # the last pack's 4 games only
