@@ -216,8 +216,8 @@ def test_the_boss_league_prints_each_challenger_s_grade_after_the_standings(
     text = text.replace("../bots/examples/example_bot.py", str(student)).replace(
         "    alias: student\n", "    alias: student\n  - {bot: statistician, alias: rival}\n")
     config, out = _write(tmp_path, text), tmp_path / "out"
-    # one worker: the same bytes as on any number, with one student process and one boss
-    # warmed up instead of one a worker (9 s of CPU on the machine's two, 5.6 s on one)
+    # one worker: the same bytes as on any number, with one student process instead of one
+    # a worker and no worker processes (9 s of CPU on the machine's two, 5.6 s on one)
     result = _invoke("run", config, "--out", out, "--workers", "1", "-q")
     # its seed is public, for replaying it (and a loaded machine adds its own line)
     assert (result.exit_code, unloaded(result.stderr)) == (0, (
@@ -314,8 +314,8 @@ def test_ctrl_c_in_process_exits_130_with_how_to_resume(
     config = _write(tmp_path, SMALL.replace("bot: random\n        alias: third", entrant))
     out = tmp_path / "out"
     monkeypatch.setenv(ctrl_c.ARMED, ctrl_c.armed(3, tmp_path / "ends"))  # third's 3rd game
-    # one worker: the same bytes as on any number, with one student process and one boss
-    # warmed up instead of one a worker (9 s of CPU on the machine's two, 5.6 s on one)
+    # one worker: the same bytes as on any number, with one student process instead of one
+    # a worker and no worker processes (9 s of CPU on the machine's two, 5.6 s on one)
     result = _invoke("run", config, "--out", out, "--workers", "1", "-q")
     assert (result.exit_code, result.stdout) == (130, "")
     assert result.stderr.endswith(  # after the warning that `third` runs inline
