@@ -47,8 +47,10 @@ SMALL = """
       games: 1
     seed: 3
 """
-# Big enough to interrupt mid-way: 600 two-seat games of random bots.
-LONG = SMALL.replace("games: 1", "games: 100").replace("name: small", "name: long")
+# Big enough to interrupt mid-way: 150 two-seat games of random bots, cut after 40 (110
+# games, ~3 ms of CPU each here, still to play when the signal lands 5 ms later).
+LONG = SMALL.replace("games: 1", "games: 25").replace("name: small", "name: long")
+LONG_GAMES = 150
 
 
 def _same_results(a: Path, b: Path) -> None:
@@ -214,7 +216,9 @@ def test_the_boss_league_prints_each_challenger_s_grade_after_the_standings(
     text = text.replace("../bots/examples/example_bot.py", str(student)).replace(
         "    alias: student\n", "    alias: student\n  - {bot: statistician, alias: rival}\n")
     config, out = _write(tmp_path, text), tmp_path / "out"
-    result = _invoke("run", config, "--out", out, "-q")
+    # one worker: the same bytes as on any number, with one student process instead of one
+    # a worker and no worker processes (9 s of CPU on the machine's two, 5.6 s on one)
+    result = _invoke("run", config, "--out", out, "--workers", "1", "-q")
     # its seed is public, for replaying it (and a loaded machine adds its own line)
     assert (result.exit_code, unloaded(result.stderr)) == (0, (
         "arena: warning: the config writes seed: 18 and 'student' is not arena's own: a bot "
@@ -310,6 +314,8 @@ def test_ctrl_c_in_process_exits_130_with_how_to_resume(
     config = _write(tmp_path, SMALL.replace("bot: random\n        alias: third", entrant))
     out = tmp_path / "out"
     monkeypatch.setenv(ctrl_c.ARMED, ctrl_c.armed(3, tmp_path / "ends"))  # third's 3rd game
+    # one worker: the same bytes as on any number, with one student process instead of one
+    # a worker and no worker processes (9 s of CPU on the machine's two, 5.6 s on one)
     result = _invoke("run", config, "--out", out, "--workers", "1", "-q")
     assert (result.exit_code, result.stdout) == (130, "")
     assert result.stderr.endswith(  # after the warning that `third` runs inline
@@ -402,7 +408,7 @@ def test_resume_after_kill_9_ends_with_the_same_files(
     process.kill()
     process.wait()
     done = (out / results.GAMES).read_bytes().count(b"\n")
-    assert 40 <= done < 600, "the run must be cut in the middle"
+    assert 40 <= done < LONG_GAMES, "the run must be cut in the middle"
     assert _gone(workers, 10), "workers must exit when the main process dies"
     resumed = _invoke("run", config, "--out", out, "--workers", "2", "--resume", "-q")
     assert resumed.exit_code == 0, resumed.stderr
@@ -421,9 +427,9 @@ def test_ctrl_c_of_a_real_run_exits_130_and_resumes(
     _, stderr = process.communicate(timeout=30)
     done = (out / results.GAMES).read_bytes().count(b"\n")
     assert process.returncode == 130
-    assert 40 <= done < 600
+    assert 40 <= done < LONG_GAMES
     assert stderr.decode() == (
-        f"arena: interrupted: {done} of 600 games are saved in {out}; "
+        f"arena: interrupted: {done} of {LONG_GAMES} games are saved in {out}; "
         f"to play the rest: arena run {config} --out {out} --resume\n"
     )
     resumed = _invoke("run", config, "--out", out, "--workers", "1", "--resume", "-q")
@@ -485,16 +491,24 @@ def test_isolated_and_command_entrants_play_a_tournament(tmp_path: Path) -> None
 # --- workers that cannot start ------------------------------------------------------------
 
 
+def _quickstart_of_12_games(folder: Path) -> None:
+    """configs/quickstart.yaml in `folder`, one game a table instead of 10: 12 games still
+    reach both workers (each takes up to 8 at once): the start is what is tested, not games."""
+    text = (ROOT / "configs" / "quickstart.yaml").read_text()
+    assert "  games: 10\n" in text
+    (folder / "quickstart.yaml").write_text(text.replace("  games: 10\n", "  games: 1\n"))
+
+
 def test_a_bots_folder_in_the_current_directory_does_not_stop_a_run(tmp_path: Path) -> None:
     """The original report: `arena run quickstart.yaml` beside an empty `bots/` hung."""
     (tmp_path / "bots").mkdir()
-    (tmp_path / "quickstart.yaml").write_bytes((ROOT / "configs" / "quickstart.yaml").read_bytes())
+    _quickstart_of_12_games(tmp_path)
     command = [sys.executable, "-m", "arena", "run", "quickstart.yaml", "--workers", "2", "-q"]
     done = subprocess.run(command, cwd=tmp_path, capture_output=True, timeout=120, check=False)
     assert (done.returncode, done.stderr) == (0, b"")
     folder = tmp_path / "results" / "quickstart"
     assert done.stdout == (folder / "standings.md").read_bytes()
-    assert (folder / results.GAMES).read_bytes().count(b"\n") == 120
+    assert (folder / results.GAMES).read_bytes().count(b"\n") == 12
     assert not (folder / results.LOCK).exists(), "a finished folder keeps no lock file"
 
 
@@ -504,13 +518,13 @@ def test_nothing_in_the_current_directory_shadows_arenas_imports_in_its_workers(
     """An `arena_bots/` folder or a `random.py` beside the config reached the fork server."""
     (tmp_path / "arena_bots").mkdir()
     (tmp_path / "random.py").write_text("raise SystemExit('the random.py in the cwd was run')\n")
-    (tmp_path / "quickstart.yaml").write_bytes((ROOT / "configs" / "quickstart.yaml").read_bytes())
+    _quickstart_of_12_games(tmp_path)
     command = [str(Path(sys.executable).with_name("arena")), "run", "quickstart.yaml",
                "--workers", "2", "-q"]  # fmt: skip
     done = subprocess.run(command, cwd=tmp_path, capture_output=True, timeout=120, check=False)
     assert (done.returncode, done.stderr) == (0, b"")
     folder = tmp_path / "results" / "quickstart"
-    assert (folder / results.GAMES).read_bytes().count(b"\n") == 120
+    assert (folder / results.GAMES).read_bytes().count(b"\n") == 12
 
 
 WORKER_ONLY = '''

@@ -8,6 +8,7 @@ hint, no bot blamed, and resuming gives the results of a run that never stopped.
 from __future__ import annotations
 
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -154,7 +155,10 @@ def test_a_missing_tool_to_start_bots_with_is_the_referees_one_line_not_a_crash(
             "compare": ["compare", str(bot), "random", "--games", "4", "--workers", "1"],
             "validate": ["validate", str(config)],
             "run": ["run", str(config), "--out", str(tmp_path / "out"), "-q"]}[command]
-    monkeypatch.setattr(sys, "executable", str(tmp_path / "no-such-python"))
+    missing = Path(os.path.realpath(sys.executable)).with_name("no-such-python")
+    assert not missing.exists()  # beside the real one: in the folders sandboxes already show
+    monkeypatch.setattr(sys, "executable", str(missing))  # (in tmp_path, it made tmp_path an
+    # interpreter's folder: a sandbox image of it built, ldd and all, 1.2 s of CPU a command)
     result = CliRunner().invoke(cli, args, catch_exceptions=False)
     lines = result.stderr.strip().splitlines()
     assert result.exit_code == 75, result.output

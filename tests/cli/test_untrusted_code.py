@@ -8,20 +8,29 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 import textwrap
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import warm_arena
 from click.testing import CliRunner
+from warm_arena import run_arena
 
 import arena
 from arena.cli.main import cli
 
 ZOO = Path(__file__).parents[1] / "hosts" / "zoo"
-ARENA = [sys.executable, "-m", "arena"]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def warm_server() -> Iterator[None]:
+    """The module's `arena` commands are children forked from one warm arena process (their
+    own processes, as `python -m arena` is, without an interpreter start and arena's imports
+    each: tests/warm_arena.py), stopped when the module ends."""
+    yield
+    warm_arena.stop()
 
 
 def _zoo(folder: Path, name: str) -> Path:
@@ -59,9 +68,8 @@ def _marker(folder: Path) -> str:
 def test_arena_run_never_loads_a_bot_file_outside_its_process(tmp_path: Path) -> None:
     _zoo(tmp_path, "tamperer.py")
     config = _config(tmp_path, "tamperer.py")
-    ran = subprocess.run([*ARENA, "run", str(config), "--out", str(tmp_path / "out"),
-                          "--workers", "2", "-q"], capture_output=True, text=True, timeout=120,
-                         check=False)
+    ran = run_arena("run", config, "--out", tmp_path / "out", "--workers", "2", "-q",
+                    timeout=120)
     assert ran.returncode == 0, ran.stderr
     assert _marker(tmp_path) == ""
     games = [json.loads(line) for line in (tmp_path / "out" / "games.jsonl").open()]
@@ -101,34 +109,30 @@ START = 2
 
 
 def _commands(bot: Path, config: Path) -> dict[str, list[str]]:
+    """Each command that starts a bot file, as `arena` arguments."""
     start = ["--start-timeout", str(START)]
     return {
-        "validate": [*ARENA, "validate", str(config)],
-        "run": [*ARENA, "run", str(config), "--out", str(config.parent / "out"), "-q"],
-        "compare": [*ARENA, "compare", str(bot), "random", "--games", "4", *start],
-        "play": [*ARENA, "play", "--bots", f"{bot},random", *start],
+        "validate": ["validate", str(config)],
+        "run": ["run", str(config), "--out", str(config.parent / "out"), "-q"],
+        "compare": ["compare", str(bot), "random", "--games", "4", *start],
+        "play": ["play", "--bots", f"{bot},random", *start],
     }
 
 
 def test_a_bot_file_that_blocks_at_import_is_refused_within_the_start_up_timeout(
-        tmp_path: Path) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     bot = _zoo(tmp_path, "slow_import.py")
     config = _config(tmp_path, "slow_import.py", games=1, other="random",
                      more=f"limits: {{start: {START}}}\n")
+    monkeypatch.chdir(tmp_path)
     started = time.monotonic()
-    running = {name: subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                      text=True, cwd=tmp_path)
-               for name, command in _commands(bot, config).items()}
-    try:
-        done = {name: process.communicate(timeout=60) for name, process in running.items()}
-    finally:
-        for process in running.values():
-            process.kill()
+    done = {name: run_arena(*command, timeout=60)  # one after another: a hang raises
+            for name, command in _commands(bot, config).items()}
     assert time.monotonic() - started < 60
-    for name, (out, err) in done.items():
-        assert (running[name].returncode, out) == (2, ""), (name, out, err)
-        assert err.count("\n") == 1, (name, err)
-        assert f"no 'hello' reply within {START}s" in err, (name, err)
+    for name, ran in done.items():
+        assert (ran.returncode, ran.stdout) == (2, ""), (name, ran.stdout, ran.stderr)
+        assert ran.stderr.count("\n") == 1, (name, ran.stderr)
+        assert f"no 'hello' reply within {START}s" in ran.stderr, (name, ran.stderr)
     assert not (tmp_path / "out").exists()
 
 
@@ -137,7 +141,7 @@ def test_a_bot_file_that_hoards_memory_at_import_is_refused_with_one_line(
     bot = _zoo(tmp_path, "hog_import.py")
     config = _config(tmp_path, "hog_import.py", games=1, other="random")
     for name, command in _commands(bot, config).items():
-        result = _invoke(*command[3:])
+        result = _invoke(*command)
         assert result.exit_code == 2, (name, result.output)
         assert result.stdout == "", (name, result.stdout)
         assert result.stderr.count("\n") == 1, (name, result.stderr)
