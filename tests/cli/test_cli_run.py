@@ -47,10 +47,11 @@ SMALL = """
       games: 1
     seed: 3
 """
-# Big enough to interrupt mid-way: 150 two-seat games of random bots, cut after 40 (110
-# games, ~3 ms of CPU each here, still to play when the signal lands 5 ms later).
-LONG = SMALL.replace("games: 1", "games: 25").replace("name: small", "name: long")
-LONG_GAMES = 150
+# Big enough to interrupt mid-way on a loaded machine: 600 two-seat games of random bots, cut
+# after 40 (150 would save ~1 s of CPU, but leave a loaded machine's signal a margin of a
+# third of a second).
+LONG = SMALL.replace("games: 1", "games: 100").replace("name: small", "name: long")
+LONG_GAMES = 600
 
 
 def _same_results(a: Path, b: Path) -> None:
@@ -314,8 +315,6 @@ def test_ctrl_c_in_process_exits_130_with_how_to_resume(
     config = _write(tmp_path, SMALL.replace("bot: random\n        alias: third", entrant))
     out = tmp_path / "out"
     monkeypatch.setenv(ctrl_c.ARMED, ctrl_c.armed(3, tmp_path / "ends"))  # third's 3rd game
-    # one worker: the same bytes as on any number, with one student process instead of one
-    # a worker and no worker processes (9 s of CPU on the machine's two, 5.6 s on one)
     result = _invoke("run", config, "--out", out, "--workers", "1", "-q")
     assert (result.exit_code, result.stdout) == (130, "")
     assert result.stderr.endswith(  # after the warning that `third` runs inline
