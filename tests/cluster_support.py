@@ -24,7 +24,9 @@ from arena.tournament.run import results
 
 COMPARED = (results.GAMES, *results.DERIVED)
 DASK = Path(sys.executable).with_name("dask")
-"""The `dask` command of the interpreter running the tests (an operator's `dask worker`)."""
+"""The `dask` command of the interpreter running the tests (an operator's `dask worker`), run by
+that interpreter: its `#!` line may name another (a venv made with --system-site-packages),
+whose arena is not the tests' one."""
 WAIT = 60.0
 """Longest a test waits for an event of a cluster before it fails."""
 
@@ -117,7 +119,8 @@ class Scheduler:
     def __init__(self, folder: Path) -> None:
         self.file = folder / "scheduler.json"
         self.process = subprocess.Popen(
-            [str(DASK), "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+            [sys.executable, str(DASK), "scheduler", "--host", "127.0.0.1", "--port", "0",
+             "--no-dashboard",
              "--scheduler-file", str(self.file)],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
         wait_for(self._address, "the scheduler to write its address")
