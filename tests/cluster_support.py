@@ -45,6 +45,11 @@ def local_cluster(workers: int = 2) -> Iterator[LocalCluster]:
         yield cluster
 
 
+ON_SHARED = pytest.mark.xdist_group("dask")
+"""`pytestmark` of every module that plays on the shared clusters: under xdist they all run
+on one worker, one after another, so the clusters are started once a suite, not once a module
+(tests/conftest.py would give each module a worker, and so a cluster, of its own)."""
+
 _SHARED: dict[int, LocalCluster] = {}
 _OPEN = contextlib.ExitStack()
 

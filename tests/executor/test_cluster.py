@@ -19,6 +19,7 @@ from types import SimpleNamespace
 
 import pytest
 from cluster_support import (
+    ON_SHARED,
     Scheduler,
     Worker,
     client_of,
@@ -43,6 +44,8 @@ from arena.executor.cluster import Cluster, ClusterError, ClusterLost, ClusterMa
 from arena.tournament.load import load_tournament
 from arena.tournament.run import results
 from arena.tournament.run.runner import run_tournament
+
+pytestmark = ON_SHARED
 
 ROOT = Path(__file__).parents[2]
 SLOW = '''

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from cluster_support import (
+    ON_SHARED,
     bot_processes,
     client_of,
     differing,
@@ -28,6 +29,8 @@ from arena.compare.run import run_compare
 from arena.executor.cluster import Cluster
 from arena.tournament.load import load_tournament
 from arena.tournament.run.runner import Interrupted, run_tournament
+
+pytestmark = ON_SHARED
 
 ROOT = Path(__file__).parents[2]
 EXAMPLE = ROOT / "bots" / "examples" / "example_bot.py"
