@@ -15,12 +15,27 @@ from collections.abc import Callable, Generator, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+import dask
 import pytest
 from distributed import Client, LocalCluster
 from needs import require
 
 from arena.hosts import walls
 from arena.tournament.run import results
+
+QUIET = {
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.tick.interval": "1s",
+    "distributed.admin.system-monitor.interval": "5s",
+    "distributed.worker.memory.monitor-interval": "1s",
+}
+"""Dask's own diagnostics, slowed: a profiler sampling each worker every 10 ms, an event loop
+tick timed every 20 ms, the memory looked at every 100 ms. No test reads them, and they cost
+an idle two-worker cluster 1.8 s of CPU in 30 s (0.5 s with these; a busy one more)."""
+dask.config.set(QUIET)  # this process's clusters, and the workers their nannies start
+os.environ.update({  # the `dask scheduler` and `dask worker` commands the tests start
+    "DASK_" + key.upper().replace(".", "__").replace("-", "_"): str(value)
+    for key, value in QUIET.items()})
 
 COMPARED = (results.GAMES, *results.DERIVED)
 DASK = Path(sys.executable).with_name("dask")
