@@ -311,8 +311,8 @@ def _another_arena(folder: Path) -> str:
 
 SANDBOXED = "  - bot: {folder}/mine.py\n"
 REFUSED_GAMES = 4
-"""Games a pairing in the refusal tests: the first batches, one per worker thread and one
-more (arena.executor.cluster's AHEAD), are as many with 40 games as with 100."""
+"""Games a pairing in the refusal tests: the first batches, two per worker thread (arena's
+executor/cluster.py, AHEAD), are as many with 40 games as with 100: each worker is sent some."""
 
 
 @pytest.fixture(scope="module")
