@@ -15,6 +15,7 @@ from collections.abc import Callable, Generator, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+import dask
 import pytest
 from distributed import Client, LocalCluster
 from needs import require
@@ -22,9 +23,25 @@ from needs import require
 from arena.hosts import walls
 from arena.tournament.run import results
 
+QUIET = {
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.tick.interval": "1s",
+    "distributed.admin.system-monitor.interval": "5s",
+    "distributed.worker.memory.monitor-interval": "1s",
+}
+"""Dask's own diagnostics, slowed: a profiler sampling each worker every 10 ms, an event loop
+tick timed every 20 ms, the memory looked at every 100 ms. No test reads them, and they cost
+an idle two-worker cluster 1.8 s of CPU in 30 s (0.5 s with these; a busy one more)."""
+dask.config.set(QUIET)  # this process's clusters, and the workers their nannies start
+os.environ.update({  # the `dask scheduler` and `dask worker` commands the tests start
+    "DASK_" + key.upper().replace(".", "__").replace("-", "_"): str(value)
+    for key, value in QUIET.items()})
+
 COMPARED = (results.GAMES, *results.DERIVED)
 DASK = Path(sys.executable).with_name("dask")
-"""The `dask` command of the interpreter running the tests (an operator's `dask worker`)."""
+"""The `dask` command of the interpreter running the tests (an operator's `dask worker`), run by
+that interpreter: its `#!` line may name another (a venv made with --system-site-packages),
+whose arena is not the tests' one."""
 WAIT = 60.0
 """Longest a test waits for an event of a cluster before it fails."""
 
@@ -42,6 +59,11 @@ def local_cluster(workers: int = 2) -> Iterator[LocalCluster]:
                       host="127.0.0.1", dashboard_address=None) as cluster:
         yield cluster
 
+
+ON_SHARED = pytest.mark.xdist_group("dask")
+"""`pytestmark` of every module that plays on the shared clusters: under xdist they all run
+on one worker, one after another, so the clusters are started once a suite, not once a module
+(tests/conftest.py would give each module a worker, and so a cluster, of its own)."""
 
 _SHARED: dict[int, LocalCluster] = {}
 _OPEN = contextlib.ExitStack()
@@ -117,7 +139,8 @@ class Scheduler:
     def __init__(self, folder: Path) -> None:
         self.file = folder / "scheduler.json"
         self.process = subprocess.Popen(
-            [str(DASK), "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+            [sys.executable, str(DASK), "scheduler", "--host", "127.0.0.1", "--port", "0",
+             "--no-dashboard",
              "--scheduler-file", str(self.file)],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
         wait_for(self._address, "the scheduler to write its address")

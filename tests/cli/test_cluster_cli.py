@@ -17,10 +17,19 @@ from pathlib import Path
 
 import pytest
 from cli_support import invoke_cli, write_config
-from cluster_support import Scheduler, Worker, client_of, shared_cluster, wait_for_workers
+from cluster_support import (
+    ON_SHARED,
+    Scheduler,
+    Worker,
+    client_of,
+    shared_cluster,
+    wait_for_workers,
+)
 from distributed import Client, LocalCluster
 
 from arena.executor import dial as cluster_executor
+
+pytestmark = ON_SHARED
 
 RUN_FILES = ("games.jsonl", "ratings.json", "standings.md", "crosstable.csv")
 SMALL = """\

@@ -19,6 +19,7 @@ from types import SimpleNamespace
 
 import pytest
 from cluster_support import (
+    ON_SHARED,
     Scheduler,
     Worker,
     client_of,
@@ -43,6 +44,8 @@ from arena.executor.cluster import Cluster, ClusterError, ClusterLost, ClusterMa
 from arena.tournament.load import load_tournament
 from arena.tournament.run import results
 from arena.tournament.run.runner import run_tournament
+
+pytestmark = ON_SHARED
 
 ROOT = Path(__file__).parents[2]
 SLOW = '''
@@ -307,29 +310,52 @@ def _another_arena(folder: Path) -> str:
 
 
 SANDBOXED = "  - bot: {folder}/mine.py\n"
+REFUSED_GAMES = 4
+"""Games a pairing in the refusal tests: the first batches, two per worker thread (arena's
+executor/cluster.py, AHEAD), are as many with 40 games as with 100: each worker is sent some."""
+
+
+@pytest.fixture(scope="module")
+def weak(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A scheduler whose one worker has no bubblewrap (both refusal tests play there; a test
+    that adds workers sees them leave): its address."""
+    folder = tmp_path_factory.mktemp("weak")
+    scheduler = Scheduler(folder)
+    worker = Worker(scheduler.address, "no-bwrap", {"PATH": _without_bubblewrap(folder)})
+    try:
+        with client_of(scheduler.address) as client:
+            wait_for_workers(client, {"no-bwrap"})
+        yield scheduler.address
+    finally:
+        worker.kill()
+        scheduler.kill()
 
 
 def test_workers_that_cannot_play_the_games_refuse_them_and_the_others_play_them(
-    tmp_path: Path, scheduler: Scheduler,
+    tmp_path: Path, weak: str,
 ) -> None:
     strict_here()
-    config = _config(tmp_path, SANDBOXED.format(folder=tmp_path), "strict", slow=False)
+    config = _config(tmp_path, SANDBOXED.format(folder=tmp_path), "strict",
+                     games=REFUSED_GAMES, slow=False)
     run_tournament(load_tournament(config), tmp_path / "local", workers=2)
     workers = [
-        Worker(scheduler.address, "able"),
-        Worker(scheduler.address, "no-bwrap", {"PATH": _without_bubblewrap(tmp_path)}),
-        Worker(scheduler.address, "other-arena", {"PYTHONPATH": _another_arena(tmp_path)}),
+        Worker(weak, "able"),
+        Worker(weak, "other-arena", {"PYTHONPATH": _another_arena(tmp_path)}),
     ]
     told: list[str] = []
     try:
-        with client_of(scheduler.address) as client:
+        with client_of(weak) as client:
             wait_for_workers(client, {"able", "no-bwrap", "other-arena"})
             addresses = {w["name"]: a for a, w in client.scheduler_info()["workers"].items()}
         run_tournament(load_tournament(config), tmp_path / "out",
-                       cluster=Cluster(scheduler.address), info=told.append)
+                       cluster=Cluster(weak), info=told.append)
     finally:
         for worker in workers:
             worker.kill()
+        with client_of(weak) as client:  # gone before the next test asks the workers
+            wait_for(lambda: not {"able", "other-arena"} & {
+                w["name"] for w in client.scheduler_info(n_workers=-1)["workers"].values()},
+                "the added workers to leave")
     assert differing(tmp_path / "local", tmp_path / "out") == []
     refusals = {line.split()[2]: line for line in told if " refuses: " in line}
     assert set(refusals) == {addresses["no-bwrap"], addresses["other-arena"]}, told
@@ -338,19 +364,13 @@ def test_workers_that_cannot_play_the_games_refuse_them_and_the_others_play_them
 
 
 def test_when_every_worker_refuses_the_run_stops_in_one_line_naming_why(
-    tmp_path: Path, scheduler: Scheduler,
+    tmp_path: Path, weak: str,
 ) -> None:
     strict_here()
-    config = _config(tmp_path, SANDBOXED.format(folder=tmp_path), "strict", slow=False)
-    weak = Worker(scheduler.address, "no-bwrap", {"PATH": _without_bubblewrap(tmp_path)})
-    try:
-        with client_of(scheduler.address) as client:
-            wait_for_workers(client, {"no-bwrap"})
-        with pytest.raises(ClusterError) as refused:
-            run_tournament(load_tournament(config), tmp_path / "out",
-                           cluster=Cluster(scheduler.address))
-    finally:
-        weak.kill()
+    config = _config(tmp_path, SANDBOXED.format(folder=tmp_path), "strict",
+                     games=REFUSED_GAMES, slow=False)
+    with pytest.raises(ClusterError) as refused:
+        run_tournament(load_tournament(config), tmp_path / "out", cluster=Cluster(weak))
     said = str(refused.value)
     assert "\n" not in said
     assert said.startswith("no worker of the cluster can play these games: worker tcp://")

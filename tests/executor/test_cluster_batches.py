@@ -8,11 +8,13 @@ from pathlib import Path
 
 import pytest
 from cli_support import write_config
-from cluster_support import shared_cluster
+from cluster_support import ON_SHARED, shared_cluster
 
 from arena.executor.cluster import Cluster
 from arena.tournament.load import load_tournament
 from arena.tournament.run.runner import run_tournament
+
+pytestmark = ON_SHARED
 
 WITNESS = '''
 import os

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 from cli_support import invoke_cli
-from cluster_support import shared_cluster
+from cluster_support import ON_SHARED, shared_cluster
 from test_ladder_season import BROKEN, CRASHY, GOOD, SLOW
 from test_ladder_season import CONFIG as SEASON
 
@@ -30,6 +30,8 @@ from arena.tournament.formats.ladder.season import run_ladder
 from arena.tournament.load import load_tournament
 from arena.tournament.run import results
 from arena.tournament.run.progress import Tally
+
+pytestmark = ON_SHARED
 
 CONFIG = SEASON.replace("replays: false\n", "")
 """The season tests' config, with replays (the default)."""
