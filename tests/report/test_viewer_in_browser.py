@@ -597,7 +597,9 @@ def test_on_a_phone_nothing_scrolls_sideways_and_the_controls_stay_in_sight(
                 if lines[[j for j, e in enumerate(lines) if e["type"] == "action"][i]]
                 ["action"]["type"] == "challenge"]  # fmt: skip
     verdict = _decision_steps(lines)[verdicts[0]]
-    for view in ["", *(f"&view={seat}" for seat in range(seats))]:
+    # Everyone's view and one seat's: each seat's own view is the same layout with another
+    # seat's hand shown (the marks test walks every seat's view).
+    for view in ["", "&view=1"]:
         _open(phone, folder, game["id"], view)
         for step in (0, verdict - 1, verdict, len(lines)):
             phone.evaluate("(n) => { const s = document.getElementById('slider');"
