@@ -1,17 +1,16 @@
-"""The replay viewer's words, read from the page Chromium renders (`--dump-dom`, no
-Playwright needed): tens are written `T`, as claims, the terminal and docs/rules.md write
-them. Skipped, with the reason, without a Chromium binary (failed in CI, which installs it)."""
+"""The replay viewer's words, read from the page Chromium renders (its DOM once the scripts
+ran): tens are written `T`, as claims, the terminal and docs/rules.md write them. The page is
+the browser tests' shared Chromium's (tests/report/browser.py; a Chromium of its own a test,
+`--dump-dom`, was 1 to 2 s of CPU each)."""
 
 from __future__ import annotations
 
 import gzip
 import re
-import shutil
-import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
-from needs import require
 
 from arena.report.html import build_report
 from arena.tournament.load import load_tournament
@@ -27,21 +26,12 @@ workers: 1
 """
 
 
-def _chromium() -> str:
-    found = next((shutil.which(n) for n in ("chromium", "chromium-browser") if shutil.which(n)),
-                 None)  # fmt: skip
-    require(found, "no Chromium found (apt-get install chromium)")
-    assert found is not None
-    return found
-
-
-def _rendered(folder: Path, game: str) -> str:
+def _rendered(page: Any, folder: Path, game: str) -> str:
     """The viewer's page after its scripts ran, at the game's last step."""
-    address = (folder / "viewer.html").as_uri() + f"#game={game}&pack=0&step=100000"
-    command = [_chromium(), "--headless", "--no-sandbox", "--disable-gpu",
-               "--virtual-time-budget=10000", "--dump-dom", address]  # fmt: skip
-    done = subprocess.run(command, capture_output=True, timeout=60, check=True, text=True)
-    return done.stdout
+    page.goto((folder / "viewer.html").as_uri() + f"#game={game}&pack=0&step=100000")
+    page.wait_for_selector("#game:not([hidden])")
+    html: str = page.content()
+    return html
 
 
 def _game_with_a_ten(folder: Path) -> str:
@@ -52,14 +42,14 @@ def _game_with_a_ten(folder: Path) -> str:
 
 
 @pytest.mark.parametrize("rules", ["dice", "cards"])
-def test_the_viewer_writes_tens_as_t(tmp_path: Path, rules: str) -> None:
+def test_the_viewer_writes_tens_as_t(page: Any, tmp_path: Path, rules: str) -> None:
     config = tmp_path / "t.yaml"
     config.write_text(CONFIG.format(rules=rules))
     folder = tmp_path / "out"
     run_tournament(load_tournament(config), folder, workers=1)
     build_report(folder)
-    page = _rendered(folder, _game_with_a_ten(folder))
-    log = re.search(r'<ol id="log"[^>]*>(.*?)</ol>', page, re.DOTALL)
+    html = _rendered(page, folder, _game_with_a_ten(folder))
+    log = re.search(r'<ol id="log"[^>]*>(.*?)</ol>', html, re.DOTALL)
     assert log, "the viewer drew its log"
     text = re.sub(r"<[^>]+>", " ", log.group(1))
     assert re.search(r"\bT\b|T[♣♦♥♠]", text), "a ten is shown as T"
@@ -67,7 +57,7 @@ def test_the_viewer_writes_tens_as_t(tmp_path: Path, rules: str) -> None:
     assert not re.search(r"\b(?:high|pair|two-pair|three|straight|flush|full|four|five)"
                          r"(?: [2-9TJQKA])* 10\b", text), "claims"  # fmt: skip
     chips = r'<span class="amount">\d+</span>'  # a score of 10 chips is a number, not a card
-    assert ">10<" not in re.sub(chips, "", page)
+    assert ">10<" not in re.sub(chips, "", html)
 
 
 CRASHER = '''\
@@ -80,7 +70,7 @@ class Crasher(arena.Bot):
 '''
 
 
-def test_the_viewer_shows_where_a_bot_crashed_below_its_fault(tmp_path: Path) -> None:
+def test_the_viewer_shows_where_a_bot_crashed_below_its_fault(page: Any, tmp_path: Path) -> None:
     bot = tmp_path / "crasher.py"
     bot.write_text(CRASHER)
     config = tmp_path / "t.yaml"
@@ -90,10 +80,10 @@ def test_the_viewer_shows_where_a_bot_crashed_below_its_fault(tmp_path: Path) ->
     folder = tmp_path / "out"
     run_tournament(load_tournament(config), folder, workers=1)
     build_report(folder)
-    page = _rendered(folder, "rr-000001")
+    html = _rendered(page, folder, "rr-000001")
     fault = re.search(r'<li class="[^"]*\bfault\b[^"]*"[^>]*>[^<]*FAULT crash: KeyError: '
                       r"'&lt;b&gt;central&lt;/b&gt;'</li>\s*"
-                      r'<li class="[^"]*\btrace\b[^"]*"[^>]*>([^<]*)</li>', page)
+                      r'<li class="[^"]*\btrace\b[^"]*"[^>]*>([^<]*)</li>', html)
     assert fault, "the fault, then its trace"
     assert fault.group(1).strip() == ('crasher.py:6 in Crasher.act: return {"left": 1}'
                                       '["&lt;b&gt;central&lt;/b&gt;"]')

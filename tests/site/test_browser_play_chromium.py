@@ -16,12 +16,13 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.test import Client
 from needs import require
+from report.browser import CHROMIUM_ARGS
 
 from arena.site.contest.contest import Contest
 from arena.site.contest.models import HumanGame
 
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync"]
+ARGS = CHROMIUM_ARGS
+"""tests/report's Chromium switches: its address bar's popup page off (it kept drawing)."""
 
 pytestmark = pytest.mark.any_database(
     "htmx's swaps and a phone's width are the browser's; the game's rows and moves run on"
