@@ -213,7 +213,15 @@ def dice_value(dice: Sequence[int], straight_over_full: bool = False) -> Value:
 def cards_value(cards: Sequence[int], straight_over_full: bool = False) -> Value:
     """Return the value of 5 cards given as card numbers 0..51."""
     flush = len({c & 3 for c in cards}) == 1
-    ranks = [(c >> 2) + 2 for c in cards]
+    return _sorted_cards_value(tuple(sorted(c >> 2 for c in cards)), flush, straight_over_full)
+
+
+@cache
+def _sorted_cards_value(rank_numbers: tuple[int, ...], flush: bool,
+                        straight_over_full: bool) -> Value:
+    """A hand's value is its ranks' and flush's alone: a few thousand of them, each worked
+    out once, however many deals a game, a chance table or an odds table looks at."""
+    ranks = [r + 2 for r in rank_numbers]
     return _value_of_ranks(ranks, flush=flush, wheel=True, straight_over_full=straight_over_full)
 
 

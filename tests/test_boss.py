@@ -3,6 +3,7 @@ opponent would believe and claims true where the opponent would challenge."""
 
 from __future__ import annotations
 
+import functools
 import random
 from typing import Any
 
@@ -168,10 +169,12 @@ def test_a_bluff_is_as_frequent_as_a_challenger_can_bear() -> None:
 Met = tuple[arena.Observation, dict[str, Any], list[tuple[arena.Action, float]], arena.Action]
 
 
+@functools.cache
 def _strategies(seeds: range, opponent: str) -> list[Met]:
     """Every decision boss met in two-player dice games: what it saw, what it knew then (its
     chance that a claim to answer holds; for a claim, its true one and the receiver's view),
-    its mixed strategy there and what it drew."""
+    its mixed strategy there and what it drew. Played once a process: three tests read the
+    same six games."""
     met: list[Met] = []
 
     class Watched(Boss):

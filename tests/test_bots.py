@@ -10,6 +10,8 @@ import re
 import shutil
 import sys
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import ExitStack
 from pathlib import Path
 from types import MappingProxyType
 
@@ -25,6 +27,7 @@ from arena import hands
 from arena.bot import BotContext
 from arena.hands import Category
 from arena.hosts.inline import InlineHost
+from arena.hosts.pipe import PipeHost
 from arena.odds import probability
 from arena.odds.probability import CardPool, Evidence
 from arena.plugins import default_registry
@@ -471,22 +474,31 @@ def test_builtin_bots_choose_the_leader_as_receiver() -> None:
 EXAMPLES = Path(__file__).resolve().parents[1] / "bots" / "examples"
 
 
-@pytest.mark.parametrize("options", OPTIONS, ids=str)
-@pytest.mark.parametrize("rules", DICE_RULES)
-def test_the_example_bots_and_a_process_bot_play_under_every_rule_option(
-        rules: str, options: dict) -> None:
+@pytest.fixture(scope="module")
+def example_hosts() -> Iterator[list[tuple[PipeHost, PipeHost]]]:
+    """The example bots (Python, and JavaScript where node is installed), each beside a
+    process bot (honest), their processes started once for the eight rule options below: a
+    process bot plays game after game, as in a tournament (each start is an interpreter's)."""
     from arena.hosts.pipe import CommandHost, ProcessHost, ProcessLimits
 
     limits = ProcessLimits()
     commands = [[sys.executable, str(EXAMPLES / "example_bot.py")]]
     if shutil.which("node"):
         commands.append(["node", str(EXAMPLES / "example_bot.js")])
+    with ExitStack() as stack:
+        yield [(stack.enter_context(CommandHost(command, limits)),
+                stack.enter_context(ProcessHost("honest", limits))) for command in commands]
+
+
+@pytest.mark.parametrize("options", OPTIONS, ids=str)
+@pytest.mark.parametrize("rules", DICE_RULES)
+def test_the_example_bots_and_a_process_bot_play_under_every_rule_option(
+        rules: str, options: dict, example_hosts: list[tuple[PipeHost, PipeHost]]) -> None:
     moves = []
-    for command in commands:
-        with CommandHost(command, limits) as example, ProcessHost("honest", limits) as honest:
-            record = arena.play_game(rules, [Player("example", example), "random",
-                                             Player("honest", honest)],
-                                     seed=6, options=options)
+    for example, honest in example_hosts:
+        record = arena.play_game(rules, [Player("example", example), "random",
+                                         Player("honest", honest)],
+                                 seed=6, options=options)
         assert record.faults == ()
         assert ("receiver" in options) <= (_decisions(record, 0)["Choose"] > 0)
         moves.append(_actions(record))

@@ -142,7 +142,7 @@ def test_boss_challenges_an_opening_bluff_as_often_as_the_equilibrium() -> None:
     from arena_bots.boss import Boss
 
     game = solve.reduced_game(1, 5)
-    policy = _benchmark().bot_policy(game, Boss)
+    policy = _benchmark().bot_policy(game, Boss, decisions=2)  # the opening and its answer
     solved = table(1, 5)
     opening = [key for key in policy if key.count("\n") == 2 and key.startswith("seat 1")]
     assert len(opening) == 5

@@ -115,6 +115,9 @@ def test_the_store_keeps_an_upload_private_to_the_sites_user(contest: Contest) -
     assert Path(contest.store).is_dir()
 
 
+@pytest.mark.any_database(
+    "the refusal is decided in Python from the isolation level; a version's checks and status"
+    " are written on PostgreSQL by the two sandboxed tests above and test_season.py")
 def test_without_a_sandbox_no_upload_runs_unless_the_organiser_said_so(
         contest: Contest, alice: User, site_files: list[str]) -> None:
     """A machine with no walls (level `none`, the strongest it has) would run a stranger's

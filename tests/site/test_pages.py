@@ -155,6 +155,9 @@ def test_the_seasons_state_is_on_the_contest_page_and_matches_stuck_are_visible(
     assert "Season: closed." in text(Client().get("/"))
 
 
+@pytest.mark.any_database(
+    "the kit is made from the config and answered before any query; its bot is checked by a"
+    " process given no database")
 def test_the_starter_kits_bot_passes_check_bot(season: Contest, tmp_path: Path) -> None:
     response = Client().get("/starter-kit.zip")
     assert response["Content-Type"] == "application/zip"

@@ -82,6 +82,10 @@ def test_a_class_plays_each_students_gauntlet_and_grades_are_grades_json(
     assert Season.current().games_indexed == Game.objects.count()
 
 
+@pytest.mark.any_database(
+    "a command bot's archive, sandbox and gauntlet are the files' and arena's; a class's rows"
+    " (the version checked and entered, its games indexed, its grades) are written and read on"
+    " PostgreSQL in the test above")
 def test_a_command_bot_of_a_class_plays_its_gauntlet(klass: Contest, alice: User) -> None:
     mine = upload_archive(klass, alice, "echo", {"bot.py": command_bot()},
                           ("python3", "bot.py"), ".tar.gz")

@@ -94,6 +94,13 @@ def test_a_command_bot_runs_a_program_of_its_archive_or_an_interpreter(
                   "sh 'bot.js'").status_code == 201
 
 
+READER_REFUSES = pytest.mark.any_database(
+    "refused by the archive's or the command's reader before any row but its counted attempt"
+    " is written; the token's look-up, the attempts' count and the versions written run on"
+    " PostgreSQL in test_upload_attacks.py and the tests above")
+
+
+@READER_REFUSES
 @pytest.mark.parametrize(("command", "words"), [
     ("./bot.js", "not executable in the archive"),
     ("./missing", "'./missing' is not in the archive"),
@@ -110,6 +117,7 @@ def test_a_command_that_cannot_run_is_refused_in_one_line(contest: Contest, alic
     assert response.status_code == 400 and words in response.json()["error"]
 
 
+@READER_REFUSES
 @pytest.mark.parametrize(("filename", "data", "command", "words"), [
     ("sparrow.py", BOT, "python3 sparrow.py", "a command is only for an archive"),
     ("sparrow.py", b"\xff\xfe", "", "not UTF-8"),
