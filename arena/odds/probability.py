@@ -3,8 +3,8 @@ cards are worth, what a reroll, an exchange or a set of unseen cards can turn in
 claim says about a hand.
 
 Pure and deterministic: no I/O, no clocks, no random numbers. Tables are built once per claim
-order (normal, or straight over full) and then only read; `warm_up` builds the normal order's
-(the built-in bots' `prepare`), or each is built the first time it is needed.
+order (normal, or straight over full) and then only read; `warm_up` builds a claim space's
+(the built-in bots' constructor), or each is built the first time it is needed.
 Draws of 4 or 5 cards are counted in closed form (`arena.odds.rank_counts`), fewer by listing them;
 both give the same integer counts. Caches hold only functions of their arguments. Values are
 indexes into the rule set's claim space, distributions are tuples of floats over those
@@ -669,12 +669,25 @@ def holds_probability(
     return min(1.0, max(0.0, math.fsum(dist[claim:])))
 
 
-def warm_up() -> None:
-    """Build the normal-order tables now, with the largest of the sorted draws (onto one or
-    two kept cards), outside any clock; the others are built the first time they are needed."""
-    dice_tables(False)
-    card_tables(False)
+def warm_up(space: ClaimSpace | None = None) -> None:
+    """Build now, outside any clock, the tables a game in `space` reads (without one, the
+    normal order's dice and cards tables): a dice game's 30 ms need not wait for the cards'
+    140 ms it never reads. The others are built the first time they are needed."""
+    if space is None:
+        dice_tables(False)
+        _warm_cards(False)
+    elif space.kind == hands.DICE:
+        dice_tables(space.straight_over_full, space.dice, space.faces)
+    else:
+        _warm_cards(space.straight_over_full)
+
+
+@cache
+def _warm_cards(straight_over_full: bool) -> None:
+    """Build the cards tables of one claim order, with the largest of the sorted draws (onto
+    one or two kept cards); once, as a bot built for every game asks again."""
+    card_tables(straight_over_full)
     for size in (1, 2):
         for combo in _multisets(range(_RANKS), size):
-            _kept_draws(False, sum(_CODE[r] for r in combo), 5 - size)
+            _kept_draws(straight_over_full, sum(_CODE[r] for r in combo), 5 - size)
 

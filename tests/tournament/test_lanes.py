@@ -136,13 +136,16 @@ entrants:
   - {bot: random, mode: process}
   - {bot: honest, mode: process}
   - {bot: random, alias: other, mode: process}
-format: {type: round-robin, seats: 2, games: 12}
+format: {type: round-robin, seats: 2, games: 6}
 seed: 2
 """
-"""72 games: once 20 are written, 52 are left, so the kill and the Ctrl-C land with both
-workers holding games (the 240 played before added games to wait for, nothing to check).
+"""36 games: once 10 are written, 26 are left, so the kill and the Ctrl-C land with both
+workers holding games (2 workers of 3 lanes hold 6 at most; the 72 played before, 20 written
+first, added games to wait for, nothing to check: the two tests took 51 s of CPU, now 45).
 Games to 5 points: played to 2 (quicker), one fresh-clone run's kill found the stopped worker
 holding no game, and was not told."""
+WRITTEN = 10
+"""The lines written before the kill or the Ctrl-C."""
 
 
 def _run(config: Path, out: Path, *more: str) -> subprocess.Popen[bytes]:
@@ -189,7 +192,7 @@ def _holding_games(process: subprocess.Popen[bytes], games: Path) -> int:
 def test_a_worker_killed_with_games_in_flight_plays_each_again_once(calm: Path) -> None:
     out = calm.parent / "killed"
     process = _run(calm.parent / "t.yaml", out)
-    _wait_for_games(process, out / results.GAMES, 20)
+    _wait_for_games(process, out / results.GAMES, WRITTEN)
     os.kill(_holding_games(process, out / results.GAMES), signal.SIGKILL)
     _, stderr = process.communicate(timeout=300)
     assert process.returncode == 0, stderr
@@ -202,7 +205,7 @@ def test_ctrl_c_with_games_in_flight_keeps_the_finished_ones_and_resume_complete
 ) -> None:
     out = calm.parent / "stopped"
     process = _run(calm.parent / "t.yaml", out)
-    _wait_for_games(process, out / results.GAMES, 20)
+    _wait_for_games(process, out / results.GAMES, WRITTEN)
     process.send_signal(signal.SIGINT)
     _, stderr = process.communicate(timeout=300)
     assert process.returncode != 0

@@ -242,7 +242,13 @@ def _greedy_sigma(
     sigma: list[int] = []
     for p in range(len(meetings)):
         placed = [(sigma[q], w) for q, w in partners[p].items() if q < p]
-        best = min(free, key=lambda e: sum(w * meetings[e][f] for f, w in placed))
+        best, least = free[0], -1  # the first free entrant of least cost, as min() picks
+        for entrant in free:  # plain loops: 200 entrants' 20,000 games ran 4x longer in sum()
+            met, cost = meetings[entrant], 0
+            for f, w in placed:
+                cost += w * met[f]
+            if least < 0 or cost < least:
+                best, least = entrant, cost
         free.remove(best)
         sigma.append(best)
     return sigma
@@ -251,14 +257,23 @@ def _greedy_sigma(
 def _improve_by_swaps(
     sigma: list[int], partners: list[dict[int, int]], meetings: list[list[int]]
 ) -> None:
-    def cost(p: int, entrant: int) -> int:
-        return sum(w * meetings[entrant][sigma[q]] for q, w in partners[p].items())
-
-    # One pass of first-improvement swaps; more passes cost time and rarely gain.
+    # One pass of first-improvement swaps; more passes cost time and rarely gain. The costs
+    # summed in plain loops, not sum() of generators: 200 entrants' 20,000 games (issue 34's
+    # field) took 7.4 s of CPU, 2.5 s so, the same integers compared in the same order.
+    links = [tuple(at.items()) for at in partners]
     for p, q in itertools.combinations(range(len(sigma)), 2):
         a, b = sigma[p], sigma[q]
-        before = cost(p, a) + cost(q, b)
+        met_a, met_b = meetings[a], meetings[b]
+        before = after = 0
+        for r, w in links[p]:
+            before += w * met_a[sigma[r]]
+        for r, w in links[q]:
+            before += w * met_b[sigma[r]]
         sigma[p], sigma[q] = b, a
-        if cost(p, b) + cost(q, a) >= before:
+        for r, w in links[p]:
+            after += w * met_b[sigma[r]]
+        for r, w in links[q]:
+            after += w * met_a[sigma[r]]
+        if after >= before:
             sigma[p], sigma[q] = a, b
 
