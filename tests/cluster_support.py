@@ -189,6 +189,22 @@ def wait_for_workers(client: Client, names: set[str]) -> None:
     wait_for(joined, f"workers {sorted(names)} to join")
 
 
+@contextlib.contextmanager
+def one_worker_scheduler(folder: Path, name: str,
+                         env: Mapping[str, str] | None = None) -> Iterator[str]:
+    """A scheduler with one named worker joined (its environment changed by `env`): its
+    address, both killed at the end."""
+    scheduler = Scheduler(folder)
+    worker = Worker(scheduler.address, name, env)
+    try:
+        with client_of(scheduler.address) as client:
+            wait_for_workers(client, {name})
+        yield scheduler.address
+    finally:
+        worker.kill()
+        scheduler.kill()
+
+
 def _kill(process: subprocess.Popen[bytes]) -> None:
     if process.poll() is None:
         with contextlib.suppress(ProcessLookupError):

@@ -27,6 +27,7 @@ from cluster_support import (
     differing,
     lines,
     local_cluster,
+    one_worker_scheduler,
     shared_cluster,
     strict_here,
     wait_for,
@@ -320,15 +321,8 @@ def weak(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A scheduler whose one worker has no bubblewrap (both refusal tests play there; a test
     that adds workers sees them leave): its address."""
     folder = tmp_path_factory.mktemp("weak")
-    scheduler = Scheduler(folder)
-    worker = Worker(scheduler.address, "no-bwrap", {"PATH": _without_bubblewrap(folder)})
-    try:
-        with client_of(scheduler.address) as client:
-            wait_for_workers(client, {"no-bwrap"})
-        yield scheduler.address
-    finally:
-        worker.kill()
-        scheduler.kill()
+    with one_worker_scheduler(folder, "no-bwrap", {"PATH": _without_bubblewrap(folder)}) as at:
+        yield at
 
 
 def test_workers_that_cannot_play_the_games_refuse_them_and_the_others_play_them(

@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 from cli_support import invoke_cli
 from cluster_support import (
-    Scheduler,
     Worker,
     client_of,
     differing,
+    one_worker_scheduler,
     wait_for,
     wait_for_workers,
 )
@@ -48,15 +48,8 @@ PICKLES = ("pickle", "raise")
 @pytest.fixture(scope="module")
 def honest(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A scheduler with one honest worker: its address."""
-    scheduler = Scheduler(tmp_path_factory.mktemp("scheduler"))
-    worker = Worker(scheduler.address, "honest")
-    try:
-        with client_of(scheduler.address) as client:
-            wait_for_workers(client, {"honest"})
-        yield scheduler.address
-    finally:
-        worker.kill()
-        scheduler.kill()
+    with one_worker_scheduler(tmp_path_factory.mktemp("scheduler"), "honest") as at:
+        yield at
 
 
 class Liar:
