@@ -170,7 +170,7 @@ Met = tuple[arena.Observation, dict[str, Any], list[tuple[arena.Action, float]],
 
 
 @functools.cache
-def _strategies(seeds: range, opponent: str) -> list[Met]:
+def _strategies(seeds: range, opponent: str) -> tuple[Met, ...]:
     """Every decision boss met in two-player dice games: what it saw, what it knew then (its
     chance that a claim to answer holds; for a claim, its true one and the receiver's view),
     its mixed strategy there and what it drew. Played once a process: three tests read the
@@ -201,7 +201,7 @@ def _strategies(seeds: range, opponent: str) -> list[Met]:
     for seed in seeds:
         arena.play_game("dice", [Watched, opponent] if seed % 2 else [opponent, Watched],
                         seed=seed)
-    return met
+    return tuple(met)  # cached: the tests share it, none may change it
 
 
 def test_boss_strategy_is_a_distribution_and_its_draws_come_from_it() -> None:

@@ -21,9 +21,6 @@ from report.browser import CHROMIUM_ARGS
 from arena.site.contest.contest import Contest
 from arena.site.contest.models import HumanGame
 
-ARGS = CHROMIUM_ARGS
-"""tests/report's Chromium switches: its address bar's popup page off (it kept drawing)."""
-
 pytestmark = pytest.mark.any_database(
     "htmx's swaps and a phone's width are the browser's; the game's rows and moves run on"
     " PostgreSQL in test_browser_play.py")
@@ -44,7 +41,8 @@ def chromium() -> Iterator[Any]:
     os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "1"  # Playwright's loop beside the test's ORM
     try:
         with sync_api.sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=executable, args=ARGS)
+            browser = playwright.chromium.launch(executable_path=executable,
+                                                 args=CHROMIUM_ARGS)  # tests/report's
             yield browser
             browser.close()
     finally:

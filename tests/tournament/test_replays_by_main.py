@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from cli_support import write_config
-from cluster_support import shared_cluster
+from cluster_support import ON_SHARED, shared_cluster
 
 from arena.executor.cluster import Cluster
 from arena.executor.local import ordered_map
@@ -20,6 +20,8 @@ from arena.tournament.load import load_tournament
 from arena.tournament.run import results
 from arena.tournament.run.runner import run_tournament, tournament_setup
 from arena.tournament.run.worker import game_job
+
+pytestmark = ON_SHARED  # with the other modules on the shared clusters: one start a suite
 
 CONFIG = """
     name: t
