@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gzip
 import json
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -98,19 +99,20 @@ def test_each_forged_field_of_a_game_is_refused(
         judge.accept(game, _forged(honest, LIES[lie]))
 
 
-@pytest.mark.parametrize(("replay", "said"), [
-    (b"\0" * ((16 << 20) + 1), "its replay is larger than 16 MiB"),
-    (gzip.compress(b" " * (65 << 20), mtime=0), "unpacks to more than 64 MiB"),
-    (b"junk", "its replay:1: not JSON"),
-    (gzip.compress(b"[]\n", mtime=0), "line 1 is not an arena-replay header"),
-    (None, "it sent no replay"),
-])
+@pytest.mark.parametrize(("replay", "said"), [  # made when the test runs: each collecting
+    # worker would otherwise build (and name the test by) 16 MiB of zeros and a 65 MiB bomb
+    (lambda: b"\0" * ((16 << 20) + 1), "its replay is larger than 16 MiB"),
+    (lambda: gzip.compress(b" " * (65 << 20), mtime=0), "unpacks to more than 64 MiB"),
+    (lambda: b"junk", "its replay:1: not JSON"),
+    (lambda: gzip.compress(b"[]\n", mtime=0), "line 1 is not an arena-replay header"),
+    (lambda: None, "it sent no replay"),
+], ids=["too-big", "bomb", "junk", "not-a-replay", "none"])
 def test_a_replay_too_big_a_bomb_junk_or_none_is_refused_in_one_line(
-    played: tuple[GameJudge, GameSpec, Played], replay: bytes | None, said: str,
+    played: tuple[GameJudge, GameSpec, Played], replay: Callable[[], bytes | None], said: str,
 ) -> None:
     judge, game, honest = played
     with pytest.raises(Untrusted, match=said) as refused:
-        judge.accept(game, replace(honest, replay=replay))
+        judge.accept(game, replace(honest, replay=replay()))
     assert "\n" not in str(refused.value)
 
 
