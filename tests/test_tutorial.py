@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "tutorial.md"
 FENCE = re.compile(r"^(<!-- save: (?P<save>\S+) -->\n)?```(?P<lang>\w*)\n(?P<body>.*?)^```",
                    re.DOTALL | re.MULTILINE)  # fmt: skip
-LEAGUE_GAMES = 20
+LEAGUE_GAMES = 10
 """Deals per grade's bot in the suite's league (the page's `games: 80` is a 25 to 40 s run)."""
 
 
