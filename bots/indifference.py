@@ -13,7 +13,7 @@ import itertools
 import math
 import operator
 from collections.abc import Sequence
-from functools import cache
+from functools import cache, lru_cache
 
 from arena.odds import probability
 
@@ -188,6 +188,15 @@ def claim_worth(prior: Sequence[float], floor: int,
     """For each hand value: what its best claim from `floor` is worth (points a round, +1 won,
     -1 lost) against a receiver who believes `prior` and challenges as `challenge_chances`
     says (a claim it accepts leaves it to beat the claim on that hand)."""
+    _columns(beat)  # the table kept by its id, which then names only it
+    return list(_claim_worth(tuple(prior), floor, id(beat)))
+
+
+@lru_cache(maxsize=1024)
+def _claim_worth(prior: tuple[float, ...], floor: int, table: int) -> tuple[float, ...]:
+    """`claim_worth` of the table kept under this id, remembered: boss weighs every reroll
+    by it, and the same beliefs come back game after game (half its calls in a comparison)."""
+    beat = _COLUMNS[table][0]
     chances = challenge_chances(prior, floor, beat)
     believed = _columns(beat)[1]
     worth = [-math.inf] * len(prior)
@@ -195,4 +204,4 @@ def claim_worth(prior: Sequence[float], floor: int,
         kept, column = 1 - q, believed[claim]
         worth = list(map(max, worth, [*(-q + kept * b for b in column[:claim]),
                                       *(q + kept * b for b in column[claim:])]))
-    return worth
+    return tuple(worth)
