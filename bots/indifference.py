@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import itertools
 import math
+import operator
 from collections.abc import Sequence
-from functools import cache
+from functools import cache, lru_cache
 
 from arena.odds import probability
 
@@ -116,37 +117,69 @@ def challenge_chances(prior: Sequence[float], floor: int,
     that bluff it no better off than by their best lower claim (so a bluff gains nothing)."""
     size = len(prior)
     rates = bluff_rates(prior, beat)
-    mixes = [_mix(rates, max(x, floor)) if prior[x] > 0 else {} for x in range(size)]
+    rows: dict[int, list[float]] = {}  # by true claim: its mix, every claim's share in a row
+    for x in range(size):
+        truth = max(x, floor)  # every hand below the floor claims alike
+        if prior[x] > 0 and truth not in rows:
+            rows[truth] = [0.0] * size
+            for claim, share in _mix(rates, truth).items():
+                rows[truth][claim] = share
+    nothing = [0.0] * size
+    shares = list(zip(*(rows.get(max(x, floor), nothing) for x in range(size)), strict=True))
+    """`shares[claim][x]`: how often a hand of value x claims `claim`."""
+    held = [x for x, p in enumerate(prior) if p > 0]
+    accepting, believed = _columns(beat)
     best = [-math.inf] * size
     """For each hand value: the most a claim below the current one is worth to it."""
     chances: list[float] = []
     for claim in range(floor, size):
-        weight = [p * mixes[x].get(claim, 0.0) for x, p in enumerate(prior)]
+        # a hand above the claim never makes it (its weight would be 0.0, adding nothing)
+        weight = list(map(operator.mul, prior[:claim + 1], shares[claim]))
         if sum(weight) <= 0:  # no hand claims it: judge it by the prior alone
-            weight = [p if x < size else 0.0 for x, p in enumerate(prior)]
-        chance = _challenge(weight, claim, beat, best)
+            weight = list(prior)
+        chance = _challenge(weight, claim, accepting[claim], believed[claim], best)
         chances.append(chance)
-        for x, p in enumerate(prior):
-            if p > 0:
-                sure = 1 if x >= claim else -1
-                worth = sure * chance + (1 - chance) * (1 - 2 * beat[x][claim + 1])
-                best[x] = max(best[x], worth)
+        kept, column = 1 - chance, believed[claim]
+        for x in held:
+            worth = (chance if x >= claim else -chance) + kept * column[x]
+            if worth > best[x]:  # noqa: PLR1730 - as max() keeps it, without its call
+                best[x] = worth
     return chances
 
 
-def _challenge(weight: list[float], claim: int, beat: Sequence[Sequence[float]],
+_COLUMNS: dict[int, tuple[Sequence[Sequence[float]], list[list[float]], list[list[float]]]] = {}
+"""By the `beating` table's id (kept with it): its columns as `_columns` gives them."""
+
+
+def _columns(beat: Sequence[Sequence[float]]) -> tuple[list[list[float]], list[list[float]]]:
+    """For each claim, over the hand values x: what accepting it is worth to the challenger
+    (2 beat[x][claim + 1] - 1) and to the claimant (1 - 2 beat[x][claim + 1]), worked out
+    once a table: boss asks them at every decision."""
+    kept = _COLUMNS.get(id(beat))
+    if kept is None or kept[0] is not beat:
+        rows = range(len(beat))
+        kept = (beat, [[2 * beat[x][claim + 1] - 1 for x in rows] for claim in rows],
+                [[1 - 2 * beat[x][claim + 1] for x in rows] for claim in rows])
+        _COLUMNS[id(beat)] = kept
+    return kept[1], kept[2]
+
+
+def _challenge(weight: list[float], claim: int, accepting: list[float], believed: list[float],
                best: list[float]) -> float:
-    """How often to challenge a claim made by hands of these weights (see above)."""
+    """How often to challenge a claim made by hands of these weights (see above), where
+    accepting it is worth `accepting[x]` to the challenger and `believed[x]` to the claimant
+    holding x. The sums add the same terms in the same order as term by term would."""
     total = sum(weight)
-    challenge = sum((1 if x < claim else -1) * w for x, w in enumerate(weight)) / total
-    accept = sum((2 * beat[x][claim + 1] - 1) * w for x, w in enumerate(weight)) / total
-    bluffs = [(x, w) for x, w in enumerate(weight[:claim]) if w > 0 and best[x] > -math.inf]
-    if abs(challenge - accept) > NEAR or not bluffs:
+    challenge = sum([*weight[:claim], *(-w for w in weight[claim:])]) / total
+    accept = sum(map(operator.mul, accepting, weight)) / total
+    if abs(challenge - accept) > NEAR:
+        return 1.0 if challenge >= accept else 0.0
+    bluffs = [x for x, w in enumerate(weight[:claim]) if w > 0 and best[x] > -math.inf]
+    if not bluffs:
         return 1.0 if challenge >= accept else 0.0
     rates = []
-    for x, _ in bluffs:  # a bluff challenged loses; believed, the receiver must beat it
-        believed = 1 - 2 * beat[x][claim + 1]
-        rates.append((believed - best[x]) / (believed + 1) if believed > -1 else 1.0)
+    for x in bluffs:  # a bluff challenged loses; believed, the receiver must beat it
+        rates.append((believed[x] - best[x]) / (believed[x] + 1) if believed[x] > -1 else 1.0)
     return max(0.0, min(1.0, max(rates)))
 
 
@@ -155,6 +188,20 @@ def claim_worth(prior: Sequence[float], floor: int,
     """For each hand value: what its best claim from `floor` is worth (points a round, +1 won,
     -1 lost) against a receiver who believes `prior` and challenges as `challenge_chances`
     says (a claim it accepts leaves it to beat the claim on that hand)."""
+    _columns(beat)  # the table kept by its id, which then names only it
+    return list(_claim_worth(tuple(prior), floor, id(beat)))
+
+
+@lru_cache(maxsize=1024)
+def _claim_worth(prior: tuple[float, ...], floor: int, table: int) -> tuple[float, ...]:
+    """`claim_worth` of the table kept under this id, remembered: boss weighs every reroll
+    by it, and the same beliefs come back game after game (half its calls in a comparison)."""
+    beat = _COLUMNS[table][0]
     chances = challenge_chances(prior, floor, beat)
-    return [max((1 if value >= claim else -1) * q + (1 - q) * (1 - 2 * beat[value][claim + 1])
-                for claim, q in enumerate(chances, floor)) for value in range(len(prior))]
+    believed = _columns(beat)[1]
+    worth = [-math.inf] * len(prior)
+    for claim, q in enumerate(chances, floor):  # the first best claim's worth, as max gives
+        kept, column = 1 - q, believed[claim]
+        worth = list(map(max, worth, [*(-q + kept * b for b in column[:claim]),
+                                      *(q + kept * b for b in column[claim:])]))
+    return tuple(worth)

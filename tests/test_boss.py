@@ -275,3 +275,65 @@ def test_sound_mix_keeps_the_indifference_rates_of_the_bluffs_it_keeps() -> None
         assert sum(sound.values()) == pytest.approx(1.0)
         assert all(sound[claim] == full[claim] for claim in sound if claim != truth)
         assert sound[truth] >= full.get(truth, 0.0)
+
+
+def _chances_term_by_term(prior: list[float], floor: int,
+                          beat: tuple[tuple[float, ...], ...]) -> tuple[list[float], list[float]]:
+    """`challenge_chances` and `claim_worth` as their docstrings say them, one hand and one
+    claim at a time: the reference the list-at-a-time code must match bit for bit."""
+    import math
+
+    from arena_bots import indifference
+
+    size = len(prior)
+    rates = indifference.bluff_rates(prior, beat)
+    mixes = [indifference._mix(rates, max(x, floor)) if prior[x] > 0 else {} for x in range(size)]
+    best, chances = [-math.inf] * size, []
+    for claim in range(floor, size):
+        weight = [p * mixes[x].get(claim, 0.0) for x, p in enumerate(prior)]
+        if sum(weight) <= 0:
+            weight = list(prior)
+        total = sum(weight)
+        challenge = sum((1 if x < claim else -1) * w for x, w in enumerate(weight)) / total
+        accept = sum((2 * beat[x][claim + 1] - 1) * w for x, w in enumerate(weight)) / total
+        bluffs = [x for x, w in enumerate(weight[:claim]) if w > 0 and best[x] > -math.inf]
+        if abs(challenge - accept) > indifference.NEAR or not bluffs:
+            chance = 1.0 if challenge >= accept else 0.0
+        else:
+            believed = [1 - 2 * beat[x][claim + 1] for x in bluffs]
+            chance = max(0.0, min(1.0, max((b - best[x]) / (b + 1) if b > -1 else 1.0
+                                           for x, b in zip(bluffs, believed, strict=True))))
+        chances.append(chance)
+        for x, p in enumerate(prior):
+            if p > 0:
+                worth = (1 if x >= claim else -1) * chance + (1 - chance) * (
+                    1 - 2 * beat[x][claim + 1])
+                best[x] = max(best[x], worth)
+    worth = [max((1 if value >= claim else -1) * q + (1 - q) * (1 - 2 * beat[value][claim + 1])
+                 for claim, q in enumerate(chances, floor)) for value in range(size)]
+    return chances, worth
+
+
+def test_boss_s_challenge_chances_and_claim_worths_are_the_term_by_term_sums_bit_for_bit() -> None:
+    """The fast list-at-a-time code adds the same terms in the same order: the same floats to
+    the last bit (a result file would change with the last bit of a chance), on the fresh
+    throw's prior and on priors with hands ruled out, from every floor."""
+    import struct
+
+    from arena_bots import indifference
+
+    fresh = list(probability.dice_tables(False).fresh)
+    rng = random.Random(3)
+    for straight_over_full in (False, True):
+        beat = indifference.beating(straight_over_full, 5, 6)
+        for sparse in range(3):
+            prior = [p if not sparse or rng.random() < 0.5 else 0.0 for p in fresh]
+            prior = [p / sum(prior) for p in prior]
+            for floor in range(0, len(prior), 13):
+                chances, worth = _chances_term_by_term(prior, floor, beat)
+                fast = indifference.challenge_chances(prior, floor, beat)
+                fast_worth = indifference.claim_worth(prior, floor, beat)
+                assert [struct.pack("<d", c) for c in fast] == [
+                    struct.pack("<d", c) for c in chances]
+                assert [struct.pack("<d", w) for w in fast_worth] == [
+                    struct.pack("<d", w) for w in worth]

@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "tutorial.md"
 FENCE = re.compile(r"^(<!-- save: (?P<save>\S+) -->\n)?```(?P<lang>\w*)\n(?P<body>.*?)^```",
                    re.DOTALL | re.MULTILINE)  # fmt: skip
-LEAGUE_GAMES = 20
+LEAGUE_GAMES = 10
 """Deals per grade's bot in the suite's league (the page's `games: 80` is a 25 to 40 s run)."""
 
 
@@ -48,10 +48,15 @@ def quoted(after: str) -> list[str]:
 
 
 def shell(command: str, folder: Path) -> subprocess.CompletedProcess[str]:
-    """Run one command as the reader would, with this interpreter's `arena` on the PATH."""
+    """Run one command as the reader would, with this interpreter's `arena` on the PATH, on
+    one CPU: a reader's machine of one core, where `arena run` and `arena compare` play on
+    one worker (what the page shows is the same on any number: the results folder's bytes
+    and compare's verdict do not depend on the workers) and start no worker processes."""
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    cpu = min(os.sched_getaffinity(0))
     return subprocess.run(["bash", "-c", command], cwd=folder, env=env, capture_output=True,
-                          text=True, timeout=600, check=False)  # fmt: skip
+                          text=True, timeout=600, check=False,
+                          preexec_fn=lambda: os.sched_setaffinity(0, {cpu}))  # fmt: skip
 
 
 def test_the_first_bot_is_the_one_of_the_bot_page() -> None:

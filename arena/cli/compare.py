@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import replace
@@ -45,16 +44,9 @@ from arena.compare.verdict import (
 )
 from arena.compare.wording import elo_text, llr_text, nelo_text, progress_text, sentence
 from arena.entrants import EntrantError
+from arena.executor.local import cores
 
 _SIDES = {"better": ("better", "not better"), "worse": ("worse", "not worse")}
-
-
-def _cores() -> int:
-    """CPUs this process may use (the default number of workers)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
 
 
 @click.command(name="compare")
@@ -131,7 +123,7 @@ def compare(candidate: str, baseline: str, rules_id: str, seats: int | None,
         max_games = max_games or setup.default_max_games()
         cards = check(setup, bounds, max_games, load_registry())
         with _progress(quiet or as_json) as progress:
-            state = run_compare(setup, bounds, max_games, workers or _cores(), progress, cards,
+            state = run_compare(setup, bounds, max_games, workers or cores(), progress, cards,
                                 cluster, told)
     except EntrantError as exc:
         fail(str(exc))

@@ -121,12 +121,22 @@ class Death:
     mark: tuple[int, int] | None
 
 
+def cores() -> int:
+    """CPUs this process may use, the default number of workers: a machine's cores, or fewer
+    where a container's cpuset or `taskset` allows fewer (more workers than that only make
+    them take turns, each with its own processes and bots)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
 def pool_size(workers: int | None, items: int | None = None, parallel_from: int = 0) -> int:
     """How many workers to use: one (this process) below `parallel_from` items, else the
     number asked, else one per core."""
     if items is not None and items < parallel_from:
         return 1
-    return max(1, workers or os.cpu_count() or 1)
+    return max(1, workers or cores())
 
 
 def replay_once(death: Death) -> Any:

@@ -657,3 +657,19 @@ def test_the_saved_config_is_valid_from_its_folder_and_resumes_from_any_folder(
     assert changed.exit_code == 2
     assert ('entrants.0.bot: "../../contest/bots/my_bot.py" -> '
             '"../../../two/contest/bots/my_bot.py"') in changed.output, changed.output
+
+
+def test_a_run_without_workers_plays_on_the_cpus_this_process_may_use(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One worker per CPU the process may use (a container's cpuset, `taskset`), not per core
+    of the machine: on one CPU, a second worker only takes turns with the first."""
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0})
+    config, out = _write(tmp_path, SMALL), tmp_path / "out"
+    result = _invoke("run", config, "--out", out)
+    assert result.exit_code == 0, result.stderr
+    assert f"arena: small: 6 games; playing 6 on 1 worker into {out}\n" in result.stderr
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2})
+    from arena.executor.local import cores, pool_size
+
+    assert cores() == pool_size(None) == 3

@@ -48,7 +48,7 @@ from pathlib import Path
 from arena import entrants
 from arena.botcard import BotCard
 from arena.executor.cluster import Cluster
-from arena.executor.local import Executor
+from arena.executor.local import Executor, cores
 from arena.hosts.strain import Strain
 from arena.kept import kept_that_fit
 from arena.tournament.config import EntrantConfig, TournamentConfig
@@ -134,7 +134,7 @@ def run_tournament(
     `notes`: made of each replay in the worker, kept as it is appended (arena.tournament.run.notes).
     """
     folder = results_folder(cfg, out)
-    count = workers or cfg.workers or os.cpu_count() or 1
+    count = workers or cfg.workers or cores()
     as_run = replace(cfg, output=str(folder), workers=workers or cfg.workers)
     strays = folder_files.foreign(folder)
     if strays:
