@@ -465,6 +465,33 @@ def test_a_story_line_jumps_to_its_step(page: Any, folders: dict[tuple[str, int]
     _open(page, folder, _games(folder)[0]["id"], "&step=12")
     page.locator('#log li[data-step="3"]').first.click()
     assert page.evaluate("document.getElementById('app').dataset.step") == "3"
+    assert page.url.endswith("&step=3")
+
+
+STORY_NOW = """() => { const pane = document.querySelector('.story').getBoundingClientRect();
+  const now = document.querySelector('#log li.now').getBoundingClientRect();
+  return [pane.top <= now.top && now.bottom <= pane.bottom, location.hash]; }"""
+
+
+def test_the_story_and_the_address_follow_the_step_however_many_steps_a_task_draws(
+    page: Any, folders: dict[tuple[str, int], Path]
+) -> None:
+    """The viewer scrolls its story and writes its address once a task (viewer.js settle()),
+    not once a step: after a walk of every step in one script, both are the last step's."""
+    folder = folders[("dice", 5)]
+    game = _games(folder)[0]["id"]
+    _open(page, folder, game)
+    last = page.evaluate("() => { const app = document.getElementById('app');"
+                         "  while (Number(app.dataset.step) < Number(app.dataset.steps) - 1)"
+                         "    document.dispatchEvent(new KeyboardEvent('keydown',"
+                         "                                             {key: 'ArrowRight'}));"
+                         "  return Number(app.dataset.step); }")
+    assert last > 20  # a story longer than its pane: it has to scroll
+    assert page.evaluate("document.querySelector('.story').scrollTop") > 0
+    assert page.evaluate(STORY_NOW) == [True, f"#game={game}&pack=0&step={last}"]
+    page.keyboard.press("Home")
+    assert page.evaluate(STORY_NOW) == [True, f"#game={game}&pack=0"]
+    assert page.evaluate("document.querySelector('.story').scrollTop") == 0
 
 
 def test_the_speed_control_plays_faster(browser: Any, folders: dict[tuple[str, int], Path]) -> None:
