@@ -97,7 +97,9 @@ class Site:
 
 
 def postgres_database(server: str) -> Iterator[str]:
-    """A fresh database on the PostgreSQL server the URL names, dropped afterwards."""
+    """A fresh database on the PostgreSQL server the URL names, dropped afterwards: WITH
+    (FORCE) only if a connection is left, as PostgreSQL 15 refused it to a user who is not a
+    superuser while an autovacuum worker was in the new database (a loaded CI machine's)."""
     psycopg = __import__("psycopg")
     name = f"arena_journey_{secrets.token_hex(4)}"
     with psycopg.connect(server, autocommit=True) as admin:
@@ -107,7 +109,10 @@ def postgres_database(server: str) -> Iterator[str]:
         yield urlunsplit(parts._replace(path=f"/{name}"))
     finally:
         with psycopg.connect(server, autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            try:  # an autovacuum worker in it is stopped by the server itself
+                admin.execute(f'DROP DATABASE IF EXISTS "{name}"')
+            except psycopg.errors.ObjectInUse:  # a connection the site left: ours to end
+                admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 def database_url(kind: str) -> Iterator[str]:
