@@ -412,7 +412,10 @@ def test_rerolled_dice_and_swapped_cards_are_marked_where_they_lie(
             assert shown["centre"] == (centre if knows else []), f"{view} step {index}"
             for other, marks in enumerate(shown["seats"]):
                 assert marks == (own if knows and other == seat else []), f"{view} step {index}"
-    _open(page, folder, game["id"], f"&step={min(changes)}")
+    page.keyboard.press("a")  # everyone's view again, at the first change, to look at
+    page.evaluate("(n) => { const s = document.getElementById('slider');"
+                  " s.value = String(n); s.dispatchEvent(new Event('input')); }", min(changes))
+    assert page.url.endswith(f"#game={game['id']}&pack=0&step={min(changes)}")
     shot(page, f"viewer-marks-{rules}.png")
 
 
@@ -465,6 +468,33 @@ def test_a_story_line_jumps_to_its_step(page: Any, folders: dict[tuple[str, int]
     _open(page, folder, _games(folder)[0]["id"], "&step=12")
     page.locator('#log li[data-step="3"]').first.click()
     assert page.evaluate("document.getElementById('app').dataset.step") == "3"
+    assert page.url.endswith("&step=3")
+
+
+STORY_NOW = """() => { const pane = document.querySelector('.story').getBoundingClientRect();
+  const now = document.querySelector('#log li.now').getBoundingClientRect();
+  return [pane.top <= now.top && now.bottom <= pane.bottom, location.hash]; }"""
+
+
+def test_the_story_and_the_address_follow_the_step_however_many_steps_a_task_draws(
+    page: Any, folders: dict[tuple[str, int], Path]
+) -> None:
+    """The viewer scrolls its story and writes its address once a task (viewer.js settle()),
+    not once a step: after a walk of every step in one script, both are the last step's."""
+    folder = folders[("dice", 5)]
+    game = _games(folder)[0]["id"]
+    _open(page, folder, game)
+    last = page.evaluate("() => { const app = document.getElementById('app');"
+                         "  while (Number(app.dataset.step) < Number(app.dataset.steps) - 1)"
+                         "    document.dispatchEvent(new KeyboardEvent('keydown',"
+                         "                                             {key: 'ArrowRight'}));"
+                         "  return Number(app.dataset.step); }")
+    assert last > 20  # a story longer than its pane: it has to scroll
+    assert page.evaluate("document.querySelector('.story').scrollTop") > 0
+    assert page.evaluate(STORY_NOW) == [True, f"#game={game}&pack=0&step={last}"]
+    page.keyboard.press("Home")
+    assert page.evaluate(STORY_NOW) == [True, f"#game={game}&pack=0"]
+    assert page.evaluate("document.querySelector('.story').scrollTop") == 0
 
 
 def test_the_speed_control_plays_faster(browser: Any, folders: dict[tuple[str, int], Path]) -> None:
@@ -603,9 +633,10 @@ def test_on_a_phone_nothing_scrolls_sideways_and_the_controls_stay_in_sight(
     verdict = _decision_steps(lines)[verdicts[0]]
     # Everyone's view and one seat's: each seat's own view is the same layout with another
     # seat's hand shown (the marks test walks every seat's view).
-    for view in ["", "&view=1"]:
+    # The verdict's step last: the screenshot of each view shows it (one page load a view).
+    for view, name in [("", ""), ("&view=1", "-seat1")]:
         _open(phone, folder, game["id"], view)
-        for step in (0, verdict - 1, verdict, len(lines)):
+        for step in (0, verdict - 1, len(lines), verdict):
             phone.evaluate("(n) => { const s = document.getElementById('slider');"
                            " s.value = String(n); s.dispatchEvent(new Event('input')); }", step)
             width = phone.evaluate("document.documentElement.scrollWidth")
@@ -615,7 +646,5 @@ def test_on_a_phone_nothing_scrolls_sideways_and_the_controls_stay_in_sight(
         columns = phone.evaluate("getComputedStyle(document.getElementById('game'))"
                                  ".gridTemplateColumns.split(' ').length")
         assert columns == 1
-    _open(phone, folder, game["id"], f"&step={verdict}")
-    shot(phone, f"viewer-phone-{rules}-{seats}.png")
-    _open(phone, folder, game["id"], f"&step={verdict}&view=1")
-    shot(phone, f"viewer-phone-{rules}-{seats}-seat1.png")
+        assert phone.evaluate("document.getElementById('app').dataset.step") == str(verdict)
+        shot(phone, f"viewer-phone-{rules}-{seats}{name}.png")

@@ -24,6 +24,11 @@ from arena.site import CONFIG_ENV, DATA_ENV, DATABASE_ENV
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "journey"
 """Screenshots of every page visited, at both widths, to look at (and kept by CI)."""
+FULL_PAGES = bool(os.environ.get("ARENA_JOURNEY_FULL_PAGES"))
+"""Whether each screenshot is the whole page, not the screen's part of it (set the variable
+to look at the whole of each): a whole 390 px page was ~0.25 s of Chromium's CPU to draw and
+encode, a third of the journey's browser work, ~5 s of the suite; the checks that each page
+fits its width and had no error read the whole page either way."""
 SEASON_MS = 300_000
 """How long a page may wait for the season's work (a check, a gauntlet) on a loaded machine:
 the test waits on the page's state, so on an idle machine it takes what the work takes."""
@@ -92,7 +97,9 @@ class Site:
 
 
 def postgres_database(server: str) -> Iterator[str]:
-    """A fresh database on the PostgreSQL server the URL names, dropped afterwards."""
+    """A fresh database on the PostgreSQL server the URL names, dropped afterwards: WITH
+    (FORCE) only if a connection is left, as PostgreSQL 15 refused it to a user who is not a
+    superuser while an autovacuum worker was in the new database (a loaded CI machine's)."""
     psycopg = __import__("psycopg")
     name = f"arena_journey_{secrets.token_hex(4)}"
     with psycopg.connect(server, autocommit=True) as admin:
@@ -102,7 +109,10 @@ def postgres_database(server: str) -> Iterator[str]:
         yield urlunsplit(parts._replace(path=f"/{name}"))
     finally:
         with psycopg.connect(server, autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            try:  # an autovacuum worker in it is stopped by the server itself
+                admin.execute(f'DROP DATABASE IF EXISTS "{name}"')
+            except psycopg.errors.ObjectInUse:  # a connection the site left: ours to end
+                admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 def database_url(kind: str) -> Iterator[str]:
@@ -186,7 +196,7 @@ def polled(page: Any, locator: Any) -> None:
 
 def look(page: Any, site: Site, name: str) -> None:
     """The page as it is now fits its width (nothing scrolls sideways) and had no script
-    error; its screenshot kept."""
+    error; its screenshot kept (what the screen shows, or the whole page: FULL_PAGES)."""
     page.wait_for_load_state()
     width = page.viewport_size["width"]
     scroll = page.evaluate("document.documentElement.scrollWidth")
@@ -194,7 +204,7 @@ def look(page: Any, site: Site, name: str) -> None:
     assert page.errors == [], (page.url, page.errors)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     shot = f"{site.database.lower()}-{name}-{width}.png"
-    page.screenshot(path=str(ARTIFACTS / shot), full_page=True)
+    page.screenshot(path=str(ARTIFACTS / shot), full_page=FULL_PAGES)
     site.shots.append(shot)
 
 
