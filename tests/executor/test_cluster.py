@@ -310,12 +310,13 @@ def _without_bubblewrap(folder: Path) -> str:
 
 
 def _another_arena(folder: Path) -> str:
-    """A copy of this arena with one file changed: a machine with another arena installed."""
+    """A copy of this arena with one file changed: a machine with another arena installed
+    (its compiled modules copied too, so its worker compiles only the changed one: each
+    is checked against its source's time and size, which the copy keeps)."""
     import arena
 
     copy = folder / "other" / "arena"
-    shutil.copytree(Path(arena.__file__).parent, copy,
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(Path(arena.__file__).parent, copy)
     with (copy / "referee.py").open("a") as referee:
         referee.write("\n# changed on this machine\n")
     return str(copy.parent)
