@@ -142,11 +142,9 @@ class DicePlay:
     def _dice_index(self, space: hands.ClaimSpace) -> dict[tuple[int, ...], int]:
         sof = space.straight_over_full
         table = self._index_cache.get(space.code)
-        if table is None:  # a value per sorted roll (252 for 5 dice), each order looked up
-            rolls = itertools.combinations_with_replacement(space.ranks, space.dice)
-            sorted_index = {r: space.index[hands.dice_value(r, sof)] for r in rolls}
-            table = {r: sorted_index[tuple(sorted(r))]
-                     for r in itertools.product(space.ranks, repeat=space.dice)}
+        if table is None:
+            rolls = itertools.product(space.ranks, repeat=space.dice)
+            table = {r: space.index[hands.dice_value(r, sof)] for r in rolls}
             self._index_cache[space.code] = table
         return table
 
