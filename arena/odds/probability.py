@@ -674,12 +674,19 @@ def warm_up(space: ClaimSpace | None = None) -> None:
     normal order's dice and cards tables): a dice game's 30 ms need not wait for the cards'
     140 ms it never reads. The others are built the first time they are needed."""
     if space is None:
-        dice_tables(False)
+        _warm_dice(False, 5, 6)  # as `tables_for` asks: `cache` keys the arguments as given
         _warm_cards(False)
     elif space.kind == hands.DICE:
-        dice_tables(space.straight_over_full, space.dice, space.faces)
+        _warm_dice(space.straight_over_full, space.dice, space.faces)
     else:
         _warm_cards(space.straight_over_full)
+
+
+def _warm_dice(straight_over_full: bool, dice: int, faces: int) -> None:
+    """Build the dice tables of one claim order and game size, and the outcomes a belief
+    reads (a worker forked after this finds both built, not its own to build)."""
+    dice_tables(straight_over_full, dice, faces)
+    _nonzero_outcome(straight_over_full, dice, faces)
 
 
 @cache

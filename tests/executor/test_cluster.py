@@ -26,7 +26,6 @@ from cluster_support import (
     descendants,
     differing,
     lines,
-    local_cluster,
     one_worker_scheduler,
     shared_cluster,
     strict_here,
@@ -134,11 +133,15 @@ def _meanwhile(action: Callable[[], None]) -> threading.Thread:
     return thread
 
 
-def _busy_worker(client: Client) -> tuple[str, int, set[int]]:
-    """A worker playing a batch now: its address, pid and arena's processes below it."""
+def _busy_worker(client: Client, name: str | None = None) -> tuple[str, int, set[int]]:
+    """A worker (the one of that name, if given) playing a batch now: its address, pid and
+    arena's processes below it."""
     def playing() -> tuple[str, int, set[int]] | None:
         pids = worker_pids(client)
+        names = {a: w.get("name") for a, w in client.scheduler_info()["workers"].items()}
         for address, held in client.processing().items():
+            if name is not None and names.get(address) != name:
+                continue
             below = descendants({pids.get(address, -1)})
             if held and below:
                 return address, pids[address], below
@@ -194,20 +197,28 @@ def test_the_only_dask_worker_killed_mid_run_is_replaced_and_the_run_goes_on_the
 
 
 def test_a_dask_worker_retired_mid_run_costs_no_game_and_changes_no_byte(
-    tmp_path: Path, calm: Path,
+    tmp_path: Path, calm: Path, request: pytest.FixtureRequest,
 ) -> None:
     out, told, retired = tmp_path / "out", [], []
-    with local_cluster(2) as own, client_of(own.scheduler_address) as watcher:
+    own = shared_cluster(request, 1)  # its worker, and one that joins it to be retired
+    joined = Worker(own.scheduler_address, "retired")
+    try:
+        with client_of(own.scheduler_address) as watcher:
+            wait_for_workers(watcher, {"retired"})
 
-        def retire() -> None:
-            victim, _, _ = _busy_worker(watcher)
-            watcher.retire_workers([victim], close_workers=True)
-            retired.append(victim)
+            def retire() -> None:
+                victim, _, _ = _busy_worker(watcher, "retired")
+                watcher.retire_workers([victim], close_workers=True)
+                retired.append(victim)
 
-        retirer = _meanwhile(retire)
-        run_tournament(load_tournament(_config(tmp_path)), out,
-                       cluster=Cluster(own.scheduler_address), info=told.append)
-        retirer.join()
+            retirer = _meanwhile(retire)
+            run_tournament(load_tournament(_config(tmp_path)), out,
+                           cluster=Cluster(own.scheduler_address), info=told.append)
+            retirer.join()
+            wait_for(lambda: len(watcher.scheduler_info()["workers"]) == 1,
+                     "the retired worker to leave")  # the shared cluster as it was
+    finally:
+        joined.kill()
     assert retired, "no worker was retired"
     assert differing(calm, out) == [] and _unique_ids(out)
     assert any(line.startswith(f"cluster: worker {retired[0]} left") for line in told), told
@@ -256,11 +267,11 @@ def test_the_scheduler_killed_mid_run_stops_it_at_once_and_a_local_resume_comple
     tmp_path: Path, calm: Path, scheduler: Scheduler,
 ) -> None:
     address = scheduler.address
-    workers = [Worker(address, f"w{i}") for i in range(2)]
+    workers = [Worker(address, "w0")]  # one is enough: the scheduler is what dies
     out, stopped = tmp_path / "out", []
     try:
         with client_of(address) as client:
-            wait_for_workers(client, {"w0", "w1"})
+            wait_for_workers(client, {"w0"})
 
         def kill() -> None:
             wait_for(lambda: lines(out) > 0, "a first batch")
@@ -299,12 +310,13 @@ def _without_bubblewrap(folder: Path) -> str:
 
 
 def _another_arena(folder: Path) -> str:
-    """A copy of this arena with one file changed: a machine with another arena installed."""
+    """A copy of this arena with one file changed: a machine with another arena installed
+    (its compiled modules copied too, so its worker compiles only the changed one: each
+    is checked against its source's time and size, which the copy keeps)."""
     import arena
 
     copy = folder / "other" / "arena"
-    shutil.copytree(Path(arena.__file__).parent, copy,
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(Path(arena.__file__).parent, copy)
     with (copy / "referee.py").open("a") as referee:
         referee.write("\n# changed on this machine\n")
     return str(copy.parent)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import _thread
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -84,12 +84,16 @@ def _config(folder: Path, fmt: str, field: tuple[str, ...] = INLINE, extra: str 
 
 
 def _same_as_locally(folder: Path, path: Path, clusters: dict[int, str],
-                     counts: tuple[int, ...] = (2,)) -> None:
+                     counts: tuple[int, ...] = (2,),
+                     meanwhile: Callable[[], None] | None = None) -> None:
     """Run the config locally on 2 workers, then on the clusters of `counts` workers: the same
-    bytes."""
+    bytes (`meanwhile` runs in a thread beside the cluster runs, joined after them)."""
     cfg = load_tournament(path)
     local = run_tournament(cfg, folder / "local", workers=2)
     assert local.played > 50, "too few games to give both Dask workers a batch"
+    beside = threading.Thread(target=meanwhile, daemon=True) if meanwhile else None
+    if beside is not None:
+        beside.start()
     for count in counts:
         address = clusters[count]
         told: list[str] = []
@@ -98,6 +102,8 @@ def _same_as_locally(folder: Path, path: Path, clusters: dict[int, str],
         assert differing(folder / "local", folder / f"on-{count}") == [], (count, told)
         assert (report.played, report.standings) == (local.played, local.standings)
         assert f"cluster: {count} workers, {count} threads at {address}" in told
+    if beside is not None:
+        beside.join()
 
 
 @pytest.mark.parametrize("fmt", sorted(FORMATS))
@@ -107,13 +113,23 @@ def test_every_format_writes_the_bytes_of_a_local_run_on_dask_workers(
     _same_as_locally(tmp_path, _config(tmp_path, FORMATS[fmt]), clusters, ON[fmt])
 
 
-def test_sandboxed_and_command_bots_write_the_bytes_of_a_local_run_on_a_cluster(
-    tmp_path: Path, clusters: dict[int, str],
+def test_sandboxed_and_command_bots_on_a_cluster_write_a_local_runs_bytes_and_leave_no_process(
+    tmp_path: Path, clusters: dict[int, str], watcher: Client,
 ) -> None:
+    """One run of sandboxed and command bots on the cluster checks both: its bytes are a
+    local run's, and its bots' processes, seen running on the workers, are gone after it."""
     strict_here()
     fmt = "{type: round-robin, seats: 2, games: 5}"  # 2 workers: 1 sandboxes its bots alike
+    pids = set(worker_pids(watcher).values())
+    running: list[list[str]] = []
+
+    def look() -> None:
+        running.append(wait_for(lambda: bot_processes(pids), "the bots' processes"))
+
     _same_as_locally(tmp_path, _config(tmp_path, fmt, ("honest", "random", *ISOLATED)),
-                     clusters)
+                     clusters, meanwhile=look)
+    assert running and running[0], "no bot process was seen running on the workers"
+    assert bot_processes(pids) == []
 
 
 def test_an_inline_bot_that_kills_its_process_is_recorded_as_locally_its_dask_worker_lives(
@@ -136,27 +152,6 @@ def test_an_inline_bot_that_kills_its_process_is_recorded_as_locally_its_dask_wo
     assert differing(tmp_path / "local" / "out", tmp_path / "cluster" / "out") == []
     assert sum("a worker died (killed by SIGKILL) in game rr-" in line for line in told) == 1
     assert worker_pids(watcher) == before, "a Dask worker died or was replaced"
-
-
-def test_no_bot_process_is_left_on_any_worker_after_a_run(
-    tmp_path: Path, watcher: Client,
-) -> None:
-    strict_here()
-    fmt = "{type: round-robin, seats: 2, games: 10}"
-    cfg = load_tournament(_config(tmp_path, fmt, ("random", *ISOLATED)))
-    pids = set(worker_pids(watcher).values())
-    out = tmp_path / "out"
-    running: list[list[str]] = []
-
-    def look() -> None:
-        running.append(wait_for(lambda: bot_processes(pids), "the bots' processes"))
-
-    looker = threading.Thread(target=look, daemon=True)
-    looker.start()
-    run_tournament(cfg, out, cluster=Cluster(watcher.scheduler.address))
-    looker.join()
-    assert running and running[0], "no bot process was seen running on the workers"
-    assert bot_processes(pids) == []
 
 
 def test_no_bot_process_is_left_on_any_worker_after_ctrl_c_in_the_main_process(
