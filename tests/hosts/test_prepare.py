@@ -19,6 +19,7 @@ from arena import play_game
 from arena.bot import Limits
 from arena.entrants import Reference, resolve
 from arena.hosts.pipe import ProcessHost
+from arena.hosts.sandbox import exposed_for
 from arena.referee import GameRecord, Player
 
 SLOW = Limits(decision=0.2, wall_factor=2.0)
@@ -132,9 +133,11 @@ def test_a_built_in_bots_process_imports_its_one_module_without_the_plugin_regis
         tmp_path: Path) -> None:
     """The referee resolved its name, so its process is given the built-in's `module:Class`
     (not the name, which built every installed plugin's registry there), whose package
-    imports no other built-in's module; it says hello by its name and plays."""
+    imports no other built-in's module (and the sandbox, which shows arena's packages to
+    every bot, copies nothing more for it); it says hello by its name and plays."""
     entrant = resolve(Reference("random", mode="process"))
     assert entrant.loaded_by == "arena_bots.random_bot:RandomBot"
+    assert exposed_for({"bot": entrant.loaded_by}) == []  # shown under /arena, not copied
     bot = tmp_path / "file_bot.py"
     bot.write_text(LEAN)
     assert resolve(Reference(str(bot), mode="process")).loaded_by == str(bot)
