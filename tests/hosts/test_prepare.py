@@ -138,6 +138,8 @@ def test_a_built_in_bots_process_imports_its_one_module_without_the_plugin_regis
     entrant = resolve(Reference("random", mode="process"))
     assert entrant.loaded_by == "arena_bots.random_bot:RandomBot"
     assert exposed_for({"bot": entrant.loaded_by}) == []  # shown under /arena, not copied
+    assert ProcessHost("random").bot == entrant.loaded_by  # a host given the name, the same
+    assert ProcessHost("no-such-bot").bot == "no-such-bot"  # its process says it is unknown
     bot = tmp_path / "file_bot.py"
     bot.write_text(LEAN)
     assert resolve(Reference(str(bot), mode="process")).loaded_by == str(bot)
