@@ -327,6 +327,30 @@ def test_fresh_distributions_reproduce_the_reference_tables() -> None:
         assert math.isclose(sum(tables.fresh), 1.0)
 
 
+@pytest.mark.parametrize(("straight_over_full", "dice", "faces"),
+                         [(False, 5, 6), (True, 5, 6), (False, 3, 4), (True, 2, 6)])
+def test_dice_tables_are_every_ordered_roll_counted_one_by_one(straight_over_full: bool,
+                                                                dice: int, faces: int) -> None:
+    """The tables count each sorted roll once, weighted by its orderings: the very floats of
+    counting every ordered roll (7,776 for 5 dice), and of summing from the end one by one."""
+    tables = probability.dice_tables(straight_over_full, dice, faces)
+    ranks = tables.space.ranks
+    for size in range(dice + 1):
+        rolls = list(itertools.product(ranks, repeat=dice - size))
+        for kept in itertools.combinations_with_replacement(ranks, size):
+            counts = [0] * len(tables.space)
+            for roll in rolls:
+                counts[tables.value[tuple(sorted(kept + roll))]] += 1
+            outcome = tuple(c / len(rolls) for c in counts)
+            assert tables.outcome[kept] == outcome
+            for table, values in ((tables.reach, outcome), (tables.edge, [
+                    p * s for p, s in zip(outcome, tables.strength, strict=True)])):
+                sums = [0.0] * (len(values) + 1)
+                for i in range(len(values) - 1, -1, -1):
+                    sums[i] = sums[i + 1] + values[i]
+                assert table[kept] == tuple(sums)
+
+
 def test_straight_over_full_tables_follow_that_order() -> None:
     tables = probability.dice_tables(True)
     straight = tables.hand_value((9, 10, 11, 12, 13))

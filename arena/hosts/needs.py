@@ -78,18 +78,29 @@ def _python_files(path: str) -> list[str]:
 
 
 def _imports(path: str) -> set[str]:
-    """The top-level names a Python file's `import` statements name."""
+    """The top-level names a Python file's `import` statements name (read again only when
+    the file changed: each seat's image asks, and each run's built-in bots' package)."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return set()
+    return set(_file_imports(path, info.st_mtime_ns, info.st_size))
+
+
+@functools.lru_cache(maxsize=4096)
+def _file_imports(path: str, mtime: int, size: int) -> frozenset[str]:
+    """`_imports` of the file as it was at this modification time and size."""
     try:
         tree = ast.parse(Path(path).read_bytes())
     except (OSError, SyntaxError, ValueError):
-        return set()
+        return frozenset()
     names: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             names |= {alias.name.split(".")[0] for alias in node.names}
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
             names.add(node.module.split(".")[0])
-    return names
+    return frozenset(names)
 
 
 def plugin_distributions(group: str) -> set[str]:

@@ -61,10 +61,17 @@ def site_folders() -> list[str]:
     return [p for p in sys.path if p.endswith(("site-packages", "dist-packages"))]
 
 
+ARENAS_OWN = frozenset({"arena", "arena_bots"})
+"""arena's packages, which the sandbox shows every bot under its root (`arena.hosts.sandbox`)."""
+
+
 def module_location(bot: str) -> list[str]:
     """Where the top-level module of a `module:Class` bot lives (its file, or its package's
-    folder), found without importing it, so that the sandbox can show it."""
+    folder), found without importing it, so that the sandbox can show it: nothing for a
+    module of arena's own packages (a built-in's), which every sandbox shows already."""
     top = bot.partition(":")[0].split(".")[0]
+    if top in ARENAS_OWN:
+        return []
     try:
         spec = importlib.util.find_spec(top)
     except (ImportError, ValueError):

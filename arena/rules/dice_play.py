@@ -142,9 +142,12 @@ class DicePlay:
     def _dice_index(self, space: hands.ClaimSpace) -> dict[tuple[int, ...], int]:
         sof = space.straight_over_full
         table = self._index_cache.get(space.code)
-        if table is None:
-            rolls = itertools.product(space.ranks, repeat=space.dice)
-            table = {r: space.index[hands.dice_value(r, sof)] for r in rolls}
+        if table is None:  # each sorted roll valued once (252 for 5 dice), not all 7,776
+            ranks = space.ranks
+            sorted_rolls = itertools.combinations_with_replacement(ranks, space.dice)
+            value = {r: space.index[hands.dice_value(r, sof)] for r in sorted_rolls}
+            rolls = itertools.product(ranks, repeat=space.dice)
+            table = {r: value[tuple(sorted(r))] for r in rolls}
             self._index_cache[space.code] = table
         return table
 

@@ -7,6 +7,8 @@ tournament, no plugin machinery, no command line."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +17,9 @@ from isolation_support import LIMITS
 
 from arena import play_game
 from arena.bot import Limits
+from arena.entrants import Reference, resolve
 from arena.hosts.pipe import ProcessHost
+from arena.hosts.sandbox import exposed_for
 from arena.referee import GameRecord, Player
 
 SLOW = Limits(decision=0.2, wall_factor=2.0)
@@ -123,3 +127,31 @@ def test_a_file_bots_process_loads_no_referee_engine_tournament_plugins_or_cli(
     with ProcessHost(str(bot), LIMITS) as host:
         record = play_game("dice", [Player("lean", host), "random"], seed=3)
     assert record.faults == ()
+
+
+def test_a_built_in_bots_process_imports_its_one_module_without_the_plugin_registry(
+        tmp_path: Path) -> None:
+    """The referee resolved its name, so its process is given the built-in's `module:Class`
+    (not the name, which built every installed plugin's registry there), whose package
+    imports no other built-in's module (and the sandbox, which shows arena's packages to
+    every bot, copies nothing more for it); it says hello by its name and plays."""
+    entrant = resolve(Reference("random", mode="process"))
+    assert entrant.loaded_by == "arena_bots.random_bot:RandomBot"
+    assert exposed_for({"bot": entrant.loaded_by}) == []  # shown under /arena, not copied
+    assert ProcessHost("random").bot == entrant.loaded_by  # a host given the name, the same
+    assert ProcessHost("no-such-bot").bot == "no-such-bot"  # its process says it is unknown
+    bot = tmp_path / "file_bot.py"
+    bot.write_text(LEAN)
+    assert resolve(Reference(str(bot), mode="process")).loaded_by == str(bot)
+    code = ("import sys, arena_bots.random_bot; print(sorted(m for m in sys.modules if "
+            "m.startswith(('arena_bots', 'importlib.metadata', 'arena.plugins'))))")
+    imported = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                              check=True).stdout
+    assert imported.split() == ["['arena_bots',", "'arena_bots.random_bot']"]
+    host = entrant.host()
+    try:
+        record = play_game("dice", [Player("random", host), "honest"], seed=3)
+        assert record.faults == ()
+        assert host.card is not None and host.card.name == "random"
+    finally:
+        host.shutdown()

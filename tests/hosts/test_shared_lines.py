@@ -12,6 +12,8 @@ import ctypes
 import platform
 import random
 import statistics
+import subprocess
+import sys
 from collections.abc import Callable
 
 import pytest
@@ -65,7 +67,8 @@ def _timer() -> Callable[[int], int]:
 def _kernel_pages() -> dict[str, list[int]]:
     """The readable pages of each mapping the kernel puts in every process (named in
     brackets; not the process's own [heap] and [stack]), by name, found here rather than
-    by `shared_lines`; a page the kernel does not back is read by a child, not here."""
+    by `shared_lines`; a page the kernel does not back is read by a child, not here (the
+    vDSO's code too, which `shared_lines` takes as all backed)."""
     size = 4096
     found: dict[str, list[int]] = {}
     with open("/proc/self/maps", encoding="ascii") as maps:
@@ -76,9 +79,38 @@ def _kernel_pages() -> dict[str, list[int]]:
                     or "r" not in fields[1]:
                 continue
             low, high = (int(end, 16) for end in fields[0].split("-"))
-            offsets = shared_lines._readable(name, range(0, high - low, size))
+            offsets = _read_by_children(name, range(0, high - low, size))
             found.setdefault(name, []).extend(low + offset for offset in offsets)
     return found
+
+
+_PROBE = """
+import ctypes, sys
+for line in open("/proc/self/maps"):
+    if line.rstrip().endswith(sys.argv[1]):
+        ctypes.string_at(int(line.split("-")[0], 16) + int(sys.argv[2]), 1)
+"""
+
+
+def _read_by_children(name: str, offsets: range) -> list[int]:
+    """The offsets of a mapping's pages a read does not fault on, each read by a child (a
+    SIGBUS ends it), as user code reads them."""
+    children = [(offset, subprocess.Popen(
+        [sys.executable, "-I", "-S", "-c", _PROBE, name, str(offset)],
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        for offset in offsets]
+    return [offset for offset, child in children if child.wait() == 0]
+
+
+def test_the_pages_flushed_are_those_a_process_reads_without_a_fault() -> None:
+    """The kernel's pages the flush covers, found without reading them in the referee
+    (each written from to a pipe: an unbacked page is that call's error), are every page of
+    the kernel's mappings a child reads without a SIGBUS, and no other."""
+    flushed = {start for begin, end in shared_lines._shared_pages()
+               for start in range(begin, end, 4096)}
+    read = {start for name, starts in _kernel_pages().items() for start in starts
+            if not name.startswith(shared_lines._OWN)}  # (a process's own named memory)
+    assert read and flushed == read
 
 
 def _reloads(timer: Callable[[int], int], lines: list[int], flush: bool) -> float:

@@ -4,6 +4,7 @@ unchanged."""
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import pytest
@@ -28,6 +29,20 @@ def test_a_reduced_game_throws_so_many_dice_of_the_top_faces(dice: int, faces: i
         assert set(thrown.hand) <= set(hands.DIE_RANKS[6 - faces:])
         values = {thrown.space.claims[rules.hand_index(thrown)]}
         assert values <= set(rules.legal(thrown).claims())
+
+
+@pytest.mark.parametrize(("straight_over_full", "dice", "faces"),
+                         [(False, 5, 6), (True, 5, 6), *((False, d, f) for d, f in SIZES)])
+def test_the_referee_values_every_ordered_roll_as_the_hand_ranking_does(
+        straight_over_full: bool, dice: int, faces: int) -> None:
+    """Its table of the hand under the cup, built from each sorted roll's value, is
+    `hands.dice_value` of every roll in every order."""
+    rules = get_rules("dice")
+    space = hands.claim_space(hands.DICE, straight_over_full, dice, faces)
+    table = rules._dice_index(space)
+    rolls = list(itertools.product(space.ranks, repeat=dice))
+    assert list(table) == rolls
+    assert all(table[r] == space.index[hands.dice_value(r, straight_over_full)] for r in rolls)
 
 
 def test_the_ladder_of_two_dice_of_four_faces_is_high_cards_then_pairs() -> None:

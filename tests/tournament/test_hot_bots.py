@@ -126,12 +126,15 @@ def test_windows_cut_the_schedule_in_order() -> None:
 CONFIG = """
 name: hot
 rules: dice
-options: {{max_points: 2}}
+options: {{max_points: 1}}
 entrants:
 {entrants}
 format: {{type: {format}}}
 seed: 11
 """
+"""Games of one point (a round each): what is checked, the starts and the bytes, is the same
+for games of any length, and a run of the field costs less (to 2 points: 9.8 s of CPU the
+round robin's three runs, to 1: 8.2)."""
 
 
 def _config(tmp_path: Path, fmt: str = "round-robin, seats: 2, games: 1") -> Path:
