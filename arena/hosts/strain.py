@@ -43,16 +43,18 @@ class Pulse:
         reads a beat and its gaps together, never a gap without its beat or the reverse."""
         self.schedstat = -1
         """The pulse thread's own /proc schedstat, read by any thread asking."""
+        self.beating = False
+        """Whether the pulse thread is alive: a stopped pulse's silence is no pause."""
         self._starting = threading.Lock()
 
     def start(self) -> None:
         """Beat in this process, from now on (once; again in a forked child, where the
-        parent's thread is gone)."""
+        parent's thread is gone, or after the thread ended)."""
         pid = os.getpid()
-        if self.pid == pid:
+        if self.pid == pid and self.beating:
             return
         with self._starting:
-            if self.pid != pid:
+            if self.pid != pid or not self.beating:
                 ready = threading.Event()
                 threading.Thread(target=self._beat, args=(ready,), name="arena-pulse",
                                  daemon=True).start()
@@ -65,7 +67,15 @@ class Pulse:
         except OSError:
             self.schedstat = -1
         self.state = ((time.monotonic(), _queued(self.schedstat)), self.state[1])
+        self.beating = True
         ready.set()
+        try:
+            self._beats()
+        finally:  # whatever ended it: from now on its silence is no pause, and start() again
+            self.beating = False
+
+    def _beats(self) -> None:
+        """Beat every TICK, noting each gap a late beat shows."""
         while True:
             time.sleep(TICK)
             now, queued = time.monotonic(), _queued(self.schedstat)
@@ -81,7 +91,7 @@ class Pulse:
         while this reads its clock: the beat and gaps read are the ones of one moment)."""
         beat, gaps = self.state
         missed = _missed(beat, now, _queued(self.schedstat))
-        if missed > SLACK:
+        if missed > SLACK and self.beating:  # a stopped pulse would make all time lost
             gaps += ((now - missed, now),)
         return sum(max(0.0, min(end, now) - max(start, since)) for start, end in gaps)
 

@@ -155,19 +155,30 @@ def test_a_pause_counts_whenever_the_pulse_beats_while_a_decision_asks(
     asleep: queue.Queue[None] = queue.Queue()
     go: queue.Queue[bool] = queue.Queue()
 
+    real = strain.time
+    ours = {threading.main_thread()}  # the test's own pulse and the question asking it
+
     def sleep(seconds: float) -> None:  # the pulse's: it beats when the test says
+        if threading.current_thread() not in ours:  # the worker's own pulse beats on
+            return real.sleep(seconds)
         asleep.put(None)
         if not go.get(timeout=30):
             raise LookupError  # the test is over: the thread ends
 
+    real_queued = strain._queued
+
     def queued(fd: int) -> float:  # the question reads the clock: the pulse beats meanwhile
+        if threading.current_thread() not in ours:
+            return real_queued(fd)
         if threading.current_thread() is threading.main_thread():
             go.put(True)
             asleep.get(timeout=30)
         return 0.0
 
-    monkeypatch.setattr(strain, "time", types.SimpleNamespace(monotonic=lambda: clock[0],
-                                                              sleep=sleep))
+    def monotonic() -> float:
+        return clock[0] if threading.current_thread() in ours else real.monotonic()
+
+    monkeypatch.setattr(strain, "time", types.SimpleNamespace(monotonic=monotonic, sleep=sleep))
     monkeypatch.setattr(strain, "_queued", queued)
     pulse = strain.Pulse()
 
@@ -176,6 +187,7 @@ def test_a_pause_counts_whenever_the_pulse_beats_while_a_decision_asks(
             pulse._beat(threading.Event())
 
     beating = threading.Thread(target=beat, daemon=True)
+    ours.add(beating)
     beating.start()
     try:
         asleep.get(timeout=30)  # it beat at 100.0 and sleeps
@@ -216,3 +228,42 @@ def test_a_referee_paused_while_a_bot_starts_costs_it_nothing(
             assert paused and card.name == said, card
         finally:
             host.shutdown()
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")  # on purpose
+def test_a_pulse_that_stopped_is_no_pause_and_beats_again_at_the_next_start(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Were the pulse's thread ever to end (whatever raised in it), its silence would read as
+    the referee paused ever since: no decision would ever be late, and a sleeping bot would
+    hold its table for ever. A stopped pulse's silence is no pause, and start() beats again."""
+    import threading
+    import types
+
+    from arena.hosts import strain
+
+    real = strain.time
+    ending: set[threading.Thread] = set()
+
+    def sleep(seconds: float) -> None:
+        if threading.current_thread() in ending:
+            raise SystemExit  # ends the thread, as anything raised in it would
+        real.sleep(seconds)
+
+    def started_then_ended(pulse: strain.Pulse) -> None:
+        before = set(threading.enumerate())
+        pulse.start()
+        beating = set(threading.enumerate()) - before
+        assert len(beating) == 1  # its thread
+        ending.update(beating)
+        for thread in beating:
+            thread.join(10)
+            assert not thread.is_alive()
+
+    monkeypatch.setattr(strain, "time", types.SimpleNamespace(monotonic=real.monotonic,
+                                                              sleep=sleep))
+    pulse = strain.Pulse()
+    started_then_ended(pulse)
+    last = pulse.state[0][0]
+    assert pulse.lost(last, last + 60.0) == 0.0
+    started_then_ended(pulse)  # the same process: started again all the same
+
