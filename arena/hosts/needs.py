@@ -12,6 +12,7 @@ import functools
 import hashlib
 import os
 import re
+import stat
 import sys
 import threading
 from collections.abc import Iterable
@@ -85,9 +86,8 @@ def _imports(path: str) -> set[str]:
     built-in bots' package). Keyed by the bytes' digest, never by the file's path, size or
     time: a file rewritten, renamed over or a symlink turned, to one of the same size and
     time (which tar, rsync -t or `touch -r` give), is read as it is."""
-    try:
-        data = Path(path).read_bytes()
-    except OSError:
+    data = _regular_file_bytes(path)
+    if data is None:
         return set()
     key = hashlib.sha256(data).digest()
     with _PARSED_LOCK:
@@ -99,6 +99,25 @@ def _imports(path: str) -> set[str]:
             while len(_PARSED) > PARSED_KEPT:
                 del _PARSED[next(iter(_PARSED))]
     return set(found)
+
+
+def _regular_file_bytes(path: str) -> bytes | None:
+    """The bytes of a regular file (a symlink followed), else None: never a FIFO's (whose
+    open would wait for a writer, hanging the referee) nor a device's (/dev/zero never
+    ends), whatever a bot folder's `.py` name was made since it was checked."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        with os.fdopen(os.dup(fd), "rb") as file:
+            return file.read()
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 PARSED_KEPT = 4096

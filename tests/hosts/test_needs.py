@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 
 from arena.hosts import needs
@@ -93,3 +94,23 @@ def test_a_file_too_deep_for_the_parser_imports_nothing_and_raises_nothing(
         bot = tmp_path / f"deep{i}.py"
         bot.write_text(text)
         assert needs._imports(str(bot)) == set()
+
+
+def test_a_fifo_or_device_named_as_a_bot_file_is_not_read(tmp_path: Path) -> None:
+    """Attack: a bot folder's `.py` name made a FIFO (its open waits for a writer: the
+    referee would hang) or a symlink to a device that never ends (/dev/zero) after the
+    folder was checked imports nothing, at once."""
+    fifo = tmp_path / "helper.py"
+    os.mkfifo(fifo)
+    found: list[set[str]] = []
+    reader = threading.Thread(target=lambda: found.append(needs._imports(str(fifo))),
+                              daemon=True)
+    reader.start()
+    reader.join(5)
+    if reader.is_alive():  # let it go before failing
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        reader.join(5)
+    assert found == [set()]
+    zero = tmp_path / "zero.py"
+    zero.symlink_to("/dev/zero")
+    assert needs._imports(str(zero)) == set()
