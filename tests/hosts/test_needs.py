@@ -6,7 +6,9 @@ import os
 import threading
 from pathlib import Path
 
-from arena.hosts import needs
+import pytest
+
+from arena.hosts import needs, view
 
 
 def test_a_bot_files_imports_are_read_again_once_it_changes(tmp_path: Path) -> None:
@@ -114,3 +116,28 @@ def test_a_fifo_or_device_named_as_a_bot_file_is_not_read(tmp_path: Path) -> Non
     zero = tmp_path / "zero.py"
     zero.symlink_to("/dev/zero")
     assert needs._imports(str(zero)) == set()
+
+
+def test_a_bot_played_again_at_its_path_with_a_new_import_is_shown_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Attack (before this round too): a bot folder at a path played before in this process
+    (a season's next version of a bot, unpacked where the last one was) that now imports an
+    installed distribution is shown it, not the image made for what its files imported
+    then (its import would fail, a fault of the bot's)."""
+    made: list[set[str]] = []
+
+    def image(files: view.Files, libraries: bool = True, seat: int = 0) -> Path:
+        made.append(set(files.files))
+        return tmp_path
+
+    monkeypatch.setattr(view, "image", image)
+    folder = tmp_path / "mybot"
+    folder.mkdir()
+    (folder / "bot.py").write_text("x = 1\n")
+    shown = ((), (), (), (str(folder),), ())
+    view.system_image(*shown, seat=97)
+    (folder / "bot.py").write_text("import pytest\n")
+    view.system_image(*shown, seat=97)
+    own = {f for f in needs.distribution_files("pytest") if f"{os.sep}_pytest{os.sep}" in f}
+    assert own and len(made) == 2
+    assert not made[0] & own and own <= made[1]
