@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import ast
 import functools
+import hashlib
 import os
 import re
+import stat
 import sys
+import threading
 from collections.abc import Iterable
 from importlib import metadata
 from pathlib import Path
@@ -78,22 +81,57 @@ def _python_files(path: str) -> list[str]:
 
 
 def _imports(path: str) -> set[str]:
-    """The top-level names a Python file's `import` statements name (read again only when
-    the file changed: each seat's image asks, and each run's built-in bots' package)."""
-    try:
-        info = os.stat(path)
-    except OSError:
+    """The top-level names a Python file's `import` statements name, as its bytes are now
+    (parsed again only for bytes not parsed before: each seat's image asks, and each run's
+    built-in bots' package). Keyed by the bytes' digest, never by the file's path, size or
+    time: a file rewritten, renamed over or a symlink turned, to one of the same size and
+    time (which tar, rsync -t or `touch -r` give), is read as it is."""
+    data = _regular_file_bytes(path)
+    if data is None:
         return set()
-    return set(_file_imports(path, info.st_mtime_ns, info.st_size))
+    key = hashlib.sha256(data).digest()
+    with _PARSED_LOCK:
+        found = _PARSED.get(key)
+    if found is None:
+        found = _parsed_imports(data)
+        with _PARSED_LOCK:
+            _PARSED[key] = found
+            while len(_PARSED) > PARSED_KEPT:
+                del _PARSED[next(iter(_PARSED))]
+    return set(found)
 
 
-@functools.lru_cache(maxsize=4096)
-def _file_imports(path: str, mtime: int, size: int) -> frozenset[str]:
-    """`_imports` of the file as it was at this modification time and size."""
+def _regular_file_bytes(path: str) -> bytes | None:
+    """The bytes of a regular file (a symlink followed), else None: never a FIFO's (whose
+    open would wait for a writer, hanging the referee) nor a device's (/dev/zero never
+    ends), whatever a bot folder's `.py` name was made since it was checked."""
     try:
-        tree = ast.parse(Path(path).read_bytes())
-    except (OSError, SyntaxError, ValueError):
-        return frozenset()
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        with os.fdopen(os.dup(fd), "rb") as file:
+            return file.read()
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+PARSED_KEPT = 4096
+_PARSED: dict[bytes, frozenset[str]] = {}
+"""Each parsed file's imports by the sha256 of its bytes, the oldest dropped first."""
+_PARSED_LOCK = threading.Lock()
+
+
+def _parsed_imports(data: bytes) -> frozenset[str]:
+    """`_imports` of these bytes."""
+    try:
+        tree = ast.parse(data)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # a crafted file's depth
+        return frozenset()  # (its own process fails to compile it, and says so)
     names: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):

@@ -51,6 +51,8 @@ _FLUSH_RANGE_OPT = bytes([
 """The same with clflushopt, fenced once at the end."""
 _OWN = ("[heap]", "[stack]", "[anon:", "[stack:")
 """Bracketed mappings that are a process's own memory, not the kernel's shared pages."""
+KERNEL_HALF = 1 << 63
+"""Where the kernel's half of the address space begins (x86-64): above user space."""
 _PROT_READ, _PROT_WRITE, _PROT_EXEC = 1, 2, 4
 _MAP_PRIVATE_ANONYMOUS = 0x22
 
@@ -102,7 +104,9 @@ def _shared_pages() -> tuple[tuple[int, int], ...]:
     """(start, end) of each run of adjacent backed pages the kernel maps into every process
     ([vdso], [vvar], [vvar_vclock], ...): it leaves some data pages without a page (a read of
     one here is SIGBUS), so which are is asked of the kernel (`_readable`); the vDSO's code
-    is all backed."""
+    is all backed, and so is a mapping in the kernel's half of the address space, which the
+    kernel's copy from user memory refuses (EFAULT) however it is backed: the vsyscall page,
+    listed readable only where the kernel emulates it (then every process reads it)."""
     size = os.sysconf("SC_PAGE_SIZE")
     found: list[tuple[int, int]] = []
     with contextlib.suppress(OSError), open("/proc/self/maps", encoding="ascii") as maps:
@@ -114,7 +118,8 @@ def _shared_pages() -> tuple[tuple[int, int], ...]:
                 continue
             low, high = (int(end, 16) for end in fields[0].split("-"))
             pages = range(0, high - low, size)
-            kept = pages if name == "[vdso]" else _readable(low, pages)
+            whole = name == "[vdso]" or low >= KERNEL_HALF
+            kept = pages if whole else _readable(low, pages)
             for start in (low + offset for offset in kept):
                 if found and found[-1][1] == start:
                     found[-1] = (found[-1][0], start + size)

@@ -312,17 +312,28 @@ def shown_from_image(path: str, folders: Iterable[str]) -> bool:
                for p in (path, real) for f in folders)
 
 
-@functools.cache
 def system_image(system: tuple[str, ...], python: tuple[str, ...], etc: tuple[str, ...],
                  exposed: tuple[str, ...], programs: tuple[str, ...], seat: int = 0) -> Path:
     """The image of the interpreter (its `python` folders) and arena's needs, with what this
-    bot's files import, the programs it runs and the files it names (`exposed`) that lie in
-    the system's or the interpreter's folders, for the bots at one seat index (`seat`)."""
+    bot's files import as they are now, the programs it runs and the files it names
+    (`exposed`) that lie in the system's or the interpreter's folders, for the bots at one
+    seat index (`seat`). Made once a process for each such set, what the files import
+    included: a bot file or folder at a path played before (a season's next version of a
+    bot, an edited file) that imports another distribution is shown it."""
+    imported = tuple(sorted(needs.imported_distributions(exposed)))
+    return _system_image(system, python, etc, exposed, programs, seat, imported)
+
+
+@functools.cache
+def _system_image(system: tuple[str, ...], python: tuple[str, ...], etc: tuple[str, ...],
+                  exposed: tuple[str, ...], programs: tuple[str, ...], seat: int,
+                  imported: tuple[str, ...]) -> Path:
+    """`system_image`, with the distributions the bot's files import (`imported`)."""
     folders = (*system, *python)
     files = Files()
     base = python_files(python)
     files.files, files.links = set(base.files), dict(base.links)
-    for name in sorted(needs.imported_distributions(exposed)):
+    for name in imported:
         add_distribution(files, name)
     for path in (p for p in exposed if shown_from_image(p, folders)):
         if os.path.isdir(path):

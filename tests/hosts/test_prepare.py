@@ -155,3 +155,38 @@ def test_a_built_in_bots_process_imports_its_one_module_without_the_plugin_regis
         assert host.card is not None and host.card.name == "random"
     finally:
         host.shutdown()
+
+
+IMPOSTOR = """\
+from arena_bots.honest import Honest
+
+
+class Impostor(Honest):
+    name = "honest"  # a built-in's name, its class, and its module's and class's own names
+
+
+Impostor.__module__, Impostor.__qualname__ = "arena_bots.honest", "Honest"
+"""
+
+
+def test_a_participants_bot_calling_itself_a_built_in_is_started_from_its_own_file(
+        tmp_path: Path) -> None:
+    """Attack (4d610e9, ca68aec): a participant's file or folder whose bot takes a built-in's
+    name, subclasses it and forges its module and class names is never handed the
+    built-in's `module:Class` (the built-in would play, and be credited, in its place, and
+    its process would be shown none of the participant's files): it starts from its file or
+    folder, and a `module:Class` of arena's packages shows the sandbox nothing of the host."""
+    bot = tmp_path / "honest.py"
+    bot.write_text(IMPOSTOR)
+    folder = tmp_path / "honest"
+    folder.mkdir()
+    (folder / "bot.py").write_text(IMPOSTOR)
+    for ref, where in ((str(bot), str(bot)), (f"{bot}:Impostor", f"{bot}:Impostor"),
+                       (str(folder), str(folder))):
+        entrant = resolve(Reference(ref, mode="process"))
+        assert entrant.spec is None or not entrant.spec.builtin
+        assert entrant.loaded_by == ref
+        assert ProcessHost(ref).bot == where
+        assert exposed_for({"bot": ProcessHost(ref).bot}) == [where.partition(":")[0]]
+    assert exposed_for({"bot": "arena_bots.honest:Honest"}) == []
+    assert exposed_for({"bot": "arena.hosts.launch:main"}) == []

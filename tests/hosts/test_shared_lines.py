@@ -9,6 +9,7 @@ whatever the load (a preemption between two reads only adds to one reading)."""
 from __future__ import annotations
 
 import ctypes
+import io
 import platform
 import random
 import statistics
@@ -111,6 +112,35 @@ def test_the_pages_flushed_are_those_a_process_reads_without_a_fault() -> None:
     read = {start for name, starts in _kernel_pages().items() for start in starts
             if not name.startswith(shared_lines._OWN)}  # (a process's own named memory)
     assert read and flushed == read
+
+
+VSYSCALL_EMULATED = ("ffffffffff600000-ffffffffff601000 r-xp 00000000 00:00 0"
+                     "                  [vsyscall]\n")
+"""The vsyscall page as /proc/self/maps lists it where the kernel emulates it
+(vsyscall=emulate, CONFIG_LEGACY_VSYSCALL_EMULATE): readable by every process, one physical
+page for all (with xonly, the default, it is `--xp`, which nothing reads)."""
+
+
+def test_the_emulated_vsyscall_page_is_flushed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Attack (28b2358): where the kernel emulates the vsyscall page, every process may read
+    it, so two bots could pass a hand through its lines (one touches, the frozen other times
+    its reload). A child's read found it backed; the kernel's copy from user memory (the
+    write to a pipe) refuses it as it lies above user space (EFAULT), which dropped it from
+    the flush. It is flushed, found readable as it is listed."""
+    shared_lines._shared_pages.cache_clear()
+    real_open = open
+
+    def maps(path: str, *args: object, **kwargs: object) -> object:
+        if path == "/proc/self/maps":
+            return io.StringIO(VSYSCALL_EMULATED)
+        return real_open(path, *args, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(shared_lines, "open", maps, raising=False)
+    try:
+        assert shared_lines._shared_pages() == ((0xFFFFFFFFFF600000, 0xFFFFFFFFFF601000),)
+    finally:
+        monkeypatch.undo()
+        shared_lines._shared_pages.cache_clear()
 
 
 def _reloads(timer: Callable[[int], int], lines: list[int], flush: bool) -> float:
