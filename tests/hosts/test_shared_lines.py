@@ -163,5 +163,13 @@ def test_every_line_every_process_maps_is_uncached_after_the_flush() -> None:
     assert "[vdso]" in pages, pages
     for name, starts in pages.items():
         lines = [start + offset for start in starts for offset in range(0, 4096, 64)]
-        hits, after = _reloads(timer, lines, flush=False), _reloads(timer, lines, flush=True)
-        assert after > 2 * hits, (name, hits, after)
+        seen = []
+        for _ in range(5):  # every process on the machine runs the vDSO's code: a busy one
+            # brings flushed lines back before they are timed (so a try can only understate
+            # the flush, never overstate it); a flush that does not work fails every try
+            hits, after = _reloads(timer, lines, flush=False), _reloads(timer, lines, flush=True)
+            seen.append((hits, after))
+            if after > 2 * hits:
+                break
+        else:
+            raise AssertionError((name, seen))
