@@ -71,6 +71,10 @@ class _JobLost(Exception):
     """Every worker holding the scattered job died: the scheduler has forgotten it."""
 
 
+class _Stranded(Exception):
+    """Every worker a batch was allowed on has left (retired): no one will ever play it."""
+
+
 class ClusterMap:
     """One executor's maps on a cluster: the job scattered once, batches in spec order."""
 
@@ -95,6 +99,8 @@ class ClusterMap:
         self.pending: collections.deque[tuple[Any, list[Any]]] = collections.deque()
         self.specs: Iterator[Any] | None = None
         self.finished = threading.Event()
+        self.allowed_on: dict[str, frozenset[str]] = {}
+        """The workers each batch in flight is restricted to (by its key), if it is."""
         """Set when a batch in flight is done (Dask calls back on a thread of its own)."""
         self.vetting = None if judge is None else Vetting(judge, self._elsewhere, self._here,
                                                           self.told)
@@ -162,12 +168,19 @@ class ClusterMap:
         return max(SMALLEST, min(self.size, -(-self.left // (AHEAD * threads))))
 
     def _submit(self, chunk: list[Any], allowed: list[str] | None = None) -> Any:
-        allowed = allowed or self.members.allowed(self.refused)
+        chosen = allowed or self.members.allowed(self.refused)
         future = self.client.submit(
             play_batch, self.token, self.job, self.lost, self.print, chunk,
-            pure=False, workers=allowed, allow_other_workers=False)
-        future.add_done_callback(lambda _: self.finished.set())
+            pure=False, workers=chosen, allow_other_workers=False)
+        if chosen is not None:  # None: any worker, one joining later too
+            self.allowed_on[future.key] = frozenset(chosen)
+        future.add_done_callback(self._done)
         return future
+
+    def _done(self, future: Any) -> None:
+        """A batch is done (played, erred or cancelled): wake the wait for it."""
+        self.allowed_on.pop(future.key, None)
+        self.finished.set()
 
     def _next_batch(self) -> Batch:
         """The oldest batch's result, once it is there; a refused batch is sent elsewhere."""
@@ -182,6 +195,9 @@ class ClusterMap:
                 continue
             except _JobLost:
                 self._scatter_again()
+                continue
+            except _Stranded:  # its workers retired before it ran: sent to those there now
+                self.pending[0] = (self._submit(chunk), chunk)
                 continue
             except Caught as caught:  # it sent a pickle naming code, or no batch
                 self._catch(caught)
@@ -251,6 +267,8 @@ class ClusterMap:
                 return list(self._wait(future).results), self._player(future)
             except Refused as refusal:
                 self._refuse(refusal)
+            except _Stranded:  # its workers retired before it ran: asked again of those left
+                continue
 
     def _here(self, specs: list[Any]) -> list[Any]:
         """Specs played on this machine, to settle what two workers played differently."""
@@ -280,6 +298,7 @@ class ClusterMap:
         while True:
             if not future.done():
                 self._meanwhile()
+                self._stranded(future)
                 continue
             try:
                 return self._batch_of(future, future.result(timeout=patience))
@@ -306,6 +325,16 @@ class ClusterMap:
                                   f"({_said(exc)})") from None
             except Exception as exc:  # noqa: BLE001 - read, then raised again
                 raise self._erred(future, exc) from None
+
+    def _stranded(self, future: Any) -> None:
+        """Raise _Stranded (the batch cancelled) once none of its workers is in the cluster:
+        Dask keeps such a task waiting for them for ever, and a retired worker never comes."""
+        allowed = self.allowed_on.get(future.key)
+        if allowed is not None and self.members.workers and \
+                not allowed & self.members.workers.keys():
+            with contextlib.suppress(Exception):
+                future.cancel()
+            raise _Stranded
 
     def _erred(self, future: Any, exc: Exception) -> Exception:
         """What a batch's error means: a refusal (its worker named by the scheduler, not by
