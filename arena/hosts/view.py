@@ -91,6 +91,19 @@ class Files:
             for name in names:
                 self.add(os.path.join(top, name))
 
+    def add_own_tree(self, folder: str) -> None:
+        """Add a bot's own folder: its files, its symlinks as links (never what they point to:
+        the referee may read what the bot may not; a folder's check refuses links, but one
+        may be put there after it)."""
+        for top, dirs, names in os.walk(folder):
+            self.folders.add(top)
+            for name in [*names, *(d for d in dirs if os.path.islink(os.path.join(top, d)))]:
+                path = os.path.join(top, name)
+                if os.path.islink(path):
+                    self.links[path] = os.readlink(path)
+                elif os.path.isfile(path):
+                    self.files.add(path)
+
     def add_links(self, folder: str) -> None:
         """Add a folder's files, its symlinks as they are (never what they point to)."""
         for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
@@ -182,6 +195,8 @@ def _copy(files: Files, root: Path, own: bool = False) -> None:
         _folders(root, target.parent)
         with contextlib.suppress(FileNotFoundError):
             shutil.copyfile(path, target, follow_symlinks=False)
+            if target.is_symlink():  # the file became a link since: nothing done through it
+                continue
             target.chmod(0o555 if os.access(path, os.X_OK) else 0o444)
             info = os.stat(path)  # a module's bytecode is valid while its source's time is
             os.utime(target, ns=(info.st_atime_ns, info.st_mtime_ns))
@@ -369,7 +384,7 @@ def own_copy(paths: Iterable[str]) -> Path:
     files = Files()
     for path in paths:
         real = os.path.realpath(path)
-        files.add_tree(real, None) if os.path.isdir(real) else files.add(real)
+        files.add_own_tree(real) if os.path.isdir(real) else files.add(real)
     root = Path(tempfile.mkdtemp(prefix=f"{OWN}{os.getpid()}-", dir=images.IMAGES))
     try:
         _copy(files, root, own=True)

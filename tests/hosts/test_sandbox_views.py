@@ -80,3 +80,27 @@ def test_a_bot_cannot_change_its_quiet_proc() -> None:
     assert all(errno is not None for errno in seen["tampered"].values()), seen["tampered"]
     if os.geteuid() == 0:
         assert seen["loadavg"] == {"file": "0.00 0.00 0.00 1/1 1\n"}
+
+
+def test_a_link_in_a_bot_s_folder_is_copied_as_a_link_and_nothing_is_done_through_it(
+        tmp_path: Path) -> None:
+    """A symlink put in a bot's folder after its check (the check refuses one) is copied as a
+    link: the referee, which may read what the bot may not, never copies what it points to
+    into the bot's copy, nor sets a mode or a time through it."""
+    from arena.hosts import view
+
+    secret = tmp_path / "secret"
+    secret.write_text("the organiser's")
+    secret.chmod(0o600)
+    os.utime(secret, ns=(1_000_000_000, 1_000_000_000))
+    folder = tmp_path / "bot"
+    folder.mkdir()
+    (folder / "bot.py").write_text("x = 1\n")
+    (folder / "key").symlink_to(secret)
+    root = view.own_copy([str(folder)])
+    try:
+        assert (secret.stat().st_mode & 0o777, secret.stat().st_mtime_ns) == (0o600, 10**9)
+        assert Path(str(root) + str(folder / "key")).is_symlink()
+        assert not Path(str(root) + str(secret)).exists()
+    finally:
+        view.remove_copy(root)
