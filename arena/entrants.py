@@ -173,7 +173,7 @@ class Resolved:
         spec = self.spec
         if spec is None or not spec.builtin or self.reference.kind != "name":
             return self.reference.where
-        return f"{spec.factory.__module__}:{spec.factory.__qualname__}"
+        return spec.module_class
 
     def limits(self, seat: int = 0) -> ProcessLimits:
         """A bot process's limits, with the entrant's isolation level, network access and

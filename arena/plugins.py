@@ -71,6 +71,12 @@ class BotSpec:
         """Whether the bot ships with arena (and so may run inline by default)."""
         return self.source == "builtin"
 
+    @property
+    def module_class(self) -> str:
+        """The `module:Class` a bot process imports it by alone (a name would build every
+        installed plugin's registry there first)."""
+        return f"{self.factory.__module__}:{self.factory.__qualname__}"
+
 
 class Registry:
     """Bots, rule sets and plugins' formats by name; duplicates are errors naming both origins."""

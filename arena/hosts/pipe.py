@@ -368,9 +368,7 @@ def _built_in_module(name: str) -> str:
         spec = default_registry().bots.get(name)
     except PluginError:  # the bot's process says why, as it did
         return name
-    if spec is None or not spec.builtin:
-        return name
-    return f"{spec.factory.__module__}:{spec.factory.__qualname__}"
+    return spec.module_class if spec is not None and spec.builtin else name
 
 
 class ProcessHost(PipeHost):
