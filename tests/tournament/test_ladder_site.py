@@ -26,8 +26,12 @@ seed: 5
 replays: false
 """
 SLOW = GOOD.replace("        return arena.random_action",
-                    "        import time\n        time.sleep(0.5)\n"
+                    "        import time\n        time.sleep(0.25)\n"
                     "        return arena.random_action")
+"""A bot that sleeps 0.25 s a decision: 2.5 times the hurried limit's wall (0.05 s x
+wall_factor 2; a sleep is billed no CPU, so the wall stops it; run-queue waits are not
+excused, so load cannot save it) and a quarter of the default limit's 1 s, within it at any
+load; every sleep is waited for, 0.5 s made the test wait 4 s."""
 
 
 def _config(root: Path, **bots: str) -> Path:
