@@ -65,18 +65,23 @@ def test_a_misbehaving_python_bot_forfeits_with_its_fault(
     assert time.monotonic() - started < 15
 
 
+SPIN = DECISION / 2
+"""The CPU limit a spinner spins out (each spin is this much CPU burnt): half the zoo's, as
+every seat's wall limit is 20 of them (3 s), which no innocent bot nears at any load."""
+
+
 @pytest.mark.parametrize("mode", ["inline", "process"])
 def test_a_spinning_bot_is_stopped_by_its_cpu_time_before_its_wall_limit(mode: str) -> None:
     host = (resolve(Reference(zoo("spinner.py"), mode="inline")).host() if mode == "inline"
             else ProcessHost(zoo("spinner.py"), LIMITS))
     try:
         record = play_game("dice", [Player("zoo", host), "random", "random"], seed=1,
-                           limits=Limits(DECISION, wall_factor=20.0))
+                           limits=Limits(SPIN, wall_factor=20.0))
     finally:
         getattr(host, "shutdown", host.close)()
     assert_forfeited(record, "timeout", "CPU time")
     seconds = next(e.seconds for e in record.log if isinstance(e, FaultEntry))
-    assert DECISION <= seconds < DECISION * 20
+    assert SPIN <= seconds < SPIN * 20
 
 
 @pytest.mark.parametrize("namespace", NAMESPACES)
@@ -101,7 +106,7 @@ def test_a_command_bot_that_breaks_the_protocol_forfeits(mode: str, kind: str, w
 def test_cpu_time_is_billed_to_the_whole_tree_so_a_wrapper_script_does_not_hide_a_spinner(
         ) -> None:
     command = ["sh", "-c", " ".join(wire("spin")) + "; true"]  # sh waits: the bot is its child
-    record = play_zoo(CommandHost(command, LIMITS), wall_factor=20.0)
+    record = play_zoo(CommandHost(command, LIMITS), decision=SPIN, wall_factor=20.0)
     assert_forfeited(record, "timeout", "CPU time")
 
 
