@@ -19,7 +19,7 @@ import tempfile
 from pathlib import Path
 
 SERVER = r"""
-import atexit, importlib, json, os, resource, select, signal, sys, traceback
+import atexit, importlib, json, os, resource, select, signal, sys, time, traceback
 from arena.cli import main  # (before arena.cli.main, the module, takes the name)
 for name in sys.argv[1:]:
     importlib.import_module(name)  # what every command would import again: paid once
@@ -59,19 +59,29 @@ def child(ask):
         os._exit(code)
 
 
+def ran(asks):
+    started = time.monotonic()
+    pids = []
+    for ask in asks:  # all at once: each its own process, as if typed in several terminals
+        pid = os.fork()
+        if pid == 0:
+            child(ask)
+        pids.append(pid)
+    told = []
+    for pid, ask in zip(pids, asks):
+        pidfd = os.pidfd_open(pid)  # readable once the child ends
+        left = max(0.0, started + ask["timeout"] - time.monotonic())
+        ended = select.select([pidfd], [], [], left)[0]
+        os.close(pidfd)
+        if not ended:
+            os.kill(pid, signal.SIGKILL)
+        status = os.waitpid(pid, 0)[1]
+        told.append({"code": os.waitstatus_to_exitcode(status), "timeout": not ended})
+    return told
+
+
 for line in sys.stdin:
-    ask = json.loads(line)
-    pid = os.fork()
-    if pid == 0:
-        child(ask)
-    pidfd = os.pidfd_open(pid)  # readable once the child ends
-    ended = select.select([pidfd], [], [], ask["timeout"])[0]
-    os.close(pidfd)
-    if not ended:
-        os.kill(pid, signal.SIGKILL)
-    status = os.waitpid(pid, 0)[1]
-    print(json.dumps({"code": os.waitstatus_to_exitcode(status), "timeout": not ended}),
-          flush=True)
+    print(json.dumps(ran(json.loads(line))), flush=True)
 """
 
 _server: subprocess.Popen[bytes] | None = None
@@ -107,25 +117,37 @@ def run_arena(*args: object, timeout: float = 60,
               memory: int = 0) -> subprocess.CompletedProcess[str]:
     """Run `arena ARGS` in a forked child (address space capped at `memory` bytes, 0: not);
     a hang is killed at `timeout` and raises TimeoutExpired, as `subprocess.run` does."""
-    argv = [str(a) for a in args]
+    return run_arenas([args], timeout=timeout, memory=memory)[0]
+
+
+def run_arenas(commands: list[tuple[object, ...]], timeout: float = 60,
+               memory: int = 0) -> list[subprocess.CompletedProcess[str]]:
+    """Run each `arena ARGS` of `commands` at the same time, each in a forked child as
+    `run_arena` runs one: a test of commands that each wait out a limit waits it once. A
+    hang is killed at `timeout` (from the start) and raises TimeoutExpired."""
+    argvs = [[str(a) for a in args] for args in commands]
     server = _started()
     assert server.stdin is not None and server.stdout is not None
     with tempfile.TemporaryDirectory() as folder:
-        out, err = Path(folder, "out"), Path(folder, "err")
-        out.touch()
-        err.touch()
-        ask = {"argv": argv, "cwd": os.getcwd(), "env": dict(os.environ), "memory": memory,
-               "timeout": timeout, "out": str(out), "err": str(err)}
-        server.stdin.write(json.dumps(ask).encode() + b"\n")
+        files = [(Path(folder, f"out{n}"), Path(folder, f"err{n}")) for n in range(len(argvs))]
+        for out, err in files:
+            out.touch()
+            err.touch()
+        asks = [{"argv": argv, "cwd": os.getcwd(), "env": dict(os.environ), "memory": memory,
+                 "timeout": timeout, "out": str(out), "err": str(err)}
+                for argv, (out, err) in zip(argvs, files, strict=True)]
+        server.stdin.write(json.dumps(asks).encode() + b"\n")
         server.stdin.flush()
         if not select.select([server.stdout], [], [], timeout + 30)[0]:
             server.kill()  # the server itself is stuck: never seen, but never a hang
-            raise subprocess.TimeoutExpired(["arena", *argv], timeout)
+            raise subprocess.TimeoutExpired(["arena", *argvs[0]], timeout)
         told = json.loads(server.stdout.readline())
-        if told["timeout"]:
-            raise subprocess.TimeoutExpired(["arena", *argv], timeout)
-        return subprocess.CompletedProcess(["arena", *argv], told["code"], _text(out.read_bytes()),
-                                           _text(err.read_bytes()))
+        for argv, result in zip(argvs, told, strict=True):
+            if result["timeout"]:
+                raise subprocess.TimeoutExpired(["arena", *argv], timeout)
+        return [subprocess.CompletedProcess(["arena", *argv], result["code"],
+                                            _text(out.read_bytes()), _text(err.read_bytes()))
+                for argv, result, (out, err) in zip(argvs, told, files, strict=True)]
 
 
 def _text(data: bytes) -> str:

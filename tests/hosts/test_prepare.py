@@ -23,7 +23,8 @@ from arena.hosts.sandbox import exposed_for
 from arena.referee import GameRecord, Player
 
 SLOW = Limits(decision=0.2, wall_factor=2.0)
-"""A decision limit far below prepare()'s sleep: a prepare() on any clock would be late."""
+"""A decision limit below prepare()'s sleep (0.5 s: 2.5 limits, over the 0.4 s wall limit): a
+prepare() on any clock would be late. Not longer: the tests sleep it six times."""
 PREPARED = """\
 import time
 
@@ -37,7 +38,7 @@ class Prepared(arena.Bot):
     @classmethod
     def prepare(cls):
         cls.calls += 1
-        time.sleep(1.0)  # five decision limits: on any decision's clock, it would be late
+        time.sleep(0.5)  # over the 0.4 s wall limit: on any decision's clock, it would be late
         if cls.calls == {fails}:
             raise RuntimeError("no table today")
 
