@@ -36,6 +36,7 @@ from arena.tournament.formats.ladder.log import VOIDED
 from arena.tournament.formats.ladder.season import run_ladder
 from arena.tournament.run import results as folder_files
 from arena.tournament.run import safe_read
+from arena.tournament.run.runner import Interrupted
 
 if TYPE_CHECKING:
     from arena.executor.dial import Cluster
@@ -136,10 +137,18 @@ def beat(turn: Turn) -> None:
 
 
 def loop(turn: Callable[[], Turn], once: bool, say: Callable[[str], None]) -> None:
-    """Turns until stopped (or one); a failed turn is said and tried again after a pause."""
+    """Turns until stopped (or one); a failed turn is said and tried again after a pause. A
+    turn's games stopped by Ctrl-C or SIGTERM (`arena serve` stopping) stop the season, their
+    finished games kept: taken as a failed turn, the next one started and the process was
+    killed when `arena serve`'s grace ran out, 10 s later."""
     while True:
         try:
             done = turn()
+        except Interrupted as exc:
+            say(f"stopped: {exc}")
+            if once:
+                raise
+            return
         except Exception as exc:  # the machine's or a house bot's: said, never a bot's fault
             done = Turn(trouble=f"the turn failed: {type(exc).__name__}: {exc}")
             if once:
