@@ -37,6 +37,12 @@ os.environ.update({  # the `dask scheduler` and `dask worker` commands the tests
     "DASK_" + key.upper().replace(".", "__").replace("-", "_"): str(value)
     for key, value in QUIET.items()})
 
+dask.config.set({"distributed.deploy.lost-worker-timeout": "600s"})
+"""A LocalCluster closes a nanny for good when no worker of its name joined within this of
+its worker's death (15 s by Dask's default): a nanny restarting a killed worker on a loaded
+machine (load 14: over 15 s to spawn and import) lost it, and the shared cluster kept one
+worker for the rest of the suite. Longer than WAIT: a test fails on its own wait first."""
+
 COMPARED = (results.GAMES, *results.DERIVED)
 DASK = Path(sys.executable).with_name("dask")
 """The `dask` command of the interpreter running the tests (an operator's `dask worker`), run by
