@@ -37,6 +37,12 @@ os.environ.update({  # the `dask scheduler` and `dask worker` commands the tests
     "DASK_" + key.upper().replace(".", "__").replace("-", "_"): str(value)
     for key, value in QUIET.items()})
 
+dask.config.set({"distributed.deploy.lost-worker-timeout": "600s"})
+"""A LocalCluster closes a nanny for good when no worker of its name joined within this of
+its worker's death (15 s by Dask's default): a nanny restarting a killed worker on a loaded
+machine (load 14: over 15 s to spawn and import) lost it, and the shared cluster kept one
+worker for the rest of the suite. Longer than WAIT: a test fails on its own wait first."""
+
 COMPARED = (results.GAMES, *results.DERIVED)
 DASK = Path(sys.executable).with_name("dask")
 """The `dask` command of the interpreter running the tests (an operator's `dask worker`), run by
@@ -134,7 +140,9 @@ def differing(left: Path, right: Path, names: tuple[str, ...] = COMPARED) -> lis
 
 
 class Scheduler:
-    """A `dask scheduler` subprocess on loopback; its address once it is up."""
+    """A `dask scheduler` subprocess on loopback; its address once it is up. Workers given
+    it (not its address) start beside it: each waits for its scheduler file, so their
+    imports overlap the scheduler's, a second or two of a test's wall time each."""
 
     def __init__(self, folder: Path) -> None:
         self.file = folder / "scheduler.json"
@@ -143,7 +151,7 @@ class Scheduler:
              "--no-dashboard",
              "--scheduler-file", str(self.file)],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-        wait_for(self._address, "the scheduler to write its address")
+        self._up: str | None = None
 
     def _address(self) -> str | None:
         import json
@@ -156,7 +164,10 @@ class Scheduler:
 
     @property
     def address(self) -> str:
-        return str(self._address())
+        """Its address, waited for until it has written it."""
+        if self._up is None:
+            self._up = str(wait_for(self._address, "the scheduler to write its address"))
+        return self._up
 
     def kill(self) -> None:
         """kill -9, as a machine that dies."""
@@ -165,14 +176,18 @@ class Scheduler:
 
 class Worker:
     """A `dask worker` subprocess (no nanny: one process, which is the worker), started with
-    its own environment changes (a PATH, a PYTHONPATH) and arguments (a --preload)."""
+    its own environment changes (a PATH, a PYTHONPATH) and arguments (a --preload); given a
+    `Scheduler`, it starts at once and joins once the scheduler has written its file."""
 
-    def __init__(self, address: str, name: str, env: Mapping[str, str] | None = None,
-                 cwd: Path | None = None, args: tuple[str, ...] = ()) -> None:
+    def __init__(self, scheduler: str | Scheduler, name: str,
+                 env: Mapping[str, str] | None = None, cwd: Path | None = None,
+                 args: tuple[str, ...] = ()) -> None:
         environ = {**os.environ, **(env or {})}
         self.name = name
+        at = [scheduler] if isinstance(scheduler, str) else [
+            "--scheduler-file", str(scheduler.file)]
         self.process = subprocess.Popen(
-            [sys.executable, str(DASK), "worker", address, "--name", name, "--nthreads", "1",
+            [sys.executable, str(DASK), "worker", *at, "--name", name, "--nthreads", "1",
              "--no-nanny", "--no-dashboard", "--host", "127.0.0.1", *args],
             env=environ, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             start_new_session=True)
@@ -195,7 +210,7 @@ def one_worker_scheduler(folder: Path, name: str,
     """A scheduler with one named worker joined (its environment changed by `env`): its
     address, both killed at the end."""
     scheduler = Scheduler(folder)
-    worker = Worker(scheduler.address, name, env)
+    worker = Worker(scheduler, name, env)
     try:
         with client_of(scheduler.address) as client:
             wait_for_workers(client, {name})

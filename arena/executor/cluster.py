@@ -59,6 +59,10 @@ RESETS = 3
 """Connections cut in a row while a result is fetched before the cluster counts as lost."""
 STREAM = 1000
 """Tasks of the scheduler's task stream looked through for the worker a batch erred on."""
+AGAIN_FIRST = 1
+"""Dask's priority of a batch played again elsewhere (a sampled check, a third play): this
+process waits for it before it takes any other result, so it goes before the batches
+waiting on that worker (priority 0), after the one being played there."""
 WORKER_SECONDS = 60.0
 """How long a cluster with no worker left is waited for (a nanny restarting one)."""
 
@@ -167,11 +171,12 @@ class ClusterMap:
             return self.size
         return max(SMALLEST, min(self.size, -(-self.left // (AHEAD * threads))))
 
-    def _submit(self, chunk: list[Any], allowed: list[str] | None = None) -> Any:
+    def _submit(self, chunk: list[Any], allowed: list[str] | None = None,
+                priority: int = 0) -> Any:
         chosen = allowed or self.members.allowed(self.refused)
         future = self.client.submit(
             play_batch, self.token, self.job, self.lost, self.print, chunk,
-            pure=False, workers=chosen, allow_other_workers=False)
+            pure=False, workers=chosen, allow_other_workers=False, priority=priority)
         if chosen is not None:  # None: any worker, one joining later too
             self.allowed_on[future.key] = frozenset(chosen)
         future.add_done_callback(self._done)
@@ -262,7 +267,7 @@ class ClusterMap:
             allowed = [a for a in self.members.workers if a not in avoid | self.refused.keys()]
             if not allowed:
                 return None
-            future = self._submit(specs, allowed)
+            future = self._submit(specs, allowed, AGAIN_FIRST)
             try:
                 return list(self._wait(future).results), self._player(future)
             except Refused as refusal:

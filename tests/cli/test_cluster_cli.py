@@ -159,7 +159,7 @@ def _dask_processes(folder: Path) -> Iterator[tuple[str, Scheduler]]:
     """A scheduler and one worker as `dask scheduler` and `dask worker` run them, each its
     own process (so the scheduler can be killed); its address and the scheduler."""
     scheduler = Scheduler(folder)
-    worker = Worker(scheduler.address, "only")
+    worker = Worker(scheduler, "only")
     try:
         with client_of(scheduler.address) as client:
             wait_for_workers(client, {"only"})

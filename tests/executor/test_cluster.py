@@ -135,10 +135,14 @@ def _meanwhile(action: Callable[[], None]) -> threading.Thread:
 
 def _busy_worker(client: Client, name: str | None = None) -> tuple[str, int, set[int]]:
     """A worker (the one of that name, if given) playing a batch now: its address, pid and
-    arena's processes below it."""
+    arena's processes below it. The workers' pids are asked again only when a worker joined
+    (a round trip to every worker, each 20 ms look, would load the run being watched)."""
+    pids: dict[str, int] = {}
+
     def playing() -> tuple[str, int, set[int]] | None:
-        pids = worker_pids(client)
         names = {a: w.get("name") for a, w in client.scheduler_info()["workers"].items()}
+        if not names.keys() <= pids.keys():
+            pids.update(worker_pids(client))
         for address, held in client.processing().items():
             if name is not None and names.get(address) != name:
                 continue
@@ -266,8 +270,8 @@ def scheduler(tmp_path: Path) -> Iterator[Scheduler]:
 def test_the_scheduler_killed_mid_run_stops_it_at_once_and_a_local_resume_completes_it(
     tmp_path: Path, calm: Path, scheduler: Scheduler,
 ) -> None:
+    workers = [Worker(scheduler, "w0")]  # one is enough: the scheduler is what dies
     address = scheduler.address
-    workers = [Worker(address, "w0")]  # one is enough: the scheduler is what dies
     out, stopped = tmp_path / "out", []
     try:
         with client_of(address) as client:

@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 from cli_support import invoke_cli
 from cluster_support import (
+    Scheduler,
     Worker,
     client_of,
     differing,
-    one_worker_scheduler,
     wait_for,
     wait_for_workers,
 )
@@ -49,20 +49,38 @@ PICKLES = ("pickle", "raise")
 
 
 @pytest.fixture(scope="module")
-def honest(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A scheduler with one honest worker: its address."""
-    with one_worker_scheduler(tmp_path_factory.mktemp("scheduler"), "honest") as at:
-        yield at
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Liar]]:
+    """A scheduler with one honest worker and the dishonest one, the three started at once
+    (each worker joins once the scheduler is up): its address and the liar."""
+    scheduler = Scheduler(tmp_path_factory.mktemp("scheduler"))
+    honest_one = Worker(scheduler, "honest")
+    liar = Liar(scheduler, tmp_path_factory.mktemp("liar"))
+    try:
+        with client_of(scheduler.address) as client:
+            wait_for_workers(client, {"honest", "liar"})
+            liar.address = next(a for a, w in client.scheduler_info(n_workers=-1)["workers"]
+                                .items() if w["name"] == "liar")
+        yield scheduler.address, liar
+    finally:
+        liar.worker.kill()
+        honest_one.kill()
+        scheduler.kill()
+
+
+@pytest.fixture(scope="module")
+def honest(served: tuple[str, Liar]) -> str:
+    """The scheduler's address (its honest worker beside the dishonest one)."""
+    return served[0]
 
 
 class Liar:
     """The module's dishonest worker (tests/cheating_worker.py): the lie it tells from now on
     is the word in its file, and what its pickles take over writes `mark`.<pid>."""
 
-    def __init__(self, address: str, folder: Path) -> None:
+    def __init__(self, scheduler: Scheduler, folder: Path) -> None:
         self.said, self.mark = folder / "cheat", folder / "taken"
         self.said.write_text("")
-        self.worker = Worker(address, "liar", {
+        self.worker = Worker(scheduler, "liar", {
             "ARENA_TEST_CHEAT_FILE": str(self.said), "PYTHONPATH": str(TESTS),
             "ARENA_TEST_MARK": str(self.mark)}, args=("--preload", "cheating_worker"))
         self.address = ""
@@ -72,17 +90,9 @@ class Liar:
 
 
 @pytest.fixture(scope="module")
-def lying(honest: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Liar]:
+def lying(served: tuple[str, Liar]) -> Liar:
     """The dishonest worker, joined to the honest one's scheduler."""
-    liar = Liar(honest, tmp_path_factory.mktemp("liar"))
-    try:
-        with client_of(honest) as client:
-            wait_for_workers(client, {"liar"})
-            liar.address = next(a for a, w in client.scheduler_info(n_workers=-1)["workers"]
-                                .items() if w["name"] == "liar")
-        yield liar
-    finally:
-        liar.worker.kill()
+    return served[1]
 
 
 @pytest.fixture
