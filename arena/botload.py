@@ -1,14 +1,16 @@
 """A bot class loaded from a Python file (`path.py[:Class]`) or picked from a module: the file
 imported once per process, the one `arena.Bot` class in it picked, and its name checked.
 
-A Python bot's own process loads its bot file with this alone (`arena.hosts.server`, at
-hello), so it makes no dataclass, looks for no plugin and loads no `pathlib` for a path in
-Path's form: `arena.plugins`, which builds on it, costs a bot's start 6M instructions more
-(a bare Python start is 144M). The registry, bot folders and modules are `arena.plugins`'.
+A Python bot's own process loads its bot file or `module:Class` (a built-in's, as the
+referee names it) with this alone (`arena.hosts.server`, at hello), so it makes no dataclass,
+looks for no plugin and loads no `pathlib` for a path in Path's form: `arena.plugins`, which
+builds on it, costs a bot's start 6M instructions more (a bare Python start is 144M). The
+registry and bot folders are `arena.plugins`'.
 """
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import inspect
 import os
@@ -40,6 +42,18 @@ def file_class(path: str | Path, cls_name: str | None = None,
     module = _import_file(path, named)
     origin = f"file {named or path}"
     return pick_class(module, cls_name, origin, "file"), origin
+
+
+def module_class(ref: str) -> tuple[Any, str]:
+    """The bot class an importable `module:Class` reference names (as `pick_class` picks
+    it) and its origin (`module REF`)."""
+    module_name, _, cls_name = ref.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise PluginError(f"cannot import module {module_name!r} for bot {ref!r}: {exc}") from exc
+    origin = f"module {ref}"
+    return pick_class(module, cls_name or None, origin, "module"), origin
 
 
 def checked_name(factory: object, origin: str, name: str | None) -> str:

@@ -8,18 +8,22 @@ games and does not read tournament configs.
 from __future__ import annotations
 
 import functools
-import importlib
 import os
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from types import ModuleType
 from typing import TYPE_CHECKING, Any, Literal
 
 from arena import rules as rule_sets
 from arena.bot import Bot
 from arena.botfile import BotFile
-from arena.botload import PluginError, checked_name, file_class, own_name, pick_class
+from arena.botload import (
+    PluginError,
+    checked_name,
+    file_class,
+    module_class,
+    own_name,
+)
 from arena.rules import RuleSet
 from arena.rules.base import Description
 
@@ -225,16 +229,8 @@ def bot_from_folder(folder: Path) -> BotSpec:
 
 def bot_from_module(ref: str) -> BotSpec:
     """Load a bot class from an importable `module:Class` reference."""
-    module_name, _, cls_name = ref.partition(":")
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise PluginError(f"cannot import module {module_name!r} for bot {ref!r}: {exc}") from exc
-    return _pick(module, cls_name or None, f"module {ref}", "module")
-
-
-def _pick(module: ModuleType, cls_name: str | None, origin: str, source: Source) -> BotSpec:
-    return _spec(pick_class(module, cls_name, origin, source), origin, source)
+    factory, origin = module_class(ref)
+    return _spec(factory, origin, "module")
 
 
 def _spec(factory: type[Bot], origin: str, source: Source) -> BotSpec:

@@ -12,13 +12,14 @@ Wall time, the contenders taking turns round by round so all see the same load (
   bots       `arena bots`;
   stop       the file bot's stop after a start (`shutdown`: it exits on its own, then the
              referee makes sure none of its processes is left and removes its cgroup).
-Then CPU time, which the load moves less: a bare start's, and the file bot's (the referee's
-and every process in the bot's cgroup). With `--instructions`, the same without the sandbox
-in instructions, by valgrind's callgrind (one run each: the count hardly moves with the
-load): the launcher serving the file bot and the built-in from canned protocol lines (hello,
-start, shutdown), and the two commands. With `--steps`, the wall of each step of the file
-bot's start as the referee sees it (STEPS), and of a new process joining a fresh cgroup
-alone (the trampoline's part of `to launcher`: its first write waits for the kernel).
+Then CPU time, which the load moves less: a bare start's, and the file bot's, the built-in
+`statistician`'s and `random`'s (the referee's and every process in the bot's cgroup). With
+`--instructions`, the same without the sandbox in instructions, by valgrind's callgrind (one
+run each: the count hardly moves with the load): the launcher serving the file bot and the
+built-in from canned protocol lines (hello, start, shutdown), and the two commands. With
+`--steps`, the wall of each step of the file bot's start as the referee sees it (STEPS), and
+of a new process joining a fresh cgroup alone (the trampoline's part of `to launcher`: its
+first write waits for the kernel).
 
 arena's and its bots' modules are compiled to bytecode first, as an installed wheel has them
 (a checkout run with PYTHONDONTWRITEBYTECODE would compile them at every start instead).
@@ -310,10 +311,12 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
             loads.append(os.getloadavg()[0])
             for name, measure in contenders.items():
                 runs[name].append(measure())
-        cpu: dict[str, list[float]] = {"bare": [], "file bot": []}
+        cpu: dict[str, list[float]] = {"bare": [], "file bot": [], "built-in": [], "random": []}
         for _ in range(args.rounds):  # less moved by the load than the wall
             cpu["bare"].append(run_cpu([sys.executable, "-c", "pass"]))
             cpu["file bot"].append(start_cpu(bot, isolation))
+            cpu["built-in"].append(start_cpu("statistician", isolation))
+            cpu["random"].append(start_cpu("random", isolation))
         figures = {name: statistics.median(times) * 1e3 for name, times in runs.items()}
         print(f"wall, median of {args.rounds} rounds, isolation {isolation}, load "
               f"{min(loads):.1f}-{max(loads):.1f} (median {statistics.median(loads):.1f}):")

@@ -263,15 +263,17 @@ class BotServer:
 
 def _loaded(ref: str) -> tuple[Any, dict[str, Any]]:
     """A bot's class and the card it says at hello. A file, folder or module:Class reference
-    loads without looking for plugins; a bot file with `arena.botload` alone, as
-    `arena.plugins` would load it (which costs its start 6M instructions more)."""
+    loads without looking for plugins; a bot file or module:Class (a built-in's, as the
+    referee names it) with `arena.botload` alone, as `arena.plugins` would load it (which
+    costs its start 6M instructions more)."""
     from arena.botfile import BotFile
 
     file = BotFile.parse(ref)
-    if file is not None:
-        from arena.botload import checked_name, file_class, own_name
+    if file is not None or ":" in ref:  # a file, or a module:Class (never a folder)
+        from arena.botload import checked_name, file_class, module_class, own_name
 
-        factory, origin = file_class(file.path, file.cls or None)
+        factory, origin = (file_class(file.path, file.cls or None) if file is not None
+                           else module_class(ref))
         name = checked_name(factory, origin, own_name(factory))
         rules, summary, version = tuple(factory.rules), factory.summary(), ""
     else:

@@ -55,6 +55,7 @@ STDLIB_LEFT_OUT = frozenset({"test", "tests", "idlelib", "tkinter", "turtledemo"
 JAVA_LEFT_OUT = frozenset({"src.zip", "jmods", "man", "demo", "legal", "include"})
 ELF = b"\x7fELF"
 ARENA_DISTRIBUTION = "liars-poker-arena"
+Stamp = tuple[int, int, int, int] | None
 
 
 class Files:
@@ -238,7 +239,37 @@ def _is_elf(path: str) -> bool:
         return False
 
 
+LOADER_FILES = ("/etc/ld.so.cache", "/etc/ld.so.preload")
+"""The loader's files whose change may change what `ldd` finds for the same program."""
+_LIBRARIES: dict[tuple[str, ...], tuple[tuple[tuple[str, Stamp], ...], frozenset[str]]] = {}
+"""What `ldd` found for a list of programs, with the stamps of every file it depended on."""
+
+
+def _stamp(path: str) -> Stamp:
+    """A file as it is now (device, inode, size, modification time), None if it is gone."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
+
+
 def _ldd(paths: list[str]) -> set[str]:
+    """The shared libraries of these programs, as `ldd` finds them; asked once a process
+    while neither a program, the loader's cache nor a library it found has changed (an
+    image for a new set of a bot's files asked it for the same programs each time)."""
+    key = (os.environ.get("LD_LIBRARY_PATH", ""), os.environ.get("LD_PRELOAD", ""), *paths)
+    known = _LIBRARIES.get(key)
+    if known is not None and all(_stamp(path) == stamp for path, stamp in known[0]):
+        return set(known[1])
+    stamps = [(path, _stamp(path)) for path in (*paths, *LOADER_FILES)]  # before it reads
+    found = _run_ldd(paths)
+    stamps += [(path, _stamp(path)) for path in sorted(found)]
+    _LIBRARIES[key] = (tuple(stamps), frozenset(found))
+    return found
+
+
+def _run_ldd(paths: list[str]) -> set[str]:
     found: set[str] = set()
     for start in range(0, len(paths), 200):
         run = subprocess.run(["ldd", *paths[start:start + 200]], capture_output=True,

@@ -4,6 +4,7 @@ the most recently used, and never one a live process holds (arena.hosts.images).
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import threading
@@ -116,3 +117,22 @@ def test_an_image_swept_while_a_process_waits_to_hold_it_is_made_again(
     assert again == path
     assert (again / source.lstrip("/")).read_text() == "file 1\n"
     assert images.sweep() == []  # this process holds it now
+
+
+def test_a_program_s_libraries_are_asked_of_ldd_once_until_the_program_changes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each image for a new set of a bot's files shows the same programs (setpriv, the
+    interpreter): their libraries are found once a process, yet a program changed in place
+    (an upgrade) is asked again, never shown with the libraries of the file it replaced."""
+    ls, bwrap = (os.path.realpath(shutil.which(name) or name) for name in ("ls", "bwrap"))
+    runs: list[list[str]] = []
+    real = view._run_ldd
+    monkeypatch.setattr(view, "_run_ldd", lambda paths: runs.append(paths) or real(paths))
+    program = tmp_path / "program"
+    shutil.copyfile(ls, program)
+    first = view._ldd([str(program)])
+    assert first == real([ls]) and view._ldd([str(program)]) == first
+    assert len(runs) == 1
+    shutil.copyfile(bwrap, program)  # the same file, rewritten: bubblewrap now
+    assert view._ldd([str(program)]) == real([bwrap]) != first
+    assert len(runs) == 2
