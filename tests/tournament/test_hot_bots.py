@@ -137,9 +137,10 @@ for games of any length, and a run of the field costs less (to 2 points: 9.8 s o
 round robin's three runs, to 1: 8.2)."""
 
 
-def _config(tmp_path: Path, fmt: str = "round-robin, seats: 2, games: 1") -> Path:
+def _config(tmp_path: Path, fmt: str = "round-robin, seats: 2, games: 1", size: int = 7) -> Path:
     bots = itertools.cycle(["random", "honest", "statistician"])
-    field = "\n".join(f"  - {{bot: {next(bots)}, alias: e{n}, mode: process}}" for n in range(7))
+    field = "\n".join(f"  - {{bot: {next(bots)}, alias: e{n}, mode: process}}"
+                      for n in range(size))
     text = CONFIG.format(entrants=field, format=fmt)
     return write_config(tmp_path, textwrap.dedent(text), f"{fmt[:5]}.yaml")
 
@@ -157,23 +158,31 @@ def _counting(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return started
 
 
-@pytest.mark.parametrize(("fmt", "floor"), [  # (not sandboxed, sandboxed): a sandboxed
-    # entrant keeps a process for each image it is shown (arena.hosts.view), by its order at
-    # the table: the lowest and the highest entrant one, each other two
-    ("round-robin, seats: 2, games: 2, cap: 40", (7, 12)),  # balanced tables: a drawn order
-    ("gauntlet, champions: [e0, e3], seats: 2, games: 2", (14, 14)),  # twin games: 2 each
-    ("elimination, seats: 2, games: 3, seeding: 1", None),  # batch by batch: the same bytes
-    ("swiss, seats: 2, rounds: 2", None),  # the second round paired by the first's results
+@pytest.mark.parametrize(("fmt", "size", "floor"), [  # (not sandboxed, sandboxed): a
+    # sandboxed entrant keeps a process for each image it is shown (arena.hosts.view), by its
+    # order at the table: the lowest and the highest entrant one, each other two. A start
+    # costs more than a game (sandboxed, about 70 ms of CPU against 12), so the fields and
+    # games are the fewest that keep what each case shows: the round robin's 21 games
+    # (cap: 40 before) still meet every pair once, each other entrant at both places at the
+    # table, and 4 kept start some again (15 against 12 sandboxed); a gauntlet, an
+    # elimination and a swiss of 5 entrants (7 before: 40, 60 and 12 games, 38, 35 and 37
+    # starts of one worker sandboxed) still start a field larger than 4 kept processes (12,
+    # 32 and 8 games, 26, 18 and 21 starts), the gauntlet's one game a pairing still twins
+    ("round-robin, seats: 2, games: 2, cap: 21", 7, (7, 12)),  # balanced tables: drawn order
+    ("gauntlet, champions: [e0, e3], seats: 2, games: 1", 5, (10, 10)),  # twin games: 2 each
+    ("elimination, seats: 2, games: 3, seeding: 1", 5, None),  # batch by batch: same bytes
+    ("swiss, seats: 2, rounds: 2", 5, None),  # the second round paired by the first's results
 ])
 def test_a_field_larger_than_a_worker_keeps_writes_the_same_bytes_with_few_starts(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fmt: str, floor: tuple[int, int] | None
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fmt: str, size: int,
+    floor: tuple[int, int] | None
 ) -> None:
-    cfg = load_tournament(_config(tmp_path, fmt))
+    cfg = load_tournament(_config(tmp_path, fmt, size))
     started = _counting(monkeypatch)
     least = floor[walls.level().sandboxed] if floor else None
-    run_tournament(cfg, tmp_path / "all kept", workers=1)  # 7 entrants, 32 kept: no churn
+    run_tournament(cfg, tmp_path / "all kept", workers=1)  # 5 or 7 entrants, 32 kept: no churn
     assert least is None or started[0] == least
-    monkeypatch.setattr(kept, "KEPT_CAP", 4)  # 7 entrants, 4 kept: bundles
+    monkeypatch.setattr(kept, "KEPT_CAP", 4)  # 5 or 7 entrants, 4 kept: bundles
     started[0] = 0
     run_tournament(cfg, tmp_path / "hot", workers=1)
     same_results(tmp_path / "all kept", tmp_path / "hot")
@@ -187,7 +196,9 @@ def test_ctrl_c_with_games_played_ahead_then_resume_writes_the_same_bytes(
 ) -> None:
     """Lines wait for earlier games; Ctrl-C keeps the written ones (their replays with them)
     and `--resume` plays the rest, replays written ahead of their lines included."""
-    cfg = load_tournament(_config(tmp_path))
+    # 5 entrants, 20 games (7 and 42 before: 6 s of CPU in all, about 4 now): the stop at the
+    # eleventh line still leaves replays ahead (14, of one worker's bundles in turn)
+    cfg = load_tournament(_config(tmp_path, size=5))
     run_tournament(cfg, tmp_path / "full", workers=1)
     monkeypatch.setattr(kept, "KEPT_CAP", 4)
     seen = [0]

@@ -14,6 +14,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from test_ladder_runs import BOT as GOOD
 
@@ -39,7 +40,11 @@ class Crashy(arena.Bot):
 """
 BROKEN = "import arena\nclass Broken(arena.Bot):\n    def act(self, o) return 1\n"
 SLOW = GOOD.replace("    def act", "    def notify(self, event: object) -> None:\n"
-                    "        import time\n        time.sleep(0.02)\n\n    def act")
+                    "        import time\n        time.sleep(0.01)\n\n    def act")
+"""A bot that waits at every event it is told, so a signal sent once 3 games are written lands
+mid-batch: at 0.02 s an event its 16 games took 1.7 s longer than without waiting, at 0.01
+0.7 s (the 13 games after the third still leave the signal well over a second to land, and
+every run with it waits, the whole one and the finishing ones alike)."""
 
 
 def _season(root: Path, batch: int = 2, **bots: str) -> Path:
@@ -157,10 +162,19 @@ def _cut_mid_batch(config: Path, out: Path, sig: signal.Signals) -> tuple[int, s
     return process.returncode, stderr.decode(), done
 
 
-def test_resume_after_kill_9_in_the_middle_of_a_batch(tmp_path: Path) -> None:
-    config = _season(tmp_path, batch=8, slow=SLOW)
-    whole, killed = tmp_path / "whole", tmp_path / "killed"
-    _run(config, whole, "--games", "16")
+@pytest.fixture(scope="module")
+def slow_season(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The slow season's config, its 16 games played whole beside it (whole/): played once
+    for the two tests that cut it, as they only read it (each cuts its own folder beside it:
+    the ladder's log names the entries' folder, so the cut runs share this one)."""
+    config = _season(tmp_path_factory.mktemp("season"), batch=8, slow=SLOW)
+    _run(config, config.parent / "whole", "--games", "16")
+    return config
+
+
+def test_resume_after_kill_9_in_the_middle_of_a_batch(slow_season: Path) -> None:
+    config = slow_season
+    whole, killed = config.parent / "whole", config.parent / "killed"
     code, _, done = _cut_mid_batch(config, killed, signal.SIGKILL)
     assert code == -signal.SIGKILL
     _run(config, killed, "--games", str(16 - done))
@@ -168,10 +182,9 @@ def test_resume_after_kill_9_in_the_middle_of_a_batch(tmp_path: Path) -> None:
 
 
 def test_ctrl_c_in_the_middle_of_a_batch_exits_130_and_the_next_run_goes_on(
-        tmp_path: Path) -> None:
-    config = _season(tmp_path, batch=8, slow=SLOW)
-    whole, stopped = tmp_path / "whole", tmp_path / "stopped"
-    _run(config, whole, "--games", "16")
+        slow_season: Path) -> None:
+    config = slow_season
+    whole, stopped = config.parent / "whole", config.parent / "stopped"
     code, stderr, done = _cut_mid_batch(config, stopped, signal.SIGINT)
     assert code == 130 and stderr == (
         "arena: warning: the config writes seed: 5 and 'slow' is not arena's own: a bot that "
