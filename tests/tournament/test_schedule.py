@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.seeds import derive_seed
+from arena.tournament.formats import schedule
 from arena.tournament.formats.elimination import Elimination, elimination_2, elimination_k
 from arena.tournament.formats.gauntlet import gauntlet
 from arena.tournament.formats.schedule import (
@@ -165,6 +166,28 @@ def test_balanced_tables_beat_a_random_seating_on_pair_balance():
 def test_balanced_tables_guarantees_hold_for_any_size(n, k, total, seed):
     k = min(k, n)
     assert_balanced(balanced_tables(n, k, total, seed), n, k, total)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(2, 40), st.integers(2, 5), st.integers(1, 40), st.integers(0, 2**32),
+       st.integers(0, 3))
+def test_a_sparse_block_is_dealt_as_the_plain_loops_deal_it(n, k, count, seed, spread):
+    """The block dealer's two ways (plain loops for dense blocks, C-level maps for sparse
+    ones) place every entrant alike, whatever meetings came before: a schedule never
+    depends on which way its size picked."""
+    k = min(k, n)
+    rng = random.Random(seed)
+    meetings = [[0] * n for _ in range(n)]
+    for a, b in itertools.combinations(range(n), 2):
+        meetings[a][b] = meetings[b][a] = rng.randint(0, spread)
+    rows = schedule._block_rows(n, schedule._spread_offsets(n, k), min(count, n))
+    partners = schedule._position_partners(rows, n)
+    plain = schedule._greedy_sigma(partners, meetings, random.Random(seed))
+    sparse = schedule._greedy_sigma_sparse(partners, meetings, random.Random(seed))
+    assert sparse == plain
+    schedule._improve_by_swaps(plain, partners, meetings)
+    schedule._improve_sparse(sparse, partners, meetings)
+    assert sparse == plain
 
 
 def test_balanced_tables_are_deterministic_and_depend_on_the_seed():
