@@ -25,10 +25,10 @@ rules: dice
 options: {{on_fault: penalty, max_faults: 3, max_points: 2}}
 entrants:
   - {{bot: random, alias: ana}}
-  - {{command: [{python}, -S, {zoo}, junk], alias: junky}}
-  - {{command: [{python}, -S, {zoo}, illegal], alias: cheat}}
-  - {{command: [{python}, -S, {zoo}, silent], alias: mute}}
-  - {{command: [{python}, -S, {zoo}, close], alias: closer}}
+  - {{command: [{python}, {zoo}, junk], alias: junky}}
+  - {{command: [{python}, {zoo}, illegal], alias: cheat}}
+  - {{command: [{python}, {zoo}, silent], alias: mute}}
+  - {{command: [{python}, {zoo}, close], alias: closer}}
 limits: {{decision: 0.05}}
 format: {{type: round-robin, seats: 2, games: 1}}
 isolation: none
@@ -42,9 +42,8 @@ KINDS = {"junky": "protocol", "cheat": "illegal", "mute": "timeout", "closer": "
 def faulty_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A round robin where four bots time out, crash, move illegally and break the protocol,
     and one plays (20 games: a second well-behaved bot added 10 more and no kind of fault).
-    The zoo needs only the standard library: its 32 starts skip `site` (-S), whose .pth
-    imports were most of a start (the fixture took 4.0 s of CPU with -S, 5.3 to 6.0 without);
-    the zoo vs zoo games stay: cheat's wins and closer's three crash examples are in them."""
+    Its 32 zoo starts skip `site` (see zoo_folder); the zoo vs zoo games stay: cheat's wins
+    and closer's three crash examples are in them."""
     return zoo_folder(tmp_path_factory.mktemp("faulty"), "faulty", FAULTY, workers=2)
 
 
