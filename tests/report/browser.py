@@ -116,6 +116,26 @@ def open_page(browser: Any, tabs: dict[tuple[int, int], Any], width: int = 1400,
     tab of this size (a new tab was a new renderer process, 0.2 s a test at load 13), at this
     size, on a new document each test (left on about:blank: the pages keep nothing else, no
     cookie and no storage on file://)."""
+    opened = _tab(browser, tabs, width, height)
+    yield opened
+    errors, requests = opened.errors, opened.requests
+    opened.goto("about:blank")  # the next test's address loads anew, even one a hash apart
+    assert errors == []
+    assert all(url.startswith("file://") for url in requests), requests
+
+
+def kept_page(browser: Any, tabs: dict[tuple[int, int], Any], width: int = 1400,
+              height: int = 900) -> Iterator[Any]:  # fmt: skip
+    """open_page's tab with its checks, its page left as the test left it: for tests that
+    read one page in turn (the first of them, or any after open_page's reset, loads it)."""
+    opened = _tab(browser, tabs, width, height)
+    yield opened
+    assert opened.errors == []
+    assert all(url.startswith("file://") for url in opened.requests), opened.requests
+
+
+def _tab(browser: Any, tabs: dict[tuple[int, int], Any], width: int, height: int) -> Any:
+    """The module's tab of this size, made on first use, its errors and requests cleared."""
     opened = tabs.get((width, height))
     if opened is None:
         opened = browser.new_context(viewport={"width": width, "height": height}).new_page()
@@ -125,11 +145,7 @@ def open_page(browser: Any, tabs: dict[tuple[int, int], Any], width: int = 1400,
     opened.set_viewport_size({"width": width, "height": height})
     opened.requests = []
     opened.errors = []
-    yield opened
-    errors, requests = opened.errors, opened.requests
-    opened.goto("about:blank")  # the next test's address loads anew, even one a hash apart
-    assert errors == []
-    assert all(url.startswith("file://") for url in requests), requests
+    return opened
 
 
 def tournament_folder(root: Path, name: str, rules: str, options: str, seats: int) -> Path:
@@ -150,9 +166,13 @@ def shot(page: Any, name: str, *, full: bool = False) -> None:
 
 def zoo_folder(root: Path, name: str, config: str, workers: int = 1) -> Path:
     """A played tournament with its report built; `config` may name the wire zoo's bots as
-    `[{python}, {zoo}, <misbehaviour>]` commands."""
+    `[{python}, {zoo}, <misbehaviour>]` commands. The zoo needs only the standard library:
+    its Python starts without `site` (-S), whose .pth imports were most of a start (the
+    faulty round robin of test_games_in_browser.py, 32 starts: 5.3 to 6.0 s of CPU with them,
+    4.0 s without)."""
     path = root / f"{name}.yaml"
-    path.write_text(config.format(python=json.dumps(sys.executable), zoo=json.dumps(str(ZOO))))
+    python = json.dumps(sys.executable) + ", -S"  # a command's first two words
+    path.write_text(config.format(python=python, zoo=json.dumps(str(ZOO))))
     run_tournament(load_tournament(path), root / name, workers=workers)
     build_report(root / name)
     return root / name
