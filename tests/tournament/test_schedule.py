@@ -183,7 +183,7 @@ def test_a_sparse_block_is_dealt_as_the_plain_loops_deal_it(n, k, count, seed, s
     rows = schedule._block_rows(n, schedule._spread_offsets(n, k), min(count, n))
     partners = schedule._position_partners(rows, n)
     plain = schedule._greedy_sigma(partners, meetings, random.Random(seed))
-    sparse = schedule._greedy_sigma_sparse(partners, meetings, random.Random(seed))
+    sparse = schedule._greedy_sigma(partners, meetings, random.Random(seed), sparse=True)
     assert sparse == plain
     schedule._improve_by_swaps(plain, partners, meetings)
     schedule._improve_sparse(sparse, partners, meetings)
