@@ -120,8 +120,7 @@ def open_page(browser: Any, tabs: dict[tuple[int, int], Any], width: int = 1400,
     yield opened
     errors, requests = opened.errors, opened.requests
     opened.goto("about:blank")  # the next test's address loads anew, even one a hash apart
-    assert errors == []
-    assert all(url.startswith("file://") for url in requests), requests
+    _clean(errors, requests)
 
 
 def kept_page(browser: Any, tabs: dict[tuple[int, int], Any], width: int = 1400,
@@ -130,8 +129,13 @@ def kept_page(browser: Any, tabs: dict[tuple[int, int], Any], width: int = 1400,
     read one page in turn (the first of them, or any after open_page's reset, loads it)."""
     opened = _tab(browser, tabs, width, height)
     yield opened
-    assert opened.errors == []
-    assert all(url.startswith("file://") for url in opened.requests), opened.requests
+    _clean(opened.errors, opened.requests)
+
+
+def _clean(errors: list[Any], requests: list[str]) -> None:
+    """A page's checks: no script error, no request but to a file (the report is offline)."""
+    assert errors == []
+    assert all(url.startswith("file://") for url in requests), requests
 
 
 def _tab(browser: Any, tabs: dict[tuple[int, int], Any], width: int, height: int) -> Any:
