@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from collections.abc import Iterator
 
@@ -16,6 +17,14 @@ from hypothesis import settings
 # still run with it set: their hosts set it again for them.
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 sys.dont_write_bytecode = False
+
+# Ctrl-C as a terminal gives it, whatever started the suite: a shell script's `cmd &`, nohup
+# or a CI runner may start it with SIGINT ignored, which its workers and every process they
+# start would inherit, and then the tests that press Ctrl-C (tests/ctrl_c.py) would find it
+# does nothing (7 such tests failed so). A handler, unlike the ignoring, is not inherited
+# across exec: each Python the suite starts installs Python's own again.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # The same examples on every run and machine: CI results never depend on luck. A property
 # that fails is found by a developer running with HYPOTHESIS_PROFILE=explore.
