@@ -80,16 +80,16 @@ def _started_first(item: pytest.Item) -> pytest.Mark | None:
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
-    """`-n auto` (pyproject's addopts) starts a worker per CPU this process may use. Two per
-    CPU were tried: the suite took 544 s instead of about 600 on 2 cores, but beside three
-    other workers the `load` tests' innocent bots lost wall time that neither their queue
-    wait nor the referee's pause explained, and 2 of 3 fresh-clone runs failed there. Two per
-    CPU with the `load` chain first and alone (a flock the others shared) took 513 s, but an
-    exact-output test met arena's own "machine too loaded" line and a paused referee's inline
-    bot was faulted in 1 of 3 idle fresh-clone runs: one per CPU again. With both causes of
-    that fixed (arena/hosts/strain.py, pipe_lines.py), two per CPU took 374 s against 387 on
-    the same tree, idle: not worth a worker's load on each test."""
-    return len(os.sched_getaffinity(0))
+    """`-n auto` (pyproject's addopts) starts one worker more than the CPUs this process may
+    use: with one per CPU the CPUs stood 16% idle while tests waited (a stopped referee, a
+    sleeping bot at its wall limit, a killed Dask worker, a browser's page), and a third worker
+    on 2 CPUs fills that wait: 274 and 258 s against 290 and 279 with one per CPU, CPUs 96%
+    busy against 82-84% (`benchmarks/suite.py`, two interleaved rounds, idle machine). Two per
+    CPU took 268 and 258 s with 1 failure: not worth a second extra worker's load on each
+    test. (Before
+    arena/hosts/strain.py and pipe_lines.py excused the machine's time, two per CPU made the
+    `load` tests fault innocent bots; they run one at a time, on a worker of their own.)"""
+    return len(os.sched_getaffinity(0)) + 1
 
 
 def _shares_a_fixture(item: pytest.Item) -> bool:
