@@ -86,9 +86,9 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     on 2 CPUs fills that wait: 274 and 258 s against 290 and 279 with one per CPU, CPUs 96%
     busy against 82-84% (`benchmarks/suite.py`, two interleaved rounds, idle machine). Two per
     CPU took 268 and 258 s with 1 failure: not worth a second extra worker's load on each
-    test. (Before
-    arena/hosts/strain.py and pipe_lines.py excused the machine's time, two per CPU made the
-    `load` tests fault innocent bots; they run one at a time, on a worker of their own.)"""
+    test. (Before arena/hosts/strain.py and pipe_lines.py excused the machine's time, two per
+    CPU made the `load` tests fault innocent bots; they run one at a time, on a worker of
+    their own.)"""
     return len(os.sched_getaffinity(0)) + 1
 
 
