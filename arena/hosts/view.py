@@ -55,7 +55,7 @@ STDLIB_LEFT_OUT = frozenset({"test", "tests", "idlelib", "tkinter", "turtledemo"
 JAVA_LEFT_OUT = frozenset({"src.zip", "jmods", "man", "demo", "legal", "include"})
 ELF = b"\x7fELF"
 ARENA_DISTRIBUTION = "liars-poker-arena"
-Stamp = tuple[int, int, int, int] | None
+Stamp = tuple[int, int, int, int, int] | None
 
 
 class Files:
@@ -246,12 +246,14 @@ _LIBRARIES: dict[tuple[str, ...], tuple[tuple[tuple[str, Stamp], ...], frozenset
 
 
 def _stamp(path: str) -> Stamp:
-    """A file as it is now (device, inode, size, modification time), None if it is gone."""
+    """A file as it is now (device, inode, size, modification and change time), None if it is
+    gone: the change time, which every write moves and no `utime` sets back, tells a file
+    rewritten in place with its old size and modification time."""
     try:
         info = os.stat(path)
     except OSError:
         return None
-    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
+    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
 
 
 def _ldd(paths: list[str]) -> set[str]:

@@ -136,3 +136,21 @@ def test_a_program_s_libraries_are_asked_of_ldd_once_until_the_program_changes(
     shutil.copyfile(bwrap, program)  # the same file, rewritten: bubblewrap now
     assert view._ldd([str(program)]) == real([bwrap]) != first
     assert len(runs) == 2
+
+
+def test_a_program_rewritten_with_its_old_size_and_time_is_asked_of_ldd_again(
+        tmp_path: Path) -> None:
+    """Attack: a program rewritten in place, as long as before and stamped with its old
+    modification time (`touch -r`, rsync -t), must not be shown with the libraries of the
+    file it replaced."""
+    ls, bwrap = (os.path.realpath(shutil.which(name) or name) for name in ("ls", "bwrap"))
+    program = tmp_path / "program"
+    shutil.copyfile(ls, program)
+    old = os.stat(program)
+    assert view._ldd([str(program)]) == view._run_ldd([ls])
+    other = Path(bwrap).read_bytes()
+    assert len(other) <= old.st_size and view._run_ldd([bwrap]) != view._run_ldd([ls])
+    with program.open("r+b") as file:  # in place: the same inode, padded to the old size
+        file.write(other + bytes(old.st_size - len(other)))
+    os.utime(program, ns=(old.st_atime_ns, old.st_mtime_ns))
+    assert view._ldd([str(program)]) == view._run_ldd([bwrap])
