@@ -28,3 +28,24 @@ def a_worker(pid: int) -> int:
             return min(workers)
         time.sleep(0.01)
     raise AssertionError("no worker process found")
+
+
+def the_workers(pid: int, count: int) -> set[int]:
+    """The `count` workers of the run `pid` (children of its fork server), once all are up."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        workers = {w for server in children(pid) for w in children(server)}
+        if len(workers) >= count:
+            return workers
+        time.sleep(0.01)
+    raise AssertionError(f"fewer than {count} worker processes found")
+
+
+def waiting_in_poll(pid: int) -> bool:
+    """Whether the process's main thread sleeps in poll(2) or select(2) (its wchan): the main
+    process of a run waiting for its workers' next message."""
+    try:
+        wchan = Path(f"/proc/{pid}/wchan").read_text()
+    except OSError:
+        return False
+    return "poll" in wchan or "select" in wchan

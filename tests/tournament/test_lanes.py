@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from cli_support import write_config as _write
 from results_support import same_results
-from run_processes import a_worker
+from run_processes import the_workers, waiting_in_poll
 
 from arena.tournament.errors import TournamentError
 from arena.tournament.load import load_tournament
@@ -182,27 +182,35 @@ def calm(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder / "calm"
 
 
-def _holding_games(process: subprocess.Popen[bytes], games: Path) -> int:
-    """A worker of the run, stopped (SIGSTOP) once it surely holds games: a worker that has
-    just answered for every game it held (the main process, busy writing, had not sent it
-    more) has none in flight, and its death then costs nothing and is not told, as seen
-    once. Stopped, it reads nothing more: what the main process sends it next stays its
-    own, and the main process tops it up as soon as it takes in the other worker's next
-    results (or, if it holds the oldest unfinished game, the log stops growing)."""
-    worker = a_worker(process.pid)
-    os.kill(worker, signal.SIGSTOP)
-    before, deadline = games.read_bytes().count(b"\n"), time.monotonic() + 2.0
-    while games.read_bytes().count(b"\n") < before + 2 and time.monotonic() < deadline:
+def _stopped_holding_games(process: subprocess.Popen[bytes], games: Path) -> set[int]:
+    """The run's two workers, stopped (SIGSTOP) once one of them surely holds games: the
+    main process then takes in what they had sent and writes it, tops them up, and waits in
+    poll(2) for their next message, which it does only while a worker holds a game (with none
+    held, it sends more first). Looked at until it has waited there, the log unchanged, on
+    three looks 20 ms apart (a busy main process runs, or waits on its disk, in between).
+    One worker stopped for a while (the test before) found it holding nothing on a loaded
+    machine: its games were done and the main process waited for the other's, to write them
+    in order, before it sent more."""
+    workers = the_workers(process.pid, 2)
+    for pid in workers:
+        os.kill(pid, signal.SIGSTOP)
+    deadline, still, size = time.monotonic() + 60, 0, -1
+    while still < 3:
+        assert time.monotonic() < deadline, "the run's main process never waited for its workers"
         assert process.poll() is None, process.communicate()
-        time.sleep(0.005)
-    return worker
+        now = games.stat().st_size
+        still = still + 1 if waiting_in_poll(process.pid) and now == size else 0
+        size = now
+        time.sleep(0.02)
+    return workers
 
 
-def test_a_worker_killed_with_games_in_flight_plays_each_again_once(calm: Path) -> None:
+def test_workers_killed_with_games_in_flight_play_each_again_once(calm: Path) -> None:
     out = calm.parent / "killed"
     process = _run(calm.parent / "t.yaml", out)
     _wait_for_games(process, out / results.GAMES, WRITTEN)
-    os.kill(_holding_games(process, out / results.GAMES), signal.SIGKILL)
+    for pid in _stopped_holding_games(process, out / results.GAMES):
+        os.kill(pid, signal.SIGKILL)
     _, stderr = process.communicate(timeout=300)
     assert process.returncode == 0, stderr
     assert b"a worker died (killed by SIGKILL) in game rr-" in stderr
