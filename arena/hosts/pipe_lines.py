@@ -271,14 +271,16 @@ class PipeLines:
                     if line is not None:
                         arrived = looked  # for all we know, just after the last look
                         break
-                if late:
+                queuing = late and process.runnable()  # its wait not yet in schedstat
+                if late and not queuing:
                     self._wall_fault(turn, now - started, unbilled, used, limit)
                 if now - lost >= backstop:
                     raise RefereeFailure(
                         f"bot {self.name or '?'} got no CPU for {now - started:.1f}s on turn "
                         f"{turn}: it queued {queued:.1f}s behind other processes (wall limit "
                         f"{wall:.3g}s); the machine is overloaded")
-                wait = min(poll, started + wall + unbilled - now, backstop + lost - now)
+                wait = min(poll, poll if queuing else started + wall + unbilled - now,
+                           backstop + lost - now)
             ran = THREAD_QUEUE.waited()  # the referee's own wait for a CPU, before this look
             line = self._line(max(wait, 0.0))
             if line is not None:

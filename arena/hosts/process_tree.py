@@ -58,6 +58,12 @@ def _stat_fields(pid: int | str) -> list[bytes] | None:
         return None
 
 
+def runnable(pid: int) -> bool:
+    """Whether a process is runnable now (state R): running, or queued for a CPU."""
+    fields = _stat_fields(pid)
+    return fields is not None and fields[:1] == [b"R"]
+
+
 def descendants(pid: int) -> list[int]:
     """Every live descendant of a process, found through /proc/<pid>/task/*/children."""
     found: list[int] = []

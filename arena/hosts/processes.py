@@ -41,6 +41,7 @@ from arena.hosts.process_tree import (
     namespace_init,
     namespace_prefix,
     note_started,
+    runnable,
     stop_all,
     terminate,
 )
@@ -205,6 +206,13 @@ class BotProcess:
             return int(os.pread(self._schedstat, 256, 0).split()[1]) / 1e9
         except (OSError, IndexError, ValueError):
             return 0.0
+
+    def runnable(self) -> bool:
+        """Whether the bot's process is runnable now (state R): running, or queued for a CPU.
+        A wait in the queue reaches schedstat only once the process runs again, so a bot
+        queued since its request was written shows none of that wait yet."""
+        pid = self.handle.bot_pid
+        return pid is not None and runnable(pid)
 
     def track(self) -> None:
         """Follow the CPU counters of the bot's process and of its helpers alive now."""

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 from isolation_support import LIMITS, zoo
+from needs import require
 
 from arena.bot import Bot, BotContext, Limits
 from arena.hosts.inline import BotFault, InlineHost, RefereeFailure, decision_alarm
@@ -116,6 +117,48 @@ def test_time_a_bot_queued_for_a_cpu_others_held_does_not_count_against_its_wall
         wall = burner.last_wall
         burner.close()
     assert wall > DECISION * 2.0, f"the load did not slow the bot past its wall: {wall}"
+
+
+RT_HOLD = 0.5
+"""How long a real-time process holds the bot's core: longer than the bot's wall limit (0.2
+s), shorter than the referee's backstop (4 times that: then the machine is overloaded)."""
+
+
+def test_a_bot_queued_since_its_request_and_not_yet_run_is_not_late() -> None:
+    """A wait in the run queue reaches /proc/PID/schedstat only once the process runs again:
+    a bot queued since its request was written, not yet run when its wall limit passes,
+    showed no queueing and was faulted (seen in a suite run: 0.00 s of CPU, 0.10 s of wall).
+    Here a real-time process holds the bot's core for RT_HOLD while the referee, on another
+    core, waits: the bot answers when it gets the core, and is billed only its own time."""
+    cores = sorted(os.sched_getaffinity(0))
+    require(len(cores) >= 2, "two CPUs: one held from the bot, one for the referee")
+    observation = first_observation()
+    tight = BotContext(0, 2, "dice", {}, Limits(0.1, wall_factor=2.0), random.Random(1),
+                       {"work": 0.01})
+    os.sched_setaffinity(0, {cores[0]})  # the bot's process inherits its core
+    try:
+        burner = ProcessHost(zoo("burner.py"), LIMITS)
+        burner.start(tight)
+    finally:
+        for thread in os.listdir("/proc/self/task"):  # the referee's pulse was started here
+            os.sched_setaffinity(int(thread), set(cores))
+    with burner:
+        hold = f"import time\nend = time.monotonic() + {RT_HOLD}\nwhile time.monotonic() < end: 0"
+        hog = subprocess.Popen([sys.executable, "-S", "-c", hold])
+        try:
+            os.sched_setaffinity(hog.pid, {cores[0]})
+            os.sched_setscheduler(hog.pid, os.SCHED_FIFO, os.sched_param(1))
+            time.sleep(0.05)
+            try:
+                burner.act(observation, 0.1)
+            except BotFault as fault:
+                pytest.fail(f"forfeited for the time it queued: {fault}")
+            assert burner.last_wall > 0.2, f"the hog did not hold the core: {burner.last_wall}"
+            assert burner.billed <= 0.1, burner.billed
+        finally:
+            hog.kill()
+            hog.wait()
+        burner.close()
 
 
 class HalfBurner(Bot):
