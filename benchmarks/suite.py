@@ -42,14 +42,19 @@ def children_cpu() -> float:
 
 def run_once(workers: str, extra: list[str]) -> tuple[float, int, str, float, float]:
     """One run of the suite: its wall time, exit status, last line, CPU seconds, and the
-    machine's busy share while it ran."""
+    machine's busy share while it ran; the tests that failed or erred are printed at once
+    (pytest's own record of them is overwritten by the next round)."""
     cpu, (busy, all_) = children_cpu(), cpu_times()
     start = time.perf_counter()
     done = subprocess.run([sys.executable, "-m", "pytest", "-n", workers, *extra], cwd=ROOT,
                           capture_output=True, text=True, check=False)
     wall = time.perf_counter() - start
     busy_after, all_after = cpu_times()
-    last = (done.stdout.strip().splitlines() or [""])[-1]
+    lines = done.stdout.strip().splitlines()
+    for line in lines:
+        if line.startswith(("FAILED ", "ERROR ")):
+            print(f"  -n {workers}: {line}", flush=True)
+    last = (lines or [""])[-1]
     share = (busy_after - busy) / max(1, all_after - all_)
     return wall, done.returncode, last, children_cpu() - cpu, share
 
