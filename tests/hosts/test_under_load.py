@@ -135,14 +135,13 @@ def test_a_bot_queued_since_its_request_and_not_yet_run_is_not_late() -> None:
     observation = first_observation()
     tight = BotContext(0, 2, "dice", {}, Limits(0.1, wall_factor=2.0), random.Random(1),
                        {"work": 0.01})
-    os.sched_setaffinity(0, {cores[0]})  # the bot's process inherits its core
-    try:
-        burner = ProcessHost(zoo("burner.py"), LIMITS)
-        burner.start(tight)
-    finally:
-        for thread in os.listdir("/proc/self/task"):  # the referee's pulse was started here
-            os.sched_setaffinity(int(thread), set(cores))
-    with burner:
+    with ProcessHost(zoo("burner.py"), LIMITS) as burner:
+        os.sched_setaffinity(0, {cores[0]})  # the bot's process, started here, keeps its core
+        try:
+            burner.start(tight)
+        finally:
+            for thread in os.listdir("/proc/self/task"):  # the referee's pulse started here too
+                os.sched_setaffinity(int(thread), set(cores))
         hold = f"import time\nend = time.monotonic() + {RT_HOLD}\nwhile time.monotonic() < end: 0"
         hog = subprocess.Popen([sys.executable, "-S", "-c", hold])
         try:
