@@ -4,6 +4,7 @@ is still stopped in time."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import subprocess
@@ -120,47 +121,82 @@ def test_time_a_bot_queued_for_a_cpu_others_held_does_not_count_against_its_wall
 
 
 RT_HOLD = 0.5
-"""How long a real-time process holds the bot's core: longer than the bot's wall limit (0.2
-s), shorter than the referee's backstop (4 times that: then the machine is overloaded)."""
+"""How long a real-time process holds the bot's core once the bot is runnable: longer than
+the bot's wall limit (0.2 s), shorter than the referee's backstop (4 times that)."""
+HOLD = """
+import sys, time
+bot, hold = sys.argv[1], float(sys.argv[2])
+sys.stdin.readline()  # asleep, the core free, until told the request is coming
+def state():
+    try:
+        with open(f"/proc/{bot}/stat", "rb") as stat:
+            return stat.read().rsplit(b")", 1)[1].split()[0]
+    except OSError:
+        return b"gone"
+give_up = time.monotonic() + 10
+while state() not in (b"R", b"gone") and time.monotonic() < give_up: 0
+seen = state()
+end = time.monotonic() + hold
+while time.monotonic() < end: 0
+print(seen.decode(), flush=True)
+"""
+"""The real-time process: once told, it spins on the bot's core until the bot is runnable
+(woken for its request, so queued behind it), then holds the core for `hold` seconds more;
+it says which state it saw. Its hold starts at the bot's wake, however late the referee."""
 
 
 def test_a_bot_queued_since_its_request_and_not_yet_run_is_not_late() -> None:
     """A wait in the run queue reaches /proc/PID/schedstat only once the process runs again:
     a bot queued since its request was written, not yet run when its wall limit passes,
     showed no queueing and was faulted (seen in a suite run: 0.00 s of CPU, 0.10 s of wall).
-    Here a real-time process holds the bot's core for RT_HOLD while the referee, on another
-    core, waits: the bot answers when it gets the core, and is billed only its own time."""
+    Here a real-time process holds the bot's core for RT_HOLD from the bot's wake while the
+    referee, kept off that core, waits: the bot answers when it gets the core, and is billed
+    only its own time."""
     cores = sorted(os.sched_getaffinity(0))
     require(len(cores) >= 2, "two CPUs: one held from the bot, one for the referee")
     observation = first_observation()
     tight = BotContext(0, 2, "dice", {}, Limits(0.1, wall_factor=2.0), random.Random(1),
                        {"work": 0.01})
     with ProcessHost(zoo("burner.py"), LIMITS) as burner:
-        os.sched_setaffinity(0, {cores[0]})  # the bot's process, started here, keeps its core
         try:
+            os.sched_setaffinity(0, {cores[0]})  # the bot's process, started here, keeps it
             burner.start(tight)
-        finally:
-            for thread in os.listdir("/proc/self/task"):  # the referee's pulse started here too
-                os.sched_setaffinity(int(thread), set(cores))
-        hold = f"import time\nend = time.monotonic() + {RT_HOLD}\nwhile time.monotonic() < end: 0"
-        hog = subprocess.Popen([sys.executable, "-S", "-c", hold])
-        try:
-            os.sched_setaffinity(hog.pid, {cores[0]})
+            assert burner.process is not None and burner.process.handle.bot_pid is not None
+            bot = burner.process.handle.bot_pid
+            assert os.sched_getaffinity(bot) == {cores[0]}
+            _referee_keeps_to(set(cores[1:]))  # never queued behind the hog itself
+            hog = subprocess.Popen([sys.executable, "-S", "-c", HOLD, str(bot), str(RT_HOLD)],
+                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
             try:
-                os.sched_setscheduler(hog.pid, os.SCHED_FIFO, os.sched_param(1))
-            except PermissionError:
-                require(False, "a real-time process: root (CAP_SYS_NICE) and real-time time")
-            time.sleep(0.05)
-            try:
-                burner.act(observation, 0.1)
-            except BotFault as fault:
-                pytest.fail(f"forfeited for the time it queued: {fault}")
+                os.sched_setaffinity(hog.pid, {cores[0]})
+                try:
+                    os.sched_setscheduler(hog.pid, os.SCHED_FIFO, os.sched_param(1))
+                except PermissionError:
+                    require(False, "a real-time process: root (CAP_SYS_NICE) and real-time time")
+                assert hog.stdin is not None
+                hog.stdin.write("go\n")
+                hog.stdin.flush()
+                try:
+                    burner.act(observation, 0.1)
+                except BotFault as fault:
+                    pytest.fail(f"forfeited for the time it queued: {fault}")
+                seen, _ = hog.communicate(timeout=15)
+            finally:
+                hog.kill()
+                hog.wait()
+            assert seen.strip() == "R", f"the bot was never queued behind the hog: {seen!r}"
             assert burner.last_wall > 0.2, f"the hog did not hold the core: {burner.last_wall}"
             assert burner.billed <= 0.1, burner.billed
         finally:
-            hog.kill()
-            hog.wait()
+            _referee_keeps_to(set(cores))
         burner.close()
+
+
+def _referee_keeps_to(cores: set[int]) -> None:
+    """Every thread of this process (the referee's pulse too) on these cores only."""
+    for thread in os.listdir("/proc/self/task"):
+        with contextlib.suppress(ProcessLookupError):  # a thread that has just ended
+            os.sched_setaffinity(int(thread), cores)
 
 
 class HalfBurner(Bot):
