@@ -277,8 +277,8 @@ class PipeLines:
                 if now - lost >= backstop:
                     raise RefereeFailure(
                         f"bot {self.name or '?'} got no CPU for {now - started:.1f}s on turn "
-                        f"{turn}: it queued {queued:.1f}s behind other processes (wall limit "
-                        f"{wall:.3g}s); the machine is overloaded")
+                        f"{turn}: {_queue_note(queued, queuing)} (wall limit {wall:.3g}s); "
+                        "the machine is overloaded")
                 wait = min(poll, poll if queuing else started + wall + unbilled - now,
                            backstop + lost - now)
             ran = THREAD_QUEUE.waited()  # the referee's own wait for a CPU, before this look
@@ -344,3 +344,11 @@ class PipeLines:
             raise self._fail("timeout", f"answered turn {turn} after {took:.2f}s of wall time "
                                         f"({self.billed:.2f}s billed{self._off_note(off)}), limit "
                                         f"{limit:.3g}s, wall limit {wall:.3g}s", kill=False)
+
+
+def _queue_note(queued: float, queuing: bool) -> str:
+    """What the kernel says of a bot's wait for a CPU: a wait still under way is not counted
+    yet, so a bot queued since its request is said to be queued, not to have queued 0 s."""
+    if queuing:
+        return "it is still queued behind other processes"
+    return f"it queued {queued:.1f}s behind other processes"

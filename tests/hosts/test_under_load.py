@@ -149,12 +149,34 @@ def test_a_bot_queued_since_its_request_and_not_yet_run_is_not_late() -> None:
     """A wait in the run queue reaches /proc/PID/schedstat only once the process runs again:
     a bot queued since its request was written, not yet run when its wall limit passes,
     showed no queueing and was faulted (seen in a suite run: 0.00 s of CPU, 0.10 s of wall).
-    Here a real-time process holds the bot's core for RT_HOLD from the bot's wake while the
-    referee, kept off that core, waits: the bot answers when it gets the core, and is billed
-    only its own time."""
+    Held from its core past its wall limit, the bot answers when it gets the core, and is
+    billed only its own time."""
+    with a_bot_on_a_held_core(RT_HOLD) as burner:
+        try:
+            burner.act(first_observation(), 0.1)
+        except BotFault as fault:
+            pytest.fail(f"forfeited for the time it queued: {fault}")
+    assert burner.last_wall > 0.2, f"the hog did not hold the core: {burner.last_wall}"
+    assert burner.billed <= 0.1, burner.billed
+
+
+def test_a_bot_held_from_the_cpu_past_the_backstop_is_not_blamed_and_is_said_to_queue() -> None:
+    """Past the referee's backstop (4 times the wall limit) the run stops as the machine's
+    failure, never the bot's; a bot queued since its request is said to be queued still
+    (the kernel has counted none of that wait yet: it was said to have queued 0.0 s)."""
+    with a_bot_on_a_held_core(RT_HOLD * 3) as burner, pytest.raises(RefereeFailure) as failure:
+        burner.act(first_observation(), 0.1)
+    said = str(failure.value)
+    assert "got no CPU for" in said and "it is still queued behind other processes" in said, said
+
+
+@contextlib.contextmanager
+def a_bot_on_a_held_core(hold: float) -> Iterator[ProcessHost]:
+    """A burner bot (0.1 s limits, wall factor 2) alone on one core, the referee kept off
+    that core, and a real-time process told to hold it for `hold` seconds from the bot's
+    wake: the body asks the bot one decision; checked after it, the bot was queued."""
     cores = sorted(os.sched_getaffinity(0))
     require(len(cores) >= 2, "two CPUs: one held from the bot, one for the referee")
-    observation = first_observation()
     tight = BotContext(0, 2, "dice", {}, Limits(0.1, wall_factor=2.0), random.Random(1),
                        {"work": 0.01})
     with ProcessHost(zoo("burner.py"), LIMITS) as burner:
@@ -165,7 +187,7 @@ def test_a_bot_queued_since_its_request_and_not_yet_run_is_not_late() -> None:
             bot = burner.process.handle.bot_pid
             assert os.sched_getaffinity(bot) == {cores[0]}
             _referee_keeps_to(set(cores[1:]))  # never queued behind the hog itself
-            hog = subprocess.Popen([sys.executable, "-S", "-c", HOLD, str(bot), str(RT_HOLD)],
+            hog = subprocess.Popen([sys.executable, "-S", "-c", HOLD, str(bot), str(hold)],
                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
             try:
                 os.sched_setaffinity(hog.pid, {cores[0]})
@@ -176,17 +198,12 @@ def test_a_bot_queued_since_its_request_and_not_yet_run_is_not_late() -> None:
                 assert hog.stdin is not None
                 hog.stdin.write("go\n")
                 hog.stdin.flush()
-                try:
-                    burner.act(observation, 0.1)
-                except BotFault as fault:
-                    pytest.fail(f"forfeited for the time it queued: {fault}")
+                yield burner
                 seen, _ = hog.communicate(timeout=15)
             finally:
                 hog.kill()
                 hog.wait()
             assert seen.strip() == "R", f"the bot was never queued behind the hog: {seen!r}"
-            assert burner.last_wall > 0.2, f"the hog did not hold the core: {burner.last_wall}"
-            assert burner.billed <= 0.1, burner.billed
         finally:
             _referee_keeps_to(set(cores))
         burner.close()
