@@ -120,7 +120,9 @@ class BotProcess:
         self._mark = [mark]
         launch = {**config, "limits": limits.rlimits(), "launched": marked,
                   "parent": None if self.namespace else os.getpid()}
-        argv = [*prefix, sys.executable, "-I", "-B", "-u", str(LAUNCHER), json.dumps(launch)]
+        site = ("-S",) if config.get("command") else ()  # it only execs: `site` costs a start
+        argv = [*prefix, sys.executable, "-I", *site, "-B", "-u", str(LAUNCHER),
+                json.dumps(launch)]
         tools = [*prefix, sys.executable]
         if sandbox is not None:
             argv = sandbox.argv(sys.executable, launch)
