@@ -17,8 +17,10 @@ from isolation_support import LIMITS, zoo
 from needs import require
 
 from arena.bot import Bot, BotContext, Limits
+from arena.hosts.freezer import settle
 from arena.hosts.inline import BotFault, InlineHost, RefereeFailure, decision_alarm
 from arena.hosts.pipe import ProcessHost
+from arena.hosts.process_tree import runnable
 from arena.rules import CHANCE, RULESETS
 from arena.rules.actions import Action
 from arena.rules.base import Observation
@@ -187,6 +189,10 @@ def a_bot_on_a_held_core(hold: float) -> Iterator[ProcessHost]:
             bot = burner.process.handle.bot_pid
             assert os.sched_getaffinity(bot) == {cores[0]}
             _referee_keeps_to(set(cores[1:]))  # never queued behind the hog itself
+            settle(10.0)  # the bot's freeze after its start took effect: it needs the core
+            asleep_by = time.monotonic() + 10
+            while runnable(bot) and time.monotonic() < asleep_by:
+                time.sleep(0.001)  # asleep before the hog is told: its first wake is the act's
             hog = subprocess.Popen([sys.executable, "-S", "-c", HOLD, str(bot), str(hold)],
                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
             try:
