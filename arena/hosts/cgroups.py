@@ -1,6 +1,8 @@
 """One control group per bot process: the kernel's totals for the bot and every helper it
-starts (memory, tasks, an equal CPU share), its CPU time, whether the kernel's OOM killer
-struck, freezing it between its turns (`arena.hosts.freezer`), and killing and removing it all.
+starts (memory, tasks, an equal CPU share), its CPU time, its wait for a CPU (the CPU
+pressure of its cgroup2 group: the time it wanted one and got none), whether the kernel's
+OOM killer struck, freezing it between its turns (`arena.hosts.freezer`), and killing and
+removing it all.
 
 cgroup v2 is used where this referee's own group delegates the `cpu`, `memory` and `pids`
 controllers (its cgroup.subtree_control names them); else the v1 hierarchies of `cpu`,
@@ -171,6 +173,14 @@ def _write(path: Path, value: str) -> bool:
     return True
 
 
+def _opened(path: Path) -> int:
+    """A file of the group opened to read, or -1 where the kernel does not keep it."""
+    try:
+        return os.open(path, os.O_RDONLY)
+    except OSError:
+        return -1
+
+
 def _pids(folder: Path) -> list[int]:
     try:
         return [int(p) for p in (folder / "cgroup.procs").read_text().split()]
@@ -244,9 +254,32 @@ class BotGroup:
             raise
         self._usage = os.open(self._usage_file(), os.O_RDONLY)
         self._events = [os.open(self._file(c, n), os.O_RDONLY) for c, n in self._event_files()]
+        self._pressure = _opened(self._unified(frozen) / "cpu.pressure")
         self._seen = (0, 0)
         self.closed = False
         self.used: float | None = None  # its CPU seconds when removed
+
+    def _unified(self, frozen: tuple[int, str] | None) -> Path:
+        """The group's folder in a cgroup2 hierarchy (a hybrid machine's unified one, where
+        it is frozen), or a path that is not there."""
+        if self.delegated.version == 2:
+            return self.folders[0]
+        if frozen is not None and frozen[0] == 2:
+            return Path(frozen[1]) / self.folders[0].name
+        return Path("/nonexistent")
+
+    def queued(self) -> float | None:
+        """Seconds the group wanted a CPU and got none: every task of it that was not asleep
+        waited while others held the CPUs (the kernel's CPU pressure, `full total`: a wait
+        still under way counted, a thread's or helper's as much as the bot's own; a wait
+        behind its own tasks is not `full`), or None where the kernel keeps no such total."""
+        if self._pressure < 0:
+            return None
+        try:
+            full = os.pread(self._pressure, 256, 0).split(b"full ", 1)[1]
+            return int(full.split(b"total=", 1)[1].split()[0]) / 1e6
+        except (OSError, ValueError, IndexError):
+            return None
 
     def _file(self, controller: str, name: str) -> Path:
         parent = self.delegated.folder(controller)
@@ -353,7 +386,8 @@ class BotGroup:
         freezer = getattr(self, "freezer", None)
         if freezer is not None:
             freezer.close()
-        for fd in [getattr(self, "_usage", -1), *getattr(self, "_events", ())]:
+        for fd in [getattr(self, "_usage", -1), *getattr(self, "_events", ()),
+                   getattr(self, "_pressure", -1)]:
             with contextlib.suppress(OSError):
                 os.close(fd)
         existing = [folder for folder in self.folders if folder.exists()]

@@ -203,18 +203,24 @@ class BotProcess:
         self.track()
 
     def waited(self) -> float:
-        """Seconds the bot's process waited, runnable, for a CPU others held (schedstat)."""
+        """Seconds the bot waited for a CPU others held: its group wanting one and getting
+        none, a wait under way too, whichever of its tasks waited (its cgroup's CPU
+        pressure); else its own process's main thread (schedstat: a wait counted once that
+        thread runs again)."""
+        if self.group is not None and (queued := self.group.queued()) is not None:
+            return queued
         try:
             return int(os.pread(self._schedstat, 256, 0).split()[1]) / 1e9
         except (OSError, IndexError, ValueError):
             return 0.0
 
     def runnable(self) -> bool:
-        """Whether the bot's process is runnable now (state R): running, or queued for a CPU.
-        A wait in the queue reaches schedstat only once the process runs again, so a bot
-        queued since its request was written shows none of that wait yet."""
+        """Whether the bot may be queued for a CPU with the wait not counted yet: its
+        process runnable now (state R), where only schedstat counts its waits (one queued
+        since its request was written shows none of that wait until it runs)."""
         pid = self.handle.bot_pid
-        return pid is not None and runnable(pid)
+        pressure = self.group is not None and self.group.queued() is not None
+        return pid is not None and not pressure and runnable(pid)
 
     def track(self) -> None:
         """Follow the CPU counters of the bot's process and of its helpers alive now."""

@@ -19,7 +19,8 @@ from needs import require
 from arena.bot import Bot, BotContext, Limits
 from arena.hosts.freezer import settle
 from arena.hosts.inline import BotFault, InlineHost, RefereeFailure, decision_alarm
-from arena.hosts.pipe import ProcessHost
+from arena.hosts.pipe import CommandHost, PipeHost, ProcessHost
+from arena.hosts.process_limits import ProcessLimits
 from arena.hosts.process_tree import runnable
 from arena.rules import CHANCE, RULESETS
 from arena.rules.actions import Action
@@ -122,29 +123,42 @@ def test_time_a_bot_queued_for_a_cpu_others_held_does_not_count_against_its_wall
     assert wall > DECISION * 2.0, f"the load did not slow the bot past its wall: {wall}"
 
 
+UNFROZEN = ProcessLimits(isolation="none", start_timeout=20.0)
+"""A trusted bot, never frozen between turns: a thaw wakes every task of a bot, this one's
+tasks wake only for what they wait for."""
 RT_HOLD = 0.5
 """How long a real-time process holds the bot's core once the bot is runnable: longer than
 the bot's wall limit (0.2 s), shorter than the referee's backstop (4 times that)."""
 HOLD = """
-import sys, time
-bot, hold = sys.argv[1], float(sys.argv[2])
+import os, sys, time
+bot, hold, trigger = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3]
 sys.stdin.readline()  # asleep, the core free, until told the request is coming
-def state():
+def state(pid):
     try:
-        with open(f"/proc/{bot}/stat", "rb") as stat:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
             return stat.read().rsplit(b")", 1)[1].split()[0]
     except OSError:
         return b"gone"
+def children(pid):
+    found = []
+    for task in os.listdir(f"/proc/{pid}/task"):
+        with open(f"/proc/{pid}/task/{task}/children") as listed:
+            found += [int(child) for child in listed.read().split()]
+    return found + [grandchild for child in found for grandchild in children(child)]
+def ready():
+    if trigger == "bot":
+        return state(bot) in (b"R", b"gone")
+    return state(bot) != b"R" and any(state(child) == b"R" for child in children(bot))
 give_up = time.monotonic() + 10
-while state() not in (b"R", b"gone") and time.monotonic() < give_up: 0
-seen = state()
+while not (seen := ready()) and time.monotonic() < give_up: 0
 end = time.monotonic() + hold
 while time.monotonic() < end: 0
-print(seen.decode(), flush=True)
+print("queued" if seen else "never", flush=True)
 """
 """The real-time process: once told, it spins on the bot's core until the bot is runnable
-(woken for its request, so queued behind it), then holds the core for `hold` seconds more;
-it says which state it saw. Its hold starts at the bot's wake, however late the referee."""
+(`bot`: woken for its request, so queued behind it), or until a child of the bot's process
+is runnable while that process sleeps (`child`: the program a wrapper waits for), then
+holds the core for `hold` seconds more; it says whether it saw that."""
 
 
 def test_a_bot_queued_since_its_request_and_not_yet_run_is_not_late() -> None:
@@ -162,26 +176,43 @@ def test_a_bot_queued_since_its_request_and_not_yet_run_is_not_late() -> None:
     assert burner.billed <= 0.1, burner.billed
 
 
+def test_a_wrapped_bot_whose_program_is_queued_while_the_wrapper_waits_is_not_late() -> None:
+    """Only the bot's own process was read: a bot started through a wrapper (a shell script
+    that runs the program, `npm start`) showed no queueing and no runnable process while
+    its program waited for a CPU others held, and was faulted. Every task of it counts."""
+    wrapped = CommandHost(["/bin/sh", "-c", '"$0" -S "$1" ok; exit $?', sys.executable,
+                           str(zoo("wire.py"))], UNFROZEN)  # woken by its request alone
+    with a_bot_on_a_held_core(RT_HOLD, wrapped, "child") as bot:
+        try:
+            bot.act(first_observation(), 0.1)
+        except BotFault as fault:
+            pytest.fail(f"forfeited for the time its program queued: {fault}")
+    assert bot.last_wall > 0.2, f"the hog did not hold the core: {bot.last_wall}"
+    assert bot.billed <= 0.1, bot.billed
+
+
 def test_a_bot_held_from_the_cpu_past_the_backstop_is_not_blamed_and_is_said_to_queue() -> None:
     """Past the referee's backstop (4 times the wall limit) the run stops as the machine's
-    failure, never the bot's; a bot queued since its request is said to be queued still
-    (the kernel has counted none of that wait yet: it was said to have queued 0.0 s)."""
+    failure, never the bot's, and says the bot queued: a bot queued since its request was
+    said to have queued 0.0 s (its process's schedstat counts none of a wait under way)."""
     with a_bot_on_a_held_core(RT_HOLD * 3) as burner, pytest.raises(RefereeFailure) as failure:
         burner.act(first_observation(), 0.1)
     said = str(failure.value)
-    assert "got no CPU for" in said and "it is still queued behind other processes" in said, said
+    assert "got no CPU for" in said and "queued 0.0s" not in said, said
 
 
 @contextlib.contextmanager
-def a_bot_on_a_held_core(hold: float) -> Iterator[ProcessHost]:
-    """A burner bot (0.1 s limits, wall factor 2) alone on one core, the referee kept off
-    that core, and a real-time process told to hold it for `hold` seconds from the bot's
-    wake: the body asks the bot one decision; checked after it, the bot was queued."""
+def a_bot_on_a_held_core(hold: float, host: PipeHost | None = None,
+                         trigger: str = "bot") -> Iterator[PipeHost]:
+    """A bot (the burner unless told: 0.1 s limits, wall factor 2, 0.01 s of work) alone on
+    one core, the referee kept off that core, and a real-time process told to hold it for
+    `hold` seconds from the bot's wake (or its child's): the body asks the bot one decision;
+    checked after it, the bot was queued."""
     cores = sorted(os.sched_getaffinity(0))
     require(len(cores) >= 2, "two CPUs: one held from the bot, one for the referee")
     tight = BotContext(0, 2, "dice", {}, Limits(0.1, wall_factor=2.0), random.Random(1),
                        {"work": 0.01})
-    with ProcessHost(zoo("burner.py"), LIMITS) as burner:
+    with host or ProcessHost(zoo("burner.py"), LIMITS) as burner:
         try:
             os.sched_setaffinity(0, {cores[0]})  # the bot's process, started here, keeps it
             burner.start(tight)
@@ -193,7 +224,7 @@ def a_bot_on_a_held_core(hold: float) -> Iterator[ProcessHost]:
             asleep_by = time.monotonic() + 10
             while runnable(bot) and time.monotonic() < asleep_by:
                 time.sleep(0.001)  # asleep before the hog is told: its first wake is the act's
-            hog = subprocess.Popen([sys.executable, "-S", "-c", HOLD, str(bot), str(hold)],
+            hog = subprocess.Popen([sys.executable, "-S", "-c", HOLD, str(bot), str(hold), trigger],
                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
             try:
                 os.sched_setaffinity(hog.pid, {cores[0]})
@@ -209,7 +240,7 @@ def a_bot_on_a_held_core(hold: float) -> Iterator[ProcessHost]:
             finally:
                 hog.kill()
                 hog.wait()
-            assert seen.strip() == "R", f"the bot was never queued behind the hog: {seen!r}"
+            assert seen.strip() == "queued", f"the bot was never queued behind the hog: {seen!r}"
         finally:
             _referee_keeps_to(set(cores))
         burner.close()
