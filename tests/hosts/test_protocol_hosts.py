@@ -10,6 +10,7 @@ import random
 import shutil
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 from dataclasses import replace
@@ -269,9 +270,14 @@ REFEREE = textwrap.dedent("""
 
 
 @pytest.mark.parametrize("namespace", NAMESPACES)
-def test_bots_die_with_the_referee(namespace: bool) -> None:
+def test_bots_die_with_the_referee(namespace: bool, tmp_path: Path,
+                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bot dies with its referee; its folder, left behind, goes with the next referee's
+    first bot (in a temp folder of its own: the suite's other referees would remove it)."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     done = subprocess.run([sys.executable, "-c", REFEREE.format(namespace=namespace)],
-                          capture_output=True, text=True, timeout=60, check=True)
+                          capture_output=True, text=True, timeout=60, check=True,
+                          env={**os.environ, "TMPDIR": str(tmp_path)})
     token, pid, folder = json.loads(done.stdout)
     assert pid is not None
     until = time.monotonic() + 5
