@@ -17,6 +17,7 @@ from isolation_support import LIMITS, zoo
 from needs import require
 
 from arena.bot import Bot, BotContext, Limits
+from arena.hosts.cgroups import controllers
 from arena.hosts.freezer import settle
 from arena.hosts.inline import BotFault, InlineHost, RefereeFailure, decision_alarm
 from arena.hosts.pipe import CommandHost, PipeHost, ProcessHost
@@ -161,13 +162,31 @@ is runnable while that process sleeps (`child`: the program a wrapper waits for)
 holds the core for `hold` seconds more; it says whether it saw that."""
 
 
-def test_a_bot_queued_since_its_request_and_not_yet_run_is_not_late() -> None:
+@pytest.fixture(params=["pressure", "schedstat"])
+def counted_by(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """How a bot's wait for a CPU is counted: its cgroup's CPU pressure, or (on a machine
+    without cgroups) its process's schedstat and state."""
+    if request.param == "schedstat":
+        monkeypatch.setenv("ARENA_NO_CGROUPS", "1")
+    controllers.cache_clear()
+    try:
+        yield request.param
+    finally:
+        controllers.cache_clear()
+
+
+def test_a_bot_queued_since_its_request_and_not_yet_run_is_not_late(counted_by: str) -> None:
     """A wait in the run queue reaches /proc/PID/schedstat only once the process runs again:
     a bot queued since its request was written, not yet run when its wall limit passes,
     showed no queueing and was faulted (seen in a suite run: 0.00 s of CPU, 0.10 s of wall).
     Held from its core past its wall limit, the bot answers when it gets the core, and is
     billed only its own time."""
     with a_bot_on_a_held_core(RT_HOLD) as burner:
+        assert burner.process is not None
+        group = burner.process.group
+        pressure = group is not None and group.queued() is not None
+        require(pressure or counted_by == "schedstat", "cgroup2's CPU pressure (PSI)")
+        assert pressure == (counted_by == "pressure")
         try:
             burner.act(first_observation(), 0.1)
         except BotFault as fault:
