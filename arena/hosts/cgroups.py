@@ -173,12 +173,22 @@ def _write(path: Path, value: str) -> bool:
     return True
 
 
-def _opened(path: Path) -> int:
-    """A file of the group opened to read, or -1 where the kernel does not keep it."""
+def _full_pressure(folder: Path | None) -> int:
+    """The group's cpu.pressure opened to read where the kernel keeps its `full` line (a
+    cgroup's since Linux 5.13), else -1."""
+    if folder is None:
+        return -1
     try:
-        return os.open(path, os.O_RDONLY)
+        fd = os.open(folder / "cpu.pressure", os.O_RDONLY)
     except OSError:
         return -1
+    try:
+        if b"full " in os.pread(fd, 256, 0):
+            return fd
+    except OSError:
+        pass
+    os.close(fd)
+    return -1
 
 
 def _pids(folder: Path) -> list[int]:
@@ -254,32 +264,35 @@ class BotGroup:
             raise
         self._usage = os.open(self._usage_file(), os.O_RDONLY)
         self._events = [os.open(self._file(c, n), os.O_RDONLY) for c, n in self._event_files()]
-        self._pressure = _opened(self._unified(frozen) / "cpu.pressure")
+        self._pressure = _full_pressure(self._unified(frozen))
         self._seen = (0, 0)
         self.closed = False
         self.used: float | None = None  # its CPU seconds when removed
 
-    def _unified(self, frozen: tuple[int, str] | None) -> Path:
+    def _unified(self, frozen: tuple[int, str] | None) -> Path | None:
         """The group's folder in a cgroup2 hierarchy (a hybrid machine's unified one, where
-        it is frozen), or a path that is not there."""
+        it is frozen), or None."""
         if self.delegated.version == 2:
             return self.folders[0]
         if frozen is not None and frozen[0] == 2:
             return Path(frozen[1]) / self.folders[0].name
-        return Path("/nonexistent")
+        return None
 
-    def queued(self) -> float | None:
+    @property
+    def counts_waits(self) -> bool:
+        """Whether the kernel counts the group's waits for a CPU (`queued`)."""
+        return self._pressure >= 0
+
+    def queued(self) -> float:
         """Seconds the group wanted a CPU and got none: every task of it that was not asleep
         waited while others held the CPUs (the kernel's CPU pressure, `full total`: a wait
         still under way counted, a thread's or helper's as much as the bot's own; a wait
-        behind its own tasks is not `full`), or None where the kernel keeps no such total."""
-        if self._pressure < 0:
-            return None
+        behind its own tasks is not `full`). Only where `counts_waits`."""
         try:
             full = os.pread(self._pressure, 256, 0).split(b"full ", 1)[1]
             return int(full.split(b"total=", 1)[1].split()[0]) / 1e6
         except (OSError, ValueError, IndexError):
-            return None
+            return 0.0
 
     def _file(self, controller: str, name: str) -> Path:
         parent = self.delegated.folder(controller)

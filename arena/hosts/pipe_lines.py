@@ -271,7 +271,7 @@ class PipeLines:
                     if line is not None:
                         arrived = looked  # for all we know, just after the last look
                         break
-                queuing = late and process.runnable()  # its wait not yet in schedstat
+                queuing = late and process.queued_uncounted()
                 if late and not queuing:
                     self._wall_fault(turn, now - started, unbilled, used, limit)
                 if now - lost >= backstop:
@@ -347,8 +347,8 @@ class PipeLines:
 
 
 def _queue_note(queued: float, queuing: bool) -> str:
-    """What the kernel says of a bot's wait for a CPU: a wait still under way is not counted
-    yet, so a bot queued since its request is said to be queued, not to have queued 0 s."""
+    """A bot's wait for a CPU, in words: one queued with its wait not counted yet (since its
+    request, where schedstat counts) is said to be queued, not to have queued 0 s."""
     if queuing:
         return "it is still queued behind other processes"
     return f"it queued {queued:.1f}s behind other processes"

@@ -207,20 +207,21 @@ class BotProcess:
         none, a wait under way too, whichever of its tasks waited (its cgroup's CPU
         pressure); else its own process's main thread (schedstat: a wait counted once that
         thread runs again)."""
-        if self.group is not None and (queued := self.group.queued()) is not None:
-            return queued
+        if self.group is not None and self.group.counts_waits:
+            return self.group.queued()
         try:
             return int(os.pread(self._schedstat, 256, 0).split()[1]) / 1e9
         except (OSError, IndexError, ValueError):
             return 0.0
 
-    def runnable(self) -> bool:
-        """Whether the bot may be queued for a CPU with the wait not counted yet: its
-        process runnable now (state R), where only schedstat counts its waits (one queued
-        since its request was written shows none of that wait until it runs)."""
+    def queued_uncounted(self) -> bool:
+        """Whether the bot may be queued for a CPU with the wait not counted yet: where only
+        schedstat counts its waits, its process runnable now (state R; one queued since its
+        request was written shows none of that wait until it runs)."""
+        if self.group is not None and self.group.counts_waits:
+            return False  # the pressure counts a wait under way
         pid = self.handle.bot_pid
-        pressure = self.group is not None and self.group.queued() is not None
-        return pid is not None and not pressure and runnable(pid)
+        return pid is not None and runnable(pid)
 
     def track(self) -> None:
         """Follow the CPU counters of the bot's process and of its helpers alive now."""

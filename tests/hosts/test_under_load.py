@@ -184,7 +184,7 @@ def test_a_bot_queued_since_its_request_and_not_yet_run_is_not_late(counted_by: 
     with a_bot_on_a_held_core(RT_HOLD) as burner:
         assert burner.process is not None
         group = burner.process.group
-        pressure = group is not None and group.queued() is not None
+        pressure = group is not None and group.counts_waits
         require(pressure or counted_by == "schedstat", "cgroup2's CPU pressure (PSI)")
         assert pressure == (counted_by == "pressure")
         try:
