@@ -187,12 +187,7 @@ def test_a_bot_queued_since_its_request_and_not_yet_run_is_not_late(counted_by: 
         pressure = group is not None and group.counts_waits
         require(pressure or counted_by == "schedstat", "cgroup2's CPU pressure (PSI)")
         assert pressure == (counted_by == "pressure")
-        try:
-            burner.act(first_observation(), 0.1)
-        except BotFault as fault:
-            pytest.fail(f"forfeited for the time it queued: {fault}")
-    assert burner.last_wall > 0.2, f"the hog did not hold the core: {burner.last_wall}"
-    assert burner.billed <= 0.1, burner.billed
+        decides_once_held(burner, "it")
 
 
 def test_a_wrapped_bot_whose_program_is_queued_while_the_wrapper_waits_is_not_late() -> None:
@@ -202,10 +197,16 @@ def test_a_wrapped_bot_whose_program_is_queued_while_the_wrapper_waits_is_not_la
     wrapped = CommandHost(["/bin/sh", "-c", '"$0" -S "$1" ok; exit $?', sys.executable,
                            str(zoo("wire.py"))], UNFROZEN)  # woken by its request alone
     with a_bot_on_a_held_core(RT_HOLD, wrapped, "child") as bot:
-        try:
-            bot.act(first_observation(), 0.1)
-        except BotFault as fault:
-            pytest.fail(f"forfeited for the time its program queued: {fault}")
+        decides_once_held(bot, "its program")
+
+
+def decides_once_held(bot: PipeHost, whose: str) -> None:
+    """One decision of a bot held from its core: not forfeited for the time `whose` queued,
+    billed only its own time, and past its wall limit in wall time (else nothing held it)."""
+    try:
+        bot.act(first_observation(), 0.1)
+    except BotFault as fault:
+        pytest.fail(f"forfeited for the time {whose} queued: {fault}")
     assert bot.last_wall > 0.2, f"the hog did not hold the core: {bot.last_wall}"
     assert bot.billed <= 0.1, bot.billed
 
