@@ -142,15 +142,18 @@ def state(pid):
         return b"gone"
 def children(pid):
     found = []
-    for task in os.listdir(f"/proc/{pid}/task"):
-        with open(f"/proc/{pid}/task/{task}/children") as listed:
-            found += [int(child) for child in listed.read().split()]
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children") as listed:
+                found += [int(child) for child in listed.read().split()]
+    except OSError:
+        pass  # it has just ended
     return found + [grandchild for child in found for grandchild in children(child)]
 def ready():
     if trigger == "bot":
         return state(bot) in (b"R", b"gone")
     return state(bot) != b"R" and any(state(child) == b"R" for child in children(bot))
-give_up = time.monotonic() + 10
+give_up = time.monotonic() + 3  # the core is held meanwhile
 while not (seen := ready()) and time.monotonic() < give_up: 0
 end = time.monotonic() + hold
 while time.monotonic() < end: 0
