@@ -24,7 +24,9 @@ groups, report scans, `replay --verify`), so they share one way of running in pa
   given, decides what the spec that was running becomes: the same spec, another one (a
   tournament replays the game with the acting seat crashed), or an exception to stop.
   A worker marks where it is with `mark(where, count)` in a shared slot (two integers, no
-  system call), so `lost` can tell whose call it died in. A worker with several lanes
+  system call), so `lost` can tell whose call it died in, and counts there the specs it
+  began: only those died with it (a spec sent to a worker killed before it read it, as when
+  the machine kills two at once, is played again as if new). A worker with several lanes
   dies holding several specs in flight: each of them goes to `lost`.
 
 Why own processes and pipes, not `multiprocessing.Pool`: a Pool never notices that a worker
@@ -245,7 +247,7 @@ class _Worker:
     """One worker process, its pipe, its slot, and the specs it holds (in the order sent)."""
 
     def __init__(self, context: Any, job: Job) -> None:
-        self.slot = RawArray("q", 3)  # the mark (where, count), and the worker's lanes
+        self.slot = RawArray("q", 4)  # the mark (where, count), its lanes, specs it began
         self.slot[0], self.slot[2] = -1, 1
         self.conn, theirs = multiprocessing.Pipe()
         self.process = context.Process(target=serve, args=(theirs, job, self.slot, os.getpid()),
@@ -254,6 +256,8 @@ class _Worker:
             self.process.start()
         theirs.close()
         self.held: collections.OrderedDict[int, Any] = collections.OrderedDict()
+        self.sent: dict[int, int] = {}  # each held spec's place in the order sent to it
+        self.given = 0  # specs sent to it so far
 
     def cause(self) -> str:
         """How the process ended, in words."""
@@ -269,6 +273,27 @@ class _Worker:
     def lanes(self) -> int:
         """How many specs the process plays at once (its oldest held are those in flight)."""
         return max(1, int(self.slot[2]))
+
+    def give(self, batch: list[tuple[int, Any]]) -> None:
+        """Hold a batch about to be sent, each spec numbered in the order sent."""
+        for index, spec in batch:
+            self.given += 1
+            self.held[index], self.sent[index] = spec, self.given
+
+    def answered(self, index: int) -> None:
+        """A held spec's result came back."""
+        self.held.pop(index, None)
+        self.sent.pop(index, None)
+
+    def in_flight(self) -> list[tuple[int, Any]]:
+        """The held specs the process had begun (at most one a lane): one sent to a process
+        that died before it read it was never played there, and is no death of its. A
+        process that died before it began any spec died starting: that is blamed on the
+        first it held (one a lane), so a worker that cannot start is not started for ever."""
+        begun, held = int(self.slot[3]), list(self.held.items())
+        if begun == 0:
+            return held[:self.lanes()]
+        return [(i, spec) for i, spec in held if self.sent[i] <= begun][:self.lanes()]
 
 
 class _Workers:
@@ -325,7 +350,7 @@ class _Workers:
             if not todo or len(worker.held) > DEPTH // 2:
                 continue
             batch = [todo.popleft() for _ in range(min(len(todo), DEPTH - len(worker.held)))]
-            worker.held.update(batch)
+            worker.give(batch)
             _quietly(worker.conn.send, (generation, batch))  # dead: its sentinel says so
 
     def _receive(self, todo: collections.deque[tuple[int, Any]], done: dict[int, Any],
@@ -352,7 +377,7 @@ class _Workers:
                     raise value
                 if sent_in != generation:
                     continue
-                worker.held.pop(index, None)
+                worker.answered(index)
                 if not ok:
                     raise value
                 done[index] = value
@@ -361,15 +386,16 @@ class _Workers:
 
     def _replace(self, worker: _Worker, todo: collections.deque[tuple[int, Any]],
                  done: dict[int, Any], generation: int) -> None:
-        """A worker died: start another, and play what it held again, the first (those it
-        was playing: one per lane) as `lost` decides."""
+        """A worker died: start another, and play what it held again, those it was playing
+        (one per lane) as `lost` decides."""
         self._take(worker, done, generation)
-        cause, last, lanes = worker.cause(), worker.last_mark(), worker.lanes()
-        held = list(worker.held.items())
+        cause, last = worker.cause(), worker.last_mark()
+        held, playing = list(worker.held.items()), dict(worker.in_flight())
         self._renew(worker)
-        for place, (index, spec) in enumerate(held[:lanes]):
-            self.deaths[index] += 1
-            held[place] = (index, self.lost(Death(spec, self.deaths[index], cause, last)))
+        for place, (index, spec) in enumerate(held):
+            if index in playing:
+                self.deaths[index] += 1
+                held[place] = (index, self.lost(Death(spec, self.deaths[index], cause, last)))
         todo.extendleft(reversed(held))
 
     def close(self, *, abort: bool = False) -> None:

@@ -86,11 +86,17 @@ def serve(conn: Any, job: Job, slot: Any, main: int) -> None:
         job.stop(state)
 
 
+def _begin() -> None:
+    """Count a spec begun in the slot (the parent counts a death only against those)."""
+    _SLOT[3] += 1
+
+
 def _in_order(conn: Any, job: Job, state: Any) -> None:
     """One spec after another, in the order sent."""
     while (message := _next(conn)) is not None:
         generation, batch = message
         for index, spec in batch:
+            _begin()
             reply = _played(job, state, generation, index, spec)
             mark(-1)
             _reply(conn, reply)
@@ -100,11 +106,17 @@ def _in_lanes(conn: Any, job: Job, state: Any, lanes: int) -> None:
     """Specs played `lanes` at once, each taken by the first free lane in the order sent,
     each result sent back as it is ready (the parent puts them back in order)."""
     taken: queue.SimpleQueue[tuple[int, int, Any] | None] = queue.SimpleQueue()
-    sending = threading.Lock()
+    sending, beginning = threading.Lock(), threading.Lock()
 
     def lane() -> None:
         try:
-            while (item := taken.get()) is not None:
+            while True:
+                with beginning:  # taken and counted in the order sent
+                    item = taken.get()
+                    if item is not None:
+                        _begin()
+                if item is None:
+                    break
                 reply = _played(job, state, *item)
                 with sending:
                     _reply(conn, reply)

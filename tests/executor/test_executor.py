@@ -220,3 +220,51 @@ def test_bots_that_listen_to_events_play_the_same_games_on_one_and_two_workers(
         assert CliRunner().invoke(cli, args, catch_exceptions=False).exit_code == 0
     for name in (results.GAMES, *results.DERIVED):
         assert (tmp_path / "1" / name).read_bytes() == (tmp_path / "2" / name).read_bytes(), name
+
+
+TWO_DEATHS = textwrap.dedent("""
+    import os, signal, subprocess, sys, time
+    from pathlib import Path
+
+    from arena.executor.local import DEPTH, Executor, ExecutorError, Job, replay_once
+
+    def work(_, spec):
+        if spec == "quick":
+            return spec
+        marker = Path(spec)
+        if marker.exists():  # played again: it passes
+            return "again"
+        marker.touch()
+        time.sleep(0.5)  # the other worker has played its quick specs and waits, idle
+        me = os.getpid()
+        server = open(f"/proc/{me}/stat").read().rpartition(")")[2].split()[1]
+        other = next(int(pid) for pid in open(f"/proc/{server}/task/{server}/children").read()
+                     .split() if int(pid) != me)
+        os.kill(other, signal.SIGSTOP)  # it cannot read what it is sent next
+        subprocess.Popen(["sh", "-c", f"sleep 0.5; kill -9 {other}"], start_new_session=True)
+        os._exit(1)
+
+    if __name__ == "__main__":
+        executor = Executor(Job(work), 2, replay_once)
+        try:
+            print(list(executor.map(["quick"] * DEPTH + [sys.argv[1]]))[-1])
+        except ExecutorError as exc:
+            print(exc)
+        finally:
+            executor.close(abort=True)
+""")
+
+
+def test_a_spec_sent_to_a_worker_that_died_before_reading_it_is_not_a_second_death(
+        tmp_path: Path) -> None:
+    """Two workers killed at once (a machine's OOM killer, `kill -9` of both): the specs of
+    the first to be noticed went to the other before its death was noticed, and were counted
+    as dying there too, twice in all, which stops a run ("a worker died twice on the same
+    task"), though neither death was theirs to blame. Only a spec the worker began counts.
+    Here the spec kills its worker after stopping the other, idle one, which it is sent to
+    next, and which is killed before it can read it."""
+    script = tmp_path / "main.py"
+    script.write_text(TWO_DEATHS)
+    done = subprocess.run([sys.executable, str(script), str(tmp_path / "played-once")],
+                          capture_output=True, text=True, timeout=60, check=True)
+    assert done.stdout.strip() == "again", done.stdout + done.stderr
