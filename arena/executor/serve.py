@@ -110,13 +110,9 @@ def _in_lanes(conn: Any, job: Job, state: Any, lanes: int) -> None:
 
     def lane() -> None:
         try:
-            while True:
-                with beginning:  # taken and counted in the order sent
-                    item = taken.get()
-                    if item is not None:
-                        _begin()
-                if item is None:
-                    break
+            while (item := taken.get()) is not None:
+                with beginning:  # one count a spec taken (the slot's += is no atomic step)
+                    _begin()
                 reply = _played(job, state, *item)
                 with sending:
                     _reply(conn, reply)
