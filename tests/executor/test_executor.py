@@ -235,14 +235,25 @@ TWO_DEATHS = textwrap.dedent("""
         if marker.exists():  # played again: it passes
             return "again"
         marker.touch()
-        time.sleep(0.5)  # the other worker has played its quick specs and waits, idle
         me = os.getpid()
         server = open(f"/proc/{me}/stat").read().rpartition(")")[2].split()[1]
         other = next(int(pid) for pid in open(f"/proc/{server}/task/{server}/children").read()
                      .split() if int(pid) != me)
+        idle(other)  # it played its quick specs and waits for more, holding none
         os.kill(other, signal.SIGSTOP)  # it cannot read what it is sent next
         subprocess.Popen(["sh", "-c", f"sleep 0.5; kill -9 {other}"], start_new_session=True)
         os._exit(1)
+
+    def idle(pid):  # slept, its CPU time still, on five looks 20 ms apart; then 20 ms
+        # more, for the main process to read what it sent before it slept
+        still, before, until = 0, None, time.monotonic() + 20
+        while still < 5 and time.monotonic() < until:
+            fields = open(f"/proc/{pid}/stat").read().rpartition(")")[2].split()
+            now = (fields[0], fields[11], fields[12])
+            still = still + 1 if now == before and fields[0] == "S" else 0
+            before = now
+            time.sleep(0.02)
+        time.sleep(0.02)
 
     if __name__ == "__main__":
         executor = Executor(Job(work), 2, replay_once)
